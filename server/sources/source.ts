@@ -1,0 +1,74 @@
+/**
+ * The one interface every spreadsheet source implements (local workbook files now, Google Sheets later).
+ * Routes, the replica and webhooks only ever talk to a Source; they never ask which kind it is.
+ */
+
+/** A cell value as the API returns it: numbers, booleans, text, ISO 8601 date/time strings, or null when empty. */
+export type CellValue = string | number | boolean | null;
+
+/** One tab as read from the source, header already resolved (trimmed, blank -> column letter, duplicates suffixed). */
+export interface TabSnapshot {
+  /** Stable id of the tab inside its spreadsheet (xlsx sheetId, Google sheetId); survives renames. */
+  sourceSheetId: string;
+  name: string;
+  /** Resolved header names, one per column, unique. */
+  header: string[];
+  /** 1-based spreadsheet row number of the header row (0 when the tab is empty and has no header). */
+  headerRow: number;
+  /** Typed values of each data row, `typed[n-1]` is API row n (spreadsheet row headerRow + n). Same length as header. */
+  typed: CellValue[][];
+  /** The text the sheet displays for each cell, parallel to `typed` ('' for empty cells). */
+  formatted: string[][];
+}
+
+export interface SpreadsheetSnapshot {
+  /** Name shown to users (file name, or Google spreadsheet title). */
+  title: string;
+  /** A token that changes whenever the source content changes (file mtime+size, Drive modifiedTime). */
+  version: string;
+  tabs: TabSnapshot[];
+}
+
+/** A value as a client may write it. Strings starting with '=' are formulas only when formulas are allowed. */
+export type CellInput = string | number | boolean | null;
+
+export type Mutation =
+  | { op: 'append'; values: Record<string, CellInput> }
+  | { op: 'update'; row: number; values: Record<string, CellInput> }
+  | { op: 'delete'; row: number };
+
+export interface WriteOptions {
+  /** Key may write formulas: a string starting with '=' becomes a formula instead of text. */
+  allowFormulas: boolean;
+  /** `?input=user_entered`: strings are parsed as the sheet would (numbers, booleans, dates). */
+  userEntered: boolean;
+  /**
+   * Called with the freshly read tab (after any outside change was loaded) before anything is written,
+   * e.g. to check `If-Match`. Throwing aborts the write with nothing changed.
+   */
+  precondition?: (tab: TabSnapshot) => void;
+}
+
+export interface WriteResult {
+  appended: number;
+  updated: number;
+  deleted: number;
+  /** The spreadsheet as it is after the write (the replica is refreshed from this). */
+  snapshot: SpreadsheetSnapshot;
+}
+
+export interface Source {
+  readonly kind: 'workbook' | 'google';
+  /** Cheap change token; equal tokens mean unchanged content. */
+  version(): Promise<string>;
+  /** Read every tab. */
+  read(): Promise<SpreadsheetSnapshot>;
+  /**
+   * Apply mutations to one tab, atomically: either all land in the source or none do.
+   * Row numbers refer to the tab as it was before the batch. Throws AppError (unknown_field, row_not_found,
+   * sheet_not_found, locked, ...) with nothing written.
+   */
+  write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult>;
+  /** Release file handles / watchers. */
+  close(): Promise<void>;
+}
