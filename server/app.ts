@@ -1,0 +1,49 @@
+import express, { type Express, Router } from 'express';
+import { requireApiKey } from './http/auth.ts';
+import { jsonBody } from './http/body.ts';
+import { apiCors } from './http/cors.ts';
+import type { AppDeps } from './http/deps.ts';
+import { errorHandler, notFound } from './http/errors.ts';
+import { hostGuard } from './http/host-guard.ts';
+import { idempotency } from './http/idempotency.ts';
+import { mountOpenApi } from './http/openapi.ts';
+import { requestId } from './http/request-id.ts';
+import { mountRowRoutes } from './http/rows.ts';
+import { mountSheetRoutes } from './http/v1/sheets.ts';
+import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
+
+export type { AppDeps } from './http/deps.ts';
+
+/**
+ * Builds the Express app from its parts. No listen, no globals: tests build many side by side.
+ * Routes are registered with full paths on one router so the route table can be listed (the OpenAPI test does).
+ */
+export function createApp(deps: AppDeps): { app: Express; router: Router } {
+  const app = express();
+  app.disable('x-powered-by');
+  // Express would hash every body for a weak ETag; rows carry their own strong ETag instead.
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestId());
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+  app.use(hostGuard(deps.allowedHosts));
+
+  const keyed = [apiCors(), requireApiKey(deps.keys), jsonBody(), idempotency(deps.idempotency)];
+  app.use('/api', ...keyed);
+  app.use('/v1', ...keyed);
+
+  const router = Router();
+  mountOpenApi(router);
+  mountRowRoutes(router, deps);
+  mountSpreadsheetRoutes(router, deps);
+  mountSheetRoutes(router, deps);
+  app.use(router);
+
+  app.use(notFound);
+  app.use(errorHandler((err) => deps.log('Unhandled error', err)));
+  return { app, router };
+}

@@ -1,0 +1,28 @@
+import cors from 'cors';
+
+/**
+ * `/api` and `/v1` are called from browsers and no-code tools on other origins. Authentication is a bearer
+ * header, never a cookie, so `*` is safe: credentials are not allowed.
+ */
+export function apiCors() {
+  return cors({
+    origin: '*',
+    credentials: false,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: [
+      'X-Request-Id',
+      'X-Total-Count',
+      'Link',
+      'ETag',
+      'Retry-After',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-RateLimit-Daily-Limit',
+      'X-RateLimit-Daily-Remaining',
+      'X-RateLimit-Daily-Reset',
+    ],
+    maxAge: 600,
+  });
+}

@@ -1,0 +1,44 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, isAppError } from '../errors.ts';
+import { locals } from './locals.ts';
+
+/** Body-parser and http-errors failures carry a `type` or `status`; map them onto contract codes. */
+function fromFrameworkError(err: unknown): AppError | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const e = err as { type?: string; status?: number; message?: string };
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_body', 'Request body is not valid JSON.');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'Request body is larger than 5 MB.');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new AppError('unsupported_media_type', 'Request body must be UTF-8 JSON.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new AppError('invalid_body', 'Request body could not be read.');
+  }
+  if (e.status === 400) return new AppError('invalid_body', 'Malformed request.');
+  return null;
+}
+
+export function errorHandler(log: (err: unknown) => void): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const appError = isAppError(err) ? err : fromFrameworkError(err);
+    const error = appError ?? new AppError('internal_error', 'Something went wrong inside SheetPort.');
+    if (!appError) log(err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="SheetPort"');
+    res.status(error.status).json({
+      error: { code: error.code, message: error.message, request_id: locals(res).requestId, ...error.details },
+    });
+  };
+}
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new AppError('not_found', `No route for ${req.method} ${req.path}.`));
+};

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors.ts';
+import type { IdempotencyStore } from '../store/idempotency.ts';
+import { apiKeyOf } from './auth.ts';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on writes: the first answer is stored and replayed for a repeat of the same request within
+ * 24 h, without writing again. Server errors (5xx) are not stored, so a client may retry those.
+ */
+export function idempotency(store: IdempotencyStore): RequestHandler {
+  return (req, res, next) => {
+    const idemKey = req.get('idempotency-key');
+    if (idemKey === undefined || !WRITES.has(req.method)) return next();
+    if (!KEY_SHAPE.test(idemKey)) {
+      return next(
+        new AppError('invalid_parameter', 'Idempotency-Key must be 1-255 visible ASCII characters.', {
+          parameter: 'Idempotency-Key',
+        }),
+      );
+    }
+    const apiKeyId = apiKeyOf(res).id;
+    const fingerprint = createHash('sha256')
+      .update(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
+      .digest('hex');
+    const begun = store.begin(apiKeyId, idemKey, fingerprint);
+    if (begun.state === 'replay') {
+      res.setHeader('Idempotent-Replayed', 'true');
+      res.status(begun.status).setHeader('Content-Type', begun.contentType);
+      res.send(begun.body);
+      return;
+    }
+    if (begun.state === 'conflict') {
+      return next(
+        new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.'),
+      );
+    }
+    if (begun.state === 'in_progress') {
+      return next(new AppError('conflict', 'A request with this Idempotency-Key is still being processed.'));
+    }
+
+    let captured: string | null = null;
+    const originalSend = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      if (typeof body === 'string') captured = body;
+      else if (Buffer.isBuffer(body)) captured = body.toString('utf8');
+      return originalSend(body);
+    };
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      if (captured !== null && res.statusCode < 500 && res.writableFinished) {
+        const type = String(res.getHeader('Content-Type') ?? 'application/json; charset=utf-8');
+        store.complete(apiKeyId, idemKey, res.statusCode, type, captured);
+      } else {
+        store.abandon(apiKeyId, idemKey);
+      }
+    };
+    res.on('finish', settle);
+    res.on('close', settle);
+    next();
+  };
+}

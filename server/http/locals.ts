@@ -1,0 +1,13 @@
+import type { Response } from 'express';
+import type { ApiKeyRecord } from '../store/api-keys.ts';
+
+/** What the middleware chain learns about a request, kept on `res.locals` with one typed accessor. */
+export interface RequestLocals {
+  requestId: string;
+  /** The authenticated API key; absent for unauthenticated routes. */
+  apiKey?: ApiKeyRecord;
+}
+
+export function locals(res: Response): RequestLocals {
+  return res.locals as RequestLocals;
+}

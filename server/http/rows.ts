@@ -1,0 +1,130 @@
+import type { Request, Response, Router } from 'express';
+import { AppError } from '../errors.ts';
+import { runQuery, projectRow } from '../rows/engine.ts';
+import { rowEtag, etagMatches } from '../rows/etag.ts';
+import { renderList, renderOne } from '../rows/formats/index.ts';
+import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
+import type { Mutation, TabSnapshot } from '../sources/source.ts';
+import type { ConnectionRecord } from '../store/connections.ts';
+import { authorize } from './auth.ts';
+import type { AppDeps } from './deps.ts';
+import { setPagingHeaders } from './paging.ts';
+import { parseAppendBody, parseInputMode, parseRowNumber, parseUpdateBody } from './row-input.ts';
+
+export const API_LIST_LIMITS = { defaultLimit: 100, maxLimit: 1000 };
+
+const BASE = '/api/spreadsheets/:userKey/:sheetName';
+
+/** The seed's row routes: `/api/spreadsheets/{userKey}/{sheetName}[/{row}]`. */
+export function mountRowRoutes(router: Router, deps: AppDeps): void {
+  const connectionOf = (req: Request): ConnectionRecord => {
+    const connection = deps.connections.getByUserKey(String(req.params.userKey));
+    if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet is connected under this userKey.');
+    return connection;
+  };
+  const tabOf = (req: Request, connection: ConnectionRecord): Promise<TabSnapshot> =>
+    deps.replica.tabByName(connection, String(req.params.sheetName));
+
+  router.get(BASE, async (req, res) => {
+    const connection = connectionOf(req);
+    authorize(res, connection, 'read');
+    const query = parseListQuery(req.query, API_LIST_LIMITS);
+    const tab = await tabOf(req, connection);
+    const result = runQuery(tab, query);
+    setPagingHeaders(req, res, result.total, query.limit, query.offset);
+    send(res, 200, renderList(result, query));
+  });
+
+  router.get(`${BASE}/:row`, async (req, res) => {
+    const connection = connectionOf(req);
+    authorize(res, connection, 'read');
+    const row = parseRowNumber(String(req.params.row));
+    const view = parseRowViewQuery(req.query);
+    const tab = await tabOf(req, connection);
+    const typed = tab.typed[row - 1];
+    if (!typed) throw rowNotFound(row, tab);
+    const etag = rowEtag(typed);
+    res.setHeader('ETag', etag);
+    const ifNoneMatch = req.get('if-none-match');
+    if (ifNoneMatch && etagMatches(ifNoneMatch, etag)) {
+      res.status(304).end();
+      return;
+    }
+    const projected = projectRow(tab, row, view.fields, view.values);
+    send(res, 200, renderOne({ index: row, ...projected }, view));
+  });
+
+  router.post(BASE, async (req, res) => {
+    const connection = connectionOf(req);
+    const key = authorize(res, connection, 'write');
+    const rows = parseAppendBody(req.body);
+    const userEntered = parseInputMode(req.query.input);
+    const tab = await tabOf(req, connection);
+    const mutations: Mutation[] = rows.map((values) => ({ op: 'append', values }));
+    const result = await deps.replica.write(connection, tab.sourceSheetId, mutations, {
+      allowFormulas: key.allowFormulas,
+      userEntered,
+    });
+    res.status(201).json({ appended: result.appended });
+  });
+
+  const update = async (req: Request, res: Response) => {
+    const connection = connectionOf(req);
+    const key = authorize(res, connection, 'write');
+    const row = parseRowNumber(String(req.params.row));
+    const values = parseUpdateBody(req.body);
+    const userEntered = parseInputMode(req.query.input);
+    const tab = await tabOf(req, connection);
+    const result = await deps.replica.write(connection, tab.sourceSheetId, [{ op: 'update', row, values }], {
+      allowFormulas: key.allowFormulas,
+      userEntered,
+      precondition: ifMatch(req, row),
+    });
+    const after = result.snapshot.tabs.find((t) => t.sourceSheetId === tab.sourceSheetId)?.typed[row - 1];
+    if (after) res.setHeader('ETag', rowEtag(after));
+    res.status(200).json({ updated: result.updated, row });
+  };
+  router.put(`${BASE}/:row`, update);
+  router.patch(`${BASE}/:row`, update);
+
+  router.delete(`${BASE}/:row`, async (req, res) => {
+    const connection = connectionOf(req);
+    const key = authorize(res, connection, 'write');
+    const row = parseRowNumber(String(req.params.row));
+    const tab = await tabOf(req, connection);
+    const result = await deps.replica.write(connection, tab.sourceSheetId, [{ op: 'delete', row }], {
+      allowFormulas: key.allowFormulas,
+      userEntered: false,
+      precondition: ifMatch(req, row),
+    });
+    res.status(200).json({ deleted: result.deleted, row });
+  });
+}
+
+function rowNotFound(row: number, tab: TabSnapshot): AppError {
+  return new AppError('row_not_found', `Row ${row} does not exist; the tab has ${tab.typed.length} rows.`, {
+    row,
+    row_count: tab.typed.length,
+  });
+}
+
+/** `If-Match` is checked against the tab as freshly read inside the write, so no outside edit slips between. */
+function ifMatch(req: Request, row: number): ((tab: TabSnapshot) => void) | undefined {
+  const header = req.get('if-match');
+  if (!header) return undefined;
+  return (tab) => {
+    const typed = tab.typed[row - 1];
+    if (!typed) throw rowNotFound(row, tab);
+    if (!etagMatches(header, rowEtag(typed))) {
+      throw new AppError('precondition_failed', `Row ${row} changed since it was read (If-Match did not match).`, {
+        row,
+      });
+    }
+  };
+}
+
+export function send(res: Response, status: number, rendered: { contentType: string; body: string }): void {
+  res.status(status).setHeader('Content-Type', rendered.contentType);
+  if (rendered.contentType.startsWith('application/javascript')) res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.send(rendered.body);
+}

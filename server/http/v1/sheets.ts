@@ -1,0 +1,53 @@
+import type { Request, Response, Router } from 'express';
+import { parsePublicSheetId } from '../../connections/sheet-id.ts';
+import { AppError } from '../../errors.ts';
+import { runQuery } from '../../rows/engine.ts';
+import { renderList } from '../../rows/formats/index.ts';
+import { parseListQuery } from '../../rows/query-params.ts';
+import type { TabSnapshot } from '../../sources/source.ts';
+import type { ConnectionRecord } from '../../store/connections.ts';
+import { authorize } from '../auth.ts';
+import type { AppDeps } from '../deps.ts';
+import { setPagingHeaders } from '../paging.ts';
+import { send } from '../rows.ts';
+
+export const V1_LIST_LIMITS = { defaultLimit: 100, maxLimit: 500 };
+
+/** `/v1/sheets/{sheetId}`: a tab by its stable id, which survives renames. */
+export function mountSheetRoutes(router: Router, deps: AppDeps): void {
+  const resolve = async (req: Request, res: Response): Promise<{ connection: ConnectionRecord; tab: TabSnapshot }> => {
+    const sheetId = String(req.params.sheetId);
+    const parsed = parsePublicSheetId(sheetId);
+    const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
+    if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
+    authorize(res, connection, 'read');
+    const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);
+    if (!tab) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
+    return { connection, tab };
+  };
+
+  router.get('/v1/sheets/:sheetId', async (req, res) => {
+    const { connection, tab } = await resolve(req, res);
+    res.json({
+      sheet_id: String(req.params.sheetId),
+      spreadsheet_id: connection.spreadsheetId,
+      name: tab.name,
+      header: tab.header,
+      row_count: tab.typed.length,
+    });
+  });
+
+  router.get('/v1/sheets/:sheetId/rows', async (req, res) => {
+    const { tab } = await resolve(req, res);
+    // The /v1 listing is always shape B; only JSON is offered here (the /api routes carry the other formats).
+    const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };
+    if (query.format !== 'json') {
+      throw new AppError('invalid_parameter', '/v1 row listings are JSON only; use /api for other formats.', {
+        parameter: 'format',
+      });
+    }
+    const result = runQuery(tab, query);
+    setPagingHeaders(req, res, result.total, query.limit, query.offset);
+    send(res, 200, renderList(result, query));
+  });
+}

@@ -1,0 +1,101 @@
+import { AppError } from '../errors.ts';
+import type { Mutation, Source, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../sources/source.ts';
+import type { ConnectionRecord } from '../store/connections.ts';
+
+/** One connection's tabs as last read, with the lookups the routes need. Immutable: a change makes a new one. */
+export interface ReplicaEntry {
+  snapshot: SpreadsheetSnapshot;
+  byName: Map<string, TabSnapshot>;
+  bySourceSheetId: Map<string, TabSnapshot>;
+}
+
+function entryOf(snapshot: SpreadsheetSnapshot): ReplicaEntry {
+  return {
+    snapshot,
+    byName: new Map(snapshot.tabs.map((t) => [t.name, t])),
+    bySourceSheetId: new Map(snapshot.tabs.map((t) => [t.sourceSheetId, t])),
+  };
+}
+
+interface Slot {
+  source: Source;
+  entry: ReplicaEntry | null;
+  /** The freshness check in flight, shared by every request that arrives meanwhile (one stat, not hundreds). */
+  check: Promise<ReplicaEntry> | null;
+  /** Bumped by each write so a slower read that began earlier never replaces a newer snapshot. */
+  generation: number;
+}
+
+/**
+ * The service's copy of each connection's tabs. Reads are served from memory; before each read the source's
+ * cheap version token (a file stat) is compared and the tabs are re-read only when it changed. A write goes to
+ * the source first and the replica takes the snapshot the source returns, so it never shows an unwritten row.
+ */
+export class Replica {
+  readonly #openSource: (connection: ConnectionRecord) => Source;
+  readonly #slots = new Map<string, Slot>();
+
+  constructor(openSource: (connection: ConnectionRecord) => Source) {
+    this.#openSource = openSource;
+  }
+
+  async get(connection: ConnectionRecord): Promise<ReplicaEntry> {
+    const slot = this.#slot(connection);
+    if (!slot.check) {
+      const check = this.#refresh(slot).finally(() => {
+        if (slot.check === check) slot.check = null;
+      });
+      slot.check = check;
+    }
+    return slot.check;
+  }
+
+  async tabByName(connection: ConnectionRecord, name: string): Promise<TabSnapshot> {
+    const tab = (await this.get(connection)).byName.get(name);
+    if (!tab) throw new AppError('sheet_not_found', `No tab named "${name}" in this spreadsheet.`, { sheet: name });
+    return tab;
+  }
+
+  async write(
+    connection: ConnectionRecord,
+    sourceSheetId: string,
+    mutations: Mutation[],
+    options: WriteOptions,
+  ): Promise<WriteResult> {
+    const slot = this.#slot(connection);
+    const result = await slot.source.write(sourceSheetId, mutations, options);
+    slot.generation++;
+    slot.entry = entryOf(result.snapshot);
+    return result;
+  }
+
+  /** Drop a removed connection's source and copy. */
+  async forget(spreadsheetId: string): Promise<void> {
+    const slot = this.#slots.get(spreadsheetId);
+    this.#slots.delete(spreadsheetId);
+    await slot?.source.close();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#slots.keys()].map((id) => this.forget(id)));
+  }
+
+  #slot(connection: ConnectionRecord): Slot {
+    let slot = this.#slots.get(connection.spreadsheetId);
+    if (!slot) {
+      slot = { source: this.#openSource(connection), entry: null, check: null, generation: 0 };
+      this.#slots.set(connection.spreadsheetId, slot);
+    }
+    return slot;
+  }
+
+  async #refresh(slot: Slot): Promise<ReplicaEntry> {
+    const generation = slot.generation;
+    const version = await slot.source.version();
+    if (slot.entry && slot.entry.snapshot.version === version) return slot.entry;
+    const snapshot = await slot.source.read();
+    const entry = entryOf(snapshot);
+    if (slot.generation === generation) slot.entry = entry;
+    return slot.generation === generation ? entry : (slot.entry ?? entry);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * JSON writer. The text is built by hand, one JSON.stringify per key and value: faster than building objects
+ * and serialising them, and any header name ("__proto__", "constructor", "", "a.b") is just a string key.
+ */
+import type { CellValue } from '../../sources/source.ts';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function jsonValue(v: CellValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  return v ? 'true' : 'false';
+}
+
+/** `"name":` per field, computed once per response and reused for every row. */
+export function keyPrefixes(fields: string[]): string[] {
+  return fields.map((f) => `${JSON.stringify(f)}:`);
+}
+
+export function jsonObject(prefixes: string[], values: CellValue[]): string {
+  let s = '{';
+  for (let i = 0; i < prefixes.length; i++) {
+    if (i > 0) s += ',';
+    s += prefixes[i]! + jsonValue(values[i] ?? null);
+  }
+  return `${s}}`;
+}
+
+/** Shape A (bare array) when `meta` is null, shape B `{data, meta:{total,limit,offset}}` otherwise. */
+export function jsonList(
+  fields: string[],
+  rows: { values: CellValue[] }[],
+  meta: { total: number; limit: number; offset: number } | null,
+): string {
+  const prefixes = keyPrefixes(fields);
+  const data = `[${rows.map((r) => jsonObject(prefixes, r.values)).join(',')}]`;
+  if (!meta) return data;
+  return `{"data":${data},"meta":{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}}}`;
+}
+
+export function jsonOne(fields: string[], values: CellValue[]): string {
+  return jsonObject(keyPrefixes(fields), values);
+}
+
+/**
+ * A row as a real object, for callers that need one (e.g. webhooks). Plain assignment of "__proto__" would
+ * set the prototype instead of creating a key, so that one name goes through defineProperty.
+ */
+export function rowObject(fields: string[], values: CellValue[]): Record<string, CellValue> {
+  const o: Record<string, CellValue> = {};
+  for (let i = 0; i < fields.length; i++) {
+    const k = fields[i]!;
+    const v = values[i] ?? null;
+    if (k === '__proto__') {
+      Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+    } else {
+      o[k] = v;
+    }
+  }
+  return o;
+}

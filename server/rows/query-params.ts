@@ -1,0 +1,166 @@
+/**
+ * Turns the raw `req.query` of a list (or single-row) request into a validated ListQuery.
+ * Pure: no knowledge of the tab, so field names are checked later by the engine (unknown_field).
+ * Every rejection is AppError('invalid_parameter') with `details.parameter` naming the culprit.
+ */
+import { AppError } from '../errors.ts';
+import { parseSearch, splitEscaped, splitSortKeys } from './search.ts';
+
+export type OutputFormat = 'json' | 'csv' | 'tsv' | 'xml' | 'jsonp';
+
+export interface Filter {
+  field: string;
+  value: string;
+  /** true: exact, case-sensitive match of the string form (`search_exact`); false: case-insensitive substring. */
+  exact: boolean;
+}
+
+export interface SortKey {
+  field: string;
+  descending: boolean;
+}
+
+export interface ListQuery {
+  filters: Filter[];
+  sort: SortKey[];
+  /** Projection in the order requested, duplicates removed; null = every column in header order. */
+  fields: string[] | null;
+  /** The applied limit (already clamped to the maximum). */
+  limit: number;
+  offset: number;
+  values: 'typed' | 'formatted';
+  format: OutputFormat;
+  /** Only set for format=jsonp (it is ignored for other formats). */
+  callback: string | null;
+  meta: boolean;
+}
+
+export interface ListParamOptions {
+  defaultLimit: number;
+  maxLimit: number;
+}
+
+const FORMATS: readonly OutputFormat[] = ['json', 'csv', 'tsv', 'xml', 'jsonp'];
+const CALLBACK_RE = /^[A-Za-z_$][\w$]{0,63}(\.[A-Za-z_$][\w$]{0,63}){0,4}$/;
+const UINT_RE = /^[0-9]+$/;
+
+function invalid(parameter: string, message: string): AppError {
+  return new AppError('invalid_parameter', message, { parameter });
+}
+
+/**
+ * One query value as a string, or undefined when absent. Repeated params arrive as arrays and are refused
+ * (silently picking one would hide client bugs); objects (extended query parsers) are refused too.
+ */
+function single(query: Record<string, unknown>, name: string): string | undefined {
+  if (!Object.hasOwn(query, name)) return undefined;
+  const v = query[name];
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) throw invalid(name, `Parameter "${name}" was given more than once.`);
+  throw invalid(name, `Parameter "${name}" must be a plain string value.`);
+}
+
+function uint(name: string, raw: string): number {
+  if (!UINT_RE.test(raw)) throw invalid(name, `Parameter "${name}" must be a non-negative integer.`);
+  // Huge digit strings are still "an integer >= 0": clamp instead of overflowing to Infinity.
+  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
+}
+
+function parseFields(query: Record<string, unknown>): string[] | null {
+  const raw = single(query, 'fields');
+  // `fields=` (empty) means "no projection" rather than "the field named ''": far more likely what
+  // a client that joined an empty list meant. `fields=,` still selects a column named ''.
+  if (raw === undefined || raw === '') return null;
+  return [...new Set(splitEscaped(raw))];
+}
+
+function parseSort(query: Record<string, unknown>): SortKey[] {
+  const raw = single(query, 'sort');
+  if (raw === undefined || raw === '') return [];
+  const keys: SortKey[] = [];
+  const seen = new Set<string>();
+  for (const key of splitSortKeys(raw)) {
+    // A later key on the same field can never change the order: drop it (keeps cache keys canonical).
+    if (seen.has(key.field)) continue;
+    seen.add(key.field);
+    keys.push(key);
+  }
+  return keys;
+}
+
+function parseFormat(query: Record<string, unknown>): OutputFormat {
+  const raw = single(query, 'format');
+  if (raw === undefined) return 'json';
+  if ((FORMATS as readonly string[]).includes(raw)) return raw as OutputFormat;
+  throw invalid('format', `Parameter "format" must be one of ${FORMATS.join(', ')}.`);
+}
+
+function parseCallback(query: Record<string, unknown>, format: OutputFormat): string | null {
+  const raw = single(query, 'callback');
+  if (format !== 'jsonp') return null;
+  if (raw === undefined || raw === '')
+    throw invalid('callback', 'format=jsonp requires a "callback" parameter.');
+  if (!CALLBACK_RE.test(raw)) {
+    throw invalid(
+      'callback',
+      'Parameter "callback" must be a JavaScript identifier path like "cb" or "app.cb".',
+    );
+  }
+  return raw;
+}
+
+function parseValues(query: Record<string, unknown>): 'typed' | 'formatted' {
+  const raw = single(query, 'values');
+  if (raw === undefined || raw === 'typed') return 'typed';
+  if (raw === 'formatted') return 'formatted';
+  throw invalid('values', 'Parameter "values" must be "typed" or "formatted".');
+}
+
+function parseMeta(query: Record<string, unknown>): boolean {
+  const raw = single(query, 'meta');
+  if (raw === undefined || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw invalid('meta', 'Parameter "meta" must be true, false, 1 or 0.');
+}
+
+/** Parse list params. Unknown params are ignored (jQuery adds `_`), known ones are strict. */
+export function parseListQuery(query: Record<string, unknown>, options: ListParamOptions): ListQuery {
+  const maxLimit = options.maxLimit;
+  const limitRaw = single(query, 'limit');
+  const limit = Math.min(limitRaw === undefined ? options.defaultLimit : uint('limit', limitRaw), maxLimit);
+  const offsetRaw = single(query, 'offset');
+  const offset = offsetRaw === undefined ? 0 : uint('offset', offsetRaw);
+
+  const filters: Filter[] = [];
+  const search = single(query, 'search');
+  if (search !== undefined) filters.push(...parseSearch(search, 'search', false));
+  const exact = single(query, 'search_exact');
+  if (exact !== undefined) filters.push(...parseSearch(exact, 'search_exact', true));
+
+  const format = parseFormat(query);
+  return {
+    filters,
+    sort: parseSort(query),
+    fields: parseFields(query),
+    limit,
+    offset,
+    values: parseValues(query),
+    format,
+    callback: parseCallback(query, format),
+    meta: parseMeta(query),
+  };
+}
+
+/** Params of GET one row: projection, value mode and output format only (paging/search make no sense). */
+export function parseRowViewQuery(
+  query: Record<string, unknown>,
+): Pick<ListQuery, 'fields' | 'values' | 'format' | 'callback'> {
+  const format = parseFormat(query);
+  return {
+    fields: parseFields(query),
+    values: parseValues(query),
+    format,
+    callback: parseCallback(query, format),
+  };
+}

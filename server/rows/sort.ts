@@ -1,0 +1,165 @@
+/**
+ * Sorting for list queries, built for 100k-row tabs:
+ *  - each column is turned once into integer ranks (equal values share a rank) and cached per snapshot;
+ *  - a multi-key sort is then a chain of stable counting sorts over ranks (LSD: last key first), O(n) per key,
+ *    and the resulting order is cached per (snapshot, sort spec), so repeating a sort costs nothing.
+ * Order within a column: numbers (numeric) < text (case-insensitive, numeric collation: item2 < item10)
+ * < false < true; empty cells always last, in both directions. Ties keep sheet order.
+ *
+ * In formatted mode we still compare the typed values (so "$1,000.00" sorts as the number 1000, dates by
+ * their ISO value); only the notion of "empty" comes from the displayed text ('' sorts last).
+ */
+import type { CellValue } from '../sources/source.ts';
+
+export type ValueMode = 'typed' | 'formatted';
+
+/** One cached collator: constructing an Intl.Collator is far slower than comparing with it. */
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+const NULL_RANK = 0xffffffff;
+
+interface SortableTab {
+  typed: CellValue[][];
+  formatted: string[][];
+}
+
+interface ColumnRanks {
+  /** Rank per row; NULL_RANK for empty cells. */
+  ranks: Uint32Array;
+  /** Number of distinct non-empty ranks (ranks are 0..count-1). */
+  count: number;
+}
+
+/**
+ * Caches are keyed by the snapshot's row array: snapshots are immutable and a new snapshot brings new arrays,
+ * so entries die with the snapshot. Typed mode keys on `typed`, formatted mode on `formatted` (in a snapshot
+ * they are created together, so either identifies the pair).
+ */
+const rankCache = new WeakMap<object, Map<number, ColumnRanks>>();
+const orderCache = new WeakMap<object, Map<string, Uint32Array>>();
+/** Sorted orders kept per snapshot (each is 4 bytes a row); the least recently used spec is evicted. */
+const MAX_ORDERS_PER_TAB = 16;
+
+function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): boolean {
+  const t = tab.typed[row]?.[col] ?? null;
+  if (mode === 'typed') return t === null;
+  return t === null || tab.formatted[row]?.[col] === '';
+}
+
+function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
+  const n = tab.typed.length;
+  const numbers = new Set<number>();
+  const texts = new Set<string>();
+  let hasFalse = false;
+  let hasTrue = false;
+  for (let r = 0; r < n; r++) {
+    if (isEmpty(tab, r, col, mode)) continue;
+    const v = tab.typed[r]![col];
+    if (typeof v === 'number') numbers.add(v);
+    else if (typeof v === 'string') texts.add(v);
+    else if (v === true) hasTrue = true;
+    else if (v === false) hasFalse = true;
+  }
+
+  // Numbers first, ascending (Float64Array sorts numerically and fast).
+  const numRank = new Map<number, number>();
+  let next = 0;
+  for (const x of Float64Array.from(numbers).sort()) numRank.set(x, next++);
+
+  // Then text; strings the collator calls equal ('a' / 'A') share a rank so they keep sheet order.
+  const textRank = new Map<string, number>();
+  const sorted = [...texts].sort(collator.compare);
+  for (let i = 0; i < sorted.length; i++) {
+    const s = sorted[i]!;
+    if (i > 0 && collator.compare(sorted[i - 1]!, s) !== 0) next++;
+    textRank.set(s, next);
+  }
+  if (sorted.length > 0) next++;
+
+  const falseRank = next;
+  if (hasFalse) next++;
+  const trueRank = next;
+  if (hasTrue) next++;
+
+  const ranks = new Uint32Array(n);
+  for (let r = 0; r < n; r++) {
+    if (isEmpty(tab, r, col, mode)) {
+      ranks[r] = NULL_RANK;
+      continue;
+    }
+    const v = tab.typed[r]![col];
+    if (typeof v === 'number') ranks[r] = numRank.get(v)!;
+    else if (typeof v === 'string') ranks[r] = textRank.get(v)!;
+    else ranks[r] = v ? trueRank : falseRank;
+  }
+  return { ranks, count: next };
+}
+
+function columnRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
+  const owner = mode === 'typed' ? tab.typed : tab.formatted;
+  let perCol = rankCache.get(owner);
+  if (!perCol) {
+    perCol = new Map();
+    rankCache.set(owner, perCol);
+  }
+  let ranks = perCol.get(col);
+  if (!ranks) {
+    ranks = computeRanks(tab, col, mode);
+    perCol.set(col, ranks);
+  }
+  return ranks;
+}
+
+/** Stable counting sort of `order` by one key; empties go to the last bucket whatever the direction. */
+function countingSort(order: Uint32Array, col: ColumnRanks, descending: boolean): Uint32Array {
+  const { ranks, count } = col;
+  const counts = new Uint32Array(count + 2); // buckets 0..count-1 for values, bucket `count` for empties
+  const bucket = (row: number): number => {
+    const r = ranks[row]!;
+    if (r === NULL_RANK) return count;
+    return descending ? count - 1 - r : r;
+  };
+  for (let i = 0; i < order.length; i++) counts[bucket(order[i]!) + 1]!++;
+  for (let b = 1; b < counts.length; b++) counts[b]! += counts[b - 1]!;
+  const out = new Uint32Array(order.length);
+  for (let i = 0; i < order.length; i++) {
+    const row = order[i]!;
+    out[counts[bucket(row)]!++] = row;
+  }
+  return out;
+}
+
+export interface ResolvedSortKey {
+  col: number;
+  descending: boolean;
+}
+
+/** Row indices (0-based) of the whole tab in sorted order. Cached: callers must not mutate the result. */
+export function sortedOrder(tab: SortableTab, keys: ResolvedSortKey[], mode: ValueMode): Uint32Array {
+  const owner = mode === 'typed' ? tab.typed : tab.formatted;
+  const spec = keys.map((k) => (k.descending ? `-${k.col}` : `${k.col}`)).join(',');
+  let perSpec = orderCache.get(owner);
+  if (!perSpec) {
+    perSpec = new Map();
+    orderCache.set(owner, perSpec);
+  }
+  const hit = perSpec.get(spec);
+  if (hit) {
+    // Map keeps insertion order: re-inserting marks the spec as most recently used.
+    perSpec.delete(spec);
+    perSpec.set(spec, hit);
+    return hit;
+  }
+
+  let order: Uint32Array = new Uint32Array(tab.typed.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  // LSD: sorting by the least significant key first; stability makes earlier keys dominate.
+  for (let k = keys.length - 1; k >= 0; k--) {
+    const key = keys[k]!;
+    order = countingSort(order, columnRanks(tab, key.col, mode), key.descending);
+  }
+
+  perSpec.set(spec, order);
+  if (perSpec.size > MAX_ORDERS_PER_TAB) perSpec.delete(perSpec.keys().next().value!);
+  return order;
+}

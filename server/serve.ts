@@ -1,0 +1,33 @@
+import { AppError } from './errors.ts';
+import { startService, stopOnSignals } from './service.ts';
+
+export interface ServeOptions {
+  dataDir: string;
+  port: number;
+  host: string;
+  allowedHosts: string[];
+  json: boolean;
+}
+
+/** `sheetport serve`: run headless until SIGINT/SIGTERM; print the base URL once listening. */
+export async function runServe(options: ServeOptions): Promise<void> {
+  let service: Awaited<ReturnType<typeof startService>>;
+  try {
+    service = await startService(options);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new AppError('conflict', `Port ${options.port} is already in use; pick another with --port.`);
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new AppError('invalid_parameter', `Cannot listen on host ${options.host}.`);
+    }
+    throw err;
+  }
+  if (options.json) console.log(JSON.stringify({ url: service.url, port: service.port }));
+  else console.log(`SheetPort listening on ${service.url}`);
+  stopOnSignals(service, () => {
+    if (!options.json) console.log('SheetPort stopped.');
+    process.exit(0);
+  });
+}

@@ -1,0 +1,58 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.ts';
+import { createServiceContext, type ServiceContext } from './context.ts';
+import { baseUrl, closeServer, listen } from './listen.ts';
+
+export interface ServiceOptions {
+  dataDir: string;
+  port: number;
+  host: string;
+  allowedHosts?: readonly string[];
+  log?: (message: string, err?: unknown) => void;
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  context: ServiceContext;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/** The whole service on one port: what `sheetport serve`, `npm start` and the tray app all run. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const context = createServiceContext({
+    dataDir: options.dataDir,
+    allowedHosts: options.allowedHosts ?? [],
+    ...(options.log ? { log: options.log } : {}),
+  });
+  try {
+    const { app } = createApp(context);
+    const { server, port } = await listen(app, options.port, options.host);
+    let stopping: Promise<void> | null = null;
+    return {
+      url: baseUrl(options.host, port),
+      port,
+      context,
+      server,
+      stop() {
+        stopping ??= closeServer(server).then(() => context.close());
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await context.close();
+    throw err;
+  }
+}
+
+/** Stop cleanly on Ctrl-C or a service manager's TERM: in-flight writes finish, the database closes. */
+export function stopOnSignals(service: RunningService, onStopped: () => void): void {
+  const stop = () => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    service.stop().then(onStopped, onStopped);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,252 @@
+/**
+ * API keys. A key is `sp_` + 32 random bytes (base64url) and is shown once, at creation; only its sha256 is
+ * stored.
+ *
+ * Why a plain sha256 and not bcrypt/scrypt/argon2: slow hashes exist to make guessing low-entropy passwords
+ * expensive. These keys carry 256 random bits, so there is nothing to guess and a fast hash is already
+ * preimage-resistant; a slow hash would only add milliseconds to every request. A deterministic, unsalted
+ * hash also lets `findByKey` find the key through a unique index instead of comparing secrets row by row; the
+ * timing of that lookup depends on the hash of the presented key, which tells an attacker nothing useful.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { AppError } from '../errors.ts';
+
+export type KeyScope = 'read' | 'read_write';
+export type KeyPlan = 'free' | 'pro' | 'enterprise';
+
+export const KEY_SCOPES: readonly KeyScope[] = ['read', 'read_write'];
+export const KEY_PLANS: readonly KeyPlan[] = ['free', 'pro', 'enterprise'];
+
+export const KEY_PREFIX = 'sp_';
+/** How many leading characters of a key are kept in clear, to recognise it in listings. */
+export const KEY_DISPLAY_PREFIX_LENGTH = 12;
+/** `touch` writes last_used_at at most this often per key. */
+export const TOUCH_INTERVAL_MS = 10_000;
+/** Longer input cannot be a key; refuse it before hashing. */
+const MAX_KEY_LENGTH = 256;
+
+export interface ApiKeyRecord {
+  /** 'key_' + 10 url-safe chars; public, safe to log. */
+  id: string;
+  name: string;
+  /** First 12 chars of the key, for recognising it. */
+  prefix: string;
+  scope: KeyScope;
+  plan: KeyPlan;
+  /** Per-key overrides of the plan's limits; null = plan default. */
+  perSecond: number | null;
+  daily: number | null;
+  allowFormulas: boolean;
+  /** Spreadsheet ids the key may use; empty = all. */
+  connections: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreateApiKeyInput {
+  name?: string;
+  scope?: KeyScope;
+  plan?: KeyPlan;
+  /** Spreadsheet ids; each must be a registered connection. Empty = all. */
+  connections?: string[];
+  allowFormulas?: boolean;
+  perSecond?: number | null;
+  daily?: number | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  plan: KeyPlan;
+  per_second: number | null;
+  daily: number | null;
+  allow_formulas: number;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  /** JSON array of spreadsheet ids (from api_key_connections). */
+  connections: string;
+}
+
+interface InsertRow {
+  id: string;
+  key_hash: string;
+  prefix: string;
+  name: string;
+  scope: KeyScope;
+  plan: KeyPlan;
+  per_second: number | null;
+  daily: number | null;
+  allow_formulas: number;
+  created_at: string;
+}
+
+const SELECT = `
+  SELECT k.id, k.name, k.prefix, k.scope, k.plan, k.per_second, k.daily, k.allow_formulas,
+         k.created_at, k.last_used_at, k.revoked_at,
+         (SELECT json_group_array(c.spreadsheet_id) FROM api_key_connections c WHERE c.api_key_id = k.id)
+           AS connections
+  FROM api_keys k`;
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export class ApiKeyStore {
+  private readonly db: Database.Database;
+  private readonly clock: () => Date;
+  /** id -> epoch ms of the last last_used_at write by this process. */
+  private readonly lastTouch = new Map<string, number>();
+  private readonly stmts: {
+    insert: Database.Statement<[InsertRow]>;
+    insertConnection: Database.Statement<[string, string]>;
+    connectionExists: Database.Statement<[string], number>;
+    byHash: Database.Statement<[string], ApiKeyRow>;
+    byId: Database.Statement<[string], ApiKeyRow>;
+    list: Database.Statement<[], ApiKeyRow>;
+    revoke: Database.Statement<[string, string]>;
+    touch: Database.Statement<[string, string]>;
+  };
+
+  constructor(db: Database.Database, clock: () => Date = () => new Date()) {
+    this.db = db;
+    this.clock = clock;
+    // Prepared once: findByKey and touch run on every request.
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO api_keys (id, key_hash, prefix, name, scope, plan, per_second, daily, allow_formulas, created_at)
+         VALUES (@id, @key_hash, @prefix, @name, @scope, @plan, @per_second, @daily, @allow_formulas, @created_at)`,
+      ),
+      insertConnection: db.prepare(
+        'INSERT OR IGNORE INTO api_key_connections (api_key_id, spreadsheet_id) VALUES (?, ?)',
+      ),
+      connectionExists: db.prepare<[string], number>('SELECT 1 FROM connections WHERE id = ?').pluck(),
+      byHash: db.prepare(`${SELECT} WHERE k.key_hash = ?`),
+      byId: db.prepare(`${SELECT} WHERE k.id = ?`),
+      list: db.prepare(`${SELECT} ORDER BY k.created_at, k.rowid`),
+      revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+    };
+  }
+
+  /** Create a key. The plaintext `key` is returned only here; it cannot be recovered later. */
+  create(input: CreateApiKeyInput = {}): { record: ApiKeyRecord; key: string } {
+    const scope = input.scope ?? 'read';
+    const plan = input.plan ?? 'free';
+    if (!KEY_SCOPES.includes(scope)) {
+      throw new AppError('invalid_parameter', `Unknown scope '${scope}': expected read or read_write`, {
+        parameter: 'scope',
+      });
+    }
+    if (!KEY_PLANS.includes(plan)) {
+      throw new AppError('invalid_parameter', `Unknown plan '${plan}': expected free, pro or enterprise`, {
+        parameter: 'plan',
+      });
+    }
+    const perSecond = checkLimit('perSecond', input.perSecond);
+    const daily = checkLimit('daily', input.daily);
+    const connections = [...new Set(input.connections ?? [])];
+
+    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const id = `key_${randomBytes(8).toString('base64url').slice(0, 10)}`;
+    const createdAt = this.clock().toISOString();
+
+    this.db
+      .transaction(() => {
+        for (const spreadsheetId of connections) {
+          if (!this.stmts.connectionExists.get(spreadsheetId)) {
+            throw new AppError('spreadsheet_not_found', `Unknown connection '${spreadsheetId}'`, {
+              parameter: 'connections',
+            });
+          }
+        }
+        this.stmts.insert.run({
+          id,
+          key_hash: hashKey(key),
+          prefix: key.slice(0, KEY_DISPLAY_PREFIX_LENGTH),
+          name: input.name?.trim() ?? '',
+          scope,
+          plan,
+          per_second: perSecond,
+          daily,
+          allow_formulas: input.allowFormulas ? 1 : 0,
+          created_at: createdAt,
+        });
+        for (const spreadsheetId of connections) this.stmts.insertConnection.run(id, spreadsheetId);
+      })
+      .immediate();
+
+    const record = this.get(id);
+    if (!record) throw new Error('api key insert returned no row');
+    return { record, key };
+  }
+
+  /**
+   * The key's record, looked up by hash through the unique index. Revoked keys are returned too (check
+   * `revokedAt`) so the caller can say "revoked" rather than "unknown".
+   */
+  findByKey(key: string): ApiKeyRecord | null {
+    if (!key.startsWith(KEY_PREFIX) || key.length > MAX_KEY_LENGTH) return null;
+    const row = this.stmts.byHash.get(hashKey(key));
+    return row ? toRecord(row) : null;
+  }
+
+  get(id: string): ApiKeyRecord | null {
+    const row = this.stmts.byId.get(id);
+    return row ? toRecord(row) : null;
+  }
+
+  list(): ApiKeyRecord[] {
+    return this.stmts.list.all().map(toRecord);
+  }
+
+  /** Revoke a key. False when there is no such key or it was already revoked. */
+  revoke(id: string): boolean {
+    const changed = this.stmts.revoke.run(this.clock().toISOString(), id).changes > 0;
+    if (changed) this.lastTouch.delete(id);
+    return changed;
+  }
+
+  /**
+   * Record that the key was just used. Writes at most once per TOUCH_INTERVAL_MS per key (throttled in
+   * memory), so a busy key does not cost a write on every request. Returns whether it wrote.
+   */
+  touch(id: string): boolean {
+    const now = this.clock();
+    const ms = now.getTime();
+    const last = this.lastTouch.get(id);
+    if (last !== undefined && ms - last < TOUCH_INTERVAL_MS && ms >= last) return false;
+    this.lastTouch.set(id, ms);
+    return this.stmts.touch.run(now.toISOString(), id).changes > 0;
+  }
+}
+
+function checkLimit(name: string, value: number | null | undefined): number | null {
+  if (value === undefined || value === null) return null;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new AppError('invalid_parameter', `${name} must be a whole number >= 0`, { parameter: name });
+  }
+  return value;
+}
+
+function toRecord(row: ApiKeyRow): ApiKeyRecord {
+  const connections = (JSON.parse(row.connections) as string[]).sort();
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope,
+    plan: row.plan,
+    perSecond: row.per_second,
+    daily: row.daily,
+    allowFormulas: row.allow_formulas === 1,
+    connections,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
