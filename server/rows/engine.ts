@@ -2,11 +2,12 @@
  * The pure query engine: validate field names, filter, sort, page and project the rows of one tab.
  * Order of operations is the contract's: filter, then sort, then offset/limit.
  *
- * Works over row indices, never copying rows: per-column string forms (for search) and sort orders are
- * cached per snapshot array in WeakMaps, so a 100k-row tab answers search+sort+limit in a few ms.
+ * Works over row indices, never copying rows: per-column search text (match.ts) and sort orders (sort.ts)
+ * are cached per snapshot array in WeakMaps, so a 100k-row tab answers search+sort+limit in a few ms.
  */
 import { AppError } from '../errors.ts';
 import type { CellValue } from '../sources/source.ts';
+import { matchRows, stringForm } from './match.ts';
 import type { ListQuery } from './query-params.ts';
 import { type ResolvedSortKey, sortedOrder, type ValueMode } from './sort.ts';
 
@@ -63,49 +64,28 @@ function cell(tab: TabRows, row: number, col: number, mode: ValueMode): CellValu
   return t === null && f === '' ? null : f;
 }
 
-/** The string a search matches against: numbers via String(n), booleans true/false, empty as ''. */
-function stringForm(v: CellValue): string {
-  if (v === null) return '';
-  return typeof v === 'string' ? v : String(v);
-}
-
-const exactForms = new WeakMap<object, Map<number, string[]>>();
-const lowerForms = new WeakMap<object, Map<number, string[]>>();
-
-/** String forms of one column, computed on first use and cached per snapshot array (typed or formatted). */
-function forms(tab: TabRows, col: number, mode: ValueMode, lower: boolean): string[] {
+/** Bitmap of rows passing every filter (AND), or null when nothing filters. */
+function filterRows(tab: TabRows, q: ListQuery, filterCols: number[]): Uint8Array | null {
+  const mode = q.values;
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
-  const cache = lower ? lowerForms : exactForms;
-  let perCol = cache.get(owner);
-  if (!perCol) {
-    perCol = new Map();
-    cache.set(owner, perCol);
+  const read = (row: number, col: number): CellValue => cell(tab, row, col, mode);
+  let hits: Uint8Array | null = null;
+  for (let i = 0; i < q.filters.length; i++) {
+    const f = q.filters[i]!;
+    // An empty substring matches everything: skip it rather than scanning.
+    if (!f.exact && f.value === '') continue;
+    const own = matchRows({
+      owner,
+      rowCount: tab.typed.length,
+      col: filterCols[i]!,
+      read,
+      exact: f.exact,
+      value: f.value,
+    });
+    if (hits === null) hits = own;
+    else for (let r = 0; r < own.length; r++) hits[r]! &= own[r]!;
   }
-  let out = perCol.get(col);
-  if (!out) {
-    const n = tab.typed.length;
-    out = new Array<string>(n);
-    for (let r = 0; r < n; r++) {
-      const s = stringForm(cell(tab, r, col, mode));
-      out[r] = lower ? s.toLowerCase() : s;
-    }
-    perCol.set(col, out);
-  }
-  return out;
-}
-
-interface CompiledFilter {
-  forms: string[];
-  needle: string;
-  exact: boolean;
-}
-
-function matches(filters: CompiledFilter[], row: number): boolean {
-  for (const f of filters) {
-    const s = f.forms[row]!;
-    if (f.exact ? s !== f.needle : !s.includes(f.needle)) return false;
-  }
-  return true;
+  return hits;
 }
 
 function resolveFields(tab: TabRows, fields: string[] | null): { names: string[]; cols: number[] } {
@@ -123,35 +103,27 @@ export function runQuery(tab: TabRows, q: ListQuery): QueryResult {
   }));
   const { names, cols } = resolveFields(tab, q.fields);
 
-  const compiled: CompiledFilter[] = [];
-  q.filters.forEach((f, i) => {
-    // An empty substring matches everything: skip it rather than scanning.
-    if (!f.exact && f.value === '') return;
-    compiled.push({
-      forms: forms(tab, filterCols[i]!, mode, !f.exact),
-      needle: f.exact ? f.value : f.value.toLowerCase(),
-      exact: f.exact,
-    });
-  });
-
   const n = tab.typed.length;
+  const hits = filterRows(tab, q, filterCols);
   const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, mode) : null;
   const end = q.offset + q.limit;
   const picked: number[] = [];
   let total: number;
 
-  if (compiled.length === 0) {
+  if (hits === null) {
     total = n;
     for (let i = q.offset; i < end && i < n; i++) picked.push(order ? order[i]! : i);
   } else {
-    // Walk rows in final order (the cached sort order, or sheet order): filtering a stable sorted order
-    // gives the same result as sorting the filtered rows. Count all matches, keep only the page.
     total = 0;
-    for (let i = 0; i < n; i++) {
+    for (let r = 0; r < n; r++) total += hits[r]!;
+    // Walk rows in final order (the cached sort order, or sheet order) until the page is full: filtering a
+    // stable sorted order gives the same result as sorting the filtered rows.
+    let seen = 0;
+    for (let i = 0; i < n && seen < end; i++) {
       const row = order ? order[i]! : i;
-      if (!matches(compiled, row)) continue;
-      if (total >= q.offset && total < end) picked.push(row);
-      total++;
+      if (hits[row] === 0) continue;
+      if (seen >= q.offset) picked.push(row);
+      seen++;
     }
   }
 

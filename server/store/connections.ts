@@ -78,7 +78,8 @@ export class ConnectionStore {
    */
   create(input: CreateConnectionInput): ConnectionRecord {
     const name = input.name.trim();
-    if (!name) throw new AppError('invalid_parameter', 'Connection name must not be empty', { field: 'name' });
+    if (!name)
+      throw new AppError('invalid_parameter', 'Connection name must not be empty', { field: 'name' });
     if (input.sourceKind !== 'workbook' && input.sourceKind !== 'google') {
       throw new AppError('invalid_parameter', `Unknown source kind '${String(input.sourceKind)}'`, {
         field: 'sourceKind',
@@ -93,7 +94,8 @@ export class ConnectionStore {
       }
       location = path.normalize(location);
     }
-    if (!location) throw new AppError('invalid_parameter', 'Location must not be empty', { field: 'location' });
+    if (!location)
+      throw new AppError('invalid_parameter', 'Location must not be empty', { field: 'location' });
 
     const insert = this.db.transaction((): ConnectionRow => {
       const spreadsheetId = ID_PREFIX[input.sourceKind] + randomBytes(12).toString('base64url');

@@ -70,7 +70,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
 function checkOrder(migrations: readonly Migration[]): void {
   migrations.forEach((m, i) => {
     if (m.version !== i + 1 || !Number.isInteger(m.version)) {
-      throw new Error(`Migrations must be numbered 1, 2, 3, ... in order; found ${m.version} at position ${i + 1}`);
+      throw new Error(
+        `Migrations must be numbered 1, 2, 3, ... in order; found ${m.version} at position ${i + 1}`,
+      );
     }
   });
 }

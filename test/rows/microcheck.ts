@@ -66,7 +66,10 @@ show('search=name:12 sort=-amount', time({ search: 'name:12', sort: '-amount' },
 show('search=city:o sort=code (collated text)', time({ search: 'city:o', sort: 'code' }, 51));
 show('search_exact=city:Oslo sort=date,-id', time({ search_exact: 'city:Oslo', sort: 'date,-id' }, 51));
 show('sort=name offset=50000 (no filter)', time({ sort: 'name', offset: '50000' }, 51));
-show('search=notes:9 values=formatted sort=amount', time({ search: 'notes:9', sort: 'amount', values: 'formatted' }, 51));
+show(
+  'search=notes:9 values=formatted sort=amount',
+  time({ search: 'notes:9', sort: 'amount', values: 'formatted' }, 51),
+);
 show('no params', time({}, 51));
 // Different search values each call, same sort: the realistic benchmark pattern (sort order cached).
 {
@@ -74,7 +77,10 @@ show('no params', time({}, 51));
   runQuery(tab, q0);
   const times: number[] = [];
   for (let i = 0; i < 51; i++) {
-    const q = parseListQuery({ search: `name:${i + 10}`, sort: 'code' }, { defaultLimit: 100, maxLimit: 1000 });
+    const q = parseListQuery(
+      { search: `name:${i + 10}`, sort: 'code' },
+      { defaultLimit: 100, maxLimit: 1000 },
+    );
     const t = performance.now();
     renderList(runQuery(tab, q), q);
     times.push(performance.now() - t);

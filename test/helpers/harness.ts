@@ -1,0 +1,59 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../server/app.ts';
+import { createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { closeServer, listen } from '../../server/listen.ts';
+import type { ConnectionRecord } from '../../server/store/connections.ts';
+
+export interface Harness {
+  url: string;
+  dir: string;
+  context: ServiceContext;
+  server: Server;
+  /** A read_write key reaching every connection. */
+  key: string;
+  connect(file: string): ConnectionRecord;
+  createKey(options?: Parameters<ServiceContext['keys']['create']>[0]): string;
+  /** fetch against the harness with the read_write key unless `auth` says otherwise. */
+  fetch(pathAndQuery: string, init?: RequestInit & { auth?: string | null }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A real server on an ephemeral loopback port over a temp data dir: the path every HTTP test goes through. */
+export async function startHarness(): Promise<Harness> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-test-'));
+  const context = createServiceContext({ dataDir: path.join(dir, 'data'), log: () => {} });
+  const { app } = createApp(context);
+  const { server, port } = await listen(app, 0, '127.0.0.1');
+  const url = `http://127.0.0.1:${port}`;
+  const key = context.keys.create({ name: 'test', scope: 'read_write' }).key;
+  return {
+    url,
+    dir,
+    context,
+    server,
+    key,
+    connect: (file) =>
+      context.connections.create({ name: path.basename(file), sourceKind: 'workbook', location: file }),
+    createKey: (options) => context.keys.create(options ?? {}).key,
+    fetch(pathAndQuery, init = {}) {
+      const { auth, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      const bearer = auth === undefined ? key : auth;
+      if (bearer !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${bearer}`);
+      return fetch(url + pathAndQuery, { ...rest, headers });
+    },
+    async close() {
+      await closeServer(server);
+      await context.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `/api/spreadsheets/{userKey}/{sheet}` with the sheet name encoded the way a client must. */
+export function rowsPath(connection: ConnectionRecord, sheet: string, rest = ''): string {
+  return `/api/spreadsheets/${connection.userKey}/${encodeURIComponent(sheet)}${rest}`;
+}

@@ -1,0 +1,172 @@
+import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectionRecord } from '../../server/store/connections.ts';
+import { fileHash, writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+
+let h: Harness;
+let conn: ConnectionRecord;
+let file: string;
+beforeAll(async () => {
+  h = await startHarness();
+  file = await writePeopleWorkbook(h.dir);
+  conn = h.connect(file);
+});
+afterAll(() => h.close());
+
+const errorOf = async (res: Response) => {
+  const body = await res.json();
+  expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
+  expect(JSON.stringify(body)).not.toContain(h.dir);
+  return { status: res.status, ...body.error };
+};
+
+/** Raw request so the Host header can be anything. */
+function rawGet(pathName: string, host: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(h.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathName, headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('authentication and authorization', () => {
+  it('401 without a key, with WWW-Authenticate: Bearer', async () => {
+    const res = await h.fetch(rowsPath(conn, 'People'), { auth: null });
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await errorOf(res)).toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+
+  it('401 for an unknown, malformed or revoked key', async () => {
+    expect((await errorOf(await h.fetch(rowsPath(conn, 'People'), { auth: 'sp_nope' }))).status).toBe(401);
+    const basic = await h.fetch(rowsPath(conn, 'People'), { auth: null, headers: { authorization: 'Basic eDp5' } });
+    expect((await errorOf(basic)).code).toBe('unauthorized');
+    const { record, key } = h.context.keys.create({ scope: 'read' });
+    expect((await h.fetch(rowsPath(conn, 'People'), { auth: key })).status).toBe(200);
+    h.context.keys.revoke(record.id);
+    expect((await errorOf(await h.fetch(rowsPath(conn, 'People'), { auth: key }))).status).toBe(401);
+  });
+
+  it('the userKey in the path alone is not enough', async () => {
+    const res = await fetch(h.url + rowsPath(conn, 'People'));
+    expect(res.status).toBe(401);
+  });
+
+  it('403 for a read key writing, and for a key limited to other connections', async () => {
+    const readKey = h.createKey({ scope: 'read' });
+    const write = await h.fetch(rowsPath(conn, 'People'), {
+      auth: readKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"Name":"x"}',
+    });
+    expect(await errorOf(write)).toMatchObject({ status: 403, code: 'forbidden' });
+    const other = h.connect(await writePeopleWorkbook(h.dir, 'other.xlsx'));
+    const narrow = h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
+    expect((await h.fetch(rowsPath(other, 'People'), { auth: narrow })).status).toBe(200);
+    expect(await errorOf(await h.fetch(rowsPath(conn, 'People'), { auth: narrow }))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
+  });
+});
+
+describe('not found', () => {
+  it('spreadsheet_not_found, sheet_not_found, not_found', async () => {
+    expect(await errorOf(await h.fetch('/api/spreadsheets/nope/People'))).toMatchObject({
+      status: 404,
+      code: 'spreadsheet_not_found',
+    });
+    expect(await errorOf(await h.fetch(rowsPath(conn, 'Nope')))).toMatchObject({
+      status: 404,
+      code: 'sheet_not_found',
+    });
+    expect(await errorOf(await h.fetch('/api/nothing/here'))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('path traversal in a sheet name is just an unknown tab', async () => {
+    for (const name of ['../../etc/passwd', '..\\..\\people.xlsx', '/etc/passwd', '%00']) {
+      const res = await h.fetch(rowsPath(conn, name));
+      expect(await errorOf(res)).toMatchObject({ status: 404, code: 'sheet_not_found' });
+    }
+  });
+});
+
+describe('bad bodies change nothing', () => {
+  const send = (body: string | Uint8Array, headers: Record<string, string>, method = 'POST', row = '') =>
+    h.fetch(rowsPath(conn, 'People', row), { method, headers, body });
+
+  it('malformed JSON, wrong types, empty and non-JSON bodies, huge bodies', async () => {
+    const before = await fileHash(file);
+    const json = { 'content-type': 'application/json' };
+    expect(await errorOf(await send('{"Name":', json))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(await errorOf(await send('"just a string"', json))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(await errorOf(await send('{"Name":{"nested":1}}', json))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+      field: 'Name',
+    });
+    expect(await errorOf(await send('{"Age":[1,2]}', json, 'PUT', '/1'))).toMatchObject({ code: 'invalid_body' });
+    expect(await errorOf(await send('{}', json, 'PUT', '/1'))).toMatchObject({ code: 'invalid_body' });
+    expect(await errorOf(await send('[]', json))).toMatchObject({ code: 'invalid_body' });
+    const tooMany = JSON.stringify(Array.from({ length: 501 }, () => ({ Name: 'x' })));
+    expect(await errorOf(await send(tooMany, json))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(await errorOf(await send('Name=x', { 'content-type': 'application/x-www-form-urlencoded' }))).toMatchObject(
+      { status: 415, code: 'unsupported_media_type' },
+    );
+    expect(await errorOf(await send('{"Name":"x"}', { 'content-type': 'text/plain' }))).toMatchObject({
+      status: 415,
+    });
+    const huge = `{"Name":"${'x'.repeat(6 * 1024 * 1024)}"}`;
+    expect(await errorOf(await send(huge, json))).toMatchObject({ status: 413, code: 'payload_too_large' });
+    expect(await fileHash(file)).toBe(before);
+  });
+
+  it('a workbook held open by an office program is 423 locked and untouched', async () => {
+    const lockFile = path.join(path.dirname(file), `.~lock.${path.basename(file)}#`);
+    await writeFile(lockFile, 'someone,host,2026');
+    const before = await fileHash(file);
+    const res = await send('{"Name":"x"}', { 'content-type': 'application/json' });
+    expect(await errorOf(res)).toMatchObject({ status: 423, code: 'locked' });
+    expect(await fileHash(file)).toBe(before);
+    const { rm } = await import('node:fs/promises');
+    await rm(lockFile);
+    expect((await send('{"Name":"x"}', { 'content-type': 'application/json' })).status).toBe(201);
+  });
+});
+
+describe('host guard and CORS', () => {
+  it('refuses a foreign Host (DNS rebinding) and accepts loopback names', async () => {
+    const evil = await rawGet('/openapi.json', 'evil.example:8787');
+    expect(evil.status).toBe(403);
+    expect(JSON.parse(evil.body).error.code).toBe('forbidden');
+    expect((await rawGet('/openapi.json', 'localhost:1234')).status).toBe(200);
+    expect((await rawGet('/openapi.json', '[::1]:1234')).status).toBe(200);
+    expect((await rawGet('/openapi.json', '127.0.0.1')).status).toBe(200);
+  });
+
+  it('answers CORS preflight without a key and exposes paging headers', async () => {
+    const pre = await fetch(h.url + rowsPath(conn, 'People'), {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/i);
+    expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+    const res = await h.fetch(rowsPath(conn, 'People'), { headers: { origin: 'https://app.example' } });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Total-Count/);
+  });
+});

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DB_FILE_NAME, migrate, openDatabase, userVersion } from '../../server/store/db.ts';
+import { MIGRATIONS } from '../../server/store/migrations.ts';
+
+const DB_MODULE = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
+const LATEST = MIGRATIONS.at(-1)!.version;
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-db-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tables(db: Database.Database): string[] {
+  return db
+    .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .pluck()
+    .all();
+}
+
+describe('openDatabase', () => {
+  it('creates the data dir and file, sets the pragmas and migrates to the latest version', () => {
+    const dataDir = path.join(dir, 'nested', 'data');
+    const db = openDatabase(dataDir);
+    try {
+      expect(fs.existsSync(path.join(dataDir, DB_FILE_NAME))).toBe(true);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+      expect(userVersion(db)).toBe(LATEST);
+      expect(tables(db)).toEqual(['api_key_connections', 'api_keys', 'connections', 'idempotency_keys']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is idempotent: reopening and opening twice at once leave the schema alone', () => {
+    const first = openDatabase(dir);
+    first.prepare("INSERT INTO connections VALUES ('wb_x', 'uk', 'n', 'workbook', '/x.xlsx', 0, 'now')").run();
+    const second = openDatabase(dir); // while the first is still open
+    try {
+      expect(userVersion(second)).toBe(LATEST);
+      expect(second.prepare('SELECT id FROM connections').pluck().all()).toEqual(['wb_x']);
+      migrate(second); // running again is a no-op
+      expect(userVersion(first)).toBe(LATEST);
+    } finally {
+      first.close();
+      second.close();
+    }
+    const third = openDatabase(dir);
+    expect(tables(third)).toHaveLength(4);
+    third.close();
+  });
+
+  it('is safe when several processes open a fresh database at the same moment', async () => {
+    const script = `
+      import { openDatabase, userVersion } from ${JSON.stringify(DB_MODULE)};
+      const db = openDatabase(process.argv[1]);
+      process.stdout.write(String(userVersion(db)));
+      db.close();
+    `;
+    const runs = Array.from({ length: 6 }, () =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir]);
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (err += d));
+        child.on('close', (code) => resolve({ code, out, err }));
+      }),
+    );
+    const results = await Promise.all(runs);
+    for (const r of results) {
+      expect(r.err.replace(/.*ExperimentalWarning.*\n?|.*--trace-warnings.*\n?/g, '')).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toBe(String(LATEST));
+    }
+    const db = openDatabase(dir);
+    expect(userVersion(db)).toBe(LATEST);
+    expect(tables(db)).toHaveLength(4);
+    db.close();
+  });
+
+  it('refuses a database written by a newer SheetPort', () => {
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    raw.pragma(`user_version = ${LATEST + 1}`);
+    raw.close();
+    expect(() => openDatabase(dir)).toThrow(/newer than this SheetPort understands/);
+  });
+});
+
+describe('migrate', () => {
+  it('applies each migration in a transaction: a failing one leaves no trace', () => {
+    const db = new Database(':memory:');
+    const broken = [
+      ...MIGRATIONS,
+      { version: LATEST + 1, name: 'broken', sql: 'CREATE TABLE half (a); SELECT no_such_column FROM half;' },
+    ];
+    expect(() => migrate(db, broken)).toThrow(/migration 2 \(broken\) failed/);
+    expect(userVersion(db)).toBe(LATEST);
+    expect(tables(db)).not.toContain('half');
+    db.close();
+  });
+
+  it('applies new migrations on top of an existing database', () => {
+    const db = new Database(':memory:');
+    migrate(db);
+    const next = [...MIGRATIONS, { version: LATEST + 1, name: 'extra', sql: 'CREATE TABLE extra (a);' }];
+    migrate(db, next);
+    migrate(db, next);
+    expect(userVersion(db)).toBe(LATEST + 1);
+    expect(tables(db)).toContain('extra');
+    db.close();
+  });
+
+  it('rejects migrations that are out of order or have gaps', () => {
+    const db = new Database(':memory:');
+    expect(() => migrate(db, [{ version: 2, name: 'x', sql: '' }])).toThrow(/numbered 1, 2, 3/);
+    expect(userVersion(db)).toBe(0);
+    db.close();
+  });
+});
