@@ -91,6 +91,13 @@ describe('not found', () => {
     expect(await errorOf(await h.fetch('/api/nothing/here'))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
+  it('an encoded "/" stays inside the sheet name segment', async () => {
+    const res = await h.fetch(rowsPath(conn, 'Sales/Q1'));
+    expect(await errorOf(res)).toMatchObject({ status: 404, code: 'sheet_not_found', sheet: 'Sales/Q1' });
+    const row = await h.fetch(rowsPath(conn, 'Sales/Q1', '/1'));
+    expect(await errorOf(row)).toMatchObject({ status: 404, code: 'sheet_not_found', sheet: 'Sales/Q1' });
+  });
+
   it('path traversal in a sheet name is just an unknown tab', async () => {
     for (const name of ['../../etc/passwd', '..\\..\\people.xlsx', '/etc/passwd', '%00']) {
       const res = await h.fetch(rowsPath(conn, name));

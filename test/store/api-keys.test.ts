@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiKeyStore, hashKey } from '../../server/store/api-keys.ts';
+import { ConnectionStore } from '../../server/store/connections.ts';
+import { DB_FILE_NAME, openDatabase } from '../../server/store/db.ts';
+
+let dir: string;
+let db: Database.Database;
+let now: Date;
+let keys: ApiKeyStore;
+let connections: ConnectionStore;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-keys-'));
+  db = openDatabase(dir);
+  now = new Date('2025-06-01T12:00:00.000Z');
+  keys = new ApiKeyStore(db, () => now);
+  connections = new ConnectionStore(db);
+});
+afterEach(() => {
+  if (db.open) db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every byte SQLite has written for this database (main file, WAL and shared-memory index). */
+function rawBytes(): Buffer {
+  const base = path.join(dir, DB_FILE_NAME);
+  return Buffer.concat(
+    [base, `${base}-wal`, `${base}-shm`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)),
+  );
+}
+
+describe('ApiKeyStore.create', () => {
+  it('makes an sp_ key and a public key_ id with defaults', () => {
+    const { record, key } = keys.create();
+    expect(key).toMatch(/^sp_[A-Za-z0-9_-]{43}$/); // 32 bytes
+    expect(record).toEqual({
+      id: expect.stringMatching(/^key_[A-Za-z0-9_-]{10}$/),
+      name: '',
+      prefix: key.slice(0, 12),
+      scope: 'read',
+      plan: 'free',
+      perSecond: null,
+      daily: null,
+      allowFormulas: false,
+      connections: [],
+      createdAt: '2025-06-01T12:00:00.000Z',
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+  });
+
+  it('stores every option', () => {
+    const a = connections.create({ name: 'a', sourceKind: 'workbook', location: path.join(dir, 'a.xlsx') });
+    const b = connections.create({ name: 'b', sourceKind: 'workbook', location: path.join(dir, 'b.xlsx') });
+    const { record } = keys.create({
+      name: 'ci',
+      scope: 'read_write',
+      plan: 'pro',
+      connections: [b.spreadsheetId, a.spreadsheetId, b.spreadsheetId],
+      allowFormulas: true,
+      perSecond: 5,
+      daily: 1000,
+    });
+    expect(record).toMatchObject({
+      name: 'ci',
+      scope: 'read_write',
+      plan: 'pro',
+      allowFormulas: true,
+      perSecond: 5,
+      daily: 1000,
+    });
+    expect(record.connections).toEqual([a.spreadsheetId, b.spreadsheetId].sort());
+    expect(keys.get(record.id)).toEqual(record);
+  });
+
+  it('rejects unknown connections, scopes, plans and bad limits, creating nothing', () => {
+    expect(() => keys.create({ connections: ['wb_unknown'] })).toThrow(/Unknown connection 'wb_unknown'/);
+    expect(() => keys.create({ scope: 'admin' as never })).toThrow(/Unknown scope/);
+    expect(() => keys.create({ plan: 'gold' as never })).toThrow(/Unknown plan/);
+    expect(() => keys.create({ perSecond: -1 })).toThrow(/perSecond/);
+    expect(() => keys.create({ daily: 1.5 })).toThrow(/daily/);
+    expect(keys.list()).toEqual([]);
+  });
+
+  it('keeps only a hash at rest: the database files never contain the key', () => {
+    const created = [keys.create({ name: 'one' }), keys.create({ name: 'two', scope: 'read_write' })];
+    const bytes = rawBytes();
+    for (const { key, record } of created) {
+      expect(bytes.includes(key)).toBe(false);
+      expect(bytes.includes(key.slice(12))).toBe(false); // not even the secret part after the prefix
+      expect(bytes.includes(hashKey(key))).toBe(true); // sanity: we are looking at the right bytes
+      expect(bytes.includes(record.id)).toBe(true);
+    }
+    db.close(); // checkpoints the WAL into the main file
+    const closed = rawBytes();
+    for (const { key } of created) expect(closed.includes(key)).toBe(false);
+  });
+});
+
+describe('ApiKeyStore lookups', () => {
+  it('finds a key by its plaintext, and nothing for anything else', () => {
+    const { record, key } = keys.create({ name: 'x' });
+    keys.create({ name: 'y' });
+    expect(keys.findByKey(key)).toEqual(record);
+    expect(keys.findByKey(`${key}x`)).toBeNull();
+    expect(keys.findByKey(key.slice(0, -1))).toBeNull();
+    expect(keys.findByKey('')).toBeNull();
+    expect(keys.findByKey(record.id)).toBeNull();
+    expect(keys.findByKey(hashKey(key))).toBeNull();
+    expect(keys.findByKey(`sp_${'a'.repeat(10_000)}`)).toBeNull();
+  });
+
+  it('lists keys in creation order without the key', () => {
+    const a = keys.create({ name: 'a' });
+    now = new Date(now.getTime() + 1000);
+    const b = keys.create({ name: 'b' });
+    const listed = keys.list();
+    expect(listed.map((k) => k.id)).toEqual([a.record.id, b.record.id]);
+    expect(JSON.stringify(listed)).not.toContain(a.key);
+    expect(keys.get('key_missing')).toBeNull();
+  });
+
+  it('revokes: the key is still found (so callers can say "revoked") but marked', () => {
+    const { record, key } = keys.create();
+    now = new Date('2025-06-02T00:00:00.000Z');
+    expect(keys.revoke(record.id)).toBe(true);
+    expect(keys.findByKey(key)?.revokedAt).toBe('2025-06-02T00:00:00.000Z');
+    expect(keys.revoke(record.id)).toBe(false); // already revoked: timestamp unchanged
+    now = new Date('2025-06-03T00:00:00.000Z');
+    expect(keys.get(record.id)?.revokedAt).toBe('2025-06-02T00:00:00.000Z');
+    expect(keys.revoke('key_missing')).toBe(false);
+  });
+
+  it('keeps a key limited to a removed spreadsheet limited (it does not widen to all)', () => {
+    const a = connections.create({ name: 'a', sourceKind: 'workbook', location: path.join(dir, 'a.xlsx') });
+    const { record } = keys.create({ connections: [a.spreadsheetId] });
+    connections.remove(a.spreadsheetId);
+    expect(keys.get(record.id)?.connections).toEqual([a.spreadsheetId]);
+  });
+});
+
+describe('ApiKeyStore.touch', () => {
+  it('writes last-used at most once per 10 s per key', () => {
+    const { record } = keys.create();
+    const other = keys.create().record;
+    const t0 = now.getTime();
+    const at = (ms: number) => {
+      now = new Date(t0 + ms);
+    };
+
+    expect(keys.touch(record.id)).toBe(true);
+    expect(keys.get(record.id)?.lastUsedAt).toBe(new Date(t0).toISOString());
+
+    at(5_000);
+    expect(keys.touch(record.id)).toBe(false);
+    at(9_999);
+    expect(keys.touch(record.id)).toBe(false);
+    expect(keys.get(record.id)?.lastUsedAt).toBe(new Date(t0).toISOString());
+    expect(keys.touch(other.id)).toBe(true); // throttled per key
+
+    at(10_000);
+    expect(keys.touch(record.id)).toBe(true);
+    expect(keys.get(record.id)?.lastUsedAt).toBe(new Date(t0 + 10_000).toISOString());
+    at(15_000);
+    expect(keys.touch(record.id)).toBe(false);
+    at(25_000);
+    expect(keys.touch(record.id)).toBe(true);
+  });
+
+  it('does not write when nothing changed on disk (no statement runs while throttled)', () => {
+    const { record } = keys.create();
+    keys.touch(record.id);
+    const changesBefore = db.prepare('SELECT total_changes()').pluck().get() as number;
+    for (let i = 0; i < 100; i++) keys.touch(record.id);
+    expect(db.prepare('SELECT total_changes()').pluck().get()).toBe(changesBefore);
+  });
+});

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAppError } from '../../server/errors.ts';
+import { ConnectionStore } from '../../server/store/connections.ts';
+import { openDatabase } from '../../server/store/db.ts';
+
+let dir: string;
+let db: Database.Database;
+let store: ConnectionStore;
+const clock = () => new Date('2025-01-02T03:04:05.000Z');
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-conn-'));
+  db = openDatabase(dir);
+  store = new ConnectionStore(db, clock);
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const file = (name: string) => path.join(dir, name);
+
+describe('ConnectionStore', () => {
+  it('creates a workbook connection with random opaque ids', () => {
+    const c = store.create({ name: 'orders.xlsx', sourceKind: 'workbook', location: file('orders.xlsx') });
+    expect(c.spreadsheetId).toMatch(/^wb_[A-Za-z0-9_-]{16}$/);
+    expect(c.id).toBe(c.spreadsheetId);
+    expect(c.userKey).toMatch(/^[A-Za-z0-9_-]{24}$/); // 18 bytes = 144 bits
+    expect(c).toMatchObject({
+      name: 'orders.xlsx',
+      sourceKind: 'workbook',
+      location: file('orders.xlsx'),
+      publicRead: false,
+      createdAt: '2025-01-02T03:04:05.000Z',
+    });
+    const other = store.create({ name: 'b.csv', sourceKind: 'workbook', location: file('b.csv') });
+    expect(other.spreadsheetId).not.toBe(c.spreadsheetId);
+    expect(other.userKey).not.toBe(c.userKey);
+  });
+
+  it('looks connections up by spreadsheet id and by userKey', () => {
+    const c = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    expect(store.getBySpreadsheetId(c.spreadsheetId)).toEqual(c);
+    expect(store.getByUserKey(c.userKey)).toEqual(c);
+    expect(store.resolve(c.userKey)).toEqual(c);
+    expect(store.getByLocation('workbook', file('a.xlsx'))).toEqual(c);
+    expect(store.getBySpreadsheetId(c.userKey)).toBeNull();
+    expect(store.getByUserKey(c.spreadsheetId)).toBeNull();
+    expect(store.getBySpreadsheetId('wb_nope')).toBeNull();
+  });
+
+  it('returns the existing connection when the same absolute path is registered again', () => {
+    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const again = store.create({ name: 'renamed', sourceKind: 'workbook', location: file('./x/../a.xlsx') });
+    expect(again).toEqual(a);
+    // Also from a second handle on the same file (another process).
+    const db2 = openDatabase(dir);
+    try {
+      expect(new ConnectionStore(db2).create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') })).toEqual(
+        a,
+      );
+    } finally {
+      db2.close();
+    }
+    expect(store.list()).toHaveLength(1);
+  });
+
+  it('lists in creation order', () => {
+    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const b = store.create({ name: 'b', sourceKind: 'workbook', location: file('b.csv') });
+    expect(store.list().map((c) => c.spreadsheetId)).toEqual([a.spreadsheetId, b.spreadsheetId]);
+  });
+
+  it('removes by spreadsheet id or userKey', () => {
+    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const b = store.create({ name: 'b', sourceKind: 'workbook', location: file('b.xlsx') });
+    expect(store.remove(a.spreadsheetId)).toBe(true);
+    expect(store.remove(b.userKey)).toBe(true);
+    expect(store.remove(a.spreadsheetId)).toBe(false);
+    expect(store.list()).toEqual([]);
+    // Re-registering a removed file makes a new connection with new ids.
+    const again = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    expect(again.spreadsheetId).not.toBe(a.spreadsheetId);
+  });
+
+  it('toggles public read', () => {
+    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    expect(store.setPublicRead(a.spreadsheetId, true)).toBe(true);
+    expect(store.getBySpreadsheetId(a.spreadsheetId)?.publicRead).toBe(true);
+    expect(store.setPublicRead(a.spreadsheetId, false)).toBe(true);
+    expect(store.getByUserKey(a.userKey)?.publicRead).toBe(false);
+    expect(store.setPublicRead('wb_missing', true)).toBe(false);
+  });
+
+  it('persists across reopening', () => {
+    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    db.close();
+    db = openDatabase(dir);
+    expect(new ConnectionStore(db).list()).toEqual([a]);
+  });
+
+  it('rejects relative workbook paths and empty names', () => {
+    const relative = () => store.create({ name: 'a', sourceKind: 'workbook', location: 'a.xlsx' });
+    expect(relative).toThrow(/absolute path/);
+    try {
+      relative();
+    } catch (err) {
+      expect(isAppError(err) && err.code).toBe('invalid_parameter');
+    }
+    expect(() => store.create({ name: '  ', sourceKind: 'workbook', location: file('a.xlsx') })).toThrow(/name/);
+    expect(store.list()).toEqual([]);
+  });
+});
