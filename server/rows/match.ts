@@ -11,7 +11,7 @@ const SEP = '\u0000';
 interface ColumnText {
   /** SEP + forms.join(SEP) + SEP */
   text: string;
-  /** starts[r] = offset of row r's first character; starts[n] = text.length (sentinel), so row r ends at starts[r+1] - 1. */
+  /** starts[r] = offset of row r's first character; starts[n] = text.length (sentinel): row r ends at starts[r+1]-1. */
   starts: Uint32Array;
   /** The per-row forms, for the rare needle that contains SEP itself. */
   forms: string[];

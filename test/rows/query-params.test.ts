@@ -47,7 +47,10 @@ describe('parseListQuery defaults', () => {
   });
 
   it('treats explicitly undefined values as absent', () => {
-    expect(parseListQuery({ limit: undefined, format: undefined }, API)).toMatchObject({ limit: 100, format: 'json' });
+    expect(parseListQuery({ limit: undefined, format: undefined }, API)).toMatchObject({
+      limit: 100,
+      format: 'json',
+    });
   });
 });
 

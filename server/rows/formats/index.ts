@@ -33,7 +33,7 @@ export function renderList(
     case 'json':
       return { contentType: JSON_TYPE, body: jsonList(result.fields, result.rows, q.meta ? meta : null) };
     case 'jsonp': {
-      const json = jsonList(result.fields, result.rows, q.meta ? meta : null);
+      const json = jsonList(result.fields, result.rows, q.meta ? meta : null, true);
       return { contentType: JSONP_TYPE, body: jsonp(requireCallback(q.callback), json) };
     }
     case 'csv':
@@ -55,7 +55,7 @@ export function renderOne(
     case 'jsonp':
       return {
         contentType: JSONP_TYPE,
-        body: jsonp(requireCallback(q.callback), jsonOne(row.fields, row.values)),
+        body: jsonp(requireCallback(q.callback), jsonOne(row.fields, row.values, true)),
       };
     case 'csv':
       return { contentType: CSV_TYPE, body: csv(row.fields, [row]) };

@@ -13,9 +13,15 @@ export function jsonValue(v: CellValue): string {
   return v ? 'true' : 'false';
 }
 
-/** `"name":` per field, computed once per response and reused for every row. */
-export function keyPrefixes(fields: string[]): string[] {
-  return fields.map((f) => `${JSON.stringify(f)}:`);
+/**
+ * `"name":` per field, computed once per response and reused for every row.
+ * For JSONP (`script`), the text is evaluated as a JavaScript object literal, where a `"__proto__":` key sets
+ * the prototype instead of creating a key (and silently drops the value). Only a computed key
+ * `["__proto__"]:` creates an own property there, so that one key is written that way: valid JavaScript,
+ * though no longer strict JSON.
+ */
+export function keyPrefixes(fields: string[], script = false): string[] {
+  return fields.map((f) => (script && f === '__proto__' ? '["__proto__"]:' : `${JSON.stringify(f)}:`));
 }
 
 export function jsonObject(prefixes: string[], values: CellValue[]): string {
@@ -32,15 +38,16 @@ export function jsonList(
   fields: string[],
   rows: { values: CellValue[] }[],
   meta: { total: number; limit: number; offset: number } | null,
+  script = false,
 ): string {
-  const prefixes = keyPrefixes(fields);
+  const prefixes = keyPrefixes(fields, script);
   const data = `[${rows.map((r) => jsonObject(prefixes, r.values)).join(',')}]`;
   if (!meta) return data;
   return `{"data":${data},"meta":{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}}}`;
 }
 
-export function jsonOne(fields: string[], values: CellValue[]): string {
-  return jsonObject(keyPrefixes(fields), values);
+export function jsonOne(fields: string[], values: CellValue[], script = false): string {
+  return jsonObject(keyPrefixes(fields, script), values);
 }
 
 /**
