@@ -281,7 +281,7 @@ async function connect(file: string, opts: { name?: string }, g: GlobalOptions):
     snapshot = await source.read();
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new CliError('invalid_body', `Cannot read ${location}: ${reason}`);
+    throw new CliError(isAppError(err) ? err.code : 'invalid_body', `Cannot read ${location}: ${reason}`);
   } finally {
     await source.close().catch(() => {});
   }
@@ -327,7 +327,13 @@ interface Stores {
 
 function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
   const dataDir = resolveDataDir({ flag: g.dataDir });
-  const db = openDatabase(dataDir);
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dataDir);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
+  }
   try {
     return fn({ connections: new ConnectionStore(db), keys: new ApiKeyStore(db) });
   } finally {

@@ -60,9 +60,9 @@ describe('ConnectionStore', () => {
     // Also from a second handle on the same file (another process).
     const db2 = openDatabase(dir);
     try {
-      expect(new ConnectionStore(db2).create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') })).toEqual(
-        a,
-      );
+      expect(
+        new ConnectionStore(db2).create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') }),
+      ).toEqual(a);
     } finally {
       db2.close();
     }
@@ -111,7 +111,9 @@ describe('ConnectionStore', () => {
     } catch (err) {
       expect(isAppError(err) && err.code).toBe('invalid_parameter');
     }
-    expect(() => store.create({ name: '  ', sourceKind: 'workbook', location: file('a.xlsx') })).toThrow(/name/);
+    expect(() => store.create({ name: '  ', sourceKind: 'workbook', location: file('a.xlsx') })).toThrow(
+      /name/,
+    );
     expect(store.list()).toEqual([]);
   });
 });

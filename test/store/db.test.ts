@@ -45,7 +45,9 @@ describe('openDatabase', () => {
 
   it('is idempotent: reopening and opening twice at once leave the schema alone', () => {
     const first = openDatabase(dir);
-    first.prepare("INSERT INTO connections VALUES ('wb_x', 'uk', 'n', 'workbook', '/x.xlsx', 0, 'now')").run();
+    first
+      .prepare("INSERT INTO connections VALUES ('wb_x', 'uk', 'n', 'workbook', '/x.xlsx', 0, 'now')")
+      .run();
     const second = openDatabase(dir); // while the first is still open
     try {
       expect(userVersion(second)).toBe(LATEST);
@@ -68,15 +70,17 @@ describe('openDatabase', () => {
       process.stdout.write(String(userVersion(db)));
       db.close();
     `;
-    const runs = Array.from({ length: 6 }, () =>
-      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir]);
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.stderr.on('data', (d) => (err += d));
-        child.on('close', (code) => resolve({ code, out, err }));
-      }),
+    const runs = Array.from(
+      { length: 6 },
+      () =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir]);
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.stderr.on('data', (d) => (err += d));
+          child.on('close', (code) => resolve({ code, out, err }));
+        }),
     );
     const results = await Promise.all(runs);
     for (const r of results) {

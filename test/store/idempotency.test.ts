@@ -31,7 +31,12 @@ describe('IdempotencyStore', () => {
     expect(store.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'new' });
     expect(store.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'in_progress' });
     store.complete('key_a', 'k1', 201, 'application/json; charset=utf-8', '{"ok":true}');
-    const replay = { state: 'replay', status: 201, contentType: 'application/json; charset=utf-8', body: '{"ok":true}' };
+    const replay = {
+      state: 'replay',
+      status: 201,
+      contentType: 'application/json; charset=utf-8',
+      body: '{"ok":true}',
+    };
     expect(store.begin('key_a', 'k1', 'fp1')).toEqual(replay);
     now += 23 * HOUR;
     expect(store.begin('key_a', 'k1', 'fp1')).toEqual(replay);
@@ -112,7 +117,7 @@ describe('IdempotencyStore', () => {
     expect(db.prepare('SELECT idem_key FROM idempotency_keys').pluck().all()).toEqual(['other']);
   });
 
-  it('is shared between processes: a second handle sees the first one\'s records', () => {
+  it("is shared between processes: a second handle sees the first one's records", () => {
     const db2 = openDatabase(dir);
     try {
       const other = new IdempotencyStore(db2, clock);
