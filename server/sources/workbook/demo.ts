@@ -1,0 +1,152 @@
+/**
+ * The demo workbook for the README's first run: an `Orders` tab (~300 rows of every value type: text,
+ * Unicode names, numbers with a currency format, a formula column with cached results, dates, booleans,
+ * mostly-empty notes) and a `Products` tab. Content is deterministic (seeded PRNG, fixed dates) so tests
+ * and docs can rely on it.
+ */
+import fs from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+
+const CURRENCY = '"$"#,##0.00';
+const ORDER_COUNT = 300;
+
+/** mulberry32: tiny, fast, good enough for demo data, identical on every platform. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CUSTOMERS: [string, string][] = [
+  ['Zoë Ångström', 'zoe.angstrom@example.com'],
+  ['Ada Lovelace', 'ada@example.com'],
+  ['José Núñez', 'jose.nunez@example.com'],
+  ['Søren Kierkegaard', 'soren.k@example.com'],
+  ['Grace Hopper', 'grace.hopper@example.com'],
+  ['Chloé Dubois', 'chloe.dubois@example.fr'],
+  ['Łukasz Wiśniewski', 'lukasz.w@example.pl'],
+  ['Mei Chen', 'mei.chen@example.com'],
+  ['Oluwaseun Adeyemi', 'seun.adeyemi@example.com'],
+  ['Björk Guðmundsdóttir', 'bjork@example.is'],
+  ['Priya Raman', 'priya.raman@example.in'],
+  ['Mateo García', 'mateo.garcia@example.es'],
+  ['Hannah Müller', 'hannah.mueller@example.de'],
+  ['Kenji Watanabe', 'kenji.w@example.jp'],
+  ['Fatima Zahra', 'fatima.zahra@example.ma'],
+  ['Liam O’Brien', 'liam.obrien@example.ie'],
+  ['Anaïs Lefèvre', 'anais.lefevre@example.fr'],
+  ['Noah Smith', 'noah.smith@example.com'],
+];
+
+/** SKU (text, leading zeros kept), name, category, price, in stock. */
+const PRODUCTS: [string, string, string, number, boolean][] = [
+  ['001', 'Desk Lamp', 'Lighting', 39.99, true],
+  ['002', 'Standing Desk', 'Furniture', 549, true],
+  ['003', 'Ergonomic Chair', 'Furniture', 329.5, false],
+  ['004', 'Monitor Arm', 'Accessories', 89.9, true],
+  ['005', 'USB-C Hub', 'Electronics', 45, true],
+  ['006', 'Mechanical Keyboard', 'Electronics', 129, true],
+  ['007', 'Wireless Mouse', 'Electronics', 29.99, true],
+  ['008', 'Cable Tray', 'Accessories', 24.5, false],
+  ['009', 'Notebook (A5, dotted)', 'Stationery', 12.75, true],
+  ['010', 'Fountain Pen', 'Stationery', 58, true],
+  ['011', 'Desk Mat', 'Accessories', 34, true],
+  ['012', 'Webcam 4K', 'Electronics', 149.99, false],
+  ['013', 'Noise-Cancelling Headphones', 'Electronics', 299, true],
+  ['014', 'Plant Pot', 'Decor', 18.2, true],
+  ['015', 'Whiteboard 90×60', 'Office', 79, true],
+];
+
+const NOTES = [
+  'Gift wrap, please',
+  'Leave at the front desk',
+  'Call before delivery',
+  'Fragile — handle with care',
+  'Invoice to accounts@',
+];
+
+function styleHeader(ws: ExcelJS.Worksheet): void {
+  const header = ws.getRow(1);
+  header.eachCell((cell) => {
+    cell.font = { bold: true, color: { argb: 'FFFFFFFF' } };
+    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FF2F5597' } };
+    cell.alignment = { vertical: 'middle' };
+  });
+  ws.views = [{ state: 'frozen', ySplit: 1, xSplit: 0 }];
+}
+
+export function buildDemoWorkbook(): ExcelJS.Workbook {
+  const random = prng(20240301);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  const wb = new ExcelJS.Workbook();
+  wb.creator = 'SheetPort';
+  wb.created = new Date(Date.UTC(2024, 0, 1));
+  wb.modified = wb.created;
+
+  const orders = wb.addWorksheet('Orders');
+  orders.columns = [
+    { header: 'Order ID', width: 12 },
+    { header: 'Customer', width: 24 },
+    { header: 'Email', width: 30 },
+    { header: 'Product', width: 28 },
+    { header: 'Quantity', width: 10 },
+    { header: 'Unit Price', width: 12, style: { numFmt: CURRENCY } },
+    { header: 'Total', width: 12, style: { numFmt: CURRENCY } },
+    { header: 'Order Date', width: 12, style: { numFmt: 'yyyy-mm-dd' } },
+    { header: 'Shipped', width: 10 },
+    { header: 'Notes', width: 32 },
+  ];
+  const firstDay = Date.UTC(2024, 0, 2);
+  for (let i = 1; i <= ORDER_COUNT; i++) {
+    const [customer, email] = pick(CUSTOMERS);
+    const [, product, , price] = pick(PRODUCTS);
+    const quantity = 1 + Math.floor(random() * 5);
+    const row = i + 1;
+    // Orders arrive roughly in date order through the first half of 2024.
+    const date = new Date(firstDay + Math.floor(((i - 1) * 180) / ORDER_COUNT + random() * 2) * 86_400_000);
+    const note = random() < 0.12 ? pick(NOTES) : null;
+    orders.addRow([
+      `ORD-${String(i).padStart(4, '0')}`,
+      customer,
+      email,
+      product,
+      quantity,
+      price,
+      { formula: `E${row}*F${row}`, result: Math.round(quantity * price * 100) / 100 },
+      date,
+      date.getTime() < Date.UTC(2024, 5, 1) ? random() < 0.9 : random() < 0.3,
+      note,
+    ]);
+  }
+  styleHeader(orders);
+  // Column styles apply to the header cells too; headers are text so only the look matters, but keep them plain.
+  orders.getRow(1).eachCell((cell) => {
+    cell.numFmt = 'General';
+  });
+
+  const products = wb.addWorksheet('Products');
+  products.columns = [
+    { header: 'SKU', width: 8 },
+    { header: 'Name', width: 30 },
+    { header: 'Category', width: 14 },
+    { header: 'Price', width: 10, style: { numFmt: CURRENCY } },
+    { header: 'In Stock', width: 10 },
+  ];
+  for (const p of PRODUCTS) products.addRow(p);
+  styleHeader(products);
+  products.getRow(1).eachCell((cell) => {
+    cell.numFmt = 'General';
+  });
+  return wb;
+}
+
+/** Write the demo workbook to `filePath` (replacing any file there). */
+export async function createDemoWorkbook(filePath: string): Promise<void> {
+  const buffer = await buildDemoWorkbook().xlsx.writeBuffer();
+  await fs.writeFile(filePath, new Uint8Array(buffer as ArrayBuffer));
+}

@@ -1,0 +1,19 @@
+/**
+ * The in-memory form of a workbook file, whatever its kind. The file layer (queue, cache, atomic replace,
+ * locks) only talks to this, so .xlsx and .csv share all of it.
+ */
+import type { TabSnapshot, WriteOptions } from '../source.ts';
+import type { WritePlan } from './plan.ts';
+
+export interface WorkbookDocument {
+  /** The tab's current content, or undefined when no tab has that id. Treat the result as read-only. */
+  tab(sourceSheetId: string): TabSnapshot | undefined;
+  /** Every tab in order. */
+  tabs(): TabSnapshot[];
+  /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
+  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
+  /** The complete new file content. */
+  serialize(): Promise<Uint8Array>;
+}
+
+export type DocumentParser = (bytes: Uint8Array, fileName: string) => Promise<WorkbookDocument>;

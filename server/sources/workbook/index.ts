@@ -1,0 +1,66 @@
+/**
+ * The local workbook source: an .xlsx or .csv file on this machine exposed through the Source interface.
+ * No account, no network; the product's embedded default.
+ */
+import path from 'node:path';
+import { AppError } from '../../errors.ts';
+import type { Mutation, Source, SpreadsheetSnapshot, WriteOptions, WriteResult } from '../source.ts';
+import { CsvDocument } from './csv.ts';
+import type { DocumentParser } from './document.ts';
+import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
+import { XlsxDocument } from './xlsx-document.ts';
+
+export { createDemoWorkbook } from './demo.ts';
+
+const parsers: Record<string, DocumentParser> = {
+  '.xlsx': (bytes) => XlsxDocument.parse(bytes),
+  '.csv': async (bytes, fileName) => CsvDocument.parse(bytes, fileName),
+};
+
+class WorkbookSource implements Source {
+  readonly kind = 'workbook' as const;
+  #file: WorkbookFile | null;
+
+  constructor(file: WorkbookFile) {
+    this.#file = file;
+  }
+
+  #open(): WorkbookFile {
+    if (!this.#file) throw new AppError('internal_error', 'Workbook source is closed');
+    return this.#file;
+  }
+
+  version(): Promise<string> {
+    return this.#open().version();
+  }
+
+  read(): Promise<SpreadsheetSnapshot> {
+    return this.#open().read();
+  }
+
+  write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
+    return this.#open().write(sourceSheetId, mutations, options);
+  }
+
+  async close(): Promise<void> {
+    const file = this.#file;
+    this.#file = null;
+    if (file) await releaseFile(file);
+  }
+}
+
+/** A Source over a local `.xlsx` or `.csv` file (chosen by extension, any case). */
+export function createWorkbookSource(filePath: string): Source {
+  const ext = path.extname(filePath).toLowerCase();
+  const parse = parsers[ext];
+  if (!parse) {
+    throw new AppError(
+      'invalid_parameter',
+      `Unsupported workbook file type "${ext || path.basename(filePath)}"; use .xlsx or .csv`,
+      {
+        parameter: 'path',
+      },
+    );
+  }
+  return new WorkbookSource(fileFor(filePath, parse));
+}

@@ -1,0 +1,108 @@
+/**
+ * What a written value becomes in the file. JSON types map directly; strings are text unless the key may
+ * write formulas (`=...`) or the client asked for `input=user_entered`, in which case we parse the string
+ * the way a spreadsheet parses typing: numbers (also `1,234.5`, `$1,234.50`, `12%`), TRUE/FALSE and dates.
+ */
+import type { CellInput } from '../source.ts';
+
+export type ParsedInput =
+  | { kind: 'empty' }
+  | {
+      kind: 'number';
+      value: number /** Format a sheet would give the cell, e.g. `0%` for "12%". */;
+      numFmt?: string;
+    }
+  | { kind: 'boolean'; value: boolean }
+  | { kind: 'date'; value: Date; hasTime: boolean }
+  | { kind: 'text'; value: string }
+  | { kind: 'formula'; formula: string };
+
+export interface InputOptions {
+  allowFormulas: boolean;
+  userEntered: boolean;
+}
+
+export const DATE_FORMAT = 'yyyy-mm-dd';
+export const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+const CURRENCY_FORMAT = '"$"#,##0.00';
+
+const PLAIN_NUMBER = /^[+-]?(\d+|\d{1,3}(,\d{3})+)?(\.\d+)?([eE][+-]?\d+)?$/;
+const CURRENCY = /^([+-]?)\$([+-]?)(\d+|\d{1,3}(?:,\d{3})+)(\.\d+)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
+const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+
+function plainNumber(text: string): number | null {
+  if (!/\d/.test(text) || !PLAIN_NUMBER.test(text)) return null;
+  const n = Number(text.replace(/,/g, ''));
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A calendar-checked UTC date (2024-02-30 is not a date), or null. */
+function utcDate(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): Date | null {
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return null;
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  return date;
+}
+
+function parseDate(text: string): { value: Date; hasTime: boolean } | null {
+  let m = ISO_DATE.exec(text);
+  if (m) {
+    const value = utcDate(Number(m[1]), Number(m[2]), Number(m[3]));
+    return value && { value, hasTime: false };
+  }
+  m = ISO_DATE_TIME.exec(text);
+  if (m) {
+    const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
+    const value = utcDate(
+      Number(m[1]),
+      Number(m[2]),
+      Number(m[3]),
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6] ?? 0),
+      ms,
+    );
+    return value && { value, hasTime: true };
+  }
+  m = US_DATE.exec(text);
+  if (m) {
+    const value = utcDate(Number(m[3]), Number(m[1]), Number(m[2]));
+    return value && { value, hasTime: false };
+  }
+  return null;
+}
+
+/** `input=user_entered`: the string as a sheet would store it if a person typed it. */
+export function parseUserEntered(raw: string): ParsedInput {
+  const text = raw.trim();
+  const n = plainNumber(text);
+  if (n !== null) return { kind: 'number', value: n };
+  if (text.endsWith('%')) {
+    const p = plainNumber(text.slice(0, -1));
+    if (p !== null) return { kind: 'number', value: p / 100, numFmt: text.includes('.') ? '0.00%' : '0%' };
+  }
+  const c = CURRENCY.exec(text);
+  if (c) {
+    const negative = (c[1] === '-') !== (c[2] === '-');
+    const value = Number(`${c[3]?.replace(/,/g, '')}${c[4] ?? ''}`);
+    return { kind: 'number', value: negative ? -value : value, numFmt: CURRENCY_FORMAT };
+  }
+  const lower = text.toLowerCase();
+  if (lower === 'true' || lower === 'false') return { kind: 'boolean', value: lower === 'true' };
+  const date = parseDate(text);
+  if (date) return { kind: 'date', ...date };
+  return { kind: 'text', value: raw };
+}
+
+export function interpretInput(input: CellInput, options: InputOptions): ParsedInput {
+  if (input === null || input === '') return { kind: 'empty' };
+  if (typeof input === 'number') return { kind: 'number', value: input };
+  if (typeof input === 'boolean') return { kind: 'boolean', value: input };
+  // Formulas only for keys allowed to write them; otherwise "=..." is stored as plain text (never run).
+  if (options.allowFormulas && input.length > 1 && input.startsWith('='))
+    return { kind: 'formula', formula: input.slice(1) };
+  if (options.userEntered) return parseUserEntered(input);
+  return { kind: 'text', value: input };
+}

@@ -1,0 +1,53 @@
+/**
+ * Refusing to write a workbook that another program holds. An office program that has the file open
+ * keeps its own copy in memory and overwrites the file on its next save, silently throwing our write away;
+ * answering 423 `locked` (nothing changed) is the only honest choice. On Linux/macOS the signal is the
+ * owner-lock file the program puts beside the document; on Windows it is a sharing violation.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../../errors.ts';
+
+/** LibreOffice: `.~lock.<name>#`; Excel: `~$<name>`. */
+export function ownerLockFiles(filePath: string): { program: string; path: string }[] {
+  const dir = path.dirname(filePath);
+  const name = path.basename(filePath);
+  return [
+    { program: 'LibreOffice', path: path.join(dir, `.~lock.${name}#`) },
+    { program: 'Excel', path: path.join(dir, `~$${name}`) },
+  ];
+}
+
+function lockedError(name: string, by: string): AppError {
+  // Only the file name in the message: it reaches API clients, absolute paths must not.
+  return new AppError(
+    'locked',
+    `"${name}" is open in ${by}; close it there (or remove a stale lock file) and retry`,
+  );
+}
+
+export async function assertNotLocked(filePath: string): Promise<void> {
+  for (const lock of ownerLockFiles(filePath)) {
+    const exists = await fs.lstat(lock.path).then(
+      () => true,
+      () => false,
+    );
+    if (exists) throw lockedError(path.basename(filePath), lock.program);
+  }
+}
+
+const LOCK_CODES = new Set(['EBUSY', 'EPERM', 'EACCES']);
+
+/**
+ * File system errors -> AppError. Sharing violations (Windows reports EBUSY/EPERM/EACCES for a file held
+ * open by Excel) become `locked`; a missing file is `spreadsheet_not_found`. Messages name the file only.
+ */
+export function fileError(e: unknown, filePath: string): unknown {
+  if (e instanceof AppError) return e;
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const name = path.basename(filePath);
+  if (code && LOCK_CODES.has(code)) return lockedError(name, 'another program');
+  if (code === 'ENOENT') return new AppError('spreadsheet_not_found', `Workbook file "${name}" not found`);
+  if (code) return new AppError('upstream_error', `Could not access "${name}": ${code}`);
+  return e;
+}

@@ -1,0 +1,167 @@
+/**
+ * Validation of a mutation batch against the tab as it is now, independent of the file kind. The whole
+ * batch is checked before anything is applied, so a bad mutation anywhere leaves the file untouched.
+ * The result is a plan in column indexes and original row numbers that the .xlsx and .csv writers apply
+ * in the same order: updates in place, deletes bottom-up, appends after the last data row.
+ */
+import { AppError } from '../../errors.ts';
+import type { CellInput, TabSnapshot } from '../source.ts';
+
+export interface CellWrite {
+  /** 0-based index into the plan's header (column A = 0). */
+  column: number;
+  value: CellInput;
+}
+
+export interface WritePlan {
+  /** Header after the write: the tab's header, or the new one for an empty tab. */
+  header: string[];
+  /** The tab had no header: write `header` as row 1 before the appended rows. */
+  newHeader: boolean;
+  /** API row numbers (before the batch); several updates to one row are merged in order. */
+  updates: { row: number; cells: CellWrite[] }[];
+  /** API row numbers (before the batch), descending so each delete leaves the next numbers valid. */
+  deletes: number[];
+  appends: CellWrite[][];
+  counts: { appended: number; updated: number; deleted: number };
+}
+
+type Values = Record<string, CellInput>;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkValues(values: unknown, index: number): Values {
+  if (!isPlainObject(values))
+    throw new AppError('invalid_body', `Mutation ${index}: "values" must be an object`, { index });
+  for (const [field, v] of Object.entries(values)) {
+    const ok =
+      v === null ||
+      typeof v === 'string' ||
+      typeof v === 'boolean' ||
+      (typeof v === 'number' && Number.isFinite(v));
+    if (!ok) {
+      throw new AppError(
+        'invalid_body',
+        `Mutation ${index}: field "${field}" must be a string, number, boolean or null`,
+        {
+          field,
+          index,
+        },
+      );
+    }
+  }
+  return values as Values;
+}
+
+function checkRow(row: unknown, rowCount: number, index: number): number {
+  if (typeof row !== 'number' || !Number.isInteger(row) || row < 1 || row > rowCount) {
+    throw new AppError('row_not_found', `Mutation ${index}: row ${String(row)} does not exist`, {
+      row,
+      index,
+    });
+  }
+  return row;
+}
+
+/**
+ * Header for a tab that has none yet: the keys of the appended objects in first-seen order (union over the
+ * batch). Keys must be usable as header names as they are: non-empty and without surrounding spaces
+ * (the reader trims names, so " a" would come back as "a").
+ */
+function headerFromAppends(mutations: readonly unknown[]): string[] {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  mutations.forEach((m, index) => {
+    if (!isPlainObject(m) || m.op !== 'append' || !isPlainObject(m.values)) return;
+    for (const key of Object.keys(m.values)) {
+      if (key === '' || key.trim() !== key) {
+        throw new AppError('unknown_field', `Mutation ${index}: "${key}" cannot be used as a column name`, {
+          field: key,
+          index,
+        });
+      }
+      if (!seen.has(key)) {
+        seen.add(key);
+        names.push(key);
+      }
+    }
+  });
+  return names;
+}
+
+export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
+  if (!Array.isArray(mutations)) throw new AppError('invalid_body', 'Mutations must be an array');
+  const newHeader = tab.header.length === 0;
+  const header = newHeader ? headerFromAppends(mutations) : tab.header;
+  const columnOf = new Map(header.map((name, i) => [name, i]));
+  const rowCount = tab.typed.length;
+
+  const toCells = (values: Values, index: number): CellWrite[] =>
+    Object.entries(values).map(([field, value]) => {
+      const column = columnOf.get(field);
+      if (column === undefined)
+        throw new AppError('unknown_field', `Unknown field "${field}"`, { field, index });
+      return { column, value };
+    });
+
+  const updates = new Map<number, CellWrite[]>();
+  const deleted = new Set<number>();
+  const appends: CellWrite[][] = [];
+  const counts = { appended: 0, updated: 0, deleted: 0 };
+
+  mutations.forEach((m: unknown, index) => {
+    if (!isPlainObject(m))
+      throw new AppError('invalid_body', `Mutation ${index} must be an object`, { index });
+    switch (m.op) {
+      case 'append': {
+        appends.push(toCells(checkValues(m.values, index), index));
+        counts.appended++;
+        break;
+      }
+      case 'update': {
+        const row = checkRow(m.row, rowCount, index);
+        if (deleted.has(row)) {
+          throw new AppError(
+            'invalid_body',
+            `Mutation ${index}: row ${row} is deleted earlier in this batch`,
+            {
+              row,
+              index,
+            },
+          );
+        }
+        const cells = toCells(checkValues(m.values, index), index);
+        updates.set(row, [...(updates.get(row) ?? []), ...cells]);
+        counts.updated++;
+        break;
+      }
+      case 'delete': {
+        const row = checkRow(m.row, rowCount, index);
+        if (deleted.has(row)) {
+          throw new AppError('invalid_body', `Mutation ${index}: row ${row} is deleted twice in this batch`, {
+            row,
+            index,
+          });
+        }
+        deleted.add(row);
+        counts.deleted++;
+        break;
+      }
+      default:
+        throw new AppError('invalid_body', `Mutation ${index}: unknown op ${JSON.stringify(m.op)}`, {
+          index,
+        });
+    }
+  });
+
+  return {
+    header,
+    newHeader: newHeader && appends.length > 0,
+    updates: [...updates].map(([row, cells]) => ({ row, cells })),
+    deletes: [...deleted].sort((a, b) => b - a),
+    appends,
+    counts,
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * From a grid of cells to a TabSnapshot. Both file kinds produce the same grid shape so the row rules
+ * (header = first non-empty row, empty middle rows kept, trailing empty rows dropped) live in one place.
+ */
+import type { CellValue, TabSnapshot } from '../source.ts';
+import { resolveHeader } from './header.ts';
+import type { GridCell } from './values.ts';
+
+/** `rows[i]` is spreadsheet row i + 1, `rows[i][j]` column j + 1; holes and nulls are empty cells. */
+export type Grid = ReadonlyArray<ReadonlyArray<GridCell | null | undefined> | undefined>;
+
+function lastUsedColumn(row: ReadonlyArray<GridCell | null | undefined> | undefined): number {
+  if (!row) return 0;
+  for (let j = row.length - 1; j >= 0; j--) if (row[j]) return j + 1;
+  return 0;
+}
+
+export function buildTab(sourceSheetId: string, name: string, rows: Grid): TabSnapshot {
+  let headerIndex = -1;
+  let lastIndex = -1;
+  let columns = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const used = lastUsedColumn(rows[i]);
+    if (used === 0) continue;
+    if (headerIndex < 0) headerIndex = i;
+    lastIndex = i;
+    if (used > columns) columns = used;
+  }
+  if (headerIndex < 0) return { sourceSheetId, name, header: [], headerRow: 0, typed: [], formatted: [] };
+
+  // Columns start at A even when the first used column is further right: a simple, predictable mapping
+  // (blank leading columns just get letter names).
+  const headerCells = rows[headerIndex] ?? [];
+  const rawNames: string[] = [];
+  for (let j = 0; j < columns; j++) rawNames.push(headerCells[j]?.formatted ?? '');
+  const header = resolveHeader(rawNames);
+
+  const typed: CellValue[][] = [];
+  const formatted: string[][] = [];
+  for (let i = headerIndex + 1; i <= lastIndex; i++) {
+    const row = rows[i];
+    const t: CellValue[] = new Array(columns);
+    const f: string[] = new Array(columns);
+    for (let j = 0; j < columns; j++) {
+      const cell = row?.[j];
+      t[j] = cell ? cell.typed : null;
+      f[j] = cell ? cell.formatted : '';
+    }
+    typed.push(t);
+    formatted.push(f);
+  }
+  return { sourceSheetId, name, header, headerRow: headerIndex + 1, typed, formatted };
+}

@@ -1,0 +1,89 @@
+/**
+ * An .xlsx file held in memory as an ExcelJS workbook. Tabs are read lazily and cached until a write
+ * touches them, so a write on a big file does not re-format every untouched tab.
+ *
+ * Round-trip limits (ExcelJS rewrites the whole package on save): charts, pivot tables, slicers,
+ * sparklines, form controls, VBA, external links and chart sheets are dropped; images, comments, merged
+ * cells, data validation, conditional formats, column widths, frozen panes, hidden sheets and styles are
+ * kept. Defined names survive only when they are absolute cell ranges (`Sheet!$A$1:$B$9`): ExcelJS drops
+ * constants, formulas and whole-column names on load. ExcelJS also cannot open some valid files at all
+ * (e.g. openpyxl-written workbooks with tables, comments or charts); those are reported as upstream_error
+ * and never modified.
+ */
+import ExcelJS from 'exceljs';
+import { AppError } from '../../errors.ts';
+import type { TabSnapshot, WriteOptions } from '../source.ts';
+import type { WorkbookDocument } from './document.ts';
+import type { WritePlan } from './plan.ts';
+import { buildTab } from './tab.ts';
+import { type GridCell, readXlsxCell } from './values.ts';
+import { compactDataValidations } from './xlsx-fixups.ts';
+import { applyPlanToWorksheet } from './xlsx-write.ts';
+
+function readWorksheet(ws: ExcelJS.Worksheet): TabSnapshot {
+  const grid: (GridCell | null)[][] = [];
+  ws.eachRow({ includeEmpty: false }, (row, rowNumber) => {
+    const cells: (GridCell | null)[] = [];
+    row.eachCell({ includeEmpty: false }, (cell, colNumber) => {
+      const value = readXlsxCell(cell);
+      if (value) cells[colNumber - 1] = value;
+    });
+    if (cells.length > 0) grid[rowNumber - 1] = cells;
+  });
+  return buildTab(String(ws.id), ws.name, grid);
+}
+
+export class XlsxDocument implements WorkbookDocument {
+  readonly workbook: ExcelJS.Workbook;
+  readonly #tabs = new Map<string, TabSnapshot>();
+
+  constructor(workbook: ExcelJS.Workbook) {
+    this.workbook = workbook;
+  }
+
+  static async parse(bytes: Uint8Array): Promise<XlsxDocument> {
+    const workbook = new ExcelJS.Workbook();
+    try {
+      await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
+    } catch (e) {
+      // The message reaches clients: ExcelJS/zip errors name no paths since we load from memory.
+      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message ?? String(e)}`);
+    }
+    return new XlsxDocument(workbook);
+  }
+
+  #worksheet(sourceSheetId: string): ExcelJS.Worksheet | undefined {
+    return this.workbook.worksheets.find((ws) => String(ws.id) === sourceSheetId);
+  }
+
+  tab(sourceSheetId: string): TabSnapshot | undefined {
+    const cached = this.#tabs.get(sourceSheetId);
+    if (cached) return cached;
+    const ws = this.#worksheet(sourceSheetId);
+    if (!ws) return undefined;
+    const tab = readWorksheet(ws);
+    this.#tabs.set(sourceSheetId, tab);
+    return tab;
+  }
+
+  tabs(): TabSnapshot[] {
+    return this.workbook.worksheets.map((ws) => this.tab(String(ws.id)) as TabSnapshot);
+  }
+
+  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
+    const ws = this.#worksheet(sourceSheetId);
+    const tab = this.tab(sourceSheetId);
+    if (!ws || !tab) throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
+    // Deletes can rewrite formulas on other tabs; the cached results they show do not change, but drop
+    // every cached tab anyway rather than reason about it.
+    if (plan.deletes.length > 0) this.#tabs.clear();
+    else this.#tabs.delete(sourceSheetId);
+    applyPlanToWorksheet(ws, tab, plan, options);
+  }
+
+  async serialize(): Promise<Uint8Array> {
+    for (const ws of this.workbook.worksheets) compactDataValidations(ws);
+    const buffer: unknown = await this.workbook.xlsx.writeBuffer();
+    return Buffer.isBuffer(buffer) ? buffer : new Uint8Array(buffer as ArrayBuffer);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Workbooks written by another program (openpyxl), written by us, checked by openpyxl again: the
+ * sheet-level features ExcelJS keeps must survive and follow row deletes.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { runPython } from '../../helpers/openpyxl.ts';
+import { PLAIN, rejection, removeTempDirs, sha, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
+
+const MAKE = `
+import sys, openpyxl
+from openpyxl.formatting.rule import CellIsRule
+from openpyxl.styles import Font, PatternFill
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.workbook.defined_name import DefinedName
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'Data'
+ws.append(['Name', 'Qty', 'Price', 'Total'])
+for i in range(1, 13):
+    ws.append([f'n{i}', i, i * 1.5, f'=B{i+1}*C{i+1}'])
+ws['A1'].font = Font(bold=True)
+ws['A3'].hyperlink = 'https://example.com/n2'
+ws.freeze_panes = 'A2'
+ws.auto_filter.ref = 'A1:D13'
+ws.column_dimensions['A'].width = 25
+ws.conditional_formatting.add('B2:B13', CellIsRule(operator='greaterThan', formula=['5'], fill=PatternFill('solid', fgColor='FF00FF00')))
+dv = DataValidation(type='whole', operator='between', formula1='0', formula2='100')
+ws.add_data_validation(dv)
+dv.add('B2:B13')
+wb.defined_names.append(DefinedName('Prices', attr_text='Data!$C$2:$C$13'))
+wb.create_sheet('Hidden').sheet_state = 'hidden'
+if len(sys.argv) > 2:
+    from openpyxl.worksheet.table import Table
+    t = wb.create_sheet('Tbl')
+    t.append(['k', 'v'])
+    t.append(['a', 1])
+    t.add_table(Table(displayName='T1', ref='A1:B2'))
+wb.save(sys.argv[1])
+`;
+
+const LOOK = `
+import json, sys, openpyxl
+wb = openpyxl.load_workbook(sys.argv[1])
+ws = wb['Data']
+print(json.dumps({
+  'states': [s.sheet_state for s in wb.worksheets],
+  'links': {c.coordinate: c.hyperlink.target for row in ws.iter_rows() for c in row if c.hyperlink},
+  'freeze': ws.freeze_panes,
+  'filter': ws.auto_filter.ref,
+  'width': ws.column_dimensions['A'].width,
+  'cf': [str(r.sqref) for r in ws.conditional_formatting],
+  'dv': [str(d.sqref) for d in ws.data_validations.dataValidation],
+  'names': {d.name: d.attr_text for d in wb.defined_names.definedName},
+  'A': [c.value for c in ws['A']],
+  'D': [c.value for c in ws['D']],
+}))
+`;
+
+async function look(file: string) {
+  return JSON.parse(await runPython(LOOK, [file]));
+}
+
+describe('workbooks written by openpyxl', () => {
+  it('keep their sheet features through an append, and deletes shift them', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foreign.xlsx');
+    await runPython(MAKE, [file]);
+    const source = createWorkbookSource(file);
+    const snap = await source.read();
+    expect(snap.tabs.map((t) => [t.sourceSheetId, t.name, t.typed.length])).toEqual([
+      ['1', 'Data', 12],
+      ['2', 'Hidden', 0],
+    ]);
+
+    await source.write('1', [{ op: 'append', values: { Name: 'new', Qty: 13 } }], PLAIN);
+    const appended = await look(file);
+    expect(appended).toMatchObject({
+      states: ['visible', 'hidden'],
+      links: { A3: 'https://example.com/n2' },
+      freeze: 'A2',
+      filter: 'A1:D13',
+      width: 25,
+      cf: ['B2:B13'],
+      dv: ['B2:B13'], // one range: ExcelJS alone would write overlapping B10:B13 + B2:B13
+      names: { Prices: 'Data!$C$2:$C$13' },
+    });
+    expect(appended.A.at(-1)).toBe('new');
+
+    await source.write('1', [{ op: 'delete', row: 1 }], PLAIN);
+    const deleted = await look(file);
+    expect(deleted).toMatchObject({
+      links: { A2: 'https://example.com/n2' },
+      filter: 'A1:D12',
+      cf: ['B2:B12'],
+      dv: ['B2:B12'],
+      names: { Prices: 'Data!$C$2:$C$12' },
+    });
+    expect(deleted.A.slice(0, 3)).toEqual(['Name', 'n2', 'n3']);
+    expect(deleted.D.slice(1, 3)).toEqual(['=B2*C2', '=B3*C3']);
+  });
+
+  it('a workbook ExcelJS cannot open is reported as upstream_error and never modified', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'with-table.xlsx');
+    await runPython(MAKE, [file, 'table']);
+    const before = await sha(file);
+    const source = createWorkbookSource(file);
+    const error = await rejection(source.write('1', [{ op: 'append', values: { Name: 'x' } }], PLAIN));
+    if (error.code === undefined) throw error; // not an AppError: surface it
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).not.toContain(dir);
+    expect(await sha(file)).toBe(before);
+    expect(await fs.readdir(dir)).toEqual(['with-table.xlsx']);
+  });
+});

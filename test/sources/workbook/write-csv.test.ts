@@ -1,0 +1,107 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { PLAIN, rejection, removeTempDirs, sha, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
+
+async function csvFile(content: string | Buffer, name = 'data.csv') {
+  const dir = await tempDir();
+  const file = path.join(dir, name);
+  await fs.writeFile(file, content);
+  return { dir, file, source: createWorkbookSource(file) };
+}
+
+describe('writing .csv', () => {
+  it('keeps the raw text of untouched records, CRLF endings and the BOM', async () => {
+    const original =
+      '\uFEFFName,Code,Amount,Note\r\n' +
+      'Ann,007,"1,000","multi\r\nline"\r\n' +
+      '"Bob",010,5,"quoted ""x"""\r\n' +
+      'Cid,011,7,\r\n';
+    const { file, source } = await csvFile(original);
+    const result = await source.write(
+      '0',
+      [
+        { op: 'update', row: 3, values: { Amount: 8.5, Note: 'a, b' } },
+        { op: 'append', values: { Name: 'Dee', Code: '012', Amount: 1000, Note: true } },
+      ],
+      PLAIN,
+    );
+    const text = await fs.readFile(file, 'utf8');
+    expect(text).toBe(
+      '\uFEFFName,Code,Amount,Note\r\n' +
+        'Ann,007,"1,000","multi\r\nline"\r\n' +
+        '"Bob",010,5,"quoted ""x"""\r\n' +
+        'Cid,011,8.5,"a, b"\r\n' +
+        'Dee,012,1000,true\r\n',
+    );
+    expect(result.snapshot.tabs[0]?.typed).toEqual([
+      ['Ann', '007', '1,000', 'multi\r\nline'],
+      ['Bob', '010', 5, 'quoted "x"'],
+      ['Cid', '011', 8.5, 'a, b'],
+      ['Dee', '012', 1000, true],
+    ]);
+    expect(result.snapshot.version).toBe(await source.version());
+    expect((await source.read()).tabs).toEqual(result.snapshot.tabs);
+  });
+
+  it('keeps LF, semicolons and a missing final newline; deletes move rows up', async () => {
+    const { file, source } = await csvFile('id;name\n1;a\n2;b\n3;c');
+    await source.write(
+      '0',
+      [
+        { op: 'delete', row: 2 },
+        { op: 'append', values: { id: 4, name: 'x;y' } },
+        { op: 'update', row: 1, values: { name: null } },
+      ],
+      PLAIN,
+    );
+    expect(await fs.readFile(file, 'utf8')).toBe('id;name\n1;\n3;c\n4;"x;y"');
+  });
+
+  it('writes user-entered strings as canonical text and leaves "=..." as text', async () => {
+    const { file, source } = await csvFile('a,b,c,d\n');
+    await source.write(
+      '0',
+      [{ op: 'append', values: { a: '$1,234.50', b: '3/1/2024', c: '=1+1', d: 'TRUE' } }],
+      { allowFormulas: true, userEntered: true },
+    );
+    expect(await fs.readFile(file, 'utf8')).toBe('a,b,c,d\n1234.5,2024-03-01,=1+1,true\n');
+  });
+
+  it('creates a header in an empty file from the appended keys', async () => {
+    const { file, source } = await csvFile('');
+    await source.write('0', [{ op: 'append', values: { name: 'Ann', 'zip code': '02134' } }], PLAIN);
+    expect(await fs.readFile(file, 'utf8')).toBe('name,zip code\nAnn,02134\n');
+    expect((await source.read()).tabs[0]?.typed).toEqual([['Ann', '02134']]);
+  });
+
+  it('rejects bad batches without touching the file and the only tab id is 0', async () => {
+    const { file, source } = await csvFile('a,b\n1,2\n');
+    const before = await sha(file);
+    expect(
+      (await rejection(source.write('0', [{ op: 'update', row: 2, values: { a: 1 } }], PLAIN))).code,
+    ).toBe('row_not_found');
+    expect((await rejection(source.write('0', [{ op: 'append', values: { c: 1 } }], PLAIN))).code).toBe(
+      'unknown_field',
+    );
+    expect((await rejection(source.write('1', [{ op: 'append', values: { a: 1 } }], PLAIN))).code).toBe(
+      'sheet_not_found',
+    );
+    expect(await sha(file)).toBe(before);
+  });
+
+  it('50 parallel appends to a CSV all land', async () => {
+    const { file, source } = await csvFile('n,label\n');
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        source.write('0', [{ op: 'append', values: { n: i, label: `r${i}` } }], PLAIN),
+      ),
+    );
+    const lines = (await fs.readFile(file, 'utf8')).trim().split('\n');
+    expect(lines.length).toBe(51);
+    expect(new Set(lines.slice(1)).size).toBe(50);
+  });
+});
