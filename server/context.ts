@@ -4,10 +4,10 @@ import { Replica } from './replica/replica.ts';
 import type { Source } from './sources/source.ts';
 import { createWorkbookSource } from './sources/workbook/index.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
+import type { ConnectionRecord } from './store/connections.ts';
 import { ConnectionStore } from './store/connections.ts';
 import { openDatabase } from './store/db.ts';
 import { IdempotencyStore } from './store/idempotency.ts';
-import type { ConnectionRecord } from './store/connections.ts';
 
 export interface ServiceContext extends AppDeps {
   db: Database.Database;

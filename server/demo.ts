@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createServiceContext } from './context.ts';
 import { DEFAULT_HOST, DEFAULT_PORT } from './config.ts';
+import { createServiceContext } from './context.ts';
 import { startService, stopOnSignals } from './service.ts';
 import { createDemoWorkbook } from './sources/workbook/index.ts';
 
@@ -55,7 +55,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
         'Try it:',
         `  ${curl}`,
         '',
-        'API reference: docs/api.md  ·  OpenAPI: ' + `${service.url}/openapi.json`,
+        `API reference: docs/api.md  ·  OpenAPI: ${service.url}/openapi.json`,
         'Press Ctrl-C to stop.',
       ].join('\n'),
     );

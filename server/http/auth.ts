@@ -10,7 +10,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export function requireApiKey(keys: ApiKeyStore): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
-    if (!header) return next(new AppError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".'));
+    if (!header)
+      return next(new AppError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".'));
     const match = BEARER.exec(header);
     if (!match) return next(new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".'));
     const record = keys.findByKey(match[1]!);
@@ -33,7 +34,11 @@ export function mayReach(key: ApiKeyRecord, connection: ConnectionRecord): boole
 }
 
 /** 403 unless the key may reach this connection (and, for writes, has the read_write scope). */
-export function authorize(res: Response, connection: ConnectionRecord, access: 'read' | 'write'): ApiKeyRecord {
+export function authorize(
+  res: Response,
+  connection: ConnectionRecord,
+  access: 'read' | 'write',
+): ApiKeyRecord {
   const key = apiKeyOf(res);
   if (!mayReach(key, connection)) {
     throw new AppError('forbidden', 'This API key is not allowed to reach this spreadsheet.');

@@ -17,14 +17,20 @@ function isJsonType(contentType: string): boolean {
  */
 export function jsonBody(): RequestHandler {
   return (req, res, next) => {
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    const hasBody =
+      req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
     if (!hasBody) {
       req.body = undefined;
       return next();
     }
     const type = req.headers['content-type'];
     if (!type || !isJsonType(type)) {
-      return next(new AppError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).'));
+      return next(
+        new AppError(
+          'unsupported_media_type',
+          'Request bodies must be JSON (Content-Type: application/json).',
+        ),
+      );
     }
     parseJson(req, res, next);
   };

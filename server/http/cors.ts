@@ -9,7 +9,14 @@ export function apiCors() {
     origin: '*',
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'If-Match',
+      'If-None-Match',
+      'Idempotency-Key',
+      'X-Request-Id',
+    ],
     exposedHeaders: [
       'X-Request-Id',
       'X-Total-Count',

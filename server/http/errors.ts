@@ -34,7 +34,12 @@ export function errorHandler(log: (err: unknown) => void): ErrorRequestHandler {
     }
     if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="SheetPort"');
     res.status(error.status).json({
-      error: { code: error.code, message: error.message, request_id: locals(res).requestId, ...error.details },
+      error: {
+        code: error.code,
+        message: error.message,
+        request_id: locals(res).requestId,
+        ...error.details,
+      },
     });
   };
 }

@@ -35,7 +35,10 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
     }
     if (begun.state === 'conflict') {
       return next(
-        new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.'),
+        new AppError(
+          'idempotency_conflict',
+          'This Idempotency-Key was already used with a different request.',
+        ),
       );
     }
     if (begun.state === 'in_progress') {

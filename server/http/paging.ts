@@ -4,7 +4,13 @@ import type { Request, Response } from 'express';
  * `X-Total-Count` and an RFC 8288 `Link` header (first/prev/next/last where they exist), so clients that get
  * a bare JSON array can still page. Links keep every other query parameter of the request.
  */
-export function setPagingHeaders(req: Request, res: Response, total: number, limit: number, offset: number): void {
+export function setPagingHeaders(
+  req: Request,
+  res: Response,
+  total: number,
+  limit: number,
+  offset: number,
+): void {
   res.setHeader('X-Total-Count', String(total));
   if (limit <= 0) return;
   const base = `${req.protocol}://${req.get('host')}${req.originalUrl.split('?')[0]}`;

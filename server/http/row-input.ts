@@ -7,7 +7,9 @@ export const MAX_ROWS_PER_WRITE = 500;
 export function parseRowNumber(raw: string): number {
   const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1) {
-    throw new AppError('invalid_parameter', `Row must be a positive integer, got "${raw}".`, { parameter: 'row' });
+    throw new AppError('invalid_parameter', `Row must be a positive integer, got "${raw}".`, {
+      parameter: 'row',
+    });
   }
   return n;
 }
@@ -39,7 +41,8 @@ export function parseRowObject(body: unknown, where: string): Record<string, Cel
 
 /** POST body: one row object or an array of 1..500 of them. */
 export function parseAppendBody(body: unknown): Record<string, CellInput>[] {
-  if (body === undefined) throw new AppError('invalid_body', 'Request body is required: a row object or an array of them.');
+  if (body === undefined)
+    throw new AppError('invalid_body', 'Request body is required: a row object or an array of them.');
   const list = Array.isArray(body) ? body : [body];
   if (list.length === 0) throw new AppError('invalid_body', 'The array of rows is empty.');
   if (list.length > MAX_ROWS_PER_WRITE) {
@@ -50,7 +53,8 @@ export function parseAppendBody(body: unknown): Record<string, CellInput>[] {
 
 /** PUT/PATCH body: a non-empty object of the fields to change. */
 export function parseUpdateBody(body: unknown): Record<string, CellInput> {
-  if (body === undefined) throw new AppError('invalid_body', 'Request body is required: an object of fields to change.');
+  if (body === undefined)
+    throw new AppError('invalid_body', 'Request body is required: an object of fields to change.');
   const values = parseRowObject(body, 'Body');
   if (Object.keys(values).length === 0) throw new AppError('invalid_body', 'Body names no field to change.');
   return values;

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../errors.ts';
-import { runQuery, projectRow } from '../rows/engine.ts';
-import { rowEtag, etagMatches } from '../rows/etag.ts';
+import { projectRow, runQuery } from '../rows/engine.ts';
+import { etagMatches, rowEtag } from '../rows/etag.ts';
 import { renderList, renderOne } from '../rows/formats/index.ts';
 import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot } from '../sources/source.ts';
@@ -19,7 +19,8 @@ const BASE = '/api/spreadsheets/:userKey/:sheetName';
 export function mountRowRoutes(router: Router, deps: AppDeps): void {
   const connectionOf = (req: Request): ConnectionRecord => {
     const connection = deps.connections.getByUserKey(String(req.params.userKey));
-    if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet is connected under this userKey.');
+    if (!connection)
+      throw new AppError('spreadsheet_not_found', 'No spreadsheet is connected under this userKey.');
     return connection;
   };
   const tabOf = (req: Request, connection: ConnectionRecord): Promise<TabSnapshot> =>
@@ -116,15 +117,20 @@ function ifMatch(req: Request, row: number): ((tab: TabSnapshot) => void) | unde
     const typed = tab.typed[row - 1];
     if (!typed) throw rowNotFound(row, tab);
     if (!etagMatches(header, rowEtag(typed))) {
-      throw new AppError('precondition_failed', `Row ${row} changed since it was read (If-Match did not match).`, {
-        row,
-      });
+      throw new AppError(
+        'precondition_failed',
+        `Row ${row} changed since it was read (If-Match did not match).`,
+        {
+          row,
+        },
+      );
     }
   };
 }
 
 export function send(res: Response, status: number, rendered: { contentType: string; body: string }): void {
   res.status(status).setHeader('Content-Type', rendered.contentType);
-  if (rendered.contentType.startsWith('application/javascript')) res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (rendered.contentType.startsWith('application/javascript'))
+    res.setHeader('X-Content-Type-Options', 'nosniff');
   res.send(rendered.body);
 }

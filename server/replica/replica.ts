@@ -1,5 +1,12 @@
 import { AppError } from '../errors.ts';
-import type { Mutation, Source, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../sources/source.ts';
+import type {
+  Mutation,
+  Source,
+  SpreadsheetSnapshot,
+  TabSnapshot,
+  WriteOptions,
+  WriteResult,
+} from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 
 /** One connection's tabs as last read, with the lookups the routes need. Immutable: a change makes a new one. */
@@ -52,7 +59,8 @@ export class Replica {
 
   async tabByName(connection: ConnectionRecord, name: string): Promise<TabSnapshot> {
     const tab = (await this.get(connection)).byName.get(name);
-    if (!tab) throw new AppError('sheet_not_found', `No tab named "${name}" in this spreadsheet.`, { sheet: name });
+    if (!tab)
+      throw new AppError('sheet_not_found', `No tab named "${name}" in this spreadsheet.`, { sheet: name });
     return tab;
   }
 

@@ -7,6 +7,10 @@ import { createServiceContext, type ServiceContext } from '../../server/context.
 import { closeServer, listen } from '../../server/listen.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 
+/** Tests read JSON bodies loosely and assert their shape, so `json()` is `any` here. */
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are checked by assertions, not types
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
 export interface Harness {
   url: string;
   dir: string;
@@ -17,7 +21,7 @@ export interface Harness {
   connect(file: string): ConnectionRecord;
   createKey(options?: Parameters<ServiceContext['keys']['create']>[0]): string;
   /** fetch against the harness with the read_write key unless `auth` says otherwise. */
-  fetch(pathAndQuery: string, init?: RequestInit & { auth?: string | null }): Promise<Response>;
+  fetch(pathAndQuery: string, init?: RequestInit & { auth?: string | null }): Promise<TestResponse>;
   close(): Promise<void>;
 }
 

@@ -60,7 +60,9 @@ describe('append', () => {
 
   it('lands all of 50 parallel appends exactly once', async () => {
     const { conn } = await freshPeople();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => post(conn, { Name: `p${i}`, Age: i })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post(conn, { Name: `p${i}`, Age: i })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
     const appended = (await rowsOf(conn)).slice(6).map((r) => r.Name as string);
     expect(appended).toHaveLength(50);
@@ -129,7 +131,10 @@ describe('update and delete', () => {
     expect((await stale.json()).error.code).toBe('precondition_failed');
     expect(await fileHash(file)).toBe(before);
     const current = (await h.fetch(rowsPath(conn, 'People', '/1'))).headers.get('etag')!;
-    const ok = await h.fetch(rowsPath(conn, 'People', '/1'), { method: 'DELETE', headers: { 'if-match': current } });
+    const ok = await h.fetch(rowsPath(conn, 'People', '/1'), {
+      method: 'DELETE',
+      headers: { 'if-match': current },
+    });
     expect(ok.status).toBe(200);
   });
 

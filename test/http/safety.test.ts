@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { fileHash, writePeopleWorkbook } from '../helpers/fixtures.ts';
-import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 
 let h: Harness;
 let conn: ConnectionRecord;
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const errorOf = async (res: Response) => {
+const errorOf = async (res: TestResponse) => {
   const body = await res.json();
   expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
   expect(JSON.stringify(body)).not.toContain(h.dir);
@@ -46,7 +46,10 @@ describe('authentication and authorization', () => {
 
   it('401 for an unknown, malformed or revoked key', async () => {
     expect((await errorOf(await h.fetch(rowsPath(conn, 'People'), { auth: 'sp_nope' }))).status).toBe(401);
-    const basic = await h.fetch(rowsPath(conn, 'People'), { auth: null, headers: { authorization: 'Basic eDp5' } });
+    const basic = await h.fetch(rowsPath(conn, 'People'), {
+      auth: null,
+      headers: { authorization: 'Basic eDp5' },
+    });
     expect((await errorOf(basic)).code).toBe('unauthorized');
     const { record, key } = h.context.keys.create({ scope: 'read' });
     expect((await h.fetch(rowsPath(conn, 'People'), { auth: key })).status).toBe(200);
@@ -88,7 +91,10 @@ describe('not found', () => {
       status: 404,
       code: 'sheet_not_found',
     });
-    expect(await errorOf(await h.fetch('/api/nothing/here'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await errorOf(await h.fetch('/api/nothing/here'))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 
   it('an encoded "/" stays inside the sheet name segment', async () => {
@@ -114,20 +120,25 @@ describe('bad bodies change nothing', () => {
     const before = await fileHash(file);
     const json = { 'content-type': 'application/json' };
     expect(await errorOf(await send('{"Name":', json))).toMatchObject({ status: 400, code: 'invalid_body' });
-    expect(await errorOf(await send('"just a string"', json))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(await errorOf(await send('"just a string"', json))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
     expect(await errorOf(await send('{"Name":{"nested":1}}', json))).toMatchObject({
       status: 400,
       code: 'invalid_body',
       field: 'Name',
     });
-    expect(await errorOf(await send('{"Age":[1,2]}', json, 'PUT', '/1'))).toMatchObject({ code: 'invalid_body' });
+    expect(await errorOf(await send('{"Age":[1,2]}', json, 'PUT', '/1'))).toMatchObject({
+      code: 'invalid_body',
+    });
     expect(await errorOf(await send('{}', json, 'PUT', '/1'))).toMatchObject({ code: 'invalid_body' });
     expect(await errorOf(await send('[]', json))).toMatchObject({ code: 'invalid_body' });
     const tooMany = JSON.stringify(Array.from({ length: 501 }, () => ({ Name: 'x' })));
     expect(await errorOf(await send(tooMany, json))).toMatchObject({ status: 400, code: 'invalid_body' });
-    expect(await errorOf(await send('Name=x', { 'content-type': 'application/x-www-form-urlencoded' }))).toMatchObject(
-      { status: 415, code: 'unsupported_media_type' },
-    );
+    expect(
+      await errorOf(await send('Name=x', { 'content-type': 'application/x-www-form-urlencoded' })),
+    ).toMatchObject({ status: 415, code: 'unsupported_media_type' });
     expect(await errorOf(await send('{"Name":"x"}', { 'content-type': 'text/plain' }))).toMatchObject({
       status: 415,
     });

@@ -16,7 +16,11 @@ describe('/v1', () => {
     const body = await (await h.fetch('/v1/spreadsheets')).json();
     expect(body.data).toHaveLength(1);
     const s = body.data[0];
-    expect(s).toMatchObject({ spreadsheet_id: conn.spreadsheetId, user_key: conn.userKey, source: 'workbook' });
+    expect(s).toMatchObject({
+      spreadsheet_id: conn.spreadsheetId,
+      user_key: conn.userKey,
+      source: 'workbook',
+    });
     expect(s.sheets.map((t: { name: string }) => t.name)).toEqual(['People', 'Café ☕ Tab']);
     expect(s.sheets[0].header).toEqual(['Name', 'Age', 'Joined', 'Active', 'Balance', 'Code', 'G', 'Name_2']);
     expect(s.sheets[0].row_count).toBe(6);
@@ -39,10 +43,15 @@ describe('/v1', () => {
     const { sheets } = await (await h.fetch(`/v1/spreadsheets/${conn.spreadsheetId}`)).json();
     const sheetId = sheets[0].sheet_id as string;
     const res = await h.fetch(`/v1/sheets/${encodeURIComponent(sheetId)}/rows?limit=2&offset=1&fields=Name`);
-    expect(await res.json()).toEqual({ data: [{ Name: 'bob' }, { Name: 'Cid, Jr.' }], meta: { total: 6, limit: 2, offset: 1 } });
+    expect(await res.json()).toEqual({
+      data: [{ Name: 'bob' }, { Name: 'Cid, Jr.' }],
+      meta: { total: 6, limit: 2, offset: 1 },
+    });
     const capped = await (await h.fetch(`/v1/sheets/${encodeURIComponent(sheetId)}/rows?limit=9999`)).json();
     expect(capped.meta.limit).toBe(500);
-    const sorted = await (await h.fetch(`/v1/sheets/${encodeURIComponent(sheetId)}/rows?sort=-Age&search=Name:item`)).json();
+    const sorted = await (
+      await h.fetch(`/v1/sheets/${encodeURIComponent(sheetId)}/rows?sort=-Age&search=Name:item`)
+    ).json();
     expect(sorted.data.map((r: { Name: string }) => r.Name)).toEqual(['item10', 'item2']);
     const bad = await h.fetch('/v1/sheets/nonsense/rows');
     expect(bad.status).toBe(404);

@@ -15,7 +15,10 @@ export const V1_LIST_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
 /** `/v1/sheets/{sheetId}`: a tab by its stable id, which survives renames. */
 export function mountSheetRoutes(router: Router, deps: AppDeps): void {
-  const resolve = async (req: Request, res: Response): Promise<{ connection: ConnectionRecord; tab: TabSnapshot }> => {
+  const resolve = async (
+    req: Request,
+    res: Response,
+  ): Promise<{ connection: ConnectionRecord; tab: TabSnapshot }> => {
     const sheetId = String(req.params.sheetId);
     const parsed = parsePublicSheetId(sheetId);
     const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);

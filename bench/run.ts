@@ -1,0 +1,250 @@
+/**
+ * `npm run bench`: throughput and latency of SheetPort against a bare Express baseline, on loopback.
+ *
+ *   (a) bare Express 5 route answering a fixed 100-row JSON array (same rows as the 5k tab)
+ *   (b) GET /api/spreadsheets/{userKey}/Orders?limit=100 on a 5,000-row tab
+ *   (c) GET ...?search=Region:north&sort=-Total&limit=100 on a 100,000-row tab
+ *
+ * Each target server runs in its own child process; autocannon runs here, in the parent (2 cores: one for the
+ * server, one for the load generator). Runs are sequential: a warm-up, then the measured run.
+ * Targets: (b) reaches at least 50% of (a)'s requests/s, and (c) has a p50 latency under 25 ms. The exit code
+ * is 1 when a target is missed or a run saw errors.
+ *
+ * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 10),
+ * BENCH_SETUP_TIMEOUT (s to generate workbooks and start, default 600), BENCH_JSON (file to write results to).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
+import autocannon, { type Result } from 'autocannon';
+import { generateRows, LARGE_ROWS, rowObjects, SEARCH, SMALL_ROWS, SORT } from './data.ts';
+import type { ChildMessage, ReadyMessage } from './protocol.ts';
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+const DURATION = envNumber('BENCH_DURATION', 10);
+const WARMUP = envNumber('BENCH_WARMUP', 2);
+const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10));
+const SETUP_TIMEOUT_MS = envNumber('BENCH_SETUP_TIMEOUT', 600) * 1000;
+
+const TARGET_RATIO = 0.5;
+const TARGET_P50_MS = 25;
+
+interface Target {
+  child: ChildProcess;
+  ready: ReadyMessage;
+}
+
+/** Forks a target server and waits for its `ready` message. */
+function startTarget(file: string): Promise<Target> {
+  const child = fork(new URL(file, import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`${file} did not start within ${SETUP_TIMEOUT_MS / 1000} s`));
+    }, SETUP_TIMEOUT_MS);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
+    };
+    child.once('exit', onExit);
+    child.once('message', (message: ChildMessage) => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      if (message.type === 'ready') resolve({ child, ready: message });
+      else {
+        child.kill('SIGTERM');
+        reject(new Error(`${file} failed to start:\n${message.error}`));
+      }
+    });
+  });
+}
+
+function stopTarget(target: Target): Promise<void> {
+  return new Promise((resolve) => {
+    if (target.child.exitCode !== null || target.child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => target.child.kill('SIGKILL'), 10_000);
+    target.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    target.child.kill('SIGTERM');
+  });
+}
+
+interface Run {
+  id: string;
+  label: string;
+  result: Result;
+}
+
+async function measure(id: string, label: string, target: Target, name: string): Promise<Run> {
+  const url = target.ready.url + target.ready.targets[name];
+  const options = { url, connections: CONNECTIONS, headers: target.ready.headers, timeout: 30 };
+  process.stdout.write(`${label}: warm-up ${WARMUP} s, measuring ${DURATION} s ... `);
+  await autocannon({ ...options, duration: WARMUP });
+  const result = await autocannon({ ...options, duration: DURATION });
+  process.stdout.write(`${Math.round(result.requests.average)} req/s\n`);
+  return { id, label, result };
+}
+
+async function fetchJson(target: Target, name: string): Promise<{ body: unknown; total: string | null }> {
+  const res = await fetch(target.ready.url + target.ready.targets[name], { headers: target.ready.headers });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return { body: JSON.parse(text), total: res.headers.get('x-total-count') };
+}
+
+/** (c) must really be filtered and sorted, or the benchmark would time something else. */
+function checkSearchSort(rows: unknown, total: string | null): string {
+  const [field, needle] = SEARCH.split(':') as [string, string];
+  const sortField = SORT.replace(/^-/, '');
+  if (!Array.isArray(rows) || rows.length !== 100) throw new Error('(c) did not return 100 rows');
+  let previous = Number.POSITIVE_INFINITY;
+  for (const row of rows as Record<string, unknown>[]) {
+    if (!String(row[field]).toLowerCase().includes(needle))
+      throw new Error(`(c) row does not match ${SEARCH}`);
+    const value = row[sortField];
+    if (typeof value !== 'number' || value > previous) throw new Error(`(c) rows are not sorted by ${SORT}`);
+    previous = value;
+  }
+  return `(c) returns 100 of ${total} matching rows, filtered and sorted as asked`;
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function table(runs: Run[]): string {
+  const head = ['case', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'MB/s', 'non-2xx', 'errors'];
+  const lines = runs.map((r) => [
+    `${r.id} ${r.label}`,
+    fmt(r.result.requests.average),
+    fmt(r.result.latency.p50, 1),
+    fmt(r.result.latency.p99, 1),
+    fmt(r.result.latency.average, 2),
+    fmt(r.result.throughput.average / 1e6, 1),
+    String(r.result.non2xx),
+    String(r.result.errors + r.result.timeouts),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const row = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [row(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(row)].join('\n');
+}
+
+async function main(): Promise<number> {
+  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+  console.log(`SheetPort benchmark ${new Date().toISOString()}`);
+  console.log(
+    `Node ${process.version}, ${os.availableParallelism()} cores (${cpu}), ${os.platform()} ${os.release()}`,
+  );
+  console.log(
+    `autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per case, loopback\n`,
+  );
+
+  const runs: Run[] = [];
+  const notes: string[] = [];
+  let failed = false;
+
+  const bare = await startTarget('./bare-server.ts');
+  let bareBody: unknown;
+  try {
+    bareBody = (await fetchJson(bare, 'bare')).body;
+    runs.push(await measure('(a)', 'bare Express 5, fixed 100-row JSON', bare, 'bare'));
+  } finally {
+    await stopTarget(bare);
+  }
+
+  console.log(`Starting SheetPort (generating ${SMALL_ROWS} and ${LARGE_ROWS} row workbooks) ...`);
+  const sheetport = await startTarget('./sheetport-server.ts');
+  try {
+    notes.push(...(sheetport.ready.notes ?? []));
+    const small = await fetchJson(sheetport, 'list5k');
+    const expected = rowObjects(generateRows(100));
+    notes.push(
+      isDeepStrictEqual(small.body, expected) && isDeepStrictEqual(bareBody, expected)
+        ? '(a) and (b) return the same 100 rows'
+        : 'warning: (a) and (b) return different rows; the comparison is less direct',
+    );
+    const large = await fetchJson(sheetport, 'search100k');
+    notes.push(checkSearchSort(large.body, large.total));
+    runs.push(
+      await measure('(b)', `SheetPort list, ${fmt(SMALL_ROWS)}-row tab, limit=100`, sheetport, 'list5k'),
+    );
+    runs.push(
+      await measure(
+        '(c)',
+        `SheetPort search+sort, ${fmt(LARGE_ROWS)}-row tab, limit=100`,
+        sheetport,
+        'search100k',
+      ),
+    );
+  } finally {
+    await stopTarget(sheetport);
+  }
+
+  console.log(`\n${table(runs)}\n`);
+  for (const note of notes) console.log(`note: ${note}`);
+
+  for (const r of runs) {
+    if (r.result.non2xx > 0 || r.result.errors > 0 || r.result.timeouts > 0) {
+      console.log(
+        `FAIL ${r.id}: ${r.result.non2xx} non-2xx answers, ${r.result.errors} errors, ${r.result.timeouts} timeouts`,
+      );
+      failed = true;
+    }
+  }
+  const [a, b, c] = runs as [Run, Run, Run];
+  const ratio = b.result.requests.average / a.result.requests.average;
+  const ratioOk = ratio >= TARGET_RATIO;
+  const p50 = c.result.latency.p50;
+  const p50Ok = p50 < TARGET_P50_MS;
+  console.log(`${ratioOk ? 'PASS' : 'FAIL'} ratio b/a = ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})`);
+  console.log(`${p50Ok ? 'PASS' : 'FAIL'} (c) p50 = ${p50} ms (target < ${TARGET_P50_MS} ms)`);
+  failed ||= !ratioOk || !p50Ok;
+
+  const out = process.env.BENCH_JSON;
+  if (out) {
+    const summary = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cores: os.availableParallelism(),
+      cpu,
+      connections: CONNECTIONS,
+      duration: DURATION,
+      warmup: WARMUP,
+      runs: runs.map((r) => ({
+        case: r.id,
+        label: r.label,
+        requestsPerSecond: r.result.requests.average,
+        p50: r.result.latency.p50,
+        p99: r.result.latency.p99,
+        averageLatency: r.result.latency.average,
+        non2xx: r.result.non2xx,
+        errors: r.result.errors,
+      })),
+      ratio,
+      notes,
+      passed: !failed,
+    };
+    writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,120 @@
+/**
+ * Benchmark targets (b) and (c): the real SheetPort service in its own process, on a temp data dir of its own.
+ * Generates two workbooks (5,000 and 100,000 rows), registers them and a read key through the stores, starts
+ * the service exactly as `sheetport serve` does, warms the replica with one request per tab, and reports the
+ * URL, paths and key to the parent over IPC. The temp dir is removed on exit.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createServiceContext } from '../server/context.ts';
+import { startService } from '../server/service.ts';
+import { generateRows, LARGE_ROWS, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
+import type { ChildMessage } from './protocol.ts';
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-bench-'));
+let cleanup = async (): Promise<void> => {
+  rmSync(dataDir, { recursive: true, force: true });
+};
+
+const send = (message: ChildMessage) => process.send?.(message);
+const ms = (since: number) => `${Math.round(performance.now() - since)} ms`;
+
+async function main(): Promise<void> {
+  const notes: string[] = [];
+  let t = performance.now();
+  const small = path.join(dataDir, 'orders-5k.xlsx');
+  const large = path.join(dataDir, 'orders-100k.xlsx');
+  await writeOrdersWorkbook(small, generateRows(SMALL_ROWS));
+  await writeOrdersWorkbook(large, generateRows(LARGE_ROWS));
+  notes.push(`generated ${SMALL_ROWS} + ${LARGE_ROWS} row workbooks with ExcelJS in ${ms(t)}`);
+
+  const setup = createServiceContext({ dataDir });
+  let key: string;
+  let smallKey: string;
+  let largeKey: string;
+  try {
+    smallKey = setup.connections.create({
+      name: 'orders-5k.xlsx',
+      sourceKind: 'workbook',
+      location: small,
+    }).userKey;
+    largeKey = setup.connections.create({
+      name: 'orders-100k.xlsx',
+      sourceKind: 'workbook',
+      location: large,
+    }).userKey;
+    // A read key. Enterprise plan with very high per-key limits, so the benchmark measures the service and not
+    // a rate limiter (rate limits are not built yet; this keeps the bench valid once they are).
+    ({ key } = setup.keys.create({
+      name: 'bench',
+      scope: 'read',
+      plan: 'enterprise',
+      perSecond: 1_000_000,
+      daily: 1_000_000_000,
+    }));
+  } finally {
+    await setup.close();
+  }
+
+  const service = await startService({
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    log: (m, e) => console.error(m, e),
+  });
+  cleanup = async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const tab = encodeURIComponent(TAB);
+  const targets = {
+    list5k: `/api/spreadsheets/${smallKey}/${tab}?limit=100`,
+    search100k: `/api/spreadsheets/${largeKey}/${tab}?search=${encodeURIComponent(SEARCH)}&sort=${encodeURIComponent(SORT)}&limit=100`,
+  };
+  const headers = { authorization: `Bearer ${key}` };
+
+  // Warm the replica: the first request of each tab reads the workbook into memory.
+  for (const [name, target] of Object.entries(targets)) {
+    t = performance.now();
+    const res = await fetch(service.url + target, { headers });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`warm-up ${name}: HTTP ${res.status} ${body.slice(0, 300)}`);
+    notes.push(`first request ${name} (reads the workbook into the replica): ${ms(t)}`);
+  }
+
+  // BENCH_CPU_PROFILE=<file>: profile only the serving phase (not the workbook generation and first read).
+  const profileFile = process.env.BENCH_CPU_PROFILE;
+  if (profileFile) {
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    const previous = cleanup;
+    cleanup = async () => {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(profileFile, JSON.stringify(profile));
+      session.disconnect();
+      await previous();
+    };
+    notes.push(`CPU profile of the serving phase: ${profileFile}`);
+  }
+
+  send({ type: 'ready', url: service.url, targets, headers, notes });
+}
+
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  cleanup().finally(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('disconnect', stop);
+
+main().catch((err: unknown) => {
+  send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  stop();
+});
