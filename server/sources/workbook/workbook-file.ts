@@ -158,6 +158,7 @@ export class WorkbookFile {
       try {
         const tab = doc.tab(job.sourceSheetId);
         if (!tab) throw new AppError('sheet_not_found', `No tab with id ${job.sourceSheetId}`);
+        doc.assertWritable();
         job.options.precondition?.(tab);
         plan = planWrite(tab, job.mutations);
       } catch (error) {

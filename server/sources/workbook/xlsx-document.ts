@@ -18,6 +18,7 @@ import type { WritePlan } from './plan.ts';
 import { buildTab } from './tab.ts';
 import { type GridCell, readXlsxCell } from './values.ts';
 import { compactDataValidations } from './xlsx-fixups.ts';
+import { partsLostOnSave } from './xlsx-parts.ts';
 import { applyPlanToWorksheet } from './xlsx-write.ts';
 
 function readWorksheet(ws: ExcelJS.Worksheet): TabSnapshot {
@@ -35,10 +36,13 @@ function readWorksheet(ws: ExcelJS.Worksheet): TabSnapshot {
 
 export class XlsxDocument implements WorkbookDocument {
   readonly workbook: ExcelJS.Workbook;
+  /** Features of the file that a save would drop (charts, macros...); non-empty makes the file read-only. */
+  readonly lostOnSave: readonly string[];
   readonly #tabs = new Map<string, TabSnapshot>();
 
-  constructor(workbook: ExcelJS.Workbook) {
+  constructor(workbook: ExcelJS.Workbook, lostOnSave: readonly string[] = []) {
     this.workbook = workbook;
+    this.lostOnSave = lostOnSave;
   }
 
   static async parse(bytes: Uint8Array): Promise<XlsxDocument> {
@@ -49,7 +53,7 @@ export class XlsxDocument implements WorkbookDocument {
       // The message reaches clients: ExcelJS/zip errors name no paths since we load from memory.
       throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message ?? String(e)}`);
     }
-    return new XlsxDocument(workbook);
+    return new XlsxDocument(workbook, await partsLostOnSave(bytes));
   }
 
   #worksheet(sourceSheetId: string): ExcelJS.Worksheet | undefined {
@@ -68,6 +72,17 @@ export class XlsxDocument implements WorkbookDocument {
 
   tabs(): TabSnapshot[] {
     return this.workbook.worksheets.map((ws) => this.tab(String(ws.id)) as TabSnapshot);
+  }
+
+  assertWritable(): void {
+    if (this.lostOnSave.length > 0) {
+      throw new AppError(
+        'conflict',
+        `This workbook contains ${this.lostOnSave.join(', ')}, which SheetPort cannot keep when it saves the file; ` +
+          'writes are refused so nothing is lost. Reads work as usual.',
+        { unsupported_features: this.lostOnSave },
+      );
+    }
   }
 
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
