@@ -6,9 +6,9 @@
  * sparklines, form controls, VBA, external links and chart sheets are dropped; images, comments, merged
  * cells, data validation, conditional formats, column widths, frozen panes, hidden sheets and styles are
  * kept. Defined names survive only when they are absolute cell ranges (`Sheet!$A$1:$B$9`): ExcelJS drops
- * constants, formulas and whole-column names on load. ExcelJS also cannot open some valid files at all
- * (e.g. openpyxl-written workbooks with tables, comments or charts); those are reported as upstream_error
- * and never modified.
+ * constants, formulas and whole-column names on load. Files holding parts a save would drop are
+ * read-only (see xlsx-package.ts). A file ExcelJS still cannot open is reported as upstream_error and
+ * never modified.
  */
 import ExcelJS from 'exceljs';
 import { AppError } from '../../errors.ts';
@@ -17,8 +17,8 @@ import type { WorkbookDocument } from './document.ts';
 import type { WritePlan } from './plan.ts';
 import { buildTab } from './tab.ts';
 import { type GridCell, readXlsxCell } from './values.ts';
-import { compactDataValidations } from './xlsx-fixups.ts';
-import { partsLostOnSave } from './xlsx-parts.ts';
+import { compactDataValidations, repairTableStyles } from './xlsx-fixups.ts';
+import { prepareXlsxPackage } from './xlsx-package.ts';
 import { applyPlanToWorksheet } from './xlsx-write.ts';
 
 function readWorksheet(ws: ExcelJS.Worksheet): TabSnapshot {
@@ -47,13 +47,14 @@ export class XlsxDocument implements WorkbookDocument {
 
   static async parse(bytes: Uint8Array): Promise<XlsxDocument> {
     const workbook = new ExcelJS.Workbook();
+    const prepared = await prepareXlsxPackage(bytes);
     try {
-      await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
+      await workbook.xlsx.load(prepared.bytes as unknown as ExcelJS.Buffer);
     } catch (e) {
       // The message reaches clients: ExcelJS/zip errors name no paths since we load from memory.
       throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message ?? String(e)}`);
     }
-    return new XlsxDocument(workbook, await partsLostOnSave(bytes));
+    return new XlsxDocument(workbook, prepared.lostOnSave);
   }
 
   #worksheet(sourceSheetId: string): ExcelJS.Worksheet | undefined {
@@ -97,7 +98,10 @@ export class XlsxDocument implements WorkbookDocument {
   }
 
   async serialize(): Promise<Uint8Array> {
-    for (const ws of this.workbook.worksheets) compactDataValidations(ws);
+    for (const ws of this.workbook.worksheets) {
+      compactDataValidations(ws);
+      repairTableStyles(ws);
+    }
     const buffer: unknown = await this.workbook.xlsx.writeBuffer();
     return Buffer.isBuffer(buffer) ? buffer : new Uint8Array(buffer as ArrayBuffer);
   }

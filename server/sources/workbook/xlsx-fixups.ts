@@ -50,3 +50,23 @@ export function compactDataValidations(ws: ExcelJS.Worksheet): void {
   }
   holder.model = compacted;
 }
+
+/**
+ * Tables without a `<tableStyleInfo>` (openpyxl writes them so) load with `style: null`, and ExcelJS's
+ * save then fails on `null.theme`. An empty style object with no theme keeps them unstyled, as they were.
+ */
+export function repairTableStyles(ws: ExcelJS.Worksheet): void {
+  const tables = (ws as unknown as { tables?: Record<string, { table?: { style?: unknown } }> }).tables ?? {};
+  for (const holder of Object.values(tables)) {
+    const table = holder.table;
+    if (table && table.style === null) {
+      table.style = {
+        theme: null,
+        showFirstColumn: false,
+        showLastColumn: false,
+        showRowStripes: false,
+        showColumnStripes: false,
+      };
+    }
+  }
+}

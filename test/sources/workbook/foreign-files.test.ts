@@ -104,10 +104,32 @@ describe('workbooks written by openpyxl', () => {
     expect(deleted.D.slice(1, 3)).toEqual(['=B2*C2', '=B3*C3']);
   });
 
-  it('a workbook ExcelJS cannot open is reported as upstream_error and never modified', async () => {
+  it('opens workbooks with tables (openpyxl writes absolute part targets) and keeps the table on write', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'with-table.xlsx');
     await runPython(MAKE, [file, 'table']);
+    const source = createWorkbookSource(file);
+    const snapshot = await source.read();
+    const tbl = snapshot.tabs.find((t) => t.name === 'Tbl')!;
+    expect(tbl.typed).toEqual([['a', 1]]);
+    await source.write(tbl.sourceSheetId, [{ op: 'update', row: 1, values: { v: 2 } }], PLAIN);
+    const seen = JSON.parse(
+      await runPython(
+        "import json,sys,openpyxl\nws=openpyxl.load_workbook(sys.argv[1])['Tbl']\nprint(json.dumps({'tables':dict(ws.tables.items()),'B2':ws['B2'].value}))",
+        [file],
+      ),
+    );
+    expect(seen).toEqual({ tables: { T1: 'A1:B2' }, B2: 2 });
+    await source.close();
+  });
+
+  it('a workbook ExcelJS cannot open is reported as upstream_error and never modified', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'with-comment.xlsx');
+    await runPython(
+      "import sys,openpyxl\nfrom openpyxl.comments import Comment\nwb=openpyxl.Workbook()\nws=wb.active\nws.append(['Name'])\nws.append(['x'])\nws['A2'].comment=Comment('hi','me')\nwb.save(sys.argv[1])",
+      [file],
+    );
     const before = await sha(file);
     const source = createWorkbookSource(file);
     const error = await rejection(source.write('1', [{ op: 'append', values: { Name: 'x' } }], PLAIN));
@@ -115,6 +137,6 @@ describe('workbooks written by openpyxl', () => {
     expect(error.code).toBe('upstream_error');
     expect(error.message).not.toContain(dir);
     expect(await sha(file)).toBe(before);
-    expect(await fs.readdir(dir)).toEqual(['with-table.xlsx']);
+    expect(await fs.readdir(dir)).toEqual(['with-comment.xlsx']);
   });
 });
