@@ -6,6 +6,7 @@ import type { AppDeps } from './http/deps.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { idempotency } from './http/idempotency.ts';
+import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { mountOpenApi } from './http/openapi.ts';
 import { requestId } from './http/request-id.ts';
 import { mountRowRoutes } from './http/rows.ts';
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): { app: Express; router: Router } {
   mountSpreadsheetRoutes(router, deps);
   mountSheetRoutes(router, deps);
   app.use(router);
+  app.use(methodNotAllowed(router));
 
   app.use(notFound);
   app.use(errorHandler((err) => deps.log('Unhandled error', err)));

@@ -188,3 +188,13 @@ describe('host guard and CORS', () => {
     expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Total-Count/);
   });
 });
+
+describe('methods', () => {
+  it('405 with Allow for a known path and another method', async () => {
+    const res = await h.fetch(rowsPath(conn, 'People'), { method: 'DELETE' });
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(await errorOf(res)).toMatchObject({ status: 405, code: 'method_not_allowed' });
+    const one = await h.fetch(rowsPath(conn, 'People', '/1'), { method: 'POST' });
+    expect(one.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH, PUT');
+  });
+});

@@ -1,0 +1,56 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = path.resolve('bin/sheetport.js');
+const exec = promisify(execFile);
+let dir: string;
+let server: ChildProcess;
+let url: string;
+
+const cli = async (...args: string[]) =>
+  JSON.parse((await exec(process.execPath, [BIN, ...args, '--json', '--data-dir', dir])).stdout);
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-serve-'));
+  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--data-dir', dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(server.stdout!, 'data')) as [Buffer];
+  url = JSON.parse(line.toString()).url;
+});
+afterAll(async () => {
+  if (server.exitCode === null) server.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sheetport serve with the CLI on the same data dir', () => {
+  it('prints its URL, sees connections and keys the CLI adds while it runs, and stops on SIGTERM', async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const csv = path.join(dir, 'team.csv');
+    await writeFile(csv, 'name,age\nAnn,31\nBob,25\n');
+    const connection = await cli('connect', csv);
+    const { key } = await cli('keys', 'create', '--scope', 'read_write');
+    const res = await fetch(`${url}/api/spreadsheets/${connection.userKey}/team?sort=age`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await res.json()).toEqual([
+      { name: 'Bob', age: 25 },
+      { name: 'Ann', age: 31 },
+    ]);
+    const keys = await cli('keys', 'list');
+    await cli('keys', 'revoke', keys[0].id);
+    const revoked = await fetch(`${url}/api/spreadsheets/${connection.userKey}/team`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(revoked.status).toBe(401);
+
+    server.kill('SIGTERM');
+    const [code] = await once(server, 'exit');
+    expect(code).toBe(0);
+  });
+});
