@@ -51,7 +51,7 @@ describe('headers with odd names', () => {
     const rows = JSON.parse(text) as Record<string, unknown>[];
     expect(Object.keys(rows[0]!)).toEqual(RESOLVED);
     expect(Object.hasOwn(rows[0]!, '__proto__')).toBe(true);
-    expect(rows[0]!.__proto__).toBe('p');
+    expect(Object.getOwnPropertyDescriptor(rows[0]!, '__proto__')?.value).toBe('p');
     expect(rows[0]!['a<b>&"c"']).toBe('amp & <lt>');
   });
 
