@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import { AppError } from '../errors.ts';
 import { projectRow, runQuery } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
-import { renderList, renderOne } from '../rows/formats/index.ts';
+import { type Rendered, renderList, renderOne } from '../rows/formats/index.ts';
 import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
@@ -128,7 +128,7 @@ function ifMatch(req: Request, row: number): ((tab: TabSnapshot) => void) | unde
   };
 }
 
-export function send(res: Response, status: number, rendered: { contentType: string; body: string }): void {
+export function send(res: Response, status: number, rendered: Rendered): void {
   res.status(status).setHeader('Content-Type', rendered.contentType);
   if (rendered.contentType.startsWith('application/javascript'))
     res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -25,6 +25,11 @@ export interface QueryResult {
   fields: string[];
   /** `values` follow `fields`; `index` is the 1-based API row number. */
   rows: { index: number; values: CellValue[] }[];
+  /**
+   * The immutable snapshot array the rows were read from, when every row holds the whole header in header
+   * order: renderers may then cache each row's text per snapshot (see formats/json.ts).
+   */
+  wholeRowsOf?: unknown[][];
 }
 
 const headerCache = new WeakMap<string[], Map<string, number>>();
@@ -62,6 +67,41 @@ function cell(tab: TabRows, row: number, col: number, mode: ValueMode): CellValu
   const f = tab.formatted[row]?.[col];
   if (f === undefined) return t === null ? null : stringForm(t);
   return t === null && f === '' ? null : f;
+}
+
+interface Filtered {
+  hits: Uint8Array;
+  total: number;
+}
+
+/** Recent filter results per snapshot array: a client paging through a search, or a dashboard polling the
+ * same query, pays for the column scan once. Snapshots are immutable, so entries never go stale. */
+const filterCache = new WeakMap<unknown[][], Map<string, Filtered>>();
+const FILTER_CACHE_SIZE = 32;
+
+function cachedFilter(tab: TabRows, q: ListQuery, filterCols: number[]): Filtered | null {
+  if (q.filters.length === 0) return null;
+  const owner: unknown[][] = q.values === 'typed' ? tab.typed : tab.formatted;
+  let cache = filterCache.get(owner);
+  if (!cache) {
+    cache = new Map();
+    filterCache.set(owner, cache);
+  }
+  const key = JSON.stringify(q.filters.map((f, i) => [filterCols[i], f.exact, f.value]));
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key); // re-insert: Map order is the LRU order
+    cache.set(key, hit);
+    return hit;
+  }
+  const hits = filterRows(tab, q, filterCols);
+  if (hits === null) return null;
+  let total = 0;
+  for (let r = 0; r < hits.length; r++) total += hits[r]!;
+  const entry = { hits, total };
+  cache.set(key, entry);
+  if (cache.size > FILTER_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return entry;
 }
 
 /** Bitmap of rows passing every filter (AND), or null when nothing filters. */
@@ -104,7 +144,8 @@ export function runQuery(tab: TabRows, q: ListQuery): QueryResult {
   const { names, cols } = resolveFields(tab, q.fields);
 
   const n = tab.typed.length;
-  const hits = filterRows(tab, q, filterCols);
+  const filtered = cachedFilter(tab, q, filterCols);
+  const hits = filtered?.hits ?? null;
   const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, mode) : null;
   const end = q.offset + q.limit;
   const picked: number[] = [];
@@ -114,8 +155,7 @@ export function runQuery(tab: TabRows, q: ListQuery): QueryResult {
     total = n;
     for (let i = q.offset; i < end && i < n; i++) picked.push(order ? order[i]! : i);
   } else {
-    total = 0;
-    for (let r = 0; r < n; r++) total += hits[r]!;
+    total = filtered!.total;
     // Walk rows in final order (the cached sort order, or sheet order) until the page is full: filtering a
     // stable sorted order gives the same result as sorting the filtered rows.
     let seen = 0;
@@ -130,7 +170,13 @@ export function runQuery(tab: TabRows, q: ListQuery): QueryResult {
   return {
     total,
     fields: names,
-    rows: picked.map((row) => ({ index: row + 1, values: cols.map((c) => cell(tab, row, c, mode)) })),
+    rows: picked.map((row) => ({
+      index: row + 1,
+      // Whole typed rows are the snapshot's own arrays (read-only): no copy per request.
+      values:
+        q.fields === null && mode === 'typed' ? tab.typed[row]! : cols.map((c) => cell(tab, row, c, mode)),
+    })),
+    ...(q.fields === null ? { wholeRowsOf: mode === 'typed' ? tab.typed : tab.formatted } : {}),
   };
 }
 

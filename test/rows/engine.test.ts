@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.ts';
 import { projectRow, runQuery, type TabRows } from '../../server/rows/engine.ts';
+import { renderList } from '../../server/rows/formats/index.ts';
 import { type ListQuery, parseListQuery } from '../../server/rows/query-params.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 
@@ -56,7 +57,11 @@ describe('runQuery without params', () => {
 
   it('handles an empty tab', () => {
     const empty = tab(['a'], []);
-    expect(runQuery(empty, q({ search: 'a:x', sort: 'a' }))).toEqual({ total: 0, fields: ['a'], rows: [] });
+    expect(runQuery(empty, q({ search: 'a:x', sort: 'a' }))).toMatchObject({
+      total: 0,
+      fields: ['a'],
+      rows: [],
+    });
     expect(runQuery(empty, q({ search_exact: 'a:' })).total).toBe(0);
   });
 });
@@ -334,7 +339,7 @@ describe('paging', () => {
   });
 
   it('limit=0 returns no rows but the total', () => {
-    expect(runQuery(many, q({ limit: '0' }))).toEqual({ total: 30, fields: ['n', 'parity'], rows: [] });
+    expect(runQuery(many, q({ limit: '0' }))).toMatchObject({ total: 30, fields: ['n', 'parity'], rows: [] });
     expect(runQuery(many, q({ limit: '0', search: 'parity:even' })).total).toBe(15);
   });
 
@@ -538,5 +543,44 @@ describe('agrees with a naive reference implementation on random data', () => {
     const r = runQuery(t, parsed);
     expect(r.total).toBe(expected.length);
     expect(r.rows).toEqual(expected.slice(parsed.offset, parsed.offset + parsed.limit));
+  });
+});
+
+describe('caches', () => {
+  it('serve repeated filtered queries identically and never across snapshots', () => {
+    const rows = Array.from({ length: 50 }, (_, i) => [`name${i}`, i % 3]);
+    const first = tab(['name', 'group'], rows);
+    const a = runQuery(first, q({ search_exact: 'group:1', sort: '-name', limit: '5' }));
+    const b = runQuery(first, q({ search_exact: 'group:1', sort: '-name', limit: '5' }));
+    expect(b).toEqual(a);
+    expect(a.total).toBe(17);
+    // A new snapshot (as after a write) with one more matching row must not reuse the old result.
+    const second = tab(['name', 'group'], [...rows, ['zz', 1]]);
+    const c = runQuery(second, q({ search_exact: 'group:1', sort: '-name', limit: '5' }));
+    expect(c.total).toBe(18);
+    expect(c.rows[0]!.values[0]).toBe('zz');
+  });
+
+  it('render whole rows from the per-snapshot JSON cache exactly as without it', () => {
+    const t = tab(
+      ['a', '__proto__'],
+      [
+        [1, 'x'],
+        [2, null],
+      ],
+    );
+    const result = runQuery(t, q({}));
+    expect(result.wholeRowsOf).toBe(t.typed);
+    const once = renderList(result, { format: 'json', callback: null, meta: false, limit: 100, offset: 0 });
+    const twice = renderList(runQuery(t, q({})), {
+      format: 'json',
+      callback: null,
+      meta: false,
+      limit: 100,
+      offset: 0,
+    });
+    expect(twice.body.toString()).toBe(once.body.toString());
+    expect(once.body.toString()).toBe('[{"a":1,"__proto__":"x"},{"a":2,"__proto__":null}]');
+    expect(runQuery(t, q({ fields: 'a' })).wholeRowsOf).toBeUndefined();
   });
 });

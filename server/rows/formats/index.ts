@@ -6,7 +6,7 @@ import type { CellValue } from '../../sources/source.ts';
 import type { QueryResult } from '../engine.ts';
 import type { OutputFormat } from '../query-params.ts';
 import { CSV_TYPE, csv } from './csv.ts';
-import { JSON_TYPE, jsonList, jsonOne } from './json.ts';
+import { JSON_TYPE, jsonList, jsonListBytes, jsonOne } from './json.ts';
 import { JSONP_TYPE, jsonp } from './jsonp.ts';
 import { TSV_TYPE, tsv } from './tsv.ts';
 import { XML_TYPE, xmlList, xmlOne } from './xml.ts';
@@ -15,7 +15,8 @@ export { rowObject } from './json.ts';
 
 export interface Rendered {
   contentType: string;
-  body: string;
+  /** JSON lists come as ready-encoded bytes (see jsonListBytes); everything else as text. */
+  body: string | Buffer;
 }
 
 function requireCallback(callback: string | null): string {
@@ -31,7 +32,10 @@ export function renderList(
   const meta = { total: result.total, limit: q.limit, offset: q.offset };
   switch (q.format) {
     case 'json':
-      return { contentType: JSON_TYPE, body: jsonList(result.fields, result.rows, q.meta ? meta : null) };
+      return {
+        contentType: JSON_TYPE,
+        body: jsonListBytes(result.fields, result.rows, q.meta ? meta : null, result.wholeRowsOf),
+      };
     case 'jsonp': {
       const json = jsonList(result.fields, result.rows, q.meta ? meta : null, true);
       return { contentType: JSONP_TYPE, body: jsonp(requireCallback(q.callback), json) };
@@ -48,7 +52,7 @@ export function renderList(
 export function renderOne(
   row: { index: number; fields: string[]; values: CellValue[] },
   q: { format: OutputFormat; callback: string | null },
-): Rendered {
+): { contentType: string; body: string } {
   switch (q.format) {
     case 'json':
       return { contentType: JSON_TYPE, body: jsonOne(row.fields, row.values) };

@@ -43,7 +43,55 @@ export function jsonList(
   const prefixes = keyPrefixes(fields, script);
   const data = `[${rows.map((r) => jsonObject(prefixes, r.values)).join(',')}]`;
   if (!meta) return data;
-  return `{"data":${data},"meta":{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}}}`;
+  return `{"data":${data},"meta":${metaJson(meta)}}`;
+}
+
+function metaJson(meta: { total: number; limit: number; offset: number }): string {
+  return `{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}}`;
+}
+
+/**
+ * Each whole row's UTF-8 JSON bytes, per snapshot array, filled in as rows are served: the same rows are
+ * asked for again and again (pages, polls), and a snapshot never changes, so the bytes never go stale.
+ */
+const wholeRowBytes = new WeakMap<unknown[][], Buffer[]>();
+const COMMA = Buffer.from(',');
+const OPEN_ARRAY = Buffer.from('[');
+const CLOSE_ARRAY = Buffer.from(']');
+const OPEN_DATA = Buffer.from('{"data":[');
+
+/**
+ * The JSON list as bytes, ready for the socket. With `wholeRowsOf` (every row is the whole header in header
+ * order) each row is encoded once per snapshot and a page is one memory copy of cached pieces.
+ */
+export function jsonListBytes(
+  fields: string[],
+  rows: { index: number; values: CellValue[] }[],
+  meta: { total: number; limit: number; offset: number } | null,
+  wholeRowsOf?: unknown[][],
+): Buffer {
+  const prefixes = keyPrefixes(fields);
+  let cache: Buffer[] | undefined;
+  if (wholeRowsOf) {
+    cache = wholeRowBytes.get(wholeRowsOf);
+    if (!cache) {
+      cache = [];
+      wholeRowBytes.set(wholeRowsOf, cache);
+    }
+  }
+  const pieces: Buffer[] = [meta ? OPEN_DATA : OPEN_ARRAY];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    if (i > 0) pieces.push(COMMA);
+    let bytes = cache?.[r.index - 1];
+    if (!bytes) {
+      bytes = Buffer.from(jsonObject(prefixes, r.values));
+      if (cache) cache[r.index - 1] = bytes;
+    }
+    pieces.push(bytes);
+  }
+  pieces.push(meta ? Buffer.from(`],"meta":${metaJson(meta)}}`) : CLOSE_ARRAY);
+  return Buffer.concat(pieces);
 }
 
 export function jsonOne(fields: string[], values: CellValue[], script = false): string {

@@ -5,6 +5,7 @@
  * One instance per resolved path (see `fileFor`), shared by every Source on that path, so two Sources
  * writing the same file still take turns.
  */
+import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
@@ -63,8 +64,17 @@ export class WorkbookFile {
     this.#queue = new FileQueue((jobs) => this.#flush(jobs));
   }
 
-  version(): Promise<string> {
-    return statSignature(this.path);
+  /**
+   * Checked before every read, so it must be cheap: a synchronous stat of a cached inode costs a few
+   * microseconds, while the async form pays a thread-pool round trip that dominated small reads.
+   */
+  async version(): Promise<string> {
+    try {
+      const st = statSync(this.path);
+      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch (e) {
+      throw fileError(e, this.path);
+    }
   }
 
   read(): Promise<SpreadsheetSnapshot> {
