@@ -17,8 +17,8 @@ function isJsonType(contentType: string): boolean {
  */
 export function jsonBody(): RequestHandler {
   return (req, res, next) => {
-    const hasBody =
-      req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const hasBody = req.headers['transfer-encoding'] !== undefined || declared > 0;
     if (!hasBody) {
       req.body = undefined;
       return next();
@@ -31,6 +31,11 @@ export function jsonBody(): RequestHandler {
           'Request bodies must be JSON (Content-Type: application/json).',
         ),
       );
+    }
+    if (declared > MAX_BODY_BYTES) {
+      // Refuse before reading a byte; closing the connection spares the client sending the rest.
+      res.setHeader('Connection', 'close');
+      return next(new AppError('payload_too_large', 'Request body is larger than 5 MB.'));
     }
     parseJson(req, res, next);
   };

@@ -5,6 +5,9 @@ import { locals } from './locals.ts';
 /** Body-parser and http-errors failures carry a `type` or `status`; map them onto contract codes. */
 function fromFrameworkError(err: unknown): AppError | null {
   if (typeof err !== 'object' || err === null) return null;
+  // The router fails to decode a path segment like `%ZZ`.
+  if (err instanceof URIError)
+    return new AppError('invalid_parameter', 'Malformed percent-encoding in the URL path.');
   const e = err as { type?: string; status?: number; message?: string };
   switch (e.type) {
     case 'entity.parse.failed':

@@ -8,8 +8,10 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * `Idempotency-Key` on writes: the first answer is stored and replayed for a repeat of the same request within
- * 24 h, without writing again. Server errors (5xx) are not stored, so a client may retry those.
+ * `Idempotency-Key` on writes: the first successful answer is stored and replayed for a repeat of the same
+ * request within 24 h, without writing again. Only successes are stored (as Stripe does): an error means
+ * nothing was written, and several are passing states (423 while Excel holds the file, 412 after a change),
+ * so a retry with the same key runs again rather than replaying a stale failure.
  */
 export function idempotency(store: IdempotencyStore): RequestHandler {
   return (req, res, next) => {
@@ -56,7 +58,7 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
     const settle = () => {
       if (settled) return;
       settled = true;
-      if (captured !== null && res.statusCode < 500 && res.writableFinished) {
+      if (captured !== null && res.statusCode >= 200 && res.statusCode < 300 && res.writableFinished) {
         const type = String(res.getHeader('Content-Type') ?? 'application/json; charset=utf-8');
         store.complete(apiKeyId, idemKey, res.statusCode, type, captured);
       } else {

@@ -47,7 +47,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     const etag = rowEtag(typed);
     res.setHeader('ETag', etag);
     const ifNoneMatch = req.get('if-none-match');
-    if (ifNoneMatch && etagMatches(ifNoneMatch, etag)) {
+    if (ifNoneMatch && etagMatches(ifNoneMatch, etag, 'weak')) {
       res.status(304).end();
       return;
     }
@@ -116,7 +116,7 @@ function ifMatch(req: Request, row: number): ((tab: TabSnapshot) => void) | unde
   return (tab) => {
     const typed = tab.typed[row - 1];
     if (!typed) throw rowNotFound(row, tab);
-    if (!etagMatches(header, rowEtag(typed))) {
+    if (!etagMatches(header, rowEtag(typed), 'strong')) {
       throw new AppError(
         'precondition_failed',
         `Row ${row} changed since it was read (If-Match did not match).`,

@@ -154,9 +154,13 @@ describe('bad bodies change nothing', () => {
     const res = await send('{"Name":"x"}', { 'content-type': 'application/json' });
     expect(await errorOf(res)).toMatchObject({ status: 423, code: 'locked' });
     expect(await fileHash(file)).toBe(before);
+    // The 423 is not stored under the Idempotency-Key: once the program lets go, the same retry succeeds.
+    const keyed = { 'content-type': 'application/json', 'idempotency-key': 'retry-after-unlock' };
+    expect((await send('{"Name":"x"}', keyed)).status).toBe(423);
     const { rm } = await import('node:fs/promises');
     await rm(lockFile);
-    expect((await send('{"Name":"x"}', { 'content-type': 'application/json' })).status).toBe(201);
+    expect((await send('{"Name":"x"}', keyed)).status).toBe(201);
+    expect((await send('{"Name":"x"}', keyed)).headers.get('idempotent-replayed')).toBe('true');
   });
 });
 
@@ -186,6 +190,51 @@ describe('host guard and CORS', () => {
     const res = await h.fetch(rowsPath(conn, 'People'), { headers: { origin: 'https://app.example' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Total-Count/);
+  });
+});
+
+describe('malformed requests', () => {
+  it('a bad percent-escape in the path is 400 invalid_parameter', async () => {
+    const res = await h.fetch(`/api/spreadsheets/${conn.userKey}/%ZZ`);
+    expect(await errorOf(res)).toMatchObject({ status: 400, code: 'invalid_parameter' });
+  });
+
+  it('a declared body over 5 MB is refused at once, before it is sent', async () => {
+    const { port } = new URL(h.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: rowsPath(conn, 'People'),
+          headers: {
+            authorization: `Bearer ${h.key}`,
+            'content-type': 'application/json',
+            'content-length': String(50 * 1024 * 1024),
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      req.on('error', reject);
+      req.write('{"Name":'); // and never the rest
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe('payload_too_large');
+  });
+
+  it('If-Match compares strongly: a weak tag never matches', async () => {
+    const etag = (await h.fetch(rowsPath(conn, 'People', '/1'))).headers.get('etag')!;
+    const res = await h.fetch(rowsPath(conn, 'People', '/1'), {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'if-match': `W/${etag}` },
+      body: '{"Age":1}',
+    });
+    expect(await errorOf(res)).toMatchObject({ status: 412, code: 'precondition_failed' });
   });
 });
 

@@ -36,17 +36,31 @@ export async function assertNotLocked(filePath: string): Promise<void> {
   }
 }
 
-const LOCK_CODES = new Set(['EBUSY', 'EPERM', 'EACCES']);
+/**
+ * Error codes that mean "another program holds the file". Windows reports a file held open by Excel as
+ * EBUSY, EPERM or EACCES (sharing violations); elsewhere EPERM/EACCES mean plain missing permissions, which
+ * no amount of closing programs fixes, so only EBUSY counts there.
+ */
+export function lockCodes(platform: NodeJS.Platform = process.platform): ReadonlySet<string> {
+  return new Set(platform === 'win32' ? ['EBUSY', 'EPERM', 'EACCES'] : ['EBUSY']);
+}
+const LOCK_CODES = lockCodes();
 
 /**
- * File system errors -> AppError. Sharing violations (Windows reports EBUSY/EPERM/EACCES for a file held
- * open by Excel) become `locked`; a missing file is `spreadsheet_not_found`. Messages name the file only.
+ * File system errors -> AppError. Sharing violations become `locked`; missing permissions say so; a missing
+ * file is `spreadsheet_not_found`. Messages name the file only, never its path.
  */
 export function fileError(e: unknown, filePath: string): unknown {
   if (e instanceof AppError) return e;
   const code = (e as NodeJS.ErrnoException)?.code;
   const name = path.basename(filePath);
   if (code && LOCK_CODES.has(code)) return lockedError(name, 'another program');
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new AppError(
+      'upstream_error',
+      `SheetPort is not allowed to access "${name}" or its folder: check the file's permissions.`,
+    );
+  }
   if (code === 'ENOENT') return new AppError('spreadsheet_not_found', `Workbook file "${name}" not found`);
   if (code) return new AppError('upstream_error', `Could not access "${name}": ${code}`);
   return e;

@@ -78,3 +78,21 @@ describe('user-entered parsing', () => {
     expect(interpretInput('', { allowFormulas: true, userEntered: true })).toEqual({ kind: 'empty' });
   });
 });
+
+describe('file error mapping', () => {
+  it('treats EPERM/EACCES as a lock only on Windows; elsewhere it is a permissions problem', async () => {
+    const { fileError, lockCodes } = await import('../../../server/sources/workbook/lock.ts');
+    expect([...lockCodes('win32')].sort()).toEqual(['EACCES', 'EBUSY', 'EPERM']);
+    expect([...lockCodes('linux')]).toEqual(['EBUSY']);
+    const perm = fileError(Object.assign(new Error('x'), { code: 'EACCES' }), '/secret/dir/book.xlsx') as {
+      code: string;
+      message: string;
+    };
+    expect(perm.code).toBe('upstream_error');
+    expect(perm.message).toContain('book.xlsx');
+    expect(perm.message).not.toContain('/secret');
+    expect(
+      (fileError(Object.assign(new Error('x'), { code: 'EBUSY' }), '/d/b.xlsx') as { code: string }).code,
+    ).toBe('locked');
+  });
+});
