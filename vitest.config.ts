@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     allowOnly: false,
+    // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" closing line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
   },
 });
