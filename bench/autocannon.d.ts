@@ -8,6 +8,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     method?: string;
     timeout?: number;
+    /** Per-request hooks; `setupRequest` may change the path of each request. */
+    requests?: { setupRequest?: (req: { path: string }) => { path: string } }[] | undefined;
   }
 
   interface Histogram {

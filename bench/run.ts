@@ -4,6 +4,8 @@
  *   (a) bare Express 5 route answering a fixed 100-row JSON array (same rows as the 5k tab)
  *   (b) GET /api/spreadsheets/{userKey}/Orders?limit=100 on a 5,000-row tab
  *   (c) GET ...?search=Region:north&sort=-Total&limit=100 on a 100,000-row tab
+ *   (d) as (c) but a different search term on every request, so no cached filter result helps (no target;
+ *       it shows the cost of a first-time search)
  *
  * Each target server runs in its own child process; autocannon runs here, in the parent (2 cores: one for the
  * server, one for the load generator). Runs are sequential: a warm-up, then the measured run.
@@ -86,8 +88,14 @@ interface Run {
 }
 
 async function measure(id: string, label: string, target: Target, name: string): Promise<Run> {
-  const url = target.ready.url + target.ready.targets[name];
-  const options = { url, connections: CONNECTIONS, headers: target.ready.headers, timeout: 30 };
+  const path = target.ready.targets[name]!;
+  const url = target.ready.url + path;
+  let n = 1;
+  // A `{n}` in the path becomes a new number on every request.
+  const requests = path.includes('{n}')
+    ? [{ setupRequest: (req: { path: string }) => ({ ...req, path: path.replace('{n}', String(n++)) }) }]
+    : undefined;
+  const options = { url, connections: CONNECTIONS, headers: target.ready.headers, timeout: 30, requests };
   process.stdout.write(`${label}: warm-up ${WARMUP} s, measuring ${DURATION} s ... `);
   await autocannon({ ...options, duration: WARMUP });
   const result = await autocannon({ ...options, duration: DURATION });
@@ -186,6 +194,14 @@ async function main(): Promise<number> {
         'search100k',
       ),
     );
+    runs.push(
+      await measure(
+        '(d)',
+        `SheetPort new search every request, ${fmt(LARGE_ROWS)}-row tab`,
+        sheetport,
+        'searchCold100k',
+      ),
+    );
   } finally {
     await stopTarget(sheetport);
   }
@@ -201,7 +217,7 @@ async function main(): Promise<number> {
       failed = true;
     }
   }
-  const [a, b, c] = runs as [Run, Run, Run];
+  const [a, b, c] = runs as [Run, Run, Run, Run];
   const ratio = b.result.requests.average / a.result.requests.average;
   const ratioOk = ratio >= TARGET_RATIO;
   const p50 = c.result.latency.p50;

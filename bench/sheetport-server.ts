@@ -73,13 +73,15 @@ async function main(): Promise<void> {
   const targets = {
     list5k: `/api/spreadsheets/${smallKey}/${tab}?limit=100`,
     search100k: `/api/spreadsheets/${largeKey}/${tab}?search=${encodeURIComponent(SEARCH)}&sort=${encodeURIComponent(SORT)}&limit=100`,
+    // {n} is replaced per request by the parent, so no two requests share a search (no filter-cache hits).
+    searchCold100k: `/api/spreadsheets/${largeKey}/${tab}?search=Order%20ID:{n}&sort=${encodeURIComponent(SORT)}&limit=100`,
   };
   const headers = { authorization: `Bearer ${key}` };
 
   // Warm the replica: the first request of each tab reads the workbook into memory.
   for (const [name, target] of Object.entries(targets)) {
     t = performance.now();
-    const res = await fetch(service.url + target, { headers });
+    const res = await fetch(service.url + target.replace('{n}', '0'), { headers });
     const body = await res.text();
     if (res.status !== 200) throw new Error(`warm-up ${name}: HTTP ${res.status} ${body.slice(0, 300)}`);
     notes.push(`first request ${name} (reads the workbook into the replica): ${ms(t)}`);
