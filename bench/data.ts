@@ -4,6 +4,7 @@
  * every run measures the same rows and the bare-Express baseline can serve exactly the rows SheetPort returns.
  */
 import ExcelJS from 'exceljs';
+import { seededRandom } from '../server/lib/seeded-random.ts';
 
 export type Value = string | number | boolean | null;
 
@@ -88,18 +89,6 @@ const NOTES = [
   'Fragile, handle with care',
 ];
 
-/** Small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const DAY_MS = 86_400_000;
 const START = Date.UTC(2022, 0, 3);
 
@@ -108,7 +97,7 @@ const START = Date.UTC(2022, 0, 3);
  * The xlsx writer turns the date strings back into date cells.
  */
 export function generateRows(count: number, seed = 20240301): Value[][] {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   const rows: Value[][] = [];
   for (let i = 0; i < count; i++) {

@@ -6,21 +6,10 @@
  */
 import fs from 'node:fs/promises';
 import ExcelJS from 'exceljs';
+import { seededRandom } from '../../lib/seeded-random.ts';
 
 const CURRENCY = '"$"#,##0.00';
 const ORDER_COUNT = 300;
-
-/** mulberry32: tiny, fast, good enough for demo data, identical on every platform. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CUSTOMERS: [string, string][] = [
   ['Zoë Ångström', 'zoe.angstrom@example.com'],
@@ -81,7 +70,7 @@ function styleHeader(ws: ExcelJS.Worksheet): void {
 }
 
 export function buildDemoWorkbook(): ExcelJS.Workbook {
-  const random = prng(20240301);
+  const random = seededRandom(20240301);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
   const wb = new ExcelJS.Workbook();
   wb.creator = 'SheetPort';
