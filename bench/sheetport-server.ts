@@ -64,8 +64,17 @@ async function main(): Promise<void> {
     host: '127.0.0.1',
     log: (m, e) => console.error(m, e),
   });
+  // The same service with rate limiting off, on the same data dir: the limiter's cost is (e) against (b).
+  const unlimited = await startService({
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    rateLimits: false,
+    log: (m, e) => console.error(m, e),
+  });
   cleanup = async () => {
     await service.stop();
+    await unlimited.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
 
@@ -75,13 +84,15 @@ async function main(): Promise<void> {
     search100k: `/api/spreadsheets/${largeKey}/${tab}?search=${encodeURIComponent(SEARCH)}&sort=${encodeURIComponent(SORT)}&limit=100`,
     // {n} is replaced per request by the parent, so no two requests share a search (no filter-cache hits).
     searchCold100k: `/api/spreadsheets/${largeKey}/${tab}?search=Order%20ID:{n}&sort=${encodeURIComponent(SORT)}&limit=100`,
+    list5kNoLimits: `${unlimited.url}/api/spreadsheets/${smallKey}/${tab}?limit=100`,
   };
   const headers = { authorization: `Bearer ${key}` };
 
   // Warm the replica: the first request of each tab reads the workbook into memory.
   for (const [name, target] of Object.entries(targets)) {
     t = performance.now();
-    const res = await fetch(service.url + target.replace('{n}', '0'), { headers });
+    const url = target.startsWith('http') ? target : service.url + target;
+    const res = await fetch(url.replace('{n}', '0'), { headers });
     const body = await res.text();
     if (res.status !== 200) throw new Error(`warm-up ${name}: HTTP ${res.status} ${body.slice(0, 300)}`);
     notes.push(`first request ${name} (reads the workbook into the replica): ${ms(t)}`);

@@ -1,4 +1,5 @@
 import express, { type Express, Router } from 'express';
+import { mountAdminRoutes, requireAdmin } from './http/admin.ts';
 import { requireApiKey } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors } from './http/cors.ts';
@@ -8,8 +9,10 @@ import { hostGuard } from './http/host-guard.ts';
 import { idempotency } from './http/idempotency.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { mountOpenApi } from './http/openapi.ts';
+import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { mountRowRoutes } from './http/rows.ts';
+import { mountBatchRoutes } from './http/v1/batch.ts';
 import { mountSheetRoutes } from './http/v1/sheets.ts';
 import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
 
@@ -33,15 +36,24 @@ export function createApp(deps: AppDeps): { app: Express; router: Router } {
   });
   app.use(hostGuard(deps.allowedHosts));
 
-  const keyed = [apiCors(), requireApiKey(deps.keys), jsonBody(), idempotency(deps.idempotency)];
+  const keyed = [
+    apiCors(),
+    requireApiKey(deps.keys, deps.connections),
+    ...(deps.limiter ? [rateLimit(deps.limiter)] : []),
+    jsonBody(),
+    idempotency(deps.idempotency),
+  ];
   app.use('/api', ...keyed);
   app.use('/v1', ...keyed);
+  app.use('/admin', requireAdmin(deps.adminToken));
 
   const router = Router();
   mountOpenApi(router);
+  mountAdminRoutes(router, deps);
   mountRowRoutes(router, deps);
   mountSpreadsheetRoutes(router, deps);
   mountSheetRoutes(router, deps);
+  mountBatchRoutes(router, deps);
   app.use(router);
   app.use(methodNotAllowed(router));
 

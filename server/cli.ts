@@ -9,6 +9,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
 import { toPublicSheetId } from './connections/sheet-id.ts';
 import { type ErrorCode, isAppError } from './errors.ts';
+import { limitsOf } from './limits/plans.ts';
+import { usageReport } from './limits/usage-report.ts';
 import type { SpreadsheetSnapshot } from './sources/source.ts';
 import {
   type ApiKeyRecord,
@@ -20,6 +22,7 @@ import {
 } from './store/api-keys.ts';
 import { type ConnectionRecord, ConnectionStore } from './store/connections.ts';
 import { openDatabase } from './store/db.ts';
+import { UsageStore } from './store/usage.ts';
 
 /** File types `connect` accepts. */
 const WORKBOOK_EXTENSIONS = ['.xlsx', '.csv'];
@@ -77,17 +80,24 @@ function buildProgram(json: boolean): Command {
     .option('--port <port>', 'port to listen on', parsePort, DEFAULT_PORT)
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--allow-host <name>', 'extra Host header name to accept (repeatable)', collect, [] as string[])
-    .action(async (opts: { port: number; host: string; allowHost: string[] }, cmd: Command) => {
-      const g = globals(cmd);
-      const { runServe } = await import('./serve.ts');
-      await runServe({
-        dataDir: resolveDataDir({ flag: g.dataDir }),
-        port: opts.port,
-        host: opts.host,
-        allowedHosts: opts.allowHost,
-        json: g.json === true,
-      });
-    });
+    .option('--no-rate-limits', 'do not enforce per-key rate limits (usage is not counted either)')
+    .action(
+      async (
+        opts: { port: number; host: string; allowHost: string[]; rateLimits: boolean },
+        cmd: Command,
+      ) => {
+        const g = globals(cmd);
+        const { runServe } = await import('./serve.ts');
+        await runServe({
+          dataDir: resolveDataDir({ flag: g.dataDir }),
+          port: opts.port,
+          host: opts.host,
+          allowedHosts: opts.allowHost,
+          rateLimits: opts.rateLimits,
+          json: g.json === true,
+        });
+      },
+    );
 
   program
     .command('demo')
@@ -149,6 +159,38 @@ function buildProgram(json: boolean): Command {
         if (g.json)
           return printJson({ removed: true, spreadsheet_id: found.spreadsheetId, name: found.name });
         print(`Removed ${found.name} (${found.spreadsheetId}). The file itself was not changed.`);
+      });
+    });
+
+  connections
+    .command('set')
+    .description("change a connection's settings")
+    .argument('<id>', 'spreadsheet id or userKey')
+    .addOption(
+      new Option('--public-read <on|off>', 'let anyone on this machine read its rows without a key').choices([
+        'on',
+        'off',
+      ]),
+    )
+    .action((id: string, opts: { publicRead?: 'on' | 'off' }, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ connections }) => {
+        const found = connections.resolve(id);
+        if (!found)
+          throw new CliError(
+            'spreadsheet_not_found',
+            `No connection with spreadsheet id or userKey '${id}'.`,
+          );
+        if (opts.publicRead === undefined)
+          throw new CliError('invalid_parameter', 'Nothing to change: give --public-read on|off.');
+        connections.setPublicRead(found.spreadsheetId, opts.publicRead === 'on');
+        const after = connections.resolve(found.spreadsheetId)!;
+        if (g.json) return printJson(connectionJson(after));
+        print(
+          after.publicRead
+            ? `${after.name}: public read ON. Its rows can be read without a key (limited per client address at the Free plan).`
+            : `${after.name}: public read OFF. Every request needs an API key.`,
+        );
       });
     });
 
@@ -249,6 +291,58 @@ function buildProgram(json: boolean): Command {
       });
     });
 
+  keys
+    .command('set-plan')
+    .description("change a key's rate-limit plan")
+    .argument('<id>', 'key id (key_...)')
+    .addOption(new Option('--plan <plan>', 'rate-limit plan').choices(KEY_PLANS).makeOptionMandatory())
+    .option('--per-second <n>', 'enterprise: requests per rolling second', parseCount)
+    .option('--daily <n>', 'enterprise: requests per UTC day', parseCount)
+    .action((id: string, opts: { plan: KeyPlan; perSecond?: number; daily?: number }, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ keys }) => {
+        const record = keys.setPlan(id, {
+          plan: opts.plan,
+          perSecond: opts.perSecond ?? null,
+          daily: opts.daily ?? null,
+        });
+        if (!record) throw new CliError('not_found', `No API key with id '${id}'.`);
+        if (g.json) return printJson(keyJson(record));
+        const limits = limitsOf(record);
+        print(
+          `${record.id} is now on the ${record.plan} plan: ${limits.perSecond} requests/s, ${limits.daily} per day.`,
+        );
+      });
+    });
+  keys
+    .command('usage')
+    .description('requests per day (last 30 days) and refused requests by limit')
+    .argument('<id>', 'key id (key_...)')
+    .option('--days <n>', 'how many days back', parseCount, 30)
+    .action((id: string, opts: { days: number }, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ keys, usage }) => {
+        const record = keys.get(id);
+        if (!record) throw new CliError('not_found', `No API key with id '${id}'.`);
+        const report = usageReport(record, usage, Date.now(), Math.max(1, opts.days));
+        if (g.json) return printJson(report);
+        print(
+          `${record.id} (${record.plan}: ${report.limits.per_second}/s, ${report.limits.daily}/day). ` +
+            `Today: ${report.today.requests} requests, ${report.today.refused_per_second + report.today.refused_daily} refused.`,
+        );
+        if (report.days.length === 0) return print('No requests in this period.');
+        printTable(
+          ['DAY (UTC)', 'REQUESTS', 'REFUSED PER-SECOND', 'REFUSED DAILY'],
+          report.days.map((d) => [
+            d.day,
+            String(d.requests),
+            String(d.refused_per_second),
+            String(d.refused_daily),
+          ]),
+        );
+      });
+    });
+
   return program;
 }
 
@@ -323,6 +417,7 @@ async function connect(file: string, opts: { name?: string }, g: GlobalOptions):
 interface Stores {
   connections: ConnectionStore;
   keys: ApiKeyStore;
+  usage: UsageStore;
 }
 
 function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
@@ -335,7 +430,7 @@ function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
   }
   try {
-    return fn({ connections: new ConnectionStore(db), keys: new ApiKeyStore(db) });
+    return fn({ connections: new ConnectionStore(db), keys: new ApiKeyStore(db), usage: new UsageStore(db) });
   } finally {
     db.close();
   }
@@ -374,6 +469,7 @@ function keyJson(k: ApiKeyRecord) {
     allow_formulas: k.allowFormulas,
     per_second: k.perSecond,
     daily: k.daily,
+    limits: { per_second: limitsOf(k).perSecond, daily: limitsOf(k).daily },
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     revoked_at: k.revokedAt,

@@ -6,6 +6,7 @@ export interface ServeOptions {
   port: number;
   host: string;
   allowedHosts: string[];
+  rateLimits?: boolean;
   json: boolean;
 }
 

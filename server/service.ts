@@ -8,6 +8,7 @@ export interface ServiceOptions {
   port: number;
   host: string;
   allowedHosts?: readonly string[];
+  rateLimits?: boolean;
   log?: (message: string, err?: unknown) => void;
 }
 
@@ -24,6 +25,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const context = createServiceContext({
     dataDir: options.dataDir,
     allowedHosts: options.allowedHosts ?? [],
+    rateLimits: options.rateLimits !== false,
     ...(options.log ? { log: options.log } : {}),
   });
   try {

@@ -1,17 +1,27 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { parsePublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/api-keys.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
+import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
 import { locals } from './locals.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Every `/api` and `/v1` request needs a live API key; the userKey in a path is never enough on its own. */
-export function requireApiKey(keys: ApiKeyStore): RequestHandler {
+/**
+ * Every `/api` and `/v1` request needs a live API key; the userKey in a path is never enough on its own. The one
+ * exception: a GET of the rows of a connection its owner marked "public read" may come without a key; it is
+ * then limited per client address.
+ */
+export function requireApiKey(keys: ApiKeyStore, connections: ConnectionStore): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
-    if (!header)
+    if (!header && isPublicRead(req, connections)) {
+      locals(res).anonymousSubject = `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+      return next();
+    }
+    if (!header) {
       return next(new AppError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".'));
+    }
     const match = BEARER.exec(header);
     if (!match) return next(new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".'));
     const record = keys.findByKey(match[1]!);
@@ -23,6 +33,26 @@ export function requireApiKey(keys: ApiKeyStore): RequestHandler {
   };
 }
 
+const ROWS_PATH = /^\/api\/spreadsheets\/([^/]+)\/[^/]+(?:\/[^/]+)?$/;
+const SHEET_PATH = /^\/v1\/sheets\/([^/]+)(?:\/rows)?$/;
+
+/** Is this a GET of rows of a public-read connection? Only row reads qualify, never listings or writes. */
+function isPublicRead(req: Request, connections: ConnectionStore): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const path = req.baseUrl + req.path;
+  let connection: ConnectionRecord | null = null;
+  try {
+    const rows = ROWS_PATH.exec(path);
+    if (rows) connection = connections.getByUserKey(decodeURIComponent(rows[1]!));
+    const sheet = SHEET_PATH.exec(path);
+    const parsed = sheet && parsePublicSheetId(decodeURIComponent(sheet[1]!));
+    if (parsed) connection = connections.getBySpreadsheetId(parsed.spreadsheetId);
+  } catch {
+    return false; // a malformed escape: the route answers it
+  }
+  return connection?.publicRead === true;
+}
+
 export function apiKeyOf(res: Response): ApiKeyRecord {
   const key = locals(res).apiKey;
   if (!key) throw new AppError('unauthorized', 'Missing API key.');
@@ -31,6 +61,15 @@ export function apiKeyOf(res: Response): ApiKeyRecord {
 
 export function mayReach(key: ApiKeyRecord, connection: ConnectionRecord): boolean {
   return key.connections.length === 0 || key.connections.includes(connection.spreadsheetId);
+}
+
+/** Reads: anonymous callers only on public-read connections; keys as `authorize` says. */
+export function authorizeRead(res: Response, connection: ConnectionRecord): void {
+  if (locals(res).anonymousSubject !== undefined) {
+    if (connection.publicRead) return;
+    throw new AppError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".');
+  }
+  authorize(res, connection, 'read');
 }
 
 /** 403 unless the key may reach this connection (and, for writes, has the read_write scope). */

@@ -1,7 +1,9 @@
+import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { Replica } from '../replica/replica.ts';
 import type { ApiKeyStore } from '../store/api-keys.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
+import type { UsageStore } from '../store/usage.ts';
 
 /** Everything the HTTP layer needs, built once by the caller (serve, tests, Electron) and passed in. */
 export interface AppDeps {
@@ -9,6 +11,13 @@ export interface AppDeps {
   keys: ApiKeyStore;
   idempotency: IdempotencyStore;
   replica: Replica;
+  usage: UsageStore;
+  /** Per-key limits; null turns rate limiting off (`sheetport serve --no-rate-limits`). */
+  limiter: RateLimiter | null;
+  /** Bearer token of the loopback-only `/admin` API (kept in the data dir). */
+  adminToken: string;
+  /** Epoch-ms clock (injected in tests). */
+  now: () => number;
   /** Extra `Host` names to accept besides loopback (a tunnel). */
   allowedHosts: readonly string[];
   log: (message: string, err?: unknown) => void;

@@ -6,6 +6,8 @@ export interface RequestLocals {
   requestId: string;
   /** The authenticated API key; absent for unauthenticated routes. */
   apiKey?: ApiKeyRecord;
+  /** Set instead of `apiKey` for an unauthenticated GET of a public-read connection: `ip:<address>`. */
+  anonymousSubject?: string;
 }
 
 export function locals(res: Response): RequestLocals {

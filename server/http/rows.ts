@@ -6,7 +6,7 @@ import { type Rendered, renderList, renderOne } from '../rows/formats/index.ts';
 import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
-import { authorize } from './auth.ts';
+import { authorize, authorizeRead } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { setPagingHeaders } from './paging.ts';
 import { parseAppendBody, parseInputMode, parseRowNumber, parseUpdateBody } from './row-input.ts';
@@ -28,7 +28,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
 
   router.get(BASE, async (req, res) => {
     const connection = connectionOf(req);
-    authorize(res, connection, 'read');
+    authorizeRead(res, connection);
     const query = parseListQuery(req.query, API_LIST_LIMITS);
     const tab = await tabOf(req, connection);
     const result = runQuery(tab, query);
@@ -38,7 +38,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
 
   router.get(`${BASE}/:row`, async (req, res) => {
     const connection = connectionOf(req);
-    authorize(res, connection, 'read');
+    authorizeRead(res, connection);
     const row = parseRowNumber(String(req.params.row));
     const view = parseRowViewQuery(req.query);
     const tab = await tabOf(req, connection);

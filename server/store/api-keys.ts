@@ -110,6 +110,7 @@ export class ApiKeyStore {
     list: Database.Statement<[], ApiKeyRow>;
     revoke: Database.Statement<[string, string]>;
     touch: Database.Statement<[string, string]>;
+    setPlan: Database.Statement<[string, number | null, number | null, string]>;
   };
 
   constructor(db: Database.Database, clock: () => Date = () => new Date()) {
@@ -130,6 +131,7 @@ export class ApiKeyStore {
       list: db.prepare(`${SELECT} ORDER BY k.created_at, k.rowid`),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+      setPlan: db.prepare('UPDATE api_keys SET plan = ?, per_second = ?, daily = ? WHERE id = ?'),
     };
   }
 
@@ -147,8 +149,7 @@ export class ApiKeyStore {
         parameter: 'plan',
       });
     }
-    const perSecond = checkLimit('perSecond', input.perSecond);
-    const daily = checkLimit('daily', input.daily);
+    const { perSecond, daily } = checkPlanLimits(plan, input.perSecond, input.daily);
     const connections = [...new Set(input.connections ?? [])];
 
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
@@ -195,6 +196,25 @@ export class ApiKeyStore {
     return row ? toRecord(row) : null;
   }
 
+  /** Change a key's plan (and, for Enterprise, its numbers). Takes effect on the key's next request. */
+  setPlan(
+    id: string,
+    input: { plan: KeyPlan; perSecond?: number | null; daily?: number | null },
+  ): ApiKeyRecord | null {
+    if (!KEY_PLANS.includes(input.plan)) {
+      throw new AppError(
+        'invalid_parameter',
+        `Unknown plan '${input.plan}': expected free, pro or enterprise`,
+        {
+          parameter: 'plan',
+        },
+      );
+    }
+    const { perSecond, daily } = checkPlanLimits(input.plan, input.perSecond, input.daily);
+    this.stmts.setPlan.run(input.plan, perSecond, daily, id);
+    return this.get(id);
+  }
+
   get(id: string): ApiKeyRecord | null {
     const row = this.stmts.byId.get(id);
     return row ? toRecord(row) : null;
@@ -223,6 +243,34 @@ export class ApiKeyStore {
     this.lastTouch.set(id, ms);
     return this.stmts.touch.run(now.toISOString(), id).changes > 0;
   }
+}
+
+/**
+ * Free and Pro have fixed numbers; Enterprise keys carry their own, both of them. Refusing numbers on the other
+ * plans keeps a key's limits answerable from its plan alone.
+ */
+function checkPlanLimits(
+  plan: KeyPlan,
+  perSecondInput: number | null | undefined,
+  dailyInput: number | null | undefined,
+): { perSecond: number | null; daily: number | null } {
+  const perSecond = checkLimit('perSecond', perSecondInput);
+  const daily = checkLimit('daily', dailyInput);
+  if (plan === 'enterprise' && (perSecond === null || daily === null)) {
+    throw new AppError('invalid_parameter', 'Enterprise keys need both a per-second and a daily limit', {
+      parameter: perSecond === null ? 'perSecond' : 'daily',
+    });
+  }
+  if (plan !== 'enterprise' && (perSecond !== null || daily !== null)) {
+    throw new AppError(
+      'invalid_parameter',
+      `Custom limits are for enterprise keys; the ${plan} plan's are fixed`,
+      {
+        parameter: perSecond !== null ? 'perSecond' : 'daily',
+      },
+    );
+  }
+  return { perSecond, daily };
 }
 
 function checkLimit(name: string, value: number | null | undefined): number | null {

@@ -68,4 +68,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'usage',
+    sql: `
+      -- Requests per rate-limit subject (an API key id, or 'ip:<address>' for public reads) per UTC day.
+      -- Written in batches about once a second (see usage.ts); counts add up across processes.
+      CREATE TABLE usage_daily (
+        subject             TEXT NOT NULL,
+        day                 TEXT NOT NULL,
+        requests            INTEGER NOT NULL DEFAULT 0,
+        refused_per_second  INTEGER NOT NULL DEFAULT 0,
+        refused_daily       INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (subject, day)
+      ) WITHOUT ROWID;
+      CREATE INDEX usage_daily_day ON usage_daily (day);
+    `,
+  },
 ];

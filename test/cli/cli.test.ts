@@ -247,13 +247,15 @@ describe('sheetport keys', () => {
       'create',
       '--allow-formulas',
       '--plan',
-      'pro',
+      'enterprise',
+      '--per-second',
+      '5',
       '--daily',
       '50',
     ]);
     expect(created).toMatchObject({
       scope: 'read',
-      plan: 'pro',
+      plan: 'enterprise',
       allow_formulas: true,
       daily: 50,
       connections: [],

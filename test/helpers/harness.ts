@@ -25,14 +25,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+const UNLIMITED = { plan: 'enterprise', perSecond: 1_000_000, daily: 1_000_000_000 } as const;
+
 /** A real server on an ephemeral loopback port over a temp data dir: the path every HTTP test goes through. */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { clock?: () => Date; dataDir?: string } = {}): Promise<Harness> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-test-'));
-  const context = createServiceContext({ dataDir: path.join(dir, 'data'), log: () => {} });
+  const context = createServiceContext({
+    dataDir: options.dataDir ?? path.join(dir, 'data'),
+    log: () => {},
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const { app } = createApp(context);
   const { server, port } = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
-  const key = context.keys.create({ name: 'test', scope: 'read_write' }).key;
+  // Test keys get limits no test reaches unless it asks for a plan: the limits have their own tests.
+  const key = context.keys.create({ name: 'test', scope: 'read_write', ...UNLIMITED }).key;
   return {
     url,
     dir,
@@ -41,7 +48,7 @@ export async function startHarness(): Promise<Harness> {
     key,
     connect: (file) =>
       context.connections.create({ name: path.basename(file), sourceKind: 'workbook', location: file }),
-    createKey: (options) => context.keys.create(options ?? {}).key,
+    createKey: (options) => context.keys.create({ ...UNLIMITED, ...options }).key,
     fetch(pathAndQuery, init = {}) {
       const { auth, ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -59,7 +59,7 @@ describe('ApiKeyStore.create', () => {
     const { record } = keys.create({
       name: 'ci',
       scope: 'read_write',
-      plan: 'pro',
+      plan: 'enterprise',
       connections: [b.spreadsheetId, a.spreadsheetId, b.spreadsheetId],
       allowFormulas: true,
       perSecond: 5,
@@ -68,7 +68,7 @@ describe('ApiKeyStore.create', () => {
     expect(record).toMatchObject({
       name: 'ci',
       scope: 'read_write',
-      plan: 'pro',
+      plan: 'enterprise',
       allowFormulas: true,
       perSecond: 5,
       daily: 1000,
@@ -81,8 +81,10 @@ describe('ApiKeyStore.create', () => {
     expect(() => keys.create({ connections: ['wb_unknown'] })).toThrow(/Unknown connection 'wb_unknown'/);
     expect(() => keys.create({ scope: 'admin' as never })).toThrow(/Unknown scope/);
     expect(() => keys.create({ plan: 'gold' as never })).toThrow(/Unknown plan/);
-    expect(() => keys.create({ perSecond: -1 })).toThrow(/perSecond/);
-    expect(() => keys.create({ daily: 1.5 })).toThrow(/daily/);
+    expect(() => keys.create({ plan: 'enterprise', perSecond: -1, daily: 5 })).toThrow(/perSecond/);
+    expect(() => keys.create({ plan: 'enterprise', perSecond: 5, daily: 1.5 })).toThrow(/daily/);
+    expect(() => keys.create({ plan: 'enterprise', perSecond: 5 })).toThrow(/Enterprise keys need/);
+    expect(() => keys.create({ plan: 'pro', daily: 5 })).toThrow(/for enterprise keys/);
     expect(keys.list()).toEqual([]);
   });
 
@@ -177,5 +179,25 @@ describe('ApiKeyStore.touch', () => {
     const changesBefore = db.prepare('SELECT total_changes()').pluck().get() as number;
     for (let i = 0; i < 100; i++) keys.touch(record.id);
     expect(db.prepare('SELECT total_changes()').pluck().get()).toBe(changesBefore);
+  });
+});
+
+describe('plans', () => {
+  it("changes a key's plan and enterprise numbers, validating them", () => {
+    const { record } = keys.create();
+    expect(record.plan).toBe('free');
+    expect(keys.setPlan(record.id, { plan: 'pro' })).toMatchObject({
+      plan: 'pro',
+      perSecond: null,
+      daily: null,
+    });
+    expect(keys.setPlan(record.id, { plan: 'enterprise', perSecond: 40, daily: 9000 })).toMatchObject({
+      plan: 'enterprise',
+      perSecond: 40,
+      daily: 9000,
+    });
+    expect(() => keys.setPlan(record.id, { plan: 'enterprise' })).toThrow(/Enterprise keys need/);
+    expect(keys.get(record.id)).toMatchObject({ plan: 'enterprise', perSecond: 40 });
+    expect(keys.setPlan('key_missing', { plan: 'pro' })).toBeNull();
   });
 });

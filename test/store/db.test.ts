@@ -10,6 +10,7 @@ import { MIGRATIONS } from '../../server/store/migrations.ts';
 
 const DB_MODULE = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
 const LATEST = MIGRATIONS.at(-1)!.version;
+const TABLE_COUNT = 5;
 
 let dir: string;
 beforeEach(() => {
@@ -37,7 +38,13 @@ describe('openDatabase', () => {
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
       expect(userVersion(db)).toBe(LATEST);
-      expect(tables(db)).toEqual(['api_key_connections', 'api_keys', 'connections', 'idempotency_keys']);
+      expect(tables(db)).toEqual([
+        'api_key_connections',
+        'api_keys',
+        'connections',
+        'idempotency_keys',
+        'usage_daily',
+      ]);
     } finally {
       db.close();
     }
@@ -59,7 +66,7 @@ describe('openDatabase', () => {
       second.close();
     }
     const third = openDatabase(dir);
-    expect(tables(third)).toHaveLength(4);
+    expect(tables(third)).toHaveLength(TABLE_COUNT);
     third.close();
   });
 
@@ -90,7 +97,7 @@ describe('openDatabase', () => {
     }
     const db = openDatabase(dir);
     expect(userVersion(db)).toBe(LATEST);
-    expect(tables(db)).toHaveLength(4);
+    expect(tables(db)).toHaveLength(TABLE_COUNT);
     db.close();
   });
 
@@ -109,7 +116,7 @@ describe('migrate', () => {
       ...MIGRATIONS,
       { version: LATEST + 1, name: 'broken', sql: 'CREATE TABLE half (a); SELECT no_such_column FROM half;' },
     ];
-    expect(() => migrate(db, broken)).toThrow(/migration 2 \(broken\) failed/);
+    expect(() => migrate(db, broken)).toThrow(new RegExp(`migration ${LATEST + 1} \\(broken\\) failed`));
     expect(userVersion(db)).toBe(LATEST);
     expect(tables(db)).not.toContain('half');
     db.close();

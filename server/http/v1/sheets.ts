@@ -6,7 +6,7 @@ import { renderList } from '../../rows/formats/index.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
 import type { TabSnapshot } from '../../sources/source.ts';
 import type { ConnectionRecord } from '../../store/connections.ts';
-import { authorize } from '../auth.ts';
+import { authorizeRead } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import { send } from '../rows.ts';
@@ -23,7 +23,7 @@ export function mountSheetRoutes(router: Router, deps: AppDeps): void {
     const parsed = parsePublicSheetId(sheetId);
     const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
     if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
-    authorize(res, connection, 'read');
+    authorizeRead(res, connection);
     const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);
     if (!tab) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
     return { connection, tab };

@@ -1,0 +1,63 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { RequestHandler, Router } from 'express';
+import { AppError } from '../errors.ts';
+import { limitsOf } from '../limits/plans.ts';
+import { usageReport } from '../limits/usage-report.ts';
+import type { AppDeps } from './deps.ts';
+import { hostnameOf, isLoopbackName } from './host-guard.ts';
+
+const LOOPBACK_ADDRESS = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/**
+ * The admin surface (the dashboard's API): loopback only, never through a tunnel host, and only with the local
+ * admin token from the data dir. No CORS: only same-origin pages (the dashboard itself) may call it.
+ */
+export function requireAdmin(adminToken: string): RequestHandler {
+  const expected = Buffer.from(adminToken);
+  return (req, _res, next) => {
+    const host = hostnameOf(req.headers.host);
+    if (!LOOPBACK_ADDRESS.test(req.socket.remoteAddress ?? '') || host === null || !isLoopbackName(host)) {
+      return next(new AppError('forbidden', 'The admin API answers only on loopback.'));
+    }
+    const given = Buffer.from(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return next(new AppError('unauthorized', 'The admin API needs the local admin token.'));
+    }
+    next();
+  };
+}
+
+export function mountAdminRoutes(router: Router, deps: AppDeps): void {
+  router.get('/admin/keys', (_req, res) => {
+    const now = deps.now();
+    res.json({
+      data: deps.keys.list().map((key) => {
+        const limits = limitsOf(key);
+        const today = deps.usage.today(key.id, now);
+        return {
+          id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          scope: key.scope,
+          plan: key.plan,
+          limits: { per_second: limits.perSecond, daily: limits.daily },
+          connections: key.connections,
+          created_at: key.createdAt,
+          last_used_at: key.lastUsedAt,
+          revoked_at: key.revokedAt,
+          today: {
+            requests: today.requests,
+            refused_per_second: today.refusedPerSecond,
+            refused_daily: today.refusedDaily,
+          },
+        };
+      }),
+    });
+  });
+
+  router.get('/admin/keys/:id/usage', (req, res) => {
+    const key = deps.keys.get(String(req.params.id));
+    if (!key) throw new AppError('not_found', 'No API key with this id.');
+    res.json(usageReport(key, deps.usage, deps.now()));
+  });
+}

@@ -1,0 +1,53 @@
+import type { RequestHandler, Response } from 'express';
+import { AppError } from '../errors.ts';
+import { limitsOf, PUBLIC_READ_LIMITS } from '../limits/plans.ts';
+import type { RateDecision, RateLimiter } from '../limits/rate-limiter.ts';
+import { locals } from './locals.ts';
+
+/**
+ * Per-key limits on every `/api` and `/v1` request (per client address for anonymous public reads). Headers
+ * on every such response, 429 with the seed's body and `Retry-After` when either limit is exhausted.
+ */
+export function rateLimit(limiter: RateLimiter): RequestHandler {
+  return (_req, res, next) => {
+    const l = locals(res);
+    const subject = l.apiKey?.id ?? l.anonymousSubject;
+    if (!subject) return next();
+    const decision = limiter.check(subject, l.apiKey ? limitsOf(l.apiKey) : PUBLIC_READ_LIMITS);
+    setRateLimitHeaders(res, decision);
+    if (decision.allowed) return next();
+    res.setHeader('Retry-After', String(decision.retryAfter));
+    const message =
+      decision.refusedBy === 'daily'
+        ? `Daily quota of ${decision.limits.daily} requests used up; it resets at midnight UTC.`
+        : `More than ${decision.limits.perSecond} requests in one second; slow down.`;
+    next(
+      new AppError('rate_limit_exceeded', message, {
+        limit_type: decision.refusedBy,
+        retry_after: decision.retryAfter,
+      }),
+    );
+  };
+}
+
+/**
+ * The seed's `X-RateLimit-*` (the burst window), our `X-RateLimit-Daily-*`, and the IETF
+ * draft-ietf-httpapi-ratelimit-headers-11 fields `RateLimit-Policy` / `RateLimit` for standard clients.
+ */
+export function setRateLimitHeaders(res: Response, d: RateDecision): void {
+  const secondsUntil = (ms: number) => Math.max(0, Math.ceil((ms - d.nowMs) / 1000));
+  res.setHeader('X-RateLimit-Limit', String(d.limits.perSecond));
+  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(d.resetAtMs / 1000)));
+  res.setHeader('X-RateLimit-Daily-Limit', String(d.limits.daily));
+  res.setHeader('X-RateLimit-Daily-Remaining', String(d.dailyRemaining));
+  res.setHeader('X-RateLimit-Daily-Reset', String(Math.floor(d.dailyResetAtMs / 1000)));
+  res.setHeader(
+    'RateLimit-Policy',
+    `"burst";q=${d.limits.perSecond};w=1, "daily";q=${d.limits.daily};w=86400`,
+  );
+  res.setHeader(
+    'RateLimit',
+    `"burst";r=${d.remaining};t=${secondsUntil(d.resetAtMs)}, "daily";r=${d.dailyRemaining};t=${secondsUntil(d.dailyResetAtMs)}`,
+  );
+}
