@@ -94,7 +94,7 @@ function sumRequests(runs: Run[]): number {
   return runs.reduce((sum, r) => sum + r.result.requests.total, 0);
 }
 
-const limiterCost = 0;
+let limiterCost = 0;
 const TARGET_LIMITER_COST = 0.05;
 
 async function measure(
@@ -204,6 +204,16 @@ async function main(): Promise<number> {
     notes.push(checkSearchSort(large.body, large.total));
     runs.push(
       await measure('(b)', `SheetPort list, ${fmt(SMALL_ROWS)}-row tab, limit=100`, sheetport, 'list5k'),
+    );
+    const limited: Run[] = [];
+    const unlimited: Run[] = [];
+    for (let round = 0; round < 3; round++) {
+      limited.push(await measure('(b)', 'limits on, round', sheetport, 'list5k', DURATION / 3));
+      unlimited.push(await measure('(e)', 'limits off, round', sheetport, 'list5kNoLimits', DURATION / 3));
+    }
+    limiterCost = 1 - sumRequests(limited) / sumRequests(unlimited);
+    notes.push(
+      `rate limiter: ${fmt(sumRequests(limited) / DURATION)} req/s with limits, ${fmt(sumRequests(unlimited) / DURATION)} without (3 alternating rounds each)`,
     );
     runs.push(
       await measure(
