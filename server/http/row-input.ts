@@ -48,7 +48,22 @@ export function parseAppendBody(body: unknown): Record<string, CellInput>[] {
   if (list.length > MAX_ROWS_PER_WRITE) {
     throw new AppError('invalid_body', `At most ${MAX_ROWS_PER_WRITE} rows per request, got ${list.length}.`);
   }
-  return list.map((row, i) => parseRowObject(row, Array.isArray(body) ? `Row ${i}` : 'Body'));
+  return list.map((row, i) => {
+    const where = Array.isArray(body) ? `Row ${i}` : 'Body';
+    const values = parseRowObject(row, where);
+    assertNotBlank(values, where);
+    return values;
+  });
+}
+
+/**
+ * An appended row with no value would land after the last row and, being empty, not be a row at all: the
+ * answer would say "appended" while nothing appears. Refuse it instead.
+ */
+export function assertNotBlank(values: Record<string, CellInput>, where: string): void {
+  if (!Object.values(values).some((v) => v !== null && v !== '')) {
+    throw new AppError('invalid_body', `${where}: an appended row needs at least one non-empty value.`);
+  }
 }
 
 /** PUT/PATCH body: a non-empty object of the fields to change. */

@@ -384,6 +384,7 @@ describe('all or nothing', () => {
     ['values as null', { mutations: [{ op: 'append', values: null }] }, 0],
     ['a nested value', { mutations: [{ op: 'append', values: { Name: { first: 'x' } } }] }, 0],
     ['an array value', { mutations: [{ op: 'update', row: 1, values: { Name: ['x'] } }] }, 0],
+    ['an append of only empty values', { mutations: [{ op: 'append', values: { Name: null, Age: '' } }] }, 0],
     [
       'empty values',
       {

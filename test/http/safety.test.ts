@@ -247,3 +247,18 @@ describe('methods', () => {
     expect(one.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH, PUT');
   });
 });
+
+describe('blank appends', () => {
+  it('refuses a row with no non-empty value (it would not appear), changing nothing', async () => {
+    const before = await fileHash(file);
+    for (const body of ['{"Name":null}', '{"Name":""}', '[{"Name":"ok"},{"Age":null}]']) {
+      const res = await h.fetch(rowsPath(conn, 'People'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(await errorOf(res), body).toMatchObject({ status: 400, code: 'invalid_body' });
+    }
+    expect(await fileHash(file)).toBe(before);
+  });
+});

@@ -46,6 +46,15 @@ function parseRow(raw: unknown, index: number): number {
   return raw;
 }
 
+/** Append values must hold a value: an all-empty row after the last row would not be a row. */
+function appendValues(raw: unknown, index: number): Record<string, CellInput> {
+  const values = parseValues(raw, index);
+  if (!Object.values(values).some((v) => v !== null && v !== '')) {
+    throw atIndex(index, 'invalid_body', 'an appended row needs at least one non-empty value.');
+  }
+  return values;
+}
+
 function parseValues(raw: unknown, index: number): Record<string, CellInput> {
   let values: Record<string, CellInput>;
   try {
@@ -79,7 +88,7 @@ function parseMutation(raw: unknown, index: number): Mutation {
   if (missing !== undefined) throw atIndex(index, 'invalid_body', `"${op}" needs "${missing}".`);
   switch (op) {
     case 'append':
-      return { op, values: parseValues(raw.values, index) };
+      return { op, values: appendValues(raw.values, index) };
     case 'update':
       return { op, row: parseRow(raw.row, index), values: parseValues(raw.values, index) };
     case 'delete':
