@@ -29,6 +29,9 @@ export function apiCors() {
       'X-RateLimit-Daily-Limit',
       'X-RateLimit-Daily-Remaining',
       'X-RateLimit-Daily-Reset',
+      'RateLimit',
+      'RateLimit-Policy',
+      'Idempotent-Replayed',
     ],
     maxAge: 600,
   });

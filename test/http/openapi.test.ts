@@ -108,6 +108,14 @@ function errorCodesInSource(): string[] {
   return [...block[1]!.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!);
 }
 
+/** The GETs an anonymous caller may make on a public-read connection (`isPublicRead` in server/http/auth.ts). */
+const PUBLIC_READ_GETS = new Set([
+  'GET /api/spreadsheets/{userKey}/{sheetName}',
+  'GET /api/spreadsheets/{userKey}/{sheetName}/{row}',
+  'GET /v1/sheets/{sheetId}',
+  'GET /v1/sheets/{sheetId}/rows',
+]);
+
 interface RouteLayer {
   route?: { path: string; methods: Record<string, boolean> };
 }
@@ -275,16 +283,29 @@ describe('docs/openapi.json is structurally OpenAPI 3.1', () => {
     }
   });
 
-  it('keys every /api and /v1 operation and leaves /openapi.json open', () => {
+  it('keys every /api and /v1 operation, guards /admin with the admin token and leaves /openapi.json open', () => {
     expect(DOC.security).toEqual([{ bearerAuth: [] }]);
+    const schemes = deref(deref(DOC.components).securitySchemes);
+    expect(deref(schemes.adminToken)).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const o of operations()) {
       const where = `${o.method.toUpperCase()} ${o.path}`;
+      const statuses = Object.keys(deref(o.op.responses));
       if (o.path === '/openapi.json') expect(o.op.security, where).toEqual([]);
-      else {
+      else if (o.path.startsWith('/admin/')) {
+        // loopback-only, admin token instead of an API key (server/http/admin.ts)
+        expect(o.op.security, where).toEqual([{ adminToken: [] }]);
+        expect(statuses, where).toEqual(expect.arrayContaining(['401', '403']));
+      } else if (PUBLIC_READ_GETS.has(where)) {
+        // a key, or no key at all on a public-read connection (isPublicRead in server/http/auth.ts)
+        expect(o.op.security, where).toEqual([{ bearerAuth: [] }, {}]);
+        expect(statuses, where).toContain('401');
+      } else {
         expect(o.op.security, where).toBeUndefined();
-        expect(Object.keys(deref(o.op.responses)), where).toContain('401');
+        expect(statuses, where).toContain('401');
       }
     }
+    const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`));
+    for (const route of PUBLIC_READ_GETS) expect(documented.has(route), route).toBe(true);
   });
 });
 
