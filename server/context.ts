@@ -1,19 +1,34 @@
 import type Database from 'better-sqlite3';
+import { ChangeRecorder } from './changes/recorder.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { Replica } from './replica/replica.ts';
+import { WorkbookWatcher } from './replica/watcher.ts';
 import type { Source } from './sources/source.ts';
 import { createWorkbookSource } from './sources/workbook/index.ts';
 import { loadOrCreateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
+import { BaselineStore } from './store/baselines.ts';
+import { ChangeLogStore } from './store/change-log.ts';
 import type { ConnectionRecord } from './store/connections.ts';
 import { ConnectionStore } from './store/connections.ts';
 import { openDatabase } from './store/db.ts';
+import { DeliveryStore } from './store/deliveries.ts';
 import { IdempotencyStore } from './store/idempotency.ts';
 import { UsageStore } from './store/usage.ts';
+import { WebhookStore } from './store/webhooks.ts';
+import { DEFAULT_EVENT_RULES, type EventRules } from './webhooks/events.ts';
+import { deliver } from './webhooks/sender.ts';
+import { signedHeaders } from './webhooks/signer.ts';
+import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface ServiceContext extends AppDeps {
   db: Database.Database;
+  recorder: ChangeRecorder;
+  worker: DeliveryWorker;
+  watcher: WorkbookWatcher;
+  /** Start the delivery worker and the file watcher (the service does; one-off CLI commands do not). */
+  startBackground(): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +39,13 @@ export interface ContextOptions {
   log?: (message: string, err?: unknown) => void;
   /** Default true. */
   rateLimits?: boolean;
+  /** Webhook targets on private (LAN) addresses are allowed (default false). */
+  allowLanWebhooks?: boolean;
+  eventRules?: EventRules;
+  /** Overrides for tests: the delivery attempt, lease and watcher timings. */
+  webhookSend?: ConstructorParameters<typeof DeliveryWorker>[0]['send'];
+  leaseMs?: number;
+  watchPollMs?: number;
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -33,15 +55,48 @@ const USAGE_FLUSH_MS = 1000;
 export function createServiceContext(options: ContextOptions): ServiceContext {
   const clock = options.clock ?? (() => new Date());
   const db = openDatabase(options.dataDir);
-  const openSource = (connection: ConnectionRecord): Source => createWorkbookSource(connection.location);
-  const replica = new Replica(openSource);
+  const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
+  const allowLan = options.allowLanWebhooks === true;
+  const webhooks = new WebhookStore(db, clock);
+  const deliveries = new DeliveryStore(db);
+  const changeLog = new ChangeLogStore(db);
+  const worker = new DeliveryWorker({
+    deliveries,
+    webhooks,
+    now,
+    send: options.webhookSend ?? ((attempt) => deliver({ ...attempt, allowLan })),
+    sign: signedHeaders,
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    log,
+  });
+  const recorder = new ChangeRecorder({
+    db,
+    baselines: new BaselineStore(db),
+    changeLog,
+    webhooks,
+    deliveries,
+    now,
+    rules: options.eventRules ?? DEFAULT_EVENT_RULES,
+    onQueued: () => worker.wake(),
+  });
+  const openSource = (connection: ConnectionRecord): Source => createWorkbookSource(connection.location);
+  const replica = new Replica(
+    openSource,
+    (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
+    log,
+  );
+  const connections = new ConnectionStore(db);
+  const watcher = new WorkbookWatcher(replica, connections, {
+    log,
+    ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
+  });
   const usage = new UsageStore(db);
   const flushTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS);
   flushTimer.unref();
   return {
     db,
-    connections: new ConnectionStore(db),
+    connections,
     keys: new ApiKeyStore(db, clock),
     idempotency: new IdempotencyStore(db, clock),
     replica,
@@ -50,8 +105,21 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     now,
     adminToken: loadOrCreateAdminToken(options.dataDir),
     allowedHosts: options.allowedHosts ?? [],
-    log: options.log ?? ((message, err) => console.error(message, err)),
+    log,
+    webhooks,
+    deliveries,
+    changeLog,
+    allowLanWebhooks: allowLan,
+    recorder,
+    worker,
+    watcher,
+    startBackground() {
+      worker.start();
+      watcher.start();
+    },
     async close() {
+      watcher.stop();
+      await worker.stop();
       clearInterval(flushTimer);
       usage.flush();
       await replica.close();

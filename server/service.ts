@@ -31,6 +31,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const { app } = createApp(context);
     const { server, port } = await listen(app, options.port, options.host);
+    context.startBackground();
     let stopping: Promise<void> | null = null;
     return {
       url: baseUrl(options.host, port),

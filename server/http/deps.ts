@@ -1,9 +1,12 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { Replica } from '../replica/replica.ts';
 import type { ApiKeyStore } from '../store/api-keys.ts';
+import type { ChangeLogStore } from '../store/change-log.ts';
 import type { ConnectionStore } from '../store/connections.ts';
+import type { DeliveryStore } from '../store/deliveries.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import type { UsageStore } from '../store/usage.ts';
+import type { WebhookStore } from '../store/webhooks.ts';
 
 /** Everything the HTTP layer needs, built once by the caller (serve, tests, Electron) and passed in. */
 export interface AppDeps {
@@ -14,6 +17,11 @@ export interface AppDeps {
   usage: UsageStore;
   /** Per-key limits; null turns rate limiting off (`sheetport serve --no-rate-limits`). */
   limiter: RateLimiter | null;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  changeLog: ChangeLogStore;
+  /** Webhook URLs may point at private (LAN) addresses. */
+  allowLanWebhooks: boolean;
   /** Bearer token of the loopback-only `/admin` API (kept in the data dir). */
   adminToken: string;
   /** Epoch-ms clock (injected in tests). */

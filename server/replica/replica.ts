@@ -27,11 +27,23 @@ function entryOf(snapshot: SpreadsheetSnapshot): ReplicaEntry {
 interface Slot {
   source: Source;
   entry: ReplicaEntry | null;
+  /** The snapshot last handed to `onChange`: the next change is diffed against it. */
+  recorded: SpreadsheetSnapshot | null;
   /** The freshness check in flight, shared by every request that arrives meanwhile (one stat, not hundreds). */
   check: Promise<ReplicaEntry> | null;
   /** Bumped by each write so a slower read that began earlier never replaces a newer snapshot. */
   generation: number;
 }
+
+/**
+ * Told about every new snapshot of a connection, with the previous one (null on the first sight since start).
+ * The change recorder diffs them; it runs before a write is answered.
+ */
+export type ChangeListener = (
+  connection: ConnectionRecord,
+  before: SpreadsheetSnapshot | null,
+  after: SpreadsheetSnapshot,
+) => void;
 
 /**
  * The service's copy of each connection's tabs. Reads are served from memory; before each read the source's
@@ -40,16 +52,24 @@ interface Slot {
  */
 export class Replica {
   readonly #openSource: (connection: ConnectionRecord) => Source;
+  readonly #onChange: ChangeListener;
+  readonly #log: (message: string, err?: unknown) => void;
   readonly #slots = new Map<string, Slot>();
 
-  constructor(openSource: (connection: ConnectionRecord) => Source) {
+  constructor(
+    openSource: (connection: ConnectionRecord) => Source,
+    onChange: ChangeListener = () => {},
+    log: (message: string, err?: unknown) => void = () => {},
+  ) {
     this.#openSource = openSource;
+    this.#onChange = onChange;
+    this.#log = log;
   }
 
   async get(connection: ConnectionRecord): Promise<ReplicaEntry> {
     const slot = this.#slot(connection);
     if (!slot.check) {
-      const check = this.#refresh(slot).finally(() => {
+      const check = this.#refresh(connection, slot).finally(() => {
         if (slot.check === check) slot.check = null;
       });
       slot.check = check;
@@ -74,6 +94,7 @@ export class Replica {
     const result = await slot.source.write(sourceSheetId, mutations, options);
     slot.generation++;
     slot.entry = entryOf(result.snapshot);
+    this.#record(connection, slot, result.snapshot);
     return result;
   }
 
@@ -91,19 +112,41 @@ export class Replica {
   #slot(connection: ConnectionRecord): Slot {
     let slot = this.#slots.get(connection.spreadsheetId);
     if (!slot) {
-      slot = { source: this.#openSource(connection), entry: null, check: null, generation: 0 };
+      slot = {
+        source: this.#openSource(connection),
+        entry: null,
+        recorded: null,
+        check: null,
+        generation: 0,
+      };
       this.#slots.set(connection.spreadsheetId, slot);
     }
     return slot;
   }
 
-  async #refresh(slot: Slot): Promise<ReplicaEntry> {
+  async #refresh(connection: ConnectionRecord, slot: Slot): Promise<ReplicaEntry> {
     const generation = slot.generation;
     const version = await slot.source.version();
     if (slot.entry && slot.entry.snapshot.version === version) return slot.entry;
     const snapshot = await slot.source.read();
     const entry = entryOf(snapshot);
-    if (slot.generation === generation) slot.entry = entry;
-    return slot.generation === generation ? entry : (slot.entry ?? entry);
+    if (slot.generation !== generation) return slot.entry ?? entry; // a write overtook this read
+    slot.entry = entry;
+    this.#record(connection, slot, snapshot);
+    return entry;
+  }
+
+  /**
+   * Hand a new snapshot to the change listener, once per version. A failure there (the database) must not turn
+   * a write the source already has into an error answer, so it is logged instead.
+   */
+  #record(connection: ConnectionRecord, slot: Slot, snapshot: SpreadsheetSnapshot): void {
+    if (slot.recorded?.version === snapshot.version) return;
+    try {
+      this.#onChange(connection, slot.recorded, snapshot);
+      slot.recorded = snapshot;
+    } catch (err) {
+      this.#log('Recording a change failed', err);
+    }
   }
 }

@@ -85,4 +85,83 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX usage_daily_day ON usage_daily (day);
     `,
   },
+  {
+    version: 3,
+    name: 'webhooks',
+    sql: `
+      -- Webhook registrations. The tab is held by its stable source_sheet_id (sheet_name is the name given at
+      -- registration), so renaming the tab keeps the webhook. The secret must be usable to sign every delivery,
+      -- so it is kept (never shown again after creation or rotation). last_timestamp_ms keeps payload
+      -- timestamps unique per webhook.
+      CREATE TABLE webhooks (
+        id                 TEXT PRIMARY KEY,
+        url                TEXT NOT NULL,
+        spreadsheet_id     TEXT NOT NULL,
+        sheet_name         TEXT NOT NULL,
+        source_sheet_id    TEXT NOT NULL,
+        events             TEXT NOT NULL,
+        secret             TEXT NOT NULL,
+        status             TEXT NOT NULL CHECK (status IN ('active', 'paused')),
+        api_key_id         TEXT,
+        created_at         TEXT NOT NULL,
+        updated_at         TEXT NOT NULL,
+        last_timestamp_ms  INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX webhooks_target ON webhooks (spreadsheet_id, source_sheet_id);
+
+      -- The transactional outbox: one row per notification, inserted in the same transaction that records the
+      -- change. payload is the exact body sent (signed as is). Times are epoch milliseconds.
+      CREATE TABLE deliveries (
+        id               TEXT PRIMARY KEY,
+        webhook_id       TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+        event            TEXT NOT NULL,
+        payload          TEXT NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('pending', 'in_flight', 'succeeded', 'failed')),
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  INTEGER,
+        lease_until      INTEGER,
+        replay           INTEGER NOT NULL DEFAULT 0 CHECK (replay IN (0, 1)),
+        created_at       INTEGER NOT NULL,
+        completed_at     INTEGER
+      );
+      CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
+      CREATE INDEX deliveries_log ON deliveries (webhook_id, created_at DESC);
+
+      -- Every attempt of every delivery, for the delivery log.
+      CREATE TABLE delivery_attempts (
+        delivery_id       TEXT NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+        attempt           INTEGER NOT NULL,
+        trigger           TEXT NOT NULL CHECK (trigger IN ('auto', 'replay')),
+        started_at        INTEGER NOT NULL,
+        duration_ms       INTEGER NOT NULL,
+        status            INTEGER,
+        error             TEXT,
+        response_excerpt  TEXT,
+        PRIMARY KEY (delivery_id, attempt)
+      ) WITHOUT ROWID;
+
+      -- The change feed behind updated_since: one row per changed row, oldest first by seq.
+      CREATE TABLE change_log (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        spreadsheet_id   TEXT NOT NULL,
+        source_sheet_id  TEXT NOT NULL,
+        row_index        INTEGER NOT NULL,
+        change           TEXT NOT NULL CHECK (change IN ('inserted', 'updated', 'deleted')),
+        updated_at       INTEGER NOT NULL,
+        row_values       TEXT
+      );
+      CREATE INDEX change_log_feed ON change_log (spreadsheet_id, source_sheet_id, updated_at, seq);
+
+      -- The last content of each tab the service has seen (gzip JSON), so changes made while it was not
+      -- running are noticed on the next start.
+      CREATE TABLE tab_baselines (
+        spreadsheet_id   TEXT NOT NULL,
+        source_sheet_id  TEXT NOT NULL,
+        name             TEXT NOT NULL,
+        content          BLOB NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        PRIMARY KEY (spreadsheet_id, source_sheet_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

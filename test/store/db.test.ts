@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../server/store/migrations.ts';
 
 const DB_MODULE = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
 const LATEST = MIGRATIONS.at(-1)!.version;
-const TABLE_COUNT = 5;
+const TABLE_COUNT = 10;
 
 let dir: string;
 beforeEach(() => {
@@ -22,7 +22,7 @@ afterEach(() => {
 
 function tables(db: Database.Database): string[] {
   return db
-    .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()
     .all();
 }
@@ -41,9 +41,14 @@ describe('openDatabase', () => {
       expect(tables(db)).toEqual([
         'api_key_connections',
         'api_keys',
+        'change_log',
         'connections',
+        'deliveries',
+        'delivery_attempts',
         'idempotency_keys',
+        'tab_baselines',
         'usage_daily',
+        'webhooks',
       ]);
     } finally {
       db.close();

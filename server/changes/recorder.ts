@@ -1,0 +1,98 @@
+import type Database from 'better-sqlite3';
+import { diffRows } from '../replica/diff.ts';
+import { rowObject } from '../rows/formats/index.ts';
+import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
+import type { Baseline, BaselineStore } from '../store/baselines.ts';
+import type { ChangeLogStore } from '../store/change-log.ts';
+import type { DeliveryStore } from '../store/deliveries.ts';
+import type { WebhookStore } from '../store/webhooks.ts';
+import { buildNotifications, type EventRules, payloadJson } from '../webhooks/events.ts';
+
+export interface RecorderDeps {
+  db: Database.Database;
+  baselines: BaselineStore;
+  changeLog: ChangeLogStore;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  now: () => number;
+  rules: EventRules;
+  /** Called after a transaction queued notifications (wakes the delivery worker). */
+  onQueued: () => void;
+}
+
+/**
+ * Turns a new snapshot of a spreadsheet into recorded changes: per tab, the row diff against what was recorded
+ * last, then in ONE SQLite transaction the change-log rows, the webhook notifications (the outbox) and the new
+ * baseline. API writes call it after the source has the write and before the client is answered; detected
+ * changes (a save in Excel) call it when the replica notices them. Either way a change is recorded once.
+ */
+export class ChangeRecorder {
+  readonly #deps: RecorderDeps;
+
+  constructor(deps: RecorderDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * `before` is the snapshot last recorded for this spreadsheet in this process, or null on the first sight of
+   * it since start; then the persisted baselines stand in, so changes made while SheetPort was stopped count.
+   */
+  record(spreadsheetId: string, before: SpreadsheetSnapshot | null, after: SpreadsheetSnapshot): void {
+    const { db, baselines, changeLog, webhooks, deliveries, rules } = this.#deps;
+    const previous: Map<string, Baseline> = before
+      ? new Map(before.tabs.map((t) => [t.sourceSheetId, toBaseline(t)]))
+      : baselines.load(spreadsheetId);
+    let queued = 0;
+    const nowMs = this.#deps.now();
+    db.transaction(() => {
+      for (const tab of after.tabs) {
+        const old = previous.get(tab.sourceSheetId);
+        if (!old) {
+          // First sight of this tab: nothing to compare with yet.
+          baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
+          continue;
+        }
+        const changes = diffRows(old.typed, tab.typed);
+        const renamed = old.name !== tab.name || !sameHeader(old.header, tab.header);
+        if (changes.length === 0) {
+          if (renamed) baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
+          continue;
+        }
+        const instant = changeLog.nextInstant(spreadsheetId, tab.sourceSheetId, nowMs);
+        for (const c of changes) {
+          changeLog.append(spreadsheetId, tab.sourceSheetId, {
+            row_index: c.row_index,
+            change: c.kind,
+            updatedAt: instant,
+            values: c.after ? rowObject(tab.header, c.after) : null,
+          });
+        }
+        const notifications = buildNotifications(changes, old.header, tab.header, rules);
+        for (const webhook of webhooks.forTab(spreadsheetId, tab.sourceSheetId)) {
+          for (const notification of notifications) {
+            if (!webhook.events.includes(notification.event)) continue;
+            const payload = payloadJson({
+              webhookId: webhook.id,
+              notification,
+              spreadsheetId,
+              sheetName: tab.name,
+              timestampMs: webhooks.nextTimestamp(webhook.id, nowMs),
+            });
+            deliveries.enqueue(webhook.id, notification.event, payload, nowMs);
+            queued++;
+          }
+        }
+        baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
+      }
+    })();
+    if (queued > 0) this.#deps.onQueued();
+  }
+}
+
+function toBaseline(tab: TabSnapshot): Baseline {
+  return { name: tab.name, header: tab.header, typed: tab.typed };
+}
+
+function sameHeader(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((h, i) => h === b[i]);
+}

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+
+export type DeliveryState = 'pending' | 'in_flight' | 'succeeded' | 'failed';
+
+export interface DeliveryRecord {
+  id: string;
+  webhookId: string;
+  event: string;
+  /** The exact JSON body sent on every attempt. */
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: number | null;
+  replay: boolean;
+  createdAt: number;
+  completedAt: number | null;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  trigger: 'auto' | 'replay';
+  startedAt: number;
+  durationMs: number;
+  status: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+interface Row {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  replay: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+const COLUMNS =
+  'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
+
+function toRecord(row: Row): DeliveryRecord {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    event: row.event,
+    payload: row.payload,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    replay: row.replay === 1,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/**
+ * The outbox. A delivery is `pending` (due at next_attempt_at), `in_flight` (claimed by the worker under a
+ * lease; an expired lease after a crash makes it claimable again, so it goes out again with the same id),
+ * `succeeded` or `failed`. Times are epoch milliseconds.
+ */
+export class DeliveryStore {
+  readonly #db: Database.Database;
+  readonly #stmts;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#stmts = {
+      insert: db.prepare(
+        `INSERT INTO deliveries (id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at)
+         VALUES (?, ?, ?, ?, 'pending', 0, ?, 0, ?)`,
+      ),
+      due: db.prepare<[number, number, number], Row>(
+        `SELECT ${COLUMNS.split(', ')
+          .map((c) => `d.${c}`)
+          .join(', ')}
+         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE w.status = 'active'
+           AND ((d.state = 'pending' AND d.next_attempt_at <= ?) OR (d.state = 'in_flight' AND d.lease_until <= ?))
+         ORDER BY d.next_attempt_at, d.created_at
+         LIMIT ?`,
+      ),
+      claim: db.prepare<[number, string]>(
+        "UPDATE deliveries SET state = 'in_flight', lease_until = ? WHERE id = ? AND state IN ('pending', 'in_flight')",
+      ),
+      nextDue: db
+        .prepare<[], number | null>(
+          `SELECT MIN(CASE WHEN d.state = 'pending' THEN d.next_attempt_at ELSE d.lease_until END)
+         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE w.status = 'active' AND d.state IN ('pending', 'in_flight')`,
+        )
+        .pluck(),
+      attempt: db.prepare(
+        `INSERT INTO delivery_attempts (delivery_id, attempt, trigger, started_at, duration_ms, status, error, response_excerpt)
+         VALUES (@delivery_id, @attempt, @trigger, @started_at, @duration_ms, @status, @error, @response_excerpt)`,
+      ),
+      settle: db.prepare(
+        `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @next_attempt_at,
+           lease_until = NULL, replay = 0, completed_at = @completed_at WHERE id = @id`,
+      ),
+      get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
+      attempts: db.prepare<[string], AttemptRecord>(
+        `SELECT attempt, trigger, started_at AS startedAt, duration_ms AS durationMs, status, error,
+                response_excerpt AS responseExcerpt
+         FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt`,
+      ),
+      replay: db.prepare<[number, string]>(
+        "UPDATE deliveries SET state = 'pending', next_attempt_at = ?, replay = 1, completed_at = NULL WHERE id = ? AND state != 'in_flight'",
+      ),
+      purge: db.prepare<[number]>(
+        "DELETE FROM deliveries WHERE state IN ('succeeded', 'failed') AND completed_at < ?",
+      ),
+      count: db.prepare<[string], number>('SELECT COUNT(*) FROM deliveries WHERE webhook_id = ?').pluck(),
+      countState: db
+        .prepare<[string, string], number>(
+          'SELECT COUNT(*) FROM deliveries WHERE webhook_id = ? AND state = ?',
+        )
+        .pluck(),
+      page: db.prepare<[string, number, number], Row>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+      ),
+      pageState: db.prepare<[string, string, number, number], Row>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = ? AND state = ?
+         ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+      ),
+    };
+  }
+
+  /** Queue a notification, due now. Call inside the transaction that records the change. */
+  enqueue(webhookId: string, event: string, payload: string, nowMs: number): string {
+    const id = `dlv_${randomBytes(12).toString('base64url')}`;
+    this.#stmts.insert.run(id, webhookId, event, payload, nowMs, nowMs);
+    return id;
+  }
+
+  /**
+   * Claim up to `limit` due deliveries of active webhooks (pending and due, or in flight with an expired lease),
+   * leasing them until `nowMs + leaseMs`. `accept` may turn one down (e.g. its webhook is at its concurrency cap).
+   */
+  claimDue(
+    nowMs: number,
+    limit: number,
+    leaseMs: number,
+    accept: (d: DeliveryRecord) => boolean = () => true,
+  ): DeliveryRecord[] {
+    return this.#db.transaction(() => {
+      const claimed: DeliveryRecord[] = [];
+      for (const row of this.#stmts.due.all(nowMs, nowMs, limit * 4)) {
+        if (claimed.length >= limit) break;
+        const d = toRecord(row);
+        if (!accept(d)) continue;
+        this.#stmts.claim.run(nowMs + leaseMs, d.id);
+        claimed.push({ ...d, state: 'in_flight' });
+      }
+      return claimed;
+    })();
+  }
+
+  /** When the next pending delivery of an active webhook is due (or a lease expires); null when none. */
+  nextDueAt(): number | null {
+    return this.#stmts.nextDue.get() ?? null;
+  }
+
+  /** Record one attempt and the delivery's new state, atomically. */
+  settle(
+    delivery: DeliveryRecord,
+    attempt: Omit<AttemptRecord, 'attempt'>,
+    next: { state: DeliveryState; nextAttemptAt: number | null; completedAt: number | null },
+  ): void {
+    this.#db.transaction(() => {
+      const number = delivery.attempts + 1;
+      this.#stmts.attempt.run({
+        delivery_id: delivery.id,
+        attempt: number,
+        trigger: attempt.trigger,
+        started_at: attempt.startedAt,
+        duration_ms: attempt.durationMs,
+        status: attempt.status,
+        error: attempt.error,
+        response_excerpt: attempt.responseExcerpt,
+      });
+      this.#stmts.settle.run({
+        id: delivery.id,
+        state: next.state,
+        attempts: number,
+        next_attempt_at: next.nextAttemptAt,
+        completed_at: next.completedAt,
+      });
+    })();
+  }
+
+  get(id: string): DeliveryRecord | null {
+    const row = this.#stmts.get.get(id);
+    return row ? toRecord(row) : null;
+  }
+
+  attemptsOf(id: string): AttemptRecord[] {
+    return this.#stmts.attempts.all(id);
+  }
+
+  /** Newest first, optionally one state. */
+  page(webhookId: string, options: { state?: DeliveryState; limit: number; offset: number }) {
+    const rows = options.state
+      ? this.#stmts.pageState.all(webhookId, options.state, options.limit, options.offset)
+      : this.#stmts.page.all(webhookId, options.limit, options.offset);
+    const total = options.state
+      ? this.#stmts.countState.get(webhookId, options.state)!
+      : this.#stmts.count.get(webhookId)!;
+    return { total, data: rows.map(toRecord) };
+  }
+
+  /** A manual replay: one new attempt now (not retried automatically). False when it is in flight right now. */
+  requestReplay(id: string, nowMs: number): boolean {
+    return this.#stmts.replay.run(nowMs, id).changes > 0;
+  }
+
+  /** Log retention: forget finished deliveries (and their attempts) completed before `beforeMs`. */
+  purgeFinished(beforeMs: number): number {
+    return this.#stmts.purge.run(beforeMs).changes;
+  }
+}

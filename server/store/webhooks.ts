@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { WebhookEvent } from '../webhooks/event-types.ts';
+import { generateSecret } from '../webhooks/secret.ts';
+
+export type WebhookStatus = 'active' | 'paused';
+
+export interface WebhookRecord {
+  id: string;
+  url: string;
+  spreadsheetId: string;
+  /** The name given at registration; payloads carry the tab's current name. */
+  sheetName: string;
+  sourceSheetId: string;
+  events: WebhookEvent[];
+  status: WebhookStatus;
+  apiKeyId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  id: string;
+  url: string;
+  spreadsheet_id: string;
+  sheet_name: string;
+  source_sheet_id: string;
+  events: string;
+  status: WebhookStatus;
+  api_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS =
+  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
+
+function toRecord(row: Row): WebhookRecord {
+  return {
+    id: row.id,
+    url: row.url,
+    spreadsheetId: row.spreadsheet_id,
+    sheetName: row.sheet_name,
+    sourceSheetId: row.source_sheet_id,
+    events: JSON.parse(row.events) as WebhookEvent[],
+    status: row.status,
+    apiKeyId: row.api_key_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  spreadsheetId: string;
+  sheetName: string;
+  sourceSheetId: string;
+  events: WebhookEvent[];
+  apiKeyId: string | null;
+}
+
+/** Webhook registrations. Validation of URLs, events and targets happens before these calls. */
+export class WebhookStore {
+  readonly #clock: () => Date;
+  readonly #stmts;
+
+  constructor(db: Database.Database, clock: () => Date = () => new Date()) {
+    this.#clock = clock;
+    this.#stmts = {
+      insert: db.prepare(
+        `INSERT INTO webhooks (${COLUMNS}, secret) VALUES
+         (@id, @url, @spreadsheet_id, @sheet_name, @source_sheet_id, @events, @status, @api_key_id, @created_at, @updated_at, @secret)`,
+      ),
+      get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`),
+      list: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM webhooks ORDER BY created_at, rowid`),
+      forTab: db.prepare<[string, string], Row>(
+        `SELECT ${COLUMNS} FROM webhooks WHERE spreadsheet_id = ? AND source_sheet_id = ? ORDER BY created_at, rowid`,
+      ),
+      update: db.prepare(
+        'UPDATE webhooks SET url = @url, events = @events, status = @status, updated_at = @updated_at WHERE id = @id',
+      ),
+      remove: db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?'),
+      secret: db.prepare<[string], string>('SELECT secret FROM webhooks WHERE id = ?').pluck(),
+      setSecret: db.prepare<[string, string, string]>(
+        'UPDATE webhooks SET secret = ?, updated_at = ? WHERE id = ?',
+      ),
+      lastTimestamp: db
+        .prepare<[string], number>('SELECT last_timestamp_ms FROM webhooks WHERE id = ?')
+        .pluck(),
+      setLastTimestamp: db.prepare<[number, string]>(
+        'UPDATE webhooks SET last_timestamp_ms = ? WHERE id = ?',
+      ),
+    };
+  }
+
+  /** Register a webhook; the secret is returned here and by `rotateSecret` only. */
+  create(input: CreateWebhookInput): { record: WebhookRecord; secret: string } {
+    const id = `wh_${randomBytes(9).toString('base64url')}`;
+    const secret = generateSecret();
+    const now = this.#clock().toISOString();
+    this.#stmts.insert.run({
+      id,
+      url: input.url,
+      spreadsheet_id: input.spreadsheetId,
+      sheet_name: input.sheetName,
+      source_sheet_id: input.sourceSheetId,
+      events: JSON.stringify(input.events),
+      status: 'active',
+      api_key_id: input.apiKeyId,
+      created_at: now,
+      updated_at: now,
+      secret,
+    });
+    return { record: this.get(id)!, secret };
+  }
+
+  get(id: string): WebhookRecord | null {
+    const row = this.#stmts.get.get(id);
+    return row ? toRecord(row) : null;
+  }
+
+  list(): WebhookRecord[] {
+    return this.#stmts.list.all().map(toRecord);
+  }
+
+  /** Every webhook on a tab, paused ones included (their notifications queue until they resume). */
+  forTab(spreadsheetId: string, sourceSheetId: string): WebhookRecord[] {
+    return this.#stmts.forTab.all(spreadsheetId, sourceSheetId).map(toRecord);
+  }
+
+  update(
+    id: string,
+    change: { url?: string; events?: WebhookEvent[]; status?: WebhookStatus },
+  ): WebhookRecord | null {
+    const current = this.get(id);
+    if (!current) return null;
+    this.#stmts.update.run({
+      id,
+      url: change.url ?? current.url,
+      events: JSON.stringify(change.events ?? current.events),
+      status: change.status ?? current.status,
+      updated_at: this.#clock().toISOString(),
+    });
+    return this.get(id);
+  }
+
+  remove(id: string): boolean {
+    return this.#stmts.remove.run(id).changes > 0;
+  }
+
+  /** A new secret, returned once; deliveries signed from now on use it (retries of older ones too). */
+  rotateSecret(id: string): string | null {
+    if (!this.get(id)) return null;
+    const secret = generateSecret();
+    this.#stmts.setSecret.run(secret, this.#clock().toISOString(), id);
+    return secret;
+  }
+
+  secretOf(id: string): string | null {
+    return this.#stmts.secret.get(id) ?? null;
+  }
+
+  /**
+   * A payload timestamp for this webhook, strictly after the previous one (bumped by 1 ms when two would be
+   * equal), so `webhook_id` + `timestamp` is a sound deduplication key. Call inside the enqueueing transaction.
+   */
+  nextTimestamp(id: string, nowMs: number): number {
+    const last = this.#stmts.lastTimestamp.get(id) ?? 0;
+    const ts = Math.max(nowMs, last + 1);
+    this.#stmts.setLastTimestamp.run(ts, id);
+    return ts;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * One webhook delivery attempt: POST the signed body to the receiver and report what happened. Retries,
+ * scheduling and the delivery log are the outbox/worker's business; this never throws.
+ *
+ * - node:http/https rather than fetch: the `lookup` hook lets the target policy check the address actually
+ *   connected to (not only the one seen at registration), and nothing here follows redirects.
+ * - Success is a 2xx status AND the response read (to its end, or to the excerpt cap) within ONE total
+ *   time-out covering connect, TLS, headers and body: a receiver that sends headers and then hangs fails.
+ * - A fresh connection per attempt (`agent: false`), so a dead keep-alive socket never fails a delivery.
+ * - At most EXCERPT_BYTES of the response are kept; once that much has arrived the response is destroyed.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction, Socket } from 'node:net';
+import { isAppError } from '../errors.ts';
+import {
+  ADDRESS_NOT_ALLOWED,
+  isAddressAllowed,
+  literalIp,
+  policyFor,
+  safeLookup,
+  validateWebhookUrl,
+} from './target-safety.ts';
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+export const EXCERPT_BYTES = 4096;
+
+export interface AttemptResult {
+  /** True only for a 2xx received and read within the time-out. */
+  ok: boolean;
+  /** The HTTP status received, or null when none was (connect error, time-out before headers...). */
+  status: number | null;
+  durationMs: number;
+  /** Null on success; otherwise short: `timeout`, `ECONNRESET`, `HTTP 500`, `address not allowed: 10.0.0.1`... */
+  error: string | null;
+  /** The first EXCERPT_BYTES bytes of the response body as UTF-8 (cut at a character boundary). */
+  responseExcerpt: string;
+}
+
+export interface DeliverOptions {
+  url: string | URL;
+  /** The exact bytes that were signed. */
+  body: Buffer;
+  /** Usually `signedHeaders(...)`; Content-Length is set here. */
+  headers: Record<string, string>;
+  /** Total budget for the attempt, connect to last byte read. */
+  timeoutMs?: number;
+  /** Whether private (LAN) addresses are allowed targets (a user setting). */
+  allowLan: boolean;
+  /**
+   * The resolver to use, dns.lookup-shaped (default `dns.lookup`). It is always wrapped by `safeLookup`, so the
+   * target policy applies to whatever it returns.
+   */
+  lookup?: LookupFunction;
+}
+
+export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
+  const started = performance.now();
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  return new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    let status: number | null = null;
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let req: http.ClientRequest | undefined;
+    let res: http.IncomingMessage | undefined;
+    let timer: NodeJS.Timeout | undefined;
+
+    const finish = (ok: boolean, error: string | null): void => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      res?.destroy();
+      req?.destroy();
+      const excerpt = Buffer.concat(kept, keptBytes);
+      resolve({
+        ok,
+        status,
+        durationMs: Math.round(performance.now() - started),
+        error,
+        responseExcerpt: keptBytes >= EXCERPT_BYTES ? utf8Prefix(excerpt) : excerpt.toString('utf8'),
+      });
+    };
+
+    try {
+      const target = typeof opts.url === 'string' ? opts.url : opts.url.href;
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        finish(false, 'invalid url');
+        return;
+      }
+      const policy = policyFor(url, opts.allowLan);
+      // Node's net skips `lookup` for IP literals, so those are checked here.
+      const ip = literalIp(url.hostname);
+      if (ip !== null && !isAddressAllowed(ip, policy)) {
+        finish(false, `address not allowed: ${ip}`);
+        return;
+      }
+      try {
+        // Same rules as registration, re-applied: settings (allowLan) may have changed since.
+        validateWebhookUrl(target, { allowLan: opts.allowLan });
+      } catch (err) {
+        finish(false, isAppError(err) ? `url refused: ${err.message}` : 'invalid url');
+        return;
+      }
+
+      timer = setTimeout(() => finish(false, 'timeout'), timeoutMs);
+
+      const client = url.protocol === 'https:' ? https : http;
+      const request = client.request(url, {
+        method: 'POST',
+        headers: { ...opts.headers, 'Content-Length': String(opts.body.length) },
+        agent: false,
+        lookup: safeLookup({ ...policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) }),
+      });
+      req = request;
+
+      request.on('error', (err) => finish(false, describeError(err)));
+      request.on('socket', (socket: Socket) => {
+        // Defence in depth: whatever path led here, the peer must be an allowed address.
+        socket.once('connect', () => {
+          const peer = socket.remoteAddress;
+          if (peer !== undefined && !isAddressAllowed(peer, policy)) {
+            finish(false, `address not allowed: ${peer}`);
+          }
+        });
+      });
+      request.on('response', (response) => {
+        res = response;
+        status = response.statusCode ?? null;
+        const complete = (): void => finish(isSuccess(status), statusError(status));
+        response.on('data', (chunk: Buffer) => {
+          const room = EXCERPT_BYTES - keptBytes;
+          if (room > 0) {
+            const part = chunk.subarray(0, room);
+            kept.push(part);
+            keptBytes += part.length;
+          }
+          // We keep no more than this, so there is nothing more to wait for: the status is known.
+          if (keptBytes >= EXCERPT_BYTES) complete();
+        });
+        response.on('end', complete);
+        response.on('error', (err) => finish(false, describeError(err)));
+        response.on('close', () => {
+          if (!response.complete) finish(false, 'ECONNRESET');
+        });
+      });
+      request.end(opts.body);
+    } catch (err) {
+      finish(false, describeError(err));
+    }
+  });
+}
+
+function isSuccess(status: number | null): boolean {
+  return status !== null && status >= 200 && status < 300;
+}
+
+function statusError(status: number | null): string | null {
+  if (isSuccess(status)) return null;
+  if (status !== null && status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
+  return `HTTP ${status ?? 'unknown'}`;
+}
+
+/** A short, stable error string: our policy message, else the system/TLS error code, else a clipped message. */
+export function describeError(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === ADDRESS_NOT_ALLOWED && typeof e.message === 'string') return e.message;
+    if (typeof e.code === 'string' && e.code !== '') return e.code;
+    // Happy-eyeballs connects report every address's failure in an AggregateError.
+    if (err instanceof AggregateError && err.errors.length > 0) return describeError(err.errors[0]);
+    if (typeof e.message === 'string' && e.message !== '') return e.message.slice(0, 200);
+  }
+  return String(err).slice(0, 200);
+}
+
+/** Decode as UTF-8 without a dangling half character where the cap cut a multi-byte sequence. */
+function utf8Prefix(buf: Buffer): string {
+  let i = buf.length - 1;
+  let continuation = 0;
+  while (i >= 0 && continuation < 3 && ((buf[i] ?? 0) & 0xc0) === 0x80) {
+    i--;
+    continuation++;
+  }
+  let end = buf.length;
+  if (i >= 0) {
+    const lead = buf[i] ?? 0;
+    const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (length > continuation + 1) end = i;
+  }
+  return buf.subarray(0, end).toString('utf8');
+}

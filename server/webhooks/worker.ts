@@ -1,0 +1,206 @@
+import type { DeliveryRecord, DeliveryStore } from '../store/deliveries.ts';
+import type { WebhookStore } from '../store/webhooks.ts';
+import { afterFailure } from './retry-policy.ts';
+
+/** What one attempt reports (see sender.ts). */
+export interface AttemptOutcome {
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string;
+}
+
+export interface WorkerOptions {
+  deliveries: DeliveryStore;
+  webhooks: WebhookStore;
+  now: () => number;
+  /** One HTTP attempt (the real sender in production; never throws). */
+  send: (input: { url: string; body: Buffer; headers: Record<string, string> }) => Promise<AttemptOutcome>;
+  /** The signed headers of one attempt. */
+  sign: (input: {
+    secret: string;
+    deliveryId: string;
+    event: string;
+    timestampSeconds: number;
+    body: Buffer;
+  }) => Record<string, string>;
+  /** Attempts in flight at once, overall and per webhook: a slow receiver never holds up the others. */
+  maxInFlight?: number;
+  perWebhook?: number;
+  /** How long a claimed delivery is held; after a crash it is claimable again once this passes. */
+  leaseMs?: number;
+  /** Finished deliveries older than this are dropped from the log (default 30 days). */
+  retentionMs?: number;
+  log?: (message: string, err?: unknown) => void;
+}
+
+// Short, so a replay or resume asked for by another process (the CLI) goes out within a second.
+const MAX_SLEEP_MS = 1000;
+const PURGE_EVERY_MS = 6 * 60 * 60_000;
+
+/**
+ * The delivery worker: claims due deliveries from the SQLite outbox under a lease, sends each once, records
+ * the attempt and the next state (retry at 30 s / 5 min / 30 min, then failed). It sleeps until the next due
+ * time and is woken when a change queues notifications.
+ */
+export class DeliveryWorker {
+  readonly #o: Required<Omit<WorkerOptions, 'log'>> & { log: NonNullable<WorkerOptions['log']> };
+  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #perWebhook = new Map<string, number>();
+  #timer: NodeJS.Timeout | null = null;
+  #running = false;
+  #pumping = false;
+  #pumpAgain = false;
+  #lastPurge = 0;
+
+  constructor(options: WorkerOptions) {
+    this.#o = {
+      maxInFlight: 64,
+      perWebhook: 4,
+      leaseMs: 15_000,
+      retentionMs: 30 * 24 * 60 * 60_000,
+      log: () => {},
+      ...options,
+    };
+  }
+
+  start(): void {
+    this.#running = true;
+    this.wake();
+  }
+
+  /** Stop claiming and wait for attempts in flight (their results are recorded). */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await Promise.allSettled([...this.#inFlight.values()]);
+  }
+
+  /** New work may be due: look now. */
+  wake(): void {
+    if (!this.#running) return;
+    setImmediate(() => this.#pump());
+  }
+
+  /**
+   * Send everything due at the current clock and wait until no attempt is in flight (tests move an injected
+   * clock, then drain).
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      this.#pump(true);
+      if (this.#inFlight.size === 0) return;
+      await Promise.allSettled([...this.#inFlight.values()]);
+    }
+  }
+
+  #pump(force = false): void {
+    if (!this.#running && !force) return;
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      do {
+        this.#pumpAgain = false;
+        this.#claimAndSend();
+      } while (this.#pumpAgain);
+      this.#purgeNowAndThen();
+    } catch (err) {
+      this.#o.log('Webhook delivery worker failed to claim work', err);
+    } finally {
+      this.#pumping = false;
+    }
+    if (this.#running) this.#schedule();
+  }
+
+  #claimAndSend(): void {
+    const capacity = this.#o.maxInFlight - this.#inFlight.size;
+    if (capacity <= 0) return;
+    const taken = new Map<string, number>();
+    const claimed = this.#o.deliveries.claimDue(this.#o.now(), capacity, this.#o.leaseMs, (d) => {
+      if (this.#inFlight.has(d.id)) return false;
+      const busy = (this.#perWebhook.get(d.webhookId) ?? 0) + (taken.get(d.webhookId) ?? 0);
+      if (busy >= this.#o.perWebhook) return false;
+      taken.set(d.webhookId, (taken.get(d.webhookId) ?? 0) + 1);
+      return true;
+    });
+    for (const delivery of claimed) {
+      this.#perWebhook.set(delivery.webhookId, (this.#perWebhook.get(delivery.webhookId) ?? 0) + 1);
+      const run = this.#attempt(delivery).finally(() => {
+        this.#inFlight.delete(delivery.id);
+        const left = (this.#perWebhook.get(delivery.webhookId) ?? 1) - 1;
+        if (left <= 0) this.#perWebhook.delete(delivery.webhookId);
+        else this.#perWebhook.set(delivery.webhookId, left);
+        this.wake();
+      });
+      this.#inFlight.set(delivery.id, run);
+    }
+  }
+
+  async #attempt(delivery: DeliveryRecord): Promise<void> {
+    const { deliveries, webhooks, now } = this.#o;
+    const webhook = webhooks.get(delivery.webhookId);
+    const secret = webhooks.secretOf(delivery.webhookId);
+    if (!webhook || secret === null) return; // deleted meanwhile: its deliveries went with it
+    const body = Buffer.from(delivery.payload);
+    const startedAt = now();
+    let outcome: AttemptOutcome;
+    try {
+      const headers = this.#o.sign({
+        secret,
+        deliveryId: delivery.id,
+        event: delivery.event,
+        timestampSeconds: Math.floor(startedAt / 1000),
+        body,
+      });
+      outcome = await this.#o.send({ url: webhook.url, body, headers });
+    } catch (err) {
+      outcome = { ok: false, status: null, durationMs: 0, error: String(err), responseExcerpt: '' };
+    }
+    const finishedAt = now();
+    const next = outcome.ok
+      ? { state: 'succeeded' as const, nextAttemptAt: null, completedAt: finishedAt }
+      : (() => {
+          const step = afterFailure(delivery.attempts + 1, delivery.replay, finishedAt);
+          return { ...step, completedAt: step.state === 'failed' ? finishedAt : null };
+        })();
+    try {
+      deliveries.settle(
+        delivery,
+        {
+          trigger: delivery.replay ? 'replay' : 'auto',
+          startedAt,
+          durationMs: outcome.durationMs,
+          status: outcome.status,
+          error: outcome.error,
+          responseExcerpt: outcome.responseExcerpt,
+        },
+        next,
+      );
+    } catch (err) {
+      // The lease runs out and the delivery is sent again: at least once, same delivery id.
+      this.#o.log('Recording a webhook attempt failed', err);
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const due = this.#o.deliveries.nextDueAt();
+    if (due === null) return;
+    const delay = Math.min(MAX_SLEEP_MS, Math.max(0, due - this.#o.now()));
+    this.#timer = setTimeout(() => this.#pump(), delay);
+    this.#timer.unref();
+  }
+
+  #purgeNowAndThen(): void {
+    const nowMs = this.#o.now();
+    if (nowMs - this.#lastPurge < PURGE_EVERY_MS) return;
+    this.#lastPurge = nowMs;
+    this.#o.deliveries.purgeFinished(nowMs - this.#o.retentionMs);
+  }
+}

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
+import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+describe('API writes notify webhooks', () => {
+  it('an append reaches a real receiver as one signed row.inserted', async () => {
+    h = await startHarness();
+    h.context.startBackground();
+    const conn = h.connect(await writePeopleWorkbook(h.dir));
+    const tab = await h.context.replica.tabByName(conn, 'People');
+    let secret = '';
+    const receiver = await startReceiver(() => secret);
+    const created = h.context.webhooks.create({
+      url: receiver.url,
+      spreadsheetId: conn.spreadsheetId,
+      sheetName: 'People',
+      sourceSheetId: tab.sourceSheetId,
+      events: ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'],
+      apiKeyId: null,
+    });
+    secret = created.secret;
+    const res = await h.fetch(rowsPath(conn, 'People'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"Name":"Dee","Age":52}',
+    });
+    expect(res.status).toBe(201);
+    await receiver.waitFor(1);
+    const [r] = receiver.received;
+    expect(r!.signatureOk).toBe(true);
+    expect(r!.standardOk).toBe(true);
+    expect(r!.json).toMatchObject({
+      webhook_id: created.record.id,
+      event: 'row.inserted',
+      spreadsheet_id: conn.spreadsheetId,
+      sheet_name: 'People',
+      changed_rows: [{ row_index: 7, before: null, after: { Name: 'Dee', Age: 52 } }],
+    });
+    expect(r!.headers['x-service-event']).toBe('row.inserted');
+    expect(toPublicSheetId(conn.spreadsheetId, tab.sourceSheetId)).toContain('~');
+    await receiver.close();
+  });
+});
