@@ -58,6 +58,8 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
   const allowLan = options.allowLanWebhooks === true;
+  // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
+  const leaseMs = options.leaseMs ?? (Number(process.env.SHEETPORT_DELIVERY_LEASE_MS) || undefined);
   const webhooks = new WebhookStore(db, clock);
   const deliveries = new DeliveryStore(db);
   const changeLog = new ChangeLogStore(db);
@@ -67,7 +69,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     now,
     send: options.webhookSend ?? ((attempt) => deliver({ ...attempt, allowLan })),
     sign: signedHeaders,
-    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
     log,
   });
   const recorder = new ChangeRecorder({
@@ -110,6 +112,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     deliveries,
     changeLog,
     allowLanWebhooks: allowLan,
+    wakeDeliveries: () => worker.wake(),
     recorder,
     worker,
     watcher,

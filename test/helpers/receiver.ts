@@ -51,7 +51,10 @@ export async function startReceiver(
     waitFor(count: number, ms = 10_000): Promise<void> {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${received.length} of ${count} deliveries arrived`)), ms);
+        const timer = setTimeout(
+          () => reject(new Error(`only ${received.length} of ${count} deliveries arrived`)),
+          ms,
+        );
         waiters.push({
           count,
           resolve: () => {

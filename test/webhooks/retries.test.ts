@@ -1,0 +1,160 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConnectionRecord } from '../../server/store/connections.ts';
+import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+
+/** The delivery schedule is driven by an injected clock: no test waits 30 minutes. */
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+let now = T0;
+const clock = () => new Date(now);
+let h: Harness;
+let servers: http.Server[] = [];
+
+afterEach(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+  servers = [];
+  await h?.close();
+  now = T0;
+});
+
+async function receiver(handler: http.RequestListener): Promise<{ url: string; hits: () => number }> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    hits++;
+    handler(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits: () => hits };
+}
+
+/** A service (worker not started: the test drives it with drain()) with a webhook to `url`; one append queued. */
+async function oneDelivery(
+  url: string,
+): Promise<{ conn: ConnectionRecord; deliveryId: string; webhookId: string }> {
+  h = await startHarness({ clock });
+  const conn = h.connect(await writePeopleWorkbook(h.dir));
+  const tab = await h.context.replica.tabByName(conn, 'People');
+  const { record } = h.context.webhooks.create({
+    url,
+    spreadsheetId: conn.spreadsheetId,
+    sheetName: 'People',
+    sourceSheetId: tab.sourceSheetId,
+    events: ['row.inserted'],
+    apiKeyId: null,
+  });
+  const res = await h.fetch(rowsPath(conn, 'People'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"Name":"x"}',
+  });
+  expect(res.status).toBe(201);
+  const { data } = h.context.deliveries.page(record.id, { limit: 10, offset: 0 });
+  expect(data).toHaveLength(1);
+  return { conn, deliveryId: data[0]!.id, webhookId: record.id };
+}
+
+const state = (id: string) => h.context.deliveries.get(id)!;
+const attempts = (id: string) => h.context.deliveries.attemptsOf(id);
+
+describe('retry schedule', () => {
+  it('retries a failing receiver at 30 s, 5 min and 30 min after each failure, then marks it failed', async () => {
+    const target = await receiver((_req, res) => res.writeHead(500).end('boom'));
+    const { deliveryId } = await oneDelivery(target.url);
+    await h.context.worker.drain();
+    expect(state(deliveryId)).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: now + 30_000 });
+    expect(attempts(deliveryId)[0]).toMatchObject({
+      attempt: 1,
+      trigger: 'auto',
+      status: 500,
+      responseExcerpt: 'boom',
+    });
+
+    const steps = [30_000, 5 * 60_000, 30 * 60_000];
+    for (const [i, delay] of steps.entries()) {
+      now += delay - 1;
+      await h.context.worker.drain();
+      expect(target.hits(), `not before ${delay} ms`).toBe(i + 1);
+      now += 1;
+      await h.context.worker.drain();
+      expect(target.hits()).toBe(i + 2);
+    }
+    expect(state(deliveryId)).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
+    now += 24 * 60 * 60_000;
+    await h.context.worker.drain();
+    expect(target.hits()).toBe(4);
+
+    // A manual replay is one new attempt, recorded like any other.
+    expect(h.context.deliveries.requestReplay(deliveryId, now)).toBe(true);
+    await h.context.worker.drain();
+    expect(target.hits()).toBe(5);
+    expect(attempts(deliveryId).at(-1)).toMatchObject({ attempt: 5, trigger: 'replay', status: 500 });
+    expect(state(deliveryId).state).toBe('failed');
+  });
+
+  it('succeeds on a later attempt and sends nothing more', async () => {
+    let calls = 0;
+    const target = await receiver((_req, res) => res.writeHead(++calls === 1 ? 503 : 204).end());
+    const { deliveryId } = await oneDelivery(target.url);
+    await h.context.worker.drain();
+    now += 30_000;
+    await h.context.worker.drain();
+    expect(state(deliveryId)).toMatchObject({ state: 'succeeded', attempts: 2 });
+    now += 60 * 60_000;
+    await h.context.worker.drain();
+    expect(target.hits()).toBe(2);
+  });
+
+  it('does not follow redirects: a 302 is a failed attempt and its target gets nothing', async () => {
+    const elsewhere = await receiver((_req, res) => res.end('ok'));
+    const target = await receiver((_req, res) => res.writeHead(302, { location: elsewhere.url }).end());
+    const { deliveryId } = await oneDelivery(target.url);
+    await h.context.worker.drain();
+    expect(attempts(deliveryId)[0]).toMatchObject({ status: 302 });
+    expect(state(deliveryId).state).toBe('pending');
+    expect(elsewhere.hits()).toBe(0);
+  });
+
+  it('a reset connection is a failed attempt with its error', async () => {
+    const target = await receiver((req) => req.socket.destroy());
+    const { deliveryId } = await oneDelivery(target.url);
+    await h.context.worker.drain();
+    expect(attempts(deliveryId)[0]).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/ECONNRESET|socket hang up/),
+    });
+    expect(state(deliveryId).state).toBe('pending');
+  });
+
+  it('a receiver that hangs past 5 s is a timed-out attempt', async () => {
+    const target = await receiver(() => {
+      // never answers
+    });
+    const { deliveryId } = await oneDelivery(target.url);
+    const started = Date.now();
+    await h.context.worker.drain();
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(4900);
+    expect(took).toBeLessThan(7000);
+    expect(attempts(deliveryId)[0]).toMatchObject({ status: null, error: 'timeout' });
+    expect(attempts(deliveryId)[0]!.durationMs).toBeGreaterThanOrEqual(4900);
+  }, 15_000);
+
+  it('a paused webhook keeps its notifications queued and sends them on resume', async () => {
+    const target = await receiver((_req, res) => res.end('ok'));
+    const { deliveryId, webhookId } = await oneDelivery(target.url);
+    h.context.webhooks.update(webhookId, { status: 'paused' });
+    await h.context.worker.drain();
+    expect(target.hits()).toBe(0);
+    expect(state(deliveryId).state).toBe('pending');
+    h.context.webhooks.update(webhookId, { status: 'active' });
+    await h.context.worker.drain();
+    expect(target.hits()).toBe(1);
+    expect(state(deliveryId).state).toBe('succeeded');
+  });
+});
