@@ -102,11 +102,25 @@ const cases: Case[] = [
   {
     name: 'block of 1,000 rows moved 50,000 down',
     old: oldTab,
-    new: tab([...base.slice(0, 10_000), ...base.slice(11_000, 61_000), ...base.slice(10_000, 11_000), ...base.slice(61_000)]),
+    new: tab([
+      ...base.slice(0, 10_000),
+      ...base.slice(11_000, 61_000),
+      ...base.slice(10_000, 11_000),
+      ...base.slice(61_000),
+    ]),
   },
   { name: 'all rows shuffled (Myers capped -> positional)', old: oldTab, new: tab(shuffled(2)) },
-  { name: 'all rows shuffled, maxCost 20,000', old: oldTab, new: tab(shuffled(2)), options: { maxCost: 20_000 } },
-  { name: 'sorted by a column (Myers capped -> positional)', old: oldTab, new: [...tab(base)].sort((a, b) => String(a[6]).localeCompare(String(b[6]))) },
+  {
+    name: 'all rows shuffled, maxCost 20,000',
+    old: oldTab,
+    new: tab(shuffled(2)),
+    options: { maxCost: 20_000 },
+  },
+  {
+    name: 'sorted by a column (Myers capped -> positional)',
+    old: oldTab,
+    new: [...tab(base)].sort((a, b) => String(a[6]).localeCompare(String(b[6]))),
+  },
   { name: 'empty -> 100,000 rows', old: [], new: oldTab },
 ];
 
@@ -123,7 +137,9 @@ function check(c: Case, changes: RowChange[]): void {
   }
 }
 
-console.log(`node ${process.version}, ${N.toLocaleString('en')} rows x ${WIDTH} columns, median of ${RUNS} runs`);
+console.log(
+  `node ${process.version}, ${N.toLocaleString('en')} rows x ${WIDTH} columns, median of ${RUNS} runs`,
+);
 for (const c of cases) {
   let changes: RowChange[] = [];
   const times: number[] = [];

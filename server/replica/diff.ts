@@ -186,7 +186,7 @@ function positional(
 function cellsEqual(a: CellValue | undefined, b: CellValue | undefined): boolean {
   if (a === b) return true;
   if (a == null) return b == null;
-  return a !== a && b !== b; // both NaN
+  return Number.isNaN(a) && Number.isNaN(b);
 }
 
 /** Row equality of the diff: cell by cell, the shorter row padded with null. */
@@ -223,7 +223,7 @@ export function rowHash(row: readonly CellValue[]): number {
       h = mix(h, v.length);
     } else if (typeof v === 'number') {
       if ((v | 0) === v) h = mix(mix(h, 0x64), v);
-      else if (v !== v) h = mix(h, 0x4e);
+      else if (Number.isNaN(v)) h = mix(h, 0x4e);
       else {
         f64[0] = v;
         h = mix(mix(mix(h, 0x65), f64Words[0]!), f64Words[1]!);

@@ -1,0 +1,233 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  applyDiff,
+  type DiffOptions,
+  diffRows,
+  type RowChange,
+  rowsEqual,
+} from '../../server/replica/diff.ts';
+import type { CellValue } from '../../server/sources/source.ts';
+
+type Row = CellValue[];
+
+// Small alphabets, so equal rows (and rows equal only up to trailing nulls) are common.
+const cell = fc.constantFrom<CellValue>(null, 'a', 'b', 1, 2, true);
+const POOL: Row[] = [['a'], ['b'], ['a', 1], [], [null, 'b'], [1, 2, true]];
+const row: fc.Arbitrary<Row> = fc.oneof(
+  fc.constantFrom(...POOL).map((r) => [...r]),
+  fc.array(cell, { maxLength: 3 }),
+);
+const rows = (maxLength: number): fc.Arbitrary<Row[]> => fc.array(row, { maxLength });
+
+type Op =
+  | { t: 'insert'; at: number; row: Row }
+  | { t: 'delete'; at: number }
+  | { t: 'update'; at: number; row: Row }
+  | { t: 'move'; at: number; to: number }
+  | { t: 'duplicate'; at: number; to: number }
+  | { t: 'cell'; at: number; col: number; value: CellValue };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ t: fc.constant('insert' as const), at: fc.nat(), row }),
+  fc.record({ t: fc.constant('delete' as const), at: fc.nat() }),
+  fc.record({ t: fc.constant('update' as const), at: fc.nat(), row }),
+  fc.record({ t: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ t: fc.constant('duplicate' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ t: fc.constant('cell' as const), at: fc.nat(), col: fc.nat({ max: 3 }), value: cell }),
+);
+
+/** The new tab: the old one with the edits applied in turn (fresh row arrays, like a re-read tab). */
+function edit(old: readonly Row[], ops: readonly Op[]): Row[] {
+  const out = old.map((r) => [...r]);
+  for (const o of ops) {
+    const n = out.length;
+    if (o.t === 'insert') out.splice(o.at % (n + 1), 0, [...o.row]);
+    else if (n === 0) continue;
+    else if (o.t === 'delete') out.splice(o.at % n, 1);
+    else if (o.t === 'update') out[o.at % n] = [...o.row];
+    else if (o.t === 'move') {
+      const [moved] = out.splice(o.at % n, 1);
+      out.splice(o.to % n, 0, moved!);
+    } else if (o.t === 'duplicate') out.splice(o.to % (n + 1), 0, [...out[o.at % n]!]);
+    else {
+      const r = out[o.at % n]!;
+      while (r.length <= o.col) r.push(null);
+      r[o.col] = o.value;
+    }
+  }
+  return out;
+}
+
+/** Trailing nulls dropped: the diff's row equality made comparable with toEqual. */
+function normalize(rs: readonly Row[]): Row[] {
+  return rs.map((r) => {
+    let end = r.length;
+    while (end > 0 && r[end - 1] === null) end--;
+    return r.slice(0, end);
+  });
+}
+
+/** Length of a longest common subsequence under rowsEqual (plain dynamic programming). */
+function lcsLength(a: readonly Row[], b: readonly Row[]): number {
+  let prev = new Array<number>(b.length + 1).fill(0);
+  for (const ra of a) {
+    const cur = new Array<number>(b.length + 1).fill(0);
+    for (let j = 0; j < b.length; j++) {
+      cur[j + 1] = rowsEqual(ra, b[j]!) ? prev[j]! + 1 : Math.max(prev[j + 1]!, cur[j]!);
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The invariants every diff must meet; returns it. */
+function checkedDiff(old: Row[], next: Row[], options?: DiffOptions): RowChange[] {
+  const changes = diffRows(old, next, options);
+  expect(normalize(applyDiff(old, changes))).toEqual(normalize(next));
+  for (const c of changes) {
+    if (c.kind === 'deleted') expect(c.before).toBe(old[c.row_index - 1]);
+    else expect(c.after).toBe(next[c.row_index - 1]);
+    if (c.kind === 'updated') expect(rowsEqual(c.before!, c.after!)).toBe(false);
+  }
+  return changes;
+}
+
+function count(changes: readonly RowChange[], kind: RowChange['kind']): number {
+  return changes.filter((c) => c.kind === kind).length;
+}
+
+const UNIQUE: Row = ['unique row', 42]; // no generated row has this content
+
+describe('diffRows properties', () => {
+  it('applyDiff(old, diffRows(old, new)) gives new, and the rows kept form a longest common subsequence', () => {
+    fc.assert(
+      fc.property(rows(30), fc.array(op, { maxLength: 12 }), (old, ops) => {
+        const next = edit(old, ops);
+        const changes = checkedDiff(old, next);
+        const kept = old.length - count(changes, 'deleted') - count(changes, 'updated');
+        expect(kept).toBe(lcsLength(old, next));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('the same on larger tabs with more distinct rows (deeper Myers recursion)', () => {
+    const wide = fc.array(fc.constantFrom<CellValue>(null, 'a', 'b', 'c', 1, 2, 3, false), {
+      minLength: 1,
+      maxLength: 2,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(wide, { maxLength: 200 }),
+        fc.array(fc.oneof(op, fc.record({ t: fc.constant('insert' as const), at: fc.nat(), row: wide })), {
+          maxLength: 40,
+        }),
+        (old, ops) => {
+          const next = edit(old, ops);
+          const changes = checkedDiff(old, next);
+          const kept = old.length - count(changes, 'deleted') - count(changes, 'updated');
+          expect(kept).toBe(lcsLength(old, next));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('with a tiny maxCost (positional fallback) applyDiff still gives new', () => {
+    let fellBack = 0;
+    fc.assert(
+      fc.property(rows(30), fc.array(op, { maxLength: 12 }), fc.nat({ max: 3 }), (old, ops, maxCost) => {
+        const next = edit(old, ops);
+        const capped = checkedDiff(old, next, { maxCost });
+        if (JSON.stringify(capped) !== JSON.stringify(diffRows(old, next))) fellBack++;
+      }),
+      { numRuns: 1000 },
+    );
+    expect(fellBack).toBeGreaterThan(50);
+  });
+
+  it('completely unrelated tabs', () => {
+    fc.assert(
+      fc.property(rows(20), rows(20), fc.nat({ max: 5 }), (old, next, maxCost) => {
+        checkedDiff(old, next);
+        checkedDiff(old, next, { maxCost });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('deleting a unique row is exactly one deletion at its index', () => {
+    fc.assert(
+      fc.property(rows(30), fc.nat(), (base, at) => {
+        const p = at % (base.length + 1);
+        const old = [...base.slice(0, p), UNIQUE, ...base.slice(p)];
+        expect(checkedDiff(old, base)).toEqual([
+          { kind: 'deleted', row_index: p + 1, before: UNIQUE, after: null },
+        ]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('inserting a unique row is exactly one insertion at its index', () => {
+    fc.assert(
+      fc.property(rows(30), fc.nat(), (base, at) => {
+        const p = at % (base.length + 1);
+        const next = [...base.slice(0, p), UNIQUE, ...base.slice(p)];
+        expect(checkedDiff(base, next)).toEqual([
+          { kind: 'inserted', row_index: p + 1, before: null, after: UNIQUE },
+        ]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('replacing a row by a unique row is exactly one update at its index', () => {
+    fc.assert(
+      fc.property(rows(30), fc.nat(), (base, at) => {
+        fc.pre(base.length > 0);
+        const p = at % base.length;
+        const next = base.with(p, UNIQUE);
+        expect(checkedDiff(base, next)).toEqual([
+          { kind: 'updated', row_index: p + 1, before: base[p], after: UNIQUE },
+        ]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('changing any row to different content is exactly one update at its index', () => {
+    fc.assert(
+      fc.property(rows(30), fc.nat(), row, (base, at, replacement) => {
+        fc.pre(base.length > 0);
+        const p = at % base.length;
+        fc.pre(!rowsEqual(base[p]!, replacement));
+        expect(short(checkedDiff(base, base.with(p, replacement)))).toEqual([`u${p + 1}`]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('deleting or inserting any row, duplicates included, is exactly one change of that kind', () => {
+    fc.assert(
+      fc.property(rows(30), fc.nat(), row, (base, at, extra) => {
+        const p = at % (base.length + 1);
+        const bigger = [...base.slice(0, p), extra, ...base.slice(p)];
+        const del = checkedDiff(bigger, base);
+        expect(short(del)).toHaveLength(1);
+        expect(del[0]!.kind).toBe('deleted');
+        expect(rowsEqual(del[0]!.before!, extra)).toBe(true);
+        const ins = checkedDiff(base, bigger);
+        expect(ins).toHaveLength(1);
+        expect(ins[0]!.kind).toBe('inserted');
+        expect(rowsEqual(ins[0]!.after!, extra)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+function short(changes: readonly RowChange[]): string[] {
+  return changes.map((c) => `${c.kind[0]}${c.row_index}`);
+}
