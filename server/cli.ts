@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerDeliveryCommands } from './cli/deliveries.ts';
+import { registerWebhookCommands } from './cli/webhooks.ts';
 import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
 import { toPublicSheetId } from './connections/sheet-id.ts';
 import { type ErrorCode, isAppError } from './errors.ts';
@@ -22,7 +24,9 @@ import {
 } from './store/api-keys.ts';
 import { type ConnectionRecord, ConnectionStore } from './store/connections.ts';
 import { openDatabase } from './store/db.ts';
+import { DeliveryStore } from './store/deliveries.ts';
 import { UsageStore } from './store/usage.ts';
+import { WebhookStore } from './store/webhooks.ts';
 
 /** File types `connect` accepts. */
 const WORKBOOK_EXTENSIONS = ['.xlsx', '.csv'];
@@ -343,6 +347,10 @@ function buildProgram(json: boolean): Command {
       });
     });
 
+  const kit = { globals, withStores, print, printJson, printTable };
+  registerWebhookCommands(program, kit);
+  registerDeliveryCommands(program, kit);
+
   return program;
 }
 
@@ -418,6 +426,8 @@ interface Stores {
   connections: ConnectionStore;
   keys: ApiKeyStore;
   usage: UsageStore;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
 }
 
 function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
@@ -430,7 +440,13 @@ function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
   }
   try {
-    return fn({ connections: new ConnectionStore(db), keys: new ApiKeyStore(db), usage: new UsageStore(db) });
+    return fn({
+      connections: new ConnectionStore(db),
+      keys: new ApiKeyStore(db),
+      usage: new UsageStore(db),
+      webhooks: new WebhookStore(db),
+      deliveries: new DeliveryStore(db),
+    });
   } finally {
     db.close();
   }

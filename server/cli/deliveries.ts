@@ -1,0 +1,173 @@
+/**
+ * `sheetport deliveries ...`: the webhook delivery log (list, inspect) and manual replay. A replay only marks
+ * the delivery due now in SQLite; the running service's delivery worker (which polls at least every second)
+ * sends it, so this command works without talking to the server.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { AppError } from '../errors.ts';
+import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../store/deliveries.ts';
+import { type CliKit, iso, wholeNumber } from './kit.ts';
+
+const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+export function deliveryJson(d: DeliveryRecord) {
+  return {
+    delivery_id: d.id,
+    webhook_id: d.webhookId,
+    event: d.event,
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: iso(d.nextAttemptAt),
+    replay: d.replay,
+    created_at: iso(d.createdAt),
+    completed_at: iso(d.completedAt),
+  };
+}
+
+export function attemptJson(a: AttemptRecord) {
+  return {
+    attempt: a.attempt,
+    trigger: a.trigger,
+    started_at: iso(a.startedAt),
+    duration_ms: a.durationMs,
+    status: a.status,
+    error: a.error,
+    response_excerpt: a.responseExcerpt,
+  };
+}
+
+export function registerDeliveryCommands(program: Command, kit: CliKit): void {
+  const deliveries = program
+    .command('deliveries')
+    .description('the webhook delivery log: list, inspect and replay deliveries');
+
+  deliveries
+    .command('list')
+    .description("a webhook's deliveries, newest first")
+    .argument('<webhook_id>', 'webhook id (wh_...)')
+    .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
+    .option(
+      '--limit <n>',
+      `how many (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`,
+      wholeNumber(1, MAX_LIMIT),
+      DEFAULT_LIMIT,
+    )
+    .action((webhookId: string, opts: { state?: DeliveryState; limit: number }, cmd: Command) => {
+      const g = kit.globals(cmd);
+      kit.withStores(g, ({ webhooks, deliveries }) => {
+        if (!webhooks.get(webhookId)) throw new AppError('not_found', `No webhook with id '${webhookId}'.`);
+        const { total, data } = deliveries.page(webhookId, {
+          limit: opts.limit,
+          offset: 0,
+          ...(opts.state ? { state: opts.state } : {}),
+        });
+        if (g.json) return kit.printJson(data.map(deliveryJson));
+        const what = opts.state ? `${opts.state} deliveries` : 'deliveries';
+        if (data.length === 0) return kit.print(`No ${what} for ${webhookId}.`);
+        kit.printTable(
+          ['DELIVERY_ID', 'EVENT', 'STATE', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'COMPLETED'],
+          data.map((d) => [
+            d.id,
+            d.event,
+            d.state,
+            String(d.attempts),
+            iso(d.createdAt),
+            d.state === 'pending' ? (iso(d.nextAttemptAt) ?? '-') : '-',
+            iso(d.completedAt) ?? '-',
+          ]),
+        );
+        if (total > data.length) {
+          kit.print(`(newest ${data.length} of ${total} ${what}; see more with --limit)`);
+        }
+      });
+    });
+
+  deliveries
+    .command('show')
+    .description('one delivery: its payload and every attempt')
+    .argument('<delivery_id>', 'delivery id (dlv_...)')
+    .action((id: string, _opts: unknown, cmd: Command) => {
+      const g = kit.globals(cmd);
+      kit.withStores(g, ({ deliveries }) => {
+        const d = deliveries.get(id);
+        if (!d) throw notFound(id);
+        const attempts = deliveries.attemptsOf(id);
+        const payload = parsePayload(d.payload);
+        if (g.json) {
+          return kit.printJson({ ...deliveryJson(d), payload, attempt_log: attempts.map(attemptJson) });
+        }
+        const lines = [
+          `Delivery ${d.id} (${d.event}) of webhook ${d.webhookId}`,
+          `  state:         ${d.state}${d.replay && d.state !== 'succeeded' && d.state !== 'failed' ? ' (replay requested)' : ''}`,
+          `  attempts:      ${d.attempts}`,
+          `  created:       ${iso(d.createdAt)}`,
+          `  next attempt:  ${d.state === 'pending' ? (iso(d.nextAttemptAt) ?? '-') : '-'}`,
+          `  completed:     ${iso(d.completedAt) ?? '-'}`,
+          '',
+          'Payload:',
+          typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2),
+          '',
+          attempts.length ? 'Attempts:' : 'Attempts: none yet',
+        ];
+        for (const a of attempts) {
+          lines.push(
+            `  #${a.attempt}  ${iso(a.startedAt)}  ${a.trigger}  ${a.status === null ? 'no response' : `HTTP ${a.status}`}  ${a.durationMs} ms`,
+          );
+          if (a.error) lines.push(`      error:     ${oneLine(a.error)}`);
+          if (a.responseExcerpt) lines.push(`      response:  ${oneLine(a.responseExcerpt)}`);
+        }
+        kit.print(lines.join('\n'));
+      });
+    });
+
+  deliveries
+    .command('replay')
+    .description('send a delivery again now (the running service sends it within about a second)')
+    .argument('<delivery_id>', 'delivery id (dlv_...)')
+    .action((id: string, _opts: unknown, cmd: Command) => {
+      const g = kit.globals(cmd);
+      kit.withStores(g, ({ webhooks, deliveries }) => {
+        const before = deliveries.get(id);
+        if (!before) throw notFound(id);
+        if (!deliveries.requestReplay(id, Date.now())) {
+          throw new AppError(
+            'conflict',
+            `Delivery ${id} is being sent right now; try again once this attempt has finished.`,
+          );
+        }
+        const after = deliveries.get(id)!;
+        const paused = webhooks.get(after.webhookId)?.status === 'paused';
+        const note = paused
+          ? `Webhook ${after.webhookId} is paused: it is sent once the webhook is resumed.`
+          : 'A running SheetPort service sends it within about a second (its delivery worker polls the queue); if none is running, it goes out when the service starts.';
+        if (g.json) return kit.printJson({ ...deliveryJson(after), webhook_paused: paused, note });
+        kit.print(
+          [
+            `Delivery ${id} (${after.event}, was ${before.state}) is queued for a new attempt now.`,
+            note,
+            `Check the result with: sheetport deliveries show ${id}`,
+          ].join('\n'),
+        );
+      });
+    });
+}
+
+function parsePayload(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+function notFound(id: string): AppError {
+  return new AppError('not_found', `No delivery with id '${id}'.`);
+}

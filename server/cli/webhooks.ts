@@ -1,0 +1,307 @@
+/**
+ * `sheetport webhooks ...`: register, list, pause, resume, delete webhooks and rotate their secrets. The secret is
+ * printed once, by `create` and `rotate-secret`, and never by anything else.
+ */
+import type { Command } from 'commander';
+import { AppError, isAppError } from '../errors.ts';
+import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
+import type { ConnectionRecord } from '../store/connections.ts';
+import type { WebhookRecord, WebhookStatus } from '../store/webhooks.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
+import { validateWebhookUrl } from '../webhooks/target-safety.ts';
+import { type CliGlobals, type CliKit, collect } from './kit.ts';
+
+export function webhookJson(w: WebhookRecord) {
+  return {
+    webhook_id: w.id,
+    url: w.url,
+    spreadsheet_id: w.spreadsheetId,
+    sheet_name: w.sheetName,
+    events: w.events,
+    status: w.status,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
+}
+
+export function registerWebhookCommands(program: Command, kit: CliKit): void {
+  const webhooks = program
+    .command('webhooks')
+    .description('register, list, pause, resume or delete webhooks (signed POSTs on row changes)');
+
+  webhooks
+    .command('list')
+    .description('list webhooks (never their secrets)')
+    .option('--spreadsheet <id>', 'only the webhooks of this spreadsheet (spreadsheet id or userKey)')
+    .action((opts: { spreadsheet?: string }, cmd: Command) => {
+      const g = kit.globals(cmd);
+      kit.withStores(g, ({ connections, webhooks }) => {
+        let all = webhooks.list();
+        if (opts.spreadsheet !== undefined) {
+          // A removed connection's webhooks can still be listed by the raw spreadsheet id.
+          const id = connections.resolve(opts.spreadsheet)?.spreadsheetId ?? opts.spreadsheet;
+          all = all.filter((w) => w.spreadsheetId === id);
+        }
+        if (g.json) return kit.printJson(all.map(webhookJson));
+        if (all.length === 0) {
+          return kit.print(
+            'No webhooks yet. Add one with: sheetport webhooks create --url URL --spreadsheet ID --sheet NAME',
+          );
+        }
+        kit.printTable(
+          ['WEBHOOK_ID', 'SPREADSHEET_ID', 'SHEET', 'EVENTS', 'STATUS', 'CREATED', 'URL'],
+          all.map((w) => [
+            w.id,
+            w.spreadsheetId,
+            w.sheetName,
+            w.events.join(','),
+            w.status,
+            w.createdAt,
+            w.url,
+          ]),
+        );
+      });
+    });
+
+  webhooks
+    .command('create')
+    .description('register a webhook on one sheet (the signing secret is shown once)')
+    .requiredOption('--url <url>', 'where to POST: https, or http to localhost')
+    .requiredOption('--spreadsheet <id>', 'spreadsheet id or userKey')
+    .requiredOption('--sheet <name>', 'the sheet (tab) name')
+    .option(
+      '--event <type>',
+      `event to send (repeatable; default all: ${WEBHOOK_EVENTS.join(', ')})`,
+      collect,
+      [] as string[],
+    )
+    .option('--allow-lan', 'accept a private (LAN) address for this registration')
+    .action(
+      async (
+        opts: { url: string; spreadsheet: string; sheet: string; event: string[]; allowLan?: boolean },
+        cmd: Command,
+      ) => {
+        await createWebhook(opts, kit.globals(cmd), kit);
+      },
+    );
+
+  for (const [name, status, description] of [
+    ['pause', 'paused', 'stop sending; notifications keep queuing until resumed'],
+    ['resume', 'active', 'send again, queued notifications first'],
+  ] as const) {
+    webhooks
+      .command(name)
+      .description(description)
+      .argument('<id>', 'webhook id (wh_...)')
+      .action((id: string, _opts: unknown, cmd: Command) => {
+        setStatus(id, status, kit.globals(cmd), kit);
+      });
+  }
+
+  webhooks
+    .command('delete')
+    .description('delete a webhook and its delivery log')
+    .argument('<id>', 'webhook id (wh_...)')
+    .action((id: string, _opts: unknown, cmd: Command) => {
+      const g = kit.globals(cmd);
+      kit.withStores(g, ({ webhooks }) => {
+        const found = webhooks.get(id);
+        if (!found || !webhooks.remove(id)) throw notFound(id);
+        if (g.json) return kit.printJson({ webhook_id: id, deleted: true });
+        kit.print(`Deleted webhook ${id} (${found.url}) and its delivery log.`);
+      });
+    });
+
+  webhooks
+    .command('rotate-secret')
+    .description('replace the signing secret (the new one is shown once)')
+    .argument('<id>', 'webhook id (wh_...)')
+    .action((id: string, _opts: unknown, cmd: Command) => {
+      const g = kit.globals(cmd);
+      kit.withStores(g, ({ webhooks }) => {
+        const secret = webhooks.rotateSecret(id);
+        if (secret === null) throw notFound(id);
+        if (g.json) return kit.printJson({ webhook_id: id, secret });
+        kit.print(
+          [
+            `New signing secret for ${id}:`,
+            '',
+            `  ${secret}`,
+            '',
+            'Copy it now: it is not shown again. Every delivery from now on (retries of older ones too) is signed with it.',
+          ].join('\n'),
+        );
+      });
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+interface CreateOptions {
+  url: string;
+  spreadsheet: string;
+  sheet: string;
+  event: string[];
+  allowLan?: boolean;
+}
+
+async function createWebhook(opts: CreateOptions, g: CliGlobals, kit: CliKit): Promise<void> {
+  const { url, needsLan } = checkUrl(opts.url, opts.allowLan === true);
+  const events = parseEvents(opts.event);
+  const connection = kit.withStores(g, ({ connections }) => connections.resolve(opts.spreadsheet));
+  if (!connection) {
+    throw new AppError(
+      'spreadsheet_not_found',
+      `No connection with spreadsheet id or userKey '${opts.spreadsheet}'.`,
+    );
+  }
+  const tab = findTab(await readSpreadsheet(connection), opts.sheet, connection);
+
+  kit.withStores(g, ({ connections, webhooks }) => {
+    // Removed while the workbook was being read?
+    if (!connections.resolve(connection.spreadsheetId)) {
+      throw new AppError('spreadsheet_not_found', `The connection '${opts.spreadsheet}' was just removed.`);
+    }
+    const { record, secret } = webhooks.create({
+      url,
+      spreadsheetId: connection.spreadsheetId,
+      sheetName: tab.name,
+      sourceSheetId: tab.sourceSheetId,
+      events,
+      apiKeyId: null,
+    });
+    if (g.json) {
+      return kit.printJson({
+        webhook_id: record.id,
+        secret,
+        url: record.url,
+        spreadsheet_id: record.spreadsheetId,
+        sheet_name: record.sheetName,
+        events: record.events,
+        status: record.status,
+      });
+    }
+    const lines = [
+      `Created webhook ${record.id}`,
+      `  url:          ${record.url}`,
+      `  spreadsheet:  ${connection.name} (${record.spreadsheetId})`,
+      `  sheet:        ${record.sheetName}`,
+      `  events:       ${record.events.join(', ')}`,
+      `  status:       ${record.status}`,
+      '',
+      'Signing secret (X-Service-Signature is HMAC-SHA256 of the body keyed with it; Standard Webhooks compatible):',
+      '',
+      `  ${secret}`,
+      '',
+      `Copy it now: it is not shown again (a new one: sheetport webhooks rotate-secret ${record.id}).`,
+    ];
+    if (needsLan) {
+      lines.push(
+        '',
+        'Note: this URL is on a private (LAN) address; deliveries go out only if the running service allows LAN webhook targets.',
+      );
+    }
+    kit.print(lines.join('\n'));
+  });
+}
+
+/** validateWebhookUrl, with CLI wording. `needsLan`: it passed only because of --allow-lan. */
+function checkUrl(raw: string, allowLan: boolean): { url: string; needsLan: boolean } {
+  try {
+    const { url } = validateWebhookUrl(raw, { allowLan });
+    let needsLan = false;
+    if (allowLan) {
+      try {
+        validateWebhookUrl(raw, { allowLan: false });
+      } catch {
+        needsLan = true;
+      }
+    }
+    return { url: url.href, needsLan };
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    const message = err.message.replace(
+      'allow LAN targets in settings to use it',
+      'pass --allow-lan to use it',
+    );
+    throw new AppError('invalid_parameter', `Invalid --url: ${message}.`);
+  }
+}
+
+/** --event values (repeatable, commas allowed): known and unique; none given means all four. */
+function parseEvents(raw: string[]): WebhookEvent[] {
+  const given = raw
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (given.length === 0) return [...WEBHOOK_EVENTS];
+  const events: WebhookEvent[] = [];
+  for (const value of given) {
+    if (!isWebhookEvent(value)) {
+      throw new AppError(
+        'invalid_parameter',
+        `Unknown event '${value}': expected one of ${WEBHOOK_EVENTS.join(', ')}.`,
+      );
+    }
+    if (events.includes(value)) throw new AppError('invalid_parameter', `Event '${value}' is given twice.`);
+    events.push(value);
+  }
+  return events;
+}
+
+async function readSpreadsheet(connection: ConnectionRecord): Promise<SpreadsheetSnapshot> {
+  if (connection.sourceKind !== 'workbook') {
+    throw new AppError(
+      'invalid_parameter',
+      `${connection.name} is a ${connection.sourceKind} spreadsheet; the CLI can add webhooks to local workbooks only.`,
+    );
+  }
+  // Loaded lazily: exceljs is heavy and the other commands do not need it.
+  const { createWorkbookSource } = await import('../sources/workbook/index.ts');
+  const source = createWorkbookSource(connection.location);
+  try {
+    return await source.read();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new AppError(
+      isAppError(err) ? err.code : 'invalid_body',
+      `Cannot read ${connection.location}: ${reason}`,
+    );
+  } finally {
+    await source.close().catch(() => {});
+  }
+}
+
+/** The tab named `name`: exact match, else the one case-insensitive match. */
+function findTab(snapshot: SpreadsheetSnapshot, name: string, connection: ConnectionRecord): TabSnapshot {
+  const exact = snapshot.tabs.find((t) => t.name === name);
+  if (exact) return exact;
+  const folded = snapshot.tabs.filter((t) => t.name.toLowerCase() === name.toLowerCase());
+  if (folded.length === 1) return folded[0]!;
+  const names = snapshot.tabs.map((t) => `'${t.name}'`).join(', ') || '(none)';
+  throw new AppError(
+    'sheet_not_found',
+    `No sheet named '${name}' in ${connection.name} (${connection.spreadsheetId}); its sheets: ${names}.`,
+  );
+}
+
+function setStatus(id: string, status: WebhookStatus, g: CliGlobals, kit: CliKit): void {
+  kit.withStores(g, ({ webhooks, deliveries }) => {
+    const before = webhooks.get(id);
+    if (!before) throw notFound(id);
+    const after = before.status === status ? before : webhooks.update(id, { status })!;
+    if (g.json) return kit.printJson(webhookJson(after));
+    if (before.status === status) return kit.print(`${id} is already ${status}.`);
+    if (status === 'paused') {
+      return kit.print(`Paused ${id}. Its notifications keep queuing and are sent when it is resumed.`);
+    }
+    const queued = deliveries.page(id, { state: 'pending', limit: 1, offset: 0 }).total;
+    kit.print(
+      `Resumed ${id}.${queued ? ` ${queued} queued notification${queued === 1 ? '' : 's'} go out now if the service is running.` : ''}`,
+    );
+  });
+}
+
+function notFound(id: string): AppError {
+  return new AppError('not_found', `No webhook with id '${id}'.`);
+}
