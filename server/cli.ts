@@ -85,9 +85,18 @@ function buildProgram(json: boolean): Command {
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--allow-host <name>', 'extra Host header name to accept (repeatable)', collect, [] as string[])
     .option('--no-rate-limits', 'do not enforce per-key rate limits (usage is not counted either)')
+    .option('--allow-lan-webhooks', 'let webhooks target private (LAN) addresses over https')
+    .option('--delivery-log-days <n>', 'keep finished webhook deliveries this many days', parseCount, 30)
     .action(
       async (
-        opts: { port: number; host: string; allowHost: string[]; rateLimits: boolean },
+        opts: {
+          port: number;
+          host: string;
+          allowHost: string[];
+          rateLimits: boolean;
+          allowLanWebhooks?: boolean;
+          deliveryLogDays: number;
+        },
         cmd: Command,
       ) => {
         const g = globals(cmd);
@@ -98,6 +107,8 @@ function buildProgram(json: boolean): Command {
           host: opts.host,
           allowedHosts: opts.allowHost,
           rateLimits: opts.rateLimits,
+          allowLanWebhooks: opts.allowLanWebhooks === true,
+          deliveryLogDays: opts.deliveryLogDays,
           json: g.json === true,
         });
       },

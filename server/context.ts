@@ -46,6 +46,8 @@ export interface ContextOptions {
   webhookSend?: ConstructorParameters<typeof DeliveryWorker>[0]['send'];
   leaseMs?: number;
   watchPollMs?: number;
+  /** Finished webhook deliveries are kept this many days (default 30). */
+  deliveryLogDays?: number;
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -70,6 +72,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     send: options.webhookSend ?? ((attempt) => deliver({ ...attempt, allowLan })),
     sign: signedHeaders,
     ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(options.deliveryLogDays !== undefined ? { retentionMs: options.deliveryLogDays * 86_400_000 } : {}),
     log,
   });
   const recorder = new ChangeRecorder({

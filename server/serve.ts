@@ -7,6 +7,8 @@ export interface ServeOptions {
   host: string;
   allowedHosts: string[];
   rateLimits?: boolean;
+  allowLanWebhooks?: boolean;
+  deliveryLogDays?: number;
   json: boolean;
 }
 

@@ -9,6 +9,9 @@ export interface ServiceOptions {
   host: string;
   allowedHosts?: readonly string[];
   rateLimits?: boolean;
+  allowLanWebhooks?: boolean;
+  /** Finished webhook deliveries are kept this many days (default 30). */
+  deliveryLogDays?: number;
   log?: (message: string, err?: unknown) => void;
 }
 
@@ -26,6 +29,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     dataDir: options.dataDir,
     allowedHosts: options.allowedHosts ?? [],
     rateLimits: options.rateLimits !== false,
+    allowLanWebhooks: options.allowLanWebhooks === true,
+    ...(options.deliveryLogDays !== undefined ? { deliveryLogDays: options.deliveryLogDays } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   try {

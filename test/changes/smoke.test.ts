@@ -46,3 +46,44 @@ describe('API writes notify webhooks', () => {
     await receiver.close();
   });
 });
+
+describe('changes made while SheetPort was stopped', () => {
+  it('are found against the stored baseline on the next start and sent', async () => {
+    const { createServiceContext } = await import('../../server/context.ts');
+    const ExcelJS = (await import('exceljs')).default;
+    const path = await import('node:path');
+    h = await startHarness();
+    const file = await writePeopleWorkbook(h.dir, 'offline.xlsx');
+    const dataDir = path.join(h.dir, 'offline-data');
+    // First run: the tab is seen once (its baseline stored), a webhook registered, then the service stops.
+    const first = createServiceContext({ dataDir, log: () => {} });
+    const conn = first.connections.create({ name: 'offline.xlsx', sourceKind: 'workbook', location: file });
+    const tab = await first.replica.tabByName(conn, 'People');
+    let secret = '';
+    const receiver = await startReceiver(() => secret);
+    secret = first.webhooks.create({
+      url: receiver.url,
+      spreadsheetId: conn.spreadsheetId,
+      sheetName: 'People',
+      sourceSheetId: tab.sourceSheetId,
+      events: ['row.updated'],
+      apiKeyId: null,
+    }).secret;
+    await first.close();
+    // Meanwhile the user edits the sheet.
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    wb.getWorksheet('People')!.getCell('A2').value = 'Ann (offline)';
+    await wb.xlsx.writeFile(file);
+    // Next start: the watcher looks at every workbook and the diff against the baseline finds the edit.
+    const second = createServiceContext({ dataDir, log: () => {} });
+    second.startBackground();
+    await receiver.waitFor(1, 5000);
+    expect(receiver.received[0]!.json).toMatchObject({
+      event: 'row.updated',
+      changed_rows: [{ row_index: 1, before: { Name: 'Ann' }, after: { Name: 'Ann (offline)' } }],
+    });
+    await second.close();
+    await receiver.close();
+  });
+});

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/store/db.ts';
+import { DeliveryStore } from '../../server/store/deliveries.ts';
+import { WebhookStore } from '../../server/store/webhooks.ts';
+
+let dir: string;
+let db: Database.Database;
+let webhooks: WebhookStore;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-webhooks-'));
+  db = openDatabase(dir);
+  webhooks = new WebhookStore(db);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const input = {
+  url: 'https://example.com/hook',
+  spreadsheetId: 'wb_1',
+  sheetName: 'S',
+  sourceSheetId: '1',
+  events: ['row.inserted' as const],
+  apiKeyId: null,
+};
+
+describe('WebhookStore', () => {
+  it('keeps payload timestamps unique and increasing per webhook, bumping by 1 ms', () => {
+    const { record } = webhooks.create(input);
+    const other = webhooks.create(input).record;
+    const t = Date.UTC(2026, 0, 1);
+    expect(webhooks.nextTimestamp(record.id, t)).toBe(t);
+    expect(webhooks.nextTimestamp(record.id, t)).toBe(t + 1);
+    expect(webhooks.nextTimestamp(record.id, t - 50)).toBe(t + 2); // a clock step back never repeats one
+    expect(webhooks.nextTimestamp(other.id, t)).toBe(t); // per webhook
+    // and it survives a restart (a new store on the same database)
+    expect(new WebhookStore(db).nextTimestamp(record.id, t)).toBe(t + 3);
+  });
+
+  it('shows the secret only at creation and rotation, signs with the current one', () => {
+    const { record, secret } = webhooks.create(input);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(JSON.stringify(webhooks.get(record.id))).not.toContain(secret);
+    const rotated = webhooks.rotateSecret(record.id)!;
+    expect(rotated).not.toBe(secret);
+    expect(webhooks.secretOf(record.id)).toBe(rotated);
+  });
+
+  it('deleting a webhook removes its deliveries', () => {
+    const { record } = webhooks.create(input);
+    const deliveries = new DeliveryStore(db);
+    const id = deliveries.enqueue(record.id, 'row.inserted', '{}', Date.now());
+    expect(webhooks.remove(record.id)).toBe(true);
+    expect(deliveries.get(id)).toBeNull();
+  });
+});
