@@ -13,8 +13,11 @@ import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { mountRowRoutes } from './http/rows.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
+import { mountChangeFeedRoutes } from './http/v1/changes.ts';
+import { mountDeliveryRoutes } from './http/v1/deliveries.ts';
 import { mountSheetRoutes } from './http/v1/sheets.ts';
 import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
+import { mountWebhookRoutes } from './http/v1/webhooks.ts';
 
 export type { AppDeps } from './http/deps.ts';
 
@@ -54,6 +57,9 @@ export function createApp(deps: AppDeps): { app: Express; router: Router } {
   mountSpreadsheetRoutes(router, deps);
   mountSheetRoutes(router, deps);
   mountBatchRoutes(router, deps);
+  mountChangeFeedRoutes(router, deps);
+  mountWebhookRoutes(router, deps);
+  mountDeliveryRoutes(router, deps);
   app.use(router);
   app.use(methodNotAllowed(router));
 

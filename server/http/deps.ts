@@ -24,6 +24,8 @@ export interface AppDeps {
   allowLanWebhooks: boolean;
   /** Bearer token of the loopback-only `/admin` API (kept in the data dir). */
   adminToken: string;
+  /** Wakes the webhook delivery worker (after a resume or a replay); absent where no worker runs. */
+  wakeDeliveries?: () => void;
   /** Epoch-ms clock (injected in tests). */
   now: () => number;
   /** Extra `Host` names to accept besides loopback (a tunnel). */

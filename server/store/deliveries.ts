@@ -109,7 +109,9 @@ export class DeliveryStore {
          FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt`,
       ),
       replay: db.prepare<[number, string]>(
-        "UPDATE deliveries SET state = 'pending', next_attempt_at = ?, replay = 1, completed_at = NULL WHERE id = ? AND state != 'in_flight'",
+        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, completed_at = NULL,
+           replay = CASE WHEN state IN ('failed', 'succeeded') THEN 1 ELSE 0 END
+         WHERE id = ? AND state != 'in_flight'`,
       ),
       purge: db.prepare<[number]>(
         "DELETE FROM deliveries WHERE state IN ('succeeded', 'failed') AND completed_at < ?",
@@ -213,7 +215,11 @@ export class DeliveryStore {
     return { total, data: rows.map(toRecord) };
   }
 
-  /** A manual replay: one new attempt now (not retried automatically). False when it is in flight right now. */
+  /**
+   * A manual replay: a new attempt now. For a finished delivery it is one extra attempt (not retried on
+   * failure); for one awaiting a retry it brings that retry forward and the schedule goes on from there.
+   * False when it is in flight right now.
+   */
   requestReplay(id: string, nowMs: number): boolean {
     return this.#stmts.replay.run(nowMs, id).changes > 0;
   }

@@ -22,7 +22,9 @@ afterEach(() => {
 
 function tables(db: Database.Database): string[] {
   return db
-    .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .prepare<[], string>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
     .pluck()
     .all();
 }

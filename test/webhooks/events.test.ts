@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildNotifications, type ChangedRow, payloadJson } from '../../server/webhooks/events.ts';
 
 const H = ['Name', 'Age'];
-const ins = (i: number): ChangedRow => ({ kind: 'inserted', row_index: i, before: null, after: [`n${i}`, i] });
+const ins = (i: number): ChangedRow => ({
+  kind: 'inserted',
+  row_index: i,
+  before: null,
+  after: [`n${i}`, i],
+});
 const upd = (i: number): ChangedRow => ({ kind: 'updated', row_index: i, before: ['a', 1], after: ['a', 2] });
 const del = (i: number): ChangedRow => ({ kind: 'deleted', row_index: i, before: ['d', 0], after: null });
 
@@ -32,19 +37,30 @@ describe('buildNotifications', () => {
     const [bulk] = buildNotifications(many, H, H);
     expect(bulk!.changed_rows).toHaveLength(500);
     expect(bulk!.truncated).toBe(true);
-    expect(buildNotifications([ins(1), ins(2), ins(3)], H, H, { bulkThreshold: 2, maxEntries: 500 })[0]!.event).toBe(
-      'bulk.import',
-    );
+    expect(
+      buildNotifications([ins(1), ins(2), ins(3)], H, H, { bulkThreshold: 2, maxEntries: 500 })[0]!.event,
+    ).toBe('bulk.import');
   });
 
   it('keys before by the old header and after by the new one', () => {
     const [n] = buildNotifications([upd(1)], ['Name', 'Age'], ['Name', 'Years']);
-    expect(n!.changed_rows[0]).toEqual({ row_index: 1, before: { Name: 'a', Age: 1 }, after: { Name: 'a', Years: 2 } });
+    expect(n!.changed_rows[0]).toEqual({
+      row_index: 1,
+      before: { Name: 'a', Age: 1 },
+      after: { Name: 'a', Years: 2 },
+    });
   });
 
   it('writes the seed payload, with truncated only when true', () => {
-    const base = { webhookId: 'wh_1', spreadsheetId: 'wb_1', sheetName: 'S', timestampMs: Date.UTC(2026, 0, 2, 3, 4, 5, 6) };
-    const plain = JSON.parse(payloadJson({ ...base, notification: { event: 'row.inserted', changed_rows: [] } }));
+    const base = {
+      webhookId: 'wh_1',
+      spreadsheetId: 'wb_1',
+      sheetName: 'S',
+      timestampMs: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+    };
+    const plain = JSON.parse(
+      payloadJson({ ...base, notification: { event: 'row.inserted', changed_rows: [] } }),
+    );
     expect(plain).toEqual({
       webhook_id: 'wh_1',
       event: 'row.inserted',

@@ -158,3 +158,16 @@ describe('retry schedule', () => {
     expect(state(deliveryId).state).toBe('succeeded');
   });
 });
+
+describe('replaying a delivery that awaits a retry', () => {
+  it('brings the retry forward and keeps the remaining schedule', async () => {
+    const target = await receiver((_req, res) => res.writeHead(500).end());
+    const { deliveryId } = await oneDelivery(target.url);
+    await h.context.worker.drain(); // attempt 1 fails: retry due in 30 s
+    now += 1000;
+    expect(h.context.deliveries.requestReplay(deliveryId, now)).toBe(true);
+    await h.context.worker.drain(); // attempt 2 now, as the first retry
+    expect(attempts(deliveryId).map((a) => a.trigger)).toEqual(['auto', 'auto']);
+    expect(state(deliveryId)).toMatchObject({ state: 'pending', nextAttemptAt: now + 5 * 60_000 });
+  });
+});

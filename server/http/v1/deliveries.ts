@@ -1,0 +1,107 @@
+import type { Request, Response, Router } from 'express';
+import { AppError } from '../../errors.ts';
+import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
+import type { WebhookRecord } from '../../store/webhooks.ts';
+import type { AppDeps } from '../deps.ts';
+import { setPagingHeaders } from '../paging.ts';
+import { parsePaging, singleQuery } from './changes.ts';
+import { webhookOf } from './webhooks.ts';
+
+export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
+const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function deliveryJson(d: DeliveryRecord) {
+  return {
+    delivery_id: d.id,
+    event: d.event,
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
+    created_at: new Date(d.createdAt).toISOString(),
+    completed_at: iso(d.completedAt),
+  };
+}
+
+function attemptJson(a: AttemptRecord) {
+  return {
+    attempt: a.attempt,
+    trigger: a.trigger,
+    started_at: new Date(a.startedAt).toISOString(),
+    duration_ms: a.durationMs,
+    status: a.status,
+    error: a.error,
+    response_excerpt: a.responseExcerpt,
+  };
+}
+
+function parseState(query: Record<string, unknown>): DeliveryState | undefined {
+  const raw = singleQuery(query, 'state');
+  if (raw === undefined || raw === '') return undefined;
+  if (!(STATES as readonly string[]).includes(raw)) {
+    throw new AppError('invalid_parameter', `Parameter "state" must be one of ${STATES.join(', ')}.`, {
+      parameter: 'state',
+    });
+  }
+  return raw as DeliveryState;
+}
+
+/** The webhook's delivery log: one delivery per notification, every attempt of it, and replay. */
+export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
+  const deliveryOf = (
+    req: Request,
+    res: Response,
+    access: 'read' | 'write',
+  ): { webhook: WebhookRecord; delivery: DeliveryRecord } => {
+    const webhook = webhookOf(res, deps, String(req.params.id), access);
+    const deliveryId = String(req.params.deliveryId);
+    const delivery = deps.deliveries.get(deliveryId);
+    if (!delivery || delivery.webhookId !== webhook.id) {
+      throw new AppError('not_found', `No delivery with id "${deliveryId}" for this webhook.`);
+    }
+    return { webhook, delivery };
+  };
+
+  router.get('/v1/webhooks/:id/deliveries', (req, res) => {
+    const webhook = webhookOf(res, deps, String(req.params.id), 'read');
+    const query = req.query as Record<string, unknown>;
+    const state = parseState(query);
+    const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
+    const page = deps.deliveries.page(webhook.id, { ...(state ? { state } : {}), limit, offset });
+    setPagingHeaders(req, res, page.total, limit, offset);
+    res.json({ data: page.data.map(deliveryJson), meta: { total: page.total, limit, offset } });
+  });
+
+  router.get('/v1/webhooks/:id/deliveries/:deliveryId', (req, res) => {
+    const { webhook, delivery } = deliveryOf(req, res, 'read');
+    res.json({
+      ...deliveryJson(delivery),
+      webhook_id: webhook.id,
+      payload: JSON.parse(delivery.payload) as unknown,
+      attempt_log: deps.deliveries.attemptsOf(delivery.id).map(attemptJson),
+    });
+  });
+
+  router.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', (req, res) => {
+    const { delivery } = deliveryOf(req, res, 'write');
+    const body: unknown = req.body;
+    if (
+      body !== undefined &&
+      !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+    ) {
+      throw new AppError('invalid_body', 'replay takes no body (or an empty object).');
+    }
+    if (delivery.state === 'in_flight' || !deps.deliveries.requestReplay(delivery.id, deps.now())) {
+      throw new AppError(
+        'conflict',
+        'This delivery is being sent right now; replay it once that attempt ends.',
+        {
+          state: 'in_flight',
+        },
+      );
+    }
+    deps.wakeDeliveries?.();
+    res.status(202).json({ delivery_id: delivery.id, state: 'pending' });
+  });
+}
