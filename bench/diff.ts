@@ -3,30 +3,20 @@
  * Two 100,000-row tabs of 8-14 mixed columns; each case prints the median of several runs (hashing included),
  * the number of changes by kind, and checks once that applyDiff(old, diff) gives the new rows.
  */
+
+import { seededRandom } from '../server/lib/seeded-random.ts';
 import { applyDiff, type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/replica/diff.ts';
 import type { CellValue } from '../server/sources/source.ts';
 
 const N = 100_000;
 const RUNS = 7;
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const CITIES = ['Berlin', 'Paris', 'Oslo', 'Madrid', 'Rome', 'Vienna', 'Lisbon', 'Prague'];
 const WIDTH = 8 + (N % 7); // 8..14 columns, fixed per tab like a real header
 
 /** Row content for a content id; built fresh each call, so old and new tabs share no string objects. */
 function rowFor(id: number): CellValue[] {
-  const r = prng(id * 7919 + 1);
+  const r = seededRandom(id * 7919 + 1);
   const row: CellValue[] = [
     id + 1,
     `Customer ${Math.floor(r() * 50_000)} ${id}`,
@@ -50,7 +40,7 @@ let nextId = 10_000_000;
 
 /** 1% of rows changed: scattered cell edits, inserts and deletes in equal parts. */
 function onePercent(seed: number): { ids: number[]; edited: Set<number> } {
-  const r = prng(seed);
+  const r = seededRandom(seed);
   const ids = [...base];
   const edited = new Set<number>();
   for (let c = 0; c < N / 100; c++) {
@@ -72,7 +62,7 @@ function withEdits(ids: number[], edited: Set<number>): CellValue[][] {
 }
 
 function shuffled(seed: number): number[] {
-  const r = prng(seed);
+  const r = seededRandom(seed);
   const ids = [...base];
   for (let i = ids.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));

@@ -9,20 +9,8 @@ import type { ConnectionRecord } from '../store/connections.ts';
 import type { WebhookRecord, WebhookStatus } from '../store/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
+import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
 import { type CliGlobals, type CliKit, collect } from './kit.ts';
-
-export function webhookJson(w: WebhookRecord) {
-  return {
-    webhook_id: w.id,
-    url: w.url,
-    spreadsheet_id: w.spreadsheetId,
-    sheet_name: w.sheetName,
-    events: w.events,
-    status: w.status,
-    created_at: w.createdAt,
-    updated_at: w.updatedAt,
-  };
-}
 
 export function registerWebhookCommands(program: Command, kit: CliKit): void {
   const webhooks = program
@@ -42,7 +30,7 @@ export function registerWebhookCommands(program: Command, kit: CliKit): void {
           const id = connections.resolve(opts.spreadsheet)?.spreadsheetId ?? opts.spreadsheet;
           all = all.filter((w) => w.spreadsheetId === id);
         }
-        if (g.json) return kit.printJson(all.map(webhookJson));
+        if (g.json) return kit.printJson(all.map((w) => webhookJson(w)));
         if (all.length === 0) {
           return kit.print(
             'No webhooks yet. Add one with: sheetport webhooks create --url URL --spreadsheet ID --sheet NAME',
@@ -171,15 +159,7 @@ async function createWebhook(opts: CreateOptions, g: CliGlobals, kit: CliKit): P
       apiKeyId: null,
     });
     if (g.json) {
-      return kit.printJson({
-        webhook_id: record.id,
-        secret,
-        url: record.url,
-        spreadsheet_id: record.spreadsheetId,
-        sheet_name: record.sheetName,
-        events: record.events,
-        status: record.status,
-      });
+      return kit.printJson(createdWebhookJson(record, secret));
     }
     const lines = [
       `Created webhook ${record.id}`,

@@ -1,14 +1,10 @@
+import type { RowChange } from '../replica/diff.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { CellValue } from '../sources/source.ts';
 import type { WebhookEvent } from './event-types.ts';
 
 /** One changed row as the diff gives it (values in header order). */
-export interface ChangedRow {
-  kind: 'inserted' | 'updated' | 'deleted';
-  row_index: number;
-  before: CellValue[] | null;
-  after: CellValue[] | null;
-}
+export type ChangedRow = RowChange;
 
 export interface ChangedRowEntry {
   row_index: number;

@@ -175,6 +175,7 @@ describe('sheetport webhooks create / list', () => {
       'sheet_name',
       'events',
       'status',
+      'created_at',
     ]);
     expect(created.secret).toMatch(/^whsec_/);
     expect(created).toMatchObject({

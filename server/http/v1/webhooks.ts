@@ -4,6 +4,7 @@ import type { ApiKeyRecord } from '../../store/api-keys.ts';
 import type { WebhookRecord, WebhookStatus } from '../../store/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../../webhooks/event-types.ts';
 import { validateWebhookUrl } from '../../webhooks/target-safety.ts';
+import { createdWebhookJson, webhookJson } from '../../webhooks/webhook-json.ts';
 import { apiKeyOf, authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
@@ -67,18 +68,6 @@ function parseStatus(raw: unknown): WebhookStatus {
 }
 
 /** A webhook as clients see it: never the secret. */
-export function webhookJson(w: WebhookRecord, sheetName: string = w.sheetName) {
-  return {
-    webhook_id: w.id,
-    url: w.url,
-    spreadsheet_id: w.spreadsheetId,
-    sheet_name: sheetName,
-    events: w.events,
-    status: w.status,
-    created_at: w.createdAt,
-    updated_at: w.updatedAt,
-  };
-}
 
 /** Webhooks are visible to keys that may reach their spreadsheet (a key limited to none reaches all). */
 export function keyReaches(key: ApiKeyRecord, w: WebhookRecord): boolean {
@@ -154,16 +143,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
       apiKeyId: key.id,
     });
     res.setHeader('Location', `/v1/webhooks/${encodeURIComponent(record.id)}`);
-    res.status(201).json({
-      webhook_id: record.id,
-      secret,
-      url: record.url,
-      spreadsheet_id: record.spreadsheetId,
-      sheet_name: record.sheetName,
-      events: record.events,
-      status: record.status,
-      created_at: record.createdAt,
-    });
+    res.status(201).json(createdWebhookJson(record, secret));
   });
 
   router.get('/v1/webhooks', async (_req, res) => {
