@@ -52,7 +52,7 @@ function invalid(parameter: string, message: string): AppError {
  * One query value as a string, or undefined when absent. Repeated params arrive as arrays and are refused
  * (silently picking one would hide client bugs); objects (extended query parsers) are refused too.
  */
-function single(query: Record<string, unknown>, name: string): string | undefined {
+export function singleQuery(query: Record<string, unknown>, name: string): string | undefined {
   if (!Object.hasOwn(query, name)) return undefined;
   const v = query[name];
   if (v === undefined) return undefined;
@@ -61,14 +61,14 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   throw invalid(name, `Parameter "${name}" must be a plain string value.`);
 }
 
-function uint(name: string, raw: string): number {
+export function parseUint(name: string, raw: string): number {
   if (!UINT_RE.test(raw)) throw invalid(name, `Parameter "${name}" must be a non-negative integer.`);
   // Huge digit strings are still "an integer >= 0": clamp instead of overflowing to Infinity.
   return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
 }
 
 function parseFields(query: Record<string, unknown>): string[] | null {
-  const raw = single(query, 'fields');
+  const raw = singleQuery(query, 'fields');
   // `fields=` (empty) means "no projection" rather than "the field named ''": far more likely what
   // a client that joined an empty list meant. `fields=,` still selects a column named ''.
   if (raw === undefined || raw === '') return null;
@@ -76,7 +76,7 @@ function parseFields(query: Record<string, unknown>): string[] | null {
 }
 
 function parseSort(query: Record<string, unknown>): SortKey[] {
-  const raw = single(query, 'sort');
+  const raw = singleQuery(query, 'sort');
   if (raw === undefined || raw === '') return [];
   const keys: SortKey[] = [];
   const seen = new Set<string>();
@@ -90,14 +90,14 @@ function parseSort(query: Record<string, unknown>): SortKey[] {
 }
 
 function parseFormat(query: Record<string, unknown>): OutputFormat {
-  const raw = single(query, 'format');
+  const raw = singleQuery(query, 'format');
   if (raw === undefined) return 'json';
   if ((FORMATS as readonly string[]).includes(raw)) return raw as OutputFormat;
   throw invalid('format', `Parameter "format" must be one of ${FORMATS.join(', ')}.`);
 }
 
 function parseCallback(query: Record<string, unknown>, format: OutputFormat): string | null {
-  const raw = single(query, 'callback');
+  const raw = singleQuery(query, 'callback');
   if (format !== 'jsonp') return null;
   if (raw === undefined || raw === '')
     throw invalid('callback', 'format=jsonp requires a "callback" parameter.');
@@ -111,14 +111,14 @@ function parseCallback(query: Record<string, unknown>, format: OutputFormat): st
 }
 
 function parseValues(query: Record<string, unknown>): 'typed' | 'formatted' {
-  const raw = single(query, 'values');
+  const raw = singleQuery(query, 'values');
   if (raw === undefined || raw === 'typed') return 'typed';
   if (raw === 'formatted') return 'formatted';
   throw invalid('values', 'Parameter "values" must be "typed" or "formatted".');
 }
 
 function parseMeta(query: Record<string, unknown>): boolean {
-  const raw = single(query, 'meta');
+  const raw = singleQuery(query, 'meta');
   if (raw === undefined || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
   throw invalid('meta', 'Parameter "meta" must be true, false, 1 or 0.');
@@ -127,15 +127,18 @@ function parseMeta(query: Record<string, unknown>): boolean {
 /** Parse list params. Unknown params are ignored (jQuery adds `_`), known ones are strict. */
 export function parseListQuery(query: Record<string, unknown>, options: ListParamOptions): ListQuery {
   const maxLimit = options.maxLimit;
-  const limitRaw = single(query, 'limit');
-  const limit = Math.min(limitRaw === undefined ? options.defaultLimit : uint('limit', limitRaw), maxLimit);
-  const offsetRaw = single(query, 'offset');
-  const offset = offsetRaw === undefined ? 0 : uint('offset', offsetRaw);
+  const limitRaw = singleQuery(query, 'limit');
+  const limit = Math.min(
+    limitRaw === undefined ? options.defaultLimit : parseUint('limit', limitRaw),
+    maxLimit,
+  );
+  const offsetRaw = singleQuery(query, 'offset');
+  const offset = offsetRaw === undefined ? 0 : parseUint('offset', offsetRaw);
 
   const filters: Filter[] = [];
-  const search = single(query, 'search');
+  const search = singleQuery(query, 'search');
   if (search !== undefined) filters.push(...parseSearch(search, 'search', false));
-  const exact = single(query, 'search_exact');
+  const exact = singleQuery(query, 'search_exact');
   if (exact !== undefined) filters.push(...parseSearch(exact, 'search_exact', true));
 
   const format = parseFormat(query);
@@ -162,5 +165,21 @@ export function parseRowViewQuery(
     values: parseValues(query),
     format,
     callback: parseCallback(query, format),
+  };
+}
+
+/** `limit` (default and maximum per route; larger values are clamped) and `offset` (default 0), for any list. */
+export function parsePaging(
+  query: Record<string, unknown>,
+  options: ListParamOptions,
+): { limit: number; offset: number } {
+  const limitRaw = singleQuery(query, 'limit');
+  const offsetRaw = singleQuery(query, 'offset');
+  return {
+    limit: Math.min(
+      limitRaw === undefined ? options.defaultLimit : parseUint('limit', limitRaw),
+      options.maxLimit,
+    ),
+    offset: offsetRaw === undefined ? 0 : parseUint('offset', offsetRaw),
   };
 }

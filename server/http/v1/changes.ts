@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { AppError } from '../../errors.ts';
+import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { ChangeEntry } from '../../store/change-log.ts';
 import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -9,38 +10,6 @@ export const CHANGE_FEED_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
 function invalidParameter(parameter: string, message: string): AppError {
   return new AppError('invalid_parameter', message, { parameter });
-}
-
-/** One query value as a string, undefined when absent; a repeated parameter is refused, never guessed. */
-export function singleQuery(query: Record<string, unknown>, name: string): string | undefined {
-  if (!Object.hasOwn(query, name)) return undefined;
-  const v = query[name];
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v)) throw invalidParameter(name, `Parameter "${name}" was given more than once.`);
-  throw invalidParameter(name, `Parameter "${name}" must be a plain string value.`);
-}
-
-function uint(name: string, raw: string): number {
-  if (!/^[0-9]+$/.test(raw))
-    throw invalidParameter(name, `Parameter "${name}" must be a non-negative integer.`);
-  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
-}
-
-/** `limit` (default and maximum per route; larger values are clamped) and `offset` (default 0). */
-export function parsePaging(
-  query: Record<string, unknown>,
-  options: { defaultLimit: number; maxLimit: number },
-): { limit: number; offset: number } {
-  const limitRaw = singleQuery(query, 'limit');
-  const offsetRaw = singleQuery(query, 'offset');
-  return {
-    limit: Math.min(
-      limitRaw === undefined ? options.defaultLimit : uint('limit', limitRaw),
-      options.maxLimit,
-    ),
-    offset: offsetRaw === undefined ? 0 : uint('offset', offsetRaw),
-  };
 }
 
 // 2024-03-01T09:30:00Z, with optional fractional seconds, `Z` or `+00:00` (an unencoded `+` in a query string

@@ -1,10 +1,10 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../../errors.ts';
+import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
 import type { WebhookRecord } from '../../store/webhooks.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
-import { parsePaging, singleQuery } from './changes.ts';
 import { webhookOf } from './webhooks.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
