@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AppError, isAppError } from '../errors.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
-import type { WebhookRecord, WebhookStatus } from '../store/webhooks.ts';
+import type { WebhookStatus } from '../store/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
