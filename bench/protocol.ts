@@ -16,4 +16,16 @@ export interface FailedMessage {
   error: string;
 }
 
-export type ChildMessage = ReadyMessage | FailedMessage;
+/** The server process's CPU time so far (µs), sent in answer to `{ type: 'cpu?' }`. */
+export interface CpuMessage {
+  type: 'cpu';
+  micros: number;
+}
+
+/** The limiter middleware's own CPU per request (µs), in answer to `{ type: 'limiter-cost?' }`. */
+export interface LimiterCostMessage {
+  type: 'limiter-cost';
+  micros: number;
+}
+
+export type ChildMessage = ReadyMessage | FailedMessage | CpuMessage | LimiterCostMessage;

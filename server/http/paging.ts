@@ -2,25 +2,21 @@ import type { Request, Response } from 'express';
 
 /**
  * `X-Total-Count` and an RFC 8288 `Link` header (first/prev/next/last where they exist), so clients that get
- * a bare JSON array can still page. Links keep every other query parameter of the request.
+ * a bare JSON array can still page. Links keep every other query parameter of the request; `offset` and `limit`
+ * come last.
  */
-export function setPagingHeaders(
-  req: Request,
-  res: Response,
-  total: number,
-  limit: number,
-  offset: number,
-): void {
+export function setPagingHeaders(req: Request, res: Response, total: number, limit: number, offset: number): void {
   res.setHeader('X-Total-Count', String(total));
   if (limit <= 0) return;
-  const base = `${req.protocol}://${req.get('host')}${req.originalUrl.split('?')[0]}`;
-  const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-  const link = (rel: string, at: number) => {
-    const params = new URLSearchParams(query);
-    params.set('offset', String(at));
-    params.set('limit', String(limit));
-    return `<${base}?${params.toString()}>; rel="${rel}"`;
-  };
+  const url = req.originalUrl;
+  const q = url.indexOf('?');
+  const base = `${req.protocol}://${req.get('host')}${q === -1 ? url : url.slice(0, q)}?`;
+  const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+  params.delete('offset');
+  params.delete('limit');
+  const rest = params.toString();
+  const prefix = rest === '' ? base : `${base}${rest}&`;
+  const link = (rel: string, at: number) => `<${prefix}offset=${at}&limit=${limit}>; rel="${rel}"`;
   const lastOffset = total > 0 ? Math.floor((total - 1) / limit) * limit : 0;
   const links = [link('first', 0)];
   if (offset > 0) links.push(link('prev', Math.max(0, Math.min(offset - limit, lastOffset))));

@@ -34,6 +34,20 @@ export function rateLimit(limiter: RateLimiter): RequestHandler {
  * The seed's `X-RateLimit-*` (the burst window), our `X-RateLimit-Daily-*`, and the IETF
  * draft-ietf-httpapi-ratelimit-headers-11 fields `RateLimit-Policy` / `RateLimit` for standard clients.
  */
+const policies = new Map<string, string>();
+
+/** The policy field changes only with a key's limits: built once per pair of numbers. */
+function policyOf(perSecond: number, daily: number): string {
+  const id = `${perSecond}/${daily}`;
+  let policy = policies.get(id);
+  if (!policy) {
+    policy = `"burst";q=${perSecond};w=1, "daily";q=${daily};w=86400`;
+    if (policies.size > 1000) policies.clear();
+    policies.set(id, policy);
+  }
+  return policy;
+}
+
 export function setRateLimitHeaders(res: Response, d: RateDecision): void {
   const secondsUntil = (ms: number) => Math.max(0, Math.ceil((ms - d.nowMs) / 1000));
   res.setHeader('X-RateLimit-Limit', String(d.limits.perSecond));

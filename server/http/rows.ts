@@ -2,7 +2,8 @@ import type { Request, Response, Router } from 'express';
 import { AppError } from '../errors.ts';
 import { projectRow, runQuery } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
-import { type Rendered, renderList, renderOne } from '../rows/formats/index.ts';
+import { type Rendered, renderOne } from '../rows/formats/index.ts';
+import { renderPage } from '../rows/page-cache.ts';
 import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
@@ -31,9 +32,9 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     authorizeRead(res, connection);
     const query = parseListQuery(req.query, API_LIST_LIMITS);
     const tab = await tabOf(req, connection);
-    const result = runQuery(tab, query);
-    setPagingHeaders(req, res, result.total, query.limit, query.offset);
-    send(res, 200, renderList(result, query));
+    const page = renderPage(tab, query);
+    setPagingHeaders(req, res, page.total, query.limit, query.offset);
+    send(res, 200, page.rendered);
   });
 
   router.get(`${BASE}/:row`, async (req, res) => {

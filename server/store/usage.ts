@@ -96,8 +96,19 @@ export class UsageStore {
     return this.#history.all(subject, from);
   }
 
+  /** The UTC day of the last lookup and its bounds: formatting a date on every request would cost more. */
+  #day = { name: '', from: 0, to: 0 };
+
+  #dayOf(nowMs: number): string {
+    if (nowMs < this.#day.from || nowMs >= this.#day.to) {
+      const from = nowMs - (nowMs % 86_400_000);
+      this.#day = { name: utcDay(nowMs), from, to: from + 86_400_000 };
+    }
+    return this.#day.name;
+  }
+
   #counter(subject: string, nowMs: number): Counter {
-    const day = utcDay(nowMs);
+    const day = this.#dayOf(nowMs);
     let c = this.#counters.get(subject);
     if (!c || c.day !== day) {
       const stored = this.#select.get(subject, day);

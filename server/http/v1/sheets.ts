@@ -1,8 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError } from '../../errors.ts';
-import { runQuery } from '../../rows/engine.ts';
-import { renderList } from '../../rows/formats/index.ts';
+import { renderPage } from '../../rows/page-cache.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
 import type { TabSnapshot } from '../../sources/source.ts';
 import type { ConnectionRecord } from '../../store/connections.ts';
@@ -49,8 +48,8 @@ export function mountSheetRoutes(router: Router, deps: AppDeps): void {
         parameter: 'format',
       });
     }
-    const result = runQuery(tab, query);
-    setPagingHeaders(req, res, result.total, query.limit, query.offset);
-    send(res, 200, renderList(result, query));
+    const page = renderPage(tab, query);
+    setPagingHeaders(req, res, page.total, query.limit, query.offset);
+    send(res, 200, page.rendered);
   });
 }
