@@ -52,6 +52,8 @@ export class ChangeRecorder {
           baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
           continue;
         }
+        // A tab the write did not touch is the very same snapshot array: nothing to diff.
+        if (old.typed === tab.typed && old.name === tab.name && sameHeader(old.header, tab.header)) continue;
         const changes = diffRows(old.typed, tab.typed);
         const renamed = old.name !== tab.name || !sameHeader(old.header, tab.header);
         if (changes.length === 0) {
