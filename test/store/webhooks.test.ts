@@ -59,3 +59,38 @@ describe('WebhookStore', () => {
     expect(deliveries.get(id)).toBeNull();
   });
 });
+
+describe('delivery log retention', () => {
+  it('forgets finished deliveries older than the retention, keeps pending ones and recent ones', () => {
+    const { record } = webhooks.create(input);
+    const deliveries = new DeliveryStore(db);
+    const day = 86_400_000;
+    const now = Date.UTC(2026, 5, 1);
+    const old = deliveries.enqueue(record.id, 'row.inserted', '{}', now - 40 * day);
+    const recent = deliveries.enqueue(record.id, 'row.inserted', '{}', now - 2 * day);
+    const pending = deliveries.enqueue(record.id, 'row.inserted', '{}', now - 40 * day);
+    const attempt = {
+      trigger: 'auto' as const,
+      startedAt: 0,
+      durationMs: 1,
+      status: 200,
+      error: null,
+      responseExcerpt: '',
+    };
+    deliveries.settle(deliveries.get(old)!, attempt, {
+      state: 'succeeded',
+      nextAttemptAt: null,
+      completedAt: now - 40 * day,
+    });
+    deliveries.settle(deliveries.get(recent)!, attempt, {
+      state: 'failed',
+      nextAttemptAt: null,
+      completedAt: now - 2 * day,
+    });
+    expect(deliveries.purgeFinished(now - 30 * day)).toBe(1);
+    expect(deliveries.get(old)).toBeNull();
+    expect(deliveries.get(recent)).not.toBeNull();
+    expect(deliveries.get(pending)).not.toBeNull();
+    expect(deliveries.attemptsOf(old)).toEqual([]);
+  });
+});

@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const BIN = path.resolve('bin/sheetport.js');
+let dir: string;
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function demo(dataDir: string) {
+  const child = spawn(process.execPath, [BIN, 'demo', '--json', '--port', '0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  return {
+    child,
+    info: JSON.parse(line.toString()) as { url: string; key: string; userKey: string; curl: string },
+  };
+}
+
+describe('npm start (sheetport demo)', () => {
+  it('creates the demo once, prints a curl line that works, and keeps its key across starts', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-demo-'));
+    const first = await demo(dir);
+    // The printed curl line, taken apart and sent as it stands.
+    const m = /^curl -H "Authorization: Bearer (\S+)" "(\S+)"$/.exec(first.info.curl);
+    expect(m).not.toBeNull();
+    const res = await fetch(m![2]!, { headers: { authorization: `Bearer ${m![1]}` } });
+    expect(res.status).toBe(200);
+    const rows = (await res.json()) as Record<string, unknown>[];
+    expect(rows).toHaveLength(3);
+    expect(Object.keys(rows[0]!)).toContain('Order ID');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('100'); // the demo key is Pro
+    first.child.kill('SIGTERM');
+    expect((await once(first.child, 'exit'))[0]).toBe(0);
+
+    const second = await demo(dir);
+    expect(second.info.key).toBe(first.info.key);
+    expect(second.info.userKey).toBe(first.info.userKey);
+    second.child.kill('SIGTERM');
+    await once(second.child, 'exit');
+  });
+});
