@@ -23,7 +23,7 @@ interface DemoState {
  * start; real keys are only ever stored hashed.
  */
 export async function runDemo(options: DemoOptions): Promise<void> {
-  mkdirSync(options.dataDir, { recursive: true });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const workbook = path.join(options.dataDir, 'demo.xlsx');
   if (!existsSync(workbook)) await createDemoWorkbook(workbook);
 

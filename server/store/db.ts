@@ -12,7 +12,8 @@ import { MIGRATIONS, type Migration } from './migrations.ts';
 export const DB_FILE_NAME = 'sheetport.db';
 
 export function openDatabase(dataDir: string): Database.Database {
-  fs.mkdirSync(dataDir, { recursive: true });
+  // Private to the user: the database holds webhook secrets and the admin token sits beside it.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(path.join(dataDir, DB_FILE_NAME));
   try {
     // busy_timeout first: switching to WAL needs a lock, and another process may be opening the file right now.

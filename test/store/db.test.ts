@@ -147,3 +147,13 @@ describe('migrate', () => {
     db.close();
   });
 });
+
+describe('data dir', () => {
+  it('is created private to the user', () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-private-'));
+    const dataDir = path.join(parent, 'nested', 'data');
+    openDatabase(dataDir).close();
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+});
