@@ -125,18 +125,30 @@ describe('workbooks written by openpyxl', () => {
 
   it('a workbook ExcelJS cannot open is reported as upstream_error and never modified', async () => {
     const dir = await tempDir();
-    const file = path.join(dir, 'with-comment.xlsx');
+    // A valid zip (so it gets past the package preparation) whose workbook part is not XML.
+    const file = path.join(dir, 'garbled.xlsx');
     await runPython(
-      "import sys,openpyxl\nfrom openpyxl.comments import Comment\nwb=openpyxl.Workbook()\nws=wb.active\nws.append(['Name'])\nws.append(['x'])\nws['A2'].comment=Comment('hi','me')\nwb.save(sys.argv[1])",
+      "import sys,zipfile,openpyxl\nwb=openpyxl.Workbook()\nwb.active.append(['Name'])\nwb.active.append(['x'])\nwb.save(sys.argv[1]+'.src')\nsrc=zipfile.ZipFile(sys.argv[1]+'.src')\nout=zipfile.ZipFile(sys.argv[1],'w')\nfor i in src.infolist():\n    out.writestr(i, b'this is not a workbook' if i.filename=='xl/workbook.xml' else src.read(i.filename))\nout.close()\nsrc.close()",
       [file],
     );
-    const before = await sha(file);
-    const source = createWorkbookSource(file);
-    const error = await rejection(source.write('1', [{ op: 'append', values: { Name: 'x' } }], PLAIN));
-    if (error.code === undefined) throw error; // not an AppError: surface it
-    expect(error.code).toBe('upstream_error');
-    expect(error.message).not.toContain(dir);
-    expect(await sha(file)).toBe(before);
-    expect(await fs.readdir(dir)).toEqual(['with-comment.xlsx']);
+    await fs.rm(`${file}.src`);
+    // And bytes that are no zip at all.
+    const truncated = path.join(dir, 'truncated.xlsx');
+    await fs.writeFile(truncated, (await fs.readFile(file)).subarray(0, 300));
+
+    for (const [name, broken] of [
+      ['garbled.xlsx', file],
+      ['truncated.xlsx', truncated],
+    ] as const) {
+      const before = await sha(broken);
+      const source = createWorkbookSource(broken);
+      const error = await rejection(source.write('1', [{ op: 'append', values: { Name: 'x' } }], PLAIN));
+      if (error.code === undefined) throw error; // not an AppError: surface it
+      expect(error.code, name).toBe('upstream_error');
+      expect(error.message).not.toContain(dir);
+      expect(await sha(broken), name).toBe(before);
+      await source.close();
+    }
+    expect((await fs.readdir(dir)).sort()).toEqual(['garbled.xlsx', 'truncated.xlsx']);
   });
 });
