@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { AppError } from '../errors.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../store/deliveries.ts';
-import { type CliKit, iso, wholeNumber } from './kit.ts';
+import { globals, iso, print, printJson, printTable, wholeNumber, withStores } from './kit.ts';
 
 const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
 const DEFAULT_LIMIT = 20;
@@ -39,7 +39,7 @@ export function attemptJson(a: AttemptRecord) {
   };
 }
 
-export function registerDeliveryCommands(program: Command, kit: CliKit): void {
+export function registerDeliveryCommands(program: Command): void {
   const deliveries = program
     .command('deliveries')
     .description('the webhook delivery log: list, inspect and replay deliveries');
@@ -56,18 +56,18 @@ export function registerDeliveryCommands(program: Command, kit: CliKit): void {
       DEFAULT_LIMIT,
     )
     .action((webhookId: string, opts: { state?: DeliveryState; limit: number }, cmd: Command) => {
-      const g = kit.globals(cmd);
-      kit.withStores(g, ({ webhooks, deliveries }) => {
+      const g = globals(cmd);
+      withStores(g, ({ webhooks, deliveries }) => {
         if (!webhooks.get(webhookId)) throw new AppError('not_found', `No webhook with id '${webhookId}'.`);
         const { total, data } = deliveries.page(webhookId, {
           limit: opts.limit,
           offset: 0,
           ...(opts.state ? { state: opts.state } : {}),
         });
-        if (g.json) return kit.printJson(data.map(deliveryJson));
+        if (g.json) return printJson(data.map(deliveryJson));
         const what = opts.state ? `${opts.state} deliveries` : 'deliveries';
-        if (data.length === 0) return kit.print(`No ${what} for ${webhookId}.`);
-        kit.printTable(
+        if (data.length === 0) return print(`No ${what} for ${webhookId}.`);
+        printTable(
           ['DELIVERY_ID', 'EVENT', 'STATE', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'COMPLETED'],
           data.map((d) => [
             d.id,
@@ -80,7 +80,7 @@ export function registerDeliveryCommands(program: Command, kit: CliKit): void {
           ]),
         );
         if (total > data.length) {
-          kit.print(`(newest ${data.length} of ${total} ${what}; see more with --limit)`);
+          print(`(newest ${data.length} of ${total} ${what}; see more with --limit)`);
         }
       });
     });
@@ -90,14 +90,14 @@ export function registerDeliveryCommands(program: Command, kit: CliKit): void {
     .description('one delivery: its payload and every attempt')
     .argument('<delivery_id>', 'delivery id (dlv_...)')
     .action((id: string, _opts: unknown, cmd: Command) => {
-      const g = kit.globals(cmd);
-      kit.withStores(g, ({ deliveries }) => {
+      const g = globals(cmd);
+      withStores(g, ({ deliveries }) => {
         const d = deliveries.get(id);
         if (!d) throw notFound(id);
         const attempts = deliveries.attemptsOf(id);
         const payload = parsePayload(d.payload);
         if (g.json) {
-          return kit.printJson({ ...deliveryJson(d), payload, attempt_log: attempts.map(attemptJson) });
+          return printJson({ ...deliveryJson(d), payload, attempt_log: attempts.map(attemptJson) });
         }
         const lines = [
           `Delivery ${d.id} (${d.event}) of webhook ${d.webhookId}`,
@@ -119,7 +119,7 @@ export function registerDeliveryCommands(program: Command, kit: CliKit): void {
           if (a.error) lines.push(`      error:     ${oneLine(a.error)}`);
           if (a.responseExcerpt) lines.push(`      response:  ${oneLine(a.responseExcerpt)}`);
         }
-        kit.print(lines.join('\n'));
+        print(lines.join('\n'));
       });
     });
 
@@ -128,8 +128,8 @@ export function registerDeliveryCommands(program: Command, kit: CliKit): void {
     .description('send a delivery again now (the running service sends it within about a second)')
     .argument('<delivery_id>', 'delivery id (dlv_...)')
     .action((id: string, _opts: unknown, cmd: Command) => {
-      const g = kit.globals(cmd);
-      kit.withStores(g, ({ webhooks, deliveries }) => {
+      const g = globals(cmd);
+      withStores(g, ({ webhooks, deliveries }) => {
         const before = deliveries.get(id);
         if (!before) throw notFound(id);
         if (!deliveries.requestReplay(id, Date.now())) {
@@ -143,8 +143,8 @@ export function registerDeliveryCommands(program: Command, kit: CliKit): void {
         const note = paused
           ? `Webhook ${after.webhookId} is paused: it is sent once the webhook is resumed.`
           : 'A running SheetPort service sends it within about a second (its delivery worker polls the queue); if none is running, it goes out when the service starts.';
-        if (g.json) return kit.printJson({ ...deliveryJson(after), webhook_paused: paused, note });
-        kit.print(
+        if (g.json) return printJson({ ...deliveryJson(after), webhook_paused: paused, note });
+        print(
           [
             `Delivery ${id} (${after.event}, was ${before.state}) is queued for a new attempt now.`,
             note,

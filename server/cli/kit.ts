@@ -1,43 +1,133 @@
 /**
- * What the webhook and delivery commands need from cli.ts: its global options, its store opener and its output
- * helpers. Passed in (not imported) so these files never import cli.ts back.
+ * What every command file shares: global options, the store opener, output and error printing, option parsers and
+ * the JSON shapes of connections and keys. Imports no command file and not cli.ts, so there is no cycle.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { ConnectionStore } from '../store/connections.ts';
-import type { DeliveryStore } from '../store/deliveries.ts';
-import type { WebhookStore } from '../store/webhooks.ts';
+import { resolveDataDir } from '../config.ts';
+import { type ErrorCode, isAppError } from '../errors.ts';
+import { limitsOf } from '../limits/plans.ts';
+import { type ApiKeyRecord, ApiKeyStore } from '../store/api-keys.ts';
+import { type ConnectionRecord, ConnectionStore } from '../store/connections.ts';
+import { openDatabase } from '../store/db.ts';
+import { DeliveryStore } from '../store/deliveries.ts';
+import { UsageStore } from '../store/usage.ts';
+import { WebhookStore } from '../store/webhooks.ts';
 
-export interface CliGlobals {
+/** The options every command takes (declared on the program). */
+export interface GlobalOptions {
   dataDir?: string;
   json?: boolean;
 }
 
-export interface WebhookCliStores {
+/** Thrown by command actions; printed as one line. */
+export class CliError extends Error {
+  readonly code: ErrorCode | 'usage';
+  constructor(code: ErrorCode | 'usage', message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export function globals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals<GlobalOptions>();
+}
+
+// --- stores ------------------------------------------------------------------------------------------------------
+
+export interface Stores {
   connections: ConnectionStore;
+  keys: ApiKeyStore;
+  usage: UsageStore;
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
 }
 
-export interface CliKit {
-  globals(cmd: Command): CliGlobals;
-  /** Opens the data dir's database for one synchronous block and closes it after. */
-  withStores<T>(g: CliGlobals, fn: (stores: WebhookCliStores) => T): T;
-  print(text: string): void;
-  printJson(value: unknown): void;
-  printTable(header: string[], rows: string[][]): void;
+/** Opens the data dir's database for one synchronous block and closes it after. */
+export function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
+  const dataDir = resolveDataDir({ flag: g.dataDir });
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dataDir);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
+  }
+  try {
+    return fn({
+      connections: new ConnectionStore(db),
+      keys: new ApiKeyStore(db),
+      usage: new UsageStore(db),
+      webhooks: new WebhookStore(db),
+      deliveries: new DeliveryStore(db),
+    });
+  } finally {
+    db.close();
+  }
 }
 
-/** Epoch milliseconds -> ISO string; null stays null. */
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
+// --- output ------------------------------------------------------------------------------------------------------
+
+export function print(text: string): void {
+  process.stdout.write(`${text}\n`);
 }
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  print([line(header), ...rows.map(line)].join('\n'));
+}
+
+/** One line on stderr (`{"error":{code,message}}` with --json); the stack only with SHEETPORT_DEBUG set. */
+export function printError(err: unknown, json: boolean): void {
+  let code: string = 'internal_error';
+  let message: string;
+  if (err instanceof CliError || isAppError(err)) {
+    code = err.code;
+    message = err.message;
+  } else if (err instanceof Error) {
+    const sqliteBusy = (err as { code?: unknown }).code === 'SQLITE_BUSY';
+    message = sqliteBusy
+      ? 'The database is busy (another SheetPort process is writing); try again.'
+      : err.message;
+  } else {
+    message = String(err);
+  }
+  message = message.replace(/\s*\n\s*/g, ' ').trim();
+  if (json) process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  else process.stderr.write(`error: ${message}\n`);
+  if (process.env.SHEETPORT_DEBUG && err instanceof Error && err.stack)
+    process.stderr.write(`${err.stack}\n`);
+}
+
+// --- option parsers ----------------------------------------------------------------------------------------------
 
 /** A repeatable option's accumulator. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new InvalidArgumentError('expected a port number from 0 to 65535.');
+  }
+  return n;
+}
+
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError('expected a whole number.');
+  return n;
 }
 
 /** A whole number from `min` to `max`, for commander option parsing. */
@@ -48,5 +138,44 @@ export function wholeNumber(min: number, max: number): (value: string) => number
       throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
     }
     return n;
+  };
+}
+
+// --- JSON shapes -------------------------------------------------------------------------------------------------
+
+/** Epoch milliseconds -> ISO string; null stays null. */
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+export function connectionJson(c: ConnectionRecord) {
+  return {
+    spreadsheet_id: c.spreadsheetId,
+    userKey: c.userKey,
+    name: c.name,
+    source: c.sourceKind,
+    location: c.location,
+    public_read: c.publicRead,
+    created_at: c.createdAt,
+  };
+}
+
+export function keyJson(k: ApiKeyRecord) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scope: k.scope,
+    plan: k.plan,
+    connections: k.connections,
+    allow_formulas: k.allowFormulas,
+    per_second: k.perSecond,
+    daily: k.daily,
+    limits: { per_second: limitsOf(k).perSecond, daily: limitsOf(k).daily },
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
   };
 }

@@ -10,9 +10,9 @@ import type { WebhookStatus } from '../store/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
-import { type CliGlobals, type CliKit, collect } from './kit.ts';
+import { collect, type GlobalOptions, globals, print, printJson, printTable, withStores } from './kit.ts';
 
-export function registerWebhookCommands(program: Command, kit: CliKit): void {
+export function registerWebhookCommands(program: Command): void {
   const webhooks = program
     .command('webhooks')
     .description('register, list, pause, resume or delete webhooks (signed POSTs on row changes)');
@@ -22,21 +22,21 @@ export function registerWebhookCommands(program: Command, kit: CliKit): void {
     .description('list webhooks (never their secrets)')
     .option('--spreadsheet <id>', 'only the webhooks of this spreadsheet (spreadsheet id or userKey)')
     .action((opts: { spreadsheet?: string }, cmd: Command) => {
-      const g = kit.globals(cmd);
-      kit.withStores(g, ({ connections, webhooks }) => {
+      const g = globals(cmd);
+      withStores(g, ({ connections, webhooks }) => {
         let all = webhooks.list();
         if (opts.spreadsheet !== undefined) {
           // A removed connection's webhooks can still be listed by the raw spreadsheet id.
           const id = connections.resolve(opts.spreadsheet)?.spreadsheetId ?? opts.spreadsheet;
           all = all.filter((w) => w.spreadsheetId === id);
         }
-        if (g.json) return kit.printJson(all.map((w) => webhookJson(w)));
+        if (g.json) return printJson(all.map((w) => webhookJson(w)));
         if (all.length === 0) {
-          return kit.print(
+          return print(
             'No webhooks yet. Add one with: sheetport webhooks create --url URL --spreadsheet ID --sheet NAME',
           );
         }
-        kit.printTable(
+        printTable(
           ['WEBHOOK_ID', 'SPREADSHEET_ID', 'SHEET', 'EVENTS', 'STATUS', 'CREATED', 'URL'],
           all.map((w) => [
             w.id,
@@ -69,7 +69,7 @@ export function registerWebhookCommands(program: Command, kit: CliKit): void {
         opts: { url: string; spreadsheet: string; sheet: string; event: string[]; allowLan?: boolean },
         cmd: Command,
       ) => {
-        await createWebhook(opts, kit.globals(cmd), kit);
+        await createWebhook(opts, globals(cmd));
       },
     );
 
@@ -82,7 +82,7 @@ export function registerWebhookCommands(program: Command, kit: CliKit): void {
       .description(description)
       .argument('<id>', 'webhook id (wh_...)')
       .action((id: string, _opts: unknown, cmd: Command) => {
-        setStatus(id, status, kit.globals(cmd), kit);
+        setStatus(id, status, globals(cmd));
       });
   }
 
@@ -91,12 +91,12 @@ export function registerWebhookCommands(program: Command, kit: CliKit): void {
     .description('delete a webhook and its delivery log')
     .argument('<id>', 'webhook id (wh_...)')
     .action((id: string, _opts: unknown, cmd: Command) => {
-      const g = kit.globals(cmd);
-      kit.withStores(g, ({ webhooks }) => {
+      const g = globals(cmd);
+      withStores(g, ({ webhooks }) => {
         const found = webhooks.get(id);
         if (!found || !webhooks.remove(id)) throw notFound(id);
-        if (g.json) return kit.printJson({ webhook_id: id, deleted: true });
-        kit.print(`Deleted webhook ${id} (${found.url}) and its delivery log.`);
+        if (g.json) return printJson({ webhook_id: id, deleted: true });
+        print(`Deleted webhook ${id} (${found.url}) and its delivery log.`);
       });
     });
 
@@ -105,12 +105,12 @@ export function registerWebhookCommands(program: Command, kit: CliKit): void {
     .description('replace the signing secret (the new one is shown once)')
     .argument('<id>', 'webhook id (wh_...)')
     .action((id: string, _opts: unknown, cmd: Command) => {
-      const g = kit.globals(cmd);
-      kit.withStores(g, ({ webhooks }) => {
+      const g = globals(cmd);
+      withStores(g, ({ webhooks }) => {
         const secret = webhooks.rotateSecret(id);
         if (secret === null) throw notFound(id);
-        if (g.json) return kit.printJson({ webhook_id: id, secret });
-        kit.print(
+        if (g.json) return printJson({ webhook_id: id, secret });
+        print(
           [
             `New signing secret for ${id}:`,
             '',
@@ -133,10 +133,10 @@ interface CreateOptions {
   allowLan?: boolean;
 }
 
-async function createWebhook(opts: CreateOptions, g: CliGlobals, kit: CliKit): Promise<void> {
+async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<void> {
   const { url, needsLan } = checkUrl(opts.url, opts.allowLan === true);
   const events = parseEvents(opts.event);
-  const connection = kit.withStores(g, ({ connections }) => connections.resolve(opts.spreadsheet));
+  const connection = withStores(g, ({ connections }) => connections.resolve(opts.spreadsheet));
   if (!connection) {
     throw new AppError(
       'spreadsheet_not_found',
@@ -145,7 +145,7 @@ async function createWebhook(opts: CreateOptions, g: CliGlobals, kit: CliKit): P
   }
   const tab = findTab(await readSpreadsheet(connection), opts.sheet, connection);
 
-  kit.withStores(g, ({ connections, webhooks }) => {
+  withStores(g, ({ connections, webhooks }) => {
     // Removed while the workbook was being read?
     if (!connections.resolve(connection.spreadsheetId)) {
       throw new AppError('spreadsheet_not_found', `The connection '${opts.spreadsheet}' was just removed.`);
@@ -159,7 +159,7 @@ async function createWebhook(opts: CreateOptions, g: CliGlobals, kit: CliKit): P
       apiKeyId: null,
     });
     if (g.json) {
-      return kit.printJson(createdWebhookJson(record, secret));
+      return printJson(createdWebhookJson(record, secret));
     }
     const lines = [
       `Created webhook ${record.id}`,
@@ -181,7 +181,7 @@ async function createWebhook(opts: CreateOptions, g: CliGlobals, kit: CliKit): P
         'Note: this URL is on a private (LAN) address; deliveries go out only if the running service allows LAN webhook targets.',
       );
     }
-    kit.print(lines.join('\n'));
+    print(lines.join('\n'));
   });
 }
 
@@ -265,18 +265,18 @@ function findTab(snapshot: SpreadsheetSnapshot, name: string, connection: Connec
   );
 }
 
-function setStatus(id: string, status: WebhookStatus, g: CliGlobals, kit: CliKit): void {
-  kit.withStores(g, ({ webhooks, deliveries }) => {
+function setStatus(id: string, status: WebhookStatus, g: GlobalOptions): void {
+  withStores(g, ({ webhooks, deliveries }) => {
     const before = webhooks.get(id);
     if (!before) throw notFound(id);
     const after = before.status === status ? before : webhooks.update(id, { status })!;
-    if (g.json) return kit.printJson(webhookJson(after));
-    if (before.status === status) return kit.print(`${id} is already ${status}.`);
+    if (g.json) return printJson(webhookJson(after));
+    if (before.status === status) return print(`${id} is already ${status}.`);
     if (status === 'paused') {
-      return kit.print(`Paused ${id}. Its notifications keep queuing and are sent when it is resumed.`);
+      return print(`Paused ${id}. Its notifications keep queuing and are sent when it is resumed.`);
     }
     const queued = deliveries.page(id, { state: 'pending', limit: 1, offset: 0 }).total;
-    kit.print(
+    print(
       `Resumed ${id}.${queued ? ` ${queued} queued notification${queued === 1 ? '' : 's'} go out now if the service is running.` : ''}`,
     );
   });

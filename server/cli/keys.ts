@@ -1,0 +1,168 @@
+/** `sheetport keys create|list|revoke|set-plan|usage`: API keys, their rate-limit plans and their usage. */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { limitsOf } from '../limits/plans.ts';
+import { usageReport } from '../limits/usage-report.ts';
+import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
+import {
+  CliError,
+  collect,
+  globals,
+  keyJson,
+  parseCount,
+  print,
+  printJson,
+  printTable,
+  withStores,
+} from './kit.ts';
+
+export function registerKeyCommands(program: Command): void {
+  const keys = program.command('keys').description('create, list or revoke API keys');
+  keys
+    .command('create')
+    .description('create an API key (shown once)')
+    .addOption(new Option('--scope <scope>', 'what the key may do').choices(KEY_SCOPES).default('read'))
+    .option('--connection <id>', 'limit the key to this spreadsheet (repeatable; default: all)', collect, [])
+    .option('--name <name>', 'label for the key')
+    .option('--allow-formulas', 'let the key write formulas (strings starting with =)')
+    .addOption(new Option('--plan <plan>', 'rate-limit plan').choices(KEY_PLANS).default('free'))
+    .option('--per-second <n>', 'override the per-second request limit', parseCount)
+    .option('--daily <n>', 'override the daily request limit', parseCount)
+    .action(
+      (
+        opts: {
+          scope: KeyScope;
+          connection: string[];
+          name?: string;
+          allowFormulas?: boolean;
+          plan: KeyPlan;
+          perSecond?: number;
+          daily?: number;
+        },
+        cmd: Command,
+      ) => {
+        const g = globals(cmd);
+        withStores(g, ({ connections, keys }) => {
+          const ids = opts.connection.map((ref) => {
+            const c = connections.resolve(ref);
+            if (!c) throw new CliError('spreadsheet_not_found', `Unknown connection '${ref}'.`);
+            return c.spreadsheetId;
+          });
+          const { record, key } = keys.create({
+            name: opts.name ?? '',
+            scope: opts.scope,
+            plan: opts.plan,
+            connections: ids,
+            allowFormulas: opts.allowFormulas === true,
+            perSecond: opts.perSecond ?? null,
+            daily: opts.daily ?? null,
+          });
+          if (g.json) {
+            const { id, scope, ...rest } = keyJson(record);
+            return printJson({ id, key, scope, ...rest });
+          }
+          print(
+            [
+              `Created API key ${record.id} (${record.scope}${record.connections.length ? `, ${record.connections.join(', ')}` : ', all spreadsheets'}):`,
+              '',
+              `  ${key}`,
+              '',
+              'Copy it now: it is stored only as a hash and cannot be shown again.',
+            ].join('\n'),
+          );
+        });
+      },
+    );
+  keys
+    .command('list')
+    .description('list API keys (never the keys themselves)')
+    .action((_opts: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ keys }) => {
+        const all = keys.list();
+        if (g.json) return printJson(all.map(keyJson));
+        if (all.length === 0) return print('No API keys yet. Create one with: sheetport keys create');
+        printTable(
+          ['ID', 'NAME', 'PREFIX', 'SCOPE', 'PLAN', 'CONNECTIONS', 'CREATED', 'LAST USED', 'REVOKED'],
+          all.map((k) => [
+            k.id,
+            k.name || '-',
+            `${k.prefix}…`,
+            k.scope,
+            k.plan,
+            k.connections.length ? k.connections.join(',') : 'all',
+            k.createdAt,
+            k.lastUsedAt ?? '-',
+            k.revokedAt ?? '-',
+          ]),
+        );
+      });
+    });
+  keys
+    .command('revoke')
+    .description('revoke an API key; requests using it fail from now on')
+    .argument('<id>', 'key id (key_...)')
+    .action((id: string, _opts: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ keys }) => {
+        const before = keys.get(id);
+        if (!before) throw new CliError('not_found', `No API key with id '${id}'.`);
+        const revokedNow = keys.revoke(id);
+        const after = keys.get(id);
+        if (g.json) return printJson({ id, revoked: true, revoked_at: after?.revokedAt ?? null });
+        print(revokedNow ? `Revoked ${id}.` : `${id} was already revoked (${before.revokedAt}).`);
+      });
+    });
+
+  keys
+    .command('set-plan')
+    .description("change a key's rate-limit plan")
+    .argument('<id>', 'key id (key_...)')
+    .addOption(new Option('--plan <plan>', 'rate-limit plan').choices(KEY_PLANS).makeOptionMandatory())
+    .option('--per-second <n>', 'enterprise: requests per rolling second', parseCount)
+    .option('--daily <n>', 'enterprise: requests per UTC day', parseCount)
+    .action((id: string, opts: { plan: KeyPlan; perSecond?: number; daily?: number }, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ keys }) => {
+        const record = keys.setPlan(id, {
+          plan: opts.plan,
+          perSecond: opts.perSecond ?? null,
+          daily: opts.daily ?? null,
+        });
+        if (!record) throw new CliError('not_found', `No API key with id '${id}'.`);
+        if (g.json) return printJson(keyJson(record));
+        const limits = limitsOf(record);
+        print(
+          `${record.id} is now on the ${record.plan} plan: ${limits.perSecond} requests/s, ${limits.daily} per day.`,
+        );
+      });
+    });
+  keys
+    .command('usage')
+    .description('requests per day (last 30 days) and refused requests by limit')
+    .argument('<id>', 'key id (key_...)')
+    .option('--days <n>', 'how many days back', parseCount, 30)
+    .action((id: string, opts: { days: number }, cmd: Command) => {
+      const g = globals(cmd);
+      withStores(g, ({ keys, usage }) => {
+        const record = keys.get(id);
+        if (!record) throw new CliError('not_found', `No API key with id '${id}'.`);
+        const report = usageReport(record, usage, Date.now(), Math.max(1, opts.days));
+        if (g.json) return printJson(report);
+        print(
+          `${record.id} (${record.plan}: ${report.limits.per_second}/s, ${report.limits.daily}/day). ` +
+            `Today: ${report.today.requests} requests, ${report.today.refused_per_second + report.today.refused_daily} refused.`,
+        );
+        if (report.days.length === 0) return print('No requests in this period.');
+        printTable(
+          ['DAY (UTC)', 'REQUESTS', 'REFUSED PER-SECOND', 'REFUSED DAILY'],
+          report.days.map((d) => [
+            d.day,
+            String(d.requests),
+            String(d.refused_per_second),
+            String(d.refused_daily),
+          ]),
+        );
+      });
+    });
+}
