@@ -5,7 +5,13 @@ import type { Request, Response } from 'express';
  * a bare JSON array can still page. Links keep every other query parameter of the request; `offset` and `limit`
  * come last.
  */
-export function setPagingHeaders(req: Request, res: Response, total: number, limit: number, offset: number): void {
+export function setPagingHeaders(
+  req: Request,
+  res: Response,
+  total: number,
+  limit: number,
+  offset: number,
+): void {
   res.setHeader('X-Total-Count', String(total));
   if (limit <= 0) return;
   const url = req.originalUrl;

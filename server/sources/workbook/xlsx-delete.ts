@@ -7,9 +7,9 @@
  * shifted merges, data validations, conditional-format ranges, auto filter and formula references, then
  * load it back into the worksheet. Formulas on other sheets that point at this one are shifted too.
  *
- * Defined names pointing at the sheet are shifted as well. Not shifted (ExcelJS exposes no safe handle on
- * them): table ranges, images/drawing anchors, formulas inside conditional-format rules and data-validation
- * lists, row page breaks.
+ * Defined names pointing at the sheet are shifted as well, and Excel tables move or shrink (xlsx-tables.ts).
+ * Not shifted (ExcelJS exposes no safe handle on them): images/drawing anchors, formulas inside
+ * conditional-format rules and data-validation lists, row page breaks.
  */
 import ExcelJS from 'exceljs';
 import { shiftFormula, shiftRange } from './formula-refs.ts';

@@ -17,7 +17,7 @@ import type { WorkbookDocument } from './document.ts';
 import type { WritePlan } from './plan.ts';
 import { buildTab } from './tab.ts';
 import { type GridCell, readXlsxCell } from './values.ts';
-import { compactDataValidations, repairTableStyles } from './xlsx-fixups.ts';
+import { compactDataValidations, repairTables } from './xlsx-fixups.ts';
 import { prepareXlsxPackage } from './xlsx-package.ts';
 import { applyPlanToWorksheet } from './xlsx-write.ts';
 
@@ -100,7 +100,7 @@ export class XlsxDocument implements WorkbookDocument {
   async serialize(): Promise<Uint8Array> {
     for (const ws of this.workbook.worksheets) {
       compactDataValidations(ws);
-      repairTableStyles(ws);
+      repairTables(ws);
     }
     const buffer: unknown = await this.workbook.xlsx.writeBuffer();
     return Buffer.isBuffer(buffer) ? buffer : new Uint8Array(buffer as ArrayBuffer);

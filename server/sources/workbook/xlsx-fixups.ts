@@ -8,6 +8,7 @@
  * writer emits unchanged.
  */
 import type ExcelJS from 'exceljs';
+import { parseArea, tablesOf } from './xlsx-tables.ts';
 
 const CELL = /^([A-Z]+)(\d+)$/;
 
@@ -52,14 +53,15 @@ export function compactDataValidations(ws: ExcelJS.Worksheet): void {
 }
 
 /**
- * Tables without a `<tableStyleInfo>` (openpyxl writes them so) load with `style: null`, and ExcelJS's
- * save then fails on `null.theme`. An empty style object with no theme keeps them unstyled, as they were.
+ * The table repairs, run on every worksheet before each save (xlsx-document.ts calls this one; it covers
+ * all three, not only the styles):
+ * - Tables without a `<tableStyleInfo>` (openpyxl writes them so) load with `style: null`, and ExcelJS's
+ *   save then fails on `null.theme`. An empty style object with no theme keeps them unstyled, as they were.
+ * - {@link restoreTableHeaderRows} and {@link restoreFilterButtons}: what ExcelJS's loader gets wrong.
  */
-export function repairTableStyles(ws: ExcelJS.Worksheet): void {
-  const tables = (ws as unknown as { tables?: Record<string, { table?: { style?: unknown } }> }).tables ?? {};
-  for (const holder of Object.values(tables)) {
-    const table = holder.table;
-    if (table && table.style === null) {
+export function repairTables(ws: ExcelJS.Worksheet): void {
+  for (const table of tablesOf(ws)) {
+    if (table.style === null) {
       table.style = {
         theme: null,
         showFirstColumn: false,
@@ -68,5 +70,44 @@ export function repairTableStyles(ws: ExcelJS.Worksheet): void {
         showColumnStripes: false,
       };
     }
+  }
+  restoreTableHeaderRows(ws);
+  restoreFilterButtons(ws);
+}
+
+function cellText(ws: ExcelJS.Worksheet, row: number, column: number): string {
+  return ws.findCell(row, column)?.text ?? '';
+}
+
+/**
+ * ExcelJS reads a table's header row only from an explicit `headerRowCount="1"`, but 1 is the default and
+ * Excel leaves the attribute out, so every table Excel made loads as headerless and would be saved with
+ * `headerRowCount="0"`: its header turned into a data row, and an auto filter Excel has to repair (see
+ * fslaborg/FsSpreadsheet#69, exceljs#1615). The loaded model cannot tell "left out" from "0" apart, so
+ * this goes by the cells: a table whose first row holds exactly its column names has a header row (a
+ * table with a header row must show its column names there; a headerless table whose first data row
+ * repeats them is not a realistic case). Idempotent; also run before a write looks at the tables.
+ */
+export function restoreTableHeaderRows(ws: ExcelJS.Worksheet): void {
+  for (const table of tablesOf(ws)) {
+    if (table.headerRow) continue;
+    const area = parseArea(table.tableRef);
+    if (!area || area.right - area.left + 1 !== table.columns.length) continue;
+    const named = table.columns.every(
+      (column, i) => column.name !== '' && cellText(ws, area.top, area.left + i) === column.name,
+    );
+    if (named) table.headerRow = true;
+  }
+}
+
+/**
+ * An `<autoFilter>` without `<filterColumn>` children (what Excel and openpyxl write) shows every filter
+ * button, but ExcelJS loads its columns with `filterButton` unset and saves them as
+ * `hiddenButton="1"`: every table would lose its filter drop-downs on the first write. Unset means shown.
+ */
+export function restoreFilterButtons(ws: ExcelJS.Worksheet): void {
+  for (const table of tablesOf(ws)) {
+    if (table.autoFilterRef === undefined) continue;
+    for (const column of table.columns) if (column.filterButton === undefined) column.filterButton = true;
   }
 }

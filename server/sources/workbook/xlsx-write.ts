@@ -3,6 +3,8 @@
  * ExcelJS keeps every other cell's value, style, formula and the sheet's merges, widths and other tabs as
  * it loaded them.
  *
+ * Tables ("Format as Table") follow the rows like they do in Excel: see xlsx-tables.ts.
+ *
  * Style objects are shared between cells that had the same style in the file (ExcelJS caches them per
  * style id), so we never mutate one in place: a cell that needs a new number format gets a new object.
  */
@@ -10,8 +12,11 @@ import ExcelJS from 'exceljs';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from './input.ts';
 import type { CellWrite, WritePlan } from './plan.ts';
+import { RowMap } from './row-map.ts';
 import { isDateFormat, isGeneralFormat } from './values.ts';
 import { deleteSheetRows, unshareFormulas } from './xlsx-delete.ts';
+import { restoreTableHeaderRows } from './xlsx-fixups.ts';
+import { growTablesOverAppends, shiftTables, splitTableDeletes } from './xlsx-tables.ts';
 
 function setNumFmt(cell: ExcelJS.Cell, numFmt: string): void {
   cell.style = { ...cell.style, numFmt };
@@ -67,14 +72,32 @@ export function applyPlanToWorksheet(
   plan: WritePlan,
   options: WriteOptions,
 ): void {
+  // 0. Tables first, before anything changes: their header flags as the file meant them (what the delete
+  //    and append rules below rely on), and which deleted rows must stay as a table's last, empty row (a
+  //    delete of a table's header row is refused here).
+  restoreTableHeaderRows(ws);
+  const deletes = splitTableDeletes(
+    ws,
+    plan.deletes.map((row) => tab.headerRow + row),
+    (sheetRow) => sheetRow - tab.headerRow,
+  );
+
   // 1. Updates, in place, with the row numbers the client saw.
   for (const update of plan.updates) writeCells(ws.getRow(tab.headerRow + update.row), update.cells, options);
 
-  // 2. Deletes (the plan lists them bottom-up; the shifter handles them all at once anyway).
-  deleteSheetRows(
-    ws,
-    plan.deletes.map((row) => tab.headerRow + row),
-  );
+  // 2. Deletes (the plan lists them bottom-up; the shifter handles them all at once anyway), with table
+  //    ranges following them; then the rows kept for a table are emptied (values only: the formatting stays).
+  const removed = new RowMap(deletes.remove);
+  if (deletes.remove.length > 0) {
+    deleteSheetRows(ws, deletes.remove);
+    shiftTables(ws, removed);
+  }
+  const kept = new Set(deletes.clear.map((row) => removed.row(row) as number));
+  for (const row of kept) {
+    ws.getRow(row).eachCell((cell) => {
+      if (cell.type !== ExcelJS.ValueType.Merge) cell.value = null;
+    });
+  }
 
   // 3. An empty tab gets a header from the appended keys, written as plain text at row 1.
   let headerRow = tab.headerRow;
@@ -87,10 +110,15 @@ export function applyPlanToWorksheet(
   }
 
   // 4. Appends go right after the last data row and take the style of that row, column by column, so the
-  //    new row looks like its neighbours (what Google's append does).
-  let last = headerRow + tab.typed.length - plan.deletes.length;
-  const styleSource = last > headerRow ? ws.getRow(last) : null;
+  //    new row looks like its neighbours (what Google's append does). A kept, emptied table row at the end
+  //    of the tab is not a data row any more: the first new row goes into it.
+  let last = headerRow + tab.typed.length - deletes.remove.length;
+  while (last > headerRow && kept.has(last)) last--;
+  const before = last;
+  const styleRow = kept.has(last + 1) ? last + 1 : last; // the emptied row kept its formatting
+  const styleSource = styleRow > headerRow ? ws.getRow(styleRow) : null;
   const styles = plan.header.map((_, i) => styleSource?.getCell(i + 1).style);
+  const filled = new Set<number>();
   for (const cells of plan.appends) {
     last++;
     const row = ws.getRow(last);
@@ -98,7 +126,10 @@ export function applyPlanToWorksheet(
       if (style && Object.keys(style).length > 0) row.getCell(i + 1).style = { ...style };
     });
     writeCells(row, cells, options);
+    for (const { column, value } of cells) if (value !== null && value !== '') filled.add(column + 1);
   }
+  // 5. A table the new rows continue grows over them, as in Excel.
+  growTablesOverAppends(ws, before, last, filled);
 
   // Cached results of formulas that depend on what we wrote are now stale; ask Excel/LibreOffice to
   // recalculate everything when the file is next opened.
