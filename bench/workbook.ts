@@ -1,5 +1,5 @@
 /**
- * Timings for the workbook source (not part of `vitest run`; run with `node test/sources/workbook/perf.bench.ts`).
+ * Timings for the workbook source (not part of `vitest run`; run with `node bench/workbook.ts`).
  * Reads 5k and 100k-row x 8-column .xlsx files, single appends on a 300-row demo workbook (cold and with
  * the parsed document cached), 50 parallel appends, and one append on the 100k file.
  */
@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { createDemoWorkbook, createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { createDemoWorkbook, createWorkbookSource } from '../server/sources/workbook/index.ts';
 
 const plain = { allowFormulas: false, userEntered: false };
 

@@ -1,11 +1,11 @@
 /**
- * Micro-check (not a test): 100k rows x 8 columns, search on one column + sort on another, limit 100.
- * Run: node test/rows/microcheck.ts. Prints first-call and median timings of runQuery + JSON rendering.
+ * Query engine micro-benchmark: 100k rows x 8 columns, search on one column + sort on another, limit 100.
+ * Run: node bench/engine.ts. Prints first-call and median timings of runQuery + JSON rendering.
  */
-import { runQuery } from '../../server/rows/engine.ts';
-import { renderList } from '../../server/rows/formats/index.ts';
-import { parseListQuery } from '../../server/rows/query-params.ts';
-import type { CellValue } from '../../server/sources/source.ts';
+import { runQuery } from '../server/rows/engine.ts';
+import { renderList } from '../server/rows/formats/index.ts';
+import { parseListQuery } from '../server/rows/query-params.ts';
+import type { CellValue } from '../server/sources/source.ts';
 
 const N = 100_000;
 const header = ['id', 'name', 'city', 'amount', 'active', 'date', 'code', 'notes'];
