@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from './config.ts';
 import { createServiceContext } from './context.ts';
-import { startService, stopOnSignals } from './service.ts';
+import { logStrayErrors, startService, stopOnSignals } from './service.ts';
 import { createDemoWorkbook } from './sources/workbook/index.ts';
 
 export interface DemoOptions {
@@ -60,6 +60,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       ].join('\n'),
     );
   }
+  logStrayErrors();
   stopOnSignals(service, () => process.exit(0));
 }
 

@@ -1,5 +1,5 @@
 import { AppError } from './errors.ts';
-import { startService, stopOnSignals } from './service.ts';
+import { logStrayErrors, startService, stopOnSignals } from './service.ts';
 
 export interface ServeOptions {
   dataDir: string;
@@ -29,6 +29,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   }
   if (options.json) console.log(JSON.stringify({ url: service.url, port: service.port }));
   else console.log(`SheetPort listening on ${service.url}`);
+  logStrayErrors();
   stopOnSignals(service, () => {
     if (!options.json) console.log('SheetPort stopped.');
     process.exit(0);

@@ -64,3 +64,11 @@ export function stopOnSignals(service: RunningService, onStopped: () => void): v
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
+
+/**
+ * A stray rejected promise must not take the service down with every connection on it (Node's default); it is
+ * logged instead. Installed by the CLI entry points only, never by tests or embedders.
+ */
+export function logStrayErrors(log: (message: string, err?: unknown) => void = console.error): void {
+  process.on('unhandledRejection', (err) => log('Unhandled rejection (the service keeps running):', err));
+}
