@@ -42,6 +42,9 @@ interface Row {
 
 const COLUMNS =
   'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
+const PREFIXED = COLUMNS.split(', ')
+  .map((c) => `d.${c}`)
+  .join(', ');
 
 function toRecord(row: Row): DeliveryRecord {
   return {
@@ -74,25 +77,29 @@ export class DeliveryStore {
         `INSERT INTO deliveries (id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at)
          VALUES (?, ?, ?, ?, 'pending', 0, ?, 0, ?)`,
       ),
-      due: db.prepare<[number, number, number], Row>(
-        `SELECT ${COLUMNS.split(', ')
-          .map((c) => `d.${c}`)
-          .join(', ')}
-         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE w.status = 'active'
-           AND ((d.state = 'pending' AND d.next_attempt_at <= ?) OR (d.state = 'in_flight' AND d.lease_until <= ?))
-         ORDER BY d.next_attempt_at, d.created_at
-         LIMIT ?`,
+      // Two index-driven halves (deliveries_due serves both the filter and the order), so a claim reads only
+      // the rows it returns however long the queue is; an OR across both states would scan and sort it all.
+      duePending: db.prepare<[number, number], Row>(
+        `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'
+         ORDER BY d.next_attempt_at LIMIT ?`,
+      ),
+      dueExpired: db.prepare<[number, number], Row>(
+        `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.state = 'in_flight' AND d.lease_until <= ? AND w.status = 'active'
+         ORDER BY d.lease_until LIMIT ?`,
       ),
       claim: db.prepare<[number, string]>(
         "UPDATE deliveries SET state = 'in_flight', lease_until = ? WHERE id = ? AND state IN ('pending', 'in_flight')",
       ),
-      nextDue: db
-        .prepare<[], number | null>(
-          `SELECT MIN(CASE WHEN d.state = 'pending' THEN d.next_attempt_at ELSE d.lease_until END)
-         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE w.status = 'active' AND d.state IN ('pending', 'in_flight')`,
+      nextPending: db
+        .prepare<[], number>(
+          `SELECT d.next_attempt_at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+           WHERE d.state = 'pending' AND w.status = 'active' ORDER BY d.next_attempt_at LIMIT 1`,
         )
+        .pluck(),
+      nextLeaseEnd: db
+        .prepare<[], number | null>("SELECT MIN(lease_until) FROM deliveries WHERE state = 'in_flight'")
         .pluck(),
       attempt: db.prepare(
         `INSERT INTO delivery_attempts (delivery_id, attempt, trigger, started_at, duration_ms, status, error, response_excerpt)
@@ -151,7 +158,11 @@ export class DeliveryStore {
   ): DeliveryRecord[] {
     return this.#db.transaction(() => {
       const claimed: DeliveryRecord[] = [];
-      for (const row of this.#stmts.due.all(nowMs, nowMs, limit * 4)) {
+      const rows = [
+        ...this.#stmts.dueExpired.all(nowMs, limit * 4),
+        ...this.#stmts.duePending.all(nowMs, limit * 4),
+      ];
+      for (const row of rows) {
         if (claimed.length >= limit) break;
         const d = toRecord(row);
         if (!accept(d)) continue;
@@ -164,7 +175,10 @@ export class DeliveryStore {
 
   /** When the next pending delivery of an active webhook is due (or a lease expires); null when none. */
   nextDueAt(): number | null {
-    return this.#stmts.nextDue.get() ?? null;
+    const pending = this.#stmts.nextPending.get() ?? null;
+    const lease = this.#stmts.nextLeaseEnd.get() ?? null;
+    if (pending === null) return lease;
+    return lease === null ? pending : Math.min(pending, lease);
   }
 
   /** Record one attempt and the delivery's new state, atomically. */
