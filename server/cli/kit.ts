@@ -143,12 +143,7 @@ export function wholeNumber(min: number, max: number): (value: string) => number
 
 // --- JSON shapes -------------------------------------------------------------------------------------------------
 
-/** Epoch milliseconds -> ISO string; null stays null. */
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
+export { iso } from '../lib/iso-time.ts';
 
 export function connectionJson(c: ConnectionRecord) {
   return {

@@ -30,10 +30,6 @@ export function rateLimit(limiter: RateLimiter): RequestHandler {
   };
 }
 
-/**
- * The seed's `X-RateLimit-*` (the burst window), our `X-RateLimit-Daily-*`, and the IETF
- * draft-ietf-httpapi-ratelimit-headers-11 fields `RateLimit-Policy` / `RateLimit` for standard clients.
- */
 const policies = new Map<string, string>();
 
 /** The policy field changes only with a key's limits: built once per pair of numbers. */
@@ -48,6 +44,10 @@ function policyOf(perSecond: number, daily: number): string {
   return policy;
 }
 
+/**
+ * The seed's `X-RateLimit-*` (the burst window), our `X-RateLimit-Daily-*`, and the IETF
+ * draft-ietf-httpapi-ratelimit-headers-11 fields `RateLimit-Policy` / `RateLimit` for standard clients.
+ */
 export function setRateLimitHeaders(res: Response, d: RateDecision): void {
   const secondsUntil = (ms: number) => Math.max(0, Math.ceil((ms - d.nowMs) / 1000));
   res.setHeader('X-RateLimit-Limit', String(d.limits.perSecond));
@@ -56,10 +56,7 @@ export function setRateLimitHeaders(res: Response, d: RateDecision): void {
   res.setHeader('X-RateLimit-Daily-Limit', String(d.limits.daily));
   res.setHeader('X-RateLimit-Daily-Remaining', String(d.dailyRemaining));
   res.setHeader('X-RateLimit-Daily-Reset', String(Math.floor(d.dailyResetAtMs / 1000)));
-  res.setHeader(
-    'RateLimit-Policy',
-    `"burst";q=${d.limits.perSecond};w=1, "daily";q=${d.limits.daily};w=86400`,
-  );
+  res.setHeader('RateLimit-Policy', policyOf(d.limits.perSecond, d.limits.daily));
   res.setHeader(
     'RateLimit',
     `"burst";r=${d.remaining};t=${secondsUntil(d.resetAtMs)}, "daily";r=${d.dailyRemaining};t=${secondsUntil(d.dailyResetAtMs)}`,

@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../errors.ts';
-import { projectRow, runQuery } from '../rows/engine.ts';
+import { projectRow } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
 import { type Rendered, renderOne } from '../rows/formats/index.ts';
 import { renderPage } from '../rows/page-cache.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../server/errors.ts';
 import { projectRow, runQuery, type TabRows } from '../../server/rows/engine.ts';
 import { renderList } from '../../server/rows/formats/index.ts';
 import { type ListQuery, parseListQuery } from '../../server/rows/query-params.ts';
 import type { CellValue } from '../../server/sources/source.ts';
+import { caught } from '../helpers/caught.ts';
 
 const OPTS = { defaultLimit: 100, maxLimit: 1000 };
 
@@ -22,16 +22,6 @@ function q(query: Record<string, unknown>): ListQuery {
 
 function indices(t: TabRows, query: Record<string, unknown>): number[] {
   return runQuery(t, q(query)).rows.map((r) => r.index);
-}
-
-function caught(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(AppError);
-    return e as AppError;
-  }
-  throw new Error('expected an AppError');
 }
 
 const people = tab(

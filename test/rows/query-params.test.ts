@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../server/errors.ts';
 import { parseListQuery, parseRowViewQuery } from '../../server/rows/query-params.ts';
+import { caught } from '../helpers/caught.ts';
 
 const API = { defaultLimit: 100, maxLimit: 1000 };
 const V1 = { defaultLimit: 100, maxLimit: 500 };
-
-/** Runs fn and returns the AppError it throws (fails the test when it does not throw one). */
-function caught(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(AppError);
-    return e as AppError;
-  }
-  throw new Error('expected an AppError');
-}
 
 function invalidParam(query: Record<string, unknown>, parameter: string): void {
   const e = caught(() => parseListQuery(query, API));

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { AppError } from '../../errors.ts';
+import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { ChangeEntry } from '../../store/change-log.ts';
 import { authorize } from '../auth.ts';
@@ -52,7 +53,7 @@ function entryJson(e: ChangeEntry) {
   return {
     row_index: e.row_index,
     change: e.change,
-    updated_at: new Date(e.updatedAt).toISOString(),
+    updated_at: iso(e.updatedAt),
     values: e.values,
   };
 }

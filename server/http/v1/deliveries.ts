@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../../errors.ts';
+import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
 import type { WebhookRecord } from '../../store/webhooks.ts';
@@ -10,8 +11,6 @@ import { webhookOf } from './webhooks.ts';
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
 function deliveryJson(d: DeliveryRecord) {
   return {
     delivery_id: d.id,
@@ -19,7 +18,7 @@ function deliveryJson(d: DeliveryRecord) {
     state: d.state,
     attempts: d.attempts,
     next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
-    created_at: new Date(d.createdAt).toISOString(),
+    created_at: iso(d.createdAt),
     completed_at: iso(d.completedAt),
   };
 }
@@ -28,7 +27,7 @@ function attemptJson(a: AttemptRecord) {
   return {
     attempt: a.attempt,
     trigger: a.trigger,
-    started_at: new Date(a.startedAt).toISOString(),
+    started_at: iso(a.startedAt),
     duration_ms: a.durationMs,
     status: a.status,
     error: a.error,
