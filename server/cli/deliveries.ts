@@ -1,7 +1,7 @@
 /**
  * `sheetport deliveries ...`: the webhook delivery log (list, inspect) and manual replay. A replay only marks
- * the delivery due now in SQLite; the running service's delivery worker (which polls at least every second)
- * sends it, so this command works without talking to the server.
+ * the delivery due now in SQLite; the running service's delivery worker notices the commit (it polls SQLite's
+ * data_version every 250 ms) and sends it, so this command works without talking to the server.
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';

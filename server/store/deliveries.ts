@@ -124,6 +124,7 @@ export class DeliveryStore {
         "DELETE FROM deliveries WHERE state IN ('succeeded', 'failed') AND completed_at < ?",
       ),
       count: db.prepare<[string], number>('SELECT COUNT(*) FROM deliveries WHERE webhook_id = ?').pluck(),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       countState: db
         .prepare<[string, string], number>(
           'SELECT COUNT(*) FROM deliveries WHERE webhook_id = ? AND state = ?',
@@ -236,6 +237,14 @@ export class DeliveryStore {
    */
   requestReplay(id: string, nowMs: number): boolean {
     return this.#stmts.replay.run(nowMs, id).changes > 0;
+  }
+
+  /**
+   * SQLite's `data_version`: it changes when ANOTHER connection (the CLI, a second instance) commits to the
+   * database, never for this connection's own writes. Polling it is how work queued elsewhere is noticed.
+   */
+  externalVersion(): number {
+    return this.#stmts.dataVersion.get()!;
   }
 
   /** Log retention: forget finished deliveries (and their attempts) completed before `beforeMs`. */

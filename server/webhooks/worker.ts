@@ -32,23 +32,29 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Finished deliveries older than this are dropped from the log (default 30 days). */
   retentionMs?: number;
+  /** How often to look whether another process committed to the database (default 250 ms). */
+  externalPollMs?: number;
   log?: (message: string, err?: unknown) => void;
 }
 
-// Short, so a replay or resume asked for by another process (the CLI) goes out within a second.
+// The longest sleep between looks at the due index while something is queued.
 const MAX_SLEEP_MS = 1000;
 const PURGE_EVERY_MS = 6 * 60 * 60_000;
 
 /**
  * The delivery worker: claims due deliveries from the SQLite outbox under a lease, sends each once, records
  * the attempt and the next state (retry at 30 s / 5 min / 30 min, then failed). It sleeps until the next due
- * time and is woken when a change queues notifications.
+ * time and is woken when a change queues notifications. Work queued by another process (a CLI replay or
+ * resume, a second instance) is noticed through SQLite's data_version, polled every `externalPollMs`: one
+ * cheap pragma read, and a pump only when some other connection committed.
  */
 export class DeliveryWorker {
   readonly #o: Required<Omit<WorkerOptions, 'log'>> & { log: NonNullable<WorkerOptions['log']> };
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #perWebhook = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
+  #externalPoll: NodeJS.Timeout | null = null;
+  #externalVersion = 0;
   #running = false;
   #pumping = false;
   #pumpAgain = false;
@@ -60,6 +66,7 @@ export class DeliveryWorker {
       perWebhook: 4,
       leaseMs: 15_000,
       retentionMs: 30 * 24 * 60 * 60_000,
+      externalPollMs: 250,
       log: () => {},
       ...options,
     };
@@ -67,6 +74,9 @@ export class DeliveryWorker {
 
   start(): void {
     this.#running = true;
+    this.#externalVersion = this.#o.deliveries.externalVersion();
+    this.#externalPoll = setInterval(() => this.#checkExternal(), this.#o.externalPollMs);
+    this.#externalPoll.unref();
     this.wake();
   }
 
@@ -75,6 +85,8 @@ export class DeliveryWorker {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#externalPoll) clearInterval(this.#externalPoll);
+    this.#externalPoll = null;
     await Promise.allSettled([...this.#inFlight.values()]);
   }
 
@@ -82,6 +94,19 @@ export class DeliveryWorker {
   wake(): void {
     if (!this.#running) return;
     setImmediate(() => this.#pump());
+  }
+
+  /** Another process committed something (it may have queued, replayed or resumed): look at the queue. */
+  #checkExternal(): void {
+    try {
+      const version = this.#o.deliveries.externalVersion();
+      if (version === this.#externalVersion) return;
+      this.#externalVersion = version;
+    } catch (err) {
+      this.#o.log('Webhook delivery worker could not read the database version', err);
+      return;
+    }
+    this.wake();
   }
 
   /**
