@@ -11,6 +11,7 @@ import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { mountOpenApi } from './http/openapi.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
+import { logRequests } from './http/request-log.ts';
 import { mountRowRoutes } from './http/rows.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
 import { mountChangeFeedRoutes } from './http/v1/changes.ts';
@@ -18,6 +19,7 @@ import { mountDeliveryRoutes } from './http/v1/deliveries.ts';
 import { mountSheetRoutes } from './http/v1/sheets.ts';
 import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
 import { mountWebhookRoutes } from './http/v1/webhooks.ts';
+import type { RequestLog } from './logs/request-log.ts';
 
 export type { AppDeps } from './http/deps.ts';
 
@@ -25,7 +27,10 @@ export type { AppDeps } from './http/deps.ts';
  * Builds the Express app from its parts. No listen, no globals: tests build many side by side.
  * Routes are registered with full paths on one router so the route table can be listed (the OpenAPI test does).
  */
-export function createApp(deps: AppDeps): { app: Express; router: Router } {
+export function createApp(
+  deps: AppDeps,
+  options: { requestLog?: RequestLog | null } = {},
+): { app: Express; router: Router } {
   const app = express();
   app.disable('x-powered-by');
   // Express would hash every body for a weak ETag; rows carry their own strong ETag instead.
@@ -33,6 +38,8 @@ export function createApp(deps: AppDeps): { app: Express; router: Router } {
   app.set('query parser', 'simple');
 
   app.use(requestId());
+  // Right after the id, so every answer is logged, including the Host guard's refusals.
+  if (options.requestLog) app.use(logRequests(options.requestLog));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
@@ -64,6 +71,6 @@ export function createApp(deps: AppDeps): { app: Express; router: Router } {
   app.use(methodNotAllowed(router));
 
   app.use(notFound);
-  app.use(errorHandler((err) => deps.log('Unhandled error', err)));
+  app.use(errorHandler(deps.log));
   return { app, router };
 }

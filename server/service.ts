@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
+import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -13,6 +14,8 @@ export interface ServiceOptions {
   /** Finished webhook deliveries are kept this many days (default 30). */
   deliveryLogDays?: number;
   log?: (message: string, err?: unknown) => void;
+  /** The request log in `<data dir>/logs/` (on by default; `false` turns it off). */
+  requestLog?: RequestLogOptions | false;
 }
 
 export interface RunningService {
@@ -33,8 +36,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.deliveryLogDays !== undefined ? { deliveryLogDays: options.deliveryLogDays } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
+  let requestLog: RequestLog | null = null;
   try {
-    const { app } = createApp(context);
+    if (options.requestLog !== false)
+      requestLog = await openRequestLog(options.dataDir, {
+        onError: (err) => context.log('Request log write failed:', err),
+        ...options.requestLog,
+      });
+    const { app } = createApp(context, { requestLog });
     const { server, port } = await listen(app, options.port, options.host);
     context.startBackground();
     let stopping: Promise<void> | null = null;
@@ -44,12 +53,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       context,
       server,
       stop() {
-        stopping ??= closeServer(server).then(() => context.close());
+        stopping ??= closeServer(server)
+          .then(() => context.close())
+          .finally(() => requestLog?.close());
         return stopping;
       },
     };
   } catch (err) {
     await context.close();
+    await requestLog?.close();
     throw err;
   }
 }

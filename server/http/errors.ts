@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { locals } from './locals.ts';
+import { redactUrl } from './redact-url.ts';
+import { noteFailureCause } from './request-log.ts';
 
 /** Body-parser and http-errors failures carry a `type` or `status`; map them onto contract codes. */
 function fromFrameworkError(err: unknown): AppError | null {
@@ -26,11 +28,23 @@ function fromFrameworkError(err: unknown): AppError | null {
   return null;
 }
 
-export function errorHandler(log: (err: unknown) => void): ErrorRequestHandler {
-  return (err, _req, res, _next) => {
+/**
+ * Every failure of SheetPort's own (a 5xx, an unexpected throw, a failure after the answer had started) is logged
+ * with its cause and request id, so the `request_id` a client saw leads to it; 4xx answers are the client's and
+ * are only in the request log.
+ */
+export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
+  return (err, req, res, _next) => {
     const appError = isAppError(err) ? err : fromFrameworkError(err);
     const error = appError ?? new AppError('internal_error', 'Something went wrong inside SheetPort.');
-    if (!appError) log(err);
+    if (!appError || error.status >= 500 || res.headersSent) {
+      noteFailureCause(res, err);
+      const what = res.headersSent ? 'failed after the answer had started' : `answered ${error.status}`;
+      log(
+        `Request ${locals(res).requestId} (${req.method} ${redactUrl(req.originalUrl)}) ${what}; cause:`,
+        err,
+      );
+    }
     if (res.headersSent) {
       res.destroy();
       return;

@@ -1,0 +1,37 @@
+import type { RequestHandler, Response } from 'express';
+import type { RequestLog } from '../logs/request-log.ts';
+import { locals } from './locals.ts';
+import { redactUrl } from './redact-url.ts';
+
+/** Where the error middleware leaves the cause of a 5xx for the request log line. */
+const CAUSE = Symbol('sheetport.failureCause');
+
+/** Called by the error middleware: the request's log line carries this error when the answer is a 5xx. */
+export function noteFailureCause(res: Response, err: unknown): void {
+  (res.locals as { [CAUSE]?: unknown })[CAUSE] = err;
+}
+
+/**
+ * One line per request, written once the answer is sent (or the client is gone): request id, method, the URL
+ * without secrets, status, duration and the key's id. Never the Authorization header or any other header.
+ */
+export function logRequests(log: RequestLog): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('close', () => {
+      const l = locals(res);
+      const cause = res.statusCode >= 500 ? (res.locals as { [CAUSE]?: unknown })[CAUSE] : undefined;
+      log.write({
+        request_id: l.requestId,
+        method: req.method,
+        path: redactUrl(req.originalUrl),
+        status: res.statusCode,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        key_id: l.apiKey?.id ?? null,
+        ...(res.writableFinished ? {} : { aborted: true as const }),
+        ...(cause !== undefined ? { err: cause } : {}),
+      });
+    });
+    next();
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The request log: one JSON line per HTTP request in `<data dir>/logs/requests.<n>.log`, written by pino through
+ * pino-roll (size-based rotation, oldest files removed). Writes are asynchronous: a line is handed to sonic-boom,
+ * which writes it from libuv's thread pool, and lines that arrive meanwhile go out together in the next write.
+ * `close()` writes out what is still buffered.
+ */
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import pinoRoll from 'pino-roll';
+
+/** Folder under the data dir holding every log SheetPort writes. */
+export const LOGS_DIR = 'logs';
+/** File name stem: files are `requests.1.log`, `requests.2.log`, ... (highest number = the current one). */
+export const REQUEST_LOG_STEM = 'requests';
+
+/** Environment overrides of the rotation (documented in docs/api.md, "Logs"). */
+export const LOG_MAX_MB_ENV = 'SHEETPORT_LOG_MAX_MB';
+export const LOG_FILES_ENV = 'SHEETPORT_LOG_FILES';
+
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_KEEP_FILES = 5;
+
+export interface RequestLogOptions {
+  /** A file is rotated once it reaches this size (default 10 MB, or $SHEETPORT_LOG_MAX_MB). */
+  maxBytes?: number;
+  /** Rotated files kept besides the current one (default 5, or $SHEETPORT_LOG_FILES). */
+  keepFiles?: number;
+  /** Where a failing log write is reported (a full disk must not take the service down). */
+  onError?: (err: unknown) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** One finished request, as logged. Never holds a credential: see server/http/request-log.ts. */
+export interface RequestLogEntry {
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  key_id: string | null;
+  /** The client went away before the answer was fully sent. */
+  aborted?: true;
+  /** For a 5xx: what went wrong inside (pino's error serializer: type, message, stack, cause). */
+  err?: unknown;
+}
+
+export interface RequestLog {
+  write(entry: RequestLogEntry): void;
+  /** Writes out what is buffered and closes the file. */
+  close(): Promise<void>;
+}
+
+export async function openRequestLog(dataDir: string, options: RequestLogOptions = {}): Promise<RequestLog> {
+  const env = options.env ?? process.env;
+  const maxBytes = options.maxBytes ?? positive(env[LOG_MAX_MB_ENV], 1024 * 1024) ?? DEFAULT_MAX_BYTES;
+  const keepFiles = options.keepFiles ?? positive(env[LOG_FILES_ENV], 1) ?? DEFAULT_KEEP_FILES;
+  const dir = path.join(dataDir, LOGS_DIR);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  // Files an older version created with a looser mode; new ones are 0600 from their creation (mode below).
+  for (const name of readdirSync(dir))
+    if (name.startsWith(`${REQUEST_LOG_STEM}.`)) tighten(path.join(dir, name));
+
+  const stream = await pinoRoll({
+    file: path.join(dir, REQUEST_LOG_STEM),
+    extension: '.log',
+    size: `${Math.max(1, Math.floor(maxBytes))}b`,
+    limit: { count: keepFiles, removeOtherLogFiles: true },
+    mode: 0o600,
+    sync: false,
+  });
+  const onError = options.onError ?? ((err) => console.error('Request log write failed:', err));
+  stream.on('error', onError);
+
+  const logger: Logger = pino(
+    {
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: pino.stdSerializers.errWithCause },
+    },
+    stream,
+  );
+
+  let closed: Promise<void> | null = null;
+  return {
+    write(entry) {
+      if (closed) return;
+      if (entry.status >= 500) logger.error(entry);
+      else logger.info(entry);
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        if (stream.destroyed) return resolve();
+        stream.once('close', () => resolve());
+        stream.end();
+      });
+      return closed;
+    },
+  };
+}
+
+/** A positive number from an environment variable, times `unit`; undefined when unset or not a number. */
+function positive(raw: string | undefined, unit: number): number | undefined {
+  const n = Number(raw);
+  return raw && Number.isFinite(n) && n > 0 ? n * unit : undefined;
+}
+
+function tighten(file: string): void {
+  try {
+    chmodSync(file, 0o600);
+  } catch {
+    // Removed meanwhile, or not ours to change: the next rotation writes a 0600 file anyway.
+  }
+}
