@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from '../config.ts';
+import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
 import { collect, globals, parseCount, parsePort } from './kit.ts';
 
 export function registerServeCommands(program: Command): void {
@@ -12,7 +13,7 @@ export function registerServeCommands(program: Command): void {
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--allow-host <name>', 'extra Host header name to accept (repeatable)', collect, [] as string[])
     .option('--no-rate-limits', 'do not enforce per-key rate limits (usage is not counted either)')
-    .option('--allow-lan-webhooks', 'let webhooks target private (LAN) addresses over https')
+    .option(ALLOW_LAN_FLAG, 'let webhooks target private (LAN) addresses over https')
     .option('--delivery-log-days <n>', 'keep finished webhook deliveries this many days', parseCount, 30)
     .action(
       async (

@@ -2,13 +2,13 @@
  * `sheetport webhooks ...`: register, list, pause, resume, delete webhooks and rotate their secrets. The secret is
  * printed once, by `create` and `rotate-secret`, and never by anything else.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { AppError, isAppError } from '../errors.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 import type { WebhookStatus } from '../store/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
-import { validateWebhookUrl } from '../webhooks/target-safety.ts';
+import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
 import { collect, type GlobalOptions, globals, print, printJson, printTable, withStores } from './kit.ts';
 
@@ -63,13 +63,25 @@ export function registerWebhookCommands(program: Command): void {
       collect,
       [] as string[],
     )
-    .option('--allow-lan', 'accept a private (LAN) address for this registration')
+    .option(ALLOW_LAN_FLAG, 'accept a private (LAN) address for this registration')
+    // The old name of the same switch, kept working but no longer shown.
+    .addOption(new Option('--allow-lan').hideHelp())
     .action(
       async (
-        opts: { url: string; spreadsheet: string; sheet: string; event: string[]; allowLan?: boolean },
+        opts: {
+          url: string;
+          spreadsheet: string;
+          sheet: string;
+          event: string[];
+          allowLanWebhooks?: boolean;
+          allowLan?: boolean;
+        },
         cmd: Command,
       ) => {
-        await createWebhook(opts, globals(cmd));
+        await createWebhook(
+          { ...opts, allowLan: opts.allowLanWebhooks === true || opts.allowLan === true },
+          globals(cmd),
+        );
       },
     );
 
@@ -178,14 +190,14 @@ async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<voi
     if (needsLan) {
       lines.push(
         '',
-        'Note: this URL is on a private (LAN) address; deliveries go out only if the running service allows LAN webhook targets.',
+        `Note: this URL is on a private (LAN) address; deliveries go out only if the service runs with LAN webhook targets allowed (sheetport serve ${ALLOW_LAN_FLAG}).`,
       );
     }
     print(lines.join('\n'));
   });
 }
 
-/** validateWebhookUrl, with CLI wording. `needsLan`: it passed only because of --allow-lan. */
+/** validateWebhookUrl, with CLI wording. `needsLan`: it passed only because of --allow-lan-webhooks. */
 function checkUrl(raw: string, allowLan: boolean): { url: string; needsLan: boolean } {
   try {
     const { url } = validateWebhookUrl(raw, { allowLan });
@@ -201,8 +213,8 @@ function checkUrl(raw: string, allowLan: boolean): { url: string; needsLan: bool
   } catch (err) {
     if (!isAppError(err)) throw err;
     const message = err.message.replace(
-      'allow LAN targets in settings to use it',
-      'pass --allow-lan to use it',
+      /LAN webhook targets are off \(.*\)$/,
+      `pass ${ALLOW_LAN_FLAG} to register it`,
     );
     throw new AppError('invalid_parameter', `Invalid --url: ${message}.`);
   }

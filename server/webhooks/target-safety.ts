@@ -27,6 +27,12 @@ export interface TargetPolicy {
   loopbackOnly: boolean;
 }
 
+/**
+ * The one name of the switch that lets webhooks reach private (LAN) addresses: `sheetport serve` and
+ * `sheetport webhooks create` take it as this flag, and every hint names it.
+ */
+export const ALLOW_LAN_FLAG = '--allow-lan-webhooks';
+
 /** The error code given to a connection refused by policy (not an OS code; chosen to look like one). */
 export const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
 
@@ -204,7 +210,7 @@ function refusalMessage(ip: string, kind: AddressKind, policy: TargetPolicy): st
       return `url must not target a metadata, unspecified, multicast or reserved address (${ip})`;
     case 'private':
       if (policy.loopbackOnly) return `url must use https for a LAN address (${ip}); http is loopback-only`;
-      return `url targets a private network address (${ip}); allow LAN targets in settings to use it`;
+      return `url targets a private network address (${ip}); LAN webhook targets are off (the service allows them when started with ${ALLOW_LAN_FLAG})`;
     default:
       return `url must use https; http is allowed only to a loopback host (got ${ip})`;
   }

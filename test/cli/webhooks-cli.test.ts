@@ -205,7 +205,9 @@ describe('sheetport webhooks create / list', () => {
       (await fails(...base, '--url', 'https://169.254.169.254/latest/meta-data', '--allow-lan')).message,
     ).toMatch(/link-local/);
     expect((await fails(...base, '--url', 'ftp://example.com/')).message).toMatch(/https/);
-    expect((await fails(...base, '--url', 'https://10.1.2.3/hook')).message).toMatch(/--allow-lan/);
+    expect((await fails(...base, '--url', 'https://10.1.2.3/hook')).message).toMatch(
+      /private network address \(10\.1\.2\.3\); pass --allow-lan-webhooks to register it\.$/,
+    );
 
     const unknownEvent = await fails(...base, '--url', 'https://example.com/h', '--event', 'row.renamed');
     expect(unknownEvent).toMatchObject({ code: 'invalid_parameter' });
@@ -250,7 +252,7 @@ describe('sheetport webhooks create / list', () => {
     expect(await ok<WebhookJson[]>('webhooks', 'list')).toHaveLength(before);
   });
 
-  it('--allow-lan lets a private address through, with a note', async () => {
+  it('--allow-lan-webhooks lets a private address through, with a note naming the serve flag', async () => {
     const out = await human(
       'webhooks',
       'create',
@@ -260,10 +262,19 @@ describe('sheetport webhooks create / list', () => {
       spreadsheetId,
       '--sheet',
       'Orders',
-      '--allow-lan',
+      '--allow-lan-webhooks',
     );
     expect(out).toMatch(/Created webhook wh_/);
-    expect(out).toMatch(/private \(LAN\) address/);
+    expect(out).toMatch(/private \(LAN\) address.*sheetport serve --allow-lan-webhooks/);
+    // The old name still works, and is not advertised.
+    const old = await ok<WebhookJson>(
+      ...['webhooks', 'create', '--url', 'https://192.168.1.21/hook', '--spreadsheet', spreadsheetId],
+      ...['--sheet', 'Orders', '--allow-lan'],
+    );
+    expect(old.url).toBe('https://192.168.1.21/hook');
+    const help = await human('webhooks', 'create', '--help');
+    expect(help).toMatch(/--allow-lan-webhooks/);
+    expect(help).not.toMatch(/--allow-lan\s/);
   });
 });
 

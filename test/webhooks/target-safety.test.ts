@@ -170,13 +170,13 @@ describe('validateWebhookUrl', () => {
     ['https://224.0.0.1/', true, /multicast/],
     ['https://255.255.255.255/', true, /reserved/],
     // private without allowLan
-    ['https://10.0.0.5/', false, /allow LAN/],
-    ['https://172.16.0.1/', false, /allow LAN/],
-    ['https://192.168.0.1/', false, /allow LAN/],
-    ['https://100.64.0.1/', false, /allow LAN/],
-    ['https://[fc00::1]/', false, /allow LAN/],
-    ['https://[::ffff:10.0.0.5]/', false, /allow LAN/],
-    ['https://0x0a000005/', false, /allow LAN/],
+    ['https://10.0.0.5/', false, /--allow-lan-webhooks/],
+    ['https://172.16.0.1/', false, /--allow-lan-webhooks/],
+    ['https://192.168.0.1/', false, /--allow-lan-webhooks/],
+    ['https://100.64.0.1/', false, /--allow-lan-webhooks/],
+    ['https://[fc00::1]/', false, /--allow-lan-webhooks/],
+    ['https://[::ffff:10.0.0.5]/', false, /--allow-lan-webhooks/],
+    ['https://0x0a000005/', false, /--allow-lan-webhooks/],
   ];
   it.each(refused)('refuses %s (allowLan %s)', (raw, allowLan, message) => {
     let caught: unknown;
