@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     allowOnly: false,
+    // Secrets go to the 0600 file, not the developer's keychain; test/secrets/keychain.test.ts covers the keychain.
+    env: { SHEETPORT_SECRETS: 'file' },
     // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
   },

@@ -108,7 +108,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
     now,
-    adminToken: loadOrCreateAdminToken(options.dataDir),
+    adminToken: loadOrCreateAdminToken(db, options.dataDir),
     allowedHosts: options.allowedHosts ?? [],
     log,
     webhooks,

@@ -1,28 +1,44 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { secretsOf } from '../secrets/db-binding.ts';
+import { SECRET_NAMES } from '../secrets/provider.ts';
 
-const FILE = 'admin-token';
+/** Where SheetPort before the secrets provider kept the token; moved into the provider on the first open. */
+export const LEGACY_ADMIN_TOKEN_FILE = 'admin-token';
 
 /**
- * The local admin token guards `/admin` (the dashboard's API). It lives in the data dir, readable only by the
- * user (0600): whoever can read it could edit the data dir anyway. Created once, on first start.
+ * The local admin token guards `/admin` (the dashboard's API). It lives in the data dir's secrets provider (the
+ * OS keychain or the 0600 secrets file). Created once, on first start, under SQLite's write lock so a server
+ * and a CLI starting together agree on one token.
  */
-export function loadOrCreateAdminToken(dataDir: string): string {
-  const file = path.join(dataDir, FILE);
+export function loadOrCreateAdminToken(db: Database.Database, dataDir: string): string {
+  const { provider } = secretsOf(db);
+  const legacyFile = path.join(dataDir, LEGACY_ADMIN_TOKEN_FILE);
+  const existing = provider.get(SECRET_NAMES.adminToken);
+  if (existing) {
+    rmSync(legacyFile, { force: true }); // left by a move interrupted after the token was stored
+    return existing;
+  }
+  const create = db.transaction(() => {
+    const again = provider.get(SECRET_NAMES.adminToken);
+    if (again) return again;
+    // Keep the token an older version created: scripts and bookmarks use it.
+    const token = readLegacyToken(legacyFile) ?? `spa_${randomBytes(32).toString('base64url')}`;
+    provider.set(SECRET_NAMES.adminToken, token);
+    return token;
+  });
+  const token = create.immediate();
+  rmSync(legacyFile, { force: true });
+  return token;
+}
+
+function readLegacyToken(file: string): string | null {
   try {
     const token = readFileSync(file, 'utf8').trim();
-    if (token.length >= 32) return token;
+    return token.length >= 32 ? token : null;
   } catch {
-    // missing: created below
+    return null;
   }
-  const token = `spa_${randomBytes(32).toString('base64url')}`;
-  try {
-    writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  } catch {
-    // Another process created it first: use theirs.
-    return readFileSync(file, 'utf8').trim();
-  }
-  chmodSync(file, 0o600);
-  return token;
 }

@@ -11,6 +11,8 @@
  * no longer blocks the key: the next begin() takes it over.
  */
 import type Database from 'better-sqlite3';
+import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
+import { secretsOf } from '../secrets/db-binding.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a pending (begun, not completed) record blocks retries before it is considered abandoned. */
@@ -29,6 +31,8 @@ export interface IdempotencyOptions {
   ttlMs?: number;
   /** Pending records older than this are taken over by the next begin() (default 10 min). */
   pendingTtlMs?: number;
+  /** Seals stored answers (one may hold a webhook secret); default: the data key the database was opened with. */
+  box?: SecretBox;
 }
 
 interface IdemRow {
@@ -44,6 +48,7 @@ export class IdempotencyStore {
   private readonly clock: () => Date;
   private readonly ttlMs: number;
   private readonly pendingTtlMs: number;
+  private readonly box: SecretBox;
   private lastPurge = Number.NEGATIVE_INFINITY;
   private readonly beginTx: (
     apiKeyId: string,
@@ -64,6 +69,7 @@ export class IdempotencyStore {
     this.clock = clock;
     this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
     this.pendingTtlMs = options.pendingTtlMs ?? IDEMPOTENCY_PENDING_TTL_MS;
+    this.box = options.box ?? secretsOf(db).box;
     this.stmts = {
       insert: db.prepare(
         `INSERT INTO idempotency_keys (api_key_id, idem_key, fingerprint, state, created_at)
@@ -110,7 +116,8 @@ export class IdempotencyStore {
       return {
         state: 'replay',
         status: row.status ?? 200,
-        body: row.body ?? '',
+        body:
+          row.body === null ? '' : this.box.open(row.body, sealContext.idempotentAnswer(apiKeyId, idemKey)),
         contentType: row.content_type ?? 'application/json',
       } as const;
     });
@@ -123,9 +130,10 @@ export class IdempotencyStore {
     return this.beginTx(apiKeyId, idemKey, fingerprint, now);
   }
 
-  /** Store the response of a request begun with begin(); later repeats replay it. */
+  /** Store the response of a request begun with begin(), sealed; later repeats replay it. */
   complete(apiKeyId: string, idemKey: string, status: number, contentType: string, body: string): void {
-    this.stmts.complete.run(status, contentType, body, apiKeyId, idemKey);
+    const sealed = this.box.seal(body, sealContext.idempotentAnswer(apiKeyId, idemKey));
+    this.stmts.complete.run(status, contentType, sealed, apiKeyId, idemKey);
   }
 
   /** Forget a pending request (it failed), so the client may retry with the same key. */

@@ -4,10 +4,22 @@
  * Rules: versions are 1, 2, 3, ... with no gaps. NEVER edit a migration that has shipped (databases in the
  * wild already ran it); change the schema by appending a new one.
  */
+import type Database from 'better-sqlite3';
+import type { SecretBox } from '../secrets/at-rest.ts';
+import { sealPlaintext } from './seal-at-rest.ts';
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL alone cannot do (it needs the data key), run after `sql` in the same transaction. */
+  up?: (db: Database.Database, env: MigrationEnv) => void;
+}
+
+export interface MigrationEnv {
+  /** The data key; absent only where a bare database is migrated (tests), which then must hold no secrets. */
+  box?: SecretBox;
+  /** Set by a migration that rewrote secret values: the caller then scrubs the old pages (VACUUM). */
+  rewroteSecrets?: boolean;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -163,5 +175,22 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (spreadsheet_id, source_sheet_id)
       ) WITHOUT ROWID;
     `,
+  },
+  {
+    version: 4,
+    name: 'secrets-at-rest',
+    sql: `
+      -- From here on webhooks.secret and idempotency_keys.body hold values sealed with the data key
+      -- (AES-256-GCM, 'sp1:' prefix; see secrets/at-rest.ts). The key lives in the secrets provider, not here.
+      -- This version also stops an older SheetPort from opening the file and writing plaintext again.
+    `,
+    up(db, env) {
+      const hasRows =
+        db.prepare('SELECT 1 FROM webhooks LIMIT 1').get() !== undefined ||
+        db.prepare('SELECT 1 FROM idempotency_keys WHERE body IS NOT NULL LIMIT 1').get() !== undefined;
+      if (!hasRows) return;
+      if (!env.box) throw new Error('secrets to encrypt, but no data key was given');
+      if (sealPlaintext(db, env.box) > 0) env.rewroteSecrets = true;
+    },
   },
 ];

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
+import { secretsOf } from '../secrets/db-binding.ts';
 import type { WebhookEvent } from '../webhooks/event-types.ts';
 import { generateSecret } from '../webhooks/secret.ts';
 
@@ -62,10 +64,17 @@ export interface CreateWebhookInput {
 /** Webhook registrations. Validation of URLs, events and targets happens before these calls. */
 export class WebhookStore {
   readonly #clock: () => Date;
+  /** Secrets are sealed at rest with the data key (secrets/at-rest.ts); only this class sees them in clear. */
+  readonly #box: SecretBox;
   readonly #stmts;
 
-  constructor(db: Database.Database, clock: () => Date = () => new Date()) {
+  constructor(
+    db: Database.Database,
+    clock: () => Date = () => new Date(),
+    box: SecretBox = secretsOf(db).box,
+  ) {
     this.#clock = clock;
+    this.#box = box;
     this.#stmts = {
       insert: db.prepare(
         `INSERT INTO webhooks (${COLUMNS}, secret) VALUES
@@ -109,7 +118,7 @@ export class WebhookStore {
       api_key_id: input.apiKeyId,
       created_at: now,
       updated_at: now,
-      secret,
+      secret: this.#box.seal(secret, sealContext.webhookSecret(id)),
     });
     return { record: this.get(id)!, secret };
   }
@@ -152,12 +161,17 @@ export class WebhookStore {
   rotateSecret(id: string): string | null {
     if (!this.get(id)) return null;
     const secret = generateSecret();
-    this.#stmts.setSecret.run(secret, this.#clock().toISOString(), id);
+    this.#stmts.setSecret.run(
+      this.#box.seal(secret, sealContext.webhookSecret(id)),
+      this.#clock().toISOString(),
+      id,
+    );
     return secret;
   }
 
   secretOf(id: string): string | null {
-    return this.#stmts.secret.get(id) ?? null;
+    const stored = this.#stmts.secret.get(id);
+    return stored === undefined ? null : this.#box.open(stored, sealContext.webhookSecret(id));
   }
 
   /**
