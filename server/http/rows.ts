@@ -1,11 +1,11 @@
 import type { Request, Response, Router } from 'express';
-import { AppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import { projectRow } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
 import { type Rendered, renderOne } from '../rows/formats/index.ts';
 import { renderPage } from '../rows/page-cache.ts';
 import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
-import type { Mutation, TabSnapshot } from '../sources/source.ts';
+import type { Mutation, TabSnapshot, WriteOptions, WriteResult } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 import { authorize, authorizeRead } from './auth.ts';
 import type { AppDeps } from './deps.ts';
@@ -26,6 +26,25 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
   };
   const tabOf = (req: Request, connection: ConnectionRecord): Promise<TabSnapshot> =>
     deps.replica.tabByName(connection, String(req.params.sheetName));
+  /**
+   * The source names the failing mutation by `index`; on these routes that is the position in a POSTed array,
+   * and means nothing for one object, a PUT or a DELETE, whose errors answer exactly like a GET's.
+   */
+  const write = async (
+    connection: ConnectionRecord,
+    tab: TabSnapshot,
+    mutations: Mutation[],
+    options: WriteOptions,
+    keepIndex = false,
+  ): Promise<WriteResult> => {
+    try {
+      return await deps.replica.write(connection, tab.sourceSheetId, mutations, options);
+    } catch (e) {
+      if (keepIndex || !isAppError(e) || !('index' in e.details)) throw e;
+      const { index: _index, ...details } = e.details;
+      throw new AppError(e.code, e.message, details);
+    }
+  };
 
   router.get(BASE, async (req, res) => {
     const connection = connectionOf(req);
@@ -63,10 +82,13 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     const userEntered = parseInputMode(req.query.input);
     const tab = await tabOf(req, connection);
     const mutations: Mutation[] = rows.map((values) => ({ op: 'append', values }));
-    const result = await deps.replica.write(connection, tab.sourceSheetId, mutations, {
-      allowFormulas: key.allowFormulas,
-      userEntered,
-    });
+    const result = await write(
+      connection,
+      tab,
+      mutations,
+      { allowFormulas: key.allowFormulas, userEntered },
+      Array.isArray(req.body),
+    );
     res.status(201).json({ appended: result.appended });
   });
 
@@ -77,7 +99,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     const values = parseUpdateBody(req.body);
     const userEntered = parseInputMode(req.query.input);
     const tab = await tabOf(req, connection);
-    const result = await deps.replica.write(connection, tab.sourceSheetId, [{ op: 'update', row, values }], {
+    const result = await write(connection, tab, [{ op: 'update', row, values }], {
       allowFormulas: key.allowFormulas,
       userEntered,
       precondition: ifMatch(req, row),
@@ -94,7 +116,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     const key = authorize(res, connection, 'write');
     const row = parseRowNumber(String(req.params.row));
     const tab = await tabOf(req, connection);
-    const result = await deps.replica.write(connection, tab.sourceSheetId, [{ op: 'delete', row }], {
+    const result = await write(connection, tab, [{ op: 'delete', row }], {
       allowFormulas: key.allowFormulas,
       userEntered: false,
       precondition: ifMatch(req, row),

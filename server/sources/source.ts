@@ -2,6 +2,7 @@
  * The one interface every spreadsheet source implements (local workbook files now, Google Sheets later).
  * Routes, the replica and webhooks only ever talk to a Source; they never ask which kind it is.
  */
+import type { CellLimits } from './cell-rules.ts';
 
 /** A cell value as the API returns it: numbers, booleans, text, ISO 8601 date/time strings, or null when empty. */
 export type CellValue = string | number | boolean | null;
@@ -59,6 +60,8 @@ export interface WriteResult {
 
 export interface Source {
   readonly kind: 'workbook' | 'google';
+  /** What one cell and one row of this source can hold; writes beyond it are refused before they start. */
+  readonly limits: CellLimits;
   /** Cheap change token; equal tokens mean unchanged content. */
   version(): Promise<string>;
   /** Read every tab. */

@@ -122,24 +122,18 @@ export function parseBatchBody(body: unknown): Mutation[] {
 }
 
 /**
- * The source reports problems with one mutation as row_not_found / unknown_field / invalid_body carrying
- * `index`. In a batch a row beyond the end is a bad request body (400 invalid_body), not a missing resource;
- * every message is prefixed with the mutation's position.
+ * The source reports a problem with one mutation as an error carrying its `index` (and, for a missing row,
+ * `row` and `row_count`). In a batch a row beyond the end is a bad request body (400 invalid_body), not a
+ * missing resource; every message is prefixed with the mutation's position.
  */
-function batchError(e: unknown, rowCount: number | null): unknown {
+function batchError(e: unknown): unknown {
   if (!isAppError(e) || typeof e.details.index !== 'number') return e;
-  const index = e.details.index;
+  const { index, ...details } = e.details;
   if (e.code === 'row_not_found') {
-    const row = e.details.row;
-    const count = rowCount === null ? '' : ` (the tab has ${rowCount} rows)`;
-    return atIndex(index, 'invalid_body', `row ${String(row)} does not exist${count}.`, {
-      row,
-      ...(rowCount === null ? {} : { row_count: rowCount }),
-    });
+    const count = typeof details.row_count === 'number' ? ` (the tab has ${details.row_count} rows)` : '';
+    return atIndex(index, 'invalid_body', `row ${String(details.row)} does not exist${count}.`, details);
   }
-  const message = e.message.replace(new RegExp(`^Mutation ${index}:? `), '');
-  const { index: _index, ...details } = e.details;
-  return atIndex(index, e.code, message.charAt(0).toLowerCase() + message.slice(1), details);
+  return atIndex(index, e.code, e.message.charAt(0).toLowerCase() + e.message.slice(1), details);
 }
 
 /** `POST /v1/sheets/{sheetId}/rows:batchUpdate` (and `/rows/batchUpdate`): up to 500 mutations, all or none. */
@@ -162,19 +156,14 @@ export function mountBatchRoutes(router: Router, deps: AppDeps): void {
     const { connection, tab, allowFormulas } = await resolve(req, res);
     const mutations = parseBatchBody(req.body);
     const userEntered = parseInputMode(req.query.input);
-    // The source validates against the tab as freshly read inside the write; remember its size for messages.
-    let rowCount: number | null = null;
     try {
       const result = await deps.replica.write(connection, tab.sourceSheetId, mutations, {
         allowFormulas,
         userEntered,
-        precondition: (current) => {
-          rowCount = current.typed.length;
-        },
       });
       res.status(200).json({ appended: result.appended, updated: result.updated, deleted: result.deleted });
     } catch (e) {
-      throw batchError(e, rowCount);
+      throw batchError(e);
     }
   };
 

@@ -4,12 +4,14 @@
  * with the file's own delimiter, line ending and BOM. Writing quotes a field only when it has to.
  *
  * CSV has no types: numbers are written canonically (`String(n)`), booleans as `true`/`false` (what our
- * reader types back as booleans), dates as ISO text, and formulas as their `=...` text.
+ * reader types back as booleans), dates as ISO text. No write creates a formula: text that a spreadsheet
+ * would run is stored behind a leading `'` (csv-formula-guard.ts).
  */
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
+import { guardCsvText } from './csv-formula-guard.ts';
 import type { WorkbookDocument } from './document.ts';
 import { interpretInput } from './input.ts';
 import type { CellWrite, WritePlan } from './plan.ts';
@@ -60,9 +62,9 @@ function textOf(input: CellWrite['value'], options: WriteOptions): string {
     case 'date':
       return isoFromDate(parsed.value) ?? '';
     case 'text':
-      return parsed.value;
-    case 'formula':
-      return `=${parsed.formula}`;
+      return guardCsvText(parsed.value);
+    case 'formula': // unreachable: formulas are off above; kept so the switch stays exhaustive
+      return guardCsvText(`=${parsed.formula}`);
   }
 }
 
@@ -163,7 +165,7 @@ export class CsvDocument implements WorkbookDocument {
 
     if (plan.newHeader) {
       // Empty file (or only blank lines): the appended keys become the header on line 1.
-      const header = { fields: [...plan.header], raw: null };
+      const header = { fields: plan.header.map(guardCsvText), raw: null };
       if (this.#records.length === 0) this.#records.push(header);
       else this.#records[0] = header;
     }

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
+import { assertStorable, EXCEL_LIMITS } from '../cell-rules.ts';
 import type { Mutation, Source, SpreadsheetSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { CsvDocument } from './csv.ts';
 import type { DocumentParser } from './document.ts';
@@ -19,6 +20,7 @@ const parsers: Record<string, DocumentParser> = {
 
 class WorkbookSource implements Source {
   readonly kind = 'workbook' as const;
+  readonly limits = EXCEL_LIMITS;
   #file: WorkbookFile | null;
 
   constructor(file: WorkbookFile) {
@@ -38,7 +40,8 @@ class WorkbookSource implements Source {
     return this.#open().read();
   }
 
-  write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
+  async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
+    assertStorable(mutations, this.limits);
     return this.#open().write(sourceSheetId, mutations, options);
   }
 

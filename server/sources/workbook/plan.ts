@@ -3,6 +3,7 @@
  * batch is checked before anything is applied, so a bad mutation anywhere leaves the file untouched.
  * The result is a plan in column indexes and original row numbers that the .xlsx and .csv writers apply
  * in the same order: updates in place, deletes bottom-up, appends after the last data row.
+ * Errors carry the failing mutation's position as data (`details.index`), never in the message.
  */
 import { AppError } from '../../errors.ts';
 import type { CellInput, TabSnapshot } from '../source.ts';
@@ -33,8 +34,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 function checkValues(values: unknown, index: number): Values {
-  if (!isPlainObject(values))
-    throw new AppError('invalid_body', `Mutation ${index}: "values" must be an object`, { index });
+  if (!isPlainObject(values)) throw new AppError('invalid_body', '"values" must be an object.', { index });
   for (const [field, v] of Object.entries(values)) {
     const ok =
       v === null ||
@@ -42,14 +42,10 @@ function checkValues(values: unknown, index: number): Values {
       typeof v === 'boolean' ||
       (typeof v === 'number' && Number.isFinite(v));
     if (!ok) {
-      throw new AppError(
-        'invalid_body',
-        `Mutation ${index}: field "${field}" must be a string, number, boolean or null`,
-        {
-          field,
-          index,
-        },
-      );
+      throw new AppError('invalid_body', `Field "${field}" must be a string, number, boolean or null.`, {
+        field,
+        index,
+      });
     }
   }
   return values as Values;
@@ -57,8 +53,9 @@ function checkValues(values: unknown, index: number): Values {
 
 function checkRow(row: unknown, rowCount: number, index: number): number {
   if (typeof row !== 'number' || !Number.isInteger(row) || row < 1 || row > rowCount) {
-    throw new AppError('row_not_found', `Mutation ${index}: row ${String(row)} does not exist`, {
+    throw new AppError('row_not_found', `Row ${String(row)} does not exist; the tab has ${rowCount} rows.`, {
       row,
+      row_count: rowCount,
       index,
     });
   }
@@ -77,7 +74,7 @@ function headerFromAppends(mutations: readonly unknown[]): string[] {
     if (!isPlainObject(m) || m.op !== 'append' || !isPlainObject(m.values)) return;
     for (const key of Object.keys(m.values)) {
       if (key === '' || key.trim() !== key) {
-        throw new AppError('unknown_field', `Mutation ${index}: "${key}" cannot be used as a column name`, {
+        throw new AppError('unknown_field', `"${key}" cannot be used as a column name.`, {
           field: key,
           index,
         });
@@ -102,7 +99,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
     Object.entries(values).map(([field, value]) => {
       const column = columnOf.get(field);
       if (column === undefined)
-        throw new AppError('unknown_field', `Unknown field "${field}"`, { field, index });
+        throw new AppError('unknown_field', `Unknown field "${field}".`, { field, index });
       return { column, value };
     });
 
@@ -112,8 +109,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
   const counts = { appended: 0, updated: 0, deleted: 0 };
 
   mutations.forEach((m: unknown, index) => {
-    if (!isPlainObject(m))
-      throw new AppError('invalid_body', `Mutation ${index} must be an object`, { index });
+    if (!isPlainObject(m)) throw new AppError('invalid_body', 'A mutation must be an object.', { index });
     switch (m.op) {
       case 'append': {
         appends.push(toCells(checkValues(m.values, index), index));
@@ -123,14 +119,10 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
       case 'update': {
         const row = checkRow(m.row, rowCount, index);
         if (deleted.has(row)) {
-          throw new AppError(
-            'invalid_body',
-            `Mutation ${index}: row ${row} is deleted earlier in this batch`,
-            {
-              row,
-              index,
-            },
-          );
+          throw new AppError('invalid_body', `Row ${row} is deleted earlier in this batch.`, {
+            row,
+            index,
+          });
         }
         const cells = toCells(checkValues(m.values, index), index);
         updates.set(row, [...(updates.get(row) ?? []), ...cells]);
@@ -140,7 +132,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
       case 'delete': {
         const row = checkRow(m.row, rowCount, index);
         if (deleted.has(row)) {
-          throw new AppError('invalid_body', `Mutation ${index}: row ${row} is deleted twice in this batch`, {
+          throw new AppError('invalid_body', `Row ${row} is deleted twice in this batch.`, {
             row,
             index,
           });
@@ -150,7 +142,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
         break;
       }
       default:
-        throw new AppError('invalid_body', `Mutation ${index}: unknown op ${JSON.stringify(m.op)}`, {
+        throw new AppError('invalid_body', `Unknown op ${JSON.stringify(m.op)}.`, {
           index,
         });
     }

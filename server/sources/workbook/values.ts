@@ -7,6 +7,8 @@
 import ExcelJS from 'exceljs';
 import { format } from 'numfmt';
 import type { CellValue } from '../source.ts';
+import { unguardCsvText } from './csv-formula-guard.ts';
+import { decodeCellText } from './ooxml-text.ts';
 
 export interface GridCell {
   typed: CellValue;
@@ -91,8 +93,11 @@ function dateCell(d: Date, numFmt: string | undefined): GridCell | null {
   return { typed: iso, formatted: formatValue(pattern, dateToSerial(d)) };
 }
 
+/** Text from the file, with OOXML's `_xHHHH_` escapes undone (CSV text has none: see readCsvCell). */
 function textCell(s: string): GridCell | null {
-  return s === '' ? null : { typed: s, formatted: s };
+  if (s === '') return null;
+  const text = decodeCellText(s);
+  return { typed: text, formatted: text };
 }
 
 interface RichTextLike {
@@ -170,7 +175,10 @@ export function typeCsvText(text: string): CellValue {
   return text;
 }
 
-export function readCsvCell(text: string): GridCell | null {
+/** A CSV field: a guarded formula-like text loses its marker `'` first (csv-formula-guard.ts). */
+export function readCsvCell(field: string): GridCell | null {
+  const text = unguardCsvText(field);
+  if (text !== field) return { typed: text, formatted: text };
   const typed = typeCsvText(text);
   return typed === null ? null : { typed, formatted: text };
 }

@@ -11,6 +11,7 @@
 import ExcelJS from 'exceljs';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from './input.ts';
+import { encodeCellText } from './ooxml-text.ts';
 import type { CellWrite, WritePlan } from './plan.ts';
 import { RowMap } from './row-map.ts';
 import { isDateFormat, isGeneralFormat } from './values.ts';
@@ -53,7 +54,7 @@ function writeCell(cell: ExcelJS.Cell, input: CellWrite['value'], options: Write
       if (!isDateFormat(cell.numFmt)) setNumFmt(cell, parsed.hasTime ? DATE_TIME_FORMAT : DATE_FORMAT);
       break;
     case 'text':
-      cell.value = parsed.value;
+      cell.value = encodeCellText(parsed.value);
       break;
     case 'formula':
       // No cached result: reads return null for it until an office program recalculates and saves.
@@ -105,7 +106,7 @@ export function applyPlanToWorksheet(
     headerRow = 1;
     const row = ws.getRow(1);
     plan.header.forEach((name, i) => {
-      row.getCell(i + 1).value = name;
+      row.getCell(i + 1).value = encodeCellText(name);
     });
   }
 

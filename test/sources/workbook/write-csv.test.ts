@@ -61,14 +61,15 @@ describe('writing .csv', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('id;name\n1;\n3;c\n4;"x;y"');
   });
 
-  it('writes user-entered strings as canonical text and leaves "=..." as text', async () => {
+  it('writes user-entered strings as canonical text and stores "=..." behind the text marker', async () => {
     const { file, source } = await csvFile('a,b,c,d\n');
     await source.write(
       '0',
       [{ op: 'append', values: { a: '$1,234.50', b: '3/1/2024', c: '=1+1', d: 'TRUE' } }],
       { allowFormulas: true, userEntered: true },
     );
-    expect(await fs.readFile(file, 'utf8')).toBe('a,b,c,d\n1234.5,2024-03-01,=1+1,true\n');
+    expect(await fs.readFile(file, 'utf8')).toBe("a,b,c,d\n1234.5,2024-03-01,'=1+1,true\n");
+    expect((await source.read()).tabs[0]?.typed).toEqual([[1234.5, '2024-03-01', '=1+1', true]]);
   });
 
   it('creates a header in an empty file from the appended keys', async () => {
