@@ -47,6 +47,8 @@ export class ChangeRecorder {
     db.transaction(() => {
       for (const tab of after.tabs) {
         const old = previous.get(tab.sourceSheetId);
+        // Webhooks follow their tab by id; the name they show follows a rename (also one made while stopped).
+        if (old?.name !== tab.name) webhooks.renameTab(spreadsheetId, tab.sourceSheetId, tab.name);
         if (!old) {
           // First sight of this tab: nothing to compare with yet.
           baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);

@@ -14,6 +14,7 @@ import {
   print,
   printJson,
   printTable,
+  type Stores,
   withStores,
 } from './kit.ts';
 
@@ -58,19 +59,34 @@ export function registerConnectionCommands(program: Command): void {
     .command('remove')
     .description('forget a spreadsheet (the file itself is not touched)')
     .argument('<id>', 'spreadsheet id or userKey')
-    .action((id: string, _opts: unknown, cmd: Command) => {
+    .option('--force', 'also remove the webhooks registered on it (and their delivery logs)')
+    .action((id: string, opts: { force?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       withStores(g, ({ connections }) => {
         const found = connections.resolve(id);
-        if (!found || !connections.remove(found.spreadsheetId)) {
+        const result = found ? removeConnection(connections, found.spreadsheetId, opts.force === true) : null;
+        if (!found || !result?.removed) {
           throw new CliError(
             'spreadsheet_not_found',
             `No connection with spreadsheet id or userKey '${id}'.`,
           );
         }
-        if (g.json)
-          return printJson({ removed: true, spreadsheet_id: found.spreadsheetId, name: found.name });
-        print(`Removed ${found.name} (${found.spreadsheetId}). The file itself was not changed.`);
+        const webhooks = result.webhooksRemoved;
+        if (g.json) {
+          return printJson({
+            removed: true,
+            spreadsheet_id: found.spreadsheetId,
+            name: found.name,
+            webhooks_removed: webhooks.length,
+          });
+        }
+        if (webhooks.length === 0) {
+          return print(`Removed ${found.name} (${found.spreadsheetId}). The file itself was not changed.`);
+        }
+        const what = webhooks.length === 1 ? 'its webhook' : `its ${webhooks.length} webhooks`;
+        print(
+          `Removed ${found.name} (${found.spreadsheetId}) and ${what} (${webhooks.join(', ')}). The file itself was not changed.`,
+        );
       });
     });
 
@@ -108,6 +124,25 @@ export function registerConnectionCommands(program: Command): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+
+/** The store's refusal, with the CLI's way out (`--force`) in the message. */
+function removeConnection(
+  connections: Stores['connections'],
+  spreadsheetId: string,
+  force: boolean,
+): { removed: boolean; webhooksRemoved: string[] } {
+  try {
+    return connections.removeWithWebhooks(spreadsheetId, { force });
+  } catch (err) {
+    if (!isAppError(err) || err.code !== 'conflict') throw err;
+    const ids = (err.details as { webhooks?: string[] }).webhooks ?? [];
+    const them = ids.length === 1 ? 'it' : 'them';
+    throw new CliError(
+      'conflict',
+      `${spreadsheetId} has ${ids.length === 1 ? 'a webhook' : `${ids.length} webhooks`} (${ids.join(', ')}). Delete ${them} with 'sheetport webhooks delete', or pass --force to remove ${them} with the connection.`,
+    );
+  }
+}
 
 async function connect(file: string, opts: { name?: string }, g: GlobalOptions): Promise<void> {
   const resolved = path.resolve(file);

@@ -50,7 +50,9 @@ export class ConnectionStore {
     byUserKey: Database.Statement<[string], ConnectionRow>;
     byLocation: Database.Statement<[SourceKind, string], ConnectionRow>;
     list: Database.Statement<[], ConnectionRow>;
-    remove: Database.Statement<[string, string]>;
+    remove: Database.Statement<[string]>;
+    webhooksOf: Database.Statement<[string], string>;
+    removeWebhooks: Database.Statement<[string]>;
     setPublicRead: Database.Statement<[number, string]>;
   };
 
@@ -67,7 +69,14 @@ export class ConnectionStore {
       byUserKey: db.prepare(`SELECT ${COLUMNS} FROM connections WHERE user_key = ?`),
       byLocation: db.prepare(`SELECT ${COLUMNS} FROM connections WHERE source_kind = ? AND location = ?`),
       list: db.prepare(`SELECT ${COLUMNS} FROM connections ORDER BY created_at, rowid`),
-      remove: db.prepare('DELETE FROM connections WHERE id = ? OR user_key = ?'),
+      remove: db.prepare('DELETE FROM connections WHERE id = ?'),
+      webhooksOf: db
+        .prepare<[string], string>(
+          'SELECT id FROM webhooks WHERE spreadsheet_id = ? ORDER BY created_at, rowid',
+        )
+        .pluck(),
+      // Their deliveries and attempts go with them (foreign keys cascade).
+      removeWebhooks: db.prepare('DELETE FROM webhooks WHERE spreadsheet_id = ?'),
       setPublicRead: db.prepare('UPDATE connections SET public_read = ? WHERE id = ?'),
     };
   }
@@ -143,10 +152,39 @@ export class ConnectionStore {
 
   /**
    * Remove by spreadsheet id or userKey; false when nothing matched. API keys limited to the removed
-   * spreadsheet keep that (now dead) id, so they do not widen to "all spreadsheets".
+   * spreadsheet keep that (now dead) id, so they do not widen to "all spreadsheets". Refused (409 `conflict`)
+   * while webhooks watch it, unless `force`; see `removeWithWebhooks`.
    */
-  remove(spreadsheetIdOrUserKey: string): boolean {
-    return this.stmts.remove.run(spreadsheetIdOrUserKey, spreadsheetIdOrUserKey).changes > 0;
+  remove(spreadsheetIdOrUserKey: string, options: { force?: boolean } = {}): boolean {
+    return this.removeWithWebhooks(spreadsheetIdOrUserKey, options).removed;
+  }
+
+  /**
+   * Remove a connection and say which webhooks went with it. A webhook outliving its spreadsheet would keep
+   * a secret and a queue for nothing, so while any exists this throws 409 `conflict` listing them
+   * (`details.webhooks`), unless `force` removes them too. One transaction: a webhook registered meanwhile by
+   * another process is either listed or removed, never orphaned.
+   */
+  removeWithWebhooks(
+    spreadsheetIdOrUserKey: string,
+    options: { force?: boolean } = {},
+  ): { removed: boolean; webhooksRemoved: string[] } {
+    const run = this.db.transaction(() => {
+      const found = this.resolve(spreadsheetIdOrUserKey);
+      if (!found) return { removed: false, webhooksRemoved: [] };
+      const webhooks = this.stmts.webhooksOf.all(found.spreadsheetId);
+      if (webhooks.length > 0 && options.force !== true) {
+        throw new AppError(
+          'conflict',
+          `Spreadsheet ${found.spreadsheetId} has ${webhooks.length === 1 ? 'a webhook' : `${webhooks.length} webhooks`} (${webhooks.join(', ')}); remove ${webhooks.length === 1 ? 'it' : 'them'} first, or force the removal to remove ${webhooks.length === 1 ? 'it' : 'them'} too.`,
+          { webhooks },
+        );
+      }
+      if (webhooks.length > 0) this.stmts.removeWebhooks.run(found.spreadsheetId);
+      this.stmts.remove.run(found.spreadsheetId);
+      return { removed: true, webhooksRemoved: webhooks };
+    });
+    return run.immediate();
   }
 
   /** Allow reads without an API key. `id` is the spreadsheet id; false when there is no such connection. */

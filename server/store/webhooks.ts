@@ -11,7 +11,7 @@ export interface WebhookRecord {
   id: string;
   url: string;
   spreadsheetId: string;
-  /** The name given at registration; payloads carry the tab's current name. */
+  /** The tab's name as last seen: set at registration, updated when the change recorder sees a rename. */
   sheetName: string;
   sourceSheetId: string;
   events: WebhookEvent[];
@@ -85,6 +85,9 @@ export class WebhookStore {
       forTab: db.prepare<[string, string], Row>(
         `SELECT ${COLUMNS} FROM webhooks WHERE spreadsheet_id = ? AND source_sheet_id = ? ORDER BY created_at, rowid`,
       ),
+      renameTab: db.prepare<[string, string, string, string]>(
+        'UPDATE webhooks SET sheet_name = ? WHERE spreadsheet_id = ? AND source_sheet_id = ? AND sheet_name != ?',
+      ),
       update: db.prepare(
         'UPDATE webhooks SET url = @url, events = @events, status = @status, updated_at = @updated_at WHERE id = @id',
       ),
@@ -135,6 +138,11 @@ export class WebhookStore {
   /** Every webhook on a tab, paused ones included (their notifications queue until they resume). */
   forTab(spreadsheetId: string, sourceSheetId: string): WebhookRecord[] {
     return this.#stmts.forTab.all(spreadsheetId, sourceSheetId).map(toRecord);
+  }
+
+  /** The tab was renamed: every webhook on it shows the new name. Call inside the recording transaction. */
+  renameTab(spreadsheetId: string, sourceSheetId: string, name: string): number {
+    return this.#stmts.renameTab.run(name, spreadsheetId, sourceSheetId, name).changes;
   }
 
   update(
