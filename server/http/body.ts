@@ -1,9 +1,31 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+export const NOT_UTF8 = 'entity.not.utf8';
 
-const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
+/**
+ * Bytes that are not UTF-8 would otherwise be decoded leniently (each bad byte becomes U+FFFD) and stored
+ * as mojibake: refuse them. Not strict about the top level, so `"text"` or `42` reach the route, whose
+ * message says what shape it wants instead of calling valid JSON invalid.
+ */
+const parseJson = express.json({
+  limit: MAX_BODY_BYTES,
+  strict: false,
+  type: () => true,
+  verify: (_req, _res, bytes) => {
+    // body-parser wraps what is thrown here as a 403; the error middleware maps this `type` to 400.
+    if (!isUtf8(bytes))
+      throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
+  },
+});
+
+/** Only UTF-8 JSON: a declared charset other than utf-8 is refused before the body is read. */
+function declaresOtherCharset(contentType: string): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  return charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8';
+}
 
 /** `application/json` or any `+json` type, with optional parameters. */
 function isJsonType(contentType: string): boolean {
@@ -31,6 +53,9 @@ export function jsonBody(): RequestHandler {
           'Request bodies must be JSON (Content-Type: application/json).',
         ),
       );
+    }
+    if (declaresOtherCharset(type)) {
+      return next(new AppError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.'));
     }
     if (declared > MAX_BODY_BYTES) {
       // Refuse before reading a byte; closing the connection spares the client sending the rest.

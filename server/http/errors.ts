@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
+import { NOT_UTF8 } from './body.ts';
 import { locals } from './locals.ts';
 import { redactUrl } from './redact-url.ts';
 import { noteFailureCause } from './request-log.ts';
@@ -14,6 +15,8 @@ function fromFrameworkError(err: unknown): AppError | null {
   switch (e.type) {
     case 'entity.parse.failed':
       return new AppError('invalid_body', 'Request body is not valid JSON.');
+    case NOT_UTF8:
+      return new AppError('invalid_body', 'Request body is not valid UTF-8; send JSON encoded as UTF-8.');
     case 'entity.too.large':
       return new AppError('payload_too_large', 'Request body is larger than 5 MB.');
     case 'charset.unsupported':
