@@ -6,11 +6,13 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { registerAdminCommands } from './cli/admin.ts';
 import { registerConnectionCommands } from './cli/connections.ts';
 import { registerDeliveryCommands } from './cli/deliveries.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { printError } from './cli/kit.ts';
 import { registerServeCommands } from './cli/serve.ts';
+import { packageVersion } from './cli/version.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
 import { DATA_DIR_ENV } from './config.ts';
 
@@ -37,6 +39,7 @@ function buildProgram(json: boolean): Command {
     .description('Use a spreadsheet as a database: rows of a local .xlsx/.csv tab as records over HTTP.')
     .option('--data-dir <dir>', `data directory (default: $${DATA_DIR_ENV}, else the OS app-data folder)`)
     .option('--json', 'machine-readable output')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
@@ -53,6 +56,7 @@ function buildProgram(json: boolean): Command {
   registerKeyCommands(program);
   registerWebhookCommands(program);
   registerDeliveryCommands(program);
+  registerAdminCommands(program);
 
   return program;
 }

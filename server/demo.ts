@@ -1,9 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT } from './config.ts';
+import { cliCommand, exportLine } from './cli/shell-line.ts';
+import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT } from './config.ts';
 import { createServiceContext } from './context.ts';
+import { findPackageFile } from './lib/package-file.ts';
 import { logStrayErrors, startService, stopOnSignals } from './service.ts';
 import { createDemoWorkbook } from './sources/workbook/index.ts';
+import type { ConnectionRecord } from './store/connections.ts';
 
 export interface DemoOptions {
   dataDir: string;
@@ -28,40 +31,85 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   if (!existsSync(workbook)) await createDemoWorkbook(workbook);
 
   const setup = createServiceContext({ dataDir: options.dataDir });
-  let userKey: string;
+  let connection: ConnectionRecord;
   let state: DemoState;
   try {
-    const connection =
+    connection =
       setup.connections.list().find((c) => c.location === workbook) ??
       setup.connections.create({ name: 'demo.xlsx', sourceKind: 'workbook', location: workbook });
-    userKey = connection.userKey;
     state = loadOrCreateKey(options.dataDir, setup);
   } finally {
     await setup.close();
   }
 
   const service = await startOnPort(options);
-  const listUrl = `${service.url}/api/spreadsheets/${userKey}/Orders?limit=3`;
-  const curl = `curl -H "Authorization: Bearer ${state.key}" "${listUrl}"`;
+  const lines = demoLines({
+    url: service.url,
+    dataDir: options.dataDir,
+    key: state.key,
+    userKey: connection.userKey,
+    spreadsheetId: connection.spreadsheetId,
+  });
   if (options.json) {
-    console.log(JSON.stringify({ url: service.url, key: state.key, userKey, curl, workbook }));
+    console.log(
+      JSON.stringify({
+        url: service.url,
+        key: state.key,
+        userKey: connection.userKey,
+        spreadsheet_id: connection.spreadsheetId,
+        data_dir: options.dataDir,
+        workbook,
+        ...lines,
+      }),
+    );
   } else {
+    const apiDoc = findPackageFile(path.join('docs', 'api.md'));
     console.log(
       [
         `SheetPort is running at ${service.url}`,
         `  demo workbook: ${workbook} (tabs Orders and Products)`,
+        `  demo data dir: ${options.dataDir} (the demo's own; the CLI needs --data-dir or SHEETPORT_DATA_DIR to see it)`,
         `  demo API key (read_write, for this demo only): ${state.key}`,
         '',
-        'Try it:',
-        `  ${curl}`,
+        "In another terminal, set the variables the README's examples use:",
+        `  ${lines.exports}`,
         '',
-        `API reference: docs/api.md  ·  OpenAPI: ${service.url}/openapi.json`,
+        'Try it:',
+        `  ${lines.curl}`,
+        `  ${lines.cli}`,
+        '',
+        `API reference: ${apiDoc ?? 'docs/api.md'}  ·  OpenAPI: ${service.url}/openapi.json`,
         'Press Ctrl-C to stop.',
       ].join('\n'),
     );
   }
   logStrayErrors();
   stopOnSignals(service, () => process.exit(0));
+}
+
+/**
+ * The lines `npm start` prints for pasting, each working as printed in a POSIX shell from any directory: the
+ * variables the README uses (the data dir among them, so the CLI in that shell sees the demo), a curl line
+ * and a CLI line.
+ */
+export function demoLines(demo: {
+  url: string;
+  dataDir: string;
+  key: string;
+  userKey: string;
+  spreadsheetId: string;
+}): { exports: string; curl: string; cli: string } {
+  return {
+    exports: exportLine({
+      [DATA_DIR_ENV]: demo.dataDir,
+      SP: demo.url,
+      KEY: demo.key,
+      USER_KEY: demo.userKey,
+      SPREADSHEET_ID: demo.spreadsheetId,
+    }),
+    curl: `curl -H "Authorization: Bearer ${demo.key}" "${demo.url}/api/spreadsheets/${demo.userKey}/Orders?limit=3"`,
+    cli: `${cliCommand(demo.dataDir)} keys list`,
+  };
 }
 
 function loadOrCreateKey(dataDir: string, context: ReturnType<typeof createServiceContext>): DemoState {

@@ -1,9 +1,12 @@
 /** `sheetport serve` and `sheetport demo`: run the HTTP service (loaded lazily, only these commands need it). */
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from '../config.ts';
+import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, defaultDataDir, resolveDataDir } from '../config.ts';
+import { runningFromSource } from '../lib/package-file.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
-import { collect, globals, parseCount, parsePort } from './kit.ts';
+import { collect, type GlobalOptions, globals, parseCount, parsePort, print, withStores } from './kit.ts';
+import { cliCommand } from './shell-line.ts';
 
 export function registerServeCommands(program: Command): void {
   program
@@ -28,9 +31,10 @@ export function registerServeCommands(program: Command): void {
         cmd: Command,
       ) => {
         const g = globals(cmd);
+        const dataDir = resolveDataDir({ flag: g.dataDir });
         const { runServe } = await import('../serve.ts');
         await runServe({
-          dataDir: resolveDataDir({ flag: g.dataDir }),
+          dataDir,
           port: opts.port,
           host: opts.host,
           allowedHosts: opts.allowHost,
@@ -39,6 +43,7 @@ export function registerServeCommands(program: Command): void {
           deliveryLogDays: opts.deliveryLogDays,
           json: g.json === true,
         });
+        if (!g.json) for (const line of nextSteps(g, dataDir)) print(line);
       },
     );
 
@@ -53,9 +58,42 @@ export function registerServeCommands(program: Command): void {
     });
 }
 
-/** `demo` keeps its data in `<repo>/.demo` unless --data-dir or SHEETPORT_DATA_DIR says otherwise. */
-function demoDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * `demo` keeps its data apart from the real data dir, so trying SheetPort leaves no keys or connections behind:
+ * `<checkout>/.demo` in a checkout, `<OS app-data>/SheetPort-demo` in an installed copy (whose own folder may not
+ * be writable). --data-dir or SHEETPORT_DATA_DIR override; `npm start` prints the line that points the CLI there.
+ */
+export function demoDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (flag || env[DATA_DIR_ENV]) return resolveDataDir({ flag, env });
-  // Two levels up from server/cli/: the repo root (dist/ in a build).
-  return fileURLToPath(new URL('../../.demo', import.meta.url));
+  // Two levels up from server/cli/: the checkout's root.
+  if (runningFromSource()) return fileURLToPath(new URL('../../.demo', import.meta.url));
+  return `${defaultDataDir(process.platform, env, os.homedir())}-demo`;
+}
+
+/**
+ * After `serve` has started on a data dir with nothing to serve yet, the next steps, as command lines that work
+ * when pasted (carrying the data dir unless it is the default one).
+ */
+function nextSteps(g: GlobalOptions, dataDir: string): string[] {
+  const { connections, keys } = withStores(g, (stores) => ({
+    connections: stores.connections.list().length,
+    keys: stores.keys.list().filter((k) => !k.revokedAt).length,
+  }));
+  if (connections > 0 && keys > 0) return [];
+  const isDefault = dataDir === defaultDataDir(process.platform, process.env, os.homedir());
+  const cli = cliCommand(isDefault ? null : dataDir);
+  const steps = [`Data dir: ${dataDir}`];
+  if (connections === 0)
+    steps.push(
+      'No spreadsheets connected yet. In another terminal:',
+      `  ${cli} connect <file.xlsx|file.csv>`,
+    );
+  if (keys === 0)
+    steps.push(
+      connections === 0
+        ? `  ${cli} keys create --scope read_write`
+        : `No API keys yet. In another terminal:\n  ${cli} keys create --scope read_write`,
+    );
+  steps.push(`(To try SheetPort on a ready-made workbook instead: ${cliCommand(null)} demo)`);
+  return steps;
 }

@@ -1,0 +1,139 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const BIN = path.resolve('bin/sheetport.js');
+const exec = promisify(execFile);
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+/** A new temp dir whose name has a space and a quote, so the printed lines must quote it. */
+async function awkwardDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "sheetport first run's "));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Start a long-running CLI command; `out()` is its stdout so far, `until` resolves once it shows `pattern`. */
+async function startUntil(args: string[], pattern: RegExp) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  let text = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  while (!pattern.test(text)) await once(child.stdout!, 'data');
+  return { child, out: text, now: () => text };
+}
+
+/** Run a printed line the way a user does: pasted into a shell, here bash, from an unrelated directory. */
+async function shell(script: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const clean = { ...process.env, ...env };
+  delete clean.SHEETPORT_DATA_DIR;
+  // curl exits non-zero on an HTTP error status, so a failing request fails the script.
+  const { stdout } = await exec(
+    'bash',
+    ['-euo', 'pipefail', '-c', `curl() { command curl -sS --fail-with-body "$@"; }\n${script}`],
+    {
+      cwd: os.tmpdir(),
+      env: clean,
+    },
+  );
+  return stdout;
+}
+
+/** The indented line of `out` that starts with `prefix`. */
+function lineStarting(out: string, prefix: string): string {
+  const line = out
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith(prefix));
+  expect(line, `a line starting with ${prefix} in:\n${out}`).toBeDefined();
+  return line!;
+}
+
+/** The `sh` blocks of one README section, with line continuations joined. */
+async function readmeShellBlocks(section: string): Promise<string[]> {
+  const readme = await readFile(path.resolve('README.md'), 'utf8');
+  const start = readme.indexOf(`## ${section}\n`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const text = readme.slice(start, end === -1 ? undefined : end);
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+describe('npm start: every printed line works when pasted', () => {
+  it('the export line sets what the README uses; the curl, CLI and README lines then work', async () => {
+    const dataDir = path.join(await awkwardDir(), 'demo data');
+    const { child, out } = await startUntil(['demo', '--port', '0', '--data-dir', dataDir], /Ctrl-C/);
+    const exportLine = lineStarting(out, 'export ');
+    const curlLine = lineStarting(out, 'curl ');
+    const cliLine = out
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.endsWith(' keys list'))!;
+    expect(cliLine).toBeDefined();
+
+    // The export line sets the data dir and the README's variables.
+    const vars = await shell(
+      `${exportLine}\nprintf '%s\\n' "$SHEETPORT_DATA_DIR" "$SP" "$KEY" "$USER_KEY" "$SPREADSHEET_ID"`,
+    );
+    const [dir, sp, key, userKey, spreadsheetId] = vars.trim().split('\n');
+    expect(dir).toBe(dataDir);
+    expect(sp).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(key).toMatch(/^sp_/);
+    expect(userKey).toBeTruthy();
+    expect(spreadsheetId).toBeTruthy();
+
+    // The curl line as printed.
+    expect(JSON.parse(await shell(curlLine))).toHaveLength(3);
+    // The CLI line as printed, from another directory and without the variable: it sees the demo key.
+    expect(await shell(cliLine)).toMatch(/\bdemo\b/);
+    // After the export line, a bare CLI command sees the demo's data dir too (the trap: it showed nothing).
+    const program = cliLine.slice(0, cliLine.indexOf(' --data-dir'));
+    const keys = JSON.parse(await shell(`${exportLine}\n${program} keys list --json`));
+    expect(keys.map((k: { name: string }) => k.name)).toContain('demo');
+
+    // The README's first requests, run as written after the export line (its URLs use $SP, its auth $KEY).
+    const blocks = await readmeShellBlocks('A first request');
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const block of blocks) await shell(`${exportLine}\n${block}`);
+
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  });
+});
+
+describe('sheetport serve on an empty data dir', () => {
+  it('says what to do next, in lines that work when pasted', async () => {
+    const dataDir = await awkwardDir();
+    const { child, out } = await startUntil(['serve', '--port', '0', '--data-dir', dataDir], /demo\)/);
+    expect(out).toContain('No spreadsheets connected yet');
+    const connectLine = lineStarting(out, 'node ').replace('<file.xlsx|file.csv>', '"$CSV"');
+    const keysLine = out
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.endsWith('keys create --scope read_write'))!;
+    const csv = path.join(dataDir, 'team.csv');
+    await writeFile(csv, 'name\nAnn\n');
+    expect(await shell(connectLine, { CSV: csv })).toContain('Connected');
+    expect(await shell(keysLine)).toMatch(/sp_\S+/);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+
+    // With a connection and a key there is nothing to suggest.
+    const again = await startUntil(['serve', '--port', '0', '--data-dir', dataDir], /listening/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(again.now()).not.toContain('In another terminal');
+    again.child.kill('SIGTERM');
+    await once(again.child, 'exit');
+  });
+});
