@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ChangeRecorder } from './changes/recorder.ts';
+import { type FileLimits, resolveFileLimits } from './config.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { Replica } from './replica/replica.ts';
@@ -48,6 +49,8 @@ export interface ContextOptions {
   watchPollMs?: number;
   /** Finished webhook deliveries are kept this many days (default 30). */
   deliveryLogDays?: number;
+  /** Bounds on reading workbook files (defaults and SHEETPORT_* variables in config.ts). */
+  fileLimits?: Partial<FileLimits>;
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -85,7 +88,9 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     rules: options.eventRules ?? DEFAULT_EVENT_RULES,
     onQueued: () => worker.wake(),
   });
-  const openSource = (connection: ConnectionRecord): Source => createWorkbookSource(connection.location);
+  const fileLimits = resolveFileLimits(options.fileLimits);
+  const openSource = (connection: ConnectionRecord): Source =>
+    createWorkbookSource(connection.location, fileLimits);
   const replica = new Replica(
     openSource,
     (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),

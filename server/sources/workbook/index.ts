@@ -3,20 +3,14 @@
  * No account, no network; the product's embedded default.
  */
 import path from 'node:path';
+import { type FileLimits, resolveFileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { assertStorable, EXCEL_LIMITS } from '../cell-rules.ts';
 import type { Mutation, Source, SpreadsheetSnapshot, WriteOptions, WriteResult } from '../source.ts';
-import { CsvDocument } from './csv.ts';
-import type { DocumentParser } from './document.ts';
+import { formatForExtension } from './formats.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
-import { XlsxDocument } from './xlsx-document.ts';
 
 export { createDemoWorkbook } from './demo.ts';
-
-const parsers: Record<string, DocumentParser> = {
-  '.xlsx': (bytes) => XlsxDocument.parse(bytes),
-  '.csv': async (bytes, fileName) => CsvDocument.parse(bytes, fileName),
-};
 
 class WorkbookSource implements Source {
   readonly kind = 'workbook' as const;
@@ -53,10 +47,10 @@ class WorkbookSource implements Source {
 }
 
 /** A Source over a local `.xlsx` or `.csv` file (chosen by extension, any case). */
-export function createWorkbookSource(filePath: string): Source {
+export function createWorkbookSource(filePath: string, limits: FileLimits = resolveFileLimits()): Source {
   const ext = path.extname(filePath).toLowerCase();
-  const parse = parsers[ext];
-  if (!parse) {
+  const format = formatForExtension(ext);
+  if (!format) {
     throw new AppError(
       'invalid_parameter',
       `Unsupported workbook file type "${ext || path.basename(filePath)}"; use .xlsx or .csv`,
@@ -65,5 +59,5 @@ export function createWorkbookSource(filePath: string): Source {
       },
     );
   }
-  return new WorkbookSource(fileFor(filePath, parse));
+  return new WorkbookSource(fileFor(filePath, format, limits));
 }

@@ -4,14 +4,27 @@
  *
  * One instance per resolved path (see `fileFor`), shared by every Source on that path, so two Sources
  * writing the same file still take turns.
+ *
+ * Reads never parse on the event loop: the bytes come through the file guard (regular file, size limit),
+ * zip packages through the package check, and the parse runs in a worker with a heap cap and a deadline
+ * (`sources/guard/`). A write needs the document itself in this thread, so it parses here, but only a file
+ * whose exact version the worker has parsed already, so its size and parse time are known to be bounded.
+ * A file that cannot be read is remembered as such until its signature changes: repeated requests get the
+ * same answer at once instead of repeating the work.
  */
 import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { Mutation, SpreadsheetSnapshot, WriteOptions, WriteResult } from '../source.ts';
+import { parseOffThread } from '../guard/parse-off-thread.ts';
+import { readRegularFile } from '../guard/read-regular-file.ts';
+import { parserFailure, reasonOf } from '../guard/unreadable.ts';
+import { checkZipPackage } from '../guard/zip-package.ts';
+import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { replaceFileAtomically } from './atomic-file.ts';
-import type { DocumentParser, WorkbookDocument } from './document.ts';
+import type { WorkbookDocument } from './document.ts';
+import type { WorkbookFormat } from './formats.ts';
 import { assertNotLocked, fileError } from './lock.ts';
 import { planWrite, type WritePlan } from './plan.ts';
 import { FileQueue } from './write-queue.ts';
@@ -27,10 +40,21 @@ interface WriteJob {
 type Outcome = { ok: true; counts: WritePlan['counts'] } | { ok: false; error: unknown };
 
 interface Loaded {
-  doc: WorkbookDocument;
-  /** Stat signature of the file the document was parsed from (or last written as). */
+  /** Stat signature of the file the tabs were read from (or last written as). */
   signature: string;
+  /** The tabs as the parse worker returned them; unused once `doc` is set. */
+  tabs: TabSnapshot[];
+  /** The parsed document, only once a write needed it (parsed in this thread). */
+  doc: WorkbookDocument | null;
 }
+
+/** A write's view of the file: the document in this thread and the signature it matches. */
+interface LoadedDocument {
+  signature: string;
+  doc: WorkbookDocument;
+}
+
+const tabsOf = (loaded: Loaded): TabSnapshot[] => loaded.doc?.tabs() ?? loaded.tabs;
 
 /** How often a write re-reads and re-applies when another program keeps saving the file under us. */
 const MAX_ATTEMPTS = 5;
@@ -50,17 +74,21 @@ export async function statSignature(filePath: string): Promise<string> {
 export class WorkbookFile {
   readonly path: string;
   readonly title: string;
-  readonly #parse: DocumentParser;
+  readonly #format: WorkbookFormat;
+  readonly #limits: FileLimits;
   readonly #queue: FileQueue<WriteJob>;
-  /** Parsed document plus the signature of the file it matches; dropped whenever it may be wrong. */
+  /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
+  /** Why the file at this signature cannot be read; answered again until the file changes. */
+  #failure: { signature: string; error: unknown } | null = null;
   /** Open Sources using this file (the registry forgets the file, and its memory, at zero). */
   users = 0;
 
-  constructor(filePath: string, parse: DocumentParser) {
+  constructor(filePath: string, format: WorkbookFormat, limits: FileLimits) {
     this.path = filePath;
     this.title = path.basename(filePath);
-    this.#parse = parse;
+    this.#format = format;
+    this.#limits = limits;
     this.#queue = new FileQueue((jobs) => this.#flush(jobs));
   }
 
@@ -80,8 +108,8 @@ export class WorkbookFile {
   read(): Promise<SpreadsheetSnapshot> {
     // Through the queue: the cached document may be in the middle of a write otherwise.
     return this.#queue.run(async () => {
-      const { doc, signature } = await this.#load();
-      return { title: this.title, version: signature, tabs: doc.tabs() };
+      const loaded = await this.#load();
+      return { title: this.title, version: loaded.signature, tabs: tabsOf(loaded) };
     });
   }
 
@@ -95,26 +123,77 @@ export class WorkbookFile {
     return this.#queue.idle();
   }
 
-  /** The parsed file: the cached document while the file is unchanged, else a fresh parse. */
+  /** The file's tabs: the cached ones while the file is unchanged, else a guarded parse in a worker. */
   async #load(): Promise<Loaded> {
     let before = await statSignature(this.path);
-    if (this.#cache?.signature === before) return this.#cache;
-    this.#cache = null;
     for (let attempt = 1; ; attempt++) {
-      let bytes: Uint8Array;
-      try {
-        bytes = await fs.readFile(this.path);
-      } catch (e) {
-        throw fileError(e, this.path);
-      }
+      if (this.#cache?.signature === before) return this.#cache;
+      if (this.#failure?.signature === before) throw this.#failure.error;
+      this.#cache = null;
+      const bytes = await this.#readBytes();
       // Only trust the bytes if the file did not change while we read them (a save in progress).
       const after = await statSignature(this.path);
-      if (after === before || attempt >= 3) {
-        const doc = await this.#parse(bytes, this.path);
-        this.#cache = { doc, signature: after };
-        return this.#cache;
+      if (after !== before && attempt < 3) {
+        before = after;
+        continue;
       }
-      before = after;
+      try {
+        const tabs = await parseOffThread({
+          format: this.#format.name,
+          filePath: this.path,
+          bytes,
+          limits: this.#limits,
+        });
+        this.#failure = null;
+        this.#cache = { signature: after, tabs, doc: null };
+        return this.#cache;
+      } catch (e) {
+        this.#remember(after, e);
+        throw e;
+      }
+    }
+  }
+
+  /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
+  async #readBytes(): Promise<Uint8Array> {
+    try {
+      const { bytes } = await readRegularFile(this.path, this.#limits.maxFileBytes);
+      if (this.#format.zipPackage) checkZipPackage(bytes, this.path, this.#limits.maxInflatedBytes);
+      return bytes;
+    } catch (e) {
+      // What stat says now is what was refused (a FIFO or device has a signature too).
+      this.#remember(await statSignature(this.path).catch(() => null), e);
+      throw e;
+    }
+  }
+
+  /** Failures that depend on the file's content alone are answered again, without work, until it changes. */
+  #remember(signature: string | null, error: unknown): void {
+    if (signature !== null && reasonOf(error)) this.#failure = { signature, error };
+  }
+
+  /**
+   * The document for a write, parsed in this thread from the version the worker has read successfully
+   * (so within every limit); later writes reuse it while the file is unchanged.
+   */
+  async #loadDocument(): Promise<LoadedDocument> {
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await this.#load();
+      if (loaded.doc) return { signature: loaded.signature, doc: loaded.doc };
+      const bytes = await this.#readBytes();
+      if ((await statSignature(this.path)) !== loaded.signature) {
+        if (attempt < 3) continue; // saved again meanwhile: read (and check) the new version first
+        throw new AppError('conflict', 'The workbook keeps being changed by another program; try again');
+      }
+      let doc: WorkbookDocument;
+      try {
+        doc = await this.#format.parse(bytes, this.path);
+      } catch (e) {
+        throw parserFailure(e, this.path);
+      }
+      loaded.doc = doc;
+      loaded.tabs = [];
+      return { signature: loaded.signature, doc };
     }
   }
 
@@ -159,7 +238,7 @@ export class WorkbookFile {
    */
   async #attempt(jobs: WriteJob[], failed: Map<WriteJob, unknown>): Promise<boolean> {
     await assertNotLocked(this.path);
-    const loaded = await this.#load();
+    const loaded = await this.#loadDocument();
     const { doc } = loaded;
     const outcomes = new Map<WriteJob, Outcome>();
     let applied = 0;
@@ -205,7 +284,7 @@ export class WorkbookFile {
         throw fileError(e, this.path);
       }
       const signature = await statSignature(this.path);
-      this.#cache = { doc, signature };
+      this.#cache = { signature, tabs: [], doc };
       snapshot = { title: this.title, version: signature, tabs: doc.tabs() };
     }
 
@@ -224,11 +303,11 @@ export class WorkbookFile {
 /** One WorkbookFile per resolved path for the whole process. */
 const files = new Map<string, WorkbookFile>();
 
-export function fileFor(filePath: string, parse: DocumentParser): WorkbookFile {
+export function fileFor(filePath: string, format: WorkbookFormat, limits: FileLimits): WorkbookFile {
   const key = path.resolve(filePath);
   let file = files.get(key);
   if (!file) {
-    file = new WorkbookFile(key, parse);
+    file = new WorkbookFile(key, format, limits);
     files.set(key, file);
   }
   file.users++;

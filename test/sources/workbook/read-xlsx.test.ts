@@ -129,7 +129,8 @@ describe('reading .xlsx values', () => {
     const error = await rejection(corrupt.read());
     expect(error.code).toBe('upstream_error');
     expect(error.status).toBe(502);
-    expect(error.message).toMatch(/^Could not read workbook/);
+    expect(error.details.reason).toBe('not_a_workbook');
+    expect(error.message).toMatch(/^"corrupt.xlsx" is not an Excel workbook/);
     expect(error.message).not.toContain(dir);
     // and writing to it fails the same way, leaving it alone
     const writeError = await rejection(

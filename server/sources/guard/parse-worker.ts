@@ -1,0 +1,39 @@
+/**
+ * The parse thread: turns one file's bytes into tab snapshots away from the event loop. Started per parse
+ * by `parse-off-thread.ts` with a heap cap; killed when it overruns its time. Zip packages are first
+ * inflated against their declared sizes, so lying headers cannot inflate past what the main thread allowed.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { AppError } from '../../errors.ts';
+import { type FormatName, formatNamed } from '../workbook/formats.ts';
+import { checkInflation, checkZipPackage } from './zip-package.ts';
+
+export interface ParseJob {
+  format: FormatName;
+  filePath: string;
+  bytes: ArrayBuffer;
+  maxInflatedBytes: number;
+}
+
+/** What the worker posts back: the tabs, or the error in a form structured clone keeps. */
+export type ParseReply =
+  | { ok: true; tabs: unknown[] }
+  | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } | null };
+
+async function run(job: ParseJob): Promise<ParseReply> {
+  const bytes = new Uint8Array(job.bytes);
+  const format = formatNamed(job.format);
+  try {
+    if (format.zipPackage) {
+      checkInflation(bytes, checkZipPackage(bytes, job.filePath, job.maxInflatedBytes), job.filePath);
+    }
+    const doc = await format.parse(bytes, job.filePath);
+    return { ok: true, tabs: doc.tabs() };
+  } catch (e) {
+    if (e instanceof AppError)
+      return { ok: false, error: { code: e.code, message: e.message, details: e.details } };
+    return { ok: false, error: null };
+  }
+}
+
+parentPort?.postMessage(await run(workerData as ParseJob));

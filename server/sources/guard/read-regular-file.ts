@@ -1,0 +1,61 @@
+/**
+ * The only way a connected file's bytes are read. The path may have been swapped for anything since it was
+ * connected: a FIFO (a blocking open or read would hang a thread-pool thread, and with it every later file
+ * access, for ever), a device such as /dev/zero behind a symlink (an endless read), a folder, or a file far
+ * too big. So the path is opened non-blocking, the open descriptor is checked (no race between check and
+ * read), and only a regular file within the size limit is read.
+ */
+import { constants } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
+import { fileError } from '../workbook/lock.ts';
+import { megabytes, unreadable } from './unreadable.ts';
+
+export interface FileBytes {
+  bytes: Uint8Array;
+  /** `mtime:size:inode` of what was read, as fstat saw it on the open descriptor. */
+  signature: string;
+}
+
+// O_NONBLOCK: opening a FIFO for reading must not wait for a writer (Windows has no such flag, nor FIFOs).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+export async function readRegularFile(filePath: string, maxBytes: number): Promise<FileBytes> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(filePath, OPEN_FLAGS);
+  } catch (e) {
+    throw fileError(e, filePath);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      throw unreadable(
+        'not_a_file',
+        filePath,
+        'is not a regular file (it is a folder, a device or a pipe); connect an .xlsx or .csv file.',
+      );
+    }
+    if (st.size > maxBytes) {
+      throw unreadable(
+        'too_large',
+        filePath,
+        `is ${megabytes(st.size)}, over the ${megabytes(maxBytes)} limit for a workbook file (SHEETPORT_MAX_FILE_MB).`,
+      );
+    }
+    // Read what fstat promised and no more: a file growing meanwhile changes its signature, and the caller
+    // compares signatures before trusting the bytes.
+    // Never from the shared small-buffer pool: the bytes are handed (transferred) to the parse worker.
+    const bytes = Buffer.allocUnsafeSlow(st.size);
+    let filled = 0;
+    while (filled < st.size) {
+      const { bytesRead } = await handle.read(bytes, filled, st.size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { bytes: bytes.subarray(0, filled), signature: `${st.mtimeMs}:${st.size}:${st.ino}` };
+  } catch (e) {
+    throw fileError(e, filePath);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
