@@ -174,7 +174,7 @@ describe('host guard and CORS', () => {
     expect((await rawGet('/openapi.json', '127.0.0.1')).status).toBe(200);
   });
 
-  it('answers CORS preflight without a key and exposes paging headers', async () => {
+  it('answers CORS preflight without a key and exposes the headers docs/api.md lists', async () => {
     const pre = await fetch(h.url + rowsPath(conn, 'People'), {
       method: 'OPTIONS',
       headers: {
@@ -189,14 +189,41 @@ describe('host guard and CORS', () => {
     expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
     const res = await h.fetch(rowsPath(conn, 'People'), { headers: { origin: 'https://app.example' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Total-Count/);
+    // docs/api.md, "CORS": scripts on other origins may read exactly these (rate-limit and replay headers included).
+    const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim());
+    expect(exposed.sort()).toEqual(
+      [
+        'X-Request-Id',
+        'X-Total-Count',
+        'Link',
+        'ETag',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-RateLimit-Daily-Limit',
+        'X-RateLimit-Daily-Remaining',
+        'X-RateLimit-Daily-Reset',
+        'RateLimit',
+        'RateLimit-Policy',
+        'Idempotent-Replayed',
+      ].sort(),
+    );
   });
 });
 
 describe('malformed requests', () => {
-  it('a bad percent-escape in the path is 400 invalid_parameter', async () => {
-    const res = await h.fetch(`/api/spreadsheets/${conn.userKey}/%ZZ`);
-    expect(await errorOf(res)).toMatchObject({ status: 400, code: 'invalid_parameter' });
+  it('a bad percent-escape in the path is 400 invalid_parameter (not invalid_body), on /api and /v1', async () => {
+    for (const at of [
+      `/api/spreadsheets/${conn.userKey}/%ZZ`,
+      '/v1/sheets/%ZZ/rows',
+      '/v1/webhooks/wh_%E0%A4%A',
+    ]) {
+      const error = await errorOf(await h.fetch(at));
+      expect(error, at).toMatchObject({ status: 400, code: 'invalid_parameter' });
+      // The path is refused before any route reads it, so no parameter is named (docs/api.md, "Error codes").
+      expect(error.parameter, at).toBeUndefined();
+    }
   });
 
   it('a declared body over 5 MB is refused at once, before it is sent', async () => {
