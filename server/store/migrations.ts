@@ -193,4 +193,31 @@ export const MIGRATIONS: readonly Migration[] = [
       if (sealPlaintext(db, env.box) > 0) env.rewroteSecrets = true;
     },
   },
+  {
+    version: 5,
+    name: 'attempt-targets',
+    sql: `
+      -- Where each delivery attempt went, recorded when it was made: the IP address connected to (or tried,
+      -- or refused by the target policy; NULL when none was resolved) and its class ('public', 'private',
+      -- 'loopback', 'link_local', 'forbidden', or 'none' when no address was reached). The API hides the
+      -- response excerpt and detailed errors of attempts at non-public addresses; rows from before this
+      -- version have no class and are treated as non-public.
+      ALTER TABLE delivery_attempts ADD COLUMN target_address TEXT;
+      ALTER TABLE delivery_attempts ADD COLUMN target_kind TEXT;
+    `,
+  },
+  {
+    version: 6,
+    name: 'csv-tab-id-1',
+    sql: `
+      -- A .csv file's one tab had id 0 while an .xlsx file's first tab has 1; both now number from 1, so
+      -- a sheet_id reads the same for either kind. Move what was recorded under the old id.
+      UPDATE webhooks SET source_sheet_id = '1' WHERE source_sheet_id = '0'
+        AND spreadsheet_id IN (SELECT id FROM connections WHERE lower(location) LIKE '%.csv');
+      UPDATE change_log SET source_sheet_id = '1' WHERE source_sheet_id = '0'
+        AND spreadsheet_id IN (SELECT id FROM connections WHERE lower(location) LIKE '%.csv');
+      UPDATE tab_baselines SET source_sheet_id = '1' WHERE source_sheet_id = '0'
+        AND spreadsheet_id IN (SELECT id FROM connections WHERE lower(location) LIKE '%.csv');
+    `,
+  },
 ];

@@ -198,7 +198,7 @@ describe('values a source cannot store are refused, naming the field, with nothi
       expect((await long.json()).error).toMatchObject({ code: 'invalid_body', field: 'Name' });
       // Exactly the limit is fine (checked on a batch so the file is written once).
       const batch = await h.fetch(
-        `/v1/sheets/${conn.spreadsheetId}~${kind === 'xlsx' ? 1 : 0}/rows:batchUpdate`,
+        `/v1/sheets/${conn.spreadsheetId}~1/rows:batchUpdate`,
         {
           method: 'POST',
           headers: { 'content-type': 'application/json' },

@@ -18,7 +18,8 @@ import type { CellWrite, WritePlan } from './plan.ts';
 import { buildTab } from './tab.ts';
 import { isoFromDate, readCsvCell } from './values.ts';
 
-export const CSV_SHEET_ID = '0';
+/** The one tab's id: 1, like the first tab of an .xlsx file, so sheet_ids look alike for both kinds. */
+export const CSV_SHEET_ID = '1';
 
 interface CsvRecord {
   fields: string[];

@@ -59,7 +59,7 @@ describe('reading .csv files', () => {
       '\uFEFFName,Code,Amount,Active,Note\r\n"Ann",007,"1,000",TRUE,"says ""hi""\r\nsecond line"\r\n\r\nBob,010,12.5,false,\r\n\r\n';
     const { snap, tab } = await readCsv(csv);
     expect(snap.title).toBe('people.csv');
-    expect(tab?.sourceSheetId).toBe('0');
+    expect(tab?.sourceSheetId).toBe('1');
     expect(tab?.name).toBe('people');
     expect(tab?.header).toEqual(['Name', 'Code', 'Amount', 'Active', 'Note']);
     expect(tab?.headerRow).toBe(1);

@@ -22,7 +22,7 @@ describe('writing .csv', () => {
       'Cid,011,7,\r\n';
     const { file, source } = await csvFile(original);
     const result = await source.write(
-      '0',
+      '1',
       [
         { op: 'update', row: 3, values: { Amount: 8.5, Note: 'a, b' } },
         { op: 'append', values: { Name: 'Dee', Code: '012', Amount: 1000, Note: true } },
@@ -50,7 +50,7 @@ describe('writing .csv', () => {
   it('keeps LF, semicolons and a missing final newline; deletes move rows up', async () => {
     const { file, source } = await csvFile('id;name\n1;a\n2;b\n3;c');
     await source.write(
-      '0',
+      '1',
       [
         { op: 'delete', row: 2 },
         { op: 'append', values: { id: 4, name: 'x;y' } },
@@ -64,7 +64,7 @@ describe('writing .csv', () => {
   it('writes user-entered strings as canonical text and stores "=..." behind the text marker', async () => {
     const { file, source } = await csvFile('a,b,c,d\n');
     await source.write(
-      '0',
+      '1',
       [{ op: 'append', values: { a: '$1,234.50', b: '3/1/2024', c: '=1+1', d: 'TRUE' } }],
       { allowFormulas: true, userEntered: true },
     );
@@ -74,21 +74,21 @@ describe('writing .csv', () => {
 
   it('creates a header in an empty file from the appended keys', async () => {
     const { file, source } = await csvFile('');
-    await source.write('0', [{ op: 'append', values: { name: 'Ann', 'zip code': '02134' } }], PLAIN);
+    await source.write('1', [{ op: 'append', values: { name: 'Ann', 'zip code': '02134' } }], PLAIN);
     expect(await fs.readFile(file, 'utf8')).toBe('name,zip code\nAnn,02134\n');
     expect((await source.read()).tabs[0]?.typed).toEqual([['Ann', '02134']]);
   });
 
-  it('rejects bad batches without touching the file and the only tab id is 0', async () => {
+  it('rejects bad batches without touching the file and the only tab id is 1', async () => {
     const { file, source } = await csvFile('a,b\n1,2\n');
     const before = await sha(file);
     expect(
-      (await rejection(source.write('0', [{ op: 'update', row: 2, values: { a: 1 } }], PLAIN))).code,
+      (await rejection(source.write('1', [{ op: 'update', row: 2, values: { a: 1 } }], PLAIN))).code,
     ).toBe('row_not_found');
-    expect((await rejection(source.write('0', [{ op: 'append', values: { c: 1 } }], PLAIN))).code).toBe(
+    expect((await rejection(source.write('1', [{ op: 'append', values: { c: 1 } }], PLAIN))).code).toBe(
       'unknown_field',
     );
-    expect((await rejection(source.write('1', [{ op: 'append', values: { a: 1 } }], PLAIN))).code).toBe(
+    expect((await rejection(source.write('0', [{ op: 'append', values: { a: 1 } }], PLAIN))).code).toBe(
       'sheet_not_found',
     );
     expect(await sha(file)).toBe(before);
@@ -98,7 +98,7 @@ describe('writing .csv', () => {
     const { file, source } = await csvFile('n,label\n');
     await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        source.write('0', [{ op: 'append', values: { n: i, label: `r${i}` } }], PLAIN),
+        source.write('1', [{ op: 'append', values: { n: i, label: `r${i}` } }], PLAIN),
       ),
     );
     const lines = (await fs.readFile(file, 'utf8')).trim().split('\n');
