@@ -14,6 +14,7 @@ import {
   print,
   printJson,
   printTable,
+  quantity,
   type Stores,
   withStores,
 } from './kit.ts';
@@ -200,10 +201,7 @@ async function connect(file: string, opts: { name?: string }, g: GlobalOptions):
       `  userKey:         ${record.userKey}`,
       `  sheets:`,
       ...(sheets.length
-        ? sheets.map(
-            (s) =>
-              `    ${s.name}  ${s.row_count} row${s.row_count === 1 ? '' : 's'}  (sheet_id ${s.sheet_id})`,
-          )
+        ? sheets.map((s) => `    ${s.name}  ${quantity(s.row_count, 'row')}  (sheet_id ${s.sheet_id})`)
         : ['    (none)']),
     ];
     print(lines.join('\n'));

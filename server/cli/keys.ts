@@ -13,6 +13,7 @@ import {
   print,
   printJson,
   printTable,
+  quantity,
   withStores,
 } from './kit.ts';
 
@@ -133,7 +134,7 @@ export function registerKeyCommands(program: Command): void {
         if (g.json) return printJson(keyJson(record));
         const limits = limitsOf(record);
         print(
-          `${record.id} is now on the ${record.plan} plan: ${limits.perSecond} requests/s, ${limits.daily} per day.`,
+          `${record.id} is now on the ${record.plan} plan: ${quantity(limits.perSecond, 'request')}/s, ${limits.daily} per day.`,
         );
       });
     });
@@ -151,7 +152,7 @@ export function registerKeyCommands(program: Command): void {
         if (g.json) return printJson(report);
         print(
           `${record.id} (${record.plan}: ${report.limits.per_second}/s, ${report.limits.daily}/day). ` +
-            `Today: ${report.today.requests} requests, ${report.today.refused_per_second + report.today.refused_daily} refused.`,
+            `Today: ${quantity(report.today.requests, 'request')}, ${report.today.refused_per_second + report.today.refused_daily} refused.`,
         );
         if (report.days.length === 0) return print('No requests in this period.');
         printTable(

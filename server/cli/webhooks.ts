@@ -10,7 +10,16 @@ import type { WebhookStatus } from '../store/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
 import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
-import { collect, type GlobalOptions, globals, print, printJson, printTable, withStores } from './kit.ts';
+import {
+  collect,
+  type GlobalOptions,
+  globals,
+  print,
+  printJson,
+  printTable,
+  quantity,
+  withStores,
+} from './kit.ts';
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program
@@ -289,7 +298,7 @@ function setStatus(id: string, status: WebhookStatus, g: GlobalOptions): void {
     }
     const queued = deliveries.page(id, { state: 'pending', limit: 1, offset: 0 }).total;
     print(
-      `Resumed ${id}.${queued ? ` ${queued} queued notification${queued === 1 ? '' : 's'} go out now if the service is running.` : ''}`,
+      `Resumed ${id}.${queued ? ` ${quantity(queued, 'queued notification')} ${queued === 1 ? 'goes' : 'go'} out now if the service is running.` : ''}`,
     );
   });
 }
