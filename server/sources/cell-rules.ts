@@ -4,15 +4,7 @@
  * anything the source cannot hold exactly is refused here with 400 `invalid_body` naming the field.
  */
 import { AppError } from '../errors.ts';
-import type { CellInput, Mutation } from './source.ts';
-
-/** A source's own limits (capabilities as data: the writer never has to guess). */
-export interface CellLimits {
-  /** Longest text a cell holds, in UTF-16 code units as the sheet counts them (Excel: 32,767). */
-  maxCellChars: number;
-  /** Widest row the tab holds (Excel: 16,384 columns, A..XFD). */
-  maxColumns: number;
-}
+import type { CellInput, CellLimits, Mutation } from './source.ts';
 
 /** Excel's own limits; `.csv` files use them too, since Excel is what opens them. */
 export const EXCEL_LIMITS: CellLimits = { maxCellChars: 32_767, maxColumns: 16_384 };

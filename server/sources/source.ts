@@ -2,7 +2,6 @@
  * The one interface every spreadsheet source implements (local workbook files now, Google Sheets later).
  * Routes, the replica and webhooks only ever talk to a Source; they never ask which kind it is.
  */
-import type { CellLimits } from './cell-rules.ts';
 
 /** A cell value as the API returns it: numbers, booleans, text, ISO 8601 date/time strings, or null when empty. */
 export type CellValue = string | number | boolean | null;
@@ -56,6 +55,14 @@ export interface WriteResult {
   deleted: number;
   /** The spreadsheet as it is after the write (the replica is refreshed from this). */
   snapshot: SpreadsheetSnapshot;
+}
+
+/** A source's own limits (capabilities as data: the writer never has to guess). */
+export interface CellLimits {
+  /** Longest text a cell holds, in UTF-16 code units as the sheet counts them (Excel: 32,767). */
+  maxCellChars: number;
+  /** Widest row the tab holds (Excel: 16,384 columns, A..XFD). */
+  maxColumns: number;
 }
 
 export interface Source {
