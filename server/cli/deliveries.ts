@@ -36,6 +36,9 @@ export function attemptJson(a: AttemptRecord) {
     status: a.status,
     error: a.error,
     response_excerpt: a.responseExcerpt,
+    // The CLI shows everything, local targets included (the API hides their excerpts and detailed errors).
+    target_address: a.targetAddress,
+    target_kind: a.targetKind,
   };
 }
 
@@ -116,6 +119,8 @@ export function registerDeliveryCommands(program: Command): void {
           lines.push(
             `  #${a.attempt}  ${iso(a.startedAt)}  ${a.trigger}  ${a.status === null ? 'no response' : `HTTP ${a.status}`}  ${a.durationMs} ms`,
           );
+          if (a.targetAddress)
+            lines.push(`      to:        ${a.targetAddress} (${a.targetKind ?? 'unknown'})`);
           if (a.error) lines.push(`      error:     ${oneLine(a.error)}`);
           if (a.responseExcerpt) lines.push(`      response:  ${oneLine(a.responseExcerpt)}`);
         }

@@ -25,6 +25,10 @@ export interface AttemptRecord {
   status: number | null;
   error: string | null;
   responseExcerpt: string | null;
+  /** The IP address the attempt went to (connected, tried or refused); null when none was reached. */
+  targetAddress: string | null;
+  /** Its class (`public`, `private`, `loopback`, ... or `none`); null for attempts recorded before classes were. */
+  targetKind: string | null;
 }
 
 interface Row {
@@ -102,8 +106,10 @@ export class DeliveryStore {
         .prepare<[], number | null>("SELECT MIN(lease_until) FROM deliveries WHERE state = 'in_flight'")
         .pluck(),
       attempt: db.prepare(
-        `INSERT INTO delivery_attempts (delivery_id, attempt, trigger, started_at, duration_ms, status, error, response_excerpt)
-         VALUES (@delivery_id, @attempt, @trigger, @started_at, @duration_ms, @status, @error, @response_excerpt)`,
+        `INSERT INTO delivery_attempts (delivery_id, attempt, trigger, started_at, duration_ms, status, error,
+           response_excerpt, target_address, target_kind)
+         VALUES (@delivery_id, @attempt, @trigger, @started_at, @duration_ms, @status, @error, @response_excerpt,
+           @target_address, @target_kind)`,
       ),
       settle: db.prepare(
         `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @next_attempt_at,
@@ -112,7 +118,7 @@ export class DeliveryStore {
       get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
       attempts: db.prepare<[string], AttemptRecord>(
         `SELECT attempt, trigger, started_at AS startedAt, duration_ms AS durationMs, status, error,
-                response_excerpt AS responseExcerpt
+                response_excerpt AS responseExcerpt, target_address AS targetAddress, target_kind AS targetKind
          FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt`,
       ),
       replay: db.prepare<[number, string]>(
@@ -185,7 +191,8 @@ export class DeliveryStore {
   /** Record one attempt and the delivery's new state, atomically. */
   settle(
     delivery: DeliveryRecord,
-    attempt: Omit<AttemptRecord, 'attempt'>,
+    attempt: Omit<AttemptRecord, 'attempt' | 'targetAddress' | 'targetKind'> &
+      Partial<Pick<AttemptRecord, 'targetAddress' | 'targetKind'>>,
     next: { state: DeliveryState; nextAttemptAt: number | null; completedAt: number | null },
   ): void {
     this.#db.transaction(() => {
@@ -199,6 +206,8 @@ export class DeliveryStore {
         status: attempt.status,
         error: attempt.error,
         response_excerpt: attempt.responseExcerpt,
+        target_address: attempt.targetAddress ?? null,
+        target_kind: attempt.targetKind ?? null,
       });
       this.#stmts.settle.run({
         id: delivery.id,

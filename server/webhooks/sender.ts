@@ -35,6 +35,11 @@ export interface AttemptResult {
   error: string | null;
   /** The first EXCERPT_BYTES bytes of the response body as UTF-8 (cut at a character boundary). */
   responseExcerpt: string;
+  /**
+   * The IP address this attempt connected to, or tried to (a refused connection, one the target policy
+   * refused); null when no address was resolved. What the delivery log may show depends on its class.
+   */
+  address: string | null;
 }
 
 export interface DeliverOptions {
@@ -66,6 +71,8 @@ export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
     let req: http.ClientRequest | undefined;
     let res: http.IncomingMessage | undefined;
     let timer: NodeJS.Timeout | undefined;
+    // The best knowledge of where the attempt went: resolved, then tried, then connected (the last word).
+    let address: string | null = null;
 
     const finish = (ok: boolean, error: string | null): void => {
       if (settled) return;
@@ -80,6 +87,7 @@ export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
         durationMs: Math.round(performance.now() - started),
         error,
         responseExcerpt: keptBytes >= EXCERPT_BYTES ? utf8Prefix(excerpt) : excerpt.toString('utf8'),
+        address,
       });
     };
 
@@ -95,6 +103,7 @@ export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
       const policy = policyFor(url, opts.allowLan);
       // Node's net skips `lookup` for IP literals, so those are checked here.
       const ip = literalIp(url.hostname);
+      address = ip;
       if (ip !== null && !isAddressAllowed(ip, policy)) {
         finish(false, `address not allowed: ${ip}`);
         return;
@@ -114,15 +123,24 @@ export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
         method: 'POST',
         headers: { ...opts.headers, 'Content-Length': String(opts.body.length) },
         agent: false,
-        lookup: safeLookup({ ...policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) }),
+        lookup: noteAddress(
+          safeLookup({ ...policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) }),
+          (a) => {
+            address = a;
+          },
+        ),
       });
       req = request;
 
-      request.on('error', (err) => finish(false, describeError(err)));
+      request.on('error', (err) => {
+        address = addressOf(err) ?? address;
+        finish(false, describeError(err));
+      });
       request.on('socket', (socket: Socket) => {
         // Defence in depth: whatever path led here, the peer must be an allowed address.
         socket.once('connect', () => {
           const peer = socket.remoteAddress;
+          if (peer !== undefined) address = peer;
           if (peer !== undefined && !isAddressAllowed(peer, policy)) {
             finish(false, `address not allowed: ${peer}`);
           }
@@ -163,6 +181,27 @@ function statusError(status: number | null): string | null {
   if (isSuccess(status)) return null;
   if (status !== null && status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
   return `HTTP ${status ?? 'unknown'}`;
+}
+
+/**
+ * Wrap a lookup so the first address it yields (or the one the target policy refused) is reported: the
+ * address an attempt goes to is known even when the connection then fails.
+ */
+function noteAddress(lookup: LookupFunction, note: (address: string) => void): LookupFunction {
+  return (hostname, options, callback) =>
+    lookup(hostname, options, (err, result, family) => {
+      const first = typeof result === 'string' ? result : result?.[0]?.address;
+      const seen = err ? addressOf(err) : first;
+      if (seen) note(seen);
+      callback(err, result as string, family);
+    });
+}
+
+/** The address a connect error names (Node sets it on ECONNREFUSED and the like; happy eyeballs nests them). */
+function addressOf(err: unknown): string | null {
+  if (err instanceof AggregateError) return addressOf(err.errors[0]);
+  const address = (err as { address?: unknown } | null)?.address;
+  return typeof address === 'string' && address !== '' ? address : null;
 }
 
 /** A short, stable error string: our policy message, else the system/TLS error code, else a clipped message. */

@@ -1,5 +1,6 @@
 import type { DeliveryRecord, DeliveryStore } from '../store/deliveries.ts';
 import type { WebhookStore } from '../store/webhooks.ts';
+import { targetOf } from './attempt-target.ts';
 import { afterFailure } from './retry-policy.ts';
 
 /** What one attempt reports (see sender.ts). */
@@ -9,6 +10,8 @@ export interface AttemptOutcome {
   durationMs: number;
   error: string | null;
   responseExcerpt: string;
+  /** Where it went (see sender.ts); null when no address was reached, absent when the sender cannot say. */
+  address?: string | null;
 }
 
 export interface WorkerOptions {
@@ -186,6 +189,7 @@ export class DeliveryWorker {
     } catch (err) {
       outcome = { ok: false, status: null, durationMs: 0, error: String(err), responseExcerpt: '' };
     }
+    const target = targetOf(outcome.address);
     const finishedAt = now();
     const next = outcome.ok
       ? { state: 'succeeded' as const, nextAttemptAt: null, completedAt: finishedAt }
@@ -203,6 +207,8 @@ export class DeliveryWorker {
           status: outcome.status,
           error: outcome.error,
           responseExcerpt: outcome.responseExcerpt,
+          targetAddress: target.address,
+          targetKind: target.kind,
         },
         next,
       );

@@ -484,6 +484,7 @@ describe('delivery log', () => {
         sheet_name: 'People',
         changed_rows: [{ row_index: 2, before: { Name: 'bob', Age: 25 }, after: { Name: 'bob', Age: 26 } }],
       },
+      // The receiver is on loopback: the API shows no excerpt and a coarse error (CONTRACT 4).
       attempt_log: [
         {
           attempt: 1,
@@ -491,12 +492,18 @@ describe('delivery log', () => {
           started_at: clock().toISOString(),
           duration_ms: expect.any(Number),
           status: 500,
-          error: expect.any(String),
-          response_excerpt: 'database is down',
+          error: 'HTTP 500',
+          response_excerpt: null,
         },
       ],
     });
     expect(first.payload).toEqual(JSON.parse(r.received[0]!.body));
+    // What was recorded, which the CLI shows: everything, and where the attempt went.
+    expect(h.context.deliveries.attemptsOf(first.delivery_id)[0]).toMatchObject({
+      responseExcerpt: 'database is down',
+      targetAddress: '127.0.0.1',
+      targetKind: 'loopback',
+    });
 
     advance(29_000);
     await h.context.worker.drain();
@@ -511,7 +518,7 @@ describe('delivery log', () => {
     expect(second.completed_at).toBe(clock().toISOString());
     expect(second.attempt_log).toHaveLength(2);
     expect(second.attempt_log[1]).toMatchObject({ attempt: 2, trigger: 'auto', status: 200, error: null });
-    expect(second.attempt_log[1].response_excerpt).toBe('ok');
+    expect(second.attempt_log[1].response_excerpt).toBeNull();
 
     expect((await h.fetch(`/v1/webhooks/${created.webhook_id}/deliveries/dlv_nope`)).status).toBe(404);
   });
@@ -589,5 +596,123 @@ describe('delivery log', () => {
       (await send('POST', `/v1/webhooks/${b.webhook_id}/deliveries/${log.data[0].delivery_id}/replay`))
         .status,
     ).toBe(404);
+  });
+});
+
+describe('what the delivery log shows of local targets (CONTRACT 4)', () => {
+  /** Record one attempt with the given target facts, as the worker does, and read it back through the API. */
+  async function attemptAsShown(
+    targetKind: string | null,
+    targetAddress: string | null,
+    outcome: { status: number | null; error: string | null; responseExcerpt: string },
+  ) {
+    const conn = await setup();
+    const created = await createWebhook(conn, 'https://hooks.example.com/a');
+    expect((await append(conn, 'Probe')).status).toBe(201);
+    const [claimed] = h.context.deliveries.claimDue(h.context.now(), 1, 60_000);
+    h.context.deliveries.settle(
+      claimed!,
+      {
+        trigger: 'auto',
+        startedAt: h.context.now(),
+        durationMs: 3,
+        ...outcome,
+        targetAddress,
+        targetKind,
+      },
+      { state: 'failed', nextAttemptAt: null, completedAt: h.context.now() },
+    );
+    const res = await h.fetch(`/v1/webhooks/${created.webhook_id}/deliveries/${claimed!.id}`);
+    expect(res.status).toBe(200);
+    return (await res.json()).attempt_log[0];
+  }
+
+  it('shows everything for a public address', async () => {
+    const shown = await attemptAsShown('public', '93.184.215.14', {
+      status: 500,
+      error: 'HTTP 500',
+      responseExcerpt: 'stack trace of the receiver',
+    });
+    expect(shown).toMatchObject({
+      status: 500,
+      error: 'HTTP 500',
+      response_excerpt: 'stack trace of the receiver',
+    });
+  });
+
+  it('shows a name that did not resolve as it is (no address was reached)', async () => {
+    const shown = await attemptAsShown('none', null, {
+      status: null,
+      error: 'ENOTFOUND',
+      responseExcerpt: '',
+    });
+    expect(shown).toMatchObject({ status: null, error: 'ENOTFOUND', response_excerpt: '' });
+  });
+
+  it.each([
+    ['loopback', '127.0.0.1', { status: 200, error: null, responseExcerpt: '{"admin":true}' }, null],
+    ['loopback', '::1', { status: null, error: 'ECONNREFUSED', responseExcerpt: '' }, 'connection failed'],
+    ['private', '10.0.0.7', { status: null, error: 'timeout', responseExcerpt: '' }, 'timed out'],
+    [
+      'private',
+      '192.168.1.9',
+      { status: 302, error: 'HTTP 302 (redirects are not followed)', responseExcerpt: 'Moved' },
+      'HTTP 302',
+    ],
+    [
+      'loopback',
+      '127.0.0.1',
+      { status: 200, error: 'ECONNRESET', responseExcerpt: 'partial' },
+      'connection failed',
+    ],
+    [
+      'private',
+      '10.0.0.7',
+      { status: null, error: 'address not allowed: 10.0.0.7', responseExcerpt: '' },
+      'connection failed',
+    ],
+    [
+      'link_local',
+      '169.254.169.254',
+      { status: null, error: 'address not allowed: 169.254.169.254', responseExcerpt: '' },
+      'connection failed',
+    ],
+    // Recorded before targets were classified: treated as local.
+    [null, null, { status: 500, error: 'HTTP 500', responseExcerpt: 'secret page' }, 'HTTP 500'],
+  ] as const)(
+    'for a %s target (%s) hides the excerpt and coarsens the error',
+    async (kind, address, outcome, error) => {
+      const shown = await attemptAsShown(kind, address, outcome);
+      expect(shown).toMatchObject({ status: outcome.status, error, response_excerpt: null });
+      expect(JSON.stringify(shown)).not.toContain(address ?? 'no address');
+    },
+  );
+
+  it('needs a read_write key to read the delivery log', async () => {
+    const conn = await setup();
+    const created = await createWebhook(conn, 'https://hooks.example.com/a');
+    expect((await append(conn, 'Log')).status).toBe(201);
+    const path = `/v1/webhooks/${created.webhook_id}/deliveries`;
+    const deliveryId = (await (await h.fetch(path)).json()).data[0].delivery_id as string;
+    const readOnly = h.createKey({ scope: 'read' });
+    for (const p of [path, `${path}/${deliveryId}`]) {
+      const res = await h.fetch(p, { auth: readOnly });
+      expect(res.status, p).toBe(403);
+      const { error } = await res.json();
+      expect(error.code).toBe('forbidden');
+      expect(error.message).toMatch(/read_write/);
+    }
+    // The webhook itself is still readable with a read key, and carries nothing from any attempt.
+    const webhook = await (await h.fetch(`/v1/webhooks/${created.webhook_id}`, { auth: readOnly })).json();
+    expect(Object.keys(webhook).sort()).toEqual([
+      'created_at',
+      'events',
+      'sheet_name',
+      'spreadsheet_id',
+      'status',
+      'updated_at',
+      'url',
+      'webhook_id',
+    ]);
   });
 });

@@ -4,6 +4,8 @@ import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
 import type { WebhookRecord } from '../../store/webhooks.ts';
+import { coarseError, detailsShown } from '../../webhooks/attempt-target.ts';
+import { apiKeyOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import { webhookOf } from './webhooks.ts';
@@ -23,16 +25,28 @@ function deliveryJson(d: DeliveryRecord) {
   };
 }
 
+/**
+ * One attempt as the API shows it: in full for a public target; for a loopback or private one (or one recorded
+ * before targets were classified) without the response excerpt and with a coarse error (see attempt-target.ts).
+ */
 function attemptJson(a: AttemptRecord) {
+  const shown = detailsShown(a.targetKind);
   return {
     attempt: a.attempt,
     trigger: a.trigger,
     started_at: iso(a.startedAt),
     duration_ms: a.durationMs,
     status: a.status,
-    error: a.error,
-    response_excerpt: a.responseExcerpt,
+    error: shown ? a.error : coarseError(a),
+    response_excerpt: shown ? a.responseExcerpt : null,
   };
+}
+
+/** Delivery logs need a read_write key: they show what receivers answered. */
+function requireLogScope(res: Response): void {
+  if (apiKeyOf(res).scope !== 'read_write') {
+    throw new AppError('forbidden', 'The delivery log needs an API key with scope read_write.');
+  }
 }
 
 function parseState(query: Record<string, unknown>): DeliveryState | undefined {
@@ -54,6 +68,7 @@ export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
     access: 'read' | 'write',
   ): { webhook: WebhookRecord; delivery: DeliveryRecord } => {
     const webhook = webhookOf(res, deps, String(req.params.id), access);
+    requireLogScope(res);
     const deliveryId = String(req.params.deliveryId);
     const delivery = deps.deliveries.get(deliveryId);
     if (!delivery || delivery.webhookId !== webhook.id) {
@@ -64,6 +79,7 @@ export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
 
   router.get('/v1/webhooks/:id/deliveries', (req, res) => {
     const webhook = webhookOf(res, deps, String(req.params.id), 'read');
+    requireLogScope(res);
     const query = req.query as Record<string, unknown>;
     const state = parseState(query);
     const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
