@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const raw = (method: string, rest: string, body: BodyInit, contentType = 'application/json') =>
+const raw = (method: string, rest: string, body: string | Uint8Array, contentType = 'application/json') =>
   h.fetch(rowsPath(conn, 'People', rest), { method, headers: { 'content-type': contentType }, body });
 
 describe('bodies', () => {
