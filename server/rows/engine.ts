@@ -7,8 +7,9 @@
  */
 import { AppError } from '../errors.ts';
 import type { CellValue } from '../sources/source.ts';
+import type { RowsToRender } from './formats/index.ts';
 import { matchRows, stringForm } from './match.ts';
-import type { ListQuery } from './query-params.ts';
+import type { ListQuery } from './query.ts';
 import { type ResolvedSortKey, sortedOrder, type ValueMode } from './sort.ts';
 
 /** What the engine needs from a tab; a TabSnapshot satisfies it. */
@@ -18,19 +19,8 @@ export interface TabRows {
   formatted: string[][];
 }
 
-export interface QueryResult {
-  /** Rows matching the filters, before paging. */
-  total: number;
-  /** The returned columns, in output order. */
-  fields: string[];
-  /** `values` follow `fields`; `index` is the 1-based API row number. */
-  rows: { index: number; values: CellValue[] }[];
-  /**
-   * The immutable snapshot array the rows were read from, when every row holds the whole header in header
-   * order: renderers may then cache each row's text per snapshot (see formats/json.ts).
-   */
-  wholeRowsOf?: unknown[][];
-}
+/** Rows matching a query, one page of them, ready for an output format. */
+export type QueryResult = RowsToRender;
 
 const headerCache = new WeakMap<string[], Map<string, number>>();
 

@@ -1,7 +1,7 @@
 import type { TabRows } from './engine.ts';
 import { runQuery } from './engine.ts';
 import { type Rendered, renderList } from './formats/index.ts';
-import type { ListQuery } from './query-params.ts';
+import type { ListQuery } from './query.ts';
 
 export interface RenderedPage {
   rendered: Rendered;

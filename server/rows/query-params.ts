@@ -4,43 +4,15 @@
  * Every rejection is AppError('invalid_parameter') with `details.parameter` naming the culprit.
  */
 import { AppError } from '../errors.ts';
+import { isOutputFormat, OUTPUT_FORMAT_NAMES, type OutputFormat } from './formats/index.ts';
+import type { Filter, ListQuery, SortKey } from './query.ts';
 import { parseSearch, splitEscaped, splitSortKeys } from './search.ts';
-
-export type OutputFormat = 'json' | 'csv' | 'tsv' | 'xml' | 'jsonp';
-
-export interface Filter {
-  field: string;
-  value: string;
-  /** true: exact, case-sensitive match of the string form (`search_exact`); false: case-insensitive substring. */
-  exact: boolean;
-}
-
-export interface SortKey {
-  field: string;
-  descending: boolean;
-}
-
-export interface ListQuery {
-  filters: Filter[];
-  sort: SortKey[];
-  /** Projection in the order requested, duplicates removed; null = every column in header order. */
-  fields: string[] | null;
-  /** The applied limit (already clamped to the maximum). */
-  limit: number;
-  offset: number;
-  values: 'typed' | 'formatted';
-  format: OutputFormat;
-  /** Only set for format=jsonp (it is ignored for other formats). */
-  callback: string | null;
-  meta: boolean;
-}
 
 export interface ListParamOptions {
   defaultLimit: number;
   maxLimit: number;
 }
 
-const FORMATS: readonly OutputFormat[] = ['json', 'csv', 'tsv', 'xml', 'jsonp'];
 const CALLBACK_RE = /^[A-Za-z_$][\w$]{0,63}(\.[A-Za-z_$][\w$]{0,63}){0,4}$/;
 const UINT_RE = /^[0-9]+$/;
 
@@ -92,8 +64,8 @@ function parseSort(query: Record<string, unknown>): SortKey[] {
 function parseFormat(query: Record<string, unknown>): OutputFormat {
   const raw = singleQuery(query, 'format');
   if (raw === undefined) return 'json';
-  if ((FORMATS as readonly string[]).includes(raw)) return raw as OutputFormat;
-  throw invalid('format', `Parameter "format" must be one of ${FORMATS.join(', ')}.`);
+  if (isOutputFormat(raw)) return raw;
+  throw invalid('format', `Parameter "format" must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}.`);
 }
 
 function parseCallback(query: Record<string, unknown>, format: OutputFormat): string | null {

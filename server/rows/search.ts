@@ -6,7 +6,7 @@
  * backslash still work unescaped.
  */
 import { AppError } from '../errors.ts';
-import type { Filter } from './query-params.ts';
+import type { Filter } from './query.ts';
 
 interface Item {
   /** Text before the first unescaped ':' (or the whole item when colons are not split). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { projectRow, runQuery, type TabRows } from '../../server/rows/engine.ts';
 import { renderList } from '../../server/rows/formats/index.ts';
-import { type ListQuery, parseListQuery } from '../../server/rows/query-params.ts';
+import type { ListQuery } from '../../server/rows/query.ts';
+import { parseListQuery } from '../../server/rows/query-params.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import { caught } from '../helpers/caught.ts';
 

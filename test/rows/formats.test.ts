@@ -3,8 +3,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { QueryResult } from '../../server/rows/engine.ts';
+import type { OutputFormat } from '../../server/rows/formats/index.ts';
 import { type Rendered, renderList, renderOne, rowObject } from '../../server/rows/formats/index.ts';
-import type { OutputFormat } from '../../server/rows/query-params.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 
 const ODD = [

@@ -1,0 +1,29 @@
+/** What a list request asks of a tab, once parsed: the shared vocabulary of the query engine's parts. */
+import type { OutputFormat } from './formats/index.ts';
+
+export interface Filter {
+  field: string;
+  value: string;
+  /** true: exact, case-sensitive match of the string form (`search_exact`); false: case-insensitive substring. */
+  exact: boolean;
+}
+
+export interface SortKey {
+  field: string;
+  descending: boolean;
+}
+
+export interface ListQuery {
+  filters: Filter[];
+  sort: SortKey[];
+  /** Projection in the order requested, duplicates removed; null = every column in header order. */
+  fields: string[] | null;
+  /** The applied limit (already clamped to the maximum). */
+  limit: number;
+  offset: number;
+  values: 'typed' | 'formatted';
+  format: OutputFormat;
+  /** Only set for format=jsonp (it is ignored for other formats). */
+  callback: string | null;
+  meta: boolean;
+}
