@@ -5,8 +5,9 @@
  */
 
 import { seededRandom } from '../server/lib/seeded-random.ts';
-import { applyDiff, type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/replica/diff.ts';
+import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/replica/diff.ts';
 import type { CellValue } from '../server/sources/source.ts';
+import { applyDiff } from '../test/helpers/apply-diff.ts';
 
 const N = 100_000;
 const RUNS = 7;

@@ -28,7 +28,7 @@
  * Order of the changes: one forward walk over both tabs at once. Hunks come top to bottom; within a hunk its
  * updates come first (in order), then its deletions or its insertions (in order). So the deletions' old indices
  * increase, the updates' and insertions' new indices increase, and each change's old and new positions are at or
- * after those of the change before it. `applyDiff` relies on exactly this order.
+ * after those of the change before it. The property tests replay diffs in exactly this order.
  */
 import type { CellValue } from '../sources/source.ts';
 import { lcsMatches } from './diff/myers.ts';
@@ -278,47 +278,4 @@ class RowInterner {
     this.#rows.push(row);
     return id;
   }
-}
-
-/**
- * Applies a diff to the old rows, giving the new rows (equal to them under `rowsEqual`: rows the diff left alone
- * keep the old tab's arrays). Checks the diff as it goes: changes out of the documented order, indices out of range
- * or a `before` that does not match the old row throw an Error.
- */
-export function applyDiff(oldRows: readonly CellValue[][], changes: readonly RowChange[]): CellValue[][] {
-  const out: CellValue[][] = [];
-  let oi = 0;
-  for (const [n, change] of changes.entries()) {
-    const target = change.row_index - 1;
-    if (!Number.isInteger(target))
-      throw new Error(`applyDiff: change ${n} has row_index ${change.row_index}`);
-    // Copy the unchanged rows up to the change: to its old index (deleted) or to its new index (others).
-    const copy = change.kind === 'deleted' ? target - oi : target - out.length;
-    if (copy < 0 || oi + copy > oldRows.length) {
-      throw new Error(
-        `applyDiff: change ${n} (${change.kind} row ${change.row_index}) is out of order or range`,
-      );
-    }
-    for (let t = 0; t < copy; t++) out.push(oldRows[oi++]!);
-    if (change.kind === 'inserted') {
-      if (change.after === null || change.before !== null)
-        throw new Error(`applyDiff: change ${n} malformed`);
-      out.push(change.after);
-      continue;
-    }
-    const old = oldRows[oi];
-    if (old === undefined) throw new Error(`applyDiff: change ${n} (${change.kind}) is past the old rows`);
-    if (change.before === null || !rowsEqual(change.before, old)) {
-      throw new Error(
-        `applyDiff: change ${n} (${change.kind} row ${change.row_index}) does not match the old row`,
-      );
-    }
-    oi++;
-    if (change.kind === 'updated') {
-      if (change.after === null) throw new Error(`applyDiff: change ${n} malformed`);
-      out.push(change.after);
-    } else if (change.after !== null) throw new Error(`applyDiff: change ${n} malformed`);
-  }
-  while (oi < oldRows.length) out.push(oldRows[oi++]!);
-  return out;
 }
