@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
+import { STOP_DEADLINE_MS } from './config.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
@@ -66,15 +67,49 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 }
 
-/** Stop cleanly on Ctrl-C or a service manager's TERM: in-flight writes finish, the database closes. */
-export function stopOnSignals(service: RunningService, onStopped: () => void): void {
+/**
+ * Stop on Ctrl-C or a service manager's TERM: in-flight requests and writes get up to `deadlineMs` to finish
+ * and the database closes; whatever is still running then (a slow client, a long parse) is cut off, so the
+ * process always ends within the deadline. A second signal cuts off at once.
+ */
+export function stopOnSignals(
+  service: RunningService,
+  onStopped: () => void,
+  deadlineMs: number = STOP_DEADLINE_MS,
+): void {
+  let stopping = false;
   const stop = () => {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    if (stopping) {
+      forceStop(service);
+      onStopped();
+      return;
+    }
+    stopping = true;
+    const deadline = setTimeout(() => {
+      forceStop(service);
+      onStopped();
+    }, deadlineMs);
+    deadline.unref();
     service.stop().then(onStopped, onStopped);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** The last resort of a stop: drop every connection, save the day's usage counts and close the database. */
+function forceStop(service: RunningService): void {
+  const attempt = (step: () => void) => {
+    try {
+      step();
+    } catch {
+      // Best effort: the process exits next whatever happens here.
+    }
+  };
+  attempt(() => service.server.closeAllConnections());
+  attempt(() => service.context.usage.flush());
+  attempt(() => {
+    if (service.context.db.open) service.context.db.close();
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../server/app.ts';
-import { createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { type ContextOptions, createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 
@@ -28,12 +28,15 @@ export interface Harness {
 const UNLIMITED = { plan: 'enterprise', perSecond: 1_000_000, daily: 1_000_000_000 } as const;
 
 /** A real server on an ephemeral loopback port over a temp data dir: the path every HTTP test goes through. */
-export async function startHarness(options: { clock?: () => Date; dataDir?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { clock?: () => Date; dataDir?: string; fileLimits?: ContextOptions['fileLimits'] } = {},
+): Promise<Harness> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-test-'));
   const context = createServiceContext({
     dataDir: options.dataDir ?? path.join(dir, 'data'),
     log: () => {},
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.fileLimits ? { fileLimits: options.fileLimits } : {}),
   });
   const { app } = createApp(context);
   const { server, port } = await listen(app, 0, '127.0.0.1');

@@ -30,13 +30,17 @@ export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
     const reachable = deps.connections.list().filter((c) => mayReach(key, c));
     const data = await Promise.all(
       reachable.map(async (connection) => {
-        try {
-          return describeSpreadsheet(connection, await deps.replica.get(connection));
-        } catch (err) {
-          // One unreadable workbook (moved, corrupt) must not hide the others: list it without tabs.
-          const message = err instanceof AppError ? err.message : 'Could not read this spreadsheet.';
-          return { ...describeSpreadsheet(connection, emptyEntry()), sheets: [], error: message };
-        }
+        const read = await withinWait(deps.replica.get(connection));
+        if ('entry' in read) return describeSpreadsheet(connection, read.entry);
+        // One unreadable (moved, corrupt) or slow (a huge file being parsed) workbook must not hide or hold
+        // up the others: list it without tabs, saying why.
+        const message =
+          read.error === SLOW
+            ? 'This spreadsheet is still being read; ask again shortly.'
+            : read.error instanceof AppError
+              ? read.error.message
+              : 'Could not read this spreadsheet.';
+        return { ...describeSpreadsheet(connection, emptyEntry()), sheets: [], error: message };
       }),
     );
     res.json({ data });
@@ -48,6 +52,31 @@ export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
     authorize(res, connection, 'read');
     res.json(describeSpreadsheet(connection, await deps.replica.get(connection)));
   });
+}
+
+/** How long the list waits for any one spreadsheet's first read (a parse) before listing it as pending. */
+const LIST_WAIT_MS = 2000;
+const SLOW = Symbol('slow');
+
+/** The entry, or why there is none: the read failed, or took longer than the list waits. */
+async function withinWait(
+  read: Promise<ReplicaEntry>,
+): Promise<{ entry: ReplicaEntry } | { error: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<{ error: unknown }>((resolve) => {
+    timer = setTimeout(() => resolve({ error: SLOW }), LIST_WAIT_MS);
+  });
+  try {
+    return await Promise.race([
+      read.then(
+        (entry) => ({ entry }),
+        (error: unknown) => ({ error }),
+      ),
+      slow,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function emptyEntry(): ReplicaEntry {

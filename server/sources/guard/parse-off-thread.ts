@@ -2,6 +2,11 @@
  * Parses a file in a worker thread with a heap cap and a deadline, so the event loop keeps answering every
  * other request while a big (or hostile) workbook is read, and a parse that overruns is killed instead of
  * taking the process's memory or time. The snapshot comes back by structured clone.
+ *
+ * Starting a worker costs about a second on a busy machine (loading the parser), far more than parsing a
+ * small file, so a worker that parsed a small file stays warm for the next one. Each parse has a worker of
+ * its own (a slow file never queues others behind it); after a big file, or any failure, the worker is
+ * ended so its heap goes back to the system.
  */
 import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../config.ts';
@@ -16,6 +21,9 @@ const WORKER_URL = new URL(
   `./parse-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
   import.meta.url,
 );
+/** Workers kept warm, and the largest file after which a worker is kept. */
+const MAX_IDLE = 2;
+const KEEP_AFTER_BYTES = 4 * 1024 * 1024;
 
 export interface OffThreadParse {
   format: FormatName;
@@ -23,6 +31,53 @@ export interface OffThreadParse {
   /** Taken over: the buffer is moved to the worker and unusable here afterwards. */
   bytes: Uint8Array;
   limits: FileLimits;
+}
+
+/** Idle warm workers by heap cap (a worker's cap is fixed when it starts). Unref'd: they never hold the process. */
+const idle = new Map<number, Worker[]>();
+
+/** The exit listener of each idle worker, removed when it is put back to work. */
+const leavePool = new WeakMap<Worker, () => void>();
+
+function acquire(memoryMb: number): Worker {
+  const warm = idle.get(memoryMb)?.pop();
+  if (warm) {
+    const leave = leavePool.get(warm);
+    if (leave) warm.off('exit', leave);
+    warm.ref();
+    return warm;
+  }
+  const worker = new Worker(WORKER_URL, {
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    stdout: false,
+    stderr: false,
+  });
+  worker.ref();
+  return worker;
+}
+
+function release(worker: Worker, memoryMb: number, keep: boolean): void {
+  const pool = idle.get(memoryMb) ?? [];
+  if (!keep || pool.length >= MAX_IDLE) {
+    worker.terminate().catch(() => {});
+    return;
+  }
+  worker.unref();
+  // A warm worker that dies while idle (it should not) just leaves the pool.
+  const leave = () => {
+    const at = pool.indexOf(worker);
+    if (at >= 0) pool.splice(at, 1);
+  };
+  leavePool.set(worker, leave);
+  worker.once('exit', leave);
+  pool.push(worker);
+  idle.set(memoryMb, pool);
+}
+
+/** Starts a worker ahead of the first parse (it loads the parser meanwhile), unless one is waiting already. */
+export function warmParseWorker(limits: FileLimits): void {
+  if ((idle.get(limits.parseMemoryMb)?.length ?? 0) > 0) return;
+  release(acquire(limits.parseMemoryMb), limits.parseMemoryMb, true);
 }
 
 /** An ArrayBuffer holding exactly `bytes`, movable to another thread without copying when possible. */
@@ -34,6 +89,7 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 
 export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> {
   const { filePath, limits } = request;
+  const size = request.bytes.byteLength;
   const buffer = ownBuffer(request.bytes);
   const job: ParseJob = {
     format: request.format,
@@ -42,24 +98,20 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
     maxInflatedBytes: limits.maxInflatedBytes,
   };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, {
-      workerData: job,
-      transferList: [buffer],
-      resourceLimits: { maxOldGenerationSizeMb: limits.parseMemoryMb },
-      stdout: false,
-      stderr: false,
-    });
+    const worker = acquire(limits.parseMemoryMb);
     let settled = false;
-    const finish = (outcome: () => void) => {
+    const finish = (keep: boolean, outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      worker.terminate().catch(() => {});
+      // Only our own listeners: the Worker keeps internal ones that removeAllListeners would break.
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      release(worker, limits.parseMemoryMb, keep);
       outcome();
     };
     const timer = setTimeout(() => {
       const seconds = Math.round(limits.parseTimeoutMs / 100) / 10;
-      finish(() =>
+      finish(false, () =>
         reject(
           unreadable(
             'too_large',
@@ -69,17 +121,16 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
         ),
       );
     }, limits.parseTimeoutMs);
-    worker.once('message', (reply: ParseReply) =>
-      finish(() => {
+    const onMessage = (reply: ParseReply) =>
+      finish(reply.ok && size <= KEEP_AFTER_BYTES, () => {
         if (reply.ok) resolve(reply.tabs as TabSnapshot[]);
         else if (reply.error) {
           const { code, message, details } = reply.error;
           reject(parserFailure(new AppError(code as ErrorCode, message, details), filePath));
         } else reject(parserFailure(null, filePath));
-      }),
-    );
-    worker.once('error', (err: NodeJS.ErrnoException) =>
-      finish(() => {
+      });
+    const onError = (err: NodeJS.ErrnoException) =>
+      finish(false, () => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           reject(
             unreadable(
@@ -94,10 +145,12 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
             Object.assign(new AppError('internal_error', 'The workbook reader failed.'), { cause: err }),
           );
         }
-      }),
-    );
-    worker.once('exit', () =>
-      finish(() => reject(new AppError('internal_error', 'The workbook reader stopped unexpectedly.'))),
-    );
+      });
+    const onExit = () =>
+      finish(false, () =>
+        reject(new AppError('internal_error', 'The workbook reader stopped unexpectedly.')),
+      );
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(job, [buffer]);
   });
 }

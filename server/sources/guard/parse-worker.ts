@@ -1,9 +1,10 @@
 /**
- * The parse thread: turns one file's bytes into tab snapshots away from the event loop. Started per parse
- * by `parse-off-thread.ts` with a heap cap; killed when it overruns its time. Zip packages are first
- * inflated against their declared sizes, so lying headers cannot inflate past what the main thread allowed.
+ * The parse thread: turns one file's bytes into tab snapshots away from the event loop. Started by
+ * `parse-off-thread.ts` with a heap cap, kept warm for the next small file, killed when a parse overruns.
+ * Zip packages are first inflated against their declared sizes, so lying headers cannot inflate past what
+ * the main thread allowed.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { AppError } from '../../errors.ts';
 import { type FormatName, formatNamed } from '../workbook/formats.ts';
 import { checkInflation, checkZipPackage } from './zip-package.ts';
@@ -36,4 +37,6 @@ async function run(job: ParseJob): Promise<ParseReply> {
   }
 }
 
-parentPort?.postMessage(await run(workerData as ParseJob));
+parentPort?.on('message', async (job: ParseJob) => {
+  parentPort?.postMessage(await run(job));
+});

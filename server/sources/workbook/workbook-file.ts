@@ -17,7 +17,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import { parseOffThread } from '../guard/parse-off-thread.ts';
+import { parseOffThread, warmParseWorker } from '../guard/parse-off-thread.ts';
 import { readRegularFile } from '../guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from '../guard/unreadable.ts';
 import { checkZipPackage } from '../guard/zip-package.ts';
@@ -308,6 +308,7 @@ export function fileFor(filePath: string, format: WorkbookFormat, limits: FileLi
   let file = files.get(key);
   if (!file) {
     file = new WorkbookFile(key, format, limits);
+    warmParseWorker(limits);
     files.set(key, file);
   }
   file.users++;

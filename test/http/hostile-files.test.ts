@@ -1,0 +1,190 @@
+/**
+ * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers),
+ * a FIFO, a symlink to /dev/zero, a truncated .xlsx, a text file named .xlsx, an encrypted (Compound File)
+ * workbook and a zip whose data is damaged. Each answers 502 `upstream_error` with its `reason`, quickly and
+ * without the server's memory blowing up, while a good workbook on the same server keeps answering.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectionRecord } from '../../server/store/connections.ts';
+import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
+import { writeZipBomb } from '../helpers/zip-bomb.ts';
+
+const MB = 1024 * 1024;
+
+async function writeOrders(file: string, rows: number): Promise<void> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('Orders');
+  ws.addRow(['id', 'total']);
+  for (let i = 1; i <= rows; i++) ws.addRow([i, i * 10]);
+  await wb.xlsx.writeFile(file);
+}
+
+/** A valid directory over data that does not inflate: flip bytes in the middle of the sheet's stream. */
+async function damageData(source: string, target: string): Promise<void> {
+  const bytes = await fs.readFile(source);
+  const sheet = bytes.indexOf('xl/worksheets/sheet1.xml');
+  for (let i = sheet + 40; i < sheet + 80; i++) bytes[i] = 0xff;
+  await fs.writeFile(target, bytes);
+}
+
+/** What GET /v1/spreadsheets lists for one connection. */
+interface Listed {
+  name: string;
+  sheets: { row_count: number }[];
+  error?: string;
+}
+
+async function timed(request: Promise<TestResponse>) {
+  const started = performance.now();
+  const res = await request;
+  const body = await res.json();
+  return { res, body, ms: performance.now() - started };
+}
+
+const HOSTILE: [name: string, reason: string][] = [
+  ['bomb.xlsx', 'too_large'],
+  ['liar.xlsx', 'too_large'],
+  ['fifo.xlsx', 'not_a_file'],
+  ['zero.xlsx', 'not_a_file'],
+  ['folder.csv', 'not_a_file'],
+  ['cut.xlsx', 'corrupt'],
+  ['text.xlsx', 'not_a_workbook'],
+  ['locked.xlsx', 'encrypted'],
+  ['damaged.xlsx', 'corrupt'],
+];
+
+describe('hostile files over HTTP (default limits)', () => {
+  let h: Harness;
+  let good: ConnectionRecord;
+  const hostile = new Map<string, ConnectionRecord>();
+
+  beforeAll(async () => {
+    h = await startHarness();
+    const at = (name: string) => path.join(h.dir, name);
+    await writeOrders(at('good.xlsx'), 50);
+    good = h.connect(at('good.xlsx'));
+    await writeZipBomb(at('bomb.xlsx'), { sheetMb: 480 });
+    await writeZipBomb(at('liar.xlsx'), { sheetMb: 480, declaredSheetBytes: 1000 });
+    execFileSync('mkfifo', [at('fifo.xlsx')]);
+    await fs.symlink('/dev/zero', at('zero.xlsx'));
+    await fs.mkdir(at('folder.csv'));
+    const goodBytes = await fs.readFile(at('good.xlsx'));
+    await fs.writeFile(at('cut.xlsx'), goodBytes.subarray(0, goodBytes.length - 200));
+    await fs.writeFile(at('text.xlsx'), 'id,total\n1,10\n');
+    await fs.writeFile(
+      at('locked.xlsx'),
+      Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(4096)]),
+    );
+    await damageData(at('good.xlsx'), at('damaged.xlsx'));
+    for (const [name] of HOSTILE) hostile.set(name, h.connect(at(name)));
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('answers each with 502 and its reason, in bounded time and memory, while a good workbook keeps answering', async () => {
+    expect((await h.fetch(rowsPath(good, 'Orders'))).status).toBe(200);
+    const rssBefore = process.memoryUsage().rss;
+    for (const [name, reason] of HOSTILE) {
+      const connection = hostile.get(name) as ConnectionRecord;
+      const [bad, ok] = await Promise.all([
+        timed(h.fetch(rowsPath(connection, 'Sheet1'))),
+        timed(h.fetch(rowsPath(good, 'Orders', '?limit=5'))),
+      ]);
+      expect(bad.res.status, name).toBe(502);
+      expect(bad.body.error.code, name).toBe('upstream_error');
+      expect(bad.body.error.reason, name).toBe(reason);
+      expect(bad.body.error.message, name).toContain(`"${name}"`);
+      expect(bad.body.error.message, name).not.toContain(h.dir);
+      expect(bad.body.error.message, name).not.toMatch(/https?:|jszip|exceljs|\bat \w/i);
+      expect(bad.ms, name).toBeLessThan(3000);
+      expect(ok.res.status, name).toBe(200);
+      expect(ok.body, name).toHaveLength(5);
+      expect(ok.ms, name).toBeLessThan(1000);
+    }
+    // The 480 MB bombs were never inflated into this process (the worker is gone too).
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * MB);
+  });
+
+  it('refuses writes to them the same way, leaving the file alone', async () => {
+    const bomb = hostile.get('bomb.xlsx') as ConnectionRecord;
+    const before = await fs.readFile(path.join(h.dir, 'bomb.xlsx'));
+    const res = await h.fetch(rowsPath(bomb, 'Bomb'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ n: 2 }),
+    });
+    expect(res.status).toBe(502);
+    expect((await res.json()).error.reason).toBe('too_large');
+    expect((await fs.readFile(path.join(h.dir, 'bomb.xlsx'))).equals(before)).toBe(true);
+  });
+
+  it('keeps GET /v1/spreadsheets answering, listing each unreadable one with its error and no tabs', async () => {
+    const { res, body, ms } = await timed(h.fetch('/v1/spreadsheets'));
+    expect(res.status).toBe(200);
+    expect(ms).toBeLessThan(3000);
+    const byName = new Map<string, Listed>(body.data.map((s: Listed) => [s.name, s]));
+    expect(byName.get('good.xlsx')?.sheets[0]?.row_count).toBe(50);
+    for (const [name] of HOSTILE) {
+      const listed = byName.get(name) as Listed;
+      expect(listed.sheets, name).toEqual([]);
+      expect(listed.error, name).toContain(`"${name}"`);
+      expect(listed.error, name).not.toContain(h.dir);
+    }
+  });
+});
+
+describe('a failure is remembered until the file changes', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ fileLimits: { parseTimeoutMs: 2000 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('answers a too-slow file at once the second time, and reads it again once it is replaced', async () => {
+    const file = path.join(h.dir, 'slow.xlsx');
+    // Within the size limits, but far more rows than can be parsed in 2 s.
+    await writeZipBomb(file, { sheetMb: 80, numberedRows: true });
+    const slow = h.connect(file);
+
+    const first = await timed(h.fetch(rowsPath(slow, 'Bomb')));
+    expect(first.res.status).toBe(502);
+    expect(first.body.error.reason).toBe('too_large');
+    expect(first.body.error.message).toMatch(/took longer than 2 s to read/);
+    expect(first.ms).toBeGreaterThanOrEqual(1900);
+
+    const again = await timed(h.fetch(rowsPath(slow, 'Bomb')));
+    expect(again.res.status).toBe(502);
+    expect(again.body.error.message).toBe(first.body.error.message);
+    expect(again.ms).toBeLessThan(300); // no second parse
+
+    const write = await timed(
+      h.fetch(rowsPath(slow, 'Bomb'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ n: 1 }),
+      }),
+    );
+    expect(write.res.status).toBe(502);
+    expect(write.ms).toBeLessThan(300);
+
+    // Fixed by a save of another program (a new file renamed over it): read again.
+    const fixed = path.join(h.dir, 'fixed.xlsx');
+    await writeOrders(fixed, 3);
+    await fs.rename(fixed, file);
+    const res = await h.fetch(rowsPath(slow, 'Orders'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([
+      { id: 1, total: 10 },
+      { id: 2, total: 20 },
+      { id: 3, total: 30 },
+    ]);
+  });
+});
