@@ -77,7 +77,7 @@ describe('upgrading a database written before encryption at rest', () => {
 
     const db = openDatabase(dataDir);
     try {
-      expect(userVersion(db)).toBe(4);
+      expect(userVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
       expect(rawBytes()).not.toContain(SECRET);
       expect(rawBytes()).not.toContain('PlainTextSecretFromTheOldSchema');
       expect(db.prepare("SELECT secret FROM webhooks WHERE id = 'wh_old'").pluck().get()).toMatch(/^sp1:/);
