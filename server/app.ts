@@ -1,5 +1,6 @@
 import express, { type Express, Router } from 'express';
 import { mountAdminRoutes, requireAdmin } from './http/admin.ts';
+import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { requireApiKey } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors } from './http/cors.ts';
@@ -60,6 +61,7 @@ export function createApp(
   const router = Router();
   mountOpenApi(router);
   mountAdminRoutes(router, deps);
+  mountAdminDeliveryRoutes(router, deps);
   mountRowRoutes(router, deps);
   mountSpreadsheetRoutes(router, deps);
   mountSheetRoutes(router, deps);

@@ -172,6 +172,31 @@ describe('the delivery log of a name that resolves to loopback', () => {
     ]);
     const shown = JSON.parse(stdout) as { attempt_log: Record<string, unknown>[] };
     expect(shown.attempt_log[0]).toMatchObject({ target_address: '127.0.0.1', target_kind: 'loopback' });
-    expect(shown.attempt_log[0]!.error).toMatch(/^(EPROTO|ERR_SSL_[A-Z_]+|ECONNRESET)$/);
+    const detailedError = shown.attempt_log[0]!.error;
+    expect(detailedError).toMatch(/^(EPROTO|ERR_SSL_[A-Z_]+|ECONNRESET)$/);
+
+    // The admin surface (the dashboard) shows everything too, with the admin token, and only with it.
+    const adminPath = `/admin/webhooks/${created.webhook_id}/deliveries/${deliveryId}`;
+    const admin = await fetch(`http://127.0.0.1:${apiPort}${adminPath}`, {
+      headers: { authorization: `Bearer ${context.adminToken}` },
+    });
+    expect(admin.status).toBe(200);
+    const full = (await admin.json()) as { attempt_log: Record<string, unknown>[]; payload: unknown };
+    expect(full.payload).toEqual(detail.payload);
+    expect(full.attempt_log[0]).toMatchObject({
+      status: null,
+      error: detailedError,
+      response_excerpt: '',
+      target_address: '127.0.0.1',
+      target_kind: 'loopback',
+    });
+    expect((await api(adminPath)).status).toBe(401); // an API key is not the admin token
+    const missing = await fetch(
+      `http://127.0.0.1:${apiPort}/admin/webhooks/${created.webhook_id}/deliveries/dlv_nope`,
+      {
+        headers: { authorization: `Bearer ${context.adminToken}` },
+      },
+    );
+    expect(missing.status).toBe(404);
   }, 30_000);
 });

@@ -1,46 +1,16 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../../errors.ts';
-import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
+import type { DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
 import type { WebhookRecord } from '../../store/webhooks.ts';
-import { coarseError, detailsShown } from '../../webhooks/attempt-target.ts';
 import { apiKeyOf } from '../auth.ts';
+import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import { webhookOf } from './webhooks.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
-
-function deliveryJson(d: DeliveryRecord) {
-  return {
-    delivery_id: d.id,
-    event: d.event,
-    state: d.state,
-    attempts: d.attempts,
-    next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
-    created_at: iso(d.createdAt),
-    completed_at: iso(d.completedAt),
-  };
-}
-
-/**
- * One attempt as the API shows it: in full for a public target; for a loopback or private one (or one recorded
- * before targets were classified) without the response excerpt and with a coarse error (see attempt-target.ts).
- */
-function attemptJson(a: AttemptRecord) {
-  const shown = detailsShown(a.targetKind);
-  return {
-    attempt: a.attempt,
-    trigger: a.trigger,
-    started_at: iso(a.startedAt),
-    duration_ms: a.durationMs,
-    status: a.status,
-    error: shown ? a.error : coarseError(a),
-    response_excerpt: shown ? a.responseExcerpt : null,
-  };
-}
 
 /** Delivery logs need a read_write key: they show what receivers answered. */
 function requireLogScope(res: Response): void {
@@ -89,13 +59,8 @@ export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.get('/v1/webhooks/:id/deliveries/:deliveryId', (req, res) => {
-    const { webhook, delivery } = deliveryOf(req, res, 'read');
-    res.json({
-      ...deliveryJson(delivery),
-      webhook_id: webhook.id,
-      payload: JSON.parse(delivery.payload) as unknown,
-      attempt_log: deps.deliveries.attemptsOf(delivery.id).map(attemptJson),
-    });
+    const { delivery } = deliveryOf(req, res, 'read');
+    res.json(deliveryDetailJson(delivery, deps.deliveries.attemptsOf(delivery.id), apiAttemptJson));
   });
 
   router.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', (req, res) => {

@@ -1,0 +1,63 @@
+/**
+ * A delivery and its attempts as HTTP answers show them. The `/v1` API shows an attempt at a loopback or
+ * private address without its response excerpt and with a coarse error (CONTRACT 4); the admin surface, like
+ * the CLI, shows everything, with the address the attempt went to.
+ */
+import { iso } from '../lib/iso-time.ts';
+import type { AttemptRecord, DeliveryRecord } from '../store/deliveries.ts';
+import { coarseError, detailsShown } from '../webhooks/attempt-target.ts';
+
+export function deliveryJson(d: DeliveryRecord) {
+  return {
+    delivery_id: d.id,
+    event: d.event,
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
+    created_at: iso(d.createdAt),
+    completed_at: iso(d.completedAt),
+  };
+}
+
+/** One attempt for the `/v1` API: in full for a public target, else without excerpt and with a coarse error. */
+export function apiAttemptJson(a: AttemptRecord) {
+  const shown = detailsShown(a.targetKind);
+  return {
+    attempt: a.attempt,
+    trigger: a.trigger,
+    started_at: iso(a.startedAt),
+    duration_ms: a.durationMs,
+    status: a.status,
+    error: shown ? a.error : coarseError(a),
+    response_excerpt: shown ? a.responseExcerpt : null,
+  };
+}
+
+/** One attempt for the admin surface: everything recorded. */
+export function fullAttemptJson(a: AttemptRecord) {
+  return {
+    attempt: a.attempt,
+    trigger: a.trigger,
+    started_at: iso(a.startedAt),
+    duration_ms: a.durationMs,
+    status: a.status,
+    error: a.error,
+    response_excerpt: a.responseExcerpt,
+    target_address: a.targetAddress,
+    target_kind: a.targetKind,
+  };
+}
+
+/** A delivery with its payload and every attempt, shaped by `attemptJson`. */
+export function deliveryDetailJson(
+  d: DeliveryRecord,
+  attempts: AttemptRecord[],
+  attemptJson: (a: AttemptRecord) => object,
+) {
+  return {
+    ...deliveryJson(d),
+    webhook_id: d.webhookId,
+    payload: JSON.parse(d.payload) as unknown,
+    attempt_log: attempts.map(attemptJson),
+  };
+}
