@@ -95,8 +95,13 @@ function readRecord(file: string): SecretsRecord | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-  const parsed = JSON.parse(text) as Partial<SecretsRecord>;
-  if ((parsed.kind !== 'file' && parsed.kind !== 'keychain') || typeof parsed.id !== 'string') {
+  let parsed: Partial<SecretsRecord> | null = null;
+  try {
+    parsed = JSON.parse(text) as Partial<SecretsRecord>;
+  } catch {
+    // reported below
+  }
+  if ((parsed?.kind !== 'file' && parsed?.kind !== 'keychain') || typeof parsed.id !== 'string') {
     throw new AppError('internal_error', `${file} is not a valid secrets record; restore it from a backup.`);
   }
   return parsed as SecretsRecord;
