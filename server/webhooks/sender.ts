@@ -15,6 +15,7 @@ import type { LookupFunction, Socket } from 'node:net';
 import { isAppError } from '../errors.ts';
 import {
   ADDRESS_NOT_ALLOWED,
+  classifyAddress,
   isAddressAllowed,
   literalIp,
   policyFor,
@@ -133,7 +134,7 @@ export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
       req = request;
 
       request.on('error', (err) => {
-        address = addressOf(err) ?? address;
+        address = keepLocal(address, addressOf(err));
         finish(false, describeError(err));
       });
       request.on('socket', (socket: Socket) => {
@@ -184,17 +185,28 @@ function statusError(status: number | null): string | null {
 }
 
 /**
- * Wrap a lookup so the first address it yields (or the one the target policy refused) is reported: the
- * address an attempt goes to is known even when the connection then fails.
+ * Wrap a lookup so the address an attempt goes to is known even when the connection then fails: the one the
+ * target policy refused, else the first non-public one offered (a connection may fall back to it), else the
+ * first. A non-public address among them makes the attempt count as local unless a public peer answers.
  */
 function noteAddress(lookup: LookupFunction, note: (address: string) => void): LookupFunction {
   return (hostname, options, callback) =>
     lookup(hostname, options, (err, result, family) => {
-      const first = typeof result === 'string' ? result : result?.[0]?.address;
-      const seen = err ? addressOf(err) : first;
+      const offered = typeof result === 'string' ? [result] : (result ?? []).map((a) => a.address);
+      const seen = err ? addressOf(err) : (offered.find((a) => !isPublic(a)) ?? offered[0]);
       if (seen) note(seen);
       callback(err, result as string, family);
     });
+}
+
+/** Of what is known and what an error names, the one to keep: a non-public address is never traded away. */
+function keepLocal(known: string | null, named: string | null): string | null {
+  if (known !== null && !isPublic(known)) return known;
+  return named ?? known;
+}
+
+function isPublic(address: string): boolean {
+  return classifyAddress(address) === 'public';
 }
 
 /** The address a connect error names (Node sets it on ECONNREFUSED and the like; happy eyeballs nests them). */

@@ -88,6 +88,22 @@ describe('deliver reports where the attempt went', () => {
       address: '10.9.9.9',
     });
 
+    // A name offering a public address and a loopback one: local, unless a public peer answers.
+    const mixed: LookupFunction = (_hostname, _o, cb) =>
+      cb(null, [
+        { address: '203.0.113.7', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ]);
+    const split = await deliver({
+      url: `https://mixed.example:${closed}/`,
+      body,
+      headers: {},
+      allowLan: false,
+      lookup: mixed,
+      timeoutMs: 2000,
+    });
+    expect(split).toMatchObject({ ok: false, address: '127.0.0.1' });
+
     const nx: LookupFunction = (hostname, _o, cb) =>
       cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
     expect(
