@@ -91,5 +91,20 @@ describe('the installable package', () => {
 
     server.kill('SIGTERM');
     expect((await once(server, 'exit'))[0]).toBe(0);
+
+    // The installed demo keeps its data in the OS app-data folder (not inside the package) and prints the
+    // installed command in its CLI line.
+    const xdg = path.join(tmp, 'xdg');
+    const demo = spawn(bin, ['demo', '--json', '--port', '0'], {
+      env: { ...env, XDG_CONFIG_HOME: xdg },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    server = demo;
+    const [line] = (await once(demo.stdout!, 'data')) as [Buffer];
+    const info = JSON.parse(line.toString()) as { data_dir: string; cli: string };
+    expect(info.data_dir).toBe(path.join(xdg, 'SheetPort-demo'));
+    expect(info.cli).toBe(`sheetport --data-dir ${info.data_dir} keys list`);
+    demo.kill('SIGTERM');
+    await once(demo, 'exit');
   }, 240_000);
 });
