@@ -145,7 +145,8 @@ describe('request log', () => {
     expect(numbers.at(-1)).toBeGreaterThan(3); // it did rotate many times
     for (const f of files) {
       expect((await stat(f)).mode & 0o777).toBe(0o600);
-      expect((await stat(f)).size).toBeLessThan(600 + 400); // one line may cross the limit
+      // A write that crosses the limit finishes the file (lines that arrived meanwhile go with it).
+      expect((await stat(f)).size).toBeLessThan(600 + 800);
     }
     expect((await stat(path.join(dataDir, LOGS_DIR))).mode & 0o777).toBe(0o700);
     // The newest requests are in the kept files.
