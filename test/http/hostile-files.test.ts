@@ -188,3 +188,32 @@ describe('a failure is remembered until the file changes', () => {
     ]);
   });
 });
+
+describe('GET /v1/spreadsheets while a big file is being parsed', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ fileLimits: { parseTimeoutMs: 6000 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('lists it as still being read after 2 s instead of waiting for it', async () => {
+    await writeOrders(path.join(h.dir, 'good.xlsx'), 5);
+    h.connect(path.join(h.dir, 'good.xlsx'));
+    await writeZipBomb(path.join(h.dir, 'big.xlsx'), { sheetMb: 80, numberedRows: true });
+    h.connect(path.join(h.dir, 'big.xlsx'));
+
+    const { res, body, ms } = await timed(h.fetch('/v1/spreadsheets'));
+    expect(res.status).toBe(200);
+    expect(ms).toBeGreaterThanOrEqual(1900);
+    expect(ms).toBeLessThan(3500);
+    const byName = new Map<string, Listed>(body.data.map((s: Listed) => [s.name, s]));
+    expect(byName.get('good.xlsx')?.sheets[0]?.row_count).toBe(5);
+    expect(byName.get('big.xlsx')).toMatchObject({
+      sheets: [],
+      error: expect.stringMatching(/still being read/),
+    });
+  });
+});
