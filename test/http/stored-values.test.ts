@@ -197,19 +197,16 @@ describe('values a source cannot store are refused, naming the field, with nothi
       expect(long.status).toBe(400);
       expect((await long.json()).error).toMatchObject({ code: 'invalid_body', field: 'Name' });
       // Exactly the limit is fine (checked on a batch so the file is written once).
-      const batch = await h.fetch(
-        `/v1/sheets/${conn.spreadsheetId}~1/rows:batchUpdate`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            mutations: [
-              { op: 'update', row: 1, values: { Name: 'ok' } },
-              { op: 'append', values: { Name: 'y'.repeat(32_768) } },
-            ],
-          }),
-        },
-      );
+      const batch = await h.fetch(`/v1/sheets/${conn.spreadsheetId}~1/rows:batchUpdate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          mutations: [
+            { op: 'update', row: 1, values: { Name: 'ok' } },
+            { op: 'append', values: { Name: 'y'.repeat(32_768) } },
+          ],
+        }),
+      });
       expect(batch.status).toBe(400);
       expect((await batch.json()).error).toMatchObject({ code: 'invalid_body', field: 'Name', index: 1 });
       expect(await fileHash(file)).toBe(before);
