@@ -10,11 +10,11 @@
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
+import { interpretInput } from '../input.ts';
+import type { CellWrite, WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
 import type { WorkbookDocument } from './document.ts';
-import { interpretInput } from './input.ts';
-import type { CellWrite, WritePlan } from './plan.ts';
 import { buildTab } from './tab.ts';
 import { isoFromDate, readCsvCell } from './values.ts';
 

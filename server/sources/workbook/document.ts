@@ -2,8 +2,9 @@
  * The in-memory form of a workbook file, whatever its kind. The file layer (queue, cache, atomic replace,
  * locks) only talks to this, so .xlsx and .csv share all of it.
  */
+
+import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
-import type { WritePlan } from './plan.ts';
 
 export interface WorkbookDocument {
   /** The tab's current content, or undefined when no tab has that id. Treat the result as read-only. */

@@ -21,12 +21,12 @@ import { parseOffThread, warmParseWorker } from '../guard/parse-off-thread.ts';
 import { readRegularFile } from '../guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from '../guard/unreadable.ts';
 import { checkZipPackage } from '../guard/zip-package.ts';
+import { planWrite, type WritePlan } from '../plan.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { replaceFileAtomically } from './atomic-file.ts';
 import type { WorkbookDocument } from './document.ts';
 import type { WorkbookFormat } from './formats.ts';
 import { assertNotLocked, fileError } from './lock.ts';
-import { planWrite, type WritePlan } from './plan.ts';
 import { FileQueue } from './write-queue.ts';
 
 interface WriteJob {

@@ -12,9 +12,9 @@
  */
 import ExcelJS from 'exceljs';
 import { AppError } from '../../errors.ts';
+import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import type { WorkbookDocument } from './document.ts';
-import type { WritePlan } from './plan.ts';
 import { buildTab } from './tab.ts';
 import { type GridCell, readXlsxCell } from './values.ts';
 import { compactDataValidations, repairTables } from './xlsx-fixups.ts';

@@ -9,10 +9,10 @@
  * style id), so we never mutate one in place: a cell that needs a new number format gets a new object.
  */
 import ExcelJS from 'exceljs';
+import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from '../input.ts';
+import type { CellWrite, WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
-import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from './input.ts';
 import { encodeCellText } from './ooxml-text.ts';
-import type { CellWrite, WritePlan } from './plan.ts';
 import { RowMap } from './row-map.ts';
 import { isDateFormat, isGeneralFormat } from './values.ts';
 import { deleteSheetRows, unshareFormulas } from './xlsx-delete.ts';

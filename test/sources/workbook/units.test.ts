@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { interpretInput, parseUserEntered } from '../../../server/sources/input.ts';
 import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
-import { interpretInput, parseUserEntered } from '../../../server/sources/workbook/input.ts';
 import { RowMap } from '../../../server/sources/workbook/row-map.ts';
 import { isoFromDate } from '../../../server/sources/workbook/values.ts';
 

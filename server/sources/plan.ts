@@ -5,8 +5,8 @@
  * in the same order: updates in place, deletes bottom-up, appends after the last data row.
  * Errors carry the failing mutation's position as data (`details.index`), never in the message.
  */
-import { AppError } from '../../errors.ts';
-import type { CellInput, TabSnapshot } from '../source.ts';
+import { AppError } from '../errors.ts';
+import type { CellInput, TabSnapshot } from './source.ts';
 
 export interface CellWrite {
   /** 0-based index into the plan's header (column A = 0). */

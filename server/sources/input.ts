@@ -3,7 +3,7 @@
  * write formulas (`=...`) or the client asked for `input=user_entered`, in which case we parse the string
  * the way a spreadsheet parses typing: numbers (also `1,234.5`, `$1,234.50`, `12%`), TRUE/FALSE and dates.
  */
-import type { CellInput } from '../source.ts';
+import type { CellInput } from './source.ts';
 
 export type ParsedInput =
   | { kind: 'empty' }
