@@ -1,0 +1,71 @@
+/**
+ * One cell as the file holds it (type attribute, `<v>` text, inline text, formula flag, number format) ->
+ * the `{ typed, formatted }` pair the API serves. The rules are today's engine's (values.ts): numbers under
+ * a date format are dates, formulas read as their cached result, booleans show TRUE/FALSE, errors as text.
+ */
+
+import { decodeCellText } from '../../workbook/ooxml-text.ts';
+import type { GridCell } from '../values.ts';
+import {
+  dateToSerial,
+  formatValue,
+  isDateFormat,
+  isGeneralFormat,
+  isoFromDate,
+  serialToDate,
+} from '../values.ts';
+
+/** What ExcelJS gives a date cell that has no number format of its own (numFmtId 14). */
+const DEFAULT_DATE_FORMAT = 'mm-dd-yy';
+/** Days between the 1900 and 1904 date systems' day zero. */
+const DATE1904_OFFSET = 1462;
+
+export interface RawCell {
+  /** The `t` attribute (undefined = number). */
+  type: string | undefined;
+  /** `<v>` text, or the joined `<is>` text for inline strings; undefined when the cell has neither. */
+  value: string | undefined;
+  hasFormula: boolean;
+  numFmt: string | undefined;
+}
+
+export interface ReadContext {
+  sharedStrings: readonly string[];
+  date1904: boolean;
+}
+
+function textCell(s: string): GridCell | null {
+  if (s === '') return null;
+  const text = decodeCellText(s);
+  return { typed: text, formatted: text };
+}
+
+function numberCell(n: number, numFmt: string | undefined, ctx: ReadContext): GridCell | null {
+  if (!Number.isFinite(n)) return null;
+  if (!isDateFormat(numFmt)) return { typed: n, formatted: formatValue(numFmt, n) };
+  const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
+  const iso = isoFromDate(date);
+  if (iso === null) return null;
+  const pattern = isGeneralFormat(numFmt) ? DEFAULT_DATE_FORMAT : numFmt;
+  return { typed: iso, formatted: formatValue(pattern, dateToSerial(date)) };
+}
+
+function booleanCell(text: string): GridCell {
+  const value = Number.parseInt(text, 10) !== 0;
+  return { typed: value, formatted: value ? 'TRUE' : 'FALSE' };
+}
+
+export function readCell(cell: RawCell, ctx: ReadContext): GridCell | null {
+  const { type, value } = cell;
+  if (value === undefined) return null;
+  if (type === 'inlineStr' || type === 'str') return textCell(value);
+  if (type === 's') {
+    if (cell.hasFormula) return numberCell(Number.parseFloat(value), cell.numFmt, ctx);
+    return textCell(ctx.sharedStrings[Number.parseInt(value, 10)] ?? '');
+  }
+  if (type === 'b') return booleanCell(value);
+  if (type === 'e') return { typed: value, formatted: value };
+  if (type === 'd') return textCell(value); // ISO date text (strict files; Excel never writes it)
+  if (value === '') return null;
+  return numberCell(Number.parseFloat(value), cell.numFmt, ctx);
+}

@@ -1,0 +1,77 @@
+/**
+ * One API value -> the `<c>` element that stores it. The cell keeps its style (`s`) unless the value needs
+ * a date, percent or currency format the style lacks; then a style with that format is added (styles.xml is
+ * rewritten). Text goes in as an inline string, so sharedStrings.xml is never rewritten.
+ */
+import { DATE_FORMAT, DATE_TIME_FORMAT, type ParsedInput } from '../../input.ts';
+import { encodeCellText } from '../ooxml-text.ts';
+import { dateToSerial, isDateFormat, isGeneralFormat } from '../values.ts';
+import type { StylesPart } from './styles-part.ts';
+import { escapeXml, getAttr } from './xml-text.ts';
+
+const DATE1904_OFFSET = 1462;
+
+export interface CellTarget {
+  ref: string;
+  /** The cell's current style id (0 when it has none). */
+  style: number;
+  prefix: string;
+  date1904: boolean;
+}
+
+export function styleOf(cellXml: string | undefined): number {
+  if (cellXml === undefined) return 0;
+  const tag = /^<[^>]*>/.exec(cellXml)?.[0] ?? '';
+  const s = Number(getAttr(tag, 's') ?? 0);
+  return Number.isInteger(s) && s >= 0 ? s : 0;
+}
+
+function cellTag(target: CellTarget, style: number, type: string | undefined, body: string): string {
+  const p = target.prefix;
+  const attrs = `r="${target.ref}"${style ? ` s="${style}"` : ''}${type ? ` t="${type}"` : ''}`;
+  return body === '' ? `<${p}c ${attrs}/>` : `<${p}c ${attrs}>${body}</${p}c>`;
+}
+
+/** Shortest text that reads back as the same double. */
+function numberText(n: number): string {
+  return String(n);
+}
+
+/** The cell XML for `parsed`, or null when the cell should go (empty value and no style to keep). */
+export function writeCellXml(parsed: ParsedInput, target: CellTarget, styles: StylesPart): string | null {
+  const p = target.prefix;
+  const numFmt = styles.numFmt(target.style);
+  switch (parsed.kind) {
+    case 'empty':
+      return target.style ? cellTag(target, target.style, undefined, '') : null;
+    case 'number': {
+      const style =
+        parsed.numFmt && isGeneralFormat(numFmt)
+          ? styles.withNumFmt(target.style, parsed.numFmt)
+          : target.style;
+      return cellTag(target, style, undefined, `<${p}v>${numberText(parsed.value)}</${p}v>`);
+    }
+    case 'boolean':
+      return cellTag(target, target.style, 'b', `<${p}v>${parsed.value ? 1 : 0}</${p}v>`);
+    case 'date': {
+      // A date needs a date format to be a date at all (in the file it is a serial number).
+      const style = isDateFormat(numFmt)
+        ? target.style
+        : styles.withNumFmt(target.style, parsed.hasTime ? DATE_TIME_FORMAT : DATE_FORMAT);
+      const serial = dateToSerial(parsed.value) - (target.date1904 ? DATE1904_OFFSET : 0);
+      return cellTag(target, style, undefined, `<${p}v>${numberText(serial)}</${p}v>`);
+    }
+    case 'text': {
+      const text = escapeXml(encodeCellText(parsed.value));
+      return cellTag(
+        target,
+        target.style,
+        'inlineStr',
+        `<${p}is><${p}t xml:space="preserve">${text}</${p}t></${p}is>`,
+      );
+    }
+    case 'formula':
+      // No cached result: fullCalcOnLoad makes Excel compute it on open.
+      return cellTag(target, target.style, undefined, `<${p}f>${escapeXml(parsed.formula)}</${p}f>`);
+  }
+}

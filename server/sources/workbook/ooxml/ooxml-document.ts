@@ -1,0 +1,227 @@
+/**
+ * An .xlsx file read and written surgically. Reading inflates only the parts a tab needs (workbook,
+ * its rels, shared strings, styles, the tab's sheet). A write edits the parts it must as text (the tab's
+ * sheet, styles when a new number format is needed, tables that move, the workbook's calc flags) and
+ * `serialize` copies every other zip entry with its compressed bytes untouched, so charts, pivots, macros,
+ * threaded comments and parts nobody knows survive: nothing makes such a file read-only.
+ */
+import { AppError } from '../../../errors.ts';
+import type { WritePlan } from '../../plan.ts';
+import type { TabSnapshot, WriteOptions } from '../../source.ts';
+import type { WorkbookDocument } from '../document.ts';
+import { buildTab } from '../tab.ts';
+import type { ReadContext } from './cell-values.ts';
+import {
+  parseRels,
+  type Relationship,
+  relKind,
+  relsNameOf,
+  removeOverrides,
+  removeRelsTo,
+} from './package-parts.ts';
+import { readSharedStrings } from './shared-strings.ts';
+import { applyPlanToSheet, type SheetEdit } from './sheet-edit.ts';
+import { readSheetGrid } from './sheet-reader.ts';
+import { SheetXml } from './sheet-xml.ts';
+import { StylesPart } from './styles-part.ts';
+import { readTablePart, type TablePart } from './table-parts.ts';
+import { readWorkbookInfo, type SheetEntry, withFullCalcOnLoad } from './workbook-part.ts';
+import { ZipArchive } from './zip-archive.ts';
+import { writeZip } from './zip-writer.ts';
+
+const CONTENT_TYPES = '[Content_Types].xml';
+
+interface Tab {
+  entry: SheetEntry;
+  part: string;
+}
+
+export class OoxmlDocument implements WorkbookDocument {
+  readonly #archive: ZipArchive;
+  readonly #workbookPart: string;
+  readonly #workbookRels: Relationship[];
+  readonly #tabList: Tab[];
+  readonly #date1904: boolean;
+  /** Current text of every part a write changed (or null: removed); the rest comes from the archive. */
+  readonly #texts = new Map<string, string | null>();
+  readonly #sheets = new Map<string, SheetXml>();
+  readonly #tables = new Map<string, TablePart>();
+  readonly #snapshots = new Map<string, TabSnapshot>();
+  #sharedStrings: string[] | undefined;
+  #styles: StylesPart | undefined;
+
+  private constructor(archive: ZipArchive) {
+    this.#archive = archive;
+    const root = parseRels('', archive.text('_rels/.rels'));
+    this.#workbookPart =
+      root.find((r) => relKind(r) === 'officeDocument' && !r.external)?.target ?? 'xl/workbook.xml';
+    const workbookXml = archive.text(this.#workbookPart);
+    if (workbookXml === undefined) {
+      throw new AppError('upstream_error', 'Could not read workbook: the package has no workbook part.');
+    }
+    this.#workbookRels = parseRels(this.#workbookPart, archive.text(relsNameOf(this.#workbookPart)));
+    const info = readWorkbookInfo(workbookXml);
+    this.#date1904 = info.date1904;
+    this.#tabList = [];
+    for (const entry of info.sheets) {
+      const rel = this.#workbookRels.find((r) => r.id === entry.relId);
+      // Chart sheets, dialog sheets and macro sheets hold no rows: they are not tabs the service serves.
+      if (!rel || rel.external || relKind(rel) !== 'worksheet' || !archive.has(rel.target)) continue;
+      this.#tabList.push({ entry, part: archive.entry(rel.target)?.name as string });
+    }
+  }
+
+  static async parse(bytes: Uint8Array): Promise<OoxmlDocument> {
+    return new OoxmlDocument(ZipArchive.open(bytes));
+  }
+
+  #text(part: string): string | undefined {
+    if (this.#texts.has(part)) return this.#texts.get(part) ?? undefined;
+    return this.#archive.text(part);
+  }
+
+  #setText(part: string, text: string | null): void {
+    this.#texts.set(part, text);
+  }
+
+  #relTarget(kind: string): string | undefined {
+    return this.#workbookRels.find((r) => relKind(r) === kind && !r.external)?.target;
+  }
+
+  #readContext(): ReadContext {
+    if (!this.#sharedStrings) {
+      const part = this.#relTarget('sharedStrings');
+      this.#sharedStrings = part === undefined ? [] : readSharedStrings(this.#archive.text(part));
+    }
+    return { sharedStrings: this.#sharedStrings, date1904: this.#date1904 };
+  }
+
+  #stylesPart(): StylesPart {
+    if (!this.#styles) {
+      const part = this.#relTarget('styles');
+      this.#styles = new StylesPart(part === undefined ? undefined : this.#archive.text(part));
+    }
+    return this.#styles;
+  }
+
+  #find(sourceSheetId: string): Tab | undefined {
+    return this.#tabList.find((t) => t.entry.sheetId === sourceSheetId);
+  }
+
+  tab(sourceSheetId: string): TabSnapshot | undefined {
+    const cached = this.#snapshots.get(sourceSheetId);
+    if (cached) return cached;
+    const tab = this.#find(sourceSheetId);
+    if (!tab) return undefined;
+    const xml = this.#sheets.get(tab.part)?.toString() ?? this.#text(tab.part) ?? '';
+    const ctx = this.#readContext();
+    let grid: ReturnType<typeof readSheetGrid>;
+    try {
+      grid = readSheetGrid(xml, this.#stylesPart(), ctx);
+    } catch (e) {
+      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+    }
+    const snapshot = buildTab(tab.entry.sheetId, tab.entry.name, grid);
+    this.#snapshots.set(sourceSheetId, snapshot);
+    return snapshot;
+  }
+
+  tabs(): TabSnapshot[] {
+    return this.#tabList.map((t) => this.tab(t.entry.sheetId) as TabSnapshot);
+  }
+
+  /** Nothing in a package is lost on save: every part the write does not touch is copied as it is. */
+  assertWritable(): void {}
+
+  #sheetXml(part: string): SheetXml {
+    let sheet = this.#sheets.get(part);
+    if (!sheet) {
+      sheet = new SheetXml(this.#text(part) ?? '');
+      this.#sheets.set(part, sheet);
+    }
+    return sheet;
+  }
+
+  #sheetRels(part: string): Relationship[] {
+    return parseRels(part, this.#text(relsNameOf(part)));
+  }
+
+  #tablesOf(part: string): TablePart[] {
+    return this.#sheetRels(part)
+      .filter((r) => relKind(r) === 'table' && !r.external && this.#archive.has(r.target))
+      .map((r) => {
+        let table = this.#tables.get(r.target);
+        if (!table) {
+          table = readTablePart(r.target, this.#text(r.target) ?? '');
+          this.#tables.set(r.target, table);
+        }
+        return table;
+      });
+  }
+
+  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
+    const tab = this.#find(sourceSheetId);
+    const snapshot = this.tab(sourceSheetId);
+    if (!tab || !snapshot) throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
+    const edit: SheetEdit = {
+      sheet: this.#sheetXml(tab.part),
+      sheetName: tab.entry.name,
+      tables: this.#tablesOf(tab.part),
+      styles: this.#stylesPart(),
+      date1904: this.#date1904,
+      otherSheets: () =>
+        this.#tabList
+          .filter((t) => t !== tab)
+          .map((t) => ({ name: t.entry.name, sheet: this.#sheetXml(t.part) })),
+      sideParts: (kind) =>
+        this.#sheetRels(tab.part)
+          .filter((r) => relKind(r) === kind && !r.external)
+          .map((r) => ({
+            part: r.target,
+            get: () => this.#text(r.target),
+            set: (text: string) => this.#setText(r.target, text),
+          })),
+      workbookXml: {
+        get: () => this.#text(this.#workbookPart) ?? '',
+        set: (text: string) => this.#setText(this.#workbookPart, text),
+      },
+    };
+    const result = applyPlanToSheet(edit, snapshot, plan, options);
+    if (result.deleted) this.#snapshots.clear();
+    else this.#snapshots.delete(sourceSheetId);
+    if (result.changed) this.#markRecalculation(result.formulas);
+  }
+
+  /** Cached formula results may be stale now: Excel recalculates on open, and calcChain would be wrong. */
+  #markRecalculation(formulasTouched: boolean): void {
+    const calcChain = this.#relTarget('calcChain');
+    const hasCalcChain =
+      calcChain !== undefined && this.#archive.has(calcChain) && this.#texts.get(calcChain) !== null;
+    if (!hasCalcChain && !formulasTouched) return;
+    const workbook = this.#text(this.#workbookPart) ?? '';
+    const flagged = withFullCalcOnLoad(workbook);
+    if (flagged !== workbook) this.#setText(this.#workbookPart, flagged);
+    if (!hasCalcChain || calcChain === undefined) return;
+    const removed = new Set([calcChain]);
+    this.#setText(calcChain, null);
+    const relsName = relsNameOf(this.#workbookPart);
+    const rels = this.#text(relsName);
+    if (rels !== undefined) this.#setText(relsName, removeRelsTo(rels, this.#workbookPart, removed));
+    const types = this.#text(CONTENT_TYPES);
+    if (types !== undefined) this.#setText(CONTENT_TYPES, removeOverrides(types, removed));
+  }
+
+  async serialize(): Promise<Uint8Array> {
+    const changes = new Map<string, Uint8Array | null>();
+    for (const [part, text] of this.#texts)
+      changes.set(part, text === null ? null : Buffer.from(text, 'utf8'));
+    for (const [part, sheet] of this.#sheets)
+      if (sheet.changed) changes.set(part, Buffer.from(sheet.toString(), 'utf8'));
+    for (const table of this.#tables.values())
+      if (table.changed) changes.set(table.part, Buffer.from(table.xml, 'utf8'));
+    const styles = this.#relTarget('styles');
+    if (this.#styles?.changed && styles !== undefined)
+      changes.set(styles, Buffer.from(this.#styles.xml, 'utf8'));
+    return writeZip(this.#archive, changes);
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Deleting whole rows from a worksheet part, with what Excel shifts: rows and cells below move up, formula
+ * references (on this tab and on every other, and in defined names) follow or become #REF!, and so do
+ * merged cells, conditional formats, data validations, hyperlinks, the auto filter, tables and comments.
+ * Not shifted (as with today's engine): drawing anchors (images, charts, note boxes), formulas inside
+ * conditional-format rules and validation lists, and ranges kept in extension lists (`x14:`).
+ */
+import { type ShiftContext, shiftFormula, shiftRange } from '../formula-refs.ts';
+import { RowMap } from '../row-map.ts';
+import { translateFormula } from './formula-translate.ts';
+import { parseRow, renumberRow, rowToXml } from './row-xml.ts';
+import type { SheetEdit } from './sheet-edit.ts';
+import type { RowSlot, SheetXml } from './sheet-xml.ts';
+import { shiftTable } from './table-parts.ts';
+import { editDefinedNames } from './workbook-part.ts';
+import { decodeXml, escapeXml, getAttr, setAttr } from './xml-text.ts';
+
+const FORMULA = /<((?:[\w.-]+:)?f)(\s[^>]*?)?(?:\/>|>([\s\S]*?)<\/\1>)/g;
+
+/** Each `<f>` of `xml` passed through `edit` (text decoded, attributes as a start tag). */
+function editFormulas(
+  xml: string,
+  edit: (text: string | undefined, start: string) => { text: string | undefined; start: string },
+): string {
+  return xml.replace(FORMULA, (whole, name: string, attrs: string | undefined, body: string | undefined) => {
+    const start = `<${name}${attrs ?? ''}>`;
+    const text = body === undefined ? undefined : decodeXml(body);
+    const next = edit(text, start);
+    if (next.text === text && next.start === start) return whole;
+    if (next.text === undefined) return `${next.start.slice(0, -1)}/>`;
+    return `${next.start}${escapeXml(next.text)}</${name}>`;
+  });
+}
+
+/** Replace shared formulas by one formula per cell (same meaning), so rows can move independently. */
+export function unshareFormulas(sheet: SheetXml): void {
+  const masters = new Map<string, { text: string; row: number; column: number }>();
+  for (const slot of sheet.rows) {
+    if (!slot.xml.includes('shared')) continue;
+    for (const cell of parseRow(slot.xml, sheet.prefix).cells) {
+      editFormulas(cell.xml, (text, start) => {
+        const si = getAttr(start, 'si');
+        if (getAttr(start, 't') === 'shared' && si !== undefined && text !== undefined && text !== '') {
+          masters.set(si, { text, row: slot.number, column: cell.column });
+        }
+        return { text, start };
+      });
+    }
+  }
+  if (masters.size === 0) return;
+  for (const slot of sheet.rows) {
+    if (!slot.xml.includes('shared')) continue;
+    const row = parseRow(slot.xml, sheet.prefix);
+    for (const cell of row.cells) {
+      cell.xml = editFormulas(cell.xml, (text, start) => {
+        const si = getAttr(start, 'si');
+        const master = si === undefined ? undefined : masters.get(si);
+        if (getAttr(start, 't') !== 'shared' || !master) return { text, start };
+        const plain = setAttr(setAttr(setAttr(start, 't', undefined), 'si', undefined), 'ref', undefined);
+        return {
+          text: translateFormula(master.text, slot.number - master.row, cell.column - master.column),
+          start: plain,
+        };
+      });
+    }
+    slot.xml = rowToXml(row, sheet.prefix);
+  }
+  sheet.changed = true;
+}
+
+function shiftRefList(list: string, rows: RowMap): string {
+  return list
+    .split(/\s+/)
+    .filter((r) => r !== '')
+    .map((r) => shiftRange(r, rows))
+    .filter((r): r is string => r !== null)
+    .join(' ');
+}
+
+/** Edits the `attr` of every `local` element; an element whose range is gone is removed (with its body). */
+function shiftElements(
+  xml: string,
+  local: string,
+  attr: string,
+  rows: RowMap,
+  keepSingleCell = true,
+): string {
+  const pattern = new RegExp(`<((?:[\\w.-]+:)?${local})(?=[\\s/>])[^>]*?(?:\\/>|>[\\s\\S]*?<\\/\\1>)`, 'g');
+  return xml.replace(pattern, (element) => {
+    const start = /^<[^>]*>/.exec(element)?.[0] as string;
+    const value = getAttr(start, attr);
+    if (value === undefined) return element;
+    const shifted = shiftRefList(value, rows);
+    if (shifted === value) return element;
+    if (shifted === '' || (!keepSingleCell && !shifted.includes(':'))) return '';
+    return setAttr(start, attr, shifted) + element.slice(start.length);
+  });
+}
+
+function shiftSheetFormulas(xml: string, ctx: ShiftContext): string {
+  if (!/<(?:[\w.-]+:)?f[\s>]/.test(xml)) return xml;
+  return editFormulas(xml, (text, start) => {
+    const ref = getAttr(start, 'ref');
+    const movedRef = ref === undefined || !ctx.onSameSheet ? ref : (shiftRange(ref, ctx.rows) ?? undefined);
+    return {
+      text: text === undefined ? undefined : shiftFormula(text, ctx),
+      start: movedRef === ref ? start : setAttr(start, 'ref', movedRef),
+    };
+  });
+}
+
+function deleteFromSheetData(sheet: SheetXml, rows: RowMap, ctx: ShiftContext): void {
+  const next: RowSlot[] = [];
+  for (const slot of sheet.rows) {
+    const number = rows.row(slot.number);
+    if (number === null) continue;
+    let xml = shiftSheetFormulas(slot.xml, ctx);
+    if (number !== slot.number) {
+      const row = parseRow(xml, sheet.prefix);
+      renumberRow(row, number);
+      xml = rowToXml(row, sheet.prefix);
+    }
+    next.push({ number, xml });
+  }
+  sheet.setRows(next);
+}
+
+function shiftTail(tail: string, rows: RowMap): string {
+  let out = shiftElements(tail, 'mergeCell', 'ref', rows, false);
+  out = shiftElements(out, 'conditionalFormatting', 'sqref', rows);
+  out = shiftElements(out, 'dataValidation', 'sqref', rows);
+  out = shiftElements(out, 'hyperlink', 'ref', rows);
+  out = shiftElements(out, 'autoFilter', 'ref', rows);
+  return out;
+}
+
+/** Comment parts: a comment on a deleted row goes, one below moves up. */
+function shiftComments(xml: string, rows: RowMap, local: string): string {
+  return shiftElements(xml, local, 'ref', rows);
+}
+
+/** Delete the 1-based sheet rows of the edited tab; rows below move up. */
+export function deleteSheetRows(edit: SheetEdit, sheetRows: readonly number[]): void {
+  if (sheetRows.length === 0) return;
+  const rows = new RowMap(sheetRows);
+  const { sheet } = edit;
+  unshareFormulas(sheet);
+  deleteFromSheetData(sheet, rows, { sheetName: edit.sheetName, onSameSheet: true, rows });
+  sheet.tail = shiftTail(sheet.tail, rows);
+  sheet.changed = true;
+  for (const table of edit.tables) shiftTable(table, rows);
+  for (const [kind, local] of [
+    ['comments', 'comment'],
+    ['threadedComment', 'threadedComment'],
+  ] as const) {
+    for (const part of edit.sideParts(kind)) {
+      const xml = part.get();
+      if (xml === undefined) continue;
+      const shifted = shiftComments(xml, rows, local);
+      if (shifted !== xml) part.set(shifted);
+    }
+  }
+  const other: ShiftContext = { sheetName: edit.sheetName, onSameSheet: false, rows };
+  const workbook = edit.workbookXml.get();
+  const names = editDefinedNames(workbook, (formula) => shiftFormula(formula, other));
+  if (names !== workbook) edit.workbookXml.set(names);
+  for (const { sheet: otherSheet } of edit.otherSheets()) shiftOtherSheet(otherSheet, other);
+}
+
+/** Formulas on another tab that point at the edited one; the part is rewritten only if one changed. */
+function shiftOtherSheet(sheet: SheetXml, ctx: ShiftContext): void {
+  const name = ctx.sheetName.toLowerCase();
+  const mentions = (xml: string) => {
+    const lower = xml.toLowerCase();
+    return lower.includes(name) || lower.includes(escapeXml(name).replace(/'/g, "''"));
+  };
+  if (!sheet.rows.some((slot) => mentions(slot.xml))) return;
+  unshareFormulas(sheet);
+  for (const slot of sheet.rows) {
+    if (!mentions(slot.xml)) continue;
+    const shifted = shiftSheetFormulas(slot.xml, ctx);
+    if (shifted !== slot.xml) {
+      slot.xml = shifted;
+      sheet.changed = true;
+    }
+  }
+}

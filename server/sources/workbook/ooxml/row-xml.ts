@@ -1,0 +1,81 @@
+/**
+ * One `<row>` element's cells, parsed from and written back to text. Cells the write does not name keep
+ * their exact text; the row's own attributes are kept except `spans`, a hint that may no longer be right.
+ */
+import { columnLetter } from '../header.ts';
+import { parseCellRef } from './cell-ref.ts';
+import { getAttr, setAttr } from './xml-text.ts';
+
+export interface CellSlot {
+  column: number;
+  xml: string;
+}
+
+export interface ParsedRow {
+  /** The start tag, `spans` removed. */
+  start: string;
+  cells: CellSlot[];
+  /** Anything in the row that is not a cell (e.g. extLst), kept after the cells. */
+  extra: string;
+}
+
+export function parseRow(xml: string, prefix: string): ParsedRow {
+  const startTag = /^<[^>]*>/.exec(xml)?.[0] ?? `<${prefix}row>`;
+  const selfClosing = startTag.endsWith('/>');
+  const start = setAttr(selfClosing ? `${startTag.slice(0, -2).trimEnd()}>` : startTag, 'spans', undefined);
+  const cells: CellSlot[] = [];
+  let extra = '';
+  if (!selfClosing) {
+    const body = xml.slice(startTag.length, xml.lastIndexOf('</'));
+    const p = prefix.replace('.', '\\.');
+    const cell = new RegExp(`<${p}c(?=[\\s/>])[^>]*?(?:\\/>|>[\\s\\S]*?<\\/${p}c>)`, 'g');
+    let column = 0;
+    let last = 0;
+    for (const m of body.matchAll(cell)) {
+      const tag = /^<[^>]*>/.exec(m[0])?.[0] ?? '';
+      const ref = getAttr(tag, 'r');
+      const at = ref === undefined ? undefined : parseCellRef(ref);
+      column = at ? at.column : column + 1;
+      cells.push({ column, xml: m[0] });
+      extra += body.slice(last, m.index).trim();
+      last = (m.index ?? 0) + m[0].length;
+    }
+    extra += body.slice(last).trim();
+  }
+  return { start, cells, extra };
+}
+
+export function rowToXml(row: ParsedRow, prefix: string): string {
+  if (row.cells.length === 0 && row.extra === '') return row.start.replace(/>$/, '/>');
+  return `${row.start}${row.cells.map((c) => c.xml).join('')}${row.extra}</${prefix}row>`;
+}
+
+/** The cell in `column`, or undefined. */
+export function cellAt(row: ParsedRow, column: number): CellSlot | undefined {
+  return row.cells.find((c) => c.column === column);
+}
+
+/** Put (or, with null, remove) the cell of `column`, keeping the cells in column order. */
+export function putCell(row: ParsedRow, column: number, xml: string | null): void {
+  const at = row.cells.findIndex((c) => c.column >= column);
+  const existing = at >= 0 && row.cells[at]?.column === column;
+  if (xml === null) {
+    if (existing) row.cells.splice(at, 1);
+    return;
+  }
+  const slot = { column, xml };
+  if (existing) row.cells[at] = slot;
+  else if (at < 0) row.cells.push(slot);
+  else row.cells.splice(at, 0, slot);
+}
+
+export const cellRef = (column: number, row: number) => `${columnLetter(column)}${row}`;
+
+/** The row with a new number: the row's `r` and every cell's `r` (cells keep their columns). */
+export function renumberRow(row: ParsedRow, number: number): void {
+  row.start = setAttr(row.start, 'r', String(number));
+  for (const cell of row.cells) {
+    const tag = /^<[^>]*>/.exec(cell.xml)?.[0] as string;
+    cell.xml = setAttr(tag, 'r', cellRef(cell.column, number)) + cell.xml.slice(tag.length);
+  }
+}

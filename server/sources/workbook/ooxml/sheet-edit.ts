@@ -1,0 +1,236 @@
+/**
+ * A validated WritePlan applied to one worksheet part, in the order today's engine uses: updates in place,
+ * deletes (bottom-up, everything below moves up), a header for an empty tab, appends after the last data
+ * row with the style ids of that row, and tables grown over appended rows as Excel grows them.
+ */
+import { AppError } from '../../../errors.ts';
+import { interpretInput } from '../../input.ts';
+import type { CellWrite, WritePlan } from '../../plan.ts';
+import type { TabSnapshot, WriteOptions } from '../../source.ts';
+import { columnLetter } from '../header.ts';
+import { RowMap } from '../row-map.ts';
+import { parseArea } from '../xlsx-tables.ts';
+import { styleOf, writeCellXml } from './cell-write.ts';
+import { deleteSheetRows, unshareFormulas } from './row-delete.ts';
+import { cellAt, cellRef, parseRow, putCell, rowToXml } from './row-xml.ts';
+import type { SheetXml } from './sheet-xml.ts';
+import type { StylesPart } from './styles-part.ts';
+import { setTableArea, type TablePart } from './table-parts.ts';
+import { getAttr, setAttr } from './xml-text.ts';
+
+export interface TextPart {
+  part: string;
+  get(): string | undefined;
+  set(text: string): void;
+}
+
+export interface SheetEdit {
+  sheet: SheetXml;
+  sheetName: string;
+  tables: TablePart[];
+  styles: StylesPart;
+  date1904: boolean;
+  /** The workbook's other worksheets (opened for editing only when a delete must shift their formulas). */
+  otherSheets(): { name: string; sheet: SheetXml }[];
+  /** The sheet's related parts of one relationship kind (`comments`, `threadedComment`...). */
+  sideParts(kind: string): TextPart[];
+  workbookXml: { get(): string; set(text: string): void };
+}
+
+export interface EditResult {
+  changed: boolean;
+  deleted: boolean;
+  /** The sheet holds formulas, or the write wrote one: cached results may be stale. */
+  formulas: boolean;
+}
+
+/** Writes `cells` into sheet row `number`; `template` gives style ids for columns the cells do not name. */
+function writeRow(
+  edit: SheetEdit,
+  number: number,
+  cells: readonly CellWrite[],
+  options: WriteOptions,
+  template?: ReadonlyMap<number, number>,
+): boolean {
+  const { sheet } = edit;
+  const slot = sheet.ensureRow(number);
+  const row = parseRow(slot.xml, sheet.prefix);
+  let formula = false;
+  if (template) {
+    for (const [column, style] of template) {
+      if (!cellAt(row, column))
+        putCell(row, column, `<${sheet.prefix}c r="${cellRef(column, number)}" s="${style}"/>`);
+    }
+  }
+  for (const { column, value } of cells) {
+    const existing = cellAt(row, column + 1);
+    if (existing && isSharedFormulaMaster(existing.xml)) {
+      // Overwriting the master would orphan the cells that borrow its text: give each its own formula.
+      unshareFormulas(sheet);
+      return writeRow(edit, number, cells, options, template);
+    }
+    const parsed = interpretInput(value, options);
+    if (parsed.kind === 'formula') formula = true;
+    const target = {
+      ref: cellRef(column + 1, number),
+      style: styleOf(existing?.xml),
+      prefix: sheet.prefix,
+      date1904: edit.date1904,
+    };
+    putCell(row, column + 1, writeCellXml(parsed, target, edit.styles));
+  }
+  slot.xml = rowToXml(row, sheet.prefix);
+  sheet.changed = true;
+  return formula;
+}
+
+function isSharedFormulaMaster(cellXml: string): boolean {
+  const f = /<(?:[\w.-]+:)?f\b[^>]*>/.exec(cellXml)?.[0];
+  return f !== undefined && getAttr(f, 't') === 'shared' && getAttr(f, 'ref') !== undefined;
+}
+
+/** Style ids of row `number`, by 1-based column, for the first `columns` columns (0 = no style). */
+function rowStyles(sheet: SheetXml, number: number, columns: number): Map<number, number> {
+  const styles = new Map<number, number>();
+  const slot = sheet.row(number);
+  if (!slot) return styles;
+  const row = parseRow(slot.xml, sheet.prefix);
+  for (const cell of row.cells) {
+    if (cell.column > columns) continue;
+    const style = styleOf(cell.xml);
+    if (style) styles.set(cell.column, style);
+  }
+  return styles;
+}
+
+/** Which deleted rows stay as an emptied last row of their table (xlsx-tables.ts `splitTableDeletes`). */
+function splitTableDeletes(
+  tables: readonly TablePart[],
+  sheetRows: readonly number[],
+  apiRow: (r: number) => number,
+) {
+  const deleted = new Set(sheetRows);
+  const keep = new Set<number>();
+  for (const table of tables) {
+    const area = table.area;
+    if (!area) continue;
+    if (table.headerRow && deleted.has(area.top)) {
+      const row = apiRow(area.top);
+      throw new AppError(
+        'conflict',
+        `Row ${row} is the header row of the table "${table.name}" and cannot be deleted while the table ` +
+          'exists; convert the table to a range in a spreadsheet program first.',
+        { row, table: table.name },
+      );
+    }
+    const firstData = area.top + (table.headerRow ? 1 : 0);
+    const lastData = area.bottom - (table.totalsRow ? 1 : 0);
+    if (lastData < firstData) continue;
+    let allGo = true;
+    for (let row = firstData; row <= lastData && allGo; row++) allGo = deleted.has(row);
+    if (allGo) keep.add(firstData);
+  }
+  return { remove: sheetRows.filter((row) => !keep.has(row)), clear: [...keep] };
+}
+
+/** Empties a row's values, keeping each cell's style (as clearing cells in Excel does). */
+function clearRow(sheet: SheetXml, number: number): void {
+  const slot = sheet.row(number);
+  if (!slot) return;
+  const row = parseRow(slot.xml, sheet.prefix);
+  row.cells = row.cells.flatMap((cell) => {
+    const style = styleOf(cell.xml);
+    return style
+      ? [{ column: cell.column, xml: `<${sheet.prefix}c r="${cellRef(cell.column, number)}" s="${style}"/>` }]
+      : [];
+  });
+  slot.xml = rowToXml(row, sheet.prefix);
+  sheet.changed = true;
+}
+
+function growTables(
+  tables: readonly TablePart[],
+  after: number,
+  last: number,
+  columns: ReadonlySet<number>,
+): void {
+  if (last <= after || columns.size === 0) return;
+  for (const table of tables) {
+    const area = table.area;
+    if (table.totalsRow || !area || area.top > after || area.bottom < after || area.bottom >= last) continue;
+    if ([...columns].some((column) => column < area.left || column > area.right)) continue;
+    setTableArea(table, { ...area, bottom: last });
+  }
+}
+
+/** `<dimension ref>` grown to cover the data (rows and columns). */
+function updateDimension(sheet: SheetXml, columns: number): void {
+  const m = /<(?:[A-Za-z_][\w.-]*:)?dimension\b[^>]*>/.exec(sheet.head);
+  if (!m) return;
+  const area = parseArea(getAttr(m[0], 'ref'));
+  const last = sheet.lastRowNumber;
+  if (last === 0) return;
+  const left = area?.left ?? 1;
+  const top = Math.min(area?.top ?? 1, sheet.rows[0]?.number ?? 1);
+  const right = Math.max(area?.right ?? 1, columns);
+  const ref = `${columnLetter(left)}${top}:${columnLetter(right)}${last}`;
+  sheet.head = sheet.head.replace(m[0], setAttr(m[0], 'ref', ref));
+}
+
+export function applyPlanToSheet(
+  edit: SheetEdit,
+  tab: TabSnapshot,
+  plan: WritePlan,
+  options: WriteOptions,
+): EditResult {
+  const { sheet } = edit;
+  const hasFormula = /<(?:[\w.-]+:)?f[\s>]/;
+  let formulas = sheet.rows.some((slot) => hasFormula.test(slot.xml));
+  const deletes = splitTableDeletes(
+    edit.tables,
+    plan.deletes.map((row) => tab.headerRow + row),
+    (sheetRow) => sheetRow - tab.headerRow,
+  );
+
+  // 1. Updates, in place, with the row numbers the client saw.
+  for (const update of plan.updates) {
+    if (writeRow(edit, tab.headerRow + update.row, update.cells, options)) formulas = true;
+  }
+
+  // 2. Deletes; then the rows kept for a table are emptied.
+  const removed = new RowMap(deletes.remove);
+  if (deletes.remove.length > 0) deleteSheetRows(edit, deletes.remove);
+  const kept = new Set(deletes.clear.map((row) => removed.row(row) as number));
+  for (const row of kept) clearRow(sheet, row);
+
+  // 3. An empty tab gets a header from the appended keys, as text in row 1.
+  let headerRow = tab.headerRow;
+  if (plan.newHeader) {
+    headerRow = 1;
+    writeRow(
+      edit,
+      1,
+      plan.header.map((name, column) => ({ column, value: name })),
+      { allowFormulas: false, userEntered: false },
+    );
+  }
+
+  // 4. Appends after the last data row, styled like it (a kept, emptied table row is filled first).
+  let last = headerRow + tab.typed.length - deletes.remove.length;
+  while (last > headerRow && kept.has(last)) last--;
+  const before = last;
+  const styleRow = kept.has(last + 1) ? last + 1 : last;
+  const template =
+    styleRow > headerRow ? rowStyles(sheet, styleRow, plan.header.length) : new Map<number, number>();
+  const filled = new Set<number>();
+  for (const cells of plan.appends) {
+    last++;
+    if (writeRow(edit, last, cells, options, template)) formulas = true;
+    for (const { column, value } of cells) if (value !== null && value !== '') filled.add(column + 1);
+  }
+  growTables(edit.tables, before, last, filled);
+  updateDimension(sheet, plan.header.length);
+
+  const changed = plan.updates.length + plan.deletes.length + plan.appends.length > 0;
+  return { changed, deleted: deletes.remove.length > 0, formulas };
+}

@@ -1,0 +1,124 @@
+/**
+ * Writes a new zip from an opened one: every entry the caller did not replace is copied as it is (local
+ * header, compressed bytes, data descriptor and central record; only the record's offset changes), so
+ * parts SheetPort does not understand survive byte for byte. Replaced and added parts are deflated fresh.
+ */
+import { crc32, deflateRawSync } from 'node:zlib';
+import type { ArchiveEntry, ZipArchive } from './zip-archive.ts';
+
+const LOCAL_SIG = 0x04034b50;
+const CENTRAL_SIG = 0x02014b50;
+const EOCD_SIG = 0x06054b50;
+const UTF8_FLAG = 0x0800;
+const MAX32 = 0xffffffff;
+
+/** New content per part name; null removes the part. Names not in the archive are added at the end. */
+export type PartChanges = ReadonlyMap<string, Uint8Array | null>;
+
+interface Written {
+  local: Buffer[];
+  central: Buffer;
+}
+
+/** MS-DOS date and time of `at` (what the local and central headers hold). */
+function dosDateTime(at: Date): { time: number; date: number } {
+  const time = (at.getHours() << 11) | (at.getMinutes() << 5) | (at.getSeconds() >> 1);
+  const date = ((at.getFullYear() - 1980) << 9) | ((at.getMonth() + 1) << 5) | at.getDate();
+  return { time, date };
+}
+
+function freshEntry(name: string, content: Uint8Array, offset: number, now: Date): Written {
+  const nameBytes = Buffer.from(name, 'utf8');
+  const data = deflateRawSync(content);
+  const crc = crc32(content);
+  const { time, date } = dosDateTime(now);
+  const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : UTF8_FLAG;
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(LOCAL_SIG, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(flags, 6);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt16LE(time, 10);
+  local.writeUInt16LE(date, 12);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(content.length, 22);
+  local.writeUInt16LE(nameBytes.length, 26);
+  local.writeUInt16LE(0, 28);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(CENTRAL_SIG, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(flags, 8);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt16LE(time, 12);
+  central.writeUInt16LE(date, 14);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(content.length, 24);
+  central.writeUInt16LE(nameBytes.length, 28);
+  central.writeUInt32LE(offset, 42);
+  return { local: [local, nameBytes, data], central: Buffer.concat([central, nameBytes]) };
+}
+
+/** The entry's own central record, pointing at its new place. */
+function copiedEntry(entry: ArchiveEntry, offset: number): Written {
+  const central = Buffer.from(entry.central);
+  if (central.readUInt32LE(42) === MAX32) patchZip64Offset(central, offset);
+  else central.writeUInt32LE(offset, 42);
+  return { local: [entry.local], central };
+}
+
+/** A ZIP64 record keeps its offset in the extra field, after whichever sizes are also there. */
+function patchZip64Offset(central: Buffer, offset: number): void {
+  const nameLength = central.readUInt16LE(28);
+  const extraEnd = 46 + nameLength + central.readUInt16LE(30);
+  let at = 46 + nameLength;
+  while (at + 4 <= extraEnd) {
+    const id = central.readUInt16LE(at);
+    const length = central.readUInt16LE(at + 2);
+    if (id === 1) {
+      let slot = at + 4;
+      if (central.readUInt32LE(24) === MAX32) slot += 8;
+      if (central.readUInt32LE(20) === MAX32) slot += 8;
+      central.writeBigUInt64LE(BigInt(offset), slot);
+      return;
+    }
+    at += 4 + length;
+  }
+}
+
+export function writeZip(archive: ZipArchive, changes: PartChanges, now = new Date()): Uint8Array {
+  const chunks: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  const push = (written: Written) => {
+    for (const chunk of written.local) {
+      chunks.push(chunk);
+      offset += chunk.length;
+    }
+    centrals.push(written.central);
+  };
+  const seen = new Set<string>();
+  for (const entry of archive.entries) {
+    seen.add(entry.name);
+    const change = changes.get(entry.name);
+    if (change === null) continue;
+    push(change === undefined ? copiedEntry(entry, offset) : freshEntry(entry.name, change, offset, now));
+  }
+  for (const [name, content] of changes) {
+    if (!seen.has(name) && content !== null) push(freshEntry(name, content, offset, now));
+  }
+  const directoryStart = offset;
+  const directory = Buffer.concat(centrals);
+  if (directoryStart + directory.length > MAX32 || centrals.length > 0xffff) {
+    throw new Error('the workbook is too large to save (over 4 GB or 65,535 parts)');
+  }
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(EOCD_SIG, 0);
+  end.writeUInt16LE(centrals.length, 8);
+  end.writeUInt16LE(centrals.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(directoryStart, 16);
+  return Buffer.concat([...chunks, directory, end]);
+}
