@@ -1,5 +1,5 @@
 // What a cell holds: a typed value, optionally the formula that computed it, and the number
-// format Google attached when the value was entered (USER_ENTERED "2,000,000.01" keeps "#,##0.00").
+// format Google attached when the value was entered (USER_ENTERED "1,234.50" keeps "#,##0.00").
 
 export type NumberFormatType = 'NUMBER' | 'PERCENT' | 'CURRENCY' | 'DATE' | 'TIME' | 'DATE_TIME' | 'TEXT';
 export type NumberFormat = { type: NumberFormatType; pattern: string };
