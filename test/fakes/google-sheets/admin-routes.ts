@@ -76,5 +76,9 @@ export function adminRoutes(store: Store, switches: Switches, oauth: OAuthServer
     admin('POST', 'revoke', (req) => ok({ revoked: oauth.revoke(String(req.body.token ?? '')) })),
     admin('POST', 'tokens', (req) => ok(oauth.issue(req.body.client_id as string | undefined))),
     admin('POST', 'files', (req) => ok(seedFile(store, req.body as unknown as SeedFile))),
+    admin('POST', 'deny', (req) => {
+      store.denied.add(String(req.body.id ?? ''));
+      return ok({});
+    }),
   ];
 }

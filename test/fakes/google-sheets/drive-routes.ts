@@ -30,7 +30,8 @@ function fileResponse(file: DriveFile, req: FakeRequest): unknown {
 
 function getFile(store: Store, id: string): DriveFile {
   const file = store.get(id);
-  if (!file) throw driveFileNotFound(id);
+  // Drive does not reveal files the caller cannot see: same 404 as a missing one.
+  if (!file || store.denied.has(id)) throw driveFileNotFound(id);
   return file;
 }
 

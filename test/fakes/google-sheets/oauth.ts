@@ -200,8 +200,9 @@ export const unauthenticated = (): GoogleError =>
     'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
   );
 
+/** No Authorization header and no API key: Google answers 403, not 401. */
 export const missingCredentials = (): GoogleError =>
   new GoogleError(
-    401,
-    'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+    403,
+    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
   );

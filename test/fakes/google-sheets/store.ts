@@ -60,6 +60,8 @@ function newFileId(): string {
 
 export class Store {
   private readonly files = new Map<string, DriveFile>();
+  /** Spreadsheets the caller may not open (a switch for 403 tests). */
+  readonly denied = new Set<string>();
   readonly clock: Clock;
   private lastStamp = 0;
 
