@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServiceContext } from '../server/context.ts';
 import { rateLimit } from '../server/http/rate-limit.ts';
+import { startServer } from '../server/index.ts';
 import { RateLimiter } from '../server/limits/rate-limiter.ts';
-import { startService } from '../server/service.ts';
 import { openDatabase } from '../server/store/db.ts';
 import { UsageStore } from '../server/store/usage.ts';
 import { generateRows, LARGE_ROWS, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
@@ -44,11 +44,13 @@ async function main(): Promise<void> {
     smallKey = setup.connections.create({
       name: 'orders-5k.xlsx',
       sourceKind: 'workbook',
+      idPrefix: 'wb_',
       location: small,
     }).userKey;
     largeKey = setup.connections.create({
       name: 'orders-100k.xlsx',
       sourceKind: 'workbook',
+      idPrefix: 'wb_',
       location: large,
     }).userKey;
     // A read key. Enterprise plan with very high per-key limits, so the benchmark measures the service and not
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
     await setup.close();
   }
 
-  const service = await startService({
+  const service = await startServer({
     dataDir,
     port: 0,
     host: '127.0.0.1',
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
     log: (m, e) => console.error(m, e),
   });
   // The same service with rate limiting off, on the same data dir: the limiter's cost is (e) against (b).
-  const unlimited = await startService({
+  const unlimited = await startServer({
     dataDir,
     port: 0,
     host: '127.0.0.1',

@@ -56,7 +56,12 @@ async function main(): Promise<void> {
 
   const context = createServiceContext({ dataDir: path.join(dir, 'data'), log: () => {} });
   try {
-    const conn = context.connections.create({ name: 'bench.xlsx', sourceKind: 'workbook', location: file });
+    const conn = context.connections.create({
+      name: 'bench.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file,
+    });
     const tab = await context.replica.tabByName(conn, 'Data');
     const { record } = context.webhooks.create({
       url,

@@ -7,7 +7,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { createDemoWorkbook, createWorkbookSource } from '../server/sources/workbook/index.ts';
+import { createDemoWorkbook } from '../server/sources/workbook/demo.ts';
+import { createWorkbookSource } from '../server/sources/workbook/index.ts';
 
 const plain = { allowFormulas: false, userEntered: false };
 

@@ -3,10 +3,10 @@ import { ChangeRecorder } from './changes/recorder.ts';
 import { type FileLimits, resolveFileLimits } from './config.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
+import { ConnectionFollower } from './replica/follow-connections.ts';
 import { Replica } from './replica/replica.ts';
-import { WorkbookWatcher } from './replica/watcher.ts';
+import { openSource, type SourceOptions } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
-import { createWorkbookSource } from './sources/workbook/index.ts';
 import { loadOrCreateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
 import { BaselineStore } from './store/baselines.ts';
@@ -27,8 +27,9 @@ export interface ServiceContext extends AppDeps {
   db: Database.Database;
   recorder: ChangeRecorder;
   worker: DeliveryWorker;
-  watcher: WorkbookWatcher;
-  /** Start the delivery worker and the file watcher (the service does; one-off CLI commands do not). */
+  follower: ConnectionFollower;
+  /** Start the delivery worker and follow every connection's outside changes (the service does; one-off CLI
+   * commands do not). */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -88,18 +89,19 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     rules: options.eventRules ?? DEFAULT_EVENT_RULES,
     onQueued: () => worker.wake(),
   });
-  const fileLimits = resolveFileLimits(options.fileLimits);
-  const openSource = (connection: ConnectionRecord): Source =>
-    createWorkbookSource(connection.location, fileLimits);
+  const sourceOptions: SourceOptions = {
+    fileLimits: resolveFileLimits(options.fileLimits),
+    log,
+    ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
+  };
   const replica = new Replica(
-    openSource,
+    (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
     (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
     log,
   );
   const connections = new ConnectionStore(db);
-  const watcher = new WorkbookWatcher(replica, connections, {
-    log,
-    ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
+  const follower = new ConnectionFollower(replica, () => connections.list(), {
+    ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
   });
   const usage = new UsageStore(db);
   const flushTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS);
@@ -123,13 +125,13 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     wakeDeliveries: () => worker.wake(),
     recorder,
     worker,
-    watcher,
+    follower,
     startBackground() {
       worker.start();
-      watcher.start();
+      follower.start();
     },
     async close() {
-      watcher.stop();
+      follower.stop();
       await worker.stop();
       clearInterval(flushTimer);
       usage.flush();

@@ -5,7 +5,11 @@ import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 
-export interface ServiceOptions {
+/**
+ * The public entry of the service: start and stop a whole SheetPort server from a config object. The CLI
+ * (`serve`, `demo`) and the desktop app's main process use this and nothing deeper.
+ */
+export interface ServerConfig {
   dataDir: string;
   port: number;
   host: string;
@@ -19,7 +23,7 @@ export interface ServiceOptions {
   requestLog?: RequestLogOptions | false;
 }
 
-export interface RunningService {
+export interface RunningServer {
   url: string;
   port: number;
   context: ServiceContext;
@@ -28,7 +32,7 @@ export interface RunningService {
 }
 
 /** The whole service on one port: what `sheetport serve`, `npm start` and the tray app all run. */
-export async function startService(options: ServiceOptions): Promise<RunningService> {
+export async function startServer(options: ServerConfig): Promise<RunningServer> {
   const context = createServiceContext({
     dataDir: options.dataDir,
     allowedHosts: options.allowedHosts ?? [],
@@ -73,7 +77,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
  * process always ends within the deadline. A second signal cuts off at once.
  */
 export function stopOnSignals(
-  service: RunningService,
+  service: RunningServer,
   onStopped: () => void,
   deadlineMs: number = STOP_DEADLINE_MS,
 ): void {
@@ -97,7 +101,7 @@ export function stopOnSignals(
 }
 
 /** The last resort of a stop: drop every connection, save the day's usage counts and close the database. */
-function forceStop(service: RunningService): void {
+function forceStop(service: RunningServer): void {
   const attempt = (step: () => void) => {
     try {
       step();

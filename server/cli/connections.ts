@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { toPublicSheetId } from '../connections/sheet-id.ts';
+import { connectSpreadsheet } from '../connections/connect.ts';
+import { describeSpreadsheet } from '../connections/describe.ts';
 import { isAppError } from '../errors.ts';
-import type { SpreadsheetSnapshot } from '../sources/source.ts';
+import { kindNames, sourceKind } from '../sources/index.ts';
 import {
   CliError,
   connectionJson,
@@ -17,19 +18,27 @@ import {
   quantity,
   type Stores,
   withStores,
+  withStoresAsync,
 } from './kit.ts';
 
-/** File types `connect` accepts. */
-const WORKBOOK_EXTENSIONS = ['.xlsx', '.csv'];
+function kindHelp(): string {
+  return kindNames()
+    .map((name) => `${name}: ${sourceKind(name).describe}`)
+    .join('; ');
+}
 
 export function registerConnectionCommands(program: Command): void {
   program
     .command('connect')
-    .description('register a local .xlsx or .csv file')
-    .argument('<file>', 'path to the workbook')
-    .option('--name <name>', 'display name (default: the file name)')
-    .action(async (file: string, opts: { name?: string }, cmd: Command) => {
-      await connect(file, opts, globals(cmd));
+    .description(`register a spreadsheet: ${kindNames().join(' or ')} (kinds: ${kindHelp()})`)
+    .argument(
+      '<kind-or-location>',
+      'where the spreadsheet lives (a .xlsx/.csv path), or its kind followed by that',
+    )
+    .argument('[location]', 'where the spreadsheet lives, when a kind is given first')
+    .option('--name <name>', 'display name (default: the spreadsheet title or file name)')
+    .action(async (first: string, second: string | undefined, opts: { name?: string }, cmd: Command) => {
+      await connect(first, second, opts, globals(cmd));
     });
 
   const connections = program.command('connections').description('list or remove registered spreadsheets');
@@ -145,65 +154,29 @@ function removeConnection(
   }
 }
 
-async function connect(file: string, opts: { name?: string }, g: GlobalOptions): Promise<void> {
-  const resolved = path.resolve(file);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(resolved);
-  } catch {
-    throw new CliError('not_found', `File not found: ${resolved}`);
-  }
-  if (!stat.isFile()) throw new CliError('invalid_parameter', `Not a file: ${resolved}`);
-  const ext = path.extname(resolved).toLowerCase();
-  if (!WORKBOOK_EXTENSIONS.includes(ext)) {
-    throw new CliError(
-      'unsupported_media_type',
-      `Unsupported file type '${ext || path.basename(resolved)}': expected ${WORKBOOK_EXTENSIONS.join(' or ')}.`,
-    );
-  }
-  // Canonical path (symlinks resolved) so the same file registered two ways is one connection.
-  const location = fs.realpathSync.native(resolved);
-
-  // Read before registering, so a file we cannot parse is never registered. Loaded lazily: exceljs is heavy.
-  const { createWorkbookSource } = await import('../sources/workbook/index.ts');
-  const source = createWorkbookSource(location);
-  let snapshot: SpreadsheetSnapshot;
-  try {
-    snapshot = await source.read();
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new CliError(isAppError(err) ? err.code : 'invalid_body', `Cannot read ${location}: ${reason}`);
-  } finally {
-    await source.close().catch(() => {});
-  }
-
-  withStores(g, ({ connections }) => {
-    const existing = connections.getByLocation('workbook', location);
-    const name = opts.name?.trim() || snapshot.title || path.basename(location);
-    const record = existing ?? connections.create({ name, sourceKind: 'workbook', location });
-    const sheets = snapshot.tabs.map((tab) => ({
-      sheet_id: toPublicSheetId(record.spreadsheetId, tab.sourceSheetId),
-      name: tab.name,
-      row_count: tab.typed.length,
-    }));
-    if (g.json) {
-      return printJson({
-        userKey: record.userKey,
-        spreadsheet_id: record.spreadsheetId,
-        name: record.name,
-        sheets,
-      });
-    }
-    const lines = [
-      existing ? `Already connected: ${record.name}` : `Connected ${record.name}`,
-      `  file:            ${record.location}`,
-      `  spreadsheet_id:  ${record.spreadsheetId}`,
-      `  userKey:         ${record.userKey}`,
-      `  sheets:`,
-      ...(sheets.length
-        ? sheets.map((s) => `    ${s.name}  ${quantity(s.row_count, 'row')}  (sheet_id ${s.sheet_id})`)
-        : ['    (none)']),
-    ];
-    print(lines.join('\n'));
-  });
+async function connect(
+  first: string,
+  second: string | undefined,
+  opts: { name?: string },
+  g: GlobalOptions,
+): Promise<void> {
+  // `connect <location>`, or `connect <kind> <location>` when the kind is said.
+  const input = second === undefined ? { location: first } : { kind: first, location: second };
+  const connected = await withStoresAsync(g, ({ connections }) =>
+    connectSpreadsheet(connections, { ...input, ...(opts.name ? { name: opts.name } : {}) }),
+  );
+  const { connection, snapshot, created } = connected;
+  const json = { ...describeSpreadsheet(connection, snapshot), location: connection.location, created };
+  if (g.json) return printJson(json);
+  const lines = [
+    created ? `Connected ${connection.name}` : `Already connected: ${connection.name}`,
+    `  location:        ${connection.location}`,
+    `  spreadsheet_id:  ${connection.spreadsheetId}`,
+    `  user_key:        ${connection.userKey}`,
+    `  sheets:`,
+    ...(json.sheets.length
+      ? json.sheets.map((s) => `    ${s.name}  ${quantity(s.row_count, 'row')}  (sheet_id ${s.sheet_id})`)
+      : ['    (none)']),
+  ];
+  print(lines.join('\n'));
 }

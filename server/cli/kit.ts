@@ -45,6 +45,25 @@ export interface Stores {
 
 /** Opens the data dir's database for one synchronous block and closes it after. */
 export function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
+  const { stores, close } = openStores(g);
+  try {
+    return fn(stores);
+  } finally {
+    close();
+  }
+}
+
+/** `withStores` for work that awaits (reading a spreadsheet): the database stays open until it is done. */
+export async function withStoresAsync<T>(g: GlobalOptions, fn: (stores: Stores) => Promise<T>): Promise<T> {
+  const { stores, close } = openStores(g);
+  try {
+    return await fn(stores);
+  } finally {
+    close();
+  }
+}
+
+function openStores(g: GlobalOptions): { stores: Stores; close: () => void } {
   const dataDir = resolveDataDir({ flag: g.dataDir });
   let db: ReturnType<typeof openDatabase>;
   try {
@@ -53,17 +72,16 @@ export function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
     const reason = err instanceof Error ? err.message : String(err);
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
   }
-  try {
-    return fn({
+  return {
+    stores: {
       connections: new ConnectionStore(db),
       keys: new ApiKeyStore(db),
       usage: new UsageStore(db),
       webhooks: new WebhookStore(db),
       deliveries: new DeliveryStore(db),
-    });
-  } finally {
-    db.close();
-  }
+    },
+    close: () => db.close(),
+  };
 }
 
 // --- output ------------------------------------------------------------------------------------------------------
@@ -150,16 +168,11 @@ export function wholeNumber(min: number, max: number): (value: string) => number
 
 export { iso } from '../lib/iso-time.ts';
 
+import { connectionJson as baseConnectionJson } from '../connections/describe.ts';
+
+/** The API's connection shape plus where it lives (the CLI runs on the machine that has the file). */
 export function connectionJson(c: ConnectionRecord) {
-  return {
-    spreadsheet_id: c.spreadsheetId,
-    userKey: c.userKey,
-    name: c.name,
-    source: c.sourceKind,
-    location: c.location,
-    public_read: c.publicRead,
-    created_at: c.createdAt,
-  };
+  return { ...baseConnectionJson(c), location: c.location };
 }
 
 export function keyJson(k: ApiKeyRecord) {

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliCommand, exportLine } from './cli/shell-line.ts';
-import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT } from './config.ts';
-import { createServiceContext } from './context.ts';
-import { findPackageFile } from './lib/package-file.ts';
-import { logStrayErrors, startService, stopOnSignals } from './service.ts';
-import { createDemoWorkbook } from './sources/workbook/index.ts';
-import type { ConnectionRecord } from './store/connections.ts';
+import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT } from '../config.ts';
+import { connectSpreadsheet } from '../connections/connect.ts';
+import { logStrayErrors, startServer, stopOnSignals } from '../index.ts';
+import { findPackageFile } from '../lib/package-file.ts';
+import { createDemoSpreadsheet } from '../sources/index.ts';
+import { type Stores, withStoresAsync } from './kit.ts';
+import { cliCommand, exportLine } from './shell-line.ts';
 
 export interface DemoOptions {
   dataDir: string;
@@ -27,20 +27,16 @@ interface DemoState {
  */
 export async function runDemo(options: DemoOptions): Promise<void> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const workbook = path.join(options.dataDir, 'demo.xlsx');
-  if (!existsSync(workbook)) await createDemoWorkbook(workbook);
-
-  const setup = createServiceContext({ dataDir: options.dataDir });
-  let connection: ConnectionRecord;
-  let state: DemoState;
-  try {
-    connection =
-      setup.connections.list().find((c) => c.location === workbook) ??
-      setup.connections.create({ name: 'demo.xlsx', sourceKind: 'workbook', location: workbook });
-    state = loadOrCreateKey(options.dataDir, setup);
-  } finally {
-    await setup.close();
-  }
+  const demo = await createDemoSpreadsheet(options.dataDir);
+  const workbook = demo.location;
+  const { connection, state } = await withStoresAsync({ dataDir: options.dataDir }, async (stores) => {
+    const { connection } = await connectSpreadsheet(stores.connections, {
+      location: demo.location,
+      kind: demo.kind.name,
+      name: demo.name,
+    });
+    return { connection, state: loadOrCreateKey(options.dataDir, stores.keys) };
+  });
 
   const service = await startOnPort(options);
   const lines = demoLines({
@@ -55,7 +51,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       JSON.stringify({
         url: service.url,
         key: state.key,
-        userKey: connection.userKey,
+        user_key: connection.userKey,
         spreadsheet_id: connection.spreadsheetId,
         data_dir: options.dataDir,
         workbook,
@@ -112,18 +108,18 @@ export function demoLines(demo: {
   };
 }
 
-function loadOrCreateKey(dataDir: string, context: ReturnType<typeof createServiceContext>): DemoState {
+function loadOrCreateKey(dataDir: string, keys: Stores['keys']): DemoState {
   const file = path.join(dataDir, 'demo-key.json');
   if (existsSync(file)) {
     try {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoState;
-      const record = context.keys.findByKey(saved.key);
+      const record = keys.findByKey(saved.key);
       if (record && !record.revokedAt) return saved;
     } catch {
       // An unreadable demo-key file is replaced by a new key below.
     }
   }
-  const { record, key } = context.keys.create({ name: 'demo', scope: 'read_write', plan: 'pro' });
+  const { record, key } = keys.create({ name: 'demo', scope: 'read_write', plan: 'pro' });
   const state = { keyId: record.id, key };
   writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   return state;
@@ -131,11 +127,11 @@ function loadOrCreateKey(dataDir: string, context: ReturnType<typeof createServi
 
 async function startOnPort(options: DemoOptions) {
   const base = { dataDir: options.dataDir, host: DEFAULT_HOST };
-  if (options.port !== undefined) return startService({ ...base, port: options.port });
+  if (options.port !== undefined) return startServer({ ...base, port: options.port });
   try {
-    return await startService({ ...base, port: DEFAULT_PORT });
+    return await startServer({ ...base, port: DEFAULT_PORT });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-    return startService({ ...base, port: 0 });
+    return startServer({ ...base, port: 0 });
   }
 }

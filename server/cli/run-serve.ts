@@ -1,5 +1,5 @@
-import { AppError } from './errors.ts';
-import { logStrayErrors, startService, stopOnSignals } from './service.ts';
+import { AppError } from '../errors.ts';
+import { logStrayErrors, startServer, stopOnSignals } from '../index.ts';
 
 export interface ServeOptions {
   dataDir: string;
@@ -14,9 +14,9 @@ export interface ServeOptions {
 
 /** `sheetport serve`: run headless until SIGINT/SIGTERM; print the base URL once listening. */
 export async function runServe(options: ServeOptions): Promise<void> {
-  let service: Awaited<ReturnType<typeof startService>>;
+  let service: Awaited<ReturnType<typeof startServer>>;
   try {
-    service = await startService(options);
+    service = await startServer(options);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {

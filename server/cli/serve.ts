@@ -32,7 +32,7 @@ export function registerServeCommands(program: Command): void {
       ) => {
         const g = globals(cmd);
         const dataDir = resolveDataDir({ flag: g.dataDir });
-        const { runServe } = await import('../serve.ts');
+        const { runServe } = await import('./run-serve.ts');
         await runServe({
           dataDir,
           port: opts.port,
@@ -53,7 +53,7 @@ export function registerServeCommands(program: Command): void {
     .option('--port <port>', `port to listen on (default: ${DEFAULT_PORT}, or a free one if busy)`, parsePort)
     .action(async (opts: { port?: number }, cmd: Command) => {
       const g = globals(cmd);
-      const { runDemo } = await import('../demo.ts');
+      const { runDemo } = await import('./run-demo.ts');
       await runDemo({ dataDir: demoDataDir(g.dataDir), port: opts.port, json: g.json === true });
     });
 }

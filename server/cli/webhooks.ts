@@ -4,6 +4,7 @@
  */
 import { type Command, Option } from 'commander';
 import { AppError, isAppError } from '../errors.ts';
+import { openSource } from '../sources/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 import type { WebhookStatus } from '../store/webhooks.ts';
@@ -250,23 +251,16 @@ function parseEvents(raw: string[]): WebhookEvent[] {
   return events;
 }
 
+/** The spreadsheet as it is now, whatever its kind, to find the tab a webhook watches. */
 async function readSpreadsheet(connection: ConnectionRecord): Promise<SpreadsheetSnapshot> {
-  if (connection.sourceKind !== 'workbook') {
-    throw new AppError(
-      'invalid_parameter',
-      `${connection.name} is a ${connection.sourceKind} spreadsheet; the CLI can add webhooks to local workbooks only.`,
-    );
-  }
-  // Loaded lazily: exceljs is heavy and the other commands do not need it.
-  const { createWorkbookSource } = await import('../sources/workbook/index.ts');
-  const source = createWorkbookSource(connection.location);
+  const source = openSource(connection);
   try {
     return await source.read();
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new AppError(
       isAppError(err) ? err.code : 'invalid_body',
-      `Cannot read ${connection.location}: ${reason}`,
+      `Cannot read ${connection.name}: ${reason}`,
     );
   } finally {
     await source.close().catch(() => {});

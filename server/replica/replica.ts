@@ -4,6 +4,7 @@ import type {
   Source,
   SpreadsheetSnapshot,
   TabSnapshot,
+  Unwatch,
   WriteOptions,
   WriteResult,
 } from '../sources/source.ts';
@@ -33,6 +34,8 @@ interface Slot {
   check: Promise<ReplicaEntry> | null;
   /** Bumped by each write so a slower read that began earlier never replaces a newer snapshot. */
   generation: number;
+  /** Set while the replica follows the source's outside changes (see `follow`). */
+  unwatch: Unwatch | null;
 }
 
 /**
@@ -98,10 +101,32 @@ export class Replica {
     return result;
   }
 
+  /**
+   * Keep this connection current without anyone reading it: the source says when its content may have changed
+   * outside SheetPort (how it notices is its own business) and the replica looks, so the change recorder sees
+   * saves made in Excel or edits made in the browser. Looks once now, too.
+   */
+  follow(connection: ConnectionRecord): void {
+    const slot = this.#slot(connection);
+    const look = () => {
+      this.get(connection).catch(() => {
+        // A missing or unreadable source answers its readers with the error; nothing to do here.
+      });
+    };
+    slot.unwatch ??= slot.source.watch(look);
+    look();
+  }
+
+  /** The connections being followed. */
+  followed(): string[] {
+    return [...this.#slots].filter(([, slot]) => slot.unwatch).map(([id]) => id);
+  }
+
   /** Drop a removed connection's source and copy. */
   async forget(spreadsheetId: string): Promise<void> {
     const slot = this.#slots.get(spreadsheetId);
     this.#slots.delete(spreadsheetId);
+    slot?.unwatch?.();
     await slot?.source.close();
   }
 
@@ -118,6 +143,7 @@ export class Replica {
         recorded: null,
         check: null,
         generation: 0,
+        unwatch: null,
       };
       this.#slots.set(connection.spreadsheetId, slot);
     }

@@ -65,20 +65,42 @@ export interface CellLimits {
   maxColumns: number;
 }
 
+/** What a kind of source can do, as data: routes and writers read this instead of asking which kind it is. */
+export interface SourceCapabilities {
+  /** Formula cells exist and a formulas key can write them. */
+  formulas: boolean;
+  /** Cells carry formatting that writes keep (styles, number formats). */
+  styles: boolean;
+  /** What one cell and one row can hold; writes beyond it are refused before they start. */
+  limits: CellLimits;
+}
+
+/** Stop watching. */
+export type Unwatch = () => void;
+
 export interface Source {
-  readonly kind: 'workbook' | 'google';
-  /** What one cell and one row of this source can hold; writes beyond it are refused before they start. */
-  readonly limits: CellLimits;
-  /** Cheap change token; equal tokens mean unchanged content. */
+  /** The registry name of its kind (see sources/index.ts); for logs and records, never for branching. */
+  readonly kind: string;
+  readonly capabilities: SourceCapabilities;
+  /**
+   * Cheap change token; equal tokens mean unchanged content. Never costs a network call: a file answers from
+   * a stat, a remote source from its last check.
+   */
   version(): Promise<string>;
-  /** Read every tab. */
+  /** Read every tab, with cell types. */
   read(): Promise<SpreadsheetSnapshot>;
   /**
    * Apply mutations to one tab, atomically: either all land in the source or none do.
    * Row numbers refer to the tab as it was before the batch. Throws AppError (unknown_field, row_not_found,
-   * sheet_not_found, locked, ...) with nothing written.
+   * sheet_not_found, locked, ...) with nothing written; an error about one mutation carries its `index`.
    */
   write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult>;
-  /** Release file handles / watchers. */
+  /**
+   * Be told when the content may have changed outside SheetPort (a save in Excel, an edit in the browser).
+   * The source decides how it notices (a file watch, a periodic check); the listener re-reads through
+   * `version` and `read`. Several listeners may watch one source.
+   */
+  watch(onOutsideChange: () => void): Unwatch;
+  /** Release file handles and watches. */
   close(): Promise<void>;
 }

@@ -1,13 +1,14 @@
 /**
- * Registered spreadsheets ("connections"). Each one has a public spreadsheet id (`wb_...` for local workbooks)
- * and an opaque userKey (>= 128 random bits, URL-safe) that can stand in for it.
+ * Registered spreadsheets ("connections"). Each one has a public spreadsheet id (its kind's prefix and random
+ * characters) and an opaque userKey (>= 128 random bits, URL-safe) that can stand in for it. The store keeps
+ * the kind's name and the location as its kind made them canonical (sources/index.ts); it knows no kind.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { AppError } from '../errors.ts';
 
-export type SourceKind = 'workbook' | 'google';
+/** The name of a source kind (see sources/index.ts). */
+export type SourceKind = string;
 
 export interface ConnectionRecord {
   id: string;
@@ -15,7 +16,7 @@ export interface ConnectionRecord {
   spreadsheetId: string;
   name: string;
   sourceKind: SourceKind;
-  /** Absolute file path for workbooks; the Google spreadsheet id/URL for Google sheets. */
+  /** Where the spreadsheet lives, canonical for its kind (a file's real path, a spreadsheet id). */
   location: string;
   publicRead: boolean;
   /** ISO 8601. */
@@ -25,7 +26,10 @@ export interface ConnectionRecord {
 export interface CreateConnectionInput {
   name: string;
   sourceKind: SourceKind;
+  /** Canonical for its kind: the same spreadsheet must always be given the same location. */
   location: string;
+  /** Prefix of the spreadsheet id made up for it (the kind's). */
+  idPrefix: string;
 }
 
 interface ConnectionRow {
@@ -39,7 +43,6 @@ interface ConnectionRow {
 }
 
 const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
-const ID_PREFIX: Record<SourceKind, string> = { workbook: 'wb_', google: 'gs_' };
 
 export class ConnectionStore {
   private readonly db: Database.Database;
@@ -89,25 +92,15 @@ export class ConnectionStore {
     const name = input.name.trim();
     if (!name)
       throw new AppError('invalid_parameter', 'Connection name must not be empty', { field: 'name' });
-    if (input.sourceKind !== 'workbook' && input.sourceKind !== 'google') {
-      throw new AppError('invalid_parameter', `Unknown source kind '${String(input.sourceKind)}'`, {
-        field: 'sourceKind',
-      });
+    if (!input.sourceKind) {
+      throw new AppError('invalid_parameter', 'Source kind must not be empty', { field: 'sourceKind' });
     }
-    let location = input.location;
-    if (input.sourceKind === 'workbook') {
-      if (!path.isAbsolute(location)) {
-        throw new AppError('invalid_parameter', `Workbook location must be an absolute path: ${location}`, {
-          field: 'location',
-        });
-      }
-      location = path.normalize(location);
-    }
+    const location = input.location;
     if (!location)
       throw new AppError('invalid_parameter', 'Location must not be empty', { field: 'location' });
 
     const insert = this.db.transaction((): ConnectionRow => {
-      const spreadsheetId = ID_PREFIX[input.sourceKind] + randomBytes(12).toString('base64url');
+      const spreadsheetId = input.idPrefix + randomBytes(12).toString('base64url');
       this.stmts.insert.run({
         id: spreadsheetId,
         user_key: randomBytes(18).toString('base64url'),
@@ -138,10 +131,9 @@ export class ConnectionStore {
     return row ? toRecord(row) : null;
   }
 
-  /** The connection registered for this source location (e.g. absolute workbook path), if any. */
+  /** The connection registered for this canonical source location, if any. */
   getByLocation(sourceKind: SourceKind, location: string): ConnectionRecord | null {
-    const loc = sourceKind === 'workbook' && path.isAbsolute(location) ? path.normalize(location) : location;
-    const row = this.stmts.byLocation.get(sourceKind, loc);
+    const row = this.stmts.byLocation.get(sourceKind, location);
     return row ? toRecord(row) : null;
   }
 

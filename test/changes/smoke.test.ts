@@ -57,7 +57,12 @@ describe('changes made while SheetPort was stopped', () => {
     const dataDir = path.join(h.dir, 'offline-data');
     // First run: the tab is seen once (its baseline stored), a webhook registered, then the service stops.
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = first.connections.create({ name: 'offline.xlsx', sourceKind: 'workbook', location: file });
+    const conn = first.connections.create({
+      name: 'offline.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file,
+    });
     const tab = await first.replica.tabByName(conn, 'People');
     let secret = '';
     const receiver = await startReceiver(() => secret);

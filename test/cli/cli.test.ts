@@ -76,7 +76,7 @@ async function writeXlsx(file: string): Promise<void> {
 }
 
 interface ConnectJson {
-  userKey: string;
+  user_key: string;
   spreadsheet_id: string;
   name: string;
   sheets: { sheet_id: string; name: string; row_count: number }[];
@@ -94,22 +94,33 @@ describe('sheetport connect / connections', () => {
 
   it('connects an .xlsx and prints the spreadsheet and its sheets', () => {
     const out = ok<ConnectJson>(['connect', 'orders.xlsx']); // relative to cwd
-    expect(Object.keys(out)).toEqual(['userKey', 'spreadsheet_id', 'name', 'sheets']);
+    // The same shape as GET /v1/spreadsheets/{id}, plus where the file is and whether it was new.
+    expect(Object.keys(out)).toEqual([
+      'spreadsheet_id',
+      'user_key',
+      'name',
+      'source',
+      'public_read',
+      'created_at',
+      'sheets',
+      'location',
+      'created',
+    ]);
     expect(out.spreadsheet_id).toMatch(/^wb_[A-Za-z0-9_-]{16}$/);
-    expect(out.userKey).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(out.user_key).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(out.sheets.map((s) => [s.name, s.row_count])).toEqual([
       ['Orders', 2],
       ['Notes', 1],
     ]);
     for (const s of out.sheets) {
-      expect(Object.keys(s)).toEqual(['sheet_id', 'name', 'row_count']);
+      expect(Object.keys(s)).toEqual(['sheet_id', 'name', 'header', 'row_count']);
       expect(s.sheet_id.startsWith(`${out.spreadsheet_id}~`)).toBe(true);
     }
 
     // Same file again (absolute path this time): the same connection, no duplicate.
     const again = ok<ConnectJson>(['connect', xlsx]);
     expect(again.spreadsheet_id).toBe(out.spreadsheet_id);
-    expect(again.userKey).toBe(out.userKey);
+    expect(again.user_key).toBe(out.user_key);
   });
 
   it('connects a .csv', () => {
@@ -132,12 +143,12 @@ describe('sheetport connect / connections', () => {
     expect(list).toHaveLength(2);
     expect(Object.keys(list[0]!)).toEqual([
       'spreadsheet_id',
-      'userKey',
+      'user_key',
       'name',
       'source',
-      'location',
       'public_read',
       'created_at',
+      'location',
     ]);
     expect(list.map((c) => c.location)).toEqual([xlsx, csv]);
     expect(list[0]).toMatchObject({ source: 'workbook', public_read: false });
@@ -147,7 +158,7 @@ describe('sheetport connect / connections', () => {
     expect(table.stdout).toContain(String(list[0]!.spreadsheet_id));
 
     // Remove by userKey, then by spreadsheet id.
-    const byUserKey = ok<{ spreadsheet_id: string }>(['connections', 'remove', String(list[1]!.userKey)]);
+    const byUserKey = ok<{ spreadsheet_id: string }>(['connections', 'remove', String(list[1]!.user_key)]);
     expect(byUserKey.spreadsheet_id).toBe(list[1]!.spreadsheet_id);
     expect(ok<unknown[]>(['connections', 'list'])).toHaveLength(1);
     expect(fails(['connections', 'remove', String(list[1]!.spreadsheet_id)]).code).toBe(
@@ -173,7 +184,9 @@ describe('sheetport connect / connections', () => {
     const bad = path.join(tmp, 'broken.xlsx');
     fs.writeFileSync(bad, 'this is not a zip file');
     const before = ok<unknown[]>(['connections', 'list']).length;
-    expect(fails(['connect', bad]).message).toMatch(/^Cannot read .*broken\.xlsx: /);
+    const err = fails(['connect', bad]);
+    expect(err.code).toBe('upstream_error');
+    expect(err.message).toMatch(/broken\.xlsx/);
     expect(ok<unknown[]>(['connections', 'list'])).toHaveLength(before);
   });
 
@@ -273,8 +286,8 @@ describe('sheetport keys', () => {
          import { ConnectionStore } from ${JSON.stringify(fileURLToPath(new URL('../../server/store/connections.ts', import.meta.url)))};
          const db = openDatabase(process.argv[1]);
          const s = new ConnectionStore(db);
-         const a = s.create({ name: 'a', sourceKind: 'workbook', location: '/tmp/a.xlsx' });
-         const b = s.create({ name: 'b', sourceKind: 'workbook', location: '/tmp/b.xlsx' });
+         const a = s.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/a.xlsx' });
+         const b = s.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/b.xlsx' });
          console.log(JSON.stringify([a, b]));
          db.close();`,
         keysDir(),

@@ -21,7 +21,7 @@ async function demo(dataDir: string) {
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   return {
     child,
-    info: JSON.parse(line.toString()) as { url: string; key: string; userKey: string; curl: string },
+    info: JSON.parse(line.toString()) as { url: string; key: string; user_key: string; curl: string },
   };
 }
 
@@ -43,7 +43,7 @@ describe('npm start (sheetport demo)', () => {
 
     const second = await demo(dir);
     expect(second.info.key).toBe(first.info.key);
-    expect(second.info.userKey).toBe(first.info.userKey);
+    expect(second.info.user_key).toBe(first.info.user_key);
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
   });

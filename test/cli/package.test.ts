@@ -36,7 +36,7 @@ describe('the installable package', () => {
     const files = packed[0]!.files.map((f) => f.path);
     expect(files).toContain('bin/sheetport.js');
     expect(files).toContain('dist/server/cli.js');
-    expect(files).toContain('dist/server/serve.js');
+    expect(files).toContain('dist/server/cli/run-serve.js');
     expect(files).toContain('docs/openapi.json');
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('server/'))).toEqual([]);
 
@@ -81,7 +81,7 @@ describe('the installable package', () => {
     await writeFile(csv, 'name,age\nAnn,31\n');
     const connection = await cli('connect', csv);
     const { key } = await cli('keys', 'create');
-    const res = await fetch(`${url}/api/spreadsheets/${connection.userKey}/team`, {
+    const res = await fetch(`${url}/api/spreadsheets/${connection.user_key}/team`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(res.status).toBe(200);

@@ -35,7 +35,7 @@ describe('sheetport serve with the CLI on the same data dir', () => {
     await writeFile(csv, 'name,age\nAnn,31\nBob,25\n');
     const connection = await cli('connect', csv);
     const { key } = await cli('keys', 'create', '--scope', 'read_write');
-    const res = await fetch(`${url}/api/spreadsheets/${connection.userKey}/team?sort=age`, {
+    const res = await fetch(`${url}/api/spreadsheets/${connection.user_key}/team?sort=age`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(await res.json()).toEqual([
@@ -44,7 +44,7 @@ describe('sheetport serve with the CLI on the same data dir', () => {
     ]);
     const keys = await cli('keys', 'list');
     await cli('keys', 'revoke', keys[0].id);
-    const revoked = await fetch(`${url}/api/spreadsheets/${connection.userKey}/team`, {
+    const revoked = await fetch(`${url}/api/spreadsheets/${connection.user_key}/team`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(revoked.status).toBe(401);

@@ -97,9 +97,9 @@ beforeAll(async () => {
   orders.addRow([1, 'Pen']);
   wb.addWorksheet('Notes').addRow(['Note']);
   await wb.xlsx.writeFile(path.join(tmp, 'shop.xlsx'));
-  const connected = await ok<{ spreadsheet_id: string; userKey: string }>('connect', 'shop.xlsx');
+  const connected = await ok<{ spreadsheet_id: string; user_key: string }>('connect', 'shop.xlsx');
   spreadsheetId = connected.spreadsheet_id;
-  userKey = connected.userKey;
+  userKey = connected.user_key;
 });
 afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -50,7 +50,12 @@ export async function startHarness(
     server,
     key,
     connect: (file) =>
-      context.connections.create({ name: path.basename(file), sourceKind: 'workbook', location: file }),
+      context.connections.create({
+        name: path.basename(file),
+        sourceKind: 'workbook',
+        idPrefix: 'wb_',
+        location: file,
+      }),
     createKey: (options) => context.keys.create({ ...UNLIMITED, ...options }).key,
     fetch(pathAndQuery, init = {}) {
       const { auth, ...rest } = init;

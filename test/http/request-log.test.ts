@@ -2,11 +2,11 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../server/index.ts';
 import { LOGS_DIR } from '../../server/logs/request-log.ts';
-import { type RunningService, startService } from '../../server/service.ts';
 
 const dirs: string[] = [];
-const services: RunningService[] = [];
+const services: RunningServer[] = [];
 afterEach(async () => {
   for (const s of services.splice(0)) await s.stop();
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
@@ -28,13 +28,13 @@ interface ErrorBody {
   error: { code: string; request_id: string };
 }
 
-/** A real service (the same startService `sheetport serve` runs) over a temp data dir with one CSV connected. */
+/** A real service (the same startServer `sheetport serve` runs) over a temp data dir with one CSV connected. */
 async function start(requestLog: { maxBytes?: number; keepFiles?: number } = {}) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-reqlog-'));
   dirs.push(dir);
   const dataDir = path.join(dir, 'data');
   const serverLog: string[] = [];
-  const service = await startService({
+  const service = await startServer({
     dataDir,
     port: 0,
     host: '127.0.0.1',
@@ -47,6 +47,7 @@ async function start(requestLog: { maxBytes?: number; keepFiles?: number } = {})
   const connection = service.context.connections.create({
     name: 'team',
     sourceKind: 'workbook',
+    idPrefix: 'wb_',
     location: csv,
   });
   const { record, key } = service.context.keys.create({ name: 't', scope: 'read_write', plan: 'pro' });
@@ -158,7 +159,7 @@ describe('request log', () => {
     const first = await start();
     await first.get('/openapi.json');
     await first.service.stop();
-    const again = await startService({ dataDir: first.dataDir, port: 0, host: '127.0.0.1', log: () => {} });
+    const again = await startServer({ dataDir: first.dataDir, port: 0, host: '127.0.0.1', log: () => {} });
     services.push(again);
     await fetch(`${again.url}/openapi.json`);
     await again.stop();

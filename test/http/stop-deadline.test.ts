@@ -31,8 +31,18 @@ describe('sheetport serve on SIGTERM', () => {
     const fifoFile = path.join(dir, 'fifo.xlsx');
     execFileSync('mkfifo', [fifoFile]);
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const slow = setup.connections.create({ name: 'slow.xlsx', sourceKind: 'workbook', location: slowFile });
-    const fifo = setup.connections.create({ name: 'fifo.xlsx', sourceKind: 'workbook', location: fifoFile });
+    const slow = setup.connections.create({
+      name: 'slow.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: slowFile,
+    });
+    const fifo = setup.connections.create({
+      name: 'fifo.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: fifoFile,
+    });
     const { key } = setup.keys.create({
       name: 'k',
       scope: 'read',

@@ -54,8 +54,18 @@ describe('ApiKeyStore.create', () => {
   });
 
   it('stores every option', () => {
-    const a = connections.create({ name: 'a', sourceKind: 'workbook', location: path.join(dir, 'a.xlsx') });
-    const b = connections.create({ name: 'b', sourceKind: 'workbook', location: path.join(dir, 'b.xlsx') });
+    const a = connections.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: path.join(dir, 'a.xlsx'),
+    });
+    const b = connections.create({
+      name: 'b',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: path.join(dir, 'b.xlsx'),
+    });
     const { record } = keys.create({
       name: 'ci',
       scope: 'read_write',
@@ -138,7 +148,12 @@ describe('ApiKeyStore lookups', () => {
   });
 
   it('keeps a key limited to a removed spreadsheet limited (it does not widen to all)', () => {
-    const a = connections.create({ name: 'a', sourceKind: 'workbook', location: path.join(dir, 'a.xlsx') });
+    const a = connections.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: path.join(dir, 'a.xlsx'),
+    });
     const { record } = keys.create({ connections: [a.spreadsheetId] });
     connections.remove(a.spreadsheetId);
     expect(keys.get(record.id)?.connections).toEqual([a.spreadsheetId]);

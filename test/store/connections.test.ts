@@ -26,7 +26,12 @@ const file = (name: string) => path.join(dir, name);
 
 describe('ConnectionStore', () => {
   it('creates a workbook connection with random opaque ids', () => {
-    const c = store.create({ name: 'orders.xlsx', sourceKind: 'workbook', location: file('orders.xlsx') });
+    const c = store.create({
+      name: 'orders.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('orders.xlsx'),
+    });
     expect(c.spreadsheetId).toMatch(/^wb_[A-Za-z0-9_-]{16}$/);
     expect(c.id).toBe(c.spreadsheetId);
     expect(c.userKey).toMatch(/^[A-Za-z0-9_-]{24}$/); // 18 bytes = 144 bits
@@ -37,13 +42,18 @@ describe('ConnectionStore', () => {
       publicRead: false,
       createdAt: '2025-01-02T03:04:05.000Z',
     });
-    const other = store.create({ name: 'b.csv', sourceKind: 'workbook', location: file('b.csv') });
+    const other = store.create({
+      name: 'b.csv',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('b.csv'),
+    });
     expect(other.spreadsheetId).not.toBe(c.spreadsheetId);
     expect(other.userKey).not.toBe(c.userKey);
   });
 
   it('looks connections up by spreadsheet id and by userKey', () => {
-    const c = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const c = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
     expect(store.getBySpreadsheetId(c.spreadsheetId)).toEqual(c);
     expect(store.getByUserKey(c.userKey)).toEqual(c);
     expect(store.resolve(c.userKey)).toEqual(c);
@@ -54,14 +64,24 @@ describe('ConnectionStore', () => {
   });
 
   it('returns the existing connection when the same absolute path is registered again', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
-    const again = store.create({ name: 'renamed', sourceKind: 'workbook', location: file('./x/../a.xlsx') });
+    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
+    const again = store.create({
+      name: 'renamed',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('./x/../a.xlsx'),
+    });
     expect(again).toEqual(a);
     // Also from a second handle on the same file (another process).
     const db2 = openDatabase(dir);
     try {
       expect(
-        new ConnectionStore(db2).create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') }),
+        new ConnectionStore(db2).create({
+          name: 'a',
+          sourceKind: 'workbook',
+          idPrefix: 'wb_',
+          location: file('a.xlsx'),
+        }),
       ).toEqual(a);
     } finally {
       db2.close();
@@ -70,25 +90,30 @@ describe('ConnectionStore', () => {
   });
 
   it('lists in creation order', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
-    const b = store.create({ name: 'b', sourceKind: 'workbook', location: file('b.csv') });
+    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
+    const b = store.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: file('b.csv') });
     expect(store.list().map((c) => c.spreadsheetId)).toEqual([a.spreadsheetId, b.spreadsheetId]);
   });
 
   it('removes by spreadsheet id or userKey', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
-    const b = store.create({ name: 'b', sourceKind: 'workbook', location: file('b.xlsx') });
+    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
+    const b = store.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: file('b.xlsx') });
     expect(store.remove(a.spreadsheetId)).toBe(true);
     expect(store.remove(b.userKey)).toBe(true);
     expect(store.remove(a.spreadsheetId)).toBe(false);
     expect(store.list()).toEqual([]);
     // Re-registering a removed file makes a new connection with new ids.
-    const again = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const again = store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
     expect(again.spreadsheetId).not.toBe(a.spreadsheetId);
   });
 
   it('toggles public read', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
     expect(store.setPublicRead(a.spreadsheetId, true)).toBe(true);
     expect(store.getBySpreadsheetId(a.spreadsheetId)?.publicRead).toBe(true);
     expect(store.setPublicRead(a.spreadsheetId, false)).toBe(true);
@@ -97,23 +122,27 @@ describe('ConnectionStore', () => {
   });
 
   it('persists across reopening', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', location: file('a.xlsx') });
+    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
     db.close();
     db = openDatabase(dir);
     expect(new ConnectionStore(db).list()).toEqual([a]);
   });
 
-  it('rejects relative workbook paths and empty names', () => {
-    const relative = () => store.create({ name: 'a', sourceKind: 'workbook', location: 'a.xlsx' });
-    expect(relative).toThrow(/absolute path/);
+  it("rejects empty names, kinds and locations (canonical locations are the kind's job)", () => {
+    const noLocation = () =>
+      store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '' });
+    expect(noLocation).toThrow(/Location/);
     try {
-      relative();
+      noLocation();
     } catch (err) {
       expect(isAppError(err) && err.code).toBe('invalid_parameter');
     }
-    expect(() => store.create({ name: '  ', sourceKind: 'workbook', location: file('a.xlsx') })).toThrow(
-      /name/,
-    );
+    expect(() =>
+      store.create({ name: 'a', sourceKind: '', idPrefix: 'wb_', location: file('a.xlsx') }),
+    ).toThrow(/kind/);
+    expect(() =>
+      store.create({ name: '  ', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') }),
+    ).toThrow(/name/);
     expect(store.list()).toEqual([]);
   });
 });

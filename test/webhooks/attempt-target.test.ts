@@ -146,6 +146,7 @@ describe('the delivery log of a name that resolves to loopback', () => {
     const conn = context.connections.create({
       name: 'people',
       sourceKind: 'workbook',
+      idPrefix: 'wb_',
       location: await writePeopleWorkbook(dir),
     });
     // https to a public-looking name: registration cannot tell it is local.

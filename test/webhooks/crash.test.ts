@@ -56,6 +56,7 @@ describe('crash safety of the outbox', () => {
     const conn = setup.connections.create({
       name: 'people.xlsx',
       sourceKind: 'workbook',
+      idPrefix: 'wb_',
       location: await writePeopleWorkbook(dir),
     });
     const tab = await setup.replica.tabByName(conn, 'People');

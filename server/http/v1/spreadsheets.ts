@@ -1,28 +1,10 @@
 import type { Router } from 'express';
-import { toPublicSheetId } from '../../connections/sheet-id.ts';
+import { describeSpreadsheet } from '../../connections/describe.ts';
 import { AppError } from '../../errors.ts';
 import type { ReplicaEntry } from '../../replica/replica.ts';
-import type { ConnectionRecord } from '../../store/connections.ts';
+import type { SpreadsheetSnapshot } from '../../sources/source.ts';
 import { apiKeyOf, authorize, mayReach } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-
-/** How a client finds a connection's tabs and their stable `sheet_id`s. */
-export function describeSpreadsheet(connection: ConnectionRecord, entry: ReplicaEntry) {
-  return {
-    spreadsheet_id: connection.spreadsheetId,
-    user_key: connection.userKey,
-    name: connection.name,
-    source: connection.sourceKind,
-    public_read: connection.publicRead,
-    created_at: connection.createdAt,
-    sheets: entry.snapshot.tabs.map((tab) => ({
-      sheet_id: toPublicSheetId(connection.spreadsheetId, tab.sourceSheetId),
-      name: tab.name,
-      header: tab.header,
-      row_count: tab.typed.length,
-    })),
-  };
-}
 
 export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
   router.get('/v1/spreadsheets', async (_req, res) => {
@@ -31,7 +13,7 @@ export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
     const data = await Promise.all(
       reachable.map(async (connection) => {
         const read = await withinWait(deps.replica.get(connection));
-        if ('entry' in read) return describeSpreadsheet(connection, read.entry);
+        if ('entry' in read) return describeSpreadsheet(connection, read.entry.snapshot);
         // One unreadable (moved, corrupt) or slow (a huge file being parsed) workbook must not hide or hold
         // up the others: list it without tabs, saying why.
         const message =
@@ -40,7 +22,7 @@ export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
             : read.error instanceof AppError
               ? read.error.message
               : 'Could not read this spreadsheet.';
-        return { ...describeSpreadsheet(connection, emptyEntry()), sheets: [], error: message };
+        return { ...describeSpreadsheet(connection, NO_TABS), error: message };
       }),
     );
     res.json({ data });
@@ -50,7 +32,7 @@ export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
     const connection = deps.connections.getBySpreadsheetId(String(req.params.id));
     if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id.');
     authorize(res, connection, 'read');
-    res.json(describeSpreadsheet(connection, await deps.replica.get(connection)));
+    res.json(describeSpreadsheet(connection, (await deps.replica.get(connection)).snapshot));
   });
 }
 
@@ -79,6 +61,4 @@ async function withinWait(
   }
 }
 
-function emptyEntry(): ReplicaEntry {
-  return { snapshot: { title: '', version: '', tabs: [] }, byName: new Map(), bySourceSheetId: new Map() };
-}
+const NO_TABS: SpreadsheetSnapshot = { title: '', version: '', tabs: [] };

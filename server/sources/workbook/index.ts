@@ -3,22 +3,34 @@
  * No account, no network; the product's embedded default.
  */
 import path from 'node:path';
-import { type FileLimits, resolveFileLimits } from '../../config.ts';
+import { resolveFileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { assertStorable, EXCEL_LIMITS } from '../cell-rules.ts';
-import type { Mutation, Source, SpreadsheetSnapshot, WriteOptions, WriteResult } from '../source.ts';
+import type { SourceOptions } from '../kind.ts';
+import type {
+  Mutation,
+  Source,
+  SourceCapabilities,
+  SpreadsheetSnapshot,
+  Unwatch,
+  WriteOptions,
+  WriteResult,
+} from '../source.ts';
+import { watchFile } from './file-watch.ts';
 import { formatForExtension } from './formats.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
 
-export { createDemoWorkbook } from './demo.ts';
-
 class WorkbookSource implements Source {
-  readonly kind = 'workbook' as const;
-  readonly limits = EXCEL_LIMITS;
+  readonly kind = 'workbook';
+  readonly capabilities: SourceCapabilities;
   #file: WorkbookFile | null;
+  readonly #options: SourceOptions;
+  readonly #watches = new Set<Unwatch>();
 
-  constructor(file: WorkbookFile) {
+  constructor(file: WorkbookFile, capabilities: SourceCapabilities, options: SourceOptions) {
     this.#file = file;
+    this.capabilities = capabilities;
+    this.#options = options;
   }
 
   #open(): WorkbookFile {
@@ -35,11 +47,22 @@ class WorkbookSource implements Source {
   }
 
   async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    assertStorable(mutations, this.limits);
+    assertStorable(mutations, this.capabilities.limits);
     return this.#open().write(sourceSheetId, mutations, options);
   }
 
+  watch(onOutsideChange: () => void): Unwatch {
+    const stop = watchFile(this.#open().path, onOutsideChange, this.#options);
+    const unwatch = () => {
+      stop();
+      this.#watches.delete(unwatch);
+    };
+    this.#watches.add(unwatch);
+    return unwatch;
+  }
+
   async close(): Promise<void> {
+    for (const unwatch of [...this.#watches]) unwatch();
     const file = this.#file;
     this.#file = null;
     if (file) await releaseFile(file);
@@ -47,7 +70,7 @@ class WorkbookSource implements Source {
 }
 
 /** A Source over a local `.xlsx` or `.csv` file (chosen by extension, any case). */
-export function createWorkbookSource(filePath: string, limits: FileLimits = resolveFileLimits()): Source {
+export function createWorkbookSource(filePath: string, options: SourceOptions = {}): Source {
   const ext = path.extname(filePath).toLowerCase();
   const format = formatForExtension(ext);
   if (!format) {
@@ -59,5 +82,12 @@ export function createWorkbookSource(filePath: string, limits: FileLimits = reso
       },
     );
   }
-  return new WorkbookSource(fileFor(filePath, format, limits));
+  // A .csv file holds neither formulas (the guard stores them as text) nor formatting.
+  const rich = format.zipPackage;
+  const capabilities = { formulas: rich, styles: rich, limits: EXCEL_LIMITS };
+  return new WorkbookSource(
+    fileFor(filePath, format, resolveFileLimits(options.fileLimits)),
+    capabilities,
+    options,
+  );
 }

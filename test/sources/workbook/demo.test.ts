@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDemoWorkbook, createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { createDemoWorkbook } from '../../../server/sources/workbook/demo.ts';
+import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { readWithOpenpyxl } from '../../helpers/openpyxl.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Mutation } from '../../../server/sources/source.ts';
 import { TEMP_FILE_PATTERN } from '../../../server/sources/workbook/atomic-file.ts';
-import { createDemoWorkbook, createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { createDemoWorkbook } from '../../../server/sources/workbook/demo.ts';
+import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { XlsxDocument } from '../../../server/sources/workbook/xlsx-document.ts';
 import {
   bumpMtime,

@@ -21,7 +21,7 @@ import {
 } from './package-parts.ts';
 import { readSharedStrings } from './shared-strings.ts';
 import { applyPlanToSheet, type SheetEdit } from './sheet-edit.ts';
-import { readSheetGrid } from './sheet-reader.ts';
+import { readSheetGrid, rereadRows, type SheetGrid } from './sheet-reader.ts';
 import { SheetXml } from './sheet-xml.ts';
 import { StylesPart } from './styles-part.ts';
 import { readTablePart, type TablePart } from './table-parts.ts';
@@ -47,6 +47,7 @@ export class OoxmlDocument implements WorkbookDocument {
   readonly #sheets = new Map<string, SheetXml>();
   readonly #tables = new Map<string, TablePart>();
   readonly #snapshots = new Map<string, TabSnapshot>();
+  readonly #grids = new Map<string, SheetGrid>();
   #sharedStrings: string[] | undefined;
   #styles: StylesPart | undefined;
 
@@ -113,17 +114,37 @@ export class OoxmlDocument implements WorkbookDocument {
     if (cached) return cached;
     const tab = this.#find(sourceSheetId);
     if (!tab) return undefined;
-    const xml = this.#sheets.get(tab.part)?.toString() ?? this.#text(tab.part) ?? '';
-    const ctx = this.#readContext();
-    let grid: ReturnType<typeof readSheetGrid>;
+    let grid: SheetGrid;
     try {
-      grid = readSheetGrid(xml, this.#stylesPart(), ctx);
+      grid = this.#grid(tab.part);
     } catch (e) {
       throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
     }
-    const snapshot = buildTab(tab.entry.sheetId, tab.entry.name, grid);
+    const snapshot = buildTab(tab.entry.sheetId, tab.entry.name, grid.rows);
     this.#snapshots.set(sourceSheetId, snapshot);
     return snapshot;
+  }
+
+  /** The sheet's cells: read once, then after a small write only the rows it rewrote are read again. */
+  #grid(part: string): SheetGrid {
+    const sheet = this.#sheets.get(part);
+    const known = this.#grids.get(part);
+    if (known && (!sheet || (!sheet.moved && sheet.dirtyRows.size === 0))) return known;
+    const ctx = this.#readContext();
+    if (known && sheet && !sheet.moved) {
+      const rowsXml = [...sheet.dirtyRows].map((n) => sheet.row(n)?.xml ?? '').join('');
+      rereadRows(known, sheet.dirtyRows, rowsXml, this.#stylesPart(), ctx);
+      sheet.dirtyRows.clear();
+      return known;
+    }
+    const xml = sheet?.toString() ?? this.#text(part) ?? '';
+    const grid = readSheetGrid(xml, this.#stylesPart(), ctx);
+    if (sheet) {
+      sheet.moved = false;
+      sheet.dirtyRows.clear();
+    }
+    this.#grids.set(part, grid);
+    return grid;
   }
 
   tabs(): TabSnapshot[] {

@@ -81,6 +81,7 @@ function writeRow(
   }
   slot.xml = rowToXml(row, sheet.prefix);
   sheet.changed = true;
+  sheet.dirtyRows.add(number);
   return formula;
 }
 
@@ -146,6 +147,7 @@ function clearRow(sheet: SheetXml, number: number): void {
   });
   slot.xml = rowToXml(row, sheet.prefix);
   sheet.changed = true;
+  sheet.dirtyRows.add(number);
 }
 
 function growTables(

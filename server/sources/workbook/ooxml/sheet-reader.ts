@@ -4,7 +4,6 @@
  * empty, as in Excel (only the top-left cell of a merge holds the value).
  */
 import { SaxesParser } from 'saxes';
-import type { Grid } from '../tab.ts';
 import type { GridCell } from '../values.ts';
 import { parseCellRef } from './cell-ref.ts';
 import { type RawCell, type ReadContext, readCell } from './cell-values.ts';
@@ -15,8 +14,16 @@ const localName = (name: string) => {
   return colon < 0 ? name : name.slice(colon + 1);
 };
 
-export function readSheetGrid(xml: string, styles: StylesPart, ctx: ReadContext): Grid {
-  const rows: (GridCell | null)[][] = [];
+export type GridRows = (GridCell | null)[][];
+
+export interface SheetGrid {
+  rows: GridRows;
+  /** The merged ranges (`A1:B2`), whose non-anchor cells read as empty. */
+  merges: string[];
+}
+
+export function readSheetGrid(xml: string, styles: StylesPart, ctx: ReadContext): SheetGrid {
+  const rows: GridRows = [];
   const merges: string[] = [];
   const parser = new SaxesParser({ position: false });
   let inSheetData = false;
@@ -103,10 +110,30 @@ export function readSheetGrid(xml: string, styles: StylesPart, ctx: ReadContext)
   });
   parser.write(xml).close();
   clearMergedCells(rows, merges);
-  return rows;
+  return { rows, merges };
 }
 
-function clearMergedCells(rows: (GridCell | null)[][], merges: readonly string[]): void {
+/**
+ * Re-reads some rows of a grid read before (rows a write rewrote), leaving every other row as it is:
+ * `rowsXml` are the rows' `<row>` elements. Cheaper than reading the whole sheet again after a small write.
+ */
+export function rereadRows(
+  grid: SheetGrid,
+  numbers: Iterable<number>,
+  rowsXml: string,
+  styles: StylesPart,
+  ctx: ReadContext,
+): void {
+  const fresh = readSheetGrid(`<worksheet><sheetData>${rowsXml}</sheetData></worksheet>`, styles, ctx).rows;
+  for (const number of numbers) {
+    const row = fresh[number - 1];
+    if (row) grid.rows[number - 1] = row;
+    else delete grid.rows[number - 1];
+  }
+  clearMergedCells(grid.rows, grid.merges);
+}
+
+function clearMergedCells(rows: GridRows, merges: readonly string[]): void {
   for (const ref of merges) {
     const [from, to] = ref.split(':');
     const a = from === undefined ? undefined : parseCellRef(from);

@@ -16,6 +16,10 @@ export class SheetXml {
   head: string;
   /** Set by every edit: serialize rewrites the part only when true. */
   changed = false;
+  /** Rows whose values an edit may have changed since the tab was last read. */
+  readonly dirtyRows = new Set<number>();
+  /** Rows moved (a delete): the tab must be read again as a whole. */
+  moved = false;
   tail: string;
   /** Rows in sheet order; numbers strictly increasing. */
   rows: RowSlot[];
@@ -69,6 +73,7 @@ export class SheetXml {
 
   /** Replace the row list (after a delete renumbered everything below). */
   setRows(rows: RowSlot[]): void {
+    this.moved = true;
     this.rows = rows;
     this.#byNumber.clear();
     for (const slot of rows) this.#byNumber.set(slot.number, slot);

@@ -1,0 +1,50 @@
+/**
+ * Connecting a spreadsheet, the one use case behind `sheetport connect` and `POST /admin/connections`: the kind
+ * is the one named or the one that recognises the input, the location is made canonical by the kind, and the
+ * spreadsheet is read before it is registered, so one that cannot be read is never registered.
+ */
+import { kindFor, type SourceOptions } from '../sources/index.ts';
+import type { SpreadsheetSnapshot } from '../sources/source.ts';
+import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
+
+export interface ConnectInput {
+  /** A path, an id or a URL, as the user typed it. */
+  location: string;
+  /** The kind's name, when the user said it (else the kind that recognises `location`). */
+  kind?: string;
+  /** Display name; default the spreadsheet's own title. */
+  name?: string;
+}
+
+export interface Connected {
+  connection: ConnectionRecord;
+  snapshot: SpreadsheetSnapshot;
+  /** False when the spreadsheet was registered already (connecting is idempotent). */
+  created: boolean;
+}
+
+export async function connectSpreadsheet(
+  connections: ConnectionStore,
+  input: ConnectInput,
+  sourceOptions: SourceOptions = {},
+): Promise<Connected> {
+  const kind = kindFor(input.location, input.kind);
+  const resolved = await kind.resolveLocation(input.location);
+  const source = kind.open(resolved.location, sourceOptions);
+  let snapshot: SpreadsheetSnapshot;
+  try {
+    snapshot = await source.read();
+  } finally {
+    await source.close().catch(() => {});
+  }
+  const existing = connections.getByLocation(kind.name, resolved.location);
+  const connection =
+    existing ??
+    connections.create({
+      name: input.name?.trim() || snapshot.title || resolved.name,
+      sourceKind: kind.name,
+      idPrefix: kind.idPrefix,
+      location: resolved.location,
+    });
+  return { connection, snapshot, created: existing === null };
+}

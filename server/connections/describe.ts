@@ -1,0 +1,31 @@
+/** The JSON shape of a connection with its tabs: one shape for the API (`/v1/spreadsheets`, `/admin`) and the CLI. */
+import type { SpreadsheetSnapshot } from '../sources/source.ts';
+import type { ConnectionRecord } from '../store/connections.ts';
+import { toPublicSheetId } from './sheet-id.ts';
+
+/** A connection without its tabs (what is known without reading the spreadsheet). */
+export function connectionJson(connection: ConnectionRecord) {
+  return {
+    spreadsheet_id: connection.spreadsheetId,
+    user_key: connection.userKey,
+    name: connection.name,
+    source: connection.sourceKind,
+    public_read: connection.publicRead,
+    created_at: connection.createdAt,
+  };
+}
+
+/** A connection with its tabs, each with its stable `sheet_id`. */
+export function describeSpreadsheet(connection: ConnectionRecord, snapshot: SpreadsheetSnapshot) {
+  return {
+    ...connectionJson(connection),
+    sheets: snapshot.tabs.map((tab) => ({
+      sheet_id: toPublicSheetId(connection.spreadsheetId, tab.sourceSheetId),
+      name: tab.name,
+      header: tab.header,
+      row_count: tab.typed.length,
+    })),
+  };
+}
+
+export type SpreadsheetJson = ReturnType<typeof describeSpreadsheet>;

@@ -1,0 +1,60 @@
+/**
+ * The one registry of source kinds. Adding a kind is a folder under sources/ and one line in KINDS; the rest of
+ * the service reaches sources only through this module and the Source interface, and never names a kind.
+ */
+import { AppError } from '../errors.ts';
+import type { ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
+import type { Source } from './source.ts';
+import { workbookKind } from './workbook/kind.ts';
+
+const KINDS: readonly SourceKind[] = [workbookKind];
+
+export type { ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
+
+/** The kind stored under `name` (a connection's `sourceKind`). */
+export function sourceKind(name: string): SourceKind {
+  const kind = KINDS.find((k) => k.name === name);
+  if (!kind) {
+    throw new AppError(
+      'invalid_parameter',
+      `Unknown source kind '${name}'; known: ${kindNames().join(', ')}.`,
+      {
+        parameter: 'kind',
+      },
+    );
+  }
+  return kind;
+}
+
+export function kindNames(): string[] {
+  return KINDS.map((k) => k.name);
+}
+
+/** The kind a user means: the one named, else the first that claims the input. */
+export function kindFor(input: string, named?: string): SourceKind {
+  if (named !== undefined) return sourceKind(named);
+  const kind = KINDS.find((k) => k.claims(input));
+  if (!kind) {
+    throw new AppError(
+      'invalid_parameter',
+      `Cannot tell what '${input}' is. Give ${KINDS.map((k) => k.describe).join(', or ')}.`,
+      { parameter: 'location' },
+    );
+  }
+  return kind;
+}
+
+/** Open a Source on a registered connection (or anything with its kind and location). */
+export function openSource(
+  ref: { sourceKind: string; location: string },
+  options: SourceOptions = {},
+): Source {
+  return sourceKind(ref.sourceKind).open(ref.location, options);
+}
+
+/** The first kind that can make a demo spreadsheet locally makes one in `dir`. */
+export async function createDemoSpreadsheet(dir: string): Promise<ResolvedLocation & { kind: SourceKind }> {
+  const kind = KINDS.find((k) => k.createDemo);
+  if (!kind?.createDemo) throw new Error('no source kind can make a demo spreadsheet');
+  return { ...(await kind.createDemo(dir)), kind };
+}

@@ -1,0 +1,55 @@
+/** The `workbook` kind: a local `.xlsx` or `.csv` file, named by its path. */
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../../errors.ts';
+import type { ResolvedLocation, SourceKind } from '../kind.ts';
+import { createDemoWorkbook } from './demo.ts';
+import { formatForExtension } from './formats.ts';
+import { createWorkbookSource } from './index.ts';
+
+const EXTENSIONS = ['.xlsx', '.csv'];
+
+async function resolveLocation(input: string): Promise<ResolvedLocation> {
+  const resolved = path.resolve(input);
+  let stat: Awaited<ReturnType<typeof fs.stat>>;
+  try {
+    stat = await fs.stat(resolved);
+  } catch {
+    throw new AppError('not_found', `File not found: ${resolved}`, { parameter: 'location' });
+  }
+  if (!stat.isFile())
+    throw new AppError('invalid_parameter', `Not a file: ${resolved}`, { parameter: 'location' });
+  const ext = path.extname(resolved);
+  if (!formatForExtension(ext)) {
+    throw new AppError(
+      'unsupported_media_type',
+      `Unsupported file type '${ext || path.basename(resolved)}': expected ${EXTENSIONS.join(' or ')}.`,
+      { parameter: 'location' },
+    );
+  }
+  // Canonical path (symlinks resolved) so the same file registered two ways is one connection.
+  const location = await fs.realpath(resolved);
+  return { location, name: path.basename(location) };
+}
+
+export const workbookKind: SourceKind = {
+  name: 'workbook',
+  idPrefix: 'wb_',
+  describe: 'a local .xlsx or .csv file (its path)',
+  // A workbook extension, or anything that names a path on this machine (so a wrong file type or a folder
+  // gets a message about the file rather than "cannot tell what this is").
+  claims: (input) =>
+    EXTENSIONS.includes(path.extname(input).toLowerCase()) || /[\\/]/.test(input) || existsSync(input),
+  resolveLocation,
+  open: (location, options) => createWorkbookSource(location, options),
+  async createDemo(dir) {
+    const location = path.join(dir, 'demo.xlsx');
+    try {
+      await fs.access(location);
+    } catch {
+      await createDemoWorkbook(location);
+    }
+    return { location, name: 'demo.xlsx' };
+  },
+};
