@@ -109,7 +109,10 @@ describe('Google fake: OAuth desktop flow', () => {
       headers: { authorization: `Bearer ${accessToken}` },
     });
     expect(api.status).toBe(401);
-    expect((await api.json()).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
+    expect(((await api.json()) as { error: unknown }).error).toMatchObject({
+      code: 401,
+      status: 'UNAUTHENTICATED',
+    });
     auth.setCredentials({ refresh_token: tokens.refresh_token });
     const refresh = await auth.refreshAccessToken().catch((e) => e.response);
     expect(refresh.status).toBe(400);

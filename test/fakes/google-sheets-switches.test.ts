@@ -81,7 +81,9 @@ describe('Google fake: switches', () => {
       expect((await call(`/v4/spreadsheets/${spreadsheetId}/values/A1`)).status).toBe(200);
     const over = await call(`/v4/spreadsheets/${spreadsheetId}/values/A1`);
     expect(over.status).toBe(429);
-    const body = await over.json();
+    const body = (await over.json()) as {
+      error: { status: string; message: string; details: { reason: string }[] };
+    };
     expect(body.error.status).toBe('RESOURCE_EXHAUSTED');
     expect(body.error.message).toContain(
       "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute per user'",
@@ -101,6 +103,6 @@ describe('Google fake: switches', () => {
     const { fake, spreadsheetId } = await start();
     const res = await fetch(`${fake.url}/v4/spreadsheets/${spreadsheetId}`);
     expect(res.status).toBe(403);
-    expect((await res.json()).error.status).toBe('PERMISSION_DENIED');
+    expect(((await res.json()) as { error: { status: string } }).error.status).toBe('PERMISSION_DENIED');
   });
 });
