@@ -1,0 +1,65 @@
+/**
+ * The replica follows every registered connection (real workbook sources, an injected clock for the list sync):
+ * new connections are followed and looked at, removed ones let go, and the list is re-read on its own timer.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionFollower } from '../../server/replica/follow-connections.ts';
+import { Replica } from '../../server/replica/replica.ts';
+import { openSource } from '../../server/sources/index.ts';
+import type { ConnectionRecord } from '../../server/store/connections.ts';
+import { ManualTimers } from '../helpers/manual-timers.ts';
+
+let dir: string;
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+async function connection(id: string): Promise<ConnectionRecord> {
+  const location = path.join(dir, `${id}.csv`);
+  await writeFile(location, 'a\n1\n');
+  return {
+    id,
+    spreadsheetId: id,
+    userKey: `u_${id}`,
+    name: id,
+    sourceKind: 'workbook',
+    location,
+    publicRead: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+describe('ConnectionFollower', () => {
+  it('follows new connections, lets removed ones go, and re-reads the list on its timer', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-follow-'));
+    const seen: string[] = [];
+    const replica = new Replica(
+      (c) => openSource(c, { pollMs: 600_000 }),
+      (c) => seen.push(c.spreadsheetId),
+    );
+    const a = await connection('a');
+    const b = await connection('b');
+    let list = [a];
+    const timers = new ManualTimers();
+    const follower = new ConnectionFollower(replica, () => list, { syncMs: 2000, timers });
+
+    follower.start();
+    expect(replica.followed()).toEqual(['a']);
+    list = [a, b];
+    timers.advance(1999);
+    expect(replica.followed()).toEqual(['a']);
+    timers.advance(1);
+    expect(replica.followed().sort()).toEqual(['a', 'b']);
+    // Following looks at the spreadsheet at once: its first snapshot reaches the change listener.
+    await Promise.all([replica.get(a), replica.get(b)]);
+    expect(seen.sort()).toEqual(['a', 'b']);
+
+    list = [b];
+    timers.advance(2000);
+    expect(replica.followed()).toEqual(['b']);
+    follower.stop();
+    expect(timers.active).toBe(0);
+    await replica.close();
+  });
+});
