@@ -88,7 +88,7 @@ describe('Google fake: switches', () => {
     expect(body.error.message).toContain(
       "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute per user'",
     );
-    expect(body.error.details[0].reason).toBe('RATE_LIMIT_EXCEEDED');
+    expect(body.error.details[0]?.reason).toBe('RATE_LIMIT_EXCEEDED');
     // Writes have their own bucket.
     const write = () => call(`/v4/spreadsheets/${spreadsheetId}/values/A1:clear`, { method: 'POST' });
     expect((await write()).status).toBe(200);
