@@ -119,7 +119,7 @@ describe('the surgical engine on the Excel corpus', () => {
       for (const entry of after.entries) {
         const original = before.entry(entry.name);
         parts++;
-        if (original && original.local.equals(entry.local)) copied++;
+        if (original?.local.equals(entry.local)) copied++;
         else rewritten.add(entry.name);
         if (/\.(xml|rels|vml)$/i.test(entry.name)) {
           expect(isWellFormed(after.text(entry.name) ?? ''), `${file} ${entry.name}`).toBe(true);

@@ -11,6 +11,7 @@ import type { TabSnapshot, WriteOptions } from '../../source.ts';
 import type { WorkbookDocument } from '../document.ts';
 import { buildTab } from '../tab.ts';
 import type { ReadContext } from './cell-values.ts';
+import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
 import {
   parseRels,
   type Relationship,
@@ -48,6 +49,8 @@ export class OoxmlDocument implements WorkbookDocument {
   readonly #tables = new Map<string, TablePart>();
   readonly #snapshots = new Map<string, TabSnapshot>();
   readonly #grids = new Map<string, SheetGrid>();
+  /** Per rewritten sheet: its compressed pieces, so the next serialize recompresses only what changed. */
+  readonly #deflaters = new Map<string, ChunkedDeflate>();
   #sharedStrings: string[] | undefined;
   #styles: StylesPart | undefined;
 
@@ -233,11 +236,18 @@ export class OoxmlDocument implements WorkbookDocument {
   }
 
   async serialize(): Promise<Uint8Array> {
-    const changes = new Map<string, Uint8Array | null>();
+    const changes = new Map<string, Uint8Array | Precompressed | null>();
     for (const [part, text] of this.#texts)
       changes.set(part, text === null ? null : Buffer.from(text, 'utf8'));
-    for (const [part, sheet] of this.#sheets)
-      if (sheet.changed) changes.set(part, Buffer.from(sheet.toString(), 'utf8'));
+    for (const [part, sheet] of this.#sheets) {
+      if (!sheet.changed) continue;
+      let deflater = this.#deflaters.get(part);
+      if (!deflater) {
+        deflater = new ChunkedDeflate();
+        this.#deflaters.set(part, deflater);
+      }
+      changes.set(part, deflater.compress(sheet));
+    }
     for (const table of this.#tables.values())
       if (table.changed) changes.set(table.part, Buffer.from(table.xml, 'utf8'));
     const styles = this.#relTarget('styles');

@@ -4,6 +4,7 @@
  * parts SheetPort does not understand survive byte for byte. Replaced and added parts are deflated fresh.
  */
 import { crc32, deflateRawSync } from 'node:zlib';
+import type { Precompressed } from './chunked-deflate.ts';
 import type { ArchiveEntry, ZipArchive } from './zip-archive.ts';
 
 const LOCAL_SIG = 0x04034b50;
@@ -12,8 +13,11 @@ const EOCD_SIG = 0x06054b50;
 const UTF8_FLAG = 0x0800;
 const MAX32 = 0xffffffff;
 
-/** New content per part name; null removes the part. Names not in the archive are added at the end. */
-export type PartChanges = ReadonlyMap<string, Uint8Array | null>;
+/**
+ * New content per part name (bytes, or already deflated); null removes the part. Names not in the archive
+ * are added at the end.
+ */
+export type PartChanges = ReadonlyMap<string, Uint8Array | Precompressed | null>;
 
 interface Written {
   local: Buffer[];
@@ -27,10 +31,14 @@ function dosDateTime(at: Date): { time: number; date: number } {
   return { time, date };
 }
 
-function freshEntry(name: string, content: Uint8Array, offset: number, now: Date): Written {
+function freshEntry(name: string, content: Uint8Array | Precompressed, offset: number, now: Date): Written {
   const nameBytes = Buffer.from(name, 'utf8');
-  const data = deflateRawSync(content);
-  const crc = crc32(content);
+  const deflated =
+    content instanceof Uint8Array
+      ? { compressed: deflateRawSync(content), crc32: crc32(content), size: content.length }
+      : content;
+  const data = deflated.compressed;
+  const crc = deflated.crc32;
   const { time, date } = dosDateTime(now);
   const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : UTF8_FLAG;
   const local = Buffer.alloc(30);
@@ -42,7 +50,7 @@ function freshEntry(name: string, content: Uint8Array, offset: number, now: Date
   local.writeUInt16LE(date, 12);
   local.writeUInt32LE(crc, 14);
   local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(content.length, 22);
+  local.writeUInt32LE(deflated.size, 22);
   local.writeUInt16LE(nameBytes.length, 26);
   local.writeUInt16LE(0, 28);
   const central = Buffer.alloc(46);
@@ -55,7 +63,7 @@ function freshEntry(name: string, content: Uint8Array, offset: number, now: Date
   central.writeUInt16LE(date, 14);
   central.writeUInt32LE(crc, 16);
   central.writeUInt32LE(data.length, 20);
-  central.writeUInt32LE(content.length, 24);
+  central.writeUInt32LE(deflated.size, 24);
   central.writeUInt16LE(nameBytes.length, 28);
   central.writeUInt32LE(offset, 42);
   return { local: [local, nameBytes, data], central: Buffer.concat([central, nameBytes]) };
