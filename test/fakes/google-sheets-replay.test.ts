@@ -1,7 +1,9 @@
 // The fake against real Google traffic: every recording in ../shared/google-recordings replays
 // with the same statuses and bodies, and the fake's code holds none of the recorded ids, names,
 // titles or written values (it models Google's behaviour, it does not look answers up).
-import { readdir, readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -70,5 +72,33 @@ describe('Google Sheets fake: replay of recorded Google traffic', () => {
       for (const fact of facts) if (text.includes(fact)) found.push(`${file}: ${fact}`);
     }
     expect(found).toEqual([]);
+  });
+
+  it('notices a recorded answer the fake does not give, and the CLI then exits non-zero', {
+    timeout: 30_000,
+  }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'replay-'));
+    try {
+      const source = JSON.parse(
+        await readFile(path.join(recordings, 'WorksheetTest.test_batch_get.json'), 'utf8'),
+      ) as {
+        interactions: Interaction[];
+      };
+      await writeFile(path.join(dir, 'untouched.json'), JSON.stringify(source));
+      const tampered = structuredClone(source);
+      const answer = tampered.interactions.find((i) => i.response.body.string.includes('"valueRanges"'));
+      if (!answer) throw new Error('recording changed: no batchGet answer');
+      answer.response.body.string = answer.response.body.string.replace('"B4"', '"b4"');
+      await writeFile(path.join(dir, 'tampered.json'), JSON.stringify(tampered));
+      const run = spawnSync(process.execPath, [path.join(fakeDir, 'replay-cli.ts'), dir], {
+        encoding: 'utf8',
+      });
+      const lines = run.stdout.trim().split('\n');
+      expect(lines.at(-1)).toBe('replay: 1 of 2 recordings match');
+      expect(lines[0]).toMatch(/^MISMATCH tampered: .*expected "b4", got "B4"/);
+      expect(run.status).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
