@@ -99,6 +99,25 @@ describe('Google fake: writes', () => {
     );
   });
 
+  it('values.batchUpdate is atomic and names the bad item', async () => {
+    const id = await book();
+    const res = await call('POST', `/v4/spreadsheets/${id}/values:batchUpdate`, {
+      valueInputOption: 'RAW',
+      data: [
+        { range: 'Sheet1!A1', values: [['kept out']] },
+        { range: 'Nope!A1', values: [['x']] },
+      ],
+    });
+    expect(res.json).toEqual({
+      error: {
+        code: 400,
+        message: 'Invalid data[1]: Unable to parse range: Nope!A1',
+        status: 'INVALID_ARGUMENT',
+      },
+    });
+    expect((await read(id, 'Sheet1')).json.values).toBeUndefined();
+  });
+
   it('skips null cells, clears "" cells, and keeps other cells', async () => {
     const id = await book();
     await write(id, 'A1', [['a', 'b', 'c']]);

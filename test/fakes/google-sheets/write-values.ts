@@ -54,7 +54,7 @@ export function writeValues(
       const col = originCol + (major === 'ROWS' ? i : o);
       const cell = inputToCell(input, option);
       if (cell === SKIP) return;
-      if (bounded) checkWithin(bounds, rangeText, row, col, line.length);
+      if (bounded) checkWithin(bounds, rangeText, row, col);
       writes.push([row, col, cell]);
       cells += 1;
       rowsTouched.add(row);
@@ -89,20 +89,9 @@ export function writeValues(
   };
 }
 
-function checkWithin(
-  bounds: CellBounds,
-  rangeText: string,
-  row: number,
-  col: number,
-  lineLength: number,
-): void {
-  const endRow = bounds.endRow ?? Infinity;
-  const endCol = bounds.endCol ?? Infinity;
+function checkWithin(bounds: CellBounds, rangeText: string, row: number, col: number): void {
   const where = `Requested writing within range [${rangeText}], but tried writing`;
-  if (row > endRow) throw badRequest(`${where} to row [${row + 1}]`);
-  if (col > endCol) {
-    const width = endCol - (bounds.startCol ?? 0) + 1;
-    if (lineLength > width) throw badRequest(`${where} to column [${columnToLetters(col)}]`);
+  if (row > (bounds.endRow ?? Number.POSITIVE_INFINITY)) throw badRequest(`${where} to row [${row + 1}]`);
+  if (col > (bounds.endCol ?? Number.POSITIVE_INFINITY))
     throw badRequest(`${where} to column [${columnToLetters(col)}]`);
-  }
 }
