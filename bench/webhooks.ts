@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { createServiceContext } from '../server/context.ts';
+import { registerWebhook } from '../server/webhooks/register.ts';
 
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS) || 5000;
 const SAVES = 15;
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
       location: file,
     });
     const tab = await context.replica.tabByName(conn, 'Data');
-    const { record } = context.webhooks.create({
+    const { record } = registerWebhook(context.webhooks, {
       url,
       spreadsheetId: conn.spreadsheetId,
       sheetName: 'Data',

@@ -7,8 +7,9 @@ import { AppError, isAppError } from '../errors.ts';
 import { openSource } from '../sources/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhook-events.ts';
 import type { WebhookStatus } from '../store/webhooks.ts';
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/event-types.ts';
+import { registerWebhook, rotateWebhookSecret } from '../webhooks/register.ts';
 import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
 import {
@@ -129,7 +130,7 @@ export function registerWebhookCommands(program: Command): void {
     .action((id: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
       withStores(g, ({ webhooks }) => {
-        const secret = webhooks.rotateSecret(id);
+        const secret = rotateWebhookSecret(webhooks, id);
         if (secret === null) throw notFound(id);
         if (g.json) return printJson({ webhook_id: id, secret });
         print(
@@ -172,7 +173,7 @@ async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<voi
     if (!connections.resolve(connection.spreadsheetId)) {
       throw new AppError('spreadsheet_not_found', `The connection '${opts.spreadsheet}' was just removed.`);
     }
-    const { record, secret } = webhooks.create({
+    const { record, secret } = registerWebhook(webhooks, {
       url,
       spreadsheetId: connection.spreadsheetId,
       sheetName: tab.name,

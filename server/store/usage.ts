@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { utcDay } from '../limits/utc-day.ts';
+import { utcDay } from '../lib/utc-day.ts';
 
 export interface DayUsage {
   day: string;

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
-import type { WebhookEvent } from '../webhooks/event-types.ts';
-import { generateSecret } from '../webhooks/secret.ts';
+import type { WebhookEvent } from './webhook-events.ts';
 
 export type WebhookStatus = 'active' | 'paused';
 
@@ -59,6 +58,8 @@ export interface CreateWebhookInput {
   sourceSheetId: string;
   events: WebhookEvent[];
   apiKeyId: string | null;
+  /** Made by the caller (webhooks/register.ts); kept sealed at rest. */
+  secret: string;
 }
 
 /** Webhook registrations. Validation of URLs, events and targets happens before these calls. */
@@ -105,10 +106,10 @@ export class WebhookStore {
     };
   }
 
-  /** Register a webhook; the secret is returned here and by `rotateSecret` only. */
-  create(input: CreateWebhookInput): { record: WebhookRecord; secret: string } {
+  /** Register a webhook with its secret (never returned by a read; see webhooks/register.ts). */
+  create(input: CreateWebhookInput): WebhookRecord {
     const id = `wh_${randomBytes(9).toString('base64url')}`;
-    const secret = generateSecret();
+    const secret = input.secret;
     const now = this.#clock().toISOString();
     this.#stmts.insert.run({
       id,
@@ -123,7 +124,7 @@ export class WebhookStore {
       updated_at: now,
       secret: this.#box.seal(secret, sealContext.webhookSecret(id)),
     });
-    return { record: this.get(id)!, secret };
+    return this.get(id)!;
   }
 
   get(id: string): WebhookRecord | null {
@@ -165,16 +166,15 @@ export class WebhookStore {
     return this.#stmts.remove.run(id).changes > 0;
   }
 
-  /** A new secret, returned once; deliveries signed from now on use it (retries of older ones too). */
-  rotateSecret(id: string): string | null {
-    if (!this.get(id)) return null;
-    const secret = generateSecret();
+  /** Replace the secret; deliveries signed from now on use it (retries of older ones too). False: no such webhook. */
+  rotateSecret(id: string, secret: string): boolean {
+    if (!this.get(id)) return false;
     this.#stmts.setSecret.run(
       this.#box.seal(secret, sealContext.webhookSecret(id)),
       this.#clock().toISOString(),
       id,
     );
-    return secret;
+    return true;
   }
 
   secretOf(id: string): string | null {

@@ -3,7 +3,8 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
-import type { WebhookEvent } from '../../server/webhooks/event-types.ts';
+import type { WebhookEvent } from '../../server/store/webhook-events.ts';
+import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -27,7 +28,7 @@ async function setup(events: WebhookEvent[] = ALL) {
   let secret = '';
   const receiver = await startReceiver(() => secret);
   closers.push(receiver.close);
-  const created = h.context.webhooks.create({
+  const created = registerWebhook(h.context.webhooks, {
     url: receiver.url,
     spreadsheetId: conn.spreadsheetId,
     sheetName: 'People',

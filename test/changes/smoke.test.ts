@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
+import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -15,7 +16,7 @@ describe('API writes notify webhooks', () => {
     const tab = await h.context.replica.tabByName(conn, 'People');
     let secret = '';
     const receiver = await startReceiver(() => secret);
-    const created = h.context.webhooks.create({
+    const created = registerWebhook(h.context.webhooks, {
       url: receiver.url,
       spreadsheetId: conn.spreadsheetId,
       sheetName: 'People',
@@ -66,7 +67,7 @@ describe('changes made while SheetPort was stopped', () => {
     const tab = await first.replica.tabByName(conn, 'People');
     let secret = '';
     const receiver = await startReceiver(() => secret);
-    secret = first.webhooks.create({
+    secret = registerWebhook(first.webhooks, {
       url: receiver.url,
       spreadsheetId: conn.spreadsheetId,
       sheetName: 'People',

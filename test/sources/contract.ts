@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../server/errors.ts';
-import type { CellValue, Source, TabSnapshot, WriteOptions } from '../../server/sources/source.ts';
+import type { CellValue, Mutation, Source, TabSnapshot, WriteOptions } from '../../server/sources/source.ts';
 
 export interface ContractSpreadsheet {
   source: Source;
@@ -106,11 +106,12 @@ export function sourceContract(factory: ContractFactory): void {
       const { source, sheetId } = await make();
       const before = tabOf(await source.read(), sheetId).typed;
       const versionBefore = await source.version();
-      for (const bad of [
-        { op: 'update' as const, row: 99, values: { Name: 'x' } },
-        { op: 'append' as const, values: { Nope: 1 } },
-        { op: 'append' as const, values: { Name: 'a\ud800' } },
-      ]) {
+      const bads: Mutation[] = [
+        { op: 'update', row: 99, values: { Name: 'x' } },
+        { op: 'append', values: { Nope: 1 } },
+        { op: 'append', values: { Name: 'a\ud800' } },
+      ];
+      for (const bad of bads) {
         const err = await rejection(
           source.write(
             sheetId,

@@ -10,6 +10,7 @@ import { DB_FILE_NAME, migrate, openDatabase, userVersion } from '../../server/s
 import { IdempotencyStore } from '../../server/store/idempotency.ts';
 import { MIGRATIONS } from '../../server/store/migrations.ts';
 import { WebhookStore } from '../../server/store/webhooks.ts';
+import { registerWebhook, rotateWebhookSecret } from '../../server/webhooks/register.ts';
 
 const SECRET = 'whsec_PlainTextSecretFromTheOldSchemaAAAAAAAAAAAA=';
 const ANSWER = JSON.stringify({ webhook_id: 'wh_old', secret: SECRET, url: 'https://example.com/h' });
@@ -127,8 +128,8 @@ describe('sealed values', () => {
     const db = openDatabase(dataDir);
     try {
       const webhooks = new WebhookStore(db);
-      const { record, secret } = webhooks.create(input);
-      const rotated = webhooks.rotateSecret(record.id)!;
+      const { record, secret } = registerWebhook(webhooks, input);
+      const rotated = rotateWebhookSecret(webhooks, record.id)!;
       const idem = new IdempotencyStore(db);
       idem.begin('key_1', 'k', 'fp');
       idem.complete('key_1', 'k', 201, 'application/json', JSON.stringify({ secret: rotated }));
@@ -146,8 +147,8 @@ describe('sealed values', () => {
     const db = openDatabase(dataDir);
     try {
       const webhooks = new WebhookStore(db);
-      const a = webhooks.create(input).record;
-      const b = webhooks.create(input).record;
+      const a = registerWebhook(webhooks, input).record;
+      const b = registerWebhook(webhooks, input).record;
       db.prepare('UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = ?) WHERE id = ?').run(
         a.id,
         b.id,
@@ -160,7 +161,7 @@ describe('sealed values', () => {
 
   it('a lost data key is an error naming the cause, not a fresh key that hides it', () => {
     const db = openDatabase(dataDir);
-    new WebhookStore(db).create(input);
+    registerWebhook(new WebhookStore(db), input);
     db.close();
     new FileSecretsProvider(dataDir).delete(SECRET_NAMES.dataKey);
     expect(() => openDatabase(dataDir)).toThrow(/data key is missing from .*secrets\.json.*Restore/);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db.ts';
 import { DeliveryStore } from '../../server/store/deliveries.ts';
 import { WebhookStore } from '../../server/store/webhooks.ts';
+import { registerWebhook, rotateWebhookSecret } from '../../server/webhooks/register.ts';
 
 let dir: string;
 let db: Database.Database;
@@ -31,8 +32,8 @@ const input = {
 
 describe('WebhookStore', () => {
   it('keeps payload timestamps unique and increasing per webhook, bumping by 1 ms', () => {
-    const { record } = webhooks.create(input);
-    const other = webhooks.create(input).record;
+    const { record } = registerWebhook(webhooks, input);
+    const other = registerWebhook(webhooks, input).record;
     const t = Date.UTC(2026, 0, 1);
     expect(webhooks.nextTimestamp(record.id, t)).toBe(t);
     expect(webhooks.nextTimestamp(record.id, t)).toBe(t + 1);
@@ -43,16 +44,16 @@ describe('WebhookStore', () => {
   });
 
   it('shows the secret only at creation and rotation, signs with the current one', () => {
-    const { record, secret } = webhooks.create(input);
+    const { record, secret } = registerWebhook(webhooks, input);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(JSON.stringify(webhooks.get(record.id))).not.toContain(secret);
-    const rotated = webhooks.rotateSecret(record.id)!;
+    const rotated = rotateWebhookSecret(webhooks, record.id)!;
     expect(rotated).not.toBe(secret);
     expect(webhooks.secretOf(record.id)).toBe(rotated);
   });
 
   it('deleting a webhook removes its deliveries', () => {
-    const { record } = webhooks.create(input);
+    const { record } = registerWebhook(webhooks, input);
     const deliveries = new DeliveryStore(db);
     const id = deliveries.enqueue(record.id, 'row.inserted', '{}', Date.now());
     expect(webhooks.remove(record.id)).toBe(true);
@@ -62,7 +63,7 @@ describe('WebhookStore', () => {
 
 describe('delivery log retention', () => {
   it('forgets finished deliveries older than the retention, keeps pending ones and recent ones', () => {
-    const { record } = webhooks.create(input);
+    const { record } = registerWebhook(webhooks, input);
     const deliveries = new DeliveryStore(db);
     const day = 86_400_000;
     const now = Date.UTC(2026, 5, 1);

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
+import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 
 const BIN = path.resolve('bin/sheetport.js');
@@ -67,7 +68,7 @@ describe('crash safety of the outbox', () => {
       daily: 1_000_000,
     });
     for (let i = 0; i < WEBHOOKS; i++) {
-      setup.webhooks.create({
+      registerWebhook(setup.webhooks, {
         url: hook,
         spreadsheetId: conn.spreadsheetId,
         sheetName: 'People',

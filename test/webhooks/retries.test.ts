@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
+import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
@@ -40,7 +41,7 @@ async function oneDelivery(
   h = await startHarness({ clock });
   const conn = h.connect(await writePeopleWorkbook(h.dir));
   const tab = await h.context.replica.tabByName(conn, 'People');
-  const { record } = h.context.webhooks.create({
+  const { record } = registerWebhook(h.context.webhooks, {
     url,
     spreadsheetId: conn.spreadsheetId,
     sheetName: 'People',

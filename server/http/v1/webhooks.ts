@@ -1,8 +1,9 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../../errors.ts';
 import type { ApiKeyRecord } from '../../store/api-keys.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../../store/webhook-events.ts';
 import type { WebhookRecord, WebhookStatus } from '../../store/webhooks.ts';
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../../webhooks/event-types.ts';
+import { registerWebhook, rotateWebhookSecret } from '../../webhooks/register.ts';
 import { validateWebhookUrl } from '../../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../../webhooks/webhook-json.ts';
 import { apiKeyOf, authorize } from '../auth.ts';
@@ -134,7 +135,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
         sheet: sheetName,
       });
     }
-    const { record, secret } = deps.webhooks.create({
+    const { record, secret } = registerWebhook(deps.webhooks, {
       url: url.toString(),
       spreadsheetId: connection.spreadsheetId,
       sheetName: tab.name,
@@ -190,7 +191,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
     if (req.body !== undefined && !(isPlainObject(req.body) && Object.keys(req.body).length === 0)) {
       throw invalidBody('rotate-secret takes no body (or an empty object).');
     }
-    const secret = deps.webhooks.rotateSecret(webhook.id);
+    const secret = rotateWebhookSecret(deps.webhooks, webhook.id);
     if (secret === null) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
     res.json({ webhook_id: webhook.id, secret });
   });
