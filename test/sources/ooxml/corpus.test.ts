@@ -128,7 +128,7 @@ describe('the surgical engine on the Excel corpus', () => {
       // Only what a write must touch is rewritten: sheets, styles, tables, comments, workbook, wiring.
       for (const name of rewritten) {
         expect(name, file).toMatch(
-          /^(xl\/worksheets\/[^/]+\.xml|xl\/styles\.xml|xl\/tables\/[^/]+\.xml|xl\/comments[^/]*\.xml|xl\/threadedComments\/[^/]+\.xml|xl\/workbook\.xml|xl\/_rels\/workbook\.xml\.rels|\[Content_Types\]\.xml)$/,
+          /^(xl\/worksheets\/[^/]+\.xml|xl\/styles\.xml|xl\/tables\/[^/]+\.xml|xl\/comments[^/]*\.xml|xl\/drawings\/[^/]+\.vml|xl\/threadedComments\/[^/]+\.xml|xl\/workbook\.xml|xl\/_rels\/workbook\.xml\.rels|\[Content_Types\]\.xml)$/,
         );
       }
       // Everything the original had is still there (calcChain aside, which is dropped on purpose).

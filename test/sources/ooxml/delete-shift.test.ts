@@ -89,6 +89,10 @@ out = {
   'sum': [wb['Sum']['A1'].value, wb['Sum']['A2'].value],
   'charts': len(wb['Sum']._charts),
 }
+import zipfile, re
+z = zipfile.ZipFile(sys.argv[1])
+vml = [n for n in z.namelist() if n.endswith('.vml')]
+out['noteRows'] = sorted(int(r) for n in vml for r in re.findall(r'<(?:\\w+:)?Row>(\\d+)<', z.read(n).decode()))
 print(json.dumps(out, default=str))
 `;
 
@@ -136,6 +140,7 @@ describe('deleting rows with the surgical engine', () => {
     expect(seen.dv).toEqual(['D2:D7']);
     expect(seen.links).toEqual(['A4']);
     expect(seen.comments).toEqual(['A6:on n6']);
+    expect(seen.noteRows).toEqual([5]); // the note box of A6 (0-based row 5); the one of A4 went with it
     expect(seen.tables).toEqual({ Items: 'H1:I7' });
     expect(seen.names).toEqual({ Total: 'Data!$B$2:$B$7' });
     expect(seen.sum).toEqual(['=SUM(Data!B2:B7)', '=Data!B5']);

@@ -43,6 +43,8 @@ function batchFor(doc: WorkbookDocument): Mutation[] {
   return [
     { op: 'update', row: 1, values: { [a]: 'changed', [b]: '12%' } },
     { op: 'update', row: 3, values: { [b]: '$1,234.50', [c]: '2024-05-06' } },
+    // The styled fixture's Note column has a merge over sheet rows 4-5: row 4 is its hidden cell.
+    { op: 'update', row: 4, values: { [header.at(-1) ?? a]: 'under a merge' } },
     { op: 'delete', row: 2 },
     { op: 'append', values: { [a]: 'new', [b]: 42, [c]: '2025-01-02 03:04:05' } },
     { op: 'append', values: { [a]: 'TRUE', [b]: '=1+1', [c]: null } },

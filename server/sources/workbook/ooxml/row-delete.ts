@@ -1,8 +1,9 @@
 /**
  * Deleting whole rows from a worksheet part, with what Excel shifts: rows and cells below move up, formula
  * references (on this tab and on every other, and in defined names) follow or become #REF!, and so do
- * merged cells, conditional formats, data validations, hyperlinks, the auto filter, tables and comments.
- * Not shifted (as with today's engine): drawing anchors (images, charts, note boxes), formulas inside
+ * merged cells, conditional formats, data validations, hyperlinks, the auto filter, tables and comments
+ * (with their note boxes).
+ * Not shifted (as with today's engine): drawing anchors of images and charts, formulas inside
  * conditional-format rules and validation lists, and ranges kept in extension lists (`x14:`).
  */
 import { type ShiftContext, shiftFormula, shiftRange } from '../formula-refs.ts';
@@ -139,6 +140,34 @@ function shiftComments(xml: string, rows: RowMap, local: string): string {
   return shiftElements(xml, local, 'ref', rows);
 }
 
+/** A 0-based VML anchor row after the delete (a deleted row gives the row that moves into its place). */
+function vmlRow(row0: number, rows: RowMap): number {
+  const span = rows.span(row0 + 1, Number.MAX_SAFE_INTEGER);
+  return span ? span[0] - 1 : row0;
+}
+
+/**
+ * The note boxes of legacy comments (a VML drawing): each names its cell by 0-based `<x:Row>`/`<x:Column>`,
+ * and its box by an `<x:Anchor>`. A note on a deleted row goes; the others move up with their cells.
+ */
+function shiftNoteShapes(xml: string, rows: RowMap): string {
+  return xml.replace(/<((?:[\w.-]+:)?shape)\b[^>]*>[\s\S]*?<\/\1>/g, (shape) => {
+    const row = /<((?:[\w.-]+:)?Row)>\s*(\d+)\s*<\/\1>/.exec(shape);
+    if (!row || !/ObjectType\s*=\s*"Note"/.test(shape)) return shape;
+    const moved = rows.row(Number(row[2]) + 1);
+    if (moved === null) return '';
+    let next = shape.replace(row[0], `<${row[1]}>${moved - 1}</${row[1]}>`);
+    next = next.replace(/<((?:[\w.-]+:)?Anchor)>([^<]*)<\/\1>/, (whole, name: string, text: string) => {
+      const parts = text.split(',').map((p) => p.trim());
+      if (parts.length !== 8) return whole;
+      parts[2] = String(vmlRow(Number(parts[2]), rows));
+      parts[6] = String(Math.max(Number(parts[2]), vmlRow(Number(parts[6]), rows)));
+      return `<${name}>${parts.join(', ')}</${name}>`;
+    });
+    return next;
+  });
+}
+
 /** Delete the 1-based sheet rows of the edited tab; rows below move up. */
 export function deleteSheetRows(edit: SheetEdit, sheetRows: readonly number[]): void {
   if (sheetRows.length === 0) return;
@@ -159,6 +188,12 @@ export function deleteSheetRows(edit: SheetEdit, sheetRows: readonly number[]): 
       const shifted = shiftComments(xml, rows, local);
       if (shifted !== xml) part.set(shifted);
     }
+  }
+  for (const part of edit.sideParts('vmlDrawing')) {
+    const xml = part.get();
+    if (xml === undefined) continue;
+    const shifted = shiftNoteShapes(xml, rows);
+    if (shifted !== xml) part.set(shifted);
   }
   const other: ShiftContext = { sheetName: edit.sheetName, onSameSheet: false, rows };
   const workbook = edit.workbookXml.get();

@@ -16,7 +16,7 @@ import { cellAt, cellRef, parseRow, putCell, rowToXml } from './row-xml.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import type { StylesPart } from './styles-part.ts';
 import { setTableArea, type TablePart } from './table-parts.ts';
-import { getAttr, setAttr } from './xml-text.ts';
+import { getAttr, setAttr, tagPattern } from './xml-text.ts';
 
 export interface TextPart {
   part: string;
@@ -44,6 +44,22 @@ export interface EditResult {
   formulas: boolean;
 }
 
+/** Cells hidden under a merge (every cell of a merged range but its top-left one), from the sheet's tail. */
+function mergedCovered(sheet: SheetXml): (row: number, column: number) => boolean {
+  const areas = [...sheet.tail.matchAll(tagPattern('mergeCell'))]
+    .map(([tag]) => parseArea(getAttr(tag, 'ref')))
+    .filter((area) => area !== null);
+  return (row, column) =>
+    areas.some(
+      (a) =>
+        row >= a.top &&
+        row <= a.bottom &&
+        column >= a.left &&
+        column <= a.right &&
+        (row !== a.top || column !== a.left),
+    );
+}
+
 /** Writes `cells` into sheet row `number`; `template` gives style ids for columns the cells do not name. */
 function writeRow(
   edit: SheetEdit,
@@ -62,7 +78,10 @@ function writeRow(
         putCell(row, column, `<${sheet.prefix}c r="${cellRef(column, number)}" s="${style}"/>`);
     }
   }
+  const covered = mergedCovered(sheet);
   for (const { column, value } of cells) {
+    // A merged non-anchor cell cannot hold a value: writing to it is a no-op, as typing into it is in Excel.
+    if (covered(number, column + 1)) continue;
     const existing = cellAt(row, column + 1);
     if (existing && isSharedFormulaMaster(existing.xml)) {
       // Overwriting the master would orphan the cells that borrow its text: give each its own formula.
