@@ -6,8 +6,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
-import { limitsOf } from '../limits/plans.ts';
-import { type ApiKeyRecord, ApiKeyStore } from '../store/api-keys.ts';
+import { ApiKeyStore } from '../store/api-keys.ts';
 import { type ConnectionRecord, ConnectionStore } from '../store/connections.ts';
 import { openDatabase } from '../store/db.ts';
 import { DeliveryStore } from '../store/deliveries.ts';
@@ -175,20 +174,4 @@ export function connectionJson(c: ConnectionRecord) {
   return { ...baseConnectionJson(c), location: c.location };
 }
 
-export function keyJson(k: ApiKeyRecord) {
-  return {
-    id: k.id,
-    name: k.name,
-    prefix: k.prefix,
-    scope: k.scope,
-    plan: k.plan,
-    connections: k.connections,
-    allow_formulas: k.allowFormulas,
-    per_second: k.perSecond,
-    daily: k.daily,
-    limits: { per_second: limitsOf(k).perSecond, daily: limitsOf(k).daily },
-    created_at: k.createdAt,
-    last_used_at: k.lastUsedAt,
-    revoked_at: k.revokedAt,
-  };
-}
+export { apiKeyJson as keyJson } from '../limits/key-json.ts';

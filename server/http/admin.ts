@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Router } from 'express';
 import { AppError } from '../errors.ts';
-import { limitsOf } from '../limits/plans.ts';
+import { apiKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
 import type { AppDeps } from './deps.ts';
 import { hostnameOf, isLoopbackName } from './host-guard.ts';
@@ -32,19 +32,9 @@ export function mountAdminRoutes(router: Router, deps: AppDeps): void {
     const now = deps.now();
     res.json({
       data: deps.keys.list().map((key) => {
-        const limits = limitsOf(key);
         const today = deps.usage.today(key.id, now);
         return {
-          id: key.id,
-          name: key.name,
-          prefix: key.prefix,
-          scope: key.scope,
-          plan: key.plan,
-          limits: { per_second: limits.perSecond, daily: limits.daily },
-          connections: key.connections,
-          created_at: key.createdAt,
-          last_used_at: key.lastUsedAt,
-          revoked_at: key.revokedAt,
+          ...apiKeyJson(key),
           today: {
             requests: today.requests,
             refused_per_second: today.refusedPerSecond,

@@ -270,9 +270,12 @@ describe('sheetport keys', () => {
       scope: 'read',
       plan: 'enterprise',
       allow_formulas: true,
-      daily: 50,
+      limits: { per_second: 5, daily: 50 },
       connections: [],
     });
+    // One shape with the admin API: effective limits only, no raw (null) overrides.
+    expect(created).not.toHaveProperty('per_second');
+    expect(created).not.toHaveProperty('daily');
   });
 
   it('limits a key to connections given by spreadsheet id or userKey', () => {
