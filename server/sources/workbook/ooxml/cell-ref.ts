@@ -8,7 +8,25 @@ export function columnNumber(letters: string): number {
 
 /** `B12` -> { column: 2, row: 12 }; undefined for anything else. */
 export function parseCellRef(ref: string): { column: number; row: number } | undefined {
-  const m = /^\$?([A-Za-z]{1,3})\$?(\d+)$/.exec(ref);
-  if (!m) return undefined;
-  return { column: columnNumber(m[1] as string), row: Number(m[2]) };
+  // A hand-rolled scan: this runs for every cell of every sheet read.
+  let i = ref.charCodeAt(0) === 36 ? 1 : 0; // $
+  let column = 0;
+  let letters = 0;
+  for (; i < ref.length; i++) {
+    const code = ref.charCodeAt(i) | 0x20;
+    if (code < 97 || code > 122) break;
+    column = column * 26 + (code - 96);
+    letters++;
+  }
+  if (letters === 0 || letters > 3) return undefined;
+  if (ref.charCodeAt(i) === 36) i++;
+  let row = 0;
+  const digitsStart = i;
+  for (; i < ref.length; i++) {
+    const code = ref.charCodeAt(i);
+    if (code < 48 || code > 57) return undefined;
+    row = row * 10 + (code - 48);
+  }
+  if (i === digitsStart) return undefined;
+  return { column, row };
 }

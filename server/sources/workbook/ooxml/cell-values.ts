@@ -40,14 +40,49 @@ function textCell(s: string): GridCell | null {
   return { typed: text, formatted: text };
 }
 
+/** Whether a format shows dates, per format code (the test is a regex; a sheet has few distinct codes). */
+const dateFormats = new Map<string, boolean>();
+function showsDate(numFmt: string | undefined): boolean {
+  if (numFmt === undefined) return false;
+  let known = dateFormats.get(numFmt);
+  if (known === undefined) {
+    known = isDateFormat(numFmt);
+    if (dateFormats.size > 10_000) dateFormats.clear();
+    dateFormats.set(numFmt, known);
+  }
+  return known;
+}
+
+/** Formatted text per format and value: columns repeat values (quantities, dates), and numfmt is the cost. */
+const formatted = new Map<string, Map<number, string>>();
+const CACHE_PER_FORMAT = 50_000;
+function formatNumber(pattern: string | undefined, n: number): string {
+  // General shows an integer below 1e11 as its digits (numfmt agrees); skip numfmt for the commonest case.
+  if (isGeneralFormat(pattern) && Number.isInteger(n) && Math.abs(n) < 1e11) return String(n === 0 ? 0 : n);
+  const key = pattern ?? 'General';
+  let cache = formatted.get(key);
+  if (!cache) {
+    if (formatted.size > 1_000) formatted.clear();
+    cache = new Map();
+    formatted.set(key, cache);
+  }
+  let text = cache.get(n);
+  if (text === undefined) {
+    text = formatValue(pattern, n);
+    if (cache.size > CACHE_PER_FORMAT) cache.clear();
+    cache.set(n, text);
+  }
+  return text;
+}
+
 function numberCell(n: number, numFmt: string | undefined, ctx: ReadContext): GridCell | null {
   if (!Number.isFinite(n)) return null;
-  if (!isDateFormat(numFmt)) return { typed: n, formatted: formatValue(numFmt, n) };
+  if (!showsDate(numFmt)) return { typed: n, formatted: formatNumber(numFmt, n) };
   const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
   const iso = isoFromDate(date);
   if (iso === null) return null;
   const pattern = isGeneralFormat(numFmt) ? DEFAULT_DATE_FORMAT : numFmt;
-  return { typed: iso, formatted: formatValue(pattern, dateToSerial(date)) };
+  return { typed: iso, formatted: formatNumber(pattern, dateToSerial(date)) };
 }
 
 function booleanCell(text: string): GridCell {
