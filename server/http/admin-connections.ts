@@ -1,0 +1,90 @@
+/**
+ * `/admin/connections`: the dashboard's view of the registered spreadsheets. Connecting goes through the same use
+ * case as `sheetport connect` (connections/connect.ts) and answers the shape of `GET /v1/spreadsheets/{id}`;
+ * removing answers what `sheetport connections remove --json` prints. Access `admin` (loopback and the admin
+ * token), like the rest of `/admin`.
+ */
+import type { Request } from 'express';
+import { connectSpreadsheet } from '../connections/connect.ts';
+import { connectionJson, describeSpreadsheet } from '../connections/describe.ts';
+import { AppError } from '../errors.ts';
+import type { AppDeps } from './deps.ts';
+import type { RouteTable } from './route-table.ts';
+
+const CONNECT_KEYS = ['location', 'kind', 'name'] as const;
+
+/** A JSON object holding only the connect keys; an unknown key is named, so a typo'd `name` is never dropped. */
+function connectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError(
+      'invalid_body',
+      'Request body must be a JSON object: {"location": "...", "kind"?, "name"?}.',
+    );
+  }
+  const extra = Object.keys(body).find((k) => !(CONNECT_KEYS as readonly string[]).includes(k));
+  if (extra !== undefined) {
+    throw new AppError(
+      'invalid_body',
+      `Unexpected key "${extra}" in the body; allowed: ${CONNECT_KEYS.map((k) => `"${k}"`).join(', ')}.`,
+      { field: extra },
+    );
+  }
+  return body as Record<string, unknown>;
+}
+
+function stringField(body: Record<string, unknown>, name: string, required: boolean): string | undefined {
+  const value = body[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new AppError('invalid_body', `"${name}" must be a non-empty string.`, { field: name });
+  }
+  return value;
+}
+
+function forceOf(req: Request): boolean {
+  const raw = req.query.force;
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new AppError('invalid_parameter', 'Parameter "force" must be true or false.', { parameter: 'force' });
+}
+
+export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): void {
+  routes.get('/admin/connections', 'admin', (_req, res) => {
+    res.json({ data: deps.connections.list().map((c) => ({ ...connectionJson(c), location: c.location })) });
+  });
+
+  routes.post('/admin/connections', 'admin', async (req, res) => {
+    const fields = connectBody(req.body);
+    const location = stringField(fields, 'location', true) as string;
+    const kind = stringField(fields, 'kind', false);
+    const name = stringField(fields, 'name', false);
+    const { connection, snapshot, created } = await connectSpreadsheet(deps.connections, {
+      location,
+      ...(kind ? { kind } : {}),
+      ...(name ? { name } : {}),
+    });
+    res.status(created ? 201 : 200).json({
+      ...describeSpreadsheet(connection, snapshot),
+      location: connection.location,
+      created,
+    });
+  });
+
+  routes.delete('/admin/connections/:id', 'admin', async (req, res) => {
+    // A bad parameter is the caller's mistake whatever the id names, so it is refused first.
+    const force = forceOf(req);
+    const found = deps.connections.resolve(String(req.params.id));
+    // Removed by the CLI (another process) between the lookup and the removal: not found either way.
+    const removal = found ? deps.connections.removeWithWebhooks(found.spreadsheetId, { force }) : null;
+    if (!found || !removal?.removed) {
+      throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
+    }
+    await deps.replica.forget(found.spreadsheetId);
+    res.json({
+      removed: true,
+      spreadsheet_id: found.spreadsheetId,
+      name: found.name,
+      webhooks_removed: removal.webhooksRemoved.length,
+    });
+  });
+}
