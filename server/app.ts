@@ -1,5 +1,6 @@
-import express, { type Express, Router } from 'express';
+import express, { type Express, type RequestHandler, Router } from 'express';
 import { mountAdminRoutes, requireAdmin } from './http/admin.ts';
+import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { requireApiKey } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
@@ -13,6 +14,7 @@ import { mountOpenApi } from './http/openapi.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { logRequests } from './http/request-log.ts';
+import { type Access, RouteTable } from './http/route-table.ts';
 import { mountRowRoutes } from './http/rows.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
 import { mountChangeFeedRoutes } from './http/v1/changes.ts';
@@ -26,7 +28,8 @@ export type { AppDeps } from './http/deps.ts';
 
 /**
  * Builds the Express app from its parts. No listen, no globals: tests build many side by side.
- * Routes are registered with full paths on one router so the route table can be listed (the OpenAPI test does).
+ * Routes are declared with full paths and their access level in one table (route-table.ts); the OpenAPI test
+ * lists it.
  */
 export function createApp(
   deps: AppDeps,
@@ -47,28 +50,37 @@ export function createApp(
   });
   app.use(hostGuard(deps.allowedHosts));
 
-  const keyed = [
-    apiCors(),
-    requireApiKey(deps.keys, deps.connections),
+  // Preflight and CORS headers for every /api and /v1 path, routed or not; who may call a route is its own
+  // access level's business (route-table.ts).
+  app.use('/api', apiCors());
+  app.use('/v1', apiCors());
+  const keyed = (access: 'public_read' | 'read' | 'write'): RequestHandler[] => [
+    requireApiKey(deps.keys, deps.connections, access),
     ...(deps.limiter ? [rateLimit(deps.limiter)] : []),
     jsonBody(),
     idempotency(deps.idempotency),
   ];
-  app.use('/api', ...keyed);
-  app.use('/v1', ...keyed);
-  app.use('/admin', requireAdmin(deps.adminToken));
+  const guardsOf: Record<Access, RequestHandler[]> = {
+    public: [],
+    public_read: keyed('public_read'),
+    read: keyed('read'),
+    write: keyed('write'),
+    admin: [requireAdmin(deps.adminToken), jsonBody()],
+  };
 
   const router = Router();
-  mountOpenApi(router);
-  mountAdminRoutes(router, deps);
-  mountAdminDeliveryRoutes(router, deps);
-  mountRowRoutes(router, deps);
-  mountSpreadsheetRoutes(router, deps);
-  mountSheetRoutes(router, deps);
-  mountBatchRoutes(router, deps);
-  mountChangeFeedRoutes(router, deps);
-  mountWebhookRoutes(router, deps);
-  mountDeliveryRoutes(router, deps);
+  const routes = new RouteTable(router, (access) => guardsOf[access]);
+  mountOpenApi(routes);
+  mountAdminRoutes(routes, deps);
+  mountAdminDeliveryRoutes(routes, deps);
+  mountAdminConnectionRoutes(routes, deps);
+  mountRowRoutes(routes, deps);
+  mountSpreadsheetRoutes(routes, deps);
+  mountSheetRoutes(routes, deps);
+  mountBatchRoutes(routes, deps);
+  mountChangeFeedRoutes(routes, deps);
+  mountWebhookRoutes(routes, deps);
+  mountDeliveryRoutes(routes, deps);
   app.use(router);
   app.use(methodNotAllowed(router));
 

@@ -1,7 +1,7 @@
-import type { Router } from 'express';
 import { AppError } from '../errors.ts';
 import { deliveryDetailJson, fullAttemptJson } from './delivery-json.ts';
 import type { AppDeps } from './deps.ts';
+import type { RouteTable } from './route-table.ts';
 
 /**
  * `/admin/webhooks/{id}/deliveries/{deliveryId}`: one delivery in full for the dashboard's "inspect request and
@@ -9,8 +9,8 @@ import type { AppDeps } from './deps.ts';
  * loopback and private targets (which the `/v1` API shows only coarsely). Loopback and admin token only
  * (`requireAdmin`), like the rest of `/admin`.
  */
-export function mountAdminDeliveryRoutes(router: Router, deps: AppDeps): void {
-  router.get('/admin/webhooks/:id/deliveries/:deliveryId', (req, res) => {
+export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
+  routes.get('/admin/webhooks/:id/deliveries/:deliveryId', 'admin', (req, res) => {
     const webhookId = String(req.params.id);
     const deliveryId = String(req.params.deliveryId);
     if (!deps.webhooks.get(webhookId)) throw new AppError('not_found', `No webhook with id "${webhookId}".`);

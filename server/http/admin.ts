@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { RequestHandler, Router } from 'express';
+import type { RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import { apiKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
 import type { AppDeps } from './deps.ts';
 import { hostnameOf, isLoopbackName } from './host-guard.ts';
+import type { RouteTable } from './route-table.ts';
 
 const LOOPBACK_ADDRESS = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
@@ -27,8 +28,8 @@ export function requireAdmin(adminToken: string): RequestHandler {
   };
 }
 
-export function mountAdminRoutes(router: Router, deps: AppDeps): void {
-  router.get('/admin/keys', (_req, res) => {
+export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
+  routes.get('/admin/keys', 'admin', (_req, res) => {
     const now = deps.now();
     res.json({
       data: deps.keys.list().map((key) => {
@@ -45,7 +46,7 @@ export function mountAdminRoutes(router: Router, deps: AppDeps): void {
     });
   });
 
-  router.get('/admin/keys/:id/usage', (req, res) => {
+  routes.get('/admin/keys/:id/usage', 'admin', (req, res) => {
     const key = deps.keys.get(String(req.params.id));
     if (!key) throw new AppError('not_found', 'No API key with this id.');
     res.json(usageReport(key, deps.usage, deps.now()));

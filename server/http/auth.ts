@@ -8,14 +8,18 @@ import { locals } from './locals.ts';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * Every `/api` and `/v1` request needs a live API key; the userKey in a path is never enough on its own. The one
- * exception: a GET of the rows of a connection its owner marked "public read" may come without a key; it is
- * then limited per client address.
+ * Every `/api` and `/v1` route needs a live API key; the userKey in a path is never enough on its own. The one
+ * exception, for routes declared `public_read`: a GET of the rows of a connection its owner marked "public
+ * read" may come without a key; it is then limited per client address. `write` routes need the read_write scope.
  */
-export function requireApiKey(keys: ApiKeyStore, connections: ConnectionStore): RequestHandler {
+export function requireApiKey(
+  keys: ApiKeyStore,
+  connections: ConnectionStore,
+  access: 'public_read' | 'read' | 'write',
+): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
-    if (!header && isPublicRead(req, connections)) {
+    if (!header && access === 'public_read' && connectionOfRoute(req, connections)?.publicRead === true) {
       locals(res).anonymousSubject = `ip:${req.socket.remoteAddress ?? 'unknown'}`;
       return next();
     }
@@ -29,28 +33,21 @@ export function requireApiKey(keys: ApiKeyStore, connections: ConnectionStore): 
     if (record.revokedAt) return next(new AppError('unauthorized', 'This API key has been revoked.'));
     keys.touch(record.id);
     locals(res).apiKey = record;
+    if (access === 'write' && record.scope !== 'read_write') return next(readOnlyKey());
     next();
   };
 }
 
-const ROWS_PATH = /^\/api\/spreadsheets\/([^/]+)\/[^/]+(?:\/[^/]+)?$/;
-const SHEET_PATH = /^\/v1\/sheets\/([^/]+)(?:\/rows)?$/;
+/** The connection a public-read route names, by its `userKey` or `sheetId` parameter. */
+function connectionOfRoute(req: Request, connections: ConnectionStore): ConnectionRecord | null {
+  const { userKey, sheetId } = req.params as { userKey?: string; sheetId?: string };
+  if (userKey !== undefined) return connections.getByUserKey(userKey);
+  const parsed = sheetId === undefined ? null : parsePublicSheetId(sheetId);
+  return parsed ? connections.getBySpreadsheetId(parsed.spreadsheetId) : null;
+}
 
-/** Is this a GET of rows of a public-read connection? Only row reads qualify, never listings or writes. */
-function isPublicRead(req: Request, connections: ConnectionStore): boolean {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-  const path = req.baseUrl + req.path;
-  let connection: ConnectionRecord | null = null;
-  try {
-    const rows = ROWS_PATH.exec(path);
-    if (rows) connection = connections.getByUserKey(decodeURIComponent(rows[1]!));
-    const sheet = SHEET_PATH.exec(path);
-    const parsed = sheet && parsePublicSheetId(decodeURIComponent(sheet[1]!));
-    if (parsed) connection = connections.getBySpreadsheetId(parsed.spreadsheetId);
-  } catch {
-    return false; // a malformed escape: the route answers it
-  }
-  return connection?.publicRead === true;
+function readOnlyKey(): AppError {
+  return new AppError('forbidden', 'This API key is read-only; writes need a key with scope read_write.');
 }
 
 export function apiKeyOf(res: Response): ApiKeyRecord {
@@ -82,8 +79,6 @@ export function authorize(
   if (!mayReach(key, connection)) {
     throw new AppError('forbidden', 'This API key is not allowed to reach this spreadsheet.');
   }
-  if (access === 'write' && key.scope !== 'read_write') {
-    throw new AppError('forbidden', 'This API key is read-only; writes need a key with scope read_write.');
-  }
+  if (access === 'write' && key.scope !== 'read_write') throw readOnlyKey();
   return key;
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Router } from 'express';
+import type { RouteTable } from './route-table.ts';
 
 /**
  * The OpenAPI 3.1 document lives in docs/ (reviewed like any doc) and is served as-is. It is found by walking up
@@ -17,9 +17,9 @@ function findOpenApi(): string {
   throw new Error('docs/openapi.json not found');
 }
 
-export function mountOpenApi(router: Router): void {
+export function mountOpenApi(routes: RouteTable): void {
   let cached: string | null = null;
-  router.get('/openapi.json', (_req, res) => {
+  routes.get('/openapi.json', 'public', (_req, res) => {
     cached ??= readFileSync(findOpenApi(), 'utf8');
     res.type('application/json').send(cached);
   });

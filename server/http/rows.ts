@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { projectRow } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
@@ -10,6 +10,7 @@ import type { ConnectionRecord } from '../store/connections.ts';
 import { authorize, authorizeRead } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { setPagingHeaders } from './paging.ts';
+import type { RouteTable } from './route-table.ts';
 import { parseAppendBody, parseInputMode, parseRowNumber, parseUpdateBody } from './row-input.ts';
 
 export const API_LIST_LIMITS = { defaultLimit: 100, maxLimit: 1000 };
@@ -17,7 +18,7 @@ export const API_LIST_LIMITS = { defaultLimit: 100, maxLimit: 1000 };
 const BASE = '/api/spreadsheets/:userKey/:sheetName';
 
 /** The seed's row routes: `/api/spreadsheets/{userKey}/{sheetName}[/{row}]`. */
-export function mountRowRoutes(router: Router, deps: AppDeps): void {
+export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
   const connectionOf = (req: Request): ConnectionRecord => {
     const connection = deps.connections.getByUserKey(String(req.params.userKey));
     if (!connection)
@@ -46,7 +47,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     }
   };
 
-  router.get(BASE, async (req, res) => {
+  routes.get(BASE, 'public_read', async (req, res) => {
     const connection = connectionOf(req);
     authorizeRead(res, connection);
     const query = parseListQuery(req.query, API_LIST_LIMITS);
@@ -56,7 +57,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     send(res, 200, page.rendered);
   });
 
-  router.get(`${BASE}/:row`, async (req, res) => {
+  routes.get(`${BASE}/:row`, 'public_read', async (req, res) => {
     const connection = connectionOf(req);
     authorizeRead(res, connection);
     const row = parseRowNumber(String(req.params.row));
@@ -75,7 +76,7 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     send(res, 200, renderOne({ index: row, ...projected }, view));
   });
 
-  router.post(BASE, async (req, res) => {
+  routes.post(BASE, 'write', async (req, res) => {
     const connection = connectionOf(req);
     const key = authorize(res, connection, 'write');
     const rows = parseAppendBody(req.body);
@@ -108,10 +109,10 @@ export function mountRowRoutes(router: Router, deps: AppDeps): void {
     if (after) res.setHeader('ETag', rowEtag(after));
     res.status(200).json({ updated: result.updated, row });
   };
-  router.put(`${BASE}/:row`, update);
-  router.patch(`${BASE}/:row`, update);
+  routes.put(`${BASE}/:row`, 'write', update);
+  routes.patch(`${BASE}/:row`, 'write', update);
 
-  router.delete(`${BASE}/:row`, async (req, res) => {
+  routes.delete(`${BASE}/:row`, 'write', async (req, res) => {
     const connection = connectionOf(req);
     const key = authorize(res, connection, 'write');
     const row = parseRowNumber(String(req.params.row));

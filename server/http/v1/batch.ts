@@ -1,10 +1,11 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
 import type { ConnectionRecord } from '../../store/connections.ts';
 import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import type { RouteTable } from '../route-table.ts';
 import { parseInputMode, parseRowObject } from '../row-input.ts';
 
 export const MAX_MUTATIONS = 500;
@@ -137,7 +138,7 @@ function batchError(e: unknown): unknown {
 }
 
 /** `POST /v1/sheets/{sheetId}/rows:batchUpdate` (and `/rows/batchUpdate`): up to 500 mutations, all or none. */
-export function mountBatchRoutes(router: Router, deps: AppDeps): void {
+export function mountBatchRoutes(routes: RouteTable, deps: AppDeps): void {
   const resolve = async (
     req: Request,
     res: Response,
@@ -168,6 +169,6 @@ export function mountBatchRoutes(router: Router, deps: AppDeps): void {
   };
 
   // path-to-regexp v8: a literal colon must be escaped, else `:batchUpdate` would be a parameter.
-  router.post('/v1/sheets/:sheetId/rows\\:batchUpdate', batchUpdate);
-  router.post('/v1/sheets/:sheetId/rows/batchUpdate', batchUpdate);
+  routes.post('/v1/sheets/:sheetId/rows\\:batchUpdate', 'write', batchUpdate);
+  routes.post('/v1/sheets/:sheetId/rows/batchUpdate', 'write', batchUpdate);
 }

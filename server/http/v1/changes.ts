@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
@@ -6,6 +5,7 @@ import type { ChangeEntry } from '../../store/change-log.ts';
 import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
+import type { RouteTable } from '../route-table.ts';
 
 export const CHANGE_FEED_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
@@ -64,8 +64,8 @@ function entryJson(e: ChangeEntry) {
  * sees it: its own writes at once, an edit saved by another program when the file is next looked at (the
  * watcher, or any read; this route looks first).
  */
-export function mountChangeFeedRoutes(router: Router, deps: AppDeps): void {
-  router.get('/v1/spreadsheets/:id/rows', async (req, res) => {
+export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
+  routes.get('/v1/spreadsheets/:id/rows', 'read', async (req, res) => {
     const id = String(req.params.id);
     const connection = deps.connections.getBySpreadsheetId(id);
     if (!connection) throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${id}".`);

@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
@@ -7,6 +7,7 @@ import { apiKeyOf } from '../auth.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
+import type { RouteTable } from '../route-table.ts';
 import { webhookOf } from './webhooks.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
@@ -31,7 +32,7 @@ function parseState(query: Record<string, unknown>): DeliveryState | undefined {
 }
 
 /** The webhook's delivery log: one delivery per notification, every attempt of it, and replay. */
-export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
+export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
   const deliveryOf = (
     req: Request,
     res: Response,
@@ -47,7 +48,7 @@ export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
     return { webhook, delivery };
   };
 
-  router.get('/v1/webhooks/:id/deliveries', (req, res) => {
+  routes.get('/v1/webhooks/:id/deliveries', 'write', (req, res) => {
     const webhook = webhookOf(res, deps, String(req.params.id), 'read');
     requireLogScope(res);
     const query = req.query as Record<string, unknown>;
@@ -58,12 +59,12 @@ export function mountDeliveryRoutes(router: Router, deps: AppDeps): void {
     res.json({ data: page.data.map(deliveryJson), meta: { total: page.total, limit, offset } });
   });
 
-  router.get('/v1/webhooks/:id/deliveries/:deliveryId', (req, res) => {
+  routes.get('/v1/webhooks/:id/deliveries/:deliveryId', 'write', (req, res) => {
     const { delivery } = deliveryOf(req, res, 'read');
     res.json(deliveryDetailJson(delivery, deps.deliveries.attemptsOf(delivery.id), apiAttemptJson));
   });
 
-  router.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', (req, res) => {
+  routes.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', 'write', (req, res) => {
     const { delivery } = deliveryOf(req, res, 'write');
     const body: unknown = req.body;
     if (

@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError } from '../../errors.ts';
 import { renderPage } from '../../rows/page-cache.ts';
@@ -8,12 +8,13 @@ import type { ConnectionRecord } from '../../store/connections.ts';
 import { authorizeRead } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
+import type { RouteTable } from '../route-table.ts';
 import { send } from '../rows.ts';
 
 export const V1_LIST_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
 /** `/v1/sheets/{sheetId}`: a tab by its stable id, which survives renames. */
-export function mountSheetRoutes(router: Router, deps: AppDeps): void {
+export function mountSheetRoutes(routes: RouteTable, deps: AppDeps): void {
   const resolve = async (
     req: Request,
     res: Response,
@@ -28,7 +29,7 @@ export function mountSheetRoutes(router: Router, deps: AppDeps): void {
     return { connection, tab };
   };
 
-  router.get('/v1/sheets/:sheetId', async (req, res) => {
+  routes.get('/v1/sheets/:sheetId', 'public_read', async (req, res) => {
     const { connection, tab } = await resolve(req, res);
     res.json({
       sheet_id: String(req.params.sheetId),
@@ -39,7 +40,7 @@ export function mountSheetRoutes(router: Router, deps: AppDeps): void {
     });
   });
 
-  router.get('/v1/sheets/:sheetId/rows', async (req, res) => {
+  routes.get('/v1/sheets/:sheetId/rows', 'public_read', async (req, res) => {
     const { tab } = await resolve(req, res);
     // The /v1 listing is always shape B; only JSON is offered here (the /api routes carry the other formats).
     const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };

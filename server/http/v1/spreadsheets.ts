@@ -1,13 +1,13 @@
-import type { Router } from 'express';
 import { describeSpreadsheet } from '../../connections/describe.ts';
 import { AppError } from '../../errors.ts';
 import type { ReplicaEntry } from '../../replica/replica.ts';
 import type { SpreadsheetSnapshot } from '../../sources/source.ts';
 import { apiKeyOf, authorize, mayReach } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import type { RouteTable } from '../route-table.ts';
 
-export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
-  router.get('/v1/spreadsheets', async (_req, res) => {
+export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void {
+  routes.get('/v1/spreadsheets', 'read', async (_req, res) => {
     const key = apiKeyOf(res);
     const reachable = deps.connections.list().filter((c) => mayReach(key, c));
     const data = await Promise.all(
@@ -28,7 +28,7 @@ export function mountSpreadsheetRoutes(router: Router, deps: AppDeps): void {
     res.json({ data });
   });
 
-  router.get('/v1/spreadsheets/:id', async (req, res) => {
+  routes.get('/v1/spreadsheets/:id', 'read', async (req, res) => {
     const connection = deps.connections.getBySpreadsheetId(String(req.params.id));
     if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id.');
     authorize(res, connection, 'read');

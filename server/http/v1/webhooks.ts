@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
 import type { ApiKeyRecord } from '../../store/api-keys.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../../store/webhook-events.ts';
@@ -8,6 +8,7 @@ import { validateWebhookUrl } from '../../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../../webhooks/webhook-json.ts';
 import { apiKeyOf, authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import type { RouteTable } from '../route-table.ts';
 
 const CREATE_KEYS = ['url', 'spreadsheet_id', 'sheet_name', 'events'] as const;
 const PATCH_KEYS = ['url', 'events', 'status'] as const;
@@ -100,7 +101,7 @@ export function webhookOf(res: Response, deps: AppDeps, id: string, access: 'rea
  * `/v1/webhooks`: register, list, read, change, pause/resume, delete and rotate the secret. Every change needs a
  * read_write key; reads need any key that may reach the webhook's spreadsheet.
  */
-export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
+export function mountWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   /** The tab's current name (payloads carry it too); the registered name when the workbook cannot be read. */
   const currentSheetName = async (w: WebhookRecord): Promise<string> => {
     const connection = deps.connections.getBySpreadsheetId(w.spreadsheetId);
@@ -113,7 +114,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
   };
   const present = async (w: WebhookRecord) => webhookJson(w, await currentSheetName(w));
 
-  router.post('/v1/webhooks', async (req, res) => {
+  routes.post('/v1/webhooks', 'write', async (req, res) => {
     const key = apiKeyOf(res);
     requireWriteScope(key);
     const body = objectBody(req.body, CREATE_KEYS);
@@ -147,7 +148,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
     res.status(201).json(createdWebhookJson(record, secret));
   });
 
-  router.get('/v1/webhooks', async (_req, res) => {
+  routes.get('/v1/webhooks', 'read', async (_req, res) => {
     const key = apiKeyOf(res);
     const visible = deps.webhooks.list().filter((w) => keyReaches(key, w));
     res.json({ data: await Promise.all(visible.map(present)) });
@@ -155,11 +156,11 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
 
   const idOf = (req: Request) => String(req.params.id);
 
-  router.get('/v1/webhooks/:id', async (req, res) => {
+  routes.get('/v1/webhooks/:id', 'read', async (req, res) => {
     res.json(await present(webhookOf(res, deps, idOf(req), 'read')));
   });
 
-  router.patch('/v1/webhooks/:id', async (req, res) => {
+  routes.patch('/v1/webhooks/:id', 'write', async (req, res) => {
     const webhook = webhookOf(res, deps, idOf(req), 'write');
     const body = objectBody(req.body, PATCH_KEYS);
     if (Object.keys(body).length === 0) {
@@ -178,7 +179,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
     res.json(await present(updated));
   });
 
-  router.delete('/v1/webhooks/:id', (req, res) => {
+  routes.delete('/v1/webhooks/:id', 'write', (req, res) => {
     const webhook = webhookOf(res, deps, idOf(req), 'write');
     // Its deliveries and their attempts go with it (foreign keys cascade).
     if (!deps.webhooks.remove(webhook.id))
@@ -186,7 +187,7 @@ export function mountWebhookRoutes(router: Router, deps: AppDeps): void {
     res.json({ deleted: true, webhook_id: webhook.id });
   });
 
-  router.post('/v1/webhooks/:id/rotate-secret', (req, res) => {
+  routes.post('/v1/webhooks/:id/rotate-secret', 'write', (req, res) => {
     const webhook = webhookOf(res, deps, idOf(req), 'write');
     if (req.body !== undefined && !(isPlainObject(req.body) && Object.keys(req.body).length === 0)) {
       throw invalidBody('rotate-secret takes no body (or an empty object).');

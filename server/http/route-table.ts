@@ -1,0 +1,53 @@
+/**
+ * The one table of routes: every route states its access level where it is declared, and the guards of that
+ * level run before its handler. No path patterns decide who may call what.
+ *
+ * - `public`: anyone who passes the Host guard (the OpenAPI document).
+ * - `read` / `write`: an API key; `write` needs the `read_write` scope. Handlers still check that the key may
+ *   reach the spreadsheet in question (only they know which one it is).
+ * - `public_read`: like `read`, but a connection its owner marked "public read" may be read without a key.
+ * - `admin`: loopback and the local admin token (the dashboard's API).
+ */
+import type { RequestHandler, Router } from 'express';
+
+export type Access = 'public' | 'public_read' | 'read' | 'write' | 'admin';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteEntry {
+  method: Method;
+  path: string;
+  access: Access;
+}
+
+export class RouteTable {
+  readonly router: Router;
+  readonly #guards: (access: Access) => RequestHandler[];
+  readonly entries: RouteEntry[] = [];
+
+  constructor(router: Router, guards: (access: Access) => RequestHandler[]) {
+    this.router = router;
+    this.#guards = guards;
+  }
+
+  get(path: string, access: Access, handler: RequestHandler): void {
+    this.#add('get', path, access, handler);
+  }
+  post(path: string, access: Access, handler: RequestHandler): void {
+    this.#add('post', path, access, handler);
+  }
+  put(path: string, access: Access, handler: RequestHandler): void {
+    this.#add('put', path, access, handler);
+  }
+  patch(path: string, access: Access, handler: RequestHandler): void {
+    this.#add('patch', path, access, handler);
+  }
+  delete(path: string, access: Access, handler: RequestHandler): void {
+    this.#add('delete', path, access, handler);
+  }
+
+  #add(method: Method, path: string, access: Access, handler: RequestHandler): void {
+    this.entries.push({ method, path, access });
+    this.router[method](path, ...this.#guards(access), handler);
+  }
+}
