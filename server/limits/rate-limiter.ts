@@ -1,7 +1,7 @@
+import { nextUtcMidnight } from '../lib/utc-day.ts';
 import type { UsageStore } from '../store/usage.ts';
 import type { Limits } from './plans.ts';
 import { RollingWindow } from './rolling-window.ts';
-import { nextUtcMidnight } from '../lib/utc-day.ts';
 
 export type LimitType = 'per_second' | 'daily';
 

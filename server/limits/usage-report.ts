@@ -1,7 +1,7 @@
+import { utcDay } from '../lib/utc-day.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { UsageStore } from '../store/usage.ts';
 import { limitsOf } from './plans.ts';
-import { utcDay } from '../lib/utc-day.ts';
 
 export interface UsageReport {
   key_id: string;
