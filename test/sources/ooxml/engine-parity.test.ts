@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planWrite } from '../../../server/sources/plan.ts';
 import type { Mutation, WriteOptions } from '../../../server/sources/source.ts';
@@ -74,5 +75,22 @@ describe('the surgical .xlsx engine against the ExcelJS engine', () => {
         exceljs.tabs(),
       );
     }
+  });
+
+  it('gives an empty tab the same new header and rows', async () => {
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Empty');
+    const bytes = new Uint8Array((await wb.xlsx.writeBuffer()) as ArrayBuffer);
+    const surgical = await OoxmlDocument.parse(bytes);
+    const exceljs = await XlsxDocument.parse(bytes);
+    const batch: Mutation[] = [
+      { op: 'append', values: { Name: 'Ann', When: '2024-01-02', Share: '50%' } },
+      { op: 'append', values: { Name: 'Bob', Paid: true } },
+    ];
+    write(surgical, batch, USER);
+    write(exceljs, batch, USER);
+    expect(surgical.tabs()).toEqual(exceljs.tabs());
+    expect(surgical.tabs()[0]?.header).toEqual(['Name', 'When', 'Share', 'Paid']);
+    expect((await OoxmlDocument.parse(await surgical.serialize())).tabs()).toEqual(exceljs.tabs());
   });
 });
