@@ -1,6 +1,3 @@
-/** `sheetport connect <file>` and `sheetport connections list|remove|set`: the registered spreadsheets. */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { connectSpreadsheet } from '../connections/connect.ts';
