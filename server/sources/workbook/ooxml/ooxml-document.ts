@@ -56,14 +56,16 @@ export class OoxmlDocument implements WorkbookDocument {
 
   private constructor(archive: ZipArchive) {
     this.#archive = archive;
-    const root = parseRels('', archive.text('_rels/.rels'));
+    const root = this.#canonical(parseRels('', archive.text('_rels/.rels')));
     this.#workbookPart =
       root.find((r) => relKind(r) === 'officeDocument' && !r.external)?.target ?? 'xl/workbook.xml';
     const workbookXml = archive.text(this.#workbookPart);
     if (workbookXml === undefined) {
       throw new AppError('upstream_error', 'Could not read workbook: the package has no workbook part.');
     }
-    this.#workbookRels = parseRels(this.#workbookPart, archive.text(relsNameOf(this.#workbookPart)));
+    this.#workbookRels = this.#canonical(
+      parseRels(this.#workbookPart, archive.text(this.#partName(relsNameOf(this.#workbookPart)))),
+    );
     const info = readWorkbookInfo(workbookXml);
     this.#date1904 = info.date1904;
     this.#tabList = [];
@@ -73,6 +75,15 @@ export class OoxmlDocument implements WorkbookDocument {
       if (!rel || rel.external || relKind(rel) !== 'worksheet' || !archive.has(rel.target)) continue;
       this.#tabList.push({ entry, part: archive.entry(rel.target)?.name as string });
     }
+  }
+
+  /** Part names are case-insensitive (OPC): use the zip entry's own spelling, so a rewrite replaces it. */
+  #partName(name: string): string {
+    return this.#archive.entry(name)?.name ?? name;
+  }
+
+  #canonical(rels: Relationship[]): Relationship[] {
+    return rels.map((r) => (r.external ? r : { ...r, target: this.#partName(r.target) }));
   }
 
   static async parse(bytes: Uint8Array): Promise<OoxmlDocument> {
@@ -167,7 +178,7 @@ export class OoxmlDocument implements WorkbookDocument {
   }
 
   #sheetRels(part: string): Relationship[] {
-    return parseRels(part, this.#text(relsNameOf(part)));
+    return this.#canonical(parseRels(part, this.#text(this.#partName(relsNameOf(part)))));
   }
 
   #tablesOf(part: string): TablePart[] {
@@ -228,7 +239,7 @@ export class OoxmlDocument implements WorkbookDocument {
     if (!hasCalcChain || calcChain === undefined) return;
     const removed = new Set([calcChain]);
     this.#setText(calcChain, null);
-    const relsName = relsNameOf(this.#workbookPart);
+    const relsName = this.#partName(relsNameOf(this.#workbookPart));
     const rels = this.#text(relsName);
     if (rels !== undefined) this.#setText(relsName, removeRelsTo(rels, this.#workbookPart, removed));
     const types = this.#text(CONTENT_TYPES);
