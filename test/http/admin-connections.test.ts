@@ -3,6 +3,7 @@
  * key), connecting twice, every refusal of the workbook kind (nothing registered), the admin guard, and removal
  * while webhooks watch the spreadsheet (refused, or forced).
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -30,10 +31,40 @@ function admin(method: string, urlPath: string, body?: unknown, token?: string):
 const connect = (body: unknown) => admin('POST', '/admin/connections', body);
 const listed = async () => (await (await admin('GET', '/admin/connections')).json()).data;
 
-async function expectError(res: TestResponse, status: number, error: Record<string, unknown>): Promise<void> {
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked by key and checked by assertions
+type Node = any;
+const DOC: Node = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+const deref = (node: Node): Node =>
+  node?.$ref
+    ? deref(
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((n: Node, k: string) => n[k], DOC),
+      )
+    : node;
+
+/** The refusal is the one expected, and docs/openapi.json documents it: status, code and every member. */
+async function expectError(
+  res: TestResponse,
+  status: number,
+  error: Record<string, unknown>,
+  operation: [template: string, method: string],
+): Promise<void> {
   expect(res.status).toBe(status);
-  expect((await res.json()).error).toMatchObject(error);
+  const body = (await res.json()).error;
+  expect(body).toMatchObject(error);
+  const documented = deref(deref(DOC.paths[operation[0]][operation[1]]).responses[String(status)]);
+  const schema = deref(documented.content['application/json'].schema);
+  const narrowed = schema.allOf.find((s: Node) => !s.$ref);
+  expect(narrowed.properties.error.properties.code.enum).toContain(body.code);
+  for (const member of Object.keys(body)) {
+    expect(DOC.components.schemas.ErrorDetail.properties, member).toHaveProperty(member);
+  }
 }
+
+const POST: [string, string] = ['/admin/connections', 'post'];
+const DELETE: [string, string] = ['/admin/connections/{id}', 'delete'];
 
 describe('POST /admin/connections', () => {
   it('connects an .xlsx file: 201 with its tabs, then an API key lists it and reads its rows', async () => {
@@ -172,7 +203,7 @@ describe('POST /admin/connections', () => {
     ];
     for (const [name, body, status, error] of cases) {
       it(name, async () => {
-        await expectError(await connect(await body()), status, error);
+        await expectError(await connect(await body()), status, error, POST);
         expect(await listed()).toEqual([]);
         expect(h.context.connections.list()).toEqual([]);
       });
@@ -184,7 +215,7 @@ describe('POST /admin/connections', () => {
         headers: { authorization: `Bearer ${h.context.adminToken}`, 'content-type': 'text/plain' },
         body: '/tmp/people.xlsx',
       });
-      await expectError(res, 415, { code: 'unsupported_media_type' });
+      await expectError(res, 415, { code: 'unsupported_media_type' }, POST);
       expect(await listed()).toEqual([]);
     });
   });
@@ -195,11 +226,11 @@ describe('the admin guard on /admin/connections', () => {
     const file = await writePeopleWorkbook(h.dir);
     for (const token of ['wrong', h.key]) {
       const res = await admin('POST', '/admin/connections', { location: file }, token);
-      await expectError(res, 401, { code: 'unauthorized' });
+      await expectError(res, 401, { code: 'unauthorized' }, POST);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     }
     const none = await fetch(`${h.url}/admin/connections`);
-    await expectError(none, 401, { code: 'unauthorized' });
+    await expectError(none, 401, { code: 'unauthorized' }, ['/admin/connections', 'get']);
     expect(h.context.connections.list()).toEqual([]);
   });
 
@@ -253,10 +284,15 @@ describe('DELETE /admin/connections/{id}', () => {
   it('is refused with 409 listing the webhook ids while a webhook watches it (force=false too)', async () => {
     const { id, webhookId } = await connectedWithWebhook();
     for (const query of ['', '?force=false']) {
-      await expectError(await admin('DELETE', `/admin/connections/${id}${query}`), 409, {
-        code: 'conflict',
-        webhooks: [webhookId],
-      });
+      await expectError(
+        await admin('DELETE', `/admin/connections/${id}${query}`),
+        409,
+        {
+          code: 'conflict',
+          webhooks: [webhookId],
+        },
+        DELETE,
+      );
     }
     expect((await listed()).map((c: { spreadsheet_id: string }) => c.spreadsheet_id)).toEqual([id]);
     expect((await h.fetch(`/v1/webhooks/${webhookId}`)).status).toBe(200);
@@ -282,21 +318,36 @@ describe('DELETE /admin/connections/{id}', () => {
     const { id } = await connectedWithWebhook();
     for (const target of [id, 'wb_nothing']) {
       for (const query of ['?force=yes', '?force=', '?force=true&force=true']) {
-        await expectError(await admin('DELETE', `/admin/connections/${target}${query}`), 400, {
-          code: 'invalid_parameter',
-          parameter: 'force',
-        });
+        await expectError(
+          await admin('DELETE', `/admin/connections/${target}${query}`),
+          400,
+          {
+            code: 'invalid_parameter',
+            parameter: 'force',
+          },
+          DELETE,
+        );
       }
     }
     expect(await listed()).toHaveLength(1);
   });
 
   it('an unknown id is 404 spreadsheet_not_found', async () => {
-    await expectError(await admin('DELETE', '/admin/connections/wb_nothing'), 404, {
-      code: 'spreadsheet_not_found',
-    });
-    await expectError(await admin('DELETE', '/admin/connections/wb_nothing?force=true'), 404, {
-      code: 'spreadsheet_not_found',
-    });
+    await expectError(
+      await admin('DELETE', '/admin/connections/wb_nothing'),
+      404,
+      {
+        code: 'spreadsheet_not_found',
+      },
+      DELETE,
+    );
+    await expectError(
+      await admin('DELETE', '/admin/connections/wb_nothing?force=true'),
+      404,
+      {
+        code: 'spreadsheet_not_found',
+      },
+      DELETE,
+    );
   });
 });
