@@ -4,6 +4,7 @@ import { STOP_DEADLINE_MS } from './config.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
+import { openServerLog } from './logs/server-log.ts';
 
 /**
  * The public entry of the service: start and stop a whole SheetPort server from a config object. The CLI
@@ -33,13 +34,16 @@ export interface RunningServer {
 
 /** The whole service on one port: what `sheetport serve`, `npm start` and the tray app all run. */
 export async function startServer(options: ServerConfig): Promise<RunningServer> {
+  // Without a logger of the embedder's, the service's own messages go to <data dir>/logs/ (and stderr).
+  const serverLog = options.log ? null : await openServerLog(options.dataDir);
+  const log = options.log ?? serverLog?.log;
   const context = createServiceContext({
     dataDir: options.dataDir,
     allowedHosts: options.allowedHosts ?? [],
     rateLimits: options.rateLimits !== false,
     allowLanWebhooks: options.allowLanWebhooks === true,
     ...(options.deliveryLogDays !== undefined ? { deliveryLogDays: options.deliveryLogDays } : {}),
-    ...(options.log ? { log: options.log } : {}),
+    ...(log ? { log } : {}),
   });
   let requestLog: RequestLog | null = null;
   try {
@@ -60,13 +64,14 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
       stop() {
         stopping ??= closeServer(server)
           .then(() => context.close())
-          .finally(() => requestLog?.close());
+          .finally(() => Promise.all([requestLog?.close(), serverLog?.close()]));
         return stopping;
       },
     };
   } catch (err) {
     await context.close();
     await requestLog?.close();
+    await serverLog?.close();
     throw err;
   }
 }

@@ -52,6 +52,33 @@ export interface RequestLog {
 }
 
 export async function openRequestLog(dataDir: string, options: RequestLogOptions = {}): Promise<RequestLog> {
+  const { logger, close } = await openRotatingLog(dataDir, REQUEST_LOG_STEM, {
+    ...options,
+    onError: options.onError ?? ((err) => console.error('Request log write failed:', err)),
+  });
+  let closed = false;
+  return {
+    write(entry) {
+      if (closed) return;
+      if (entry.status >= 500) logger.error(entry);
+      else logger.info(entry);
+    },
+    close() {
+      closed = true;
+      return close();
+    },
+  };
+}
+
+/**
+ * A pino logger writing JSON lines to `<data dir>/logs/<stem>.<n>.log`, rotated by size (pino-roll), files 0600
+ * in a 0700 folder. Shared by the request log and the server log.
+ */
+export async function openRotatingLog(
+  dataDir: string,
+  stem: string,
+  options: RequestLogOptions & { onError: (err: unknown) => void },
+): Promise<{ logger: Logger; close(): Promise<void> }> {
   const env = options.env ?? process.env;
   const maxBytes = options.maxBytes ?? positive(env[LOG_MAX_MB_ENV], 1024 * 1024) ?? DEFAULT_MAX_BYTES;
   const keepFiles = options.keepFiles ?? positive(env[LOG_FILES_ENV], 1) ?? DEFAULT_KEEP_FILES;
@@ -59,19 +86,17 @@ export async function openRequestLog(dataDir: string, options: RequestLogOptions
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   // Files an older version created with a looser mode; new ones are 0600 from their creation (mode below).
-  for (const name of readdirSync(dir))
-    if (name.startsWith(`${REQUEST_LOG_STEM}.`)) tighten(path.join(dir, name));
+  for (const name of readdirSync(dir)) if (name.startsWith(`${stem}.`)) tighten(path.join(dir, name));
 
   const stream = await pinoRoll({
-    file: path.join(dir, REQUEST_LOG_STEM),
+    file: path.join(dir, stem),
     extension: '.log',
     size: `${Math.max(1, Math.floor(maxBytes))}b`,
     limit: { count: keepFiles, removeOtherLogFiles: true },
     mode: 0o600,
     sync: false,
   });
-  const onError = options.onError ?? ((err) => console.error('Request log write failed:', err));
-  stream.on('error', onError);
+  stream.on('error', options.onError);
 
   const logger: Logger = pino(
     {
@@ -85,11 +110,7 @@ export async function openRequestLog(dataDir: string, options: RequestLogOptions
 
   let closed: Promise<void> | null = null;
   return {
-    write(entry) {
-      if (closed) return;
-      if (entry.status >= 500) logger.error(entry);
-      else logger.info(entry);
-    },
+    logger,
     close() {
       closed ??= new Promise<void>((resolve) => {
         if (stream.destroyed) return resolve();
