@@ -5,6 +5,7 @@ import type { AppDeps } from './http/deps.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { ConnectionFollower } from './replica/follow-connections.ts';
 import { Replica } from './replica/replica.ts';
+import { secretsOf } from './secrets/db-binding.ts';
 import { openSource, type SourceOptions } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
 import { loadOrCreateAdminToken } from './store/admin-token.ts';
@@ -92,6 +93,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const sourceOptions: SourceOptions = {
     fileLimits: resolveFileLimits(options.fileLimits),
     log,
+    secrets: secretsOf(db).provider,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
   };
   const replica = new Replica(

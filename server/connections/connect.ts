@@ -3,6 +3,7 @@
  * is the one named or the one that recognises the input, the location is made canonical by the kind, and the
  * spreadsheet is read before it is registered, so one that cannot be read is never registered.
  */
+import { secretsOf } from '../secrets/db-binding.ts';
 import { kindFor, type SourceOptions } from '../sources/index.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
@@ -30,7 +31,11 @@ export async function connectSpreadsheet(
 ): Promise<Connected> {
   const kind = kindFor(input.location, input.kind);
   const resolved = await kind.resolveLocation(input.location);
-  const source = kind.open(resolved.location, sourceOptions);
+  // A remote kind finds its login among the data dir's secrets.
+  const source = kind.open(resolved.location, {
+    secrets: secretsOf(connections.db).provider,
+    ...sourceOptions,
+  });
   let snapshot: SpreadsheetSnapshot;
   try {
     snapshot = await source.read();
@@ -45,6 +50,7 @@ export async function connectSpreadsheet(
       sourceKind: kind.name,
       idPrefix: kind.idPrefix,
       location: resolved.location,
+      ...(kind.spreadsheetIdFor ? { spreadsheetId: kind.spreadsheetIdFor(resolved.location) } : {}),
     });
   return { connection, snapshot, created: existing === null };
 }

@@ -53,6 +53,9 @@ export function errorHandler(log: (message: string, err: unknown) => void): Erro
       return;
     }
     if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="SheetPort"');
+    // An upstream that asked for patience (Google's quota) says how long in seconds.
+    if (typeof error.details.retry_after === 'number')
+      res.setHeader('Retry-After', String(error.details.retry_after));
     res.status(error.status).json({
       error: {
         code: error.code,

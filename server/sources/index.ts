@@ -3,11 +3,13 @@
  * the service reaches sources only through this module and the Source interface, and never names a kind.
  */
 import { AppError } from '../errors.ts';
+import { googleKind } from './google/kind.ts';
 import type { ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
 import type { Source } from './source.ts';
 import { workbookKind } from './workbook/kind.ts';
 
-const KINDS: readonly SourceKind[] = [workbookKind];
+// Google first: it claims only spreadsheet ids and Sheets URLs that are not local files.
+const KINDS: readonly SourceKind[] = [googleKind, workbookKind];
 
 export type { ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
 

@@ -5,6 +5,7 @@
  */
 import type { FileLimits } from '../config.ts';
 import type { Timers } from '../lib/timers.ts';
+import type { SecretsProvider } from '../secrets/provider.ts';
 import type { Source } from './source.ts';
 
 /** Settings a source may use when it is opened; each kind reads the ones that concern it. */
@@ -15,6 +16,27 @@ export interface SourceOptions {
   pollMs?: number;
   timers?: Timers;
   log?: (message: string, err?: unknown) => void;
+  /** The data dir's secrets: where a remote kind finds its account tokens. */
+  secrets?: SecretsProvider;
+  /** Google Sheets endpoints and pacing; unset fields come from the environment, then Google's defaults. */
+  google?: GoogleSettings;
+}
+
+export interface GoogleSettings {
+  /** Sheets and Drive API root (SHEETPORT_GOOGLE_API_ROOT; https://sheets.googleapis.com/ and Drive's). */
+  apiRoot?: string;
+  /** OAuth authorize/token/revoke root (SHEETPORT_GOOGLE_OAUTH_ROOT; Google's). */
+  oauthRoot?: string;
+  /** Age (ms) past which the cached version is checked again on the next read (default 5 s). */
+  maxAgeMs?: number;
+  /** How long (ms) a read waits for that check before it is served from the replica (default 2 s). */
+  waitMs?: number;
+  /** One request's deadline (ms) before it counts as timed out. */
+  timeoutMs?: number;
+  /** First retry delay (ms); later ones double, with jitter. */
+  retryBaseMs?: number;
+  /** Which stored login to use (`google-token:<account>`); `default` when unset. */
+  account?: string;
 }
 
 /** A location as the user gave it, made canonical: the same spreadsheet named two ways is one location. */
@@ -36,6 +58,8 @@ export interface SourceKind {
   /** Canonical location and a display name; throws AppError (not_found, invalid_parameter, ...) for bad input. */
   resolveLocation(input: string): Promise<ResolvedLocation>;
   open(location: string, options: SourceOptions): Source;
+  /** The public spreadsheet id for a location, when the kind has one of its own (Google's id); else made up. */
+  spreadsheetIdFor?(location: string): string;
   /** A small example spreadsheet in `dir` for `npm start`, if this kind can make one locally. */
   createDemo?(dir: string): Promise<ResolvedLocation>;
 }

@@ -30,6 +30,8 @@ export interface CreateConnectionInput {
   location: string;
   /** Prefix of the spreadsheet id made up for it (the kind's). */
   idPrefix: string;
+  /** The spreadsheet id to use instead of a made-up one (a Google spreadsheet keeps its own id). */
+  spreadsheetId?: string;
 }
 
 interface ConnectionRow {
@@ -45,7 +47,8 @@ interface ConnectionRow {
 const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
 
 export class ConnectionStore {
-  private readonly db: Database.Database;
+  /** The database, for use cases that need its bound secrets (connect: a remote kind's login). */
+  readonly db: Database.Database;
   private readonly clock: () => Date;
   private readonly stmts: {
     insert: Database.Statement<[ConnectionRow]>;
@@ -100,7 +103,7 @@ export class ConnectionStore {
       throw new AppError('invalid_parameter', 'Location must not be empty', { field: 'location' });
 
     const insert = this.db.transaction((): ConnectionRow => {
-      const spreadsheetId = input.idPrefix + randomBytes(12).toString('base64url');
+      const spreadsheetId = input.spreadsheetId ?? input.idPrefix + randomBytes(12).toString('base64url');
       this.stmts.insert.run({
         id: spreadsheetId,
         user_key: randomBytes(18).toString('base64url'),

@@ -1,0 +1,84 @@
+/**
+ * What a written value becomes in a Google cell, by the same rules as every kind (sources/input.ts): JSON types
+ * as they are, "=..." a formula only for keys that may write formulas (otherwise it is stored as text and never
+ * runs), and with `input=user_entered` the string parsed as typing would be. Values are sent as typed CellData
+ * (stringValue, numberValue, ...), so no string is ever parsed by Google and no `'` escape is needed.
+ */
+import type { sheets_v4 } from '@googleapis/sheets';
+import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from '../input.ts';
+import type { CellInput, WriteOptions } from '../source.ts';
+import { dateToSerial } from '../workbook/values.ts';
+
+export interface GoogleCellWrite {
+  data: sheets_v4.Schema$CellData;
+  /** The write sets a number format too (percent, currency, date). */
+  formatted: boolean;
+  /** The same value as a RAW `values.append` would take it, or undefined when only CellData can say it. */
+  raw: string | number | boolean | null | undefined;
+}
+
+function numberFormatType(pattern: string): string {
+  if (pattern.includes('%')) return 'PERCENT';
+  if (pattern.includes('$')) return 'CURRENCY';
+  return 'NUMBER';
+}
+
+export function cellWrite(value: CellInput, options: WriteOptions): GoogleCellWrite {
+  const parsed = interpretInput(value, options);
+  switch (parsed.kind) {
+    case 'empty':
+      return { data: {}, formatted: false, raw: null };
+    case 'number':
+      if (parsed.numFmt) {
+        return {
+          data: {
+            userEnteredValue: { numberValue: parsed.value },
+            userEnteredFormat: {
+              numberFormat: { type: numberFormatType(parsed.numFmt), pattern: parsed.numFmt },
+            },
+          },
+          formatted: true,
+          raw: undefined,
+        };
+      }
+      return {
+        data: { userEnteredValue: { numberValue: parsed.value } },
+        formatted: false,
+        raw: parsed.value,
+      };
+    case 'boolean':
+      return { data: { userEnteredValue: { boolValue: parsed.value } }, formatted: false, raw: parsed.value };
+    case 'date':
+      return {
+        data: {
+          userEnteredValue: { numberValue: dateToSerial(parsed.value) },
+          userEnteredFormat: {
+            numberFormat: parsed.hasTime
+              ? { type: 'DATE_TIME', pattern: DATE_TIME_FORMAT }
+              : { type: 'DATE', pattern: DATE_FORMAT },
+          },
+        },
+        formatted: true,
+        raw: undefined,
+      };
+    case 'formula':
+      return {
+        data: { userEnteredValue: { formulaValue: `=${parsed.formula}` } },
+        formatted: false,
+        raw: undefined,
+      };
+    case 'text':
+      return {
+        data: { userEnteredValue: { stringValue: parsed.value } },
+        formatted: false,
+        raw: parsed.value,
+      };
+  }
+}
+
+/** The `fields` mask of an updateCells that writes these cells. */
+export function fieldsFor(writes: readonly GoogleCellWrite[]): string {
+  return writes.some((w) => w.formatted)
+    ? 'userEnteredValue,userEnteredFormat.numberFormat'
+    : 'userEnteredValue';
+}

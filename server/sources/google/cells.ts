@@ -1,0 +1,60 @@
+/**
+ * Google cells as the API returns them (CONTRACT 2): typed from the cell's own value type and its number format,
+ * never guessed from the text. A number under a DATE / TIME / DATE_TIME format is a date: its serial number
+ * (days since 1899-12-30, the same epoch as Excel's) becomes ISO 8601 the way the workbook kind writes it.
+ */
+import type { CellValue } from '../source.ts';
+import { isoFromDate, serialToDate } from '../workbook/values.ts';
+
+/** The parts of a Sheets `CellData` the reader asks for. */
+export interface GoogleCellData {
+  effectiveValue?: {
+    numberValue?: number | null;
+    stringValue?: string | null;
+    boolValue?: boolean | null;
+    errorValue?: { type?: string | null; message?: string | null } | null;
+  } | null;
+  formattedValue?: string | null;
+  effectiveFormat?: { numberFormat?: { type?: string | null } | null } | null;
+  userEnteredFormat?: { numberFormat?: { type?: string | null } | null } | null;
+}
+
+export interface TypedCell {
+  typed: CellValue;
+  formatted: string;
+}
+
+const DATE_TYPES = new Set(['DATE', 'TIME', 'DATE_TIME']);
+
+function formatType(cell: GoogleCellData): string | undefined {
+  // What the sheet applies (effective) wins over what was typed in (userEntered), e.g. a formula's date result.
+  return cell.effectiveFormat?.numberFormat?.type ?? cell.userEnteredFormat?.numberFormat?.type ?? undefined;
+}
+
+/** One cell -> typed + formatted, or null when it is empty. */
+export function typeCell(cell: GoogleCellData | null | undefined): TypedCell | null {
+  const value = cell?.effectiveValue;
+  if (!cell || !value) return null;
+  const shown = cell.formattedValue ?? '';
+  if (typeof value.numberValue === 'number') {
+    const type = formatType(cell);
+    if (type && DATE_TYPES.has(type)) {
+      const iso = isoFromDate(serialToDate(value.numberValue));
+      if (iso !== null) return { typed: iso, formatted: shown };
+    }
+    return { typed: value.numberValue, formatted: shown || String(value.numberValue) };
+  }
+  if (typeof value.boolValue === 'boolean') {
+    return { typed: value.boolValue, formatted: shown || (value.boolValue ? 'TRUE' : 'FALSE') };
+  }
+  if (value.errorValue) {
+    // An error shows as its code (#DIV/0!, #REF!), as in the workbook kind.
+    const text = shown || value.errorValue.type || '#ERROR!';
+    return { typed: text, formatted: text };
+  }
+  if (typeof value.stringValue === 'string') {
+    if (value.stringValue === '') return null;
+    return { typed: value.stringValue, formatted: shown || value.stringValue };
+  }
+  return null;
+}

@@ -1,0 +1,75 @@
+/**
+ * Google's own clients (Sheets v4, Drive v3, OAuth2) pointed at the configured endpoints: Google's by default,
+ * the fake in tests (SHEETPORT_GOOGLE_API_ROOT / SHEETPORT_GOOGLE_OAUTH_ROOT). Their built-in retries are off:
+ * retry.ts decides what may be retried, since a retried append could land twice.
+ */
+import { drive as driveApi } from '@googleapis/drive';
+import { sheets as sheetsApi } from '@googleapis/sheets';
+import { OAuth2Client } from 'google-auth-library';
+import type { GoogleSettings, SourceOptions } from '../kind.ts';
+import { loginRequired } from './errors.ts';
+import { DEFAULT_ACCOUNT, loadTokens, saveTokens } from './tokens.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+const GOOGLE_REVOKE_URL = 'https://oauth2.googleapis.com/revoke';
+
+export interface GoogleClients {
+  sheets: ReturnType<typeof sheetsApi>;
+  drive: ReturnType<typeof driveApi>;
+  auth: OAuth2Client;
+}
+
+const withSlash = (url: string): string => (url.endsWith('/') ? url : `${url}/`);
+const withoutSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/** Settings with the environment filled in (explicit settings win). */
+export function googleSettings(settings: GoogleSettings = {}, env = process.env): GoogleSettings {
+  const apiRoot = settings.apiRoot ?? env.SHEETPORT_GOOGLE_API_ROOT;
+  // The fake serves OAuth on the API's port, so an API root alone points OAuth there too.
+  const oauthRoot = settings.oauthRoot ?? env.SHEETPORT_GOOGLE_OAUTH_ROOT ?? apiRoot;
+  return {
+    ...settings,
+    ...(apiRoot ? { apiRoot } : {}),
+    ...(oauthRoot ? { oauthRoot } : {}),
+  };
+}
+
+/** An OAuth2 client for the configured endpoints and the client id/secret of SHEETPORT_GOOGLE_CLIENT_ID/_SECRET. */
+export function oauthClient(settings: GoogleSettings, env = process.env): OAuth2Client {
+  const root = settings.oauthRoot ? withoutSlash(settings.oauthRoot) : undefined;
+  return new OAuth2Client({
+    ...(env.SHEETPORT_GOOGLE_CLIENT_ID ? { clientId: env.SHEETPORT_GOOGLE_CLIENT_ID } : {}),
+    ...(env.SHEETPORT_GOOGLE_CLIENT_SECRET ? { clientSecret: env.SHEETPORT_GOOGLE_CLIENT_SECRET } : {}),
+    endpoints: {
+      oauth2AuthBaseUrl: root ? `${root}/o/oauth2/v2/auth` : GOOGLE_AUTH_URL,
+      oauth2TokenUrl: root ? `${root}/token` : GOOGLE_TOKEN_URL,
+      oauth2RevokeUrl: root ? `${root}/revoke` : GOOGLE_REVOKE_URL,
+    },
+  });
+}
+
+/** Clients acting for the stored login of `settings.account`; no stored login is google_login_required. */
+export function googleClients(options: SourceOptions): GoogleClients {
+  const settings = googleSettings(options.google);
+  const account = settings.account ?? DEFAULT_ACCOUNT;
+  const tokens = loadTokens(options.secrets, account);
+  if (!tokens || (!tokens.access_token && !tokens.refresh_token)) throw loginRequired();
+  const auth = oauthClient(settings);
+  auth.setCredentials(tokens);
+  const secrets = options.secrets;
+  // A refresh's new access token is kept; the refresh token is never dropped (saveTokens merges).
+  if (secrets) auth.on('tokens', (fresh) => saveTokens(secrets, account, fresh));
+  const common = {
+    auth,
+    retry: false,
+    timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(settings.apiRoot ? { rootUrl: withSlash(settings.apiRoot) } : {}),
+  };
+  return {
+    sheets: sheetsApi({ version: 'v4', ...common }),
+    drive: driveApi({ version: 'v3', ...common }),
+    auth,
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * How a Google source knows its content changed: Drive's `version` and `modifiedTime` of the file, one cheap
+ * metadata call (no Sheets quota). `current()` answers from the last check; only when that check is older than
+ * `maxAgeMs` (5 s by default) does it ask again, waiting at most `waitMs` (2 s) and otherwise, or while Google
+ * is unavailable, answering the last known version, so readers are served from the replica. While anyone
+ * watches, a check runs every `pollMs` (30 s by default) and tells the watchers only when the version moved.
+ */
+
+import { isAppError } from '../../errors.ts';
+import { type Cancel, realTimers, type Timers } from '../../lib/timers.ts';
+import type { Unwatch } from '../source.ts';
+import type { GoogleClients } from './client.ts';
+import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './retry.ts';
+
+export const DEFAULT_POLL_MS = 30_000;
+export const DEFAULT_MAX_AGE_MS = 5_000;
+export const DEFAULT_WAIT_MS = 2_000;
+
+export interface FreshnessOptions {
+  timers?: Timers;
+  pollMs?: number;
+  maxAgeMs?: number;
+  waitMs?: number;
+  now?: () => number;
+  retry?: RetryPolicy;
+  log?: (message: string, err?: unknown) => void;
+}
+
+export class Freshness {
+  readonly #clients: GoogleClients;
+  readonly #spreadsheetId: string;
+  readonly #timers: Timers;
+  readonly #pollMs: number;
+  readonly #maxAgeMs: number;
+  readonly #waitMs: number;
+  readonly #now: () => number;
+  #checkedAt = 0;
+  readonly #retry: RetryPolicy;
+  readonly #log: (message: string, err?: unknown) => void;
+  readonly #listeners = new Set<() => void>();
+  #timer: Cancel | null = null;
+  #last: string | null = null;
+  #inFlight: Promise<string> | null = null;
+
+  constructor(clients: GoogleClients, spreadsheetId: string, options: FreshnessOptions = {}) {
+    this.#clients = clients;
+    this.#spreadsheetId = spreadsheetId;
+    this.#timers = options.timers ?? realTimers;
+    this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.#maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    this.#waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+    this.#now = options.now ?? Date.now;
+    this.#retry = options.retry ?? DEFAULT_RETRY;
+    this.#log = options.log ?? (() => {});
+  }
+
+  /** The version as of the last check; a new check when that one is too old (see the top of this file). */
+  async current(): Promise<string> {
+    const last = this.#last;
+    if (last === null) return this.check();
+    if (this.#now() - this.#checkedAt < this.#maxAgeMs) return last;
+    let deadline: Cancel | undefined;
+    try {
+      const late = new Promise<string>((resolve) => {
+        deadline = this.#timers.after(this.#waitMs, () => resolve(last));
+      });
+      return await Promise.race([this.check(), late]);
+    } catch (err) {
+      if (isAppError(err) && err.code === 'upstream_unavailable') return last;
+      throw err;
+    } finally {
+      deadline?.cancel();
+    }
+  }
+
+  /** Ask Drive now; concurrent callers share one request. */
+  check(): Promise<string> {
+    if (!this.#inFlight) {
+      const asked = this.#ask().finally(() => {
+        this.#inFlight = null;
+      });
+      asked.catch(() => {}); // a check nobody waits for any more must not become an unhandled rejection
+      this.#inFlight = asked;
+    }
+    return this.#inFlight;
+  }
+
+  watch(listener: () => void): Unwatch {
+    this.#listeners.add(listener);
+    this.#timer ??= this.#timers.every(this.#pollMs, () => void this.#poll());
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.stop();
+    };
+  }
+
+  stop(): void {
+    this.#timer?.cancel();
+    this.#timer = null;
+  }
+
+  async #ask(): Promise<string> {
+    const { data } = await withRetry(
+      () =>
+        this.#clients.drive.files.get({
+          fileId: this.#spreadsheetId,
+          fields: 'modifiedTime,version',
+          supportsAllDrives: true,
+        }),
+      this.#retry,
+    );
+    this.#last = `${data.version ?? ''}@${data.modifiedTime ?? ''}`;
+    this.#checkedAt = this.#now();
+    return this.#last;
+  }
+
+  async #poll(): Promise<void> {
+    const before = this.#last;
+    try {
+      const now = await this.check();
+      if (before !== null && now === before) return;
+    } catch (err) {
+      // Google unreachable for now: the replica keeps serving what it has; the next check tries again.
+      this.#log('Checking a Google spreadsheet for changes failed', err);
+      return;
+    }
+    for (const listener of [...this.#listeners]) listener();
+  }
+}

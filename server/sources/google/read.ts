@@ -1,0 +1,76 @@
+/**
+ * Reading a whole spreadsheet in one Sheets call: `spreadsheets.get` with grid data, narrowed by a field mask to
+ * titles, ids, grid sizes and, per cell, the effective value, the displayed text and the number format type.
+ * One call (one unit of Google's read quota) gives both the typed and the formatted values.
+ */
+import type { TabSnapshot } from '../source.ts';
+import { buildTab, type Grid } from '../workbook/tab.ts';
+import type { GoogleCellData } from './cells.ts';
+import { typeCell } from './cells.ts';
+import type { GoogleClients } from './client.ts';
+
+export const READ_FIELDS =
+  'properties.title,sheets(properties(sheetId,title,index,gridProperties(rowCount,columnCount)),' +
+  'data(startRow,startColumn,rowData(values(effectiveValue,formattedValue,' +
+  'effectiveFormat/numberFormat/type,userEnteredFormat/numberFormat/type))))';
+
+/** A tab's place in the grid, which writes need (Google addresses rows by index and tabs by title or id). */
+export interface SheetMeta {
+  sheetId: number;
+  title: string;
+  rowCount: number;
+  columnCount: number;
+}
+
+export interface ReadBook {
+  title: string;
+  tabs: TabSnapshot[];
+  sheets: Map<string, SheetMeta>;
+}
+
+interface GridDataJson {
+  startRow?: number | null;
+  startColumn?: number | null;
+  rowData?: { values?: GoogleCellData[] | null }[] | null;
+}
+
+function gridOf(data: GridDataJson[] | null | undefined): Grid {
+  const rows: (ReturnType<typeof typeCell>[] | undefined)[] = [];
+  for (const block of data ?? []) {
+    const row0 = block.startRow ?? 0;
+    const col0 = block.startColumn ?? 0;
+    (block.rowData ?? []).forEach((rowData, r) => {
+      const values = rowData.values ?? [];
+      if (values.length === 0) return;
+      const row = rows[row0 + r] ?? [];
+      rows[row0 + r] = row;
+      values.forEach((cell, c) => {
+        row[col0 + c] = typeCell(cell);
+      });
+    });
+  }
+  return rows;
+}
+
+export async function readBook(clients: GoogleClients, spreadsheetId: string): Promise<ReadBook> {
+  const { data } = await clients.sheets.spreadsheets.get({
+    spreadsheetId,
+    includeGridData: true,
+    fields: READ_FIELDS,
+  });
+  const tabs: TabSnapshot[] = [];
+  const sheets = new Map<string, SheetMeta>();
+  for (const sheet of data.sheets ?? []) {
+    const props = sheet.properties ?? {};
+    const id = String(props.sheetId ?? 0);
+    const title = props.title ?? '';
+    sheets.set(id, {
+      sheetId: props.sheetId ?? 0,
+      title,
+      rowCount: props.gridProperties?.rowCount ?? 0,
+      columnCount: props.gridProperties?.columnCount ?? 0,
+    });
+    tabs.push(buildTab(id, title, gridOf(sheet.data as GridDataJson[] | undefined)));
+  }
+  return { title: data.properties?.title ?? '', tabs, sheets };
+}
