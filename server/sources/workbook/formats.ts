@@ -4,7 +4,7 @@
  */
 import { CsvDocument } from './csv.ts';
 import type { DocumentParser } from './document.ts';
-import { XlsxDocument } from './xlsx-document.ts';
+import { OoxmlDocument } from './ooxml/ooxml-document.ts';
 
 export type FormatName = 'xlsx' | 'csv';
 
@@ -16,7 +16,7 @@ export interface WorkbookFormat {
 }
 
 const FORMATS: Record<FormatName, WorkbookFormat> = {
-  xlsx: { name: 'xlsx', zipPackage: true, parse: (bytes) => XlsxDocument.parse(bytes) },
+  xlsx: { name: 'xlsx', zipPackage: true, parse: (bytes) => OoxmlDocument.parse(bytes) },
   csv: {
     name: 'csv',
     zipPackage: false,

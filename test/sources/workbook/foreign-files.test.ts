@@ -1,10 +1,11 @@
 /**
  * Workbooks written by another program (openpyxl), written by us, checked by openpyxl again: the
- * sheet-level features ExcelJS keeps must survive and follow row deletes.
+ * sheet-level features they hold must survive and follow row deletes.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { entryData, readZipDirectory } from '../../../server/sources/guard/zip-directory.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 import { PLAIN, rejection, removeTempDirs, sha, tempDir } from './helpers.ts';
@@ -123,7 +124,37 @@ describe('workbooks written by openpyxl', () => {
     await source.close();
   });
 
-  it('a workbook ExcelJS cannot open is reported as upstream_error and never modified', async () => {
+  it('open with a chart, and a write keeps the chart and its drawing byte for byte', async () => {
+    const file = path.join(await tempDir(), 'chart.xlsx');
+    await runPython(
+      "import sys,openpyxl\nfrom openpyxl.chart import BarChart, Reference\nwb=openpyxl.Workbook()\nws=wb.active\nws.title='Data'\nws.append(['Month','Sales'])\nws.append(['Jan',10])\nws.append(['Feb',20])\nc=BarChart()\nc.add_data(Reference(ws,min_col=2,min_row=1,max_row=3),titles_from_data=True)\nws.add_chart(c,'D2')\nwb.save(sys.argv[1])",
+      [file],
+    );
+    const raw = async (part: string) => {
+      const bytes = await fs.readFile(file);
+      const entry = readZipDirectory(bytes).find((e) => e.name === part);
+      return entry && Buffer.from(entryData(bytes, entry)).toString('base64');
+    };
+    const chart = await raw('xl/charts/chart1.xml');
+    const drawing = await raw('xl/drawings/drawing1.xml');
+    expect(chart).toBeDefined();
+    const source = createWorkbookSource(file);
+    expect((await source.read()).tabs[0]?.typed).toEqual([
+      ['Jan', 10],
+      ['Feb', 20],
+    ]);
+    await source.write('1', [{ op: 'update', row: 2, values: { Sales: 25 } }], PLAIN);
+    await source.close();
+    expect(await raw('xl/charts/chart1.xml')).toBe(chart);
+    expect(await raw('xl/drawings/drawing1.xml')).toBe(drawing);
+    const seen = await runPython(
+      "import sys,openpyxl\nws=openpyxl.load_workbook(sys.argv[1])['Data']\nprint(len(ws._charts), ws['B3'].value)",
+      [file],
+    );
+    expect(seen.trim()).toBe('1 25');
+  });
+
+  it('a workbook that cannot be read is reported as upstream_error and never modified', async () => {
     const dir = await tempDir();
     // A valid zip (so it gets past the package preparation) whose workbook part is not XML.
     const file = path.join(dir, 'garbled.xlsx');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { AppError } from '../../../server/errors.ts';
 import type { WriteOptions } from '../../../server/sources/source.ts';
-import { XlsxDocument } from '../../../server/sources/workbook/xlsx-document.ts';
+import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
 
 export const PLAIN: WriteOptions = { allowFormulas: false, userEntered: false };
 
@@ -41,9 +41,9 @@ export async function sha(file: string): Promise<string> {
     .digest('hex');
 }
 
-/** A cold parse of the file, bypassing the source's cache. */
+/** A cold parse of the file by the engine the service uses, bypassing the source's cache. */
 export async function coldRead(file: string) {
-  return new XlsxDocument(await loadWorkbook(file)).tabs();
+  return (await OoxmlDocument.parse(await fs.readFile(file))).tabs();
 }
 
 /** The AppError a promise rejects with (fails the test if it resolves). */

@@ -6,7 +6,7 @@ import type { Mutation } from '../../../server/sources/source.ts';
 import { TEMP_FILE_PATTERN } from '../../../server/sources/workbook/atomic-file.ts';
 import { createDemoWorkbook } from '../../../server/sources/workbook/demo.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
-import { XlsxDocument } from '../../../server/sources/workbook/xlsx-document.ts';
+import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
 import {
   bumpMtime,
   coldRead,
@@ -188,9 +188,9 @@ describe('concurrent writes', () => {
 
   it('a write that breaks half-way through is dropped with the in-memory copy; the others still land', async () => {
     const { file, source } = await styled();
-    const original = XlsxDocument.prototype.apply;
-    const spy = vi.spyOn(XlsxDocument.prototype, 'apply').mockImplementationOnce(function (
-      this: XlsxDocument,
+    const original = OoxmlDocument.prototype.apply;
+    const spy = vi.spyOn(OoxmlDocument.prototype, 'apply').mockImplementationOnce(function (
+      this: OoxmlDocument,
       ...args
     ) {
       original.apply(this, args); // the change is made in memory...

@@ -63,6 +63,10 @@ export class OoxmlDocument implements WorkbookDocument {
     if (workbookXml === undefined) {
       throw new AppError('upstream_error', 'Could not read workbook: the package has no workbook part.');
     }
+    // Without its root element the part is not a workbook: saying "no such tab" would hide the real problem.
+    if (!/<([A-Za-z_][\w.-]*:)?workbook[\s>]/.test(workbookXml)) {
+      throw new AppError('upstream_error', 'Could not read workbook: the workbook part is not workbook XML.');
+    }
     this.#workbookRels = this.#canonical(
       parseRels(this.#workbookPart, archive.text(this.#partName(relsNameOf(this.#workbookPart)))),
     );
