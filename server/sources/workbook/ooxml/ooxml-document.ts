@@ -5,6 +5,7 @@
  * `serialize` copies every other zip entry with its compressed bytes untouched, so charts, pivots, macros,
  * threaded comments and parts nobody knows survive: nothing makes such a file read-only.
  */
+import path from 'node:path';
 import { AppError } from '../../../errors.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
@@ -13,6 +14,8 @@ import { buildTab } from '../tab.ts';
 import type { ReadContext } from './cell-values.ts';
 import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
 import {
+  addOverride,
+  addRelationship,
   parseRels,
   type Relationship,
   relKind,
@@ -21,16 +24,20 @@ import {
   removeRelsTo,
 } from './package-parts.ts';
 import { readSharedStrings } from './shared-strings.ts';
-import { applyPlanToSheet, type SheetEdit } from './sheet-edit.ts';
+import { applyPlanToSheet } from './sheet-edit.ts';
+import type { SheetEdit } from './sheet-edit-target.ts';
 import { readSheetGrid, rereadRows, type SheetGrid } from './sheet-reader.ts';
 import { SheetXml } from './sheet-xml.ts';
-import { StylesPart } from './styles-part.ts';
+import { STYLES_CONTENT_TYPE, STYLES_REL_TYPE, StylesPart } from './styles-part.ts';
 import { readTablePart, type TablePart } from './table-parts.ts';
 import { readWorkbookInfo, type SheetEntry, withFullCalcOnLoad } from './workbook-part.ts';
 import { ZipArchive } from './zip-archive.ts';
 import { writeZip } from './zip-writer.ts';
 
 const CONTENT_TYPES = '[Content_Types].xml';
+const EMPTY_RELS =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+  '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
 
 interface Tab {
   entry: SheetEntry;
@@ -252,6 +259,11 @@ export class OoxmlDocument implements WorkbookDocument {
 
   async serialize(): Promise<Uint8Array> {
     const changes = new Map<string, Uint8Array | Precompressed | null>();
+    // First: adding a styles part also edits the workbook's rels and the content types.
+    if (this.#styles?.changed) {
+      const styles = this.#relTarget('styles') ?? this.#addStylesPart();
+      changes.set(styles, Buffer.from(this.#styles.xml, 'utf8'));
+    }
     for (const [part, text] of this.#texts)
       changes.set(part, text === null ? null : Buffer.from(text, 'utf8'));
     for (const [part, sheet] of this.#sheets) {
@@ -265,9 +277,25 @@ export class OoxmlDocument implements WorkbookDocument {
     }
     for (const table of this.#tables.values())
       if (table.changed) changes.set(table.part, Buffer.from(table.xml, 'utf8'));
-    const styles = this.#relTarget('styles');
-    if (this.#styles?.changed && styles !== undefined)
-      changes.set(styles, Buffer.from(this.#styles.xml, 'utf8'));
     return writeZip(this.#archive, changes);
+  }
+
+  /**
+   * A workbook saved without a styles part (some generators omit it) gets one when a write first needs a
+   * number format: the part, its relationship from the workbook and its content type.
+   */
+  #addStylesPart(): string {
+    const dir = path.posix.dirname(this.#workbookPart);
+    let part = path.posix.join(dir, 'styles.xml');
+    for (let n = 2; this.#archive.has(part) || this.#texts.has(part); n++)
+      part = path.posix.join(dir, `styles${n}.xml`);
+    const relsName = this.#partName(relsNameOf(this.#workbookPart));
+    const rels = this.#text(relsName) ?? EMPTY_RELS;
+    const withRel = addRelationship(rels, STYLES_REL_TYPE, path.posix.relative(dir, part));
+    this.#setText(relsName, withRel);
+    this.#workbookRels.push(...parseRels(this.#workbookPart, withRel).filter((r) => r.target === part));
+    const types = this.#text(CONTENT_TYPES);
+    if (types !== undefined) this.#setText(CONTENT_TYPES, addOverride(types, part, STYLES_CONTENT_TYPE));
+    return part;
   }
 }

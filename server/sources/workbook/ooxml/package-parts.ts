@@ -69,3 +69,20 @@ export function removeOverrides(xml: string, parts: ReadonlySet<string>): string
     return name !== undefined && parts.has(name) ? '' : tag;
   });
 }
+
+/** The rels XML with one more internal relationship (an Id not yet used); `target` is relative to the owner. */
+export function addRelationship(xml: string, type: string, target: string): string {
+  const used = new Set([...xml.matchAll(tagPattern('Relationship'))].map(([tag]) => getAttr(tag, 'Id')));
+  let n = used.size + 1;
+  while (used.has(`rId${n}`)) n++;
+  const prefix = /<([A-Za-z_][\w.-]*:)?Relationships[\s>]/.exec(xml)?.[1] ?? '';
+  const tag = `<${prefix}Relationship Id="rId${n}" Type="${type}" Target="${target}"/>`;
+  return xml.replace(/<\/([A-Za-z_][\w.-]*:)?Relationships>/, (end) => tag + end);
+}
+
+/** `[Content_Types].xml` with an Override for `part` (a zip entry name). */
+export function addOverride(xml: string, part: string, contentType: string): string {
+  const prefix = /<([A-Za-z_][\w.-]*:)?Types[\s>]/.exec(xml)?.[1] ?? '';
+  const tag = `<${prefix}Override PartName="/${part}" ContentType="${contentType}"/>`;
+  return xml.replace(/<\/([A-Za-z_][\w.-]*:)?Types>/, (end) => tag + end);
+}

@@ -10,7 +10,7 @@ import { type ShiftContext, shiftFormula, shiftRange } from '../formula-refs.ts'
 import { RowMap } from '../row-map.ts';
 import { translateFormula } from './formula-translate.ts';
 import { parseRow, renumberRow, rowToXml } from './row-xml.ts';
-import type { SheetEdit } from './sheet-edit.ts';
+import type { SheetEdit } from './sheet-edit-target.ts';
 import type { RowSlot, SheetXml } from './sheet-xml.ts';
 import { shiftTable } from './table-parts.ts';
 import { editDefinedNames } from './workbook-part.ts';

@@ -9,33 +9,14 @@ import type { CellWrite, WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
 import { columnLetter } from '../header.ts';
 import { RowMap } from '../row-map.ts';
-import { parseArea } from '../xlsx-tables.ts';
+import { parseArea } from './cell-area.ts';
 import { styleOf, writeCellXml } from './cell-write.ts';
 import { deleteSheetRows, unshareFormulas } from './row-delete.ts';
 import { cellAt, cellRef, parseRow, putCell, rowToXml } from './row-xml.ts';
+import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
-import type { StylesPart } from './styles-part.ts';
 import { setTableArea, type TablePart } from './table-parts.ts';
 import { getAttr, setAttr, tagPattern } from './xml-text.ts';
-
-export interface TextPart {
-  part: string;
-  get(): string | undefined;
-  set(text: string): void;
-}
-
-export interface SheetEdit {
-  sheet: SheetXml;
-  sheetName: string;
-  tables: TablePart[];
-  styles: StylesPart;
-  date1904: boolean;
-  /** The workbook's other worksheets (opened for editing only when a delete must shift their formulas). */
-  otherSheets(): { name: string; sheet: SheetXml }[];
-  /** The sheet's related parts of one relationship kind (`comments`, `threadedComment`...). */
-  sideParts(kind: string): TextPart[];
-  workbookXml: { get(): string; set(text: string): void };
-}
 
 export interface EditResult {
   changed: boolean;
@@ -123,7 +104,7 @@ function rowStyles(sheet: SheetXml, number: number, columns: number): Map<number
   return styles;
 }
 
-/** Which deleted rows stay as an emptied last row of their table (xlsx-tables.ts `splitTableDeletes`). */
+/** Which deleted rows stay as an emptied last row of their table (as Excel keeps one row under the header). */
 function splitTableDeletes(
   tables: readonly TablePart[],
   sheetRows: readonly number[],

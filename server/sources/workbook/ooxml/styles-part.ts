@@ -39,6 +39,21 @@ const BUILT_IN: Record<number, string> = {
 
 const FIRST_CUSTOM_ID = 164;
 
+/** The smallest styles part Excel accepts: one font, the two required fills, one border, the Normal style. */
+const MINIMAL_STYLES =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+  '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">' +
+  '<fonts count="1"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>' +
+  '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
+  '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
+  '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
+  '<cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs>' +
+  '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>' +
+  '</styleSheet>';
+
+export const STYLES_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml';
+export const STYLES_REL_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles';
+
 interface Xf {
   numFmtId: number;
   tag: string;
@@ -53,7 +68,9 @@ export class StylesPart {
   #changed = false;
 
   constructor(xml: string | undefined) {
-    this.#xml = xml ?? '';
+    // A package without a styles part shows every cell in style 0 (General): the minimal part says the same,
+    // and is only written out when a write adds a style to it.
+    this.#xml = xml ?? MINIMAL_STYLES;
     // Only the numFmts block: dxfs (conditional formats) hold numFmt elements too.
     const numFmts = /<((?:[\w.-]+:)?numFmts)\b[^>]*>([\s\S]*?)<\/\1>/.exec(this.#xml)?.[2] ?? '';
     for (const [tag] of numFmts.matchAll(tagPattern('numFmt'))) {

@@ -3,7 +3,7 @@
  * edited in place: only the `ref` of the table and of its `<autoFilter>` change when rows come and go.
  */
 import type { RowMap } from '../row-map.ts';
-import { type Area, formatArea, parseArea } from '../xlsx-tables.ts';
+import { type Area, formatArea, parseArea } from './cell-area.ts';
 import { getAttr, setAttr, tagPattern } from './xml-text.ts';
 
 export interface TablePart {
