@@ -16,8 +16,8 @@ import { planWrite } from '../../../server/sources/plan.ts';
 import type { CellValue, Mutation, TabSnapshot } from '../../../server/sources/source.ts';
 import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
 import { ZipArchive } from '../../../server/sources/workbook/ooxml/zip-archive.ts';
-import { XlsxDocument } from '../../../server/sources/workbook/xlsx-document.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
+import { XlsxDocument } from '../exceljs-reference/xlsx-document.ts';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../../../shared/xlsx-corpus');
 const files = fs.existsSync(CORPUS)

@@ -12,8 +12,8 @@ import type { Mutation, WriteOptions } from '../../../server/sources/source.ts';
 import { createDemoWorkbook } from '../../../server/sources/workbook/demo.ts';
 import type { WorkbookDocument } from '../../../server/sources/workbook/document.ts';
 import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
-import { XlsxDocument } from '../../../server/sources/workbook/xlsx-document.ts';
 import { writePeopleWorkbook } from '../../helpers/fixtures.ts';
+import { XlsxDocument } from '../exceljs-reference/xlsx-document.ts';
 import { removeTempDirs, tempDir, writeStyledWorkbook } from '../workbook/helpers.ts';
 
 afterAll(removeTempDirs);

@@ -2,13 +2,10 @@
  * Cell comments (notes) in workbooks from openpyxl (and so pandas) and from ExcelJS: they read, and a
  * write through SheetPort keeps them, as openpyxl sees the saved file.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import JSZip from 'jszip';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
-import { prepareXlsxPackage, wrapPlainCommentText } from '../../../server/sources/workbook/xlsx-package.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 import { PLAIN, removeTempDirs, tempDir } from './helpers.ts';
 
@@ -109,52 +106,5 @@ describe('workbooks with cell comments', () => {
       ['ink', 1],
     ]);
     await source.close();
-  });
-
-  it('renames openpyxl comment parts to names ExcelJS reads, keeping the package consistent', async () => {
-    const file = path.join(await tempDir(), 'package.xlsx');
-    await runPython(MAKE, [file]);
-    const prepared = await prepareXlsxPackage(await fs.readFile(file));
-    expect(prepared.lostOnSave).toEqual([]);
-    const zip = await JSZip.loadAsync(prepared.bytes);
-    const parts = Object.keys(zip.files).filter((n) => !zip.files[n]!.dir);
-    expect(parts.filter((n) => /comment|vml/i.test(n)).sort()).toEqual([
-      'xl/comments1.xml',
-      'xl/comments2.xml',
-      'xl/drawings/vmlDrawing1.vml',
-      'xl/drawings/vmlDrawing2.vml',
-    ]);
-
-    // Every internal relationship target exists, and every part has a content type.
-    for (const rels of parts.filter((n) => n.endsWith('.rels'))) {
-      const xml = await zip.file(rels)!.async('string');
-      const ownerDir = path.posix.dirname(path.posix.dirname(rels));
-      for (const [, target] of xml.matchAll(/Target="([^"]+)"/g)) {
-        const part = target!.startsWith('/') ? target!.slice(1) : path.posix.join(ownerDir, target!);
-        expect(parts, `${rels} -> ${target}`).toContain(path.posix.normalize(part));
-      }
-    }
-    const types = await zip.file('[Content_Types].xml')!.async('string');
-    const defaults = [...types.matchAll(/<Default Extension="([^"]+)"/g)].map((m) => m[1]);
-    const overrides = [...types.matchAll(/<Override PartName="\/([^"]+)"/g)].map((m) => m[1]);
-    for (const part of parts) {
-      if (part === '[Content_Types].xml') continue;
-      expect(overrides.includes(part) || defaults.includes(part.slice(part.lastIndexOf('.') + 1)), part).toBe(
-        true,
-      );
-    }
-    expect(overrides).toEqual(expect.arrayContaining(['xl/comments1.xml', 'xl/comments2.xml']));
-    expect(overrides.some((p) => /xl\/comments\//.test(p!))).toBe(false);
-  });
-
-  it('wraps plain comment text in a run, leaving rich text alone', () => {
-    expect(wrapPlainCommentText('<comment ref="A1"><text><t>hi</t></text></comment>')).toBe(
-      '<comment ref="A1"><text><r><t>hi</t></r></text></comment>',
-    );
-    expect(
-      wrapPlainCommentText('<text><t xml:space="preserve"> a </t><rPh sb="0" eb="1"><t>x</t></rPh></text>'),
-    ).toBe('<text><r><t xml:space="preserve"> a </t></r><rPh sb="0" eb="1"><t>x</t></rPh></text>');
-    const rich = '<text><r><rPr><b/></rPr><t>me:</t></r><r><t>hi</t></r></text>';
-    expect(wrapPlainCommentText(rich)).toBe(rich);
   });
 });

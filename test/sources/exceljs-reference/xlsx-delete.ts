@@ -12,8 +12,8 @@
  * conditional-format rules and data-validation lists, row page breaks.
  */
 import ExcelJS from 'exceljs';
-import { shiftFormula, shiftRange } from './formula-refs.ts';
-import { RowMap } from './row-map.ts';
+import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
+import { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
 const T = ExcelJS.ValueType;
 

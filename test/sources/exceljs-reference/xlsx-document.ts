@@ -1,4 +1,7 @@
 /**
+ * The service's former .xlsx engine, kept for tests only: an independent reader and writer the surgical
+ * engine is compared with (test/sources/ooxml/engine-parity.test.ts, corpus.test.ts). Not product code.
+ *
  * An .xlsx file held in memory as an ExcelJS workbook. Tabs are read lazily and cached until a write
  * touches them, so a write on a big file does not re-format every untouched tab.
  *
@@ -11,12 +14,12 @@
  * never modified.
  */
 import ExcelJS from 'exceljs';
-import { AppError } from '../../errors.ts';
-import type { WritePlan } from '../plan.ts';
-import type { TabSnapshot, WriteOptions } from '../source.ts';
-import type { WorkbookDocument } from './document.ts';
-import { buildTab } from './tab.ts';
-import { type GridCell, readXlsxCell } from './values.ts';
+import { AppError } from '../../../server/errors.ts';
+import type { WritePlan } from '../../../server/sources/plan.ts';
+import type { TabSnapshot, WriteOptions } from '../../../server/sources/source.ts';
+import type { WorkbookDocument } from '../../../server/sources/workbook/document.ts';
+import { buildTab } from '../../../server/sources/workbook/tab.ts';
+import { type GridCell, readXlsxCell } from '../../../server/sources/workbook/values.ts';
 import { compactDataValidations, repairTables } from './xlsx-fixups.ts';
 import { prepareXlsxPackage } from './xlsx-package.ts';
 import { applyPlanToWorksheet } from './xlsx-write.ts';

@@ -11,10 +11,10 @@
  * The models survive `ws.model = ...` (xlsx-delete.ts) as the same objects, so they are edited in place.
  */
 import type ExcelJS from 'exceljs';
-import { AppError } from '../../errors.ts';
-import { shiftRange } from './formula-refs.ts';
-import { columnLetter } from './header.ts';
-import type { RowMap } from './row-map.ts';
+import { AppError } from '../../../server/errors.ts';
+import { shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
+import { columnLetter } from '../../../server/sources/workbook/header.ts';
+import type { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
 export interface TableColumnModel {
   name: string;

@@ -9,12 +9,12 @@
  * style id), so we never mutate one in place: a cell that needs a new number format gets a new object.
  */
 import ExcelJS from 'exceljs';
-import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from '../input.ts';
-import type { CellWrite, WritePlan } from '../plan.ts';
-import type { TabSnapshot, WriteOptions } from '../source.ts';
-import { encodeCellText } from './ooxml-text.ts';
-import { RowMap } from './row-map.ts';
-import { isDateFormat, isGeneralFormat } from './values.ts';
+import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from '../../../server/sources/input.ts';
+import type { CellWrite, WritePlan } from '../../../server/sources/plan.ts';
+import type { TabSnapshot, WriteOptions } from '../../../server/sources/source.ts';
+import { encodeCellText } from '../../../server/sources/workbook/ooxml-text.ts';
+import { RowMap } from '../../../server/sources/workbook/row-map.ts';
+import { isDateFormat, isGeneralFormat } from '../../../server/sources/workbook/values.ts';
 import { deleteSheetRows, unshareFormulas } from './xlsx-delete.ts';
 import { restoreTableHeaderRows } from './xlsx-fixups.ts';
 import { growTablesOverAppends, shiftTables, splitTableDeletes } from './xlsx-tables.ts';
