@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { diffRows } from '../replica/diff.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
-import type { Baseline, BaselineStore } from '../store/baselines.ts';
+import type { Baseline, BaselineStore, StoredBaseline } from '../store/baselines.ts';
 import type { ChangeLogStore } from '../store/change-log.ts';
 import type { DeliveryStore } from '../store/deliveries.ts';
 import type { WebhookStore } from '../store/webhooks.ts';
@@ -36,14 +36,20 @@ export class ChangeRecorder {
   /**
    * `before` is the snapshot last recorded for this spreadsheet in this process, or null on the first sight of
    * it since start; then the persisted baselines stand in, so changes made while SheetPort was stopped count.
+   * A persisted baseline read from the very version the source has now holds the same content: if it differs,
+   * the difference is in how the content is read (an engine upgrade, newly computed formula results), so the
+   * baseline is replaced without a change-log entry or a notification.
    */
   record(spreadsheetId: string, before: SpreadsheetSnapshot | null, after: SpreadsheetSnapshot): void {
     const { db, baselines, changeLog, webhooks, deliveries, rules } = this.#deps;
-    const previous: Map<string, Baseline> = before
+    const previous: Map<string, Baseline | StoredBaseline> = before
       ? new Map(before.tabs.map((t) => [t.sourceSheetId, toBaseline(t)]))
       : baselines.load(spreadsheetId);
-    let queued = 0;
+    const version = after.version;
     const nowMs = this.#deps.now();
+    const save = (tab: TabSnapshot) =>
+      baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs, version);
+    let queued = 0;
     db.transaction(() => {
       for (const tab of after.tabs) {
         const old = previous.get(tab.sourceSheetId);
@@ -51,15 +57,20 @@ export class ChangeRecorder {
         if (old?.name !== tab.name) webhooks.renameTab(spreadsheetId, tab.sourceSheetId, tab.name);
         if (!old) {
           // First sight of this tab: nothing to compare with yet.
-          baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
+          save(tab);
           continue;
         }
         // A tab the write did not touch is the very same snapshot array: nothing to diff.
         if (old.typed === tab.typed && old.name === tab.name && sameHeader(old.header, tab.header)) continue;
         const changes = diffRows(old.typed, tab.typed);
         const renamed = old.name !== tab.name || !sameHeader(old.header, tab.header);
+        if (readFrom(old) === version) {
+          // The same source version read differently: nothing changed in the spreadsheet itself.
+          if (changes.length > 0 || renamed) save(tab);
+          continue;
+        }
         if (changes.length === 0) {
-          if (renamed) baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
+          if (renamed) save(tab);
           continue;
         }
         const instant = changeLog.nextInstant(spreadsheetId, tab.sourceSheetId, nowMs);
@@ -86,11 +97,17 @@ export class ChangeRecorder {
             queued++;
           }
         }
-        baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs);
+        save(tab);
       }
+      baselines.markVersion(spreadsheetId, version);
     })();
     if (queued > 0) this.#deps.onQueued();
   }
+}
+
+/** The source version a persisted baseline was read from; null for in-process snapshots and old baselines. */
+function readFrom(baseline: Baseline | StoredBaseline): string | null {
+  return 'sourceVersion' in baseline ? baseline.sourceVersion : null;
 }
 
 function toBaseline(tab: TabSnapshot): Baseline {

@@ -220,4 +220,15 @@ export const MIGRATIONS: readonly Migration[] = [
         AND spreadsheet_id IN (SELECT id FROM connections WHERE lower(location) LIKE '%.csv');
     `,
   },
+  {
+    version: 7,
+    name: 'baseline-source-version',
+    sql: `
+      -- The source version (a file's mtime/size/inode, a revision) each baseline was read from. On the first
+      -- look after a start, the same version means the same content: a different read of it (an engine
+      -- upgrade, newly computed formula results) updates the baseline without notifications. NULL for
+      -- baselines recorded before this version: those are compared as before.
+      ALTER TABLE tab_baselines ADD COLUMN source_version TEXT;
+    `,
+  },
 ];

@@ -1,0 +1,137 @@
+/**
+ * The first look after a start compares each tab with its stored baseline. When the file is the very version
+ * the baseline was read from, a difference can only come from reading it differently (an engine upgrade,
+ * formula results computed now): the baseline is updated, and nothing is logged or sent.
+ */
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { BaselineStore } from '../../server/store/baselines.ts';
+import { registerWebhook } from '../../server/webhooks/register.ts';
+import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { type Harness, startHarness } from '../helpers/harness.ts';
+
+let h: Harness;
+const open: ServiceContext[] = [];
+afterEach(async () => {
+  for (const context of open.splice(0)) await context.close();
+  await h?.close();
+});
+
+function count(context: ServiceContext, table: 'deliveries' | 'change_log'): number {
+  return (context.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+}
+
+describe('a baseline read from the same file version', () => {
+  it('is replaced by a different read of that version without change log or notifications', async () => {
+    h = await startHarness();
+    const file = await writePeopleWorkbook(h.dir, 'same.xlsx');
+    const dataDir = path.join(h.dir, 'reread-data');
+    const first = createServiceContext({ dataDir, log: () => {} });
+    const conn = first.connections.create({
+      name: 'same.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file,
+    });
+    const tab = await first.replica.tabByName(conn, 'People');
+    registerWebhook(first.webhooks, {
+      url: 'https://hooks.example.com/in',
+      spreadsheetId: conn.spreadsheetId,
+      sheetName: 'People',
+      sourceSheetId: tab.sourceSheetId,
+      events: ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'],
+      apiKeyId: null,
+    });
+    // What an older engine stored for the same file: Ann's age unread (null), one row fewer.
+    const stored = new BaselineStore(first.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    expect(stored.sourceVersion).toMatch(/.+/);
+    const older = {
+      ...stored,
+      typed: stored.typed.slice(0, -1).map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
+    };
+    first.db.transaction(() =>
+      new BaselineStore(first.db).save(
+        conn.spreadsheetId,
+        tab.sourceSheetId,
+        older,
+        0,
+        stored.sourceVersion!,
+      ),
+    )();
+    await first.close();
+
+    const second = createServiceContext({ dataDir, log: () => {} });
+    open.push(second);
+    const seen = await second.replica.tabByName(conn, 'People');
+    expect(count(second, 'deliveries')).toBe(0);
+    expect(count(second, 'change_log')).toBe(0);
+    const now = new BaselineStore(second.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    expect(now.typed).toEqual(seen.typed);
+    expect(now.typed[0]?.[1]).toBe(31);
+  });
+
+  it('a write to one tab moves every tab of the file to the new version (the others read the same)', async () => {
+    h = await startHarness();
+    const file = await writePeopleWorkbook(h.dir, 'two-tabs.xlsx');
+    const context = createServiceContext({ dataDir: path.join(h.dir, 'two-tabs-data'), log: () => {} });
+    open.push(context);
+    const conn = context.connections.create({
+      name: 'two-tabs.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file,
+    });
+    const tab = await context.replica.tabByName(conn, 'People');
+    const result = await context.replica.write(
+      conn,
+      tab.sourceSheetId,
+      [{ op: 'append', values: { Name: 'Eve' } }],
+      {
+        allowFormulas: false,
+        userEntered: false,
+      },
+    );
+    const versions = [...new BaselineStore(context.db).load(conn.spreadsheetId).values()].map(
+      (b) => b.sourceVersion,
+    );
+    expect(versions).toEqual([result.snapshot.version, result.snapshot.version]);
+  });
+
+  it('a baseline from another version is still compared: the difference is a change and is sent', async () => {
+    h = await startHarness();
+    const file = await writePeopleWorkbook(h.dir, 'other.xlsx');
+    const dataDir = path.join(h.dir, 'other-data');
+    const first = createServiceContext({ dataDir, log: () => {} });
+    const conn = first.connections.create({
+      name: 'other.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file,
+    });
+    const tab = await first.replica.tabByName(conn, 'People');
+    registerWebhook(first.webhooks, {
+      url: 'https://hooks.example.com/in',
+      spreadsheetId: conn.spreadsheetId,
+      sheetName: 'People',
+      sourceSheetId: tab.sourceSheetId,
+      events: ['row.updated'],
+      apiKeyId: null,
+    });
+    const stored = new BaselineStore(first.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const older = {
+      ...stored,
+      typed: stored.typed.map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
+    };
+    first.db.transaction(() =>
+      new BaselineStore(first.db).save(conn.spreadsheetId, tab.sourceSheetId, older, 0, 'an older version'),
+    )();
+    await first.close();
+
+    const second = createServiceContext({ dataDir, log: () => {} });
+    open.push(second);
+    await second.replica.tabByName(conn, 'People');
+    expect(count(second, 'deliveries')).toBe(1);
+    expect(count(second, 'change_log')).toBe(1);
+  });
+});
