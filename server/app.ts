@@ -2,6 +2,9 @@ import express, { type Express, type RequestHandler, Router } from 'express';
 import { mountAdminRoutes, requireAdmin } from './http/admin.ts';
 import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
+import { AdminEventStreams, mountAdminEventRoutes } from './http/admin-events.ts';
+import { mountAdminRequestRoutes } from './http/admin-requests.ts';
+import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { requireApiKey } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors } from './http/cors.ts';
@@ -16,6 +19,7 @@ import { requestId } from './http/request-id.ts';
 import { logRequests } from './http/request-log.ts';
 import { type Access, RouteTable } from './http/route-table.ts';
 import { mountRowRoutes } from './http/rows.ts';
+import { uiRouter } from './http/ui.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
 import { mountChangeFeedRoutes } from './http/v1/changes.ts';
 import { mountDeliveryRoutes } from './http/v1/deliveries.ts';
@@ -33,8 +37,8 @@ export type { AppDeps } from './http/deps.ts';
  */
 export function createApp(
   deps: AppDeps,
-  options: { requestLog?: RequestLog | null } = {},
-): { app: Express; router: Router } {
+  options: { requestLog?: RequestLog | null; uiDir?: string | null } = {},
+): { app: Express; router: Router; closeStreams: () => void } {
   const app = express();
   app.disable('x-powered-by');
   // Express would hash every body for a weak ETag; rows carry their own strong ETag instead.
@@ -54,6 +58,9 @@ export function createApp(
   // access level's business (route-table.ts).
   app.use('/api', apiCors());
   app.use('/v1', apiCors());
+  // The dashboard's files: loopback only, like /admin (ui.ts).
+  app.use('/ui', options.uiDir === undefined ? uiRouter() : uiRouter(options.uiDir));
+  const eventStreams = new AdminEventStreams(deps.now);
   const keyed = (access: 'public_read' | 'read' | 'write'): RequestHandler[] => [
     requireApiKey(deps.keys, deps.connections, access),
     ...(deps.limiter ? [rateLimit(deps.limiter)] : []),
@@ -65,7 +72,7 @@ export function createApp(
     public_read: keyed('public_read'),
     read: keyed('read'),
     write: keyed('write'),
-    admin: [requireAdmin(deps.adminToken), jsonBody()],
+    admin: [requireAdmin(deps.adminToken, (req) => eventStreams.admits(req)), jsonBody()],
   };
 
   const router = Router();
@@ -74,6 +81,9 @@ export function createApp(
   mountAdminRoutes(routes, deps);
   mountAdminDeliveryRoutes(routes, deps);
   mountAdminConnectionRoutes(routes, deps);
+  mountAdminWebhookRoutes(routes, deps);
+  mountAdminRequestRoutes(routes, deps);
+  mountAdminEventRoutes(routes, deps, eventStreams);
   mountRowRoutes(routes, deps);
   mountSpreadsheetRoutes(routes, deps);
   mountSheetRoutes(routes, deps);
@@ -86,5 +96,5 @@ export function createApp(
 
   app.use(notFound);
   app.use(errorHandler(deps.log));
-  return { app, router };
+  return { app, router, closeStreams: () => eventStreams.closeAll() };
 }

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { registerAdminCommands } from './cli/admin.ts';
 import { registerConnectionCommands } from './cli/connections.ts';
+import { registerDashboardCommand } from './cli/dashboard.ts';
 import { registerDeliveryCommands } from './cli/deliveries.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { printError } from './cli/kit.ts';
@@ -57,6 +58,7 @@ function buildProgram(json: boolean): Command {
   registerWebhookCommands(program);
   registerDeliveryCommands(program);
   registerAdminCommands(program);
+  registerDashboardCommand(program);
 
   return program;
 }

@@ -16,6 +16,7 @@ import type { ConnectionRecord } from './store/connections.ts';
 import { ConnectionStore } from './store/connections.ts';
 import { openDatabase } from './store/db.ts';
 import { DeliveryStore } from './store/deliveries.ts';
+import { DeliveryLogQuery } from './store/delivery-log.ts';
 import { IdempotencyStore } from './store/idempotency.ts';
 import { UsageStore } from './store/usage.ts';
 import { WebhookStore } from './store/webhooks.ts';
@@ -122,6 +123,8 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     log,
     webhooks,
     deliveries,
+    deliveryLog: new DeliveryLogQuery(db),
+    dataDir: options.dataDir,
     changeLog,
     allowLanWebhooks: allowLan,
     wakeDeliveries: () => worker.wake(),

@@ -5,6 +5,7 @@ import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 import { openServerLog } from './logs/server-log.ts';
+import { removeServerInfo, writeServerInfo } from './server-info.ts';
 
 /**
  * The public entry of the service: start and stop a whole SheetPort server from a config object. The CLI
@@ -52,17 +53,22 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
         onError: (err) => context.log('Request log write failed:', err),
         ...options.requestLog,
       });
-    const { app } = createApp(context, { requestLog });
+    const { app, closeStreams } = createApp(context, { requestLog });
     const { server, port } = await listen(app, options.port, options.host);
     context.startBackground();
+    const url = baseUrl(options.host, port);
+    // Where `sheetport dashboard` finds the running server (removed again at stop).
+    await writeServerInfo(options.dataDir, { url, port, pid: process.pid });
     let stopping: Promise<void> | null = null;
     return {
-      url: baseUrl(options.host, port),
+      url,
       port,
       context,
       server,
       stop() {
+        closeStreams();
         stopping ??= closeServer(server)
+          .then(() => removeServerInfo(options.dataDir, process.pid))
           .then(() => context.close())
           .finally(() => Promise.all([requestLog?.close(), serverLog?.close()]));
         return stopping;

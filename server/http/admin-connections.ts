@@ -7,7 +7,9 @@
 import type { Request } from 'express';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { connectionJson, describeSpreadsheet } from '../connections/describe.ts';
+import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
+import { adminBody } from './admin.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -41,6 +43,24 @@ function stringField(body: Record<string, unknown>, name: string, required: bool
   return value;
 }
 
+const PREVIEW_ROWS = { default: 20, max: 100 };
+
+function previewLimit(req: Request): number {
+  const raw = req.query.limit;
+  if (raw === undefined) return PREVIEW_ROWS.default;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 1 || n > PREVIEW_ROWS.max) {
+    throw new AppError(
+      'invalid_parameter',
+      `Parameter "limit" must be a whole number from 1 to ${PREVIEW_ROWS.max}.`,
+      {
+        parameter: 'limit',
+      },
+    );
+  }
+  return n;
+}
+
 function forceOf(req: Request): boolean {
   const raw = req.query.force;
   if (raw === undefined || raw === 'false') return false;
@@ -67,6 +87,48 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
       ...describeSpreadsheet(connection, snapshot),
       location: connection.location,
       created,
+    });
+  });
+
+  const connectionOf = (req: Request) => {
+    const found = deps.connections.resolve(String(req.params.id));
+    if (!found) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
+    return found;
+  };
+
+  // With its tabs: reading them may fail (a moved file) and answers the source's error then.
+  routes.get('/admin/connections/:id', 'admin', async (req, res) => {
+    const connection = connectionOf(req);
+    const { snapshot } = await deps.replica.get(connection);
+    res.json({ ...describeSpreadsheet(connection, snapshot), location: connection.location });
+  });
+
+  routes.patch('/admin/connections/:id', 'admin', (req, res) => {
+    const connection = connectionOf(req);
+    const body = adminBody(req.body, ['public_read']);
+    if (typeof body.public_read !== 'boolean') {
+      throw new AppError('invalid_body', '"public_read" must be true or false.', { field: 'public_read' });
+    }
+    deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
+    const after = deps.connections.getBySpreadsheetId(connection.spreadsheetId);
+    if (!after) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
+    res.json({ ...connectionJson(after), location: after.location });
+  });
+
+  // The dashboard's preview: the first rows of one tab, typed as the API returns them.
+  routes.get('/admin/connections/:id/sheets/:sheet/preview', 'admin', async (req, res) => {
+    const connection = connectionOf(req);
+    const sheet = String(req.params.sheet);
+    const tab = (await deps.replica.get(connection)).byName.get(sheet);
+    if (!tab)
+      throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
+    const limit = previewLimit(req);
+    res.json({
+      sheet_id: toPublicSheetId(connection.spreadsheetId, tab.sourceSheetId),
+      name: tab.name,
+      header: tab.header,
+      row_count: tab.typed.length,
+      rows: tab.typed.slice(0, limit),
     });
   });
 

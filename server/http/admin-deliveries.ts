@@ -1,16 +1,22 @@
+import type { Request } from 'express';
 import { AppError } from '../errors.ts';
-import { deliveryDetailJson, fullAttemptJson } from './delivery-json.ts';
+import { parsePaging, singleQuery } from '../rows/query-params.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS } from '../store/webhook-events.ts';
+import { deliveryDetailJson, deliveryJson, fullAttemptJson } from './delivery-json.ts';
 import type { AppDeps } from './deps.ts';
+import { setPagingHeaders } from './paging.ts';
+import { replayDelivery } from './replay-delivery.ts';
 import type { RouteTable } from './route-table.ts';
+import { DELIVERY_LOG_LIMITS, parseState } from './v1/deliveries.ts';
 
 /**
- * `/admin/webhooks/{id}/deliveries/{deliveryId}`: one delivery in full for the dashboard's "inspect request and
- * response": the response excerpt and detailed error of every attempt, with the address it went to, also for
- * loopback and private targets (which the `/v1` API shows only coarsely). Loopback and admin token only
- * (`requireAdmin`), like the rest of `/admin`.
+ * The dashboard's delivery log: every webhook's deliveries newest first (filter by webhook, state, event), one
+ * delivery in full (the response excerpt and detailed error of every attempt, with the address it went to, also
+ * for loopback and private targets, which the `/v1` API shows only coarsely), and replay. Loopback and admin
+ * token only (`requireAdmin`), like the rest of `/admin`.
  */
 export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
-  routes.get('/admin/webhooks/:id/deliveries/:deliveryId', 'admin', (req, res) => {
+  const deliveryOf = (req: Request) => {
     const webhookId = String(req.params.id);
     const deliveryId = String(req.params.deliveryId);
     if (!deps.webhooks.get(webhookId)) throw new AppError('not_found', `No webhook with id "${webhookId}".`);
@@ -18,6 +24,44 @@ export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): voi
     if (!delivery || delivery.webhookId !== webhookId) {
       throw new AppError('not_found', `No delivery with id "${deliveryId}" for this webhook.`);
     }
+    return delivery;
+  };
+
+  routes.get('/admin/deliveries', 'admin', (req, res) => {
+    const query = req.query as Record<string, unknown>;
+    const state = parseState(query);
+    const webhookId = singleQuery(query, 'webhook_id') || undefined;
+    const event = singleQuery(query, 'event') || undefined;
+    if (event !== undefined && !isWebhookEvent(event)) {
+      throw new AppError(
+        'invalid_parameter',
+        `Parameter "event" must be one of ${WEBHOOK_EVENTS.join(', ')}.`,
+        {
+          parameter: 'event',
+        },
+      );
+    }
+    const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
+    const page = deps.deliveryLog.page({
+      ...(webhookId ? { webhookId } : {}),
+      ...(state ? { state } : {}),
+      ...(event ? { event } : {}),
+      limit,
+      offset,
+    });
+    setPagingHeaders(req, res, page.total, limit, offset);
+    res.json({
+      data: page.data.map((d) => ({ ...deliveryJson(d), webhook_id: d.webhookId })),
+      meta: { total: page.total, limit, offset },
+    });
+  });
+
+  routes.get('/admin/webhooks/:id/deliveries/:deliveryId', 'admin', (req, res) => {
+    const delivery = deliveryOf(req);
     res.json(deliveryDetailJson(delivery, deps.deliveries.attemptsOf(delivery.id), fullAttemptJson));
+  });
+
+  routes.post('/admin/webhooks/:id/deliveries/:deliveryId/replay', 'admin', (req, res) => {
+    res.status(202).json(replayDelivery(deps, deliveryOf(req), req.body));
   });
 }

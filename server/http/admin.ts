@@ -1,25 +1,34 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import { apiKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
+import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import { hostnameOf, isLoopbackName } from './host-guard.ts';
 import type { RouteTable } from './route-table.ts';
 
 const LOOPBACK_ADDRESS = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
+/** From a loopback address with a loopback `Host` name (never an `--allow-host` tunnel name). */
+export function isLoopbackRequest(req: Request): boolean {
+  const host = hostnameOf(req.headers.host);
+  return LOOPBACK_ADDRESS.test(req.socket.remoteAddress ?? '') && host !== null && isLoopbackName(host);
+}
+
 /**
  * The admin surface (the dashboard's API): loopback only, never through a tunnel host, and only with the local
  * admin token from the data dir. No CORS: only same-origin pages (the dashboard itself) may call it.
+ * `streamToken` accepts a one-use stream token in place of the header on the one route an EventSource opens
+ * (admin-events.ts): EventSource cannot send an Authorization header.
  */
-export function requireAdmin(adminToken: string): RequestHandler {
+export function requireAdmin(adminToken: string, streamToken?: (req: Request) => boolean): RequestHandler {
   const expected = Buffer.from(adminToken);
   return (req, _res, next) => {
-    const host = hostnameOf(req.headers.host);
-    if (!LOOPBACK_ADDRESS.test(req.socket.remoteAddress ?? '') || host === null || !isLoopbackName(host)) {
+    if (!isLoopbackRequest(req)) {
       return next(new AppError('forbidden', 'The admin API answers only on loopback.'));
     }
+    if (streamToken?.(req)) return next();
     const given = Buffer.from(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       return next(new AppError('unauthorized', 'The admin API needs the local admin token.'));
@@ -28,7 +37,76 @@ export function requireAdmin(adminToken: string): RequestHandler {
   };
 }
 
+const CREATE_KEYS = [
+  'name',
+  'scope',
+  'plan',
+  'connections',
+  'allow_formulas',
+  'per_second',
+  'daily',
+] as const;
+const PLAN_KEYS = ['plan', 'per_second', 'daily'] as const;
+
+/** An Enterprise key's own limit (`per_second`, `daily`); the store checks it against the plan. */
+function limitOf(body: Record<string, unknown>, field: string): number | null {
+  const value = body[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new AppError('invalid_body', `"${field}" must be a positive whole number.`, { field });
+  }
+  return value;
+}
+
+/** A JSON object holding only `allowed` keys; an unknown key is named, so a typo is never silently dropped. */
+export function adminBody(body: unknown, allowed: readonly string[]): Record<string, unknown> {
+  const list = allowed.map((k) => `"${k}"`).join(', ');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('invalid_body', `Request body must be a JSON object with ${list}.`);
+  }
+  const extra = Object.keys(body).find((k) => !allowed.includes(k));
+  if (extra !== undefined) {
+    throw new AppError('invalid_body', `Unexpected key "${extra}" in the body; allowed: ${list}.`, {
+      field: extra,
+    });
+  }
+  return body as Record<string, unknown>;
+}
+
+function oneOf<T extends string>(body: Record<string, unknown>, field: string, allowed: readonly T[]): T {
+  const value = body[field];
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new AppError('invalid_body', `"${field}" must be one of ${allowed.join(', ')}.`, { field });
+  }
+  return value as T;
+}
+
+/** Spreadsheet ids or userKeys, resolved to spreadsheet ids; an unknown one is named. */
+function connectionIds(deps: AppDeps, raw: unknown): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw) || raw.some((r) => typeof r !== 'string')) {
+    throw new AppError('invalid_body', '"connections" must be an array of spreadsheet ids.', {
+      field: 'connections',
+    });
+  }
+  return (raw as string[]).map((ref) => {
+    const found = deps.connections.resolve(ref);
+    if (!found) {
+      throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${ref}".`, {
+        field: 'connections',
+      });
+    }
+    return found.spreadsheetId;
+  });
+}
+
 export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
+  const keyOf = (req: Request) => {
+    const key = deps.keys.get(String(req.params.id));
+    if (!key) throw new AppError('not_found', 'No API key with this id.');
+    return key;
+  };
+
   routes.get('/admin/keys', 'admin', (_req, res) => {
     const now = deps.now();
     res.json({
@@ -46,9 +124,49 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
     });
   });
 
+  // The same use case as `sheetport keys create`: the key itself is in this answer and nowhere else, ever.
+  routes.post('/admin/keys', 'admin', (req, res) => {
+    const body = adminBody(req.body ?? {}, CREATE_KEYS);
+    if (body.name !== undefined && typeof body.name !== 'string') {
+      throw new AppError('invalid_body', '"name" must be a string.', { field: 'name' });
+    }
+    if (body.allow_formulas !== undefined && typeof body.allow_formulas !== 'boolean') {
+      throw new AppError('invalid_body', '"allow_formulas" must be true or false.', {
+        field: 'allow_formulas',
+      });
+    }
+    const { record, key } = deps.keys.create({
+      name: (body.name as string | undefined) ?? '',
+      scope: body.scope === undefined ? 'read' : oneOf<KeyScope>(body, 'scope', KEY_SCOPES),
+      plan: body.plan === undefined ? 'free' : oneOf<KeyPlan>(body, 'plan', KEY_PLANS),
+      connections: connectionIds(deps, body.connections),
+      allowFormulas: body.allow_formulas === true,
+      perSecond: limitOf(body, 'per_second'),
+      daily: limitOf(body, 'daily'),
+    });
+    res.status(201).json({ ...apiKeyJson(record), key });
+  });
+
+  routes.patch('/admin/keys/:id', 'admin', (req, res) => {
+    const key = keyOf(req);
+    const body = adminBody(req.body, PLAN_KEYS);
+    const updated = deps.keys.setPlan(key.id, {
+      plan: oneOf<KeyPlan>(body, 'plan', KEY_PLANS),
+      perSecond: limitOf(body, 'per_second'),
+      daily: limitOf(body, 'daily'),
+    });
+    if (!updated) throw new AppError('not_found', 'No API key with this id.');
+    res.json(apiKeyJson(updated));
+  });
+
+  // Revoking keeps the record (its usage stays readable); requests with the key fail from now on.
+  routes.delete('/admin/keys/:id', 'admin', (req, res) => {
+    const key = keyOf(req);
+    deps.keys.revoke(key.id);
+    res.json(apiKeyJson(deps.keys.get(key.id) ?? key));
+  });
+
   routes.get('/admin/keys/:id/usage', 'admin', (req, res) => {
-    const key = deps.keys.get(String(req.params.id));
-    if (!key) throw new AppError('not_found', 'No API key with this id.');
-    res.json(usageReport(key, deps.usage, deps.now()));
+    res.json(usageReport(keyOf(req), deps.usage, deps.now()));
   });
 }

@@ -4,6 +4,7 @@ import type { ApiKeyStore } from '../store/api-keys.ts';
 import type { ChangeLogStore } from '../store/change-log.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import type { DeliveryStore } from '../store/deliveries.ts';
+import type { DeliveryLogQuery } from '../store/delivery-log.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import type { UsageStore } from '../store/usage.ts';
 import type { WebhookStore } from '../store/webhooks.ts';
@@ -19,11 +20,15 @@ export interface AppDeps {
   limiter: RateLimiter | null;
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
+  /** The delivery log across webhooks (the dashboard's view). */
+  deliveryLog: DeliveryLogQuery;
   changeLog: ChangeLogStore;
   /** Webhook URLs may point at private (LAN) addresses. */
   allowLanWebhooks: boolean;
   /** Bearer token of the loopback-only `/admin` API (kept in the data dir). */
   adminToken: string;
+  /** The data dir: the admin API reads the request log in `<data dir>/logs/`. */
+  dataDir: string;
   /** Wakes the webhook delivery worker (after a resume or a replay); absent where no worker runs. */
   wakeDeliveries?: () => void;
   /** Epoch-ms clock (injected in tests). */

@@ -7,6 +7,7 @@ import { apiKeyOf } from '../auth.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
+import { replayDelivery } from '../replay-delivery.ts';
 import type { RouteTable } from '../route-table.ts';
 import { webhookOf } from './webhooks.ts';
 
@@ -20,7 +21,7 @@ function requireLogScope(res: Response): void {
   }
 }
 
-function parseState(query: Record<string, unknown>): DeliveryState | undefined {
+export function parseState(query: Record<string, unknown>): DeliveryState | undefined {
   const raw = singleQuery(query, 'state');
   if (raw === undefined || raw === '') return undefined;
   if (!(STATES as readonly string[]).includes(raw)) {
@@ -66,23 +67,6 @@ export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', 'write', (req, res) => {
     const { delivery } = deliveryOf(req, res, 'write');
-    const body: unknown = req.body;
-    if (
-      body !== undefined &&
-      !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
-    ) {
-      throw new AppError('invalid_body', 'replay takes no body (or an empty object).');
-    }
-    if (delivery.state === 'in_flight' || !deps.deliveries.requestReplay(delivery.id, deps.now())) {
-      throw new AppError(
-        'conflict',
-        'This delivery is being sent right now; replay it once that attempt ends.',
-        {
-          state: 'in_flight',
-        },
-      );
-    }
-    deps.wakeDeliveries?.();
-    res.status(202).json({ delivery_id: delivery.id, state: 'pending' });
+    res.status(202).json(replayDelivery(deps, delivery, req.body));
   });
 }

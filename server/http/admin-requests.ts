@@ -1,0 +1,121 @@
+/**
+ * `/admin/requests`: the newest lines of the request log (`<data dir>/logs/requests.<n>.log`), newest first,
+ * so a `request_id` from an error answer can be found. Only the tail of the newest files is read: the log is
+ * for recent requests, and reading it must stay cheap however large the files grew.
+ */
+import { open, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Request } from 'express';
+import { AppError } from '../errors.ts';
+import { LOGS_DIR, REQUEST_LOG_STEM } from '../logs/request-log.ts';
+import type { AppDeps } from './deps.ts';
+import type { RouteTable } from './route-table.ts';
+
+const LIMITS = { default: 100, max: 500 };
+/** Bytes read from the end of each file, newest file first, until enough lines are found. */
+const TAIL_BYTES = 1024 * 1024;
+const FILE_NAME = new RegExp(`^${REQUEST_LOG_STEM}\\.(\\d+)\\.log$`);
+
+export interface RequestLine {
+  time: string | null;
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  key_id: string | null;
+  aborted: boolean;
+}
+
+async function newestFirstFiles(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return []; // No log yet (or turned off).
+  }
+  return names
+    .map((name) => ({ name, n: Number(FILE_NAME.exec(name)?.[1]) }))
+    .filter((f) => Number.isInteger(f.n))
+    .sort((a, b) => b.n - a.n)
+    .map((f) => path.join(dir, f.name));
+}
+
+async function tailLines(file: string): Promise<string[]> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return [];
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const lines = buffer.toString('utf8').split('\n');
+    // A tail that starts mid-file starts mid-line: that first piece is not a whole line.
+    if (start > 0) lines.shift();
+    return lines.filter((l) => l.trim() !== '');
+  } finally {
+    await handle.close();
+  }
+}
+
+function parseLine(line: string): RequestLine | null {
+  try {
+    const v = JSON.parse(line) as Record<string, unknown>;
+    if (typeof v.request_id !== 'string' || typeof v.status !== 'number') return null;
+    return {
+      time: typeof v.time === 'string' ? v.time : null,
+      request_id: v.request_id,
+      method: String(v.method ?? ''),
+      path: String(v.path ?? ''),
+      status: v.status,
+      duration_ms: typeof v.duration_ms === 'number' ? v.duration_ms : 0,
+      key_id: typeof v.key_id === 'string' ? v.key_id : null,
+      aborted: v.aborted === true,
+    };
+  } catch {
+    return null; // A line cut by a crash mid-write.
+  }
+}
+
+function limitOf(req: Request): number {
+  const raw = req.query.limit;
+  if (raw === undefined) return LIMITS.default;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 1 || n > LIMITS.max) {
+    throw new AppError(
+      'invalid_parameter',
+      `Parameter "limit" must be a whole number from 1 to ${LIMITS.max}.`,
+      {
+        parameter: 'limit',
+      },
+    );
+  }
+  return n;
+}
+
+/** The newest `limit` lines (newest first), only those of `requestId` when given. */
+export async function recentRequests(
+  dataDir: string,
+  limit: number,
+  requestId?: string,
+): Promise<RequestLine[]> {
+  const found: RequestLine[] = [];
+  for (const file of await newestFirstFiles(path.join(dataDir, LOGS_DIR))) {
+    const lines = await tailLines(file);
+    for (let i = lines.length - 1; i >= 0 && found.length < limit; i--) {
+      const entry = parseLine(lines[i]!);
+      if (entry && (requestId === undefined || entry.request_id === requestId)) found.push(entry);
+    }
+    if (found.length >= limit) break;
+  }
+  return found;
+}
+
+export function mountAdminRequestRoutes(routes: RouteTable, deps: AppDeps): void {
+  routes.get('/admin/requests', 'admin', async (req, res) => {
+    const limit = limitOf(req);
+    const raw = req.query.request_id;
+    const requestId = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined;
+    res.json({ data: await recentRequests(deps.dataDir, limit, requestId) });
+  });
+}

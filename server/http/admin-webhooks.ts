@@ -1,0 +1,58 @@
+/**
+ * `/admin/webhooks`: the dashboard's webhooks, every one whatever key registered it. Registering and changing
+ * go through the same steps and body rules as `/v1/webhooks` (webhook-changes.ts); the answers have the same
+ * shapes. Access `admin` (loopback and the admin token).
+ */
+import type { Request } from 'express';
+import { AppError } from '../errors.ts';
+import type { WebhookRecord } from '../store/webhooks.ts';
+import { rotateWebhookSecret } from '../webhooks/register.ts';
+import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
+import type { AppDeps } from './deps.ts';
+import type { RouteTable } from './route-table.ts';
+import {
+  createWebhookFromBody,
+  currentSheetName,
+  patchWebhookFromBody,
+  requireNoBody,
+} from './webhook-changes.ts';
+
+export function mountAdminWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
+  const present = async (w: WebhookRecord) => webhookJson(w, await currentSheetName(deps, w));
+  const webhookOf = (req: Request): WebhookRecord => {
+    const id = String(req.params.id);
+    const webhook = deps.webhooks.get(id);
+    if (!webhook) throw new AppError('not_found', `No webhook with id "${id}".`);
+    return webhook;
+  };
+
+  routes.get('/admin/webhooks', 'admin', async (_req, res) => {
+    res.json({ data: await Promise.all(deps.webhooks.list().map(present)) });
+  });
+
+  // Registered by the owner, not by a key: no key is recorded with it.
+  routes.post('/admin/webhooks', 'admin', async (req, res) => {
+    const { record, secret } = await createWebhookFromBody(deps, req.body, { apiKeyId: null });
+    res.status(201).json(createdWebhookJson(record, secret));
+  });
+
+  routes.patch('/admin/webhooks/:id', 'admin', async (req, res) => {
+    res.json(await present(patchWebhookFromBody(deps, webhookOf(req), req.body)));
+  });
+
+  routes.delete('/admin/webhooks/:id', 'admin', (req, res) => {
+    const webhook = webhookOf(req);
+    // Its deliveries and their attempts go with it (foreign keys cascade).
+    if (!deps.webhooks.remove(webhook.id))
+      throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
+    res.json({ deleted: true, webhook_id: webhook.id });
+  });
+
+  routes.post('/admin/webhooks/:id/rotate-secret', 'admin', (req, res) => {
+    const webhook = webhookOf(req);
+    requireNoBody(req.body, 'rotate-secret');
+    const secret = rotateWebhookSecret(deps.webhooks, webhook.id);
+    if (secret === null) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
+    res.json({ webhook_id: webhook.id, secret });
+  });
+}

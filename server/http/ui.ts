@@ -1,0 +1,71 @@
+/**
+ * `/ui`: the dashboard's built files (renderer/dist). Loopback only, like `/admin` (never through an
+ * `--allow-host` tunnel name), with a strict CSP (no inline script, nothing from elsewhere) and no framing. The
+ * page carries no secret: it reads the admin token from its URL fragment, which browsers never send.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import express, { type RequestHandler, Router } from 'express';
+import { AppError } from '../errors.ts';
+import { isLoopbackRequest } from './admin.ts';
+
+export const UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** renderer/dist beside server/ (a checkout), or one level further up (the compiled package's dist/server). */
+export function defaultUiDir(): string | null {
+  for (const rel of ['../../renderer/dist', '../../../renderer/dist']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(`${dir}/index.html`)) return dir;
+  }
+  return null;
+}
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', UI_CSP);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  next();
+};
+
+export function uiRouter(dir: string | null = defaultUiDir()): Router {
+  const router = Router();
+  router.use((req, _res, next) => {
+    if (!isLoopbackRequest(req))
+      return next(new AppError('forbidden', 'The dashboard answers only on loopback.'));
+    next();
+  });
+  router.use(securityHeaders);
+  if (dir === null) {
+    router.use((_req, res) => {
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The dashboard is not built. Run: npm run build:ui (npm install does it too).');
+    });
+    return router;
+  }
+  router.use(
+    express.static(dir, {
+      index: 'index.html',
+      // The page itself is always fetched fresh; Vite's hashed assets may be kept.
+      setHeaders: (res, file) => {
+        res.setHeader(
+          'Cache-Control',
+          file.endsWith('.html') ? 'no-store' : 'public, max-age=31536000, immutable',
+        );
+      },
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,95 @@
+/**
+ * The delivery log across every webhook, for the dashboard: newest first, filtered by webhook, state and event,
+ * and a cheap fingerprint of the log that changes whenever a delivery is queued, attempted or settled (the
+ * dashboard's live updates poll it). The per-webhook log of the `/v1` API stays in deliveries.ts.
+ */
+import type Database from 'better-sqlite3';
+import type { DeliveryRecord, DeliveryState } from './deliveries.ts';
+
+export interface DeliveryLogFilter {
+  webhookId?: string;
+  state?: DeliveryState;
+  event?: string;
+  limit: number;
+  offset: number;
+}
+
+interface Row {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  replay: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+export class DeliveryLogQuery {
+  readonly #db: Database.Database;
+  readonly #fingerprint;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    // Attempts only grow and states only move forward, so these sums move with every change that matters.
+    this.#fingerprint = db
+      .prepare<[], string>(
+        `SELECT COUNT(*) || ':' || IFNULL(MAX(rowid), 0) || ':' || IFNULL(SUM(attempts), 0) || ':' ||
+                IFNULL(SUM(CASE state WHEN 'pending' THEN 1 WHEN 'in_flight' THEN 2 WHEN 'succeeded' THEN 4
+                                      ELSE 8 END * (1 + replay)), 0)
+         FROM deliveries`,
+      )
+      .pluck();
+  }
+
+  page(filter: DeliveryLogFilter): { total: number; data: DeliveryRecord[] } {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (filter.webhookId !== undefined) {
+      where.push('webhook_id = ?');
+      args.push(filter.webhookId);
+    }
+    if (filter.state !== undefined) {
+      where.push('state = ?');
+      args.push(filter.state);
+    }
+    if (filter.event !== undefined) {
+      where.push('event = ?');
+      args.push(filter.event);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = this.#db
+      .prepare<(string | number)[], number>(`SELECT COUNT(*) FROM deliveries ${clause}`)
+      .pluck()
+      .get(...args) as number;
+    const rows = this.#db
+      .prepare<(string | number)[], Row>(
+        `SELECT id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at
+         FROM deliveries ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+      )
+      .all(...args, filter.limit, filter.offset);
+    return { total, data: rows.map(toRecord) };
+  }
+
+  /** Changes whenever any delivery is queued, attempted, replayed or settled (by this process or another). */
+  fingerprint(): string {
+    return this.#fingerprint.get() as string;
+  }
+}
+
+function toRecord(row: Row): DeliveryRecord {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    event: row.event,
+    payload: row.payload,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    replay: row.replay === 1,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
