@@ -33,6 +33,12 @@ export interface ServiceContext extends AppDeps {
   /** Start the delivery worker and follow every connection's outside changes (the service does; one-off CLI
    * commands do not). */
   startBackground(): void;
+  /** Pause sync (the tray's Pause): stop watching sources and sending webhooks; deliveries stay queued in
+   * SQLite and API reads and writes go on. Resolves once attempts in flight have finished. */
+  pauseSync(): Promise<void>;
+  /** Watch again (each source is looked at once at once) and send what was held. */
+  resumeSync(): void;
+  readonly syncPaused: boolean;
   close(): Promise<void>;
 }
 
@@ -109,6 +115,12 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const usage = new UsageStore(db);
   const flushTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS);
   flushTimer.unref();
+  let backgroundStarted = false;
+  let syncPaused = false;
+  const startSync = () => {
+    worker.start();
+    follower.start();
+  };
   return {
     db,
     connections,
@@ -132,8 +144,24 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     worker,
     follower,
     startBackground() {
-      worker.start();
-      follower.start();
+      backgroundStarted = true;
+      if (!syncPaused) startSync();
+    },
+    async pauseSync() {
+      if (syncPaused) return;
+      syncPaused = true;
+      follower.stop();
+      for (const id of replica.followed()) replica.unfollow(id);
+      // The worker's stop keeps its queue: nothing queued is dropped, it waits in SQLite for resume.
+      await worker.stop();
+    },
+    resumeSync() {
+      if (!syncPaused) return;
+      syncPaused = false;
+      if (backgroundStarted) startSync();
+    },
+    get syncPaused() {
+      return syncPaused;
     },
     async close() {
       follower.stop();

@@ -30,7 +30,18 @@ export interface RunningServer {
   port: number;
   context: ServiceContext;
   server: Server;
+  /** Pause change detection and webhook delivery (deliveries are held, never dropped); the API keeps serving. */
+  pauseSync(): Promise<void>;
+  resumeSync(): void;
+  status(): ServerStatus;
   stop(): Promise<void>;
+}
+
+/** What the tray shows about a running server. */
+export interface ServerStatus {
+  url: string;
+  port: number;
+  syncPaused: boolean;
 }
 
 /** The whole service on one port: what `sheetport serve`, `npm start` and the tray app all run. */
@@ -65,6 +76,9 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
       port,
       context,
       server,
+      pauseSync: () => context.pauseSync(),
+      resumeSync: () => context.resumeSync(),
+      status: () => ({ url, port, syncPaused: context.syncPaused }),
       stop() {
         closeStreams();
         stopping ??= closeServer(server)

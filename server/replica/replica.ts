@@ -122,6 +122,13 @@ export class Replica {
     return [...this.#slots].filter(([, slot]) => slot.unwatch).map(([id]) => id);
   }
 
+  /** Stop watching a connection for outside changes but keep its source and copy (reads go on; pause sync). */
+  unfollow(spreadsheetId: string): void {
+    const slot = this.#slots.get(spreadsheetId);
+    slot?.unwatch?.();
+    if (slot) slot.unwatch = null;
+  }
+
   /** Drop a removed connection's source and copy. */
   async forget(spreadsheetId: string): Promise<void> {
     const slot = this.#slots.get(spreadsheetId);
