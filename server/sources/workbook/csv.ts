@@ -145,9 +145,6 @@ export class CsvDocument implements WorkbookDocument {
     return [this.tab(CSV_SHEET_ID) as TabSnapshot];
   }
 
-  /** A CSV file is plain text: everything in it survives a save. */
-  assertWritable(): void {}
-
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
     const tab = this.tab(sourceSheetId);
     if (!tab) throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);

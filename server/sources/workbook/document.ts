@@ -11,8 +11,6 @@ export interface WorkbookDocument {
   tab(sourceSheetId: string): TabSnapshot | undefined;
   /** Every tab in order. */
   tabs(): TabSnapshot[];
-  /** Throws when a save would lose something the file holds (e.g. charts): such files are read-only. */
-  assertWritable(): void;
   /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
   /** The complete new file content. */

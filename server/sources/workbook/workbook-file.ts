@@ -218,7 +218,7 @@ export class WorkbookFile {
     } catch (e) {
       this.#cache = null;
       const mapped = fileError(e, this.path);
-      // Anything else (an ExcelJS serialization bug, ...) still answers with an AppError, without paths.
+      // Anything else (a serialization bug, ...) still answers with an AppError, without paths.
       const error =
         mapped instanceof AppError
           ? mapped
@@ -247,7 +247,6 @@ export class WorkbookFile {
       try {
         const tab = doc.tab(job.sourceSheetId);
         if (!tab) throw new AppError('sheet_not_found', `No tab with id ${job.sourceSheetId}`);
-        doc.assertWritable();
         job.options.precondition?.(tab);
         plan = planWrite(tab, job.mutations);
       } catch (error) {

@@ -176,9 +176,6 @@ export class OoxmlDocument implements WorkbookDocument {
     return this.#tabList.map((t) => this.tab(t.entry.sheetId) as TabSnapshot);
   }
 
-  /** Nothing in a package is lost on save: every part the write does not touch is copied as it is. */
-  assertWritable(): void {}
-
   #sheetXml(part: string): SheetXml {
     let sheet = this.#sheets.get(part);
     if (!sheet) {
