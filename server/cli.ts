@@ -6,12 +6,14 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { registerAccountCommands } from './cli/accounts.ts';
 import { registerAdminCommands } from './cli/admin.ts';
 import { registerConnectionCommands } from './cli/connections.ts';
 import { registerDashboardCommand } from './cli/dashboard.ts';
 import { registerDeliveryCommands } from './cli/deliveries.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { printError } from './cli/kit.ts';
+import { registerLoginCommand } from './cli/login.ts';
 import { registerServeCommands } from './cli/serve.ts';
 import { packageVersion } from './cli/version.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
@@ -54,6 +56,8 @@ function buildProgram(json: boolean): Command {
   // Registration order is the order `--help` lists the commands in.
   registerServeCommands(program); // serve, demo
   registerConnectionCommands(program); // connect, connections
+  registerLoginCommand(program);
+  registerAccountCommands(program);
   registerKeyCommands(program);
   registerWebhookCommands(program);
   registerDeliveryCommands(program);

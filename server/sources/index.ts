@@ -4,14 +4,14 @@
  */
 import { AppError } from '../errors.ts';
 import { googleKind } from './google/kind.ts';
-import type { ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
+import type { KindAccounts, ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
 import type { Source } from './source.ts';
 import { workbookKind } from './workbook/kind.ts';
 
 // Google first: it claims only spreadsheet ids and Sheets URLs that are not local files.
 const KINDS: readonly SourceKind[] = [googleKind, workbookKind];
 
-export type { ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
+export type { KindAccounts, ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
 
 /** The kind stored under `name` (a connection's `sourceKind`). */
 export function sourceKind(name: string): SourceKind {
@@ -30,6 +30,22 @@ export function sourceKind(name: string): SourceKind {
 
 export function kindNames(): string[] {
   return KINDS.map((k) => k.name);
+}
+
+/** The account logins of the kind named (`sheetport login google`); invalid_parameter when it has none. */
+export function accountsOf(name: string): KindAccounts {
+  const accounts = sourceKind(name).accounts;
+  if (!accounts) {
+    const withAccounts = KINDS.filter((k) => k.accounts).map((k) => k.name);
+    throw new AppError(
+      'invalid_parameter',
+      `'${name}' has no accounts to log in to; try ${withAccounts.join(', ')}.`,
+      {
+        parameter: 'kind',
+      },
+    );
+  }
+  return accounts;
 }
 
 /** The kind a user means: the one named, else the first that claims the input. */

@@ -62,4 +62,45 @@ export interface SourceKind {
   spreadsheetIdFor?(location: string): string;
   /** A small example spreadsheet in `dir` for `npm start`, if this kind can make one locally. */
   createDemo?(dir: string): Promise<ResolvedLocation>;
+  /** Logins of a kind that acts for a user account (Google); absent for local files. */
+  readonly accounts?: KindAccounts;
+}
+
+export interface AccountLogin {
+  secrets: SecretsProvider;
+  /** Print the consent URL, or open it in a browser. */
+  showConsentUrl: (url: string) => void;
+  /** The user agreed to keep the login in the secrets file (encrypted) where no OS keychain exists. */
+  allowFileStorage: boolean;
+  /** Asked only when the login goes into the secrets file. */
+  passphrase: () => Promise<string>;
+  settings?: GoogleSettings;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export interface LoginOutcome {
+  account: string;
+  storage: 'keychain' | 'encrypted_file';
+  where: string;
+}
+
+export interface AccountLogout {
+  secrets: SecretsProvider;
+  /** The default account when unset. */
+  account?: string;
+  passphrase?: string;
+  settings?: GoogleSettings;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface LogoutOutcome {
+  account: string;
+  revoked: 'revoked' | 'already_revoked' | 'not_possible';
+}
+
+export interface KindAccounts {
+  login(request: AccountLogin): Promise<LoginOutcome>;
+  list(secrets: SecretsProvider): { account: string; default: boolean }[];
+  logout(request: AccountLogout): Promise<LogoutOutcome>;
 }

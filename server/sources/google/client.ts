@@ -8,7 +8,7 @@ import { sheets as sheetsApi } from '@googleapis/sheets';
 import { OAuth2Client } from 'google-auth-library';
 import type { GoogleSettings, SourceOptions } from '../kind.ts';
 import { loginRequired } from './errors.ts';
-import { DEFAULT_ACCOUNT, loadTokens, saveTokens } from './tokens.ts';
+import { loadTokens, resolveAccount, saveTokens } from './tokens.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
@@ -40,6 +40,8 @@ export function googleSettings(settings: GoogleSettings = {}, env = process.env)
 export function oauthClient(settings: GoogleSettings, env = process.env): OAuth2Client {
   const root = settings.oauthRoot ? withoutSlash(settings.oauthRoot) : undefined;
   return new OAuth2Client({
+    // A 401 before the stored expiry (a grant cut short, a skewed clock) refreshes once instead of failing.
+    forceRefreshOnFailure: true,
     ...(env.SHEETPORT_GOOGLE_CLIENT_ID ? { clientId: env.SHEETPORT_GOOGLE_CLIENT_ID } : {}),
     ...(env.SHEETPORT_GOOGLE_CLIENT_SECRET ? { clientSecret: env.SHEETPORT_GOOGLE_CLIENT_SECRET } : {}),
     endpoints: {
@@ -53,14 +55,23 @@ export function oauthClient(settings: GoogleSettings, env = process.env): OAuth2
 /** Clients acting for the stored login of `settings.account`; no stored login is google_login_required. */
 export function googleClients(options: SourceOptions): GoogleClients {
   const settings = googleSettings(options.google);
-  const account = settings.account ?? DEFAULT_ACCOUNT;
+  const account = resolveAccount(options.secrets, settings.account);
   const tokens = loadTokens(options.secrets, account);
   if (!tokens || (!tokens.access_token && !tokens.refresh_token)) throw loginRequired();
   const auth = oauthClient(settings);
   auth.setCredentials(tokens);
   const secrets = options.secrets;
   // A refresh's new access token is kept; the refresh token is never dropped (saveTokens merges).
-  if (secrets) auth.on('tokens', (fresh) => saveTokens(secrets, account, fresh));
+  if (secrets) {
+    auth.on('tokens', (fresh) => {
+      try {
+        saveTokens(secrets, account, fresh);
+      } catch (err) {
+        // The call goes on with the new token in memory; the next start refreshes again.
+        options.log?.('Keeping a refreshed Google token failed', err);
+      }
+    });
+  }
   const common = {
     auth,
     retry: false,

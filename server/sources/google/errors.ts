@@ -32,7 +32,8 @@ function oauthErrorOf(err: unknown): string | undefined {
 export function classify(err: unknown): FailureClass {
   if (err instanceof AppError) return 'other';
   const status = statusOf(err);
-  if (oauthErrorOf(err) === 'invalid_grant' || status === 401) return 'login';
+  // An OAuth token endpoint's error (invalid_grant: revoked or expired; invalid_client ...): a new login is the fix.
+  if (oauthErrorOf(err) !== undefined || status === 401) return 'login';
   if (status === undefined || status === 408 || status === 429 || status >= 500) return 'transient';
   if (status === 404) return 'not_found';
   return 'other';

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { SourceKind } from '../kind.ts';
+import { googleAccounts } from './accounts.ts';
 import { requireSpreadsheetId, spreadsheetIdIn } from './location.ts';
 import { GoogleSource } from './source.ts';
 
@@ -20,4 +21,5 @@ export const googleKind: SourceKind = {
   },
   open: (location, options) => new GoogleSource(location, options),
   spreadsheetIdFor: (location) => location,
+  accounts: googleAccounts,
 };

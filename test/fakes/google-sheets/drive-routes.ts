@@ -1,5 +1,5 @@
-// Drive v3 files: create, get, list, copy, update (rename), delete, and an empty comments list.
-// `modifiedTime` and `version` move on every change to the file or its spreadsheet.
+// Drive v3 files: create, get, list, copy, update (rename), delete, and an empty comments list; `about`
+// (who the caller is). `modifiedTime` and `version` move on every change to the file or its spreadsheet.
 
 import { parseDriveQuery } from './drive-query.ts';
 import { driveFileNotFound, GoogleError } from './errors.ts';
@@ -59,8 +59,54 @@ function compareFiles(keys: SortKey[]) {
   };
 }
 
-export function driveRoutes(store: Store): Route[] {
+/** The one user the fake's tokens act for (Drive `about.user`). */
+export type FakeUser = { emailAddress: string; displayName: string };
+
+export const DEFAULT_FAKE_USER: FakeUser = {
+  emailAddress: 'fake.user@example.com',
+  displayName: 'Fake User',
+};
+
+function aboutJson(user: FakeUser): Record<string, unknown> {
+  return {
+    kind: 'drive#about',
+    user: {
+      kind: 'drive#user',
+      displayName: user.displayName,
+      me: true,
+      permissionId: '00000000000000000000',
+      emailAddress: user.emailAddress,
+    },
+  };
+}
+
+/** Drive's about.get has no default field set: without `fields` it is a 400, as at Google. */
+const fieldsRequired = (): GoogleError =>
+  new GoogleError(400, "The 'fields' parameter is required for this method.", {
+    errors: [
+      {
+        message: "The 'fields' parameter is required for this method.",
+        domain: 'global',
+        reason: 'required',
+        location: 'fields',
+        locationType: 'parameter',
+      },
+    ],
+  });
+
+export function driveRoutes(store: Store, user: FakeUser = DEFAULT_FAKE_USER): Route[] {
   return [
+    {
+      method: 'GET',
+      pattern: /^\/drive\/v3\/about$/,
+      quota: 'none',
+      auth: true,
+      handle: (req) => {
+        const fields = req.query.get('fields');
+        if (!fields) throw fieldsRequired();
+        return ok(maskWith(aboutJson(user), fields));
+      },
+    },
     {
       method: 'GET',
       pattern: /^\/drive\/v3\/files$/,

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adminRoutes } from './admin-routes.ts';
-import { driveRoutes } from './drive-routes.ts';
+import { DEFAULT_FAKE_USER, driveRoutes, type FakeUser } from './drive-routes.ts';
 import { badRequest, GoogleError } from './errors.ts';
 import type { FakeRequest, FakeResponse, Route } from './http-types.ts';
 import { missingCredentials, OAuthServer, unauthenticated } from './oauth.ts';
@@ -18,6 +18,8 @@ export type FakeGoogleOptions = {
   clock?: Clock;
   /** Reject bearer tokens this fake did not issue (default: any token is accepted). */
   strictAuth?: boolean;
+  /** Who the tokens act for (Drive `about.user`); a fixed made-up user by default. */
+  user?: FakeUser;
 };
 
 export type FakeGoogle = {
@@ -77,7 +79,7 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     ...oauth.routes(),
     ...valuesRoutes(store),
     ...spreadsheetsRoutes(store),
-    ...driveRoutes(store),
+    ...driveRoutes(store, options.user ?? DEFAULT_FAKE_USER),
   ];
 
   const authorize = (req: FakeRequest): string => {

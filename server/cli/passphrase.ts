@@ -1,0 +1,48 @@
+/**
+ * The passphrase that seals Google tokens in the secrets file: SHEETPORT_GOOGLE_PASSPHRASE when set, else typed
+ * twice at the terminal without echo. Without a terminal and without the variable there is no way to ask.
+ */
+import { CliError } from './kit.ts';
+
+export const PASSPHRASE_ENV = 'SHEETPORT_GOOGLE_PASSPHRASE';
+
+function readHidden(question: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const input = process.stdin;
+    process.stderr.write(question);
+    input.setRawMode(true);
+    input.resume();
+    input.setEncoding('utf8');
+    let typed = '';
+    const done = (outcome: () => void) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off('data', onData);
+      process.stderr.write('\n');
+      outcome();
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done(() => resolve(typed));
+        if (ch === '\u0003') return done(() => reject(new CliError('usage', 'Login cancelled.')));
+        if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+        else typed += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+export async function askPassphrase(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const fromEnv = env[PASSPHRASE_ENV];
+  if (fromEnv) return fromEnv;
+  if (!process.stdin.isTTY) {
+    throw new CliError('usage', `Set ${PASSPHRASE_ENV} to the passphrase that encrypts the Google login.`);
+  }
+  const first = await readHidden(
+    'Passphrase to encrypt the Google login (needed again by `sheetport serve`): ',
+  );
+  const again = await readHidden('The same passphrase again: ');
+  if (first !== again) throw new CliError('usage', 'The two passphrases differ; nothing was stored.');
+  return first;
+}
