@@ -1,0 +1,240 @@
+import { useState } from 'preact/hooks';
+import { api, enc } from './api.ts';
+import { useDeliveryUpdates } from './live.ts';
+import { Scrollable } from './scrollable.tsx';
+import { Empty, ErrorNote, Loading } from './status.tsx';
+import { type Delivery, type DeliveryDetail, EVENTS, STATES, type Webhook } from './types.ts';
+import { useResource } from './use-resource.ts';
+
+/** Delivery log: newest first, filters, one delivery in full (payload, headers, attempts), replay; live. */
+export function DeliveriesSection() {
+  const { version, live } = useDeliveryUpdates();
+  const hooks = useResource(() => api<{ data: Webhook[] }>('/admin/webhooks'), 'webhooks');
+  const [webhook, setWebhook] = useState('');
+  const [state, setState] = useState('');
+  const [event, setEvent] = useState('');
+  const [selected, setSelected] = useState<Delivery | null>(null);
+  const query = new URLSearchParams({
+    ...(webhook ? { webhook_id: webhook } : {}),
+    ...(state ? { state } : {}),
+    ...(event ? { event } : {}),
+    limit: '100',
+  }).toString();
+  const list = useResource(
+    () => api<{ data: Delivery[]; meta: { total: number } }>(`/admin/deliveries?${query}`),
+    `${query}#${version}`,
+  );
+  const urlOf = (id: string) => hooks.data?.data.find((w) => w.webhook_id === id)?.url ?? id;
+  return (
+    <section aria-labelledby="deliveries-title">
+      <h2 id="deliveries-title">
+        Delivery log{' '}
+        <span class={`badge ${live ? 'active' : 'paused'}`} role="status">
+          {live ? 'live' : 'not live'}
+        </span>
+      </h2>
+      <form class="card form-row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
+        <label>
+          Webhook
+          <select value={webhook} onChange={(e) => setWebhook(e.currentTarget.value)}>
+            <option value="">All webhooks</option>
+            {hooks.data?.data.map((w) => (
+              <option key={w.webhook_id} value={w.webhook_id}>
+                {w.url}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          State
+          <select value={state} onChange={(e) => setState(e.currentTarget.value)}>
+            <option value="">Any state</option>
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Event
+          <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
+            <option value="">Any event</option>
+            {EVENTS.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <div class="split">
+        <div>
+          {list.error ? <ErrorNote error={list.error} /> : null}
+          {list.loading && !list.data ? <Loading what="deliveries" /> : null}
+          {list.data && list.data.data.length === 0 ? (
+            <Empty>No deliveries{webhook || state || event ? ' match these filters' : ' yet'}.</Empty>
+          ) : null}
+          {list.data && list.data.data.length > 0 ? (
+            <Scrollable class="table-wrap" label="Table (scrolls sideways)">
+              <table>
+                <caption>{list.data.meta.total} deliveries, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Created</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Webhook</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.data.data.map((d) => (
+                    <tr key={d.delivery_id} class={selected?.delivery_id === d.delivery_id ? 'selected' : ''}>
+                      <td>
+                        <button
+                          type="button"
+                          class="link"
+                          aria-pressed={selected?.delivery_id === d.delivery_id}
+                          onClick={() => setSelected(d)}
+                        >
+                          {new Date(d.created_at).toLocaleString()}
+                          <span class="visually-hidden"> — show delivery {d.delivery_id}</span>
+                        </button>
+                      </td>
+                      <td>{d.event}</td>
+                      <td>
+                        <span class={`badge ${d.state}`}>{d.state}</span>
+                      </td>
+                      <td>{d.attempts}</td>
+                      <td class="truncate">{urlOf(d.webhook_id)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Scrollable>
+          ) : null}
+        </div>
+        {selected ? <DeliveryPanel delivery={selected} version={version} onReplayed={list.reload} /> : null}
+      </div>
+    </section>
+  );
+}
+
+function headersOf(d: DeliveryDetail): [string, string][] {
+  return [
+    ['Content-Type', 'application/json'],
+    ['X-Service-Event', d.event],
+    ['X-Service-Delivery', d.delivery_id],
+    ['webhook-id', d.delivery_id],
+    ['webhook-timestamp', '(the time of each attempt)'],
+    ['X-Service-Signature, webhook-signature', '(signed with the secret at each attempt)'],
+  ];
+}
+
+function DeliveryPanel({
+  delivery,
+  version,
+  onReplayed,
+}: {
+  delivery: Delivery;
+  version: number;
+  onReplayed: () => void;
+}) {
+  const detail = useResource(
+    () =>
+      api<DeliveryDetail>(
+        `/admin/webhooks/${enc(delivery.webhook_id)}/deliveries/${enc(delivery.delivery_id)}`,
+      ),
+    `${delivery.delivery_id}#${version}`,
+  );
+  const [error, setError] = useState<Error | null>(null);
+  const [replayed, setReplayed] = useState(false);
+  const replay = async () => {
+    setError(null);
+    try {
+      await api(
+        `/admin/webhooks/${enc(delivery.webhook_id)}/deliveries/${enc(delivery.delivery_id)}/replay`,
+        {
+          method: 'POST',
+        },
+      );
+      setReplayed(true);
+      onReplayed();
+      detail.reload();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const d = detail.data;
+  return (
+    <aside class="card detail" aria-labelledby="delivery-title">
+      <h3 id="delivery-title">Delivery {delivery.delivery_id}</h3>
+      {detail.error ? <ErrorNote error={detail.error} /> : null}
+      {detail.loading && !d ? <Loading what="the delivery" /> : null}
+      {d ? (
+        <>
+          <p>
+            <span class={`badge ${d.state}`}>{d.state}</span> · {d.event} · {d.attempts} attempt(s)
+            {d.next_attempt_at ? ` · next ${new Date(d.next_attempt_at).toLocaleTimeString()}` : ''}
+          </p>
+          <button type="button" onClick={replay} disabled={d.state === 'in_flight'}>
+            Replay
+          </button>
+          <span role="status" class="muted">
+            {replayed ? ' Replay queued.' : ''}
+          </span>
+          {error ? <ErrorNote error={error} /> : null}
+          <h4>Attempts</h4>
+          {d.attempt_log.length === 0 ? <Empty>Not attempted yet.</Empty> : null}
+          {d.attempt_log.length > 0 ? (
+            <Scrollable class="table-wrap" label="Table (scrolls sideways)">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">#</th>
+                    <th scope="col">Started</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Error / response</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.attempt_log.map((a) => (
+                    <tr key={a.attempt}>
+                      <td>
+                        {a.attempt}
+                        {a.trigger === 'replay' ? ' (replay)' : ''}
+                      </td>
+                      <td>{new Date(a.started_at).toLocaleTimeString()}</td>
+                      <td>{a.status ?? '—'}</td>
+                      <td>{a.duration_ms} ms</td>
+                      <td>
+                        {a.error ? <div class="error-text">{a.error}</div> : null}
+                        {a.response_excerpt ? <code class="excerpt">{a.response_excerpt}</code> : null}
+                        {a.target_address ? <div class="muted">to {a.target_address}</div> : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Scrollable>
+          ) : null}
+          <h4>Headers</h4>
+          <dl class="headers">
+            {headersOf(d).map(([k, v]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{v}</dd>
+              </div>
+            ))}
+          </dl>
+          <h4>Payload</h4>
+          <Scrollable class="payload" label="Payload">
+            <pre>{JSON.stringify(d.payload, null, 2)}</pre>
+          </Scrollable>
+        </>
+      ) : null}
+    </aside>
+  );
+}

@@ -1,0 +1,240 @@
+import { useState } from 'preact/hooks';
+import { api, enc } from './api.ts';
+import { CopyField } from './copy-button.tsx';
+import { Scrollable } from './scrollable.tsx';
+import { Empty, ErrorNote, Loading } from './status.tsx';
+import type { CellValue, Connection, ConnectionDetail, Preview } from './types.ts';
+import { useResource } from './use-resource.ts';
+
+/** Sheets: the registered spreadsheets, their tabs with a typed preview, endpoints, settings; add and remove. */
+export function SheetsSection() {
+  const list = useResource(() => api<{ data: Connection[] }>('/admin/connections'), 'connections');
+  return (
+    <section aria-labelledby="sheets-title">
+      <h2 id="sheets-title">Sheets</h2>
+      <AddWorkbook onAdded={list.reload} />
+      <div class="placeholder" role="note">
+        <strong>Google Sheets:</strong> logging in to Google and adding a spreadsheet from here comes with the
+        admin API for Google logins. Until then: <code>sheetport login google</code>, then{' '}
+        <code>sheetport connect google &lt;URL&gt;</code>; the spreadsheet then shows up here.
+      </div>
+      {list.error ? <ErrorNote error={list.error} /> : null}
+      {list.loading && !list.data ? <Loading what="spreadsheets" /> : null}
+      {list.data && list.data.data.length === 0 ? (
+        <Empty>No spreadsheets yet. Add a local workbook above by its path.</Empty>
+      ) : null}
+      {list.data?.data.map((c) => (
+        <ConnectionCard key={c.spreadsheet_id} connection={c} onChanged={list.reload} />
+      ))}
+    </section>
+  );
+}
+
+function AddWorkbook({ onAdded }: { onAdded: () => void }) {
+  const [location, setLocation] = useState('');
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('/admin/connections', {
+        method: 'POST',
+        body: { location: location.trim(), ...(name.trim() ? { name: name.trim() } : {}) },
+      });
+      setLocation('');
+      setName('');
+      onAdded();
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card form-row" onSubmit={submit} aria-labelledby="add-workbook-title">
+      <h3 id="add-workbook-title">Add a local workbook</h3>
+      <label>
+        Path of an .xlsx or .csv file
+        <input
+          type="text"
+          required
+          value={location}
+          onInput={(e) => setLocation(e.currentTarget.value)}
+          placeholder="/home/me/orders.xlsx"
+          autoComplete="off"
+        />
+      </label>
+      <label>
+        Name (optional)
+        <input type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="off" />
+      </label>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Adding…' : 'Add workbook'}
+      </button>
+      {error ? <ErrorNote error={error} /> : null}
+    </form>
+  );
+}
+
+function ConnectionCard({ connection, onChanged }: { connection: Connection; onChanged: () => void }) {
+  const detail = useResource(
+    () => api<ConnectionDetail>(`/admin/connections/${enc(connection.spreadsheet_id)}`),
+    connection.spreadsheet_id,
+  );
+  const [tab, setTab] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const sheets = detail.data?.sheets ?? [];
+  const shown = sheets.find((s) => s.name === tab) ?? sheets[0] ?? null;
+
+  const togglePublic = async (on: boolean) => {
+    setError(null);
+    try {
+      await api(`/admin/connections/${enc(connection.spreadsheet_id)}`, {
+        method: 'PATCH',
+        body: { public_read: on },
+      });
+      onChanged();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const remove = async () => {
+    setError(null);
+    try {
+      await api(`/admin/connections/${enc(connection.spreadsheet_id)}?force=true`, { method: 'DELETE' });
+      onChanged();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+
+  const titleId = `conn-${connection.spreadsheet_id}`;
+  return (
+    <article class="card" aria-labelledby={titleId}>
+      <header class="card-head">
+        <h3 id={titleId}>{connection.name}</h3>
+        <span class="muted">
+          {connection.source} · <code>{connection.location}</code>
+        </span>
+      </header>
+      <div class="settings">
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={connection.public_read}
+            onChange={(e) => togglePublic(e.currentTarget.checked)}
+          />
+          Public read (reads without an API key)
+        </label>
+        {confirming ? (
+          <span class="confirm">
+            Remove {connection.name} and its webhooks?{' '}
+            <button type="button" class="danger" onClick={remove}>
+              Yes, remove
+            </button>{' '}
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </span>
+        ) : (
+          <button type="button" class="danger-outline" onClick={() => setConfirming(true)}>
+            Remove
+          </button>
+        )}
+      </div>
+      {error ? <ErrorNote error={error} /> : null}
+      {detail.error ? <ErrorNote error={detail.error} /> : null}
+      {detail.loading && !detail.data ? <Loading what="tabs" /> : null}
+      {detail.data && sheets.length === 0 ? <Empty>This spreadsheet has no tabs.</Empty> : null}
+      {sheets.length > 0 ? (
+        <fieldset class="tabs">
+          <legend class="visually-hidden">Tabs of {connection.name}</legend>
+          {sheets.map((s) => (
+            <button
+              key={s.sheet_id}
+              type="button"
+              class="tab"
+              aria-pressed={shown?.sheet_id === s.sheet_id}
+              onClick={() => setTab(s.name)}
+            >
+              {s.name} <span class="muted">({s.row_count} rows)</span>
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
+      {shown ? <TabPanel connection={connection} sheetName={shown.name} sheetId={shown.sheet_id} /> : null}
+    </article>
+  );
+}
+
+function cell(v: CellValue): string {
+  return v === null ? '' : typeof v === 'string' ? v : String(v);
+}
+
+function TabPanel({
+  connection,
+  sheetName,
+  sheetId,
+}: {
+  connection: Connection;
+  sheetName: string;
+  sheetId: string;
+}) {
+  const preview = useResource(
+    () =>
+      api<Preview>(
+        `/admin/connections/${enc(connection.spreadsheet_id)}/sheets/${enc(sheetName)}/preview?limit=10`,
+      ),
+    `${connection.spreadsheet_id}/${sheetName}`,
+  );
+  const endpoint = `${window.location.origin}/v1/sheets/${enc(sheetId)}/rows`;
+  const curl = connection.public_read
+    ? `curl "${endpoint}"`
+    : `curl -H "Authorization: Bearer $SHEETPORT_KEY" "${endpoint}"`;
+  return (
+    <div class="tab-panel">
+      <div class="endpoint">
+        <CopyField value={endpoint} label={`endpoint URL of ${sheetName}`} />
+        <CopyField value={curl} label={`curl command for ${sheetName}`} />
+      </div>
+      {preview.error ? <ErrorNote error={preview.error} /> : null}
+      {preview.loading && !preview.data ? <Loading what="rows" /> : null}
+      {preview.data && preview.data.rows.length === 0 ? <Empty>This tab has no rows yet.</Empty> : null}
+      {preview.data && preview.data.rows.length > 0 ? (
+        <Scrollable class="table-wrap" label="Table (scrolls sideways)">
+          <table>
+            <caption>
+              First {preview.data.rows.length} of {preview.data.row_count} rows of {sheetName} (typed)
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                {preview.data.header.map((h) => (
+                  <th scope="col" key={h}>
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {preview.data.rows.map((row, i) => (
+                <tr key={i}>
+                  <td class="muted">{i + 1}</td>
+                  {row.map((v, j) => (
+                    <td key={j} class={`v-${v === null ? 'null' : typeof v}`}>
+                      {cell(v)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scrollable>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+/** The admin API's answers, as the dashboard reads them (docs/openapi.json has the full shapes). */
+export type CellValue = string | number | boolean | null;
+
+export interface Connection {
+  spreadsheet_id: string;
+  user_key: string;
+  name: string;
+  source: string;
+  public_read: boolean;
+  created_at: string;
+  location: string;
+}
+
+export interface SheetSummary {
+  sheet_id: string;
+  name: string;
+  header: string[];
+  row_count: number;
+}
+
+export interface ConnectionDetail extends Connection {
+  sheets: SheetSummary[];
+}
+
+export interface Preview extends SheetSummary {
+  rows: CellValue[][];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: 'read' | 'read_write';
+  plan: 'free' | 'pro' | 'enterprise';
+  limits: { per_second: number; daily: number };
+  connections: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  today?: { requests: number; refused_per_second: number; refused_daily: number };
+}
+
+export interface UsageReport {
+  days: { day: string; requests: number }[];
+}
+
+export interface Webhook {
+  webhook_id: string;
+  url: string;
+  spreadsheet_id: string;
+  sheet_name: string;
+  events: string[];
+  status: 'active' | 'paused';
+}
+
+export interface Delivery {
+  delivery_id: string;
+  webhook_id: string;
+  event: string;
+  state: 'pending' | 'in_flight' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface Attempt {
+  attempt: number;
+  trigger: string;
+  started_at: string;
+  duration_ms: number;
+  status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  target_address: string | null;
+}
+
+export interface DeliveryDetail extends Delivery {
+  payload: unknown;
+  attempt_log: Attempt[];
+}
+
+export interface RequestLine {
+  time: string | null;
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  key_id: string | null;
+  aborted: boolean;
+}
+
+export const EVENTS = ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'] as const;
+export const STATES = ['pending', 'in_flight', 'succeeded', 'failed'] as const;

@@ -1,0 +1,257 @@
+import { useState } from 'preact/hooks';
+import { api, enc } from './api.ts';
+import { CopyField } from './copy-button.tsx';
+import { Empty, ErrorNote, Loading } from './status.tsx';
+import { type Connection, type ConnectionDetail, EVENTS, type Webhook } from './types.ts';
+import { useResource } from './use-resource.ts';
+
+/** Webhooks: create, edit URL and events, pause/resume, rotate the secret, delete. */
+export function WebhooksSection() {
+  const hooks = useResource(() => api<{ data: Webhook[] }>('/admin/webhooks'), 'webhooks');
+  const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      <CreateWebhook
+        onCreated={(s) => {
+          setSecret(s);
+          hooks.reload();
+        }}
+      />
+      {secret ? (
+        <div class="card once" role="status">
+          <h3>Signing secret of {secret.id}</h3>
+          <p>Copy it now: it is shown this once. Your receiver checks signatures with it.</p>
+          <CopyField value={secret.secret} label="webhook signing secret" />
+          <button type="button" class="small" onClick={() => setSecret(null)}>
+            Done
+          </button>
+        </div>
+      ) : null}
+      {hooks.error ? <ErrorNote error={hooks.error} /> : null}
+      {hooks.loading && !hooks.data ? <Loading what="webhooks" /> : null}
+      {hooks.data && hooks.data.data.length === 0 ? (
+        <Empty>No webhooks yet. Register one above.</Empty>
+      ) : null}
+      {hooks.data?.data.map((w) => (
+        <WebhookCard key={w.webhook_id} webhook={w} onChanged={hooks.reload} onSecret={setSecret} />
+      ))}
+    </section>
+  );
+}
+
+function EventChoices({
+  value,
+  onChange,
+  legend,
+}: {
+  value: string[];
+  onChange: (v: string[]) => void;
+  legend: string;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      {EVENTS.map((e) => (
+        <label class="inline" key={e}>
+          <input
+            type="checkbox"
+            checked={value.includes(e)}
+            onChange={(ev) =>
+              onChange(ev.currentTarget.checked ? [...value, e] : value.filter((x) => x !== e))
+            }
+          />
+          {e}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function CreateWebhook({ onCreated }: { onCreated: (s: { id: string; secret: string }) => void }) {
+  const connections = useResource(() => api<{ data: Connection[] }>('/admin/connections'), 'connections');
+  const [url, setUrl] = useState('');
+  const [spreadsheet, setSpreadsheet] = useState('');
+  const [sheet, setSheet] = useState('');
+  const [events, setEvents] = useState<string[]>([...EVENTS]);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const chosen = spreadsheet || connections.data?.data[0]?.spreadsheet_id || '';
+  const tabs = useResource(
+    () => (chosen ? api<ConnectionDetail>(`/admin/connections/${enc(chosen)}`) : Promise.resolve(null)),
+    chosen,
+  );
+  const sheetName = sheet || tabs.data?.sheets[0]?.name || '';
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const w = await api<{ webhook_id: string; secret: string }>('/admin/webhooks', {
+        method: 'POST',
+        body: { url: url.trim(), spreadsheet_id: chosen, sheet_name: sheetName, events },
+      });
+      setUrl('');
+      onCreated({ id: w.webhook_id, secret: w.secret });
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (connections.data && connections.data.data.length === 0) {
+    return <Empty>Add a spreadsheet in Sheets first: a webhook watches one tab.</Empty>;
+  }
+  return (
+    <form class="card form-row" onSubmit={submit} aria-labelledby="create-webhook-title">
+      <h3 id="create-webhook-title">Register a webhook</h3>
+      <label>
+        Receiver URL
+        <input
+          type="url"
+          required
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          placeholder="https://example.com/hooks/sheetport"
+        />
+      </label>
+      <label>
+        Spreadsheet
+        <select
+          value={chosen}
+          onChange={(e) => {
+            setSpreadsheet(e.currentTarget.value);
+            setSheet('');
+          }}
+        >
+          {connections.data?.data.map((c) => (
+            <option key={c.spreadsheet_id} value={c.spreadsheet_id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Tab
+        <select value={sheetName} onChange={(e) => setSheet(e.currentTarget.value)}>
+          {tabs.data?.sheets.map((s) => (
+            <option key={s.sheet_id} value={s.name}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <EventChoices value={events} onChange={setEvents} legend="Events" />
+      <button type="submit" disabled={busy || !chosen || !sheetName}>
+        {busy ? 'Registering…' : 'Register webhook'}
+      </button>
+      {error ? <ErrorNote error={error} /> : null}
+    </form>
+  );
+}
+
+function WebhookCard({
+  webhook,
+  onChanged,
+  onSecret,
+}: {
+  webhook: Webhook;
+  onChanged: () => void;
+  onSecret: (s: { id: string; secret: string }) => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [url, setUrl] = useState(webhook.url);
+  const [events, setEvents] = useState<string[]>(webhook.events);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const path = `/admin/webhooks/${enc(webhook.webhook_id)}`;
+  const act = async (run: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await run();
+      onChanged();
+      return true;
+    } catch (err) {
+      setError(err as Error);
+      return false;
+    }
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (await act(() => api(path, { method: 'PATCH', body: { url, events } }))) setEditing(false);
+  };
+  const titleId = `wh-${webhook.webhook_id}`;
+  return (
+    <article class="card" aria-labelledby={titleId}>
+      <header class="card-head">
+        <h3 id={titleId}>
+          <code>{webhook.url}</code>
+        </h3>
+        <span class={`badge ${webhook.status}`}>{webhook.status}</span>
+      </header>
+      <p class="muted">
+        {webhook.webhook_id} · tab {webhook.sheet_name} · {webhook.events.join(', ')}
+      </p>
+      {editing ? (
+        <form class="form-row" onSubmit={save}>
+          <label>
+            Receiver URL
+            <input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          </label>
+          <EventChoices value={events} onChange={setEvents} legend="Events" />
+          <button type="submit">Save</button>
+          <button type="button" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <div class="actions">
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              act(() =>
+                api(path, {
+                  method: 'PATCH',
+                  body: { status: webhook.status === 'active' ? 'paused' : 'active' },
+                }),
+              )
+            }
+          >
+            {webhook.status === 'active' ? 'Pause' : 'Resume'}
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              act(async () => {
+                const r = await api<{ webhook_id: string; secret: string }>(`${path}/rotate-secret`, {
+                  method: 'POST',
+                });
+                onSecret({ id: r.webhook_id, secret: r.secret });
+              })
+            }
+          >
+            Rotate secret
+          </button>
+          {confirming ? (
+            <>
+              <button type="button" class="danger" onClick={() => act(() => api(path, { method: 'DELETE' }))}>
+                Yes, delete
+              </button>
+              <button type="button" onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </>
+          ) : (
+            <button type="button" class="danger-outline" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          )}
+        </div>
+      )}
+      {error ? <ErrorNote error={error} /> : null}
+    </article>
+  );
+}
