@@ -1,0 +1,166 @@
+/**
+ * The SheetPort tray app's main process (Electron glue; the logic lives in the small modules beside it, which
+ * are unit-tested). One instance per user: a second launch shows the first one's dashboard. The server runs in
+ * this process through server/index.ts, the same entry `sheetport serve` uses; workbook parsing already happens
+ * in worker threads there, so the tray stays responsive while a large file loads.
+ */
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  app,
+  type BrowserWindow,
+  clipboard,
+  dialog,
+  ipcMain,
+  Menu,
+  nativeImage,
+  shell,
+  Tray,
+} from 'electron';
+import log from 'electron-log/main';
+import { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from '../server/config.ts';
+import { type RunningServer, startServer } from '../server/index.ts';
+import { configureAppLog, logsDir } from './app-log.ts';
+import { registerIpcHandlers } from './ipc.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { loginItemsFor } from './login-item.ts';
+import { type TrayModel, trayMenuTemplate } from './tray-menu.ts';
+import { checkForUpdatesOnStart } from './updates.ts';
+import { createDashboardWindow } from './windows.ts';
+
+// The same folder the CLI uses (SHEETPORT_DATA_DIR, else the per-user app-data folder, which is Electron's
+// userData for an app named SheetPort), so `sheetport` commands and the app share connections and keys.
+const dataDir = resolveDataDir();
+// Chromium's own files (cache, cookies) go in a subfolder, apart from the service's data.
+app.setPath('sessionData', path.join(app.getPath('userData'), 'Chromium'));
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  runApp();
+}
+
+function runApp(): void {
+  mkdirSync(logsDir(dataDir), { recursive: true });
+  configureAppLog(log, dataDir);
+  const logError = (message: string, err?: unknown) => log.error(message, err ?? '');
+
+  const assets = path.join(app.getAppPath(), 'assets');
+  const preload = path.join(import.meta.dirname, 'preload.cjs');
+  const trustedIds = new Set<number>();
+  const loginItems = loginItemsFor(process.platform, app, process.env, os.homedir(), process.execPath);
+  let server: RunningServer | null = null;
+  let tray: Tray | null = null; // kept in a module-level variable so it is never garbage-collected
+  let win: BrowserWindow | null = null;
+  let quitting = false;
+  let drained = false;
+
+  const lifecycle = new Lifecycle({
+    start: async () => {
+      server = await startServer({
+        dataDir,
+        port: Number(process.env.SHEETPORT_PORT) || DEFAULT_PORT,
+        host: DEFAULT_HOST,
+        log: (message, err) => {
+          logError(message, err);
+          lifecycle.noteError(message, err);
+        },
+      });
+      return server;
+    },
+    onChange: () => refreshTray(),
+  });
+
+  const showDashboard = () => {
+    if (!server) return;
+    if (!win || win.isDestroyed()) {
+      win = createDashboardWindow({
+        port: server.port,
+        adminToken: server.context.adminToken,
+        preload,
+        icon: path.join(assets, 'icons', '256x256.png'),
+        trustedIds,
+        quitting: () => quitting,
+      });
+    }
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  };
+
+  const model = (): TrayModel => ({
+    ...lifecycle.state,
+    // A login entry for `electron .` would start Electron without the app, so only a packaged app offers it.
+    launchAtLoginSupported: app.isPackaged && loginItems.supported,
+    launchAtLogin: app.isPackaged && loginItems.isEnabled(),
+  });
+
+  function refreshTray(): void {
+    if (!tray) return;
+    const menu = trayMenuTemplate(model(), {
+      openDashboard: showDashboard,
+      copyApiUrl: () => {
+        if (lifecycle.state.url) clipboard.writeText(lifecycle.state.url);
+      },
+      toggleSync: () => void lifecycle.toggleSync().catch((err) => logError('Pause/resume failed', err)),
+      openLogs: () => void shell.openPath(logsDir(dataDir)),
+      setLaunchAtLogin: (on) => {
+        loginItems.setEnabled(on);
+        refreshTray();
+      },
+      quit: () => app.quit(),
+    });
+    tray.setToolTip(`SheetPort: ${menu[0]?.label ?? ''}`);
+    // Linux shows a changed menu only when it is set again.
+    tray.setContextMenu(Menu.buildFromTemplate(menu));
+  }
+
+  registerIpcHandlers(ipcMain, () => (server ? { ids: trustedIds, port: server.port } : null), {
+    pickFile: async () => {
+      const options = {
+        title: 'Add a workbook',
+        properties: ['openFile' as const],
+        filters: [{ name: 'Workbooks', extensions: ['xlsx', 'xlsm', 'csv'] }],
+      };
+      const picked = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+      return picked.canceled ? null : (picked.filePaths[0] ?? null);
+    },
+    copyText: (text) => clipboard.writeText(text),
+    openExternal: (url) => shell.openExternal(url),
+  });
+
+  app.on('second-instance', () => showDashboard());
+  // The tray keeps the app alive with no window open; Quit in the tray menu ends it.
+  app.on('window-all-closed', () => {});
+  app.on('before-quit', (event) => {
+    quitting = true;
+    if (drained) return;
+    event.preventDefault();
+    void lifecycle.stop().then((outcome) => {
+      log.info(
+        `Server stopped (${outcome === 'drained' ? 'deliveries in flight finished' : 'deadline reached'})`,
+      );
+      drained = true;
+      app.quit();
+    });
+  });
+
+  void app.whenReady().then(async () => {
+    if (process.platform === 'darwin') app.dock?.hide();
+    const icon =
+      process.platform === 'darwin'
+        ? nativeImage.createFromPath(path.join(assets, 'trayTemplate.png'))
+        : nativeImage.createFromPath(path.join(assets, 'icons', '32x32.png'));
+    tray = new Tray(icon);
+    refreshTray();
+    await lifecycle.start();
+    if (lifecycle.state.phase === 'failed') logError(`Server did not start: ${lifecycle.state.startError}`);
+    else log.info(`Server running at ${lifecycle.state.url} (data dir ${dataDir})`);
+    void checkForUpdatesOnStart(
+      app.isPackaged,
+      async () => (await import('electron-updater')).default.autoUpdater,
+      logError,
+    );
+  });
+}

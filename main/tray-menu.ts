@@ -1,0 +1,76 @@
+/**
+ * The tray menu as a pure model: the app's state in, Electron menu templates out. The glue in index.ts calls
+ * this again and re-sets the context menu whenever the state changes (Linux needs a new menu, not an edited one).
+ */
+import type { MenuItemConstructorOptions } from 'electron';
+import type { AppState } from './lifecycle.ts';
+
+export interface TrayModel extends AppState {
+  launchAtLogin: boolean;
+  /** False where the platform gives no login-item API the app can use. */
+  launchAtLoginSupported: boolean;
+}
+
+export interface TrayActions {
+  openDashboard(): void;
+  copyApiUrl(): void;
+  toggleSync(): void;
+  openLogs(): void;
+  setLaunchAtLogin(on: boolean): void;
+  quit(): void;
+}
+
+/** The first line of the menu and the tray's tooltip. */
+export function statusLine(model: TrayModel): string {
+  switch (model.phase) {
+    case 'running':
+      return `${model.syncPaused ? 'Sync paused' : 'Running'} on port ${model.port}`;
+    case 'starting':
+      return 'Starting…';
+    case 'stopping':
+      return 'Stopping: finishing deliveries in flight…';
+    case 'failed':
+      return `Not running: ${model.startError ?? 'failed to start'}`;
+    default:
+      return 'Stopped';
+  }
+}
+
+/** Long messages would stretch the menu across the screen. */
+function shorten(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export function trayMenuTemplate(model: TrayModel, actions: TrayActions): MenuItemConstructorOptions[] {
+  const running = model.phase === 'running';
+  const status: MenuItemConstructorOptions[] = [
+    { id: 'status', label: statusLine(model), enabled: false },
+    { id: 'tunnel', label: model.tunnelUrl ? `Tunnel: ${model.tunnelUrl}` : 'Tunnel: off', enabled: false },
+  ];
+  if (model.lastSyncError)
+    status.push({ id: 'last-error', label: shorten(`Last error: ${model.lastSyncError}`), enabled: false });
+  return [
+    ...status,
+    { type: 'separator' },
+    { id: 'open-dashboard', label: 'Open dashboard', enabled: running, click: () => actions.openDashboard() },
+    { id: 'copy-api-url', label: 'Copy API URL', enabled: running, click: () => actions.copyApiUrl() },
+    {
+      id: 'toggle-sync',
+      label: model.syncPaused ? 'Resume sync' : 'Pause sync',
+      enabled: running,
+      click: () => actions.toggleSync(),
+    },
+    { type: 'separator' },
+    { id: 'open-logs', label: 'Open logs', click: () => actions.openLogs() },
+    {
+      id: 'launch-at-login',
+      label: 'Launch at login',
+      type: 'checkbox',
+      checked: model.launchAtLogin,
+      enabled: model.launchAtLoginSupported,
+      click: () => actions.setLaunchAtLogin(!model.launchAtLogin),
+    },
+    { type: 'separator' },
+    { id: 'quit', label: 'Quit SheetPort', click: () => actions.quit() },
+  ];
+}
