@@ -1,0 +1,282 @@
+/**
+ * The admin routes the dashboard uses, through a real server (startServer over a temp data dir, request log on):
+ * keys created once-shown, re-planned and revoked; a connection's tabs, typed preview and public_read; webhooks
+ * with /v1's rules; the delivery log across webhooks with filters and replay; the request log by request id;
+ * server.json and `sheetport dashboard --no-browser`.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../server/index.ts';
+import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+
+const run = promisify(execFile);
+const BIN = new URL('../../bin/sheetport.js', import.meta.url).pathname;
+
+let dir: string;
+let dataDir: string;
+let service: RunningServer;
+let spreadsheetId: string;
+
+// biome-ignore lint/suspicious/noExplicitAny: bodies are checked by assertions
+type Body = any;
+
+async function admin(
+  p: string,
+  init: { method?: string; body?: unknown; auth?: string } = {},
+): Promise<{ status: number; body: Body; headers: Headers }> {
+  const res = await fetch(service.url + p, {
+    method: init.method ?? 'GET',
+    headers: {
+      Authorization: `Bearer ${init.auth ?? service.context.adminToken}`,
+      ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-admin-api-'));
+  dataDir = path.join(dir, 'data');
+  service = await startServer({ dataDir, port: 0, host: '127.0.0.1', log: () => {} });
+  const file = await writePeopleWorkbook(dir);
+  const connected = await admin('/admin/connections', { method: 'POST', body: { location: file } });
+  expect(connected.status).toBe(201);
+  spreadsheetId = connected.body.spreadsheet_id;
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('admin keys', () => {
+  it('creates a key shown once, changes its plan and revokes it', async () => {
+    const created = await admin('/admin/keys', {
+      method: 'POST',
+      body: { name: 'dash', scope: 'read', plan: 'free', connections: [spreadsheetId] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sp_/);
+    expect(created.body).toMatchObject({
+      name: 'dash',
+      scope: 'read',
+      plan: 'free',
+      connections: [spreadsheetId],
+    });
+    const id = created.body.id;
+    const listed = await admin('/admin/keys');
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
+
+    const read = () =>
+      fetch(`${service.url}/v1/spreadsheets/${spreadsheetId}`, {
+        headers: { Authorization: `Bearer ${created.body.key}` },
+      });
+    expect((await read()).status).toBe(200);
+
+    const planned = await admin(`/admin/keys/${id}`, { method: 'PATCH', body: { plan: 'pro' } });
+    expect(planned.status).toBe(200);
+    expect(planned.body.plan).toBe('pro');
+    expect(planned.body.limits.per_second).toBeGreaterThan(10);
+
+    const revoked = await admin(`/admin/keys/${id}`, { method: 'DELETE' });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).toEqual(expect.any(String));
+    expect((await read()).status).toBe(401);
+  });
+
+  it('refuses what it cannot create: an unknown member, a bad plan, an unknown spreadsheet', async () => {
+    const extra = await admin('/admin/keys', { method: 'POST', body: { scopes: 'read' } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error).toMatchObject({ code: 'invalid_body', field: 'scopes' });
+    const plan = await admin('/admin/keys', { method: 'POST', body: { plan: 'gold' } });
+    expect(plan.body.error).toMatchObject({ code: 'invalid_body', field: 'plan' });
+    const unknown = await admin('/admin/keys', { method: 'POST', body: { connections: ['wb_nope'] } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('spreadsheet_not_found');
+    expect((await admin('/admin/keys/key_nope', { method: 'DELETE' })).status).toBe(404);
+  });
+});
+
+describe('admin connections for the dashboard', () => {
+  it('shows a connection with its tabs and a typed preview of a tab', async () => {
+    const one = await admin(`/admin/connections/${spreadsheetId}`);
+    expect(one.status).toBe(200);
+    expect(one.body.sheets.map((s: { name: string }) => s.name)).toContain('People');
+    const preview = await admin(`/admin/connections/${spreadsheetId}/sheets/People/preview?limit=2`);
+    expect(preview.status).toBe(200);
+    expect(preview.body.header.slice(0, 4)).toEqual(['Name', 'Age', 'Joined', 'Active']);
+    expect(preview.body.rows).toHaveLength(2);
+    expect(preview.body.rows[0].slice(0, 4)).toEqual(['Ann', 31, '2024-03-01', true]);
+    expect(preview.body.row_count).toBeGreaterThan(2);
+    const missing = await admin(`/admin/connections/${spreadsheetId}/sheets/Nope/preview`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('sheet_not_found');
+    expect((await admin(`/admin/connections/${spreadsheetId}/sheets/People/preview?limit=0`)).status).toBe(
+      400,
+    );
+  });
+
+  it('turns public read on and off', async () => {
+    const sheetId = (await admin(`/admin/connections/${spreadsheetId}`)).body.sheets[0].sheet_id;
+    const anonymous = () => fetch(`${service.url}/v1/sheets/${encodeURIComponent(sheetId)}/rows`);
+    expect((await anonymous()).status).toBe(401);
+    const on = await admin(`/admin/connections/${spreadsheetId}`, {
+      method: 'PATCH',
+      body: { public_read: true },
+    });
+    expect(on.body.public_read).toBe(true);
+    expect((await anonymous()).status).toBe(200);
+    await admin(`/admin/connections/${spreadsheetId}`, { method: 'PATCH', body: { public_read: false } });
+    expect((await anonymous()).status).toBe(401);
+    const bad = await admin(`/admin/connections/${spreadsheetId}`, {
+      method: 'PATCH',
+      body: { public_read: 'yes' },
+    });
+    expect(bad.body.error).toMatchObject({ code: 'invalid_body', field: 'public_read' });
+  });
+});
+
+describe('admin webhooks and the delivery log', () => {
+  it('registers, pauses, rotates and deletes with /v1 rules; lists, filters and replays deliveries', async () => {
+    let down = true;
+    let secret = '';
+    const receiver = await startReceiver(
+      () => secret,
+      (_r, res) => {
+        res.statusCode = down ? 500 : 204;
+        res.end();
+      },
+    );
+    try {
+      const badEvent = await admin('/admin/webhooks', {
+        method: 'POST',
+        body: {
+          url: receiver.url,
+          spreadsheet_id: spreadsheetId,
+          sheet_name: 'People',
+          events: ['row.exploded'],
+        },
+      });
+      expect(badEvent.body.error).toMatchObject({ code: 'invalid_body', field: 'events' });
+      const created = await admin('/admin/webhooks', {
+        method: 'POST',
+        body: {
+          url: receiver.url,
+          spreadsheet_id: spreadsheetId,
+          sheet_name: 'People',
+          events: ['row.inserted'],
+        },
+      });
+      expect(created.status).toBe(201);
+      secret = created.body.secret;
+      const id = created.body.webhook_id;
+      expect(
+        (await admin('/admin/webhooks')).body.data.map((w: { webhook_id: string }) => w.webhook_id),
+      ).toContain(id);
+
+      const key = service.context.keys.create({ scope: 'read_write' }).key;
+      const userKey = service.context.connections.getBySpreadsheetId(spreadsheetId)!.userKey;
+      const append = await fetch(`${service.url}/api/spreadsheets/${userKey}/People`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ Name: 'Eve' }),
+      });
+      expect(append.status).toBe(201);
+      await receiver.waitFor(1);
+
+      await expect
+        .poll(async () => (await admin(`/admin/deliveries?webhook_id=${id}&state=pending`)).body.meta.total)
+        .toBe(1);
+      const page = await admin(`/admin/deliveries?event=row.inserted&webhook_id=${id}`);
+      expect(page.headers.get('x-total-count')).toBe('1');
+      const delivery = page.body.data[0];
+      expect(delivery).toMatchObject({ webhook_id: id, event: 'row.inserted', attempts: 1 });
+      expect((await admin(`/admin/deliveries?event=row.deleted&webhook_id=${id}`)).body.data).toEqual([]);
+      expect((await admin('/admin/deliveries?event=row.exploded')).body.error.parameter).toBe('event');
+      expect((await admin('/admin/deliveries?state=lost')).body.error.parameter).toBe('state');
+
+      down = false;
+      const replay = await admin(`/admin/webhooks/${id}/deliveries/${delivery.delivery_id}/replay`, {
+        method: 'POST',
+      });
+      expect(replay.status).toBe(202);
+      await receiver.waitFor(2);
+      await expect
+        .poll(
+          async () => (await admin(`/admin/webhooks/${id}/deliveries/${delivery.delivery_id}`)).body.state,
+        )
+        .toBe('succeeded');
+
+      const paused = await admin(`/admin/webhooks/${id}`, { method: 'PATCH', body: { status: 'paused' } });
+      expect(paused.body.status).toBe('paused');
+      const rotated = await admin(`/admin/webhooks/${id}/rotate-secret`, { method: 'POST' });
+      expect(rotated.body.secret).not.toBe(secret);
+      expect((await admin(`/admin/webhooks/${id}`, { method: 'DELETE' })).body).toEqual({
+        deleted: true,
+        webhook_id: id,
+      });
+      expect((await admin(`/admin/webhooks/${id}`, { method: 'DELETE' })).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('the request log', () => {
+  it('finds a request by its request id, newest first otherwise', async () => {
+    const res = await fetch(`${service.url}/v1/spreadsheets`, {
+      headers: { Authorization: 'Bearer sp_wrong' },
+    });
+    const requestId = res.headers.get('x-request-id')!;
+    await expect
+      .poll(async () => (await admin(`/admin/requests?request_id=${requestId}`)).body.data.length)
+      .toBe(1);
+    const [line] = (await admin(`/admin/requests?request_id=${requestId}`)).body.data;
+    expect(line).toMatchObject({
+      request_id: requestId,
+      method: 'GET',
+      path: '/v1/spreadsheets',
+      status: 401,
+    });
+    const recent = (await admin('/admin/requests?limit=5')).body.data;
+    expect(recent.length).toBeLessThanOrEqual(5);
+    expect(recent[0].time >= recent.at(-1).time).toBe(true);
+  });
+});
+
+describe('server.json and sheetport dashboard', () => {
+  it('writes server.json (0600) while running, and the CLI prints the dashboard URL with the token', async () => {
+    const file = path.join(dataDir, 'server.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ url: service.url, pid: process.pid });
+    const { stdout } = await run(process.execPath, [BIN, 'dashboard', '--no-browser', '--data-dir', dataDir]);
+    expect(stdout.trim()).toBe(`${service.url}/ui/#token=${encodeURIComponent(service.context.adminToken)}`);
+  });
+
+  it('removes server.json at stop, and the CLI then says no server runs', async () => {
+    const other = await startServer({
+      dataDir: path.join(dir, 'other'),
+      port: 0,
+      host: '127.0.0.1',
+      log: () => {},
+    });
+    await other.stop();
+    await expect(stat(path.join(dir, 'other', 'server.json'))).rejects.toThrow();
+    const failed = await run(process.execPath, [
+      BIN,
+      'dashboard',
+      '--no-browser',
+      '--data-dir',
+      path.join(dir, 'other'),
+    ]).catch((err: { code: number; stderr: string }) => err);
+    expect((failed as { code: number }).code).not.toBe(0);
+    expect((failed as { stderr: string }).stderr).toMatch(/No SheetPort server is running/);
+  });
+});
