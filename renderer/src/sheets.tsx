@@ -14,9 +14,9 @@ export function SheetsSection() {
       <h2 id="sheets-title">Sheets</h2>
       <AddWorkbook onAdded={list.reload} />
       <div class="placeholder" role="note">
-        <strong>Google Sheets:</strong> logging in to Google and adding a spreadsheet from here comes with the
-        admin API for Google logins. Until then: <code>sheetport login google</code>, then{' '}
-        <code>sheetport connect google &lt;URL&gt;</code>; the spreadsheet then shows up here.
+        <strong>Google Sheets (placeholder):</strong> logging in to Google and adding a spreadsheet from here
+        need an admin API for Google logins, which is not built yet. A spreadsheet connected with{' '}
+        <code>sheetport connect google &lt;URL&gt;</code> shows up here like any other.
       </div>
       {list.error ? <ErrorNote error={list.error} /> : null}
       {list.loading && !list.data ? <Loading what="spreadsheets" /> : null}
