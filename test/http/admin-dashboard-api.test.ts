@@ -5,6 +5,7 @@
  * server.json and `sheetport dashboard --no-browser`.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -278,5 +279,73 @@ describe('server.json and sheetport dashboard', () => {
     ]).catch((err: { code: number; stderr: string }) => err);
     expect((failed as { code: number }).code).not.toBe(0);
     expect((failed as { stderr: string }).stderr).toMatch(/No SheetPort server is running/);
+  });
+});
+
+describe('the refusals, as docs/openapi.json documents them', () => {
+  const doc: Body = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+  const deref = (node: Body): Body => {
+    let at = node;
+    while (at?.$ref)
+      at = at.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: Body, k: string) => n?.[k], doc);
+    return at;
+  };
+  /** The error codes the document allows for this operation and status. */
+  const documentedCodes = (method: string, template: string, status: number): string[] => {
+    const response = deref(doc.paths[template]?.[method]?.responses?.[String(status)]);
+    if (!response) return [];
+    const narrowed = deref(response.content['application/json'].schema).allOf.find((s: Body) => !s.$ref);
+    return narrowed.properties.error.properties.code.enum;
+  };
+
+  it('documents the status and code of each refusal of the new routes', async () => {
+    const cases: [string, string, string, unknown?][] = [
+      ['post', '/admin/keys', '/admin/keys', { plan: 'gold' }],
+      ['post', '/admin/keys', '/admin/keys', { connections: ['wb_nope'] }],
+      ['patch', '/admin/keys/{id}', '/admin/keys/key_nope', { plan: 'pro' }],
+      ['delete', '/admin/keys/{id}', '/admin/keys/key_nope'],
+      ['patch', '/admin/connections/{id}', `/admin/connections/${spreadsheetId}`, { public_read: 1 }],
+      ['get', '/admin/connections/{id}', '/admin/connections/wb_nope'],
+      [
+        'get',
+        '/admin/connections/{id}/sheets/{sheet}/preview',
+        `/admin/connections/${spreadsheetId}/sheets/Nope/preview`,
+      ],
+      [
+        'get',
+        '/admin/connections/{id}/sheets/{sheet}/preview',
+        `/admin/connections/${spreadsheetId}/sheets/People/preview?limit=x`,
+      ],
+      ['post', '/admin/webhooks', '/admin/webhooks', { url: 'ftp://x' }],
+      [
+        'post',
+        '/admin/webhooks',
+        '/admin/webhooks',
+        { url: 'https://example.com/h', spreadsheet_id: 'wb_nope', sheet_name: 'A' },
+      ],
+      ['patch', '/admin/webhooks/{id}', '/admin/webhooks/wh_nope', { status: 'paused' }],
+      ['post', '/admin/webhooks/{id}/rotate-secret', '/admin/webhooks/wh_nope/rotate-secret'],
+      ['get', '/admin/deliveries', '/admin/deliveries?state=lost'],
+      [
+        'post',
+        '/admin/webhooks/{id}/deliveries/{deliveryId}/replay',
+        '/admin/webhooks/wh_nope/deliveries/dlv_nope/replay',
+      ],
+      ['get', '/admin/requests', '/admin/requests?limit=0'],
+    ];
+    const problems: string[] = [];
+    for (const [method, template, url, body] of cases) {
+      const res = await admin(url, { method: method.toUpperCase(), ...(body !== undefined ? { body } : {}) });
+      const codes = documentedCodes(method, template, res.status);
+      if (!codes.includes(res.body?.error?.code)) {
+        problems.push(
+          `${method} ${url} -> ${res.status} ${res.body?.error?.code} (documented: ${codes.join(', ')})`,
+        );
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });
