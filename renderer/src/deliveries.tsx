@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from './api.ts';
 import { useDeliveryUpdates } from './live.ts';
 import { Scrollable } from './scrollable.tsx';
@@ -167,6 +167,22 @@ function DeliveryPanel({
     }
   };
   const d = detail.data;
+  // The stream says when the log changes; an attempt due within seconds is also watched here, so a replay that
+  // goes out and settles between two looks of the stream still shows its outcome.
+  useEffect(() => {
+    if (!d) return;
+    const dueSoon =
+      d.state === 'in_flight' ||
+      (d.state === 'pending' &&
+        d.next_attempt_at !== null &&
+        Date.parse(d.next_attempt_at) - Date.now() < 15_000);
+    if (!dueSoon) return;
+    const timer = setTimeout(() => {
+      detail.reload();
+      onReplayed();
+    }, 1000);
+    return () => clearTimeout(timer);
+  }, [d, detail.reload, onReplayed]);
   return (
     <aside class="card detail" aria-labelledby="delivery-title">
       <h3 id="delivery-title">Delivery {delivery.delivery_id}</h3>

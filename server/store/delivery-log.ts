@@ -33,12 +33,14 @@ export class DeliveryLogQuery {
 
   constructor(db: Database.Database) {
     this.#db = db;
-    // Attempts only grow and states only move forward, so these sums move with every change that matters.
+    // Read from the deliveries_due index alone (state, next_attempt_at), never the payloads: every queueing,
+    // claim, retry schedule, settling, replay and removal moves the per-state counts or due times.
     this.#fingerprint = db
       .prepare<[], string>(
-        `SELECT COUNT(*) || ':' || IFNULL(MAX(rowid), 0) || ':' || IFNULL(SUM(attempts), 0) || ':' ||
-                IFNULL(SUM(CASE state WHEN 'pending' THEN 1 WHEN 'in_flight' THEN 2 WHEN 'succeeded' THEN 4
-                                      ELSE 8 END * (1 + replay)), 0)
+        `SELECT IFNULL(MAX(rowid), 0) || '|' || IFNULL((
+           SELECT group_concat(state || '=' || n || '/' || due, ',')
+           FROM (SELECT state, COUNT(*) AS n, IFNULL(SUM(next_attempt_at), 0) AS due
+                 FROM deliveries INDEXED BY deliveries_due GROUP BY state ORDER BY state)), '')
          FROM deliveries`,
       )
       .pluck();
