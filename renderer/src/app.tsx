@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { forgetToken, saveToken, takeTokenFromUrl } from './api.ts';
 import { DeliveriesSection } from './deliveries.tsx';
 import { KeysSection } from './keys.tsx';
@@ -30,7 +30,13 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   // Focus moves to the new section's heading, so keyboard and screen-reader users land where the content is.
+  // Not on the first render: a fresh page starts at the top (skip link first), as pages do.
+  const firstRender = useRef(true);
   useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [section]);
 

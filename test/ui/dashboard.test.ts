@@ -207,6 +207,21 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     await expectAccessible();
   });
 
+  it('is usable from the keyboard: skip link, section links, focus on the new section', async () => {
+    await page.reload();
+    await page.getByRole('heading', { level: 2 }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keys');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'API keys' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // The token survived the reload in sessionStorage, and never went back into the URL.
+    expect(page.url()).not.toContain('token=');
+  });
+
   it('works in a narrow window, and the CSP refused nothing the page needs', async () => {
     await page.setViewportSize({ width: 420, height: 800 });
     await open('Sheets');
