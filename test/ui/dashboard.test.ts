@@ -211,13 +211,13 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     await page.reload();
     await page.getByRole('heading', { level: 2 }).waitFor();
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keys');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keys');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'API keys' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
     // The token survived the reload in sessionStorage, and never went back into the URL.
     expect(page.url()).not.toContain('token=');
   });
