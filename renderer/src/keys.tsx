@@ -68,6 +68,7 @@ function CreateKey({ onCreated }: { onCreated: (k: { id: string; key: string }) 
   const [scope, setScope] = useState('read');
   const [plan, setPlan] = useState('free');
   const [reach, setReach] = useState<string[]>([]);
+  const [formulas, setFormulas] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -77,7 +78,7 @@ function CreateKey({ onCreated }: { onCreated: (k: { id: string; key: string }) 
     try {
       const k = await api<ApiKey & { key: string }>('/admin/keys', {
         method: 'POST',
-        body: { name, scope, plan, connections: reach },
+        body: { name, scope, plan, connections: reach, allow_formulas: formulas },
       });
       setName('');
       setReach([]);
@@ -129,6 +130,10 @@ function CreateKey({ onCreated }: { onCreated: (k: { id: string; key: string }) 
           </label>
         ))}
       </fieldset>
+      <label class="inline">
+        <input type="checkbox" checked={formulas} onChange={(e) => setFormulas(e.currentTarget.checked)} />
+        May write formulas
+      </label>
       <button type="submit" disabled={busy}>
         {busy ? 'Creating…' : 'Create key'}
       </button>
