@@ -153,6 +153,8 @@ function runApp(): void {
         ? nativeImage.createFromPath(path.join(assets, 'trayTemplate.png'))
         : nativeImage.createFromPath(path.join(assets, 'icons', '32x32.png'));
     tray = new Tray(icon);
+    // Windows users expect a click on the tray icon to open the window; elsewhere a click opens the menu.
+    if (process.platform === 'win32') tray.on('click', () => showDashboard());
     refreshTray();
     await lifecycle.start();
     if (lifecycle.state.phase === 'failed') logError(`Server did not start: ${lifecycle.state.startError}`);
