@@ -101,6 +101,8 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     fileLimits: resolveFileLimits(options.fileLimits),
     log,
     secrets: secretsOf(db).provider,
+    // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
+    google: { now },
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
   };
   const replica = new Replica(

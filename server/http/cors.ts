@@ -32,6 +32,8 @@ export function apiCors() {
       'RateLimit',
       'RateLimit-Policy',
       'Idempotent-Replayed',
+      'X-Data-Age',
+      'Warning',
     ],
     maxAge: 600,
   });

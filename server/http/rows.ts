@@ -9,6 +9,7 @@ import type { Mutation, TabSnapshot, WriteOptions, WriteResult } from '../source
 import type { ConnectionRecord } from '../store/connections.ts';
 import { authorize, authorizeRead } from './auth.ts';
 import type { AppDeps } from './deps.ts';
+import { setFreshnessHeaders } from './freshness-headers.ts';
 import { setPagingHeaders } from './paging.ts';
 import type { RouteTable } from './route-table.ts';
 import { parseAppendBody, parseInputMode, parseRowNumber, parseUpdateBody } from './row-input.ts';
@@ -27,6 +28,12 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
   };
   const tabOf = (req: Request, connection: ConnectionRecord): Promise<TabSnapshot> =>
     deps.replica.tabByName(connection, String(req.params.sheetName));
+  /** A read's tab, with how old it is in the headers. */
+  const readTab = async (req: Request, res: Response, connection: ConnectionRecord): Promise<TabSnapshot> => {
+    const tab = await tabOf(req, connection);
+    setFreshnessHeaders(res, deps.replica.freshness(connection));
+    return tab;
+  };
   /**
    * The source names the failing mutation by `index`; on these routes that is the position in a POSTed array,
    * and means nothing for one object, a PUT or a DELETE, whose errors answer exactly like a GET's.
@@ -51,7 +58,7 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
     const connection = connectionOf(req);
     authorizeRead(res, connection);
     const query = parseListQuery(req.query, API_LIST_LIMITS);
-    const tab = await tabOf(req, connection);
+    const tab = await readTab(req, res, connection);
     const page = renderPage(tab, query);
     setPagingHeaders(req, res, page.total, query.limit, query.offset);
     send(res, 200, page.rendered);
@@ -62,7 +69,7 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
     authorizeRead(res, connection);
     const row = parseRowNumber(String(req.params.row));
     const view = parseRowViewQuery(req.query);
-    const tab = await tabOf(req, connection);
+    const tab = await readTab(req, res, connection);
     const typed = tab.typed[row - 1];
     if (!typed) throw rowNotFound(row, tab);
     const etag = rowEtag(typed);

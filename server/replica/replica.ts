@@ -2,6 +2,7 @@ import { AppError } from '../errors.ts';
 import type {
   Mutation,
   Source,
+  SourceFreshness,
   SpreadsheetSnapshot,
   TabSnapshot,
   Unwatch,
@@ -127,6 +128,11 @@ export class Replica {
     const slot = this.#slots.get(spreadsheetId);
     slot?.unwatch?.();
     if (slot) slot.unwatch = null;
+  }
+
+  /** How current this connection's copy is, as its source says (a source that cannot lag: age 0). */
+  freshness(connection: ConnectionRecord): SourceFreshness {
+    return this.#slots.get(connection.spreadsheetId)?.source.freshness?.() ?? { ageMs: 0, stale: false };
   }
 
   /** Drop a removed connection's source and copy. */

@@ -35,8 +35,16 @@ export interface GoogleSettings {
   timeoutMs?: number;
   /** First retry delay (ms); later ones double, with jitter. */
   retryBaseMs?: number;
-  /** Which stored login to use (`google-token:<account>`); `default` when unset. */
+  /** Which stored login to use (`google-token:<account>`); the default account of the last login when unset. */
   account?: string;
+  /** Sheets reads per minute per account SheetPort allows itself (SHEETPORT_GOOGLE_READS_PER_MINUTE; 60). */
+  readsPerMinute?: number;
+  /** Sheets writes per minute per account (SHEETPORT_GOOGLE_WRITES_PER_MINUTE; 60). */
+  writesPerMinute?: number;
+  /** How long a write past the budget waits for a slot before 503 (ms; 5 s). */
+  writeQueueMs?: number;
+  /** Epoch-ms clock (tests inject one, with `timers`). */
+  now?: () => number;
 }
 
 /** A location as the user gave it, made canonical: the same spreadsheet named two ways is one location. */

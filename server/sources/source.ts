@@ -75,6 +75,14 @@ export interface SourceCapabilities {
   limits: CellLimits;
 }
 
+/** How current the content a source last gave is: what the read routes say in `X-Data-Age` and `Warning`. */
+export interface SourceFreshness {
+  /** Milliseconds since the content was last known to match the source (0 for a local file). */
+  ageMs: number;
+  /** Known or likely out of date: the source could not be asked (unavailable, over quota) or has newer content. */
+  stale: boolean;
+}
+
 /** Stop watching. */
 export type Unwatch = () => void;
 
@@ -101,6 +109,11 @@ export interface Source {
    * `version` and `read`. Several listeners may watch one source.
    */
   watch(onOutsideChange: () => void): Unwatch;
+  /**
+   * How current the last `version`/`read` answer is. Optional: a source without it (a local file, whose stat is
+   * always current) counts as age 0, never stale.
+   */
+  freshness?(): SourceFreshness;
   /** Release file handles and watches. */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { TabSnapshot } from '../../sources/source.ts';
 import type { ConnectionRecord } from '../../store/connections.ts';
 import { authorizeRead } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import { setFreshnessHeaders } from '../freshness-headers.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
 import { send } from '../rows.ts';
@@ -26,6 +27,7 @@ export function mountSheetRoutes(routes: RouteTable, deps: AppDeps): void {
     authorizeRead(res, connection);
     const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);
     if (!tab) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
+    setFreshnessHeaders(res, deps.replica.freshness(connection));
     return { connection, tab };
   };
 

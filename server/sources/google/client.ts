@@ -19,6 +19,8 @@ export interface GoogleClients {
   sheets: ReturnType<typeof sheetsApi>;
   drive: ReturnType<typeof driveApi>;
   auth: OAuth2Client;
+  /** The account they act for (the budget is kept per account). */
+  account: string;
 }
 
 const withSlash = (url: string): string => (url.endsWith('/') ? url : `${url}/`);
@@ -29,7 +31,19 @@ export function googleSettings(settings: GoogleSettings = {}, env = process.env)
   const apiRoot = settings.apiRoot ?? env.SHEETPORT_GOOGLE_API_ROOT;
   // The fake serves OAuth on the API's port, so an API root alone points OAuth there too.
   const oauthRoot = settings.oauthRoot ?? env.SHEETPORT_GOOGLE_OAUTH_ROOT ?? apiRoot;
+  const numberFrom = (name: string): number | undefined => {
+    const value = Number(env[name]);
+    return env[name] && Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  const fromEnv: GoogleSettings = {};
+  const maxAgeMs = numberFrom('SHEETPORT_GOOGLE_MAX_AGE_MS');
+  const reads = numberFrom('SHEETPORT_GOOGLE_READS_PER_MINUTE');
+  const writes = numberFrom('SHEETPORT_GOOGLE_WRITES_PER_MINUTE');
+  if (maxAgeMs !== undefined) fromEnv.maxAgeMs = maxAgeMs;
+  if (reads !== undefined) fromEnv.readsPerMinute = reads;
+  if (writes !== undefined) fromEnv.writesPerMinute = writes;
   return {
+    ...fromEnv,
     ...settings,
     ...(apiRoot ? { apiRoot } : {}),
     ...(oauthRoot ? { oauthRoot } : {}),
@@ -82,5 +96,6 @@ export function googleClients(options: SourceOptions): GoogleClients {
     sheets: sheetsApi({ version: 'v4', ...common }),
     drive: driveApi({ version: 'v3', ...common }),
     auth,
+    account,
   };
 }

@@ -35,6 +35,7 @@ export class Freshness {
   readonly #waitMs: number;
   readonly #now: () => number;
   #checkedAt = 0;
+  #failing = false;
   readonly #retry: RetryPolicy;
   readonly #log: (message: string, err?: unknown) => void;
   readonly #listeners = new Set<() => void>();
@@ -99,18 +100,32 @@ export class Freshness {
     this.#timer = null;
   }
 
+  /** The version Drive gave last, when (epoch ms) and whether the latest attempt to ask failed. */
+  lastCheck(): { version: string | null; at: number; failing: boolean } {
+    return { version: this.#last, at: this.#checkedAt, failing: this.#failing };
+  }
+
   async #ask(): Promise<string> {
-    const { data } = await withRetry(
-      () =>
-        this.#clients.drive.files.get({
-          fileId: this.#spreadsheetId,
-          fields: 'modifiedTime,version',
-          supportsAllDrives: true,
-        }),
-      this.#retry,
-    );
+    const askedAt = this.#now();
+    let data: { version?: string | null; modifiedTime?: string | null };
+    try {
+      ({ data } = await withRetry(
+        () =>
+          this.#clients.drive.files.get({
+            fileId: this.#spreadsheetId,
+            fields: 'modifiedTime,version',
+            supportsAllDrives: true,
+          }),
+        this.#retry,
+      ));
+    } catch (err) {
+      this.#failing = true;
+      throw err;
+    }
+    this.#failing = false;
     this.#last = `${data.version ?? ''}@${data.modifiedTime ?? ''}`;
-    this.#checkedAt = this.#now();
+    // When it was asked, not answered: the content is known current as of the request.
+    this.#checkedAt = askedAt;
     return this.#last;
   }
 

@@ -1,10 +1,15 @@
 /**
  * A Google spreadsheet as a Source. Reads are one Sheets call (read.ts) plus one Drive version check; the
- * version answers from the last check (freshness.ts); writes are checked against the tab as Google has it now,
- * then applied as one atomic request (write.ts) and answered with the spreadsheet as it is afterwards.
- * Writes to one spreadsheet run one at a time, so each plans against the state the previous one left.
+ * version answers from the last check (freshness.ts); writes are checked against the tab as Google has it now
+ * (the last read when Drive says nothing changed since), then applied as one atomic request (write.ts) and
+ * answered with the spreadsheet as it is afterwards. Writes to one spreadsheet run one at a time, so each plans
+ * against the state the previous one left.
+ *
+ * Every Sheets call is paid from the account's budget (budget.ts). A read past the budget, or while Google is
+ * unavailable, gives the last snapshot again, and `freshness()` says how old it is and that it is stale.
  */
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
+import { realTimers } from '../../lib/timers.ts';
 import { assertStorable } from '../cell-rules.ts';
 import type { SourceOptions } from '../kind.ts';
 import { planWrite } from '../plan.ts';
@@ -13,13 +18,15 @@ import type {
   Mutation,
   Source,
   SourceCapabilities,
+  SourceFreshness,
   SpreadsheetSnapshot,
   Unwatch,
   WriteOptions,
   WriteResult,
 } from '../source.ts';
+import { budgetFor, DEFAULT_BUDGET, QuotaBudget } from './budget.ts';
 import { type GoogleClients, googleClients, googleSettings } from './client.ts';
-import { Freshness } from './freshness.ts';
+import { DEFAULT_MAX_AGE_MS, Freshness } from './freshness.ts';
 import { type ReadBook, readBook, type SheetMeta } from './read.ts';
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './retry.ts';
 import { applyPlan } from './write.ts';
@@ -35,51 +42,123 @@ export class GoogleSource implements Source {
   readonly #spreadsheetId: string;
   readonly #options: SourceOptions;
   readonly #retry: RetryPolicy;
+  readonly #now: () => number;
+  readonly #maxAgeMs: number;
   #clients: GoogleClients | null = null;
   #freshness: Freshness | null = null;
+  #budget: QuotaBudget | null = null;
   #sheets = new Map<string, SheetMeta>();
+  /** The last snapshot read, and when (epoch ms) it was last known to match Google. */
+  #last: { snapshot: SpreadsheetSnapshot; book: ReadBook; confirmedAt: number } | null = null;
+  /** The last read was answered from `#last` because Google could not be asked. */
+  #servedStale = false;
   #writes: Promise<unknown> = Promise.resolve();
 
   constructor(spreadsheetId: string, options: SourceOptions) {
     this.#spreadsheetId = spreadsheetId;
     this.#options = options;
-    const baseMs = googleSettings(options.google).retryBaseMs;
+    const settings = googleSettings(options.google);
+    const baseMs = settings.retryBaseMs;
     this.#retry = baseMs === undefined ? DEFAULT_RETRY : { ...DEFAULT_RETRY, baseMs };
+    this.#now = settings.now ?? Date.now;
+    this.#maxAgeMs = settings.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   }
 
   /** Clients are made on first use, so a missing login is an answer to a request, not a failure to open. */
-  #parts(): { clients: GoogleClients; freshness: Freshness } {
-    if (!this.#clients || !this.#freshness) {
-      this.#clients = googleClients(this.#options);
-      const { maxAgeMs, waitMs } = googleSettings(this.#options.google);
-      this.#freshness = new Freshness(this.#clients, this.#spreadsheetId, {
-        ...(this.#options.timers ? { timers: this.#options.timers } : {}),
+  #parts(): { clients: GoogleClients; freshness: Freshness; budget: QuotaBudget } {
+    if (!this.#clients || !this.#freshness || !this.#budget) {
+      const clients = googleClients(this.#options);
+      const settings = googleSettings(this.#options.google);
+      const { maxAgeMs, waitMs } = settings;
+      const timers = this.#options.timers ?? realTimers;
+      this.#freshness = new Freshness(clients, this.#spreadsheetId, {
+        timers,
+        now: this.#now,
         ...(this.#options.pollMs !== undefined ? { pollMs: this.#options.pollMs } : {}),
         ...(maxAgeMs !== undefined ? { maxAgeMs } : {}),
         ...(waitMs !== undefined ? { waitMs } : {}),
         ...(this.#options.log ? { log: this.#options.log } : {}),
         retry: this.#retry,
       });
+      this.#budget = budgetFor(
+        this.#options,
+        clients.account,
+        () =>
+          new QuotaBudget(
+            {
+              readsPerMinute: settings.readsPerMinute ?? DEFAULT_BUDGET.readsPerMinute,
+              writesPerMinute: settings.writesPerMinute ?? DEFAULT_BUDGET.writesPerMinute,
+              queueMs: settings.writeQueueMs ?? DEFAULT_BUDGET.queueMs,
+              queueLength: DEFAULT_BUDGET.queueLength,
+            },
+            this.#now,
+            (ms) => new Promise((resolve) => timers.after(ms, resolve)),
+          ),
+      );
+      this.#clients = clients;
     }
-    return { clients: this.#clients, freshness: this.#freshness };
+    return { clients: this.#clients, freshness: this.#freshness, budget: this.#budget };
   }
 
   version(): Promise<string> {
     return this.#parts().freshness.current();
   }
 
+  /** Past the read budget or while Google is unavailable, the last snapshot again (see freshness()). */
   async read(): Promise<SpreadsheetSnapshot> {
-    const { snapshot } = await this.#readAll();
-    return snapshot;
+    const last = this.#last;
+    const { budget } = this.#parts();
+    if (last && !budget.tryTake('read')) {
+      this.#servedStale = true;
+      return last.snapshot;
+    }
+    try {
+      const { snapshot } = await this.#readAll(last ? 'paid' : 'pay');
+      return snapshot;
+    } catch (err) {
+      if (!last || !isAppError(err) || err.code !== 'upstream_unavailable') throw err;
+      this.#servedStale = true;
+      return last.snapshot;
+    }
   }
 
-  async #readAll(): Promise<{ snapshot: SpreadsheetSnapshot; book: ReadBook }> {
-    const { clients, freshness } = this.#parts();
+  /** `pay`: take a read from the budget first (waiting like a write); `paid`: the caller has. */
+  async #readAll(payment: 'pay' | 'paid'): Promise<{ snapshot: SpreadsheetSnapshot; book: ReadBook }> {
+    const { clients, freshness, budget } = this.#parts();
+    if (payment === 'pay') await budget.take('read');
     // Version first: a change landing between the two calls is then seen again by the next check.
     const version = await freshness.check();
+    const confirmedAt = freshness.lastCheck().at;
     const book = await withRetry(() => readBook(clients, this.#spreadsheetId), this.#retry);
     this.#sheets = book.sheets;
-    return { snapshot: { title: book.title, version, tabs: book.tabs }, book };
+    const snapshot = { title: book.title, version, tabs: book.tabs };
+    this.#last = { snapshot, book, confirmedAt };
+    this.#servedStale = false;
+    return { snapshot, book };
+  }
+
+  /** The tabs as Google has them now: the last read when Drive says nothing changed since (no Sheets call). */
+  async #currentBook(): Promise<{ snapshot: SpreadsheetSnapshot; book: ReadBook }> {
+    const last = this.#last;
+    if (last && (await this.#parts().freshness.check()) === last.snapshot.version) {
+      this.#sheets = last.book.sheets;
+      return last;
+    }
+    return this.#readAll('pay');
+  }
+
+  freshness(): SourceFreshness {
+    const last = this.#last;
+    if (!last) return { ageMs: 0, stale: false };
+    const check = this.#freshness?.lastCheck();
+    const matches = check?.version === last.snapshot.version;
+    const confirmedAt = matches && check ? Math.max(check.at, last.confirmedAt) : last.confirmedAt;
+    const ageMs = Math.max(0, this.#now() - confirmedAt);
+    const newerKnown = check?.version != null && !matches;
+    return {
+      ageMs,
+      stale: this.#servedStale || newerKnown || check?.failing === true || ageMs > this.#maxAgeMs,
+    };
   }
 
   write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
@@ -93,8 +172,8 @@ export class GoogleSource implements Source {
 
   async #write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
     assertStorable(mutations, GOOGLE_LIMITS);
-    const { clients, freshness } = this.#parts();
-    const { snapshot } = await this.#readAll();
+    const { clients, freshness, budget } = this.#parts();
+    const { snapshot } = await this.#currentBook();
     const tab = snapshot.tabs.find((t) => t.sourceSheetId === sourceSheetId);
     const sheet = this.#sheets.get(sourceSheetId);
     if (!tab || !sheet) {
@@ -102,6 +181,10 @@ export class GoogleSource implements Source {
     }
     options.precondition?.(tab);
     const plan = planWrite(tab, mutations);
+    // The read that answers the write is reserved first: past either budget the write is refused before anything
+    // is written, never after.
+    await budget.take('read');
+    await budget.take('write');
     await applyPlan(
       {
         clients,
@@ -115,7 +198,8 @@ export class GoogleSource implements Source {
       plan,
       options,
     );
-    return { ...plan.counts, snapshot: await this.read() };
+    // The answer must show the write: read now (paid above) instead of serving the last snapshot.
+    return { ...plan.counts, snapshot: (await this.#readAll('paid')).snapshot };
   }
 
   watch(onOutsideChange: () => void): Unwatch {
