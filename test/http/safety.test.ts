@@ -207,6 +207,8 @@ describe('host guard and CORS', () => {
         'RateLimit',
         'RateLimit-Policy',
         'Idempotent-Replayed',
+        'X-Data-Age',
+        'Warning',
       ].sort(),
     );
   });

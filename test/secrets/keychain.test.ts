@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 const CHOOSE = fileURLToPath(new URL('../../server/secrets/choose.ts', import.meta.url));
 const DB = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
 const WEBHOOKS = fileURLToPath(new URL('../../server/store/webhooks.ts', import.meta.url));
+const REGISTER = fileURLToPath(new URL('../../server/webhooks/register.ts', import.meta.url));
 
 let root: string;
 let dataDir: string;
@@ -123,10 +124,11 @@ describe('the keychain backend', () => {
       import { existsSync, readFileSync } from 'node:fs';
       import { openDatabase } from ${JSON.stringify(DB)};
       import { WebhookStore } from ${JSON.stringify(WEBHOOKS)};
+      import { registerWebhook } from ${JSON.stringify(REGISTER)};
       const dir = process.argv[1];
       const db = openDatabase(dir);
       const store = new WebhookStore(db);
-      const { record, secret } = store.create({ url: 'https://example.com/h', spreadsheetId: 'wb_1', sheetName: 'S',
+      const { record, secret } = registerWebhook(store, { url: 'https://example.com/h', spreadsheetId: 'wb_1', sheetName: 'S',
         sourceSheetId: '1', events: ['row.inserted'], apiKeyId: null });
       const id = JSON.parse(readFileSync(dir + '/secrets-provider.json', 'utf8')).id;
       const key = execFileSync('secret-tool', ['lookup', 'service', 'SheetPort', 'username', id + '/data-key'], { encoding: 'utf8' });

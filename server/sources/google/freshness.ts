@@ -106,25 +106,25 @@ export class Freshness {
   }
 
   async #ask(): Promise<string> {
-    const askedAt = this.#now();
+    // When the attempt that answered was sent, not when the first one was: after retries the content is known
+    // current as of that last request.
+    let askedAt = this.#now();
     let data: { version?: string | null; modifiedTime?: string | null };
     try {
-      ({ data } = await withRetry(
-        () =>
-          this.#clients.drive.files.get({
-            fileId: this.#spreadsheetId,
-            fields: 'modifiedTime,version',
-            supportsAllDrives: true,
-          }),
-        this.#retry,
-      ));
+      ({ data } = await withRetry(() => {
+        askedAt = this.#now();
+        return this.#clients.drive.files.get({
+          fileId: this.#spreadsheetId,
+          fields: 'modifiedTime,version',
+          supportsAllDrives: true,
+        });
+      }, this.#retry));
     } catch (err) {
       this.#failing = true;
       throw err;
     }
     this.#failing = false;
     this.#last = `${data.version ?? ''}@${data.modifiedTime ?? ''}`;
-    // When it was asked, not answered: the content is known current as of the request.
     this.#checkedAt = askedAt;
     return this.#last;
   }
