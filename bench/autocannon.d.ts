@@ -7,6 +7,7 @@ declare module 'autocannon' {
     pipelining?: number;
     headers?: Record<string, string>;
     method?: string;
+    body?: string;
     timeout?: number;
     /** Per-request hooks; `setupRequest` may change the path of each request. */
     requests?: { setupRequest?: (req: { path: string }) => { path: string } }[] | undefined;
