@@ -12,8 +12,8 @@ import type { AppDeps } from './http/deps.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { idempotency } from './http/idempotency.ts';
+import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
-import { mountOpenApi } from './http/openapi.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { logRequests } from './http/request-log.ts';
@@ -77,7 +77,7 @@ export function createApp(
 
   const router = Router();
   const routes = new RouteTable(router, (access) => guardsOf[access]);
-  mountOpenApi(routes);
+  mountMetaRoutes(routes);
   mountAdminRoutes(routes, deps);
   mountAdminDeliveryRoutes(routes, deps);
   mountAdminConnectionRoutes(routes, deps);

@@ -15,9 +15,9 @@ import { registerKeyCommands } from './cli/keys.ts';
 import { printError } from './cli/kit.ts';
 import { registerLoginCommand } from './cli/login.ts';
 import { registerServeCommands } from './cli/serve.ts';
-import { packageVersion } from './cli/version.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
 import { DATA_DIR_ENV } from './config.ts';
+import { packageVersion } from './lib/package-file.ts';
 
 /** Run the CLI with user arguments (no `node` / script path). Resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {

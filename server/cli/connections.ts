@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { describeSpreadsheet } from '../connections/describe.ts';
 import { isAppError } from '../errors.ts';
+import { quantity } from '../lib/quantity.ts';
 import { kindNames, sourceKind } from '../sources/index.ts';
 import {
   CliError,
@@ -12,7 +13,6 @@ import {
   print,
   printJson,
   printTable,
-  quantity,
   type Stores,
   withStores,
   withStoresAsync,

@@ -1,6 +1,7 @@
 /** `sheetport keys create|list|revoke|set-plan|usage`: API keys, their rate-limit plans and their usage. */
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { quantity } from '../lib/quantity.ts';
 import { limitsOf } from '../limits/plans.ts';
 import { usageReport } from '../limits/usage-report.ts';
 import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
@@ -13,7 +14,6 @@ import {
   print,
   printJson,
   printTable,
-  quantity,
   withStores,
 } from './kit.ts';
 

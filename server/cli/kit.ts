@@ -103,11 +103,6 @@ export function printTable(header: string[], rows: string[][]): void {
   print([line(header), ...rows.map(line)].join('\n'));
 }
 
-/** `1 row`, `2 rows`, `0 rows`: a count with its noun in the right number (`plural` for irregular nouns). */
-export function quantity(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
-}
-
 /** One line on stderr (`{"error":{code,message}}` with --json); the stack only with SHEETPORT_DEBUG set. */
 export function printError(err: unknown, json: boolean): void {
   let code: string = 'internal_error';

@@ -4,6 +4,7 @@
  */
 import { type Command, Option } from 'commander';
 import { AppError, isAppError } from '../errors.ts';
+import { quantity } from '../lib/quantity.ts';
 import { openSource } from '../sources/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
@@ -12,16 +13,7 @@ import type { WebhookStatus } from '../store/webhooks.ts';
 import { registerWebhook, rotateWebhookSecret } from '../webhooks/register.ts';
 import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
-import {
-  collect,
-  type GlobalOptions,
-  globals,
-  print,
-  printJson,
-  printTable,
-  quantity,
-  withStores,
-} from './kit.ts';
+import { collect, type GlobalOptions, globals, print, printJson, printTable, withStores } from './kit.ts';
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program

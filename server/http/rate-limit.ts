@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
+import { quantity } from '../lib/quantity.ts';
 import { limitsOf, PUBLIC_READ_LIMITS } from '../limits/plans.ts';
 import type { RateDecision, RateLimiter } from '../limits/rate-limiter.ts';
 import { locals } from './locals.ts';
@@ -19,8 +20,8 @@ export function rateLimit(limiter: RateLimiter): RequestHandler {
     res.setHeader('Retry-After', String(decision.retryAfter));
     const message =
       decision.refusedBy === 'daily'
-        ? `Daily quota of ${decision.limits.daily} requests used up; it resets at midnight UTC.`
-        : `More than ${decision.limits.perSecond} requests in one second; slow down.`;
+        ? `Daily quota of ${quantity(decision.limits.daily, 'request')} used up; it resets at midnight UTC.`
+        : `More than ${quantity(decision.limits.perSecond, 'request')} in one second; slow down.`;
     next(
       new AppError('rate_limit_exceeded', message, {
         limit_type: decision.refusedBy,

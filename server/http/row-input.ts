@@ -15,9 +15,10 @@ export function parseRowNumber(raw: string): number {
 }
 
 /** One row object: every value a string, finite number, boolean or null (no nested objects or arrays). */
-export function parseRowObject(body: unknown, where: string): Record<string, CellInput> {
+export function parseRowObject(body: unknown, where: string, index?: number): Record<string, CellInput> {
+  const at = index === undefined ? {} : { index };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('invalid_body', `${where} must be a JSON object of field names to values.`);
+    throw new AppError('invalid_body', `${where} must be a JSON object of field names to values.`, at);
   }
   const values: Record<string, CellInput> = Object.create(null);
   for (const [field, value] of Object.entries(body)) {
@@ -32,7 +33,7 @@ export function parseRowObject(body: unknown, where: string): Record<string, Cel
       throw new AppError(
         'invalid_body',
         `${where}: field "${field}" must be a string, number, boolean or null.`,
-        { field },
+        { field, ...at },
       );
     }
   }
@@ -49,9 +50,11 @@ export function parseAppendBody(body: unknown): Record<string, CellInput>[] {
     throw new AppError('invalid_body', `At most ${MAX_ROWS_PER_WRITE} rows per request, got ${list.length}.`);
   }
   return list.map((row, i) => {
-    const where = Array.isArray(body) ? `Row ${i}` : 'Body';
-    const values = parseRowObject(row, where);
-    assertNotBlank(values, where);
+    // An item of a POSTed array is named by its 0-based `index`, as a batch names its mutations.
+    const index = Array.isArray(body) ? i : undefined;
+    const where = index === undefined ? 'Body' : `Item ${index} of the array`;
+    const values = parseRowObject(row, where, index);
+    assertNotBlank(values, where, index);
     return values;
   });
 }
@@ -60,9 +63,13 @@ export function parseAppendBody(body: unknown): Record<string, CellInput>[] {
  * An appended row with no value would land after the last row and, being empty, not be a row at all: the
  * answer would say "appended" while nothing appears. Refuse it instead.
  */
-export function assertNotBlank(values: Record<string, CellInput>, where: string): void {
+export function assertNotBlank(values: Record<string, CellInput>, where: string, index?: number): void {
   if (!Object.values(values).some((v) => v !== null && v !== '')) {
-    throw new AppError('invalid_body', `${where}: an appended row needs at least one non-empty value.`);
+    throw new AppError(
+      'invalid_body',
+      `${where}: an appended row needs at least one non-empty value.`,
+      index === undefined ? {} : { index },
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { AppError, isAppError } from '../errors.ts';
+import { quantity } from '../lib/quantity.ts';
 import { projectRow } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
 import { type Rendered, renderOne } from '../rows/formats/index.ts';
@@ -134,10 +135,14 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
 }
 
 function rowNotFound(row: number, tab: TabSnapshot): AppError {
-  return new AppError('row_not_found', `Row ${row} does not exist; the tab has ${tab.typed.length} rows.`, {
-    row,
-    row_count: tab.typed.length,
-  });
+  return new AppError(
+    'row_not_found',
+    `Row ${row} does not exist; the tab has ${quantity(tab.typed.length, 'row')}.`,
+    {
+      row,
+      row_count: tab.typed.length,
+    },
+  );
 }
 
 /** `If-Match` is checked against the tab as freshly read inside the write, so no outside edit slips between. */

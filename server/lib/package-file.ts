@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,4 +19,16 @@ export function findPackageFile(relative: string): string | null {
 /** True when running the TypeScript sources of a checkout, false when running the compiled build. */
 export function runningFromSource(): boolean {
   return import.meta.url.endsWith('.ts');
+}
+
+let cachedVersion: string | undefined;
+
+/** The version in SheetPort's own package.json ('0.0.0' when it cannot be found). */
+export function packageVersion(): string {
+  if (cachedVersion === undefined) {
+    const file = findPackageFile('package.json');
+    const pkg = file ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }) : {};
+    cachedVersion = typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  }
+  return cachedVersion;
 }

@@ -17,14 +17,19 @@ export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
 }
 
-/** Create the file empty and 0600 if missing; tighten it to 0600 if it exists. */
+/**
+ * Create the file empty and 0600 if missing; tighten it to 0600 if it exists. An existing file is changed by
+ * path, never opened: closing a descriptor of a file drops every POSIX lock this process holds on it, and a
+ * SQLite connection already open on it in this process would lose its locks (another process could then delete
+ * its WAL from under it).
+ */
 export function ensurePrivateFile(file: string): void {
-  const fd = fs.openSync(file, 'a', PRIVATE_FILE_MODE);
   try {
-    fs.fchmodSync(fd, PRIVATE_FILE_MODE);
-  } finally {
-    fs.closeSync(fd);
+    fs.closeSync(fs.openSync(file, 'wx', PRIVATE_FILE_MODE));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  fs.chmodSync(file, PRIVATE_FILE_MODE);
 }
 
 /** Tighten a file to 0600 if it exists (e.g. a `-wal` left by an older version). */

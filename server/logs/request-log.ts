@@ -92,7 +92,8 @@ export async function openRotatingLog(
     file: path.join(dir, stem),
     extension: '.log',
     size: `${Math.max(1, Math.floor(maxBytes))}b`,
-    limit: { count: keepFiles, removeOtherLogFiles: true },
+    // pino-roll counts the file being written among the kept ones; ours are the closed files besides it.
+    limit: { count: keepFiles + 1, removeOtherLogFiles: true },
     mode: 0o600,
     sync: false,
   });

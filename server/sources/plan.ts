@@ -5,7 +5,9 @@
  * in the same order: updates in place, deletes bottom-up, appends after the last data row.
  * Errors carry the failing mutation's position as data (`details.index`), never in the message.
  */
+
 import { AppError } from '../errors.ts';
+import { quantity } from '../lib/quantity.ts';
 import type { CellInput, TabSnapshot } from './source.ts';
 
 export interface CellWrite {
@@ -53,11 +55,15 @@ function checkValues(values: unknown, index: number): Values {
 
 function checkRow(row: unknown, rowCount: number, index: number): number {
   if (typeof row !== 'number' || !Number.isInteger(row) || row < 1 || row > rowCount) {
-    throw new AppError('row_not_found', `Row ${String(row)} does not exist; the tab has ${rowCount} rows.`, {
-      row,
-      row_count: rowCount,
-      index,
-    });
+    throw new AppError(
+      'row_not_found',
+      `Row ${String(row)} does not exist; the tab has ${quantity(rowCount, 'row')}.`,
+      {
+        row,
+        row_count: rowCount,
+        index,
+      },
+    );
   }
   return row;
 }

@@ -59,6 +59,8 @@ export class ConnectionStore {
     remove: Database.Statement<[string]>;
     webhooksOf: Database.Statement<[string], string>;
     removeWebhooks: Database.Statement<[string]>;
+    removeChangeLog: Database.Statement<[string]>;
+    removeBaselines: Database.Statement<[string]>;
     setPublicRead: Database.Statement<[number, string]>;
   };
 
@@ -83,6 +85,10 @@ export class ConnectionStore {
         .pluck(),
       // Their deliveries and attempts go with them (foreign keys cascade).
       removeWebhooks: db.prepare('DELETE FROM webhooks WHERE spreadsheet_id = ?'),
+      // What the service remembered of its content goes too: a spreadsheet connected again later (a Google
+      // one keeps its id) starts from what it holds then, with no feed or baseline from before.
+      removeChangeLog: db.prepare('DELETE FROM change_log WHERE spreadsheet_id = ?'),
+      removeBaselines: db.prepare('DELETE FROM tab_baselines WHERE spreadsheet_id = ?'),
       setPublicRead: db.prepare('UPDATE connections SET public_read = ? WHERE id = ?'),
     };
   }
@@ -176,6 +182,8 @@ export class ConnectionStore {
         );
       }
       if (webhooks.length > 0) this.stmts.removeWebhooks.run(found.spreadsheetId);
+      this.stmts.removeChangeLog.run(found.spreadsheetId);
+      this.stmts.removeBaselines.run(found.spreadsheetId);
       this.stmts.remove.run(found.spreadsheetId);
       return { removed: true, webhooksRemoved: webhooks };
     });

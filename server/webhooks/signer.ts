@@ -9,9 +9,7 @@
  *   protection from the signed timestamp.
  */
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageVersion } from '../lib/package-file.ts';
 import { standardWebhookKey } from './secret.ts';
 
 export function signHex(secret: string, body: Buffer | string): string {
@@ -64,27 +62,6 @@ let cachedUserAgent: string | undefined;
 export function userAgent(): string {
   cachedUserAgent ??= `SheetPort-Webhooks/${packageVersion()}`;
   return cachedUserAgent;
-}
-
-function packageVersion(): string {
-  // Walk up rather than hard-code a relative path: this file runs from server/webhooks/ in a checkout and from
-  // dist/server/webhooks/ when built.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-        if (pkg.name === 'sheetport' && typeof pkg.version === 'string') return pkg.version;
-      } catch {
-        // not ours or unreadable: keep walking
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return '0.0.0';
 }
 
 function bodyBytes(body: Buffer | string): Buffer {

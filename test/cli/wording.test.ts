@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quantity } from '../../server/cli/kit.ts';
+import { quantity } from '../../server/lib/quantity.ts';
 
 const BIN = path.resolve('bin/sheetport.js');
 const exec = promisify(execFile);

@@ -267,8 +267,24 @@ describe('DELETE /admin/connections/{id}', () => {
     return { id: body.spreadsheet_id, userKey: body.user_key, webhookId: (await webhook.json()).webhook_id };
   }
 
-  it('removes a connection without webhooks by its userKey', async () => {
+  it('removes a connection without webhooks by its userKey, and what the service remembered of it', async () => {
     const body = await (await connect({ location: await writePeopleWorkbook(h.dir) })).json();
+    // A write leaves a change-log entry and a baseline of the tab behind.
+    const put = await h.fetch(`/api/spreadsheets/${body.user_key}/People/1`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Name: 'Changed' }),
+    });
+    expect(put.status).toBe(200);
+    const remembered = () =>
+      ['change_log', 'tab_baselines'].map(
+        (table) =>
+          h.context.db
+            .prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`)
+            .pluck()
+            .get(body.spreadsheet_id) as number,
+      );
+    expect(remembered().every((n) => n > 0)).toBe(true);
     const res = await admin('DELETE', `/admin/connections/${body.user_key}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
@@ -279,6 +295,7 @@ describe('DELETE /admin/connections/{id}', () => {
     });
     expect(await listed()).toEqual([]);
     expect((await h.fetch(`/v1/spreadsheets/${body.spreadsheet_id}`)).status).toBe(404);
+    expect(remembered()).toEqual([0, 0]);
   });
 
   it('is refused with 409 listing the webhook ids while a webhook watches it (force=false too)', async () => {

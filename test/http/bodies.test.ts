@@ -2,6 +2,8 @@
  * Request bodies a client gets wrong answer with a message about what is wrong, and write nothing: bytes that
  * are not UTF-8, valid JSON of the wrong type, and writes to rows past the end of the tab.
  */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { fileHash, writePeopleWorkbook } from '../helpers/fixtures.ts';
@@ -59,6 +61,18 @@ describe('bodies', () => {
     expect((await batch.json()).error.message).toMatch(/JSON object/);
   });
 
+  it('an item of a POSTed array that is wrong is named by its index, and nothing is written', async () => {
+    const before = await fileHash(file);
+    const wrongType = await (await raw('POST', '', '[{"Name":"ok"}, 1]')).json();
+    expect(wrongType.error).toMatchObject({ code: 'invalid_body', index: 1 });
+    expect(wrongType.error.message).toMatch(/^Item 1 of the array must be a JSON object/);
+    const blank = await (await raw('POST', '', '[{"Name":null}]')).json();
+    expect(blank.error).toMatchObject({ code: 'invalid_body', index: 0 });
+    const nested = await (await raw('POST', '', '[{"Name":"ok"}, {"Name":{"a":1}}]')).json();
+    expect(nested.error).toMatchObject({ code: 'invalid_body', index: 1, field: 'Name' });
+    expect(await fileHash(file)).toBe(before);
+  });
+
   it('broken JSON is still "not valid JSON"', async () => {
     const res = await raw('POST', '', '{"Name":');
     expect(res.status).toBe(400);
@@ -83,5 +97,21 @@ describe('PUT and DELETE past the last row answer exactly like GET', () => {
       expect(got, method).toEqual(want);
       expect(error.message).not.toMatch(/mutation/i);
     }
+  });
+});
+
+describe('counts in messages', () => {
+  it('a one-row tab "has 1 row", in the row routes and in a batch', async () => {
+    const csv = path.join(h.dir, 'one-row.csv');
+    await writeFile(csv, 'Name\nAnn\n');
+    const one = h.connect(csv);
+    const get = await h.fetch(rowsPath(one, 'one-row', '/2'));
+    expect((await get.json()).error.message).toMatch(/the tab has 1 row\./);
+    const batch = await h.fetch(`/v1/sheets/${one.spreadsheetId}~1/rows:batchUpdate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mutations: [{ op: 'delete', row: 2 }] }),
+    });
+    expect((await batch.json()).error.message).toMatch(/\(the tab has 1 row\)/);
   });
 });

@@ -283,14 +283,14 @@ describe('docs/openapi.json is structurally OpenAPI 3.1', () => {
     }
   });
 
-  it('keys every /api and /v1 operation, guards /admin with the admin token and leaves /openapi.json open', () => {
+  it('keys every /api and /v1 operation, guards /admin with the admin token and leaves / and /openapi.json open', () => {
     expect(DOC.security).toEqual([{ bearerAuth: [] }]);
     const schemes = deref(deref(DOC.components).securitySchemes);
     expect(deref(schemes.adminToken)).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const o of operations()) {
       const where = `${o.method.toUpperCase()} ${o.path}`;
       const statuses = Object.keys(deref(o.op.responses));
-      if (o.path === '/openapi.json') expect(o.op.security, where).toEqual([]);
+      if (o.path === '/openapi.json' || o.path === '/') expect(o.op.security, where).toEqual([]);
       else if (o.path.startsWith('/admin/')) {
         // loopback-only, admin token instead of an API key (server/http/admin.ts)
         expect(o.op.security, where).toEqual([{ adminToken: [] }]);
@@ -352,6 +352,24 @@ describe('GET /openapi.json', () => {
     expect(res.headers['x-request-id']).toBeTruthy();
     expect(res.body).toBe(RAW);
     expect(JSON.parse(res.body)).toEqual(DOC);
+  });
+
+  it('the base URL says what it is and where to go, without an API key, in the shape the document gives', async () => {
+    const res = await get('/', '127.0.0.1');
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.body);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(body).toEqual({
+      service: 'SheetPort',
+      version: pkg.version,
+      openapi: '/openapi.json',
+      rows: '/api/spreadsheets/{userKey}/{sheetName}',
+      spreadsheets: '/v1/spreadsheets',
+      dashboard: '/ui/',
+    });
+    const raw = JSON.parse(RAW);
+    const schema = raw.paths['/'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(body).sort());
   });
 
   it('refuses a non-loopback Host, as documented', async () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,5 +155,40 @@ describe('data dir', () => {
     openDatabase(dataDir).close();
     expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
     fs.rmSync(parent, { recursive: true, force: true });
+  });
+});
+
+describe('a second handle in the same process', () => {
+  // POSIX file locks belong to the process: closing any descriptor of the database file drops every lock its
+  // connections hold, and another process that then closes its own connection believes it was the last one,
+  // checkpoints and deletes the WAL under the first (lost writes, a corrupt index). `sheetport serve` opens a
+  // second handle for its next-steps hint while the service's is open; python3's sqlite3 is the other process.
+  it('leaves the first connection its locks: another process closing the database does not take the WAL away', () => {
+    const first = openDatabase(dir);
+    try {
+      first
+        .prepare(
+          "INSERT INTO connections (id, name, source_kind, location, user_key, created_at) VALUES ('c1', 'n', 'workbook', '/x.csv', 'uk1', '2026-01-01T00:00:00Z')",
+        )
+        .run();
+      openDatabase(dir).close();
+      const other = spawnSync('python3', [
+        '-c',
+        'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("select count(*) from connections").fetchall(); c.close()',
+        path.join(dir, DB_FILE_NAME),
+      ]);
+      expect(other.status).toBe(0);
+      // Still the first connection's WAL, so a write made now is seen by a new reader in another process.
+      first.prepare("UPDATE connections SET name = 'after' WHERE id = 'c1'").run();
+      const seen = spawnSync('python3', [
+        '-c',
+        'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select name from connections").fetchone()[0])',
+        path.join(dir, DB_FILE_NAME),
+      ]);
+      expect(seen.stdout.toString().trim()).toBe('after');
+      expect(fs.existsSync(path.join(dir, `${DB_FILE_NAME}-wal`))).toBe(true);
+    } finally {
+      first.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
+import { quantity } from '../../lib/quantity.ts';
 import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
 import type { ConnectionRecord } from '../../store/connections.ts';
 import { authorize } from '../auth.ts';
@@ -131,7 +132,8 @@ function batchError(e: unknown): unknown {
   if (!isAppError(e) || typeof e.details.index !== 'number') return e;
   const { index, ...details } = e.details;
   if (e.code === 'row_not_found') {
-    const count = typeof details.row_count === 'number' ? ` (the tab has ${details.row_count} rows)` : '';
+    const count =
+      typeof details.row_count === 'number' ? ` (the tab has ${quantity(details.row_count, 'row')})` : '';
     return atIndex(index, 'invalid_body', `row ${String(details.row)} does not exist${count}.`, details);
   }
   return atIndex(index, e.code, e.message.charAt(0).toLowerCase() + e.message.slice(1), details);
