@@ -19,8 +19,13 @@ import {
   Tray,
 } from 'electron';
 import log from 'electron-log/main';
-import { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from '../server/config.ts';
-import { type RunningServer, startServer } from '../server/index.ts';
+import {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  type RunningServer,
+  resolveDataDir,
+  startServer,
+} from '../server/index.ts';
 import { configureAppLog, logsDir } from './app-log.ts';
 import { registerIpcHandlers } from './ipc.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -77,7 +82,7 @@ function runApp(): void {
     if (!win || win.isDestroyed()) {
       win = createDashboardWindow({
         port: server.port,
-        adminToken: server.context.adminToken,
+        adminToken: server.adminToken,
         preload,
         icon: path.join(assets, 'icons', '256x256.png'),
         trustedIds,

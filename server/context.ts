@@ -102,7 +102,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     log,
     secrets: secretsOf(db).provider,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
-    google: { now },
+    now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
   };
   const replica = new Replica(

@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { STOP_DEADLINE_MS } from './config.ts';
+
+// What an embedder (the desktop app) needs to choose the same data dir and address as the CLI.
+export { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
+
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
@@ -28,6 +32,9 @@ export interface ServerConfig {
 export interface RunningServer {
   url: string;
   port: number;
+  /** The local admin token: what the dashboard signs in with (`/ui/#token=...`). */
+  adminToken: string;
+  /** The wired service and its HTTP server, for tests and the stop deadline; embedders use the members above. */
   context: ServiceContext;
   server: Server;
   /** Pause change detection and webhook delivery (deliveries are held, never dropped); the API keeps serving. */
@@ -74,6 +81,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
     return {
       url,
       port,
+      adminToken: context.adminToken,
       context,
       server,
       pauseSync: () => context.pauseSync(),

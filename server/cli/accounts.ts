@@ -1,14 +1,15 @@
-/** `sheetport accounts list|logout [account]`: the logins of a kind with accounts (Google by default). */
+/** `sheetport accounts list|logout [account]`: the logins of a kind with accounts (the first such kind by default). */
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
-import { accountsOf } from '../sources/index.ts';
+import { accountsOf, defaultAccountsKind } from '../sources/index.ts';
 import { globals, print, printJson, printTable } from './kit.ts';
 
-const KIND_OPTION = ['--kind <kind>', 'the kind of source the accounts belong to', 'google'] as const;
-
 export function registerAccountCommands(program: Command): void {
-  const accounts = program.command('accounts').description('list or log out of Google accounts');
+  const kind = defaultAccountsKind();
+  const provider = accountsOf(kind).provider;
+  const KIND_OPTION = ['--kind <kind>', 'the kind of source the accounts belong to', kind] as const;
+  const accounts = program.command('accounts').description(`list or log out of ${provider} accounts`);
   accounts
     .command('list')
     .description('list logged-in accounts and which one is the default')
@@ -17,7 +18,7 @@ export function registerAccountCommands(program: Command): void {
       const g = globals(cmd);
       const all = accountsOf(opts.kind).list(openSecretsProvider(resolveDataDir({ flag: g.dataDir })));
       if (g.json) return printJson(all);
-      if (all.length === 0) return print('No accounts. Log in with: sheetport login google');
+      if (all.length === 0) return print(`No accounts. Log in with: sheetport login ${opts.kind}`);
       printTable(
         ['ACCOUNT', 'DEFAULT'],
         all.map((a) => [a.account, a.default ? 'yes' : '']),
@@ -25,20 +26,21 @@ export function registerAccountCommands(program: Command): void {
     });
   accounts
     .command('logout')
-    .description('revoke the access at Google and delete the stored tokens')
+    .description(`revoke the access at ${provider} and delete the stored tokens`)
     .argument('[account]', 'the account (default: the default account)')
     .option(...KIND_OPTION)
     .action(async (account: string | undefined, opts: { kind: string }, cmd: Command) => {
       const g = globals(cmd);
       const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }));
-      const outcome = await accountsOf(opts.kind).logout({ secrets, ...(account ? { account } : {}) });
+      const of = accountsOf(opts.kind);
+      const outcome = await of.logout({ secrets, ...(account ? { account } : {}) });
       if (g.json) return printJson(outcome);
       const note =
         outcome.revoked === 'revoked'
-          ? 'access revoked at Google'
+          ? `access revoked at ${of.provider}`
           : outcome.revoked === 'already_revoked'
-            ? 'Google had already ended the access'
-            : 'Google could not be told; remove SheetPort at https://myaccount.google.com/permissions';
+            ? `${of.provider} had already ended the access`
+            : `${of.provider} could not be told; remove SheetPort at ${of.permissionsUrl}`;
       print(`Logged out ${outcome.account}: tokens deleted, ${note}.`);
     });
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
-import { isLoopbackName } from '../http/host-guard.ts';
+import { isLoopbackName } from '../lib/host-names.ts';
 import { readServerInfo, type ServerInfo } from '../server-info.ts';
 import { loadOrCreateAdminToken } from '../store/admin-token.ts';
 import { openDatabase } from '../store/db.ts';

@@ -1,46 +1,20 @@
 /**
- * `sheetport deliveries ...`: the webhook delivery log (list, inspect) and manual replay. A replay only marks
- * the delivery due now in SQLite; the running service's delivery worker notices the commit (it polls SQLite's
- * data_version every 250 ms) and sends it, so this command works without talking to the server.
+ * `sheetport deliveries ...`: the webhook delivery log (list, inspect) and manual replay, in the shapes and with
+ * the use case the API has (webhooks/delivery-json.ts, webhooks/replay.ts). A replay only marks the delivery due
+ * now in SQLite; the running service's delivery worker notices the commit (it polls SQLite's data_version every
+ * 250 ms) and sends it, so this command works without talking to the server.
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { AppError } from '../errors.ts';
-import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../store/deliveries.ts';
+import type { DeliveryState } from '../store/deliveries.ts';
+import { deliveryDetailJson, deliveryLogEntryJson, fullAttemptJson } from '../webhooks/delivery-json.ts';
+import { replayDelivery } from '../webhooks/replay.ts';
 import { globals, iso, print, printJson, printTable, wholeNumber, withStores } from './kit.ts';
 
 const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
-
-export function deliveryJson(d: DeliveryRecord) {
-  return {
-    delivery_id: d.id,
-    webhook_id: d.webhookId,
-    event: d.event,
-    state: d.state,
-    attempts: d.attempts,
-    next_attempt_at: iso(d.nextAttemptAt),
-    replay: d.replay,
-    created_at: iso(d.createdAt),
-    completed_at: iso(d.completedAt),
-  };
-}
-
-export function attemptJson(a: AttemptRecord) {
-  return {
-    attempt: a.attempt,
-    trigger: a.trigger,
-    started_at: iso(a.startedAt),
-    duration_ms: a.durationMs,
-    status: a.status,
-    error: a.error,
-    response_excerpt: a.responseExcerpt,
-    // The CLI shows everything, local targets included (the API hides their excerpts and detailed errors).
-    target_address: a.targetAddress,
-    target_kind: a.targetKind,
-  };
-}
 
 export function registerDeliveryCommands(program: Command): void {
   const deliveries = program
@@ -67,7 +41,7 @@ export function registerDeliveryCommands(program: Command): void {
           offset: 0,
           ...(opts.state ? { state: opts.state } : {}),
         });
-        if (g.json) return printJson(data.map(deliveryJson));
+        if (g.json) return printJson(data.map(deliveryLogEntryJson));
         const what = opts.state ? `${opts.state} deliveries` : 'deliveries';
         if (data.length === 0) return print(`No ${what} for ${webhookId}.`);
         printTable(
@@ -98,10 +72,8 @@ export function registerDeliveryCommands(program: Command): void {
         const d = deliveries.get(id);
         if (!d) throw notFound(id);
         const attempts = deliveries.attemptsOf(id);
+        if (g.json) return printJson(deliveryDetailJson(d, attempts, fullAttemptJson));
         const payload = parsePayload(d.payload);
-        if (g.json) {
-          return printJson({ ...deliveryJson(d), payload, attempt_log: attempts.map(attemptJson) });
-        }
         const lines = [
           `Delivery ${d.id} (${d.event}) of webhook ${d.webhookId}`,
           `  state:         ${d.state}${d.replay && d.state !== 'succeeded' && d.state !== 'failed' ? ' (replay requested)' : ''}`,
@@ -137,18 +109,13 @@ export function registerDeliveryCommands(program: Command): void {
       withStores(g, ({ webhooks, deliveries }) => {
         const before = deliveries.get(id);
         if (!before) throw notFound(id);
-        if (!deliveries.requestReplay(id, Date.now())) {
-          throw new AppError(
-            'conflict',
-            `Delivery ${id} is being sent right now; try again once this attempt has finished.`,
-          );
-        }
-        const after = deliveries.get(id)!;
+        const after = replayDelivery(deliveries, before, Date.now());
         const paused = webhooks.get(after.webhookId)?.status === 'paused';
         const note = paused
           ? `Webhook ${after.webhookId} is paused: it is sent once the webhook is resumed.`
           : 'A running SheetPort service sends it within about a second (its delivery worker polls the queue); if none is running, it goes out when the service starts.';
-        if (g.json) return printJson({ ...deliveryJson(after), webhook_paused: paused, note });
+        if (g.json)
+          return printJson({ delivery_id: after.id, state: after.state, webhook_paused: paused, note });
         print(
           [
             `Delivery ${id} (${after.event}, was ${before.state}) is queued for a new attempt now.`,

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
-import { accountsOf } from '../sources/index.ts';
+import { accountsOf, defaultAccountsKind } from '../sources/index.ts';
 import { globals, print, printJson } from './kit.ts';
 import { openBrowser } from './open-browser.ts';
 import { askPassphrase } from './passphrase.ts';
@@ -18,8 +18,10 @@ interface LoginFlags {
 export function registerLoginCommand(program: Command): void {
   program
     .command('login')
-    .description('log in to a Google account and make it the default (tokens go to the OS keychain)')
-    .argument('<kind>', 'the kind of source whose account to log in to: google')
+    .description(
+      `log in to a ${accountsOf(defaultAccountsKind()).provider} account and make it the default (tokens go to the OS keychain)`,
+    )
+    .argument('<kind>', `the kind of source whose account to log in to: ${defaultAccountsKind()}`)
     .option('--no-browser', 'print the consent URL instead of opening a browser')
     .option(
       '--allow-file-storage',
@@ -34,17 +36,17 @@ export function registerLoginCommand(program: Command): void {
       const outcome = await accounts.login({
         secrets,
         allowFileStorage: opts.allowFileStorage === true,
-        passphrase: () => askPassphrase(),
+        passphrase: () => askPassphrase(accounts),
         showConsentUrl: (url) => {
           if (!opts.browser) {
             say('Open this URL in a browser and allow access:');
             say(url);
           } else {
-            say('Opening the Google consent page in your browser. If none opens, visit:');
+            say(`Opening the ${accounts.provider} consent page in your browser. If none opens, visit:`);
             say(url);
             openBrowser(url, () => say('Could not start a browser; open the URL above yourself.'));
           }
-          say('Waiting for Google ...');
+          say(`Waiting for ${accounts.provider} ...`);
         },
       });
       if (g.json) return printJson({ ...outcome, default: true });

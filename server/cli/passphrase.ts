@@ -1,10 +1,10 @@
 /**
- * The passphrase that seals Google tokens in the secrets file: SHEETPORT_GOOGLE_PASSPHRASE when set, else typed
- * twice at the terminal without echo. Without a terminal and without the variable there is no way to ask.
+ * The passphrase that seals an account's tokens in the secrets file: the kind's variable when set
+ * (SHEETPORT_GOOGLE_PASSPHRASE), else typed twice at the terminal without echo. Without a terminal and without
+ * the variable there is no way to ask.
  */
+import type { KindAccounts } from '../sources/index.ts';
 import { CliError } from './kit.ts';
-
-export const PASSPHRASE_ENV = 'SHEETPORT_GOOGLE_PASSPHRASE';
 
 function readHidden(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -33,15 +33,17 @@ function readHidden(question: string): Promise<string> {
   });
 }
 
-export async function askPassphrase(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const fromEnv = env[PASSPHRASE_ENV];
+export async function askPassphrase(
+  accounts: Pick<KindAccounts, 'provider' | 'passphraseEnv'>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  const fromEnv = env[accounts.passphraseEnv];
   if (fromEnv) return fromEnv;
+  const what = `the ${accounts.provider} login`;
   if (!process.stdin.isTTY) {
-    throw new CliError('usage', `Set ${PASSPHRASE_ENV} to the passphrase that encrypts the Google login.`);
+    throw new CliError('usage', `Set ${accounts.passphraseEnv} to the passphrase that encrypts ${what}.`);
   }
-  const first = await readHidden(
-    'Passphrase to encrypt the Google login (needed again by `sheetport serve`): ',
-  );
+  const first = await readHidden(`Passphrase to encrypt ${what} (needed again by \`sheetport serve\`): `);
   const again = await readHidden('The same passphrase again: ');
   if (first !== again) throw new CliError('usage', 'The two passphrases differ; nothing was stored.');
   return first;

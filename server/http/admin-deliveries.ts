@@ -2,12 +2,12 @@ import type { Request } from 'express';
 import { AppError } from '../errors.ts';
 import { parsePaging, singleQuery } from '../rows/query-params.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS } from '../store/webhook-events.ts';
-import { deliveryDetailJson, deliveryJson, fullAttemptJson } from './delivery-json.ts';
+import { deliveryDetailJson, deliveryLogEntryJson, fullAttemptJson } from '../webhooks/delivery-json.ts';
 import type { AppDeps } from './deps.ts';
 import { setPagingHeaders } from './paging.ts';
-import { replayDelivery } from './replay-delivery.ts';
 import type { RouteTable } from './route-table.ts';
 import { DELIVERY_LOG_LIMITS, parseState } from './v1/deliveries.ts';
+import { replayFromRequest } from './webhook-changes.ts';
 
 /**
  * The dashboard's delivery log: every webhook's deliveries newest first (filter by webhook, state, event), one
@@ -51,7 +51,7 @@ export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): voi
     });
     setPagingHeaders(req, res, page.total, limit, offset);
     res.json({
-      data: page.data.map((d) => ({ ...deliveryJson(d), webhook_id: d.webhookId })),
+      data: page.data.map(deliveryLogEntryJson),
       meta: { total: page.total, limit, offset },
     });
   });
@@ -62,6 +62,6 @@ export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): voi
   });
 
   routes.post('/admin/webhooks/:id/deliveries/:deliveryId/replay', 'admin', (req, res) => {
-    res.status(202).json(replayDelivery(deps, deliveryOf(req), req.body));
+    res.status(202).json(replayFromRequest(deps, deliveryOf(req), req.body));
   });
 }

@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
+import { hostnameOf, isLoopbackName } from '../lib/host-names.ts';
 import { apiKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
 import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
 import type { AppDeps } from './deps.ts';
-import { hostnameOf, isLoopbackName } from './host-guard.ts';
 import type { RouteTable } from './route-table.ts';
 
 const LOOPBACK_ADDRESS = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;

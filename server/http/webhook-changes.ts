@@ -4,9 +4,11 @@
  */
 import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
+import type { DeliveryRecord } from '../store/deliveries.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhook-events.ts';
 import type { WebhookRecord, WebhookStatus } from '../store/webhooks.ts';
 import { registerWebhook } from '../webhooks/register.ts';
+import { replayDelivery } from '../webhooks/replay.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -142,4 +144,12 @@ export async function currentSheetName(deps: AppDeps, w: WebhookRecord): Promise
   } catch {
     return w.sheetName;
   }
+}
+
+/** A replay asked for over HTTP (`/v1` and the dashboard): no body, then a new attempt now; the 202 answer. */
+export function replayFromRequest(deps: AppDeps, delivery: DeliveryRecord, body: unknown) {
+  requireNoBody(body, 'replay');
+  replayDelivery(deps.deliveries, delivery, deps.now());
+  deps.wakeDeliveries?.();
+  return { delivery_id: delivery.id, state: 'pending' as const };
 }

@@ -6,9 +6,6 @@
 import { AppError } from '../errors.ts';
 import type { CellInput, CellLimits, Mutation } from './source.ts';
 
-/** Excel's own limits; `.csv` files use them too, since Excel is what opens them. */
-export const EXCEL_LIMITS: CellLimits = { maxCellChars: 32_767, maxColumns: 16_384 };
-
 /** A UTF-16 surrogate half without its partner: not a character, so no file or API can carry it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -48,6 +48,13 @@ export function accountsOf(name: string): KindAccounts {
   return accounts;
 }
 
+/** The kind whose accounts `sheetport accounts` manages when none is named: the first that has any. */
+export function defaultAccountsKind(): string {
+  const kind = KINDS.find((k) => k.accounts);
+  if (!kind) throw new AppError('invalid_parameter', 'No source kind has accounts.');
+  return kind.name;
+}
+
 /** The kind a user means: the one named, else the first that claims the input. */
 export function kindFor(input: string, named?: string): SourceKind {
   if (named !== undefined) return sourceKind(named);

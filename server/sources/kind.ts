@@ -18,6 +18,8 @@ export interface SourceOptions {
   log?: (message: string, err?: unknown) => void;
   /** The data dir's secrets: where a remote kind finds its account tokens. */
   secrets?: SecretsProvider;
+  /** The service's epoch-ms clock: remote sources date their copies and pace their quota by it. */
+  now?: () => number;
   /** Google Sheets endpoints and pacing; unset fields come from the environment, then Google's defaults. */
   google?: GoogleSettings;
 }
@@ -43,7 +45,7 @@ export interface GoogleSettings {
   writesPerMinute?: number;
   /** How long a write past the budget waits for a slot before 503 (ms; 5 s). */
   writeQueueMs?: number;
-  /** Epoch-ms clock (tests inject one, with `timers`). */
+  /** Epoch-ms clock (tests inject one, with `timers`); SourceOptions.now when unset. */
   now?: () => number;
 }
 
@@ -108,6 +110,12 @@ export interface LogoutOutcome {
 }
 
 export interface KindAccounts {
+  /** Who holds the accounts, for messages ("Google"). */
+  readonly provider: string;
+  /** Where a user ends SheetPort's access by hand when the provider could not be told at logout. */
+  readonly permissionsUrl: string;
+  /** The environment variable holding the passphrase of a login kept in the secrets file. */
+  readonly passphraseEnv: string;
   login(request: AccountLogin): Promise<LoginOutcome>;
   list(secrets: SecretsProvider): { account: string; default: boolean }[];
   logout(request: AccountLogout): Promise<LogoutOutcome>;

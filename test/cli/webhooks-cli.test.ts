@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
+import { startServer } from '../../server/index.ts';
 import { openDatabase } from '../../server/store/db.ts';
 import { DeliveryStore } from '../../server/store/deliveries.ts';
 import { WebhookStore } from '../../server/store/webhooks.ts';
@@ -387,7 +388,6 @@ describe('sheetport deliveries', () => {
       state: 'failed',
       attempts: 1,
       next_attempt_at: null,
-      replay: false,
       created_at: '2025-03-01T10:00:00.000Z',
       completed_at: '2025-03-01T10:00:00.047Z',
     });
@@ -446,6 +446,34 @@ describe('sheetport deliveries', () => {
     expect((await fails('deliveries', 'show', 'dlv_nope')).code).toBe('not_found');
   });
 
+  it('prints a delivery and the log in the very shapes the dashboard API answers with', async () => {
+    // These deliveries are dated 2025: keep them past the log's retention.
+    const service = await startServer({
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      log: () => {},
+      requestLog: false,
+      deliveryLogDays: 100_000,
+    });
+    try {
+      const admin = async (route: string) =>
+        (
+          await fetch(`${service.url}${route}`, {
+            headers: { authorization: `Bearer ${service.adminToken}` },
+          })
+        ).json() as Promise<{ data?: unknown }>;
+      expect(await ok('deliveries', 'show', failedId)).toEqual(
+        await admin(`/admin/webhooks/${webhookId}/deliveries/${failedId}`),
+      );
+      expect(await ok('deliveries', 'list', webhookId)).toEqual(
+        (await admin(`/admin/deliveries?webhook_id=${webhookId}`)).data,
+      );
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('replay turns a failed delivery back to pending; one in flight is refused', async () => {
     const busy = await fails('deliveries', 'replay', inFlightId);
     expect(busy.code).toBe('conflict');
@@ -453,13 +481,7 @@ describe('sheetport deliveries', () => {
 
     const before = Date.now();
     const replayed = await ok<Record<string, unknown>>('deliveries', 'replay', failedId);
-    expect(replayed).toMatchObject({
-      delivery_id: failedId,
-      state: 'pending',
-      replay: true,
-      completed_at: null,
-    });
-    expect(Date.parse(replayed.next_attempt_at as string)).toBeGreaterThanOrEqual(before - 1);
+    expect(replayed).toMatchObject({ delivery_id: failedId, state: 'pending', webhook_paused: false });
     expect(replayed.note).toMatch(/within about a second/);
 
     const db = openDatabase(dataDir);
@@ -468,6 +490,7 @@ describe('sheetport deliveries', () => {
       expect(d.state).toBe('pending');
       expect(d.replay).toBe(true);
       expect(d.nextAttemptAt).toBeLessThanOrEqual(Date.now());
+      expect(d.nextAttemptAt).toBeGreaterThanOrEqual(before - 1);
       expect(d.attempts).toBe(1); // the attempt log is kept
     } finally {
       db.close();

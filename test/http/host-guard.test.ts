@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostnameOf } from '../../server/http/host-guard.ts';
+import { hostnameOf } from '../../server/lib/host-names.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 
 let h: Harness;

@@ -3,12 +3,12 @@ import { AppError } from '../../errors.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
 import type { WebhookRecord } from '../../store/webhooks.ts';
+import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks/delivery-json.ts';
 import { apiKeyOf } from '../auth.ts';
-import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
-import { replayDelivery } from '../replay-delivery.ts';
 import type { RouteTable } from '../route-table.ts';
+import { replayFromRequest } from '../webhook-changes.ts';
 import { webhookOf } from './webhooks.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
@@ -67,6 +67,6 @@ export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', 'write', (req, res) => {
     const { delivery } = deliveryOf(req, res, 'write');
-    res.status(202).json(replayDelivery(deps, delivery, req.body));
+    res.status(202).json(replayFromRequest(deps, delivery, req.body));
   });
 }

@@ -109,4 +109,11 @@ async function logout(request: AccountLogout): Promise<LogoutOutcome> {
   return { account, revoked };
 }
 
-export const googleAccounts: KindAccounts = { login, list, logout };
+export const googleAccounts: KindAccounts = {
+  provider: 'Google',
+  permissionsUrl: 'https://myaccount.google.com/permissions',
+  passphraseEnv: PASSPHRASE_ENV,
+  login,
+  list,
+  logout,
+};

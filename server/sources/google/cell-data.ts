@@ -6,8 +6,8 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets';
 import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from '../input.ts';
+import { dateToSerial } from '../serial-dates.ts';
 import type { CellInput, WriteOptions } from '../source.ts';
-import { dateToSerial } from '../workbook/values.ts';
 
 export interface GoogleCellWrite {
   data: sheets_v4.Schema$CellData;

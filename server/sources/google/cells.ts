@@ -3,8 +3,9 @@
  * never guessed from the text. A number under a DATE / TIME / DATE_TIME format is a date: its serial number
  * (days since 1899-12-30, the same epoch as Excel's) becomes ISO 8601 the way the workbook kind writes it.
  */
+
+import { isoFromDate, serialToDate } from '../serial-dates.ts';
 import type { CellValue } from '../source.ts';
-import { isoFromDate, serialToDate } from '../workbook/values.ts';
 
 /** The parts of a Sheets `CellData` the reader asks for. */
 export interface GoogleCellData {

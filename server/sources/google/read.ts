@@ -4,7 +4,7 @@
  * One call (one unit of Google's read quota) gives both the typed and the formatted values.
  */
 import type { TabSnapshot } from '../source.ts';
-import { buildTab, type Grid } from '../workbook/tab.ts';
+import { buildTab, type Grid } from '../tab.ts';
 import type { GoogleCellData } from './cells.ts';
 import { typeCell } from './cells.ts';
 import type { GoogleClients } from './client.ts';

@@ -32,7 +32,7 @@ import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './retry.ts';
 import { applyPlan } from './write.ts';
 
 /** Google Sheets' own limits: 50,000 characters in a cell; columns up to ZZZ (18,278). */
-export const GOOGLE_LIMITS: CellLimits = { maxCellChars: 50_000, maxColumns: 18_278 };
+const GOOGLE_LIMITS: CellLimits = { maxCellChars: 50_000, maxColumns: 18_278 };
 
 const CAPABILITIES: SourceCapabilities = { formulas: true, styles: true, limits: GOOGLE_LIMITS };
 
@@ -60,7 +60,7 @@ export class GoogleSource implements Source {
     const settings = googleSettings(options.google);
     const baseMs = settings.retryBaseMs;
     this.#retry = baseMs === undefined ? DEFAULT_RETRY : { ...DEFAULT_RETRY, baseMs };
-    this.#now = settings.now ?? Date.now;
+    this.#now = settings.now ?? options.now ?? Date.now;
     this.#maxAgeMs = settings.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   }
 

@@ -12,11 +12,12 @@ import { parse } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
+import { isoFromDate } from '../serial-dates.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
+import { buildTab } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
 import type { WorkbookDocument } from './document.ts';
-import { buildTab } from './tab.ts';
-import { isoFromDate, readCsvCell } from './values.ts';
+import { readCsvCell } from './values.ts';
 
 /** The one tab's id: 1, like the first tab of an .xlsx file, so sheet_ids look alike for both kinds. */
 export const CSV_SHEET_ID = '1';

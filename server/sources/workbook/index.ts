@@ -5,9 +5,10 @@
 import path from 'node:path';
 import { resolveFileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import { assertStorable, EXCEL_LIMITS } from '../cell-rules.ts';
+import { assertStorable } from '../cell-rules.ts';
 import type { SourceOptions } from '../kind.ts';
 import type {
+  CellLimits,
   Mutation,
   Source,
   SourceCapabilities,
@@ -19,6 +20,9 @@ import type {
 import { watchFile } from './file-watch.ts';
 import { formatForExtension } from './formats.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
+
+/** Excel's own limits; `.csv` files use them too, since Excel is what opens them. */
+const EXCEL_LIMITS: CellLimits = { maxCellChars: 32_767, maxColumns: 16_384 };
 
 class WorkbookSource implements Source {
   readonly kind = 'workbook';

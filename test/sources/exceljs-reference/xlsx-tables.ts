@@ -12,8 +12,8 @@
  */
 import type ExcelJS from 'exceljs';
 import { AppError } from '../../../server/errors.ts';
+import { columnLetter } from '../../../server/sources/header.ts';
 import { shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
-import { columnLetter } from '../../../server/sources/workbook/header.ts';
 import type { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
 export interface TableColumnModel {

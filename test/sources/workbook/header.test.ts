@@ -1,7 +1,7 @@
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { columnLetter, resolveHeader } from '../../../server/sources/workbook/header.ts';
+import { columnLetter, resolveHeader } from '../../../server/sources/header.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { removeTempDirs, saveWorkbook, tempDir } from './helpers.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { interpretInput, parseUserEntered } from '../../../server/sources/input.ts';
+import { isoFromDate } from '../../../server/sources/serial-dates.ts';
 import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
 import { RowMap } from '../../../server/sources/workbook/row-map.ts';
-import { isoFromDate } from '../../../server/sources/workbook/values.ts';
 
 describe('formula reference shifting after deleting row 5 of Orders', () => {
   const rows = new RowMap([5]);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { entryData, readZipDirectory } from '../../../server/sources/guard/zip-directory.ts';
+import { entryData, readZipDirectory } from '../../../server/sources/workbook/guard/zip-directory.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 import { PLAIN, removeTempDirs, tempDir } from './helpers.ts';

@@ -1,5 +1,5 @@
 /** A1 areas (`A1:C4`) <-> 1-based rectangles, for tables, filters and merged cells. */
-import { columnLetter } from '../header.ts';
+import { columnLetter } from '../../header.ts';
 import { columnNumber } from './cell-ref.ts';
 
 /** A rectangle of cells, 1-based and inclusive. */

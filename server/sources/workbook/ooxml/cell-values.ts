@@ -4,16 +4,10 @@
  * a date format are dates, formulas read as their cached result, booleans show TRUE/FALSE, errors as text.
  */
 
-import { decodeCellText } from '../../workbook/ooxml-text.ts';
-import type { GridCell } from '../values.ts';
-import {
-  dateToSerial,
-  formatValue,
-  isDateFormat,
-  isGeneralFormat,
-  isoFromDate,
-  serialToDate,
-} from '../values.ts';
+import { dateToSerial, isoFromDate, serialToDate } from '../../serial-dates.ts';
+import type { GridCell } from '../../tab.ts';
+import { decodeCellText } from '../ooxml-text.ts';
+import { formatValue, isDateFormat, isGeneralFormat } from '../values.ts';
 
 /** What ExcelJS gives a date cell that has no number format of its own (numFmtId 14). */
 const DEFAULT_DATE_FORMAT = 'mm-dd-yy';

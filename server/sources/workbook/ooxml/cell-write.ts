@@ -4,8 +4,9 @@
  * rewritten). Text goes in as an inline string, so sharedStrings.xml is never rewritten.
  */
 import { DATE_FORMAT, DATE_TIME_FORMAT, type ParsedInput } from '../../input.ts';
+import { dateToSerial } from '../../serial-dates.ts';
 import { encodeCellText } from '../ooxml-text.ts';
-import { dateToSerial, isDateFormat, isGeneralFormat } from '../values.ts';
+import { isDateFormat, isGeneralFormat } from '../values.ts';
 import type { StylesPart } from './styles-part.ts';
 import { escapeXml, getAttr } from './xml-text.ts';
 

@@ -3,7 +3,7 @@
  * and columns, absolute ones stay. Used to give each cell of a shared formula its own text. Like
  * formula-refs.ts a tokenizer: string literals, function names, structured and external references are left alone.
  */
-import { columnLetter } from '../header.ts';
+import { columnLetter } from '../../header.ts';
 import { columnNumber } from './cell-ref.ts';
 
 const SHEET = String.raw`(?:'(?:[^']|'')+'|[A-Za-z_\u00C0-\uFFFF][A-Za-z0-9_.\u00C0-\uFFFF]*)!`;

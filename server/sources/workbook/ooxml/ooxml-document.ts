@@ -9,8 +9,8 @@ import path from 'node:path';
 import { AppError } from '../../../errors.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
+import { buildTab } from '../../tab.ts';
 import type { WorkbookDocument } from '../document.ts';
-import { buildTab } from '../tab.ts';
 import type { ReadContext } from './cell-values.ts';
 import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
 import {

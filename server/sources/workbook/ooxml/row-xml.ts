@@ -2,7 +2,7 @@
  * One `<row>` element's cells, parsed from and written back to text. Cells the write does not name keep
  * their exact text; the row's own attributes are kept except `spans`, a hint that may no longer be right.
  */
-import { columnLetter } from '../header.ts';
+import { columnLetter } from '../../header.ts';
 import { parseCellRef } from './cell-ref.ts';
 import { getAttr, setAttr } from './xml-text.ts';
 

@@ -4,10 +4,10 @@
  * row with the style ids of that row, and tables grown over appended rows as Excel grows them.
  */
 import { AppError } from '../../../errors.ts';
+import { columnLetter } from '../../header.ts';
 import { interpretInput } from '../../input.ts';
 import type { CellWrite, WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
-import { columnLetter } from '../header.ts';
 import { RowMap } from '../row-map.ts';
 import { parseArea } from './cell-area.ts';
 import { styleOf, writeCellXml } from './cell-write.ts';

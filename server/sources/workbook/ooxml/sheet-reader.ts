@@ -4,7 +4,7 @@
  * empty, as in Excel (only the top-left cell of a merge holds the value).
  */
 import { SaxesParser } from 'saxes';
-import type { GridCell } from '../values.ts';
+import type { GridCell } from '../../tab.ts';
 import { parseCellRef } from './cell-ref.ts';
 import { type RawCell, type ReadContext, readCell } from './cell-values.ts';
 import type { StylesPart } from './styles-part.ts';

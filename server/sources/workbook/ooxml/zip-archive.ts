@@ -5,7 +5,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import { AppError } from '../../../errors.ts';
-import { entryData, readZipDirectory, type ZipEntry } from '../../guard/zip-directory.ts';
+import { entryData, readZipDirectory, type ZipEntry } from '../guard/zip-directory.ts';
 
 const CENTRAL_SIG = 0x02014b50;
 const DESCRIPTOR_SIG = 0x08074b50;

@@ -3,7 +3,7 @@
  * contract's `reason`. Messages name the file by its base name only and never quote a library.
  */
 import path from 'node:path';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../../errors.ts';
 
 export type UnreadableReason = 'not_a_file' | 'not_a_workbook' | 'encrypted' | 'corrupt' | 'too_large';
 

@@ -9,10 +9,10 @@
  * ended so its heap goes back to the system.
  */
 import { Worker } from 'node:worker_threads';
-import type { FileLimits } from '../../config.ts';
-import { AppError, type ErrorCode } from '../../errors.ts';
-import type { TabSnapshot } from '../source.ts';
-import type { FormatName } from '../workbook/formats.ts';
+import type { FileLimits } from '../../../config.ts';
+import { AppError, type ErrorCode } from '../../../errors.ts';
+import type { TabSnapshot } from '../../source.ts';
+import type { FormatName } from '../formats.ts';
 import type { ParseJob, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 

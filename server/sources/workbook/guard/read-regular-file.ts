@@ -7,7 +7,7 @@
  */
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
-import { fileError } from '../workbook/lock.ts';
+import { fileError } from '../lock.ts';
 import { megabytes, unreadable } from './unreadable.ts';
 
 export interface FileBytes {

@@ -5,8 +5,8 @@
  * the main thread allowed.
  */
 import { parentPort } from 'node:worker_threads';
-import { AppError } from '../../errors.ts';
-import { type FormatName, formatNamed } from '../workbook/formats.ts';
+import { AppError } from '../../../errors.ts';
+import { type FormatName, formatNamed } from '../formats.ts';
 import { checkInflation, checkZipPackage } from './zip-package.ts';
 
 export interface ParseJob {

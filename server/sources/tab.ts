@@ -1,10 +1,15 @@
 /**
- * From a grid of cells to a TabSnapshot. Both file kinds produce the same grid shape so the row rules
+ * From a grid of cells to a TabSnapshot. Every kind produces the same grid shape so the row rules
  * (header = first non-empty row, empty middle rows kept, trailing empty rows dropped) live in one place.
  */
-import type { CellValue, TabSnapshot } from '../source.ts';
 import { resolveHeader } from './header.ts';
-import type { GridCell } from './values.ts';
+import type { CellValue, TabSnapshot } from './source.ts';
+
+/** One cell as read: its typed value and the text the sheet displays. */
+export interface GridCell {
+  typed: CellValue;
+  formatted: string;
+}
 
 /** `rows[i]` is spreadsheet row i + 1, `rows[i][j]` column j + 1; holes and nulls are empty cells. */
 export type Grid = ReadonlyArray<ReadonlyArray<GridCell | null | undefined> | undefined>;

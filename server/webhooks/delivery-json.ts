@@ -1,11 +1,11 @@
 /**
- * A delivery and its attempts as HTTP answers show them. The `/v1` API shows an attempt at a loopback or
- * private address without its response excerpt and with a coarse error (CONTRACT 4); the admin surface, like
- * the CLI, shows everything, with the address the attempt went to.
+ * A delivery and its attempts as the API, the dashboard and the CLI show them (one set of shapes, so they cannot
+ * drift). The `/v1` API shows an attempt at a loopback or private address without its response excerpt and with
+ * a coarse error (CONTRACT 4); the admin surface and the CLI show everything, with the address it went to.
  */
 import { iso } from '../lib/iso-time.ts';
 import type { AttemptRecord, DeliveryRecord } from '../store/deliveries.ts';
-import { coarseError, detailsShown } from '../webhooks/attempt-target.ts';
+import { coarseError, detailsShown } from './attempt-target.ts';
 
 export function deliveryJson(d: DeliveryRecord) {
   return {
@@ -17,6 +17,11 @@ export function deliveryJson(d: DeliveryRecord) {
     created_at: iso(d.createdAt),
     completed_at: iso(d.completedAt),
   };
+}
+
+/** A delivery in a log that spans webhooks (the dashboard's, the CLI's): with its webhook. */
+export function deliveryLogEntryJson(d: DeliveryRecord) {
+  return { ...deliveryJson(d), webhook_id: d.webhookId };
 }
 
 /** One attempt for the `/v1` API: in full for a public target, else without excerpt and with a coarse error. */
@@ -33,7 +38,7 @@ export function apiAttemptJson(a: AttemptRecord) {
   };
 }
 
-/** One attempt for the admin surface: everything recorded. */
+/** One attempt for the admin surface and the CLI: everything recorded. */
 export function fullAttemptJson(a: AttemptRecord) {
   return {
     attempt: a.attempt,
