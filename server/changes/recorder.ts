@@ -51,6 +51,9 @@ export class ChangeRecorder {
       baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs, version);
     let queued = 0;
     db.transaction(() => {
+      // Another process sharing the data dir (the CLI registering a webhook, a second server) recorded this
+      // version already, against the same stored baseline: recording it again would send every change twice.
+      if (before && baselines.hasVersion(spreadsheetId, version)) return;
       for (const tab of after.tabs) {
         const old = previous.get(tab.sourceSheetId);
         // Webhooks follow their tab by id; the name they show follows a rename (also one made while stopped).

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolveDataDir } from '../config.ts';
+import { createServiceContext, type ServiceContext } from '../context.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
 import { ApiKeyStore } from '../store/api-keys.ts';
 import { type ConnectionRecord, ConnectionStore } from '../store/connections.ts';
@@ -59,6 +60,30 @@ export async function withStoresAsync<T>(g: GlobalOptions, fn: (stores: Stores) 
     return await fn(stores);
   } finally {
     close();
+  }
+}
+
+/**
+ * The whole service wired on the data dir (stores, sources, replica, change recorder), without its background
+ * work (no delivery, no watching): for commands that must look at a spreadsheet as the service does, such as
+ * registering a webhook (which records the tab's content as of now, so the next change is notified).
+ */
+export async function withServiceAsync<T>(
+  g: GlobalOptions,
+  fn: (service: ServiceContext) => Promise<T>,
+): Promise<T> {
+  const dataDir = resolveDataDir({ flag: g.dataDir });
+  let service: ServiceContext;
+  try {
+    service = createServiceContext({ dataDir, log: () => {} });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
+  }
+  try {
+    return await fn(service);
+  } finally {
+    await service.close();
   }
 }
 

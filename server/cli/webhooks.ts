@@ -5,15 +5,21 @@
 import { type Command, Option } from 'commander';
 import { AppError, isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
-import { openSource } from '../sources/index.ts';
-import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhook-events.ts';
 import type { WebhookStatus } from '../store/webhooks.ts';
-import { registerWebhook, rotateWebhookSecret } from '../webhooks/register.ts';
+import { registerWebhookOnTab, rotateWebhookSecret } from '../webhooks/register.ts';
 import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
-import { collect, type GlobalOptions, globals, print, printJson, printTable, withStores } from './kit.ts';
+import {
+  collect,
+  type GlobalOptions,
+  globals,
+  print,
+  printJson,
+  printTable,
+  withServiceAsync,
+  withStores,
+} from './kit.ts';
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program
@@ -151,31 +157,19 @@ interface CreateOptions {
 async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<void> {
   const { url, needsLan } = checkUrl(opts.url, opts.allowLan === true);
   const events = parseEvents(opts.event);
-  const connection = withStores(g, ({ connections }) => connections.resolve(opts.spreadsheet));
-  if (!connection) {
-    throw new AppError(
-      'spreadsheet_not_found',
-      `No connection with spreadsheet id or userKey '${opts.spreadsheet}'.`,
+  await withServiceAsync(g, async (service) => {
+    const connection = service.connections.resolve(opts.spreadsheet);
+    if (!connection) {
+      throw new AppError(
+        'spreadsheet_not_found',
+        `No connection with spreadsheet id or userKey '${opts.spreadsheet}'.`,
+      );
+    }
+    const { record, secret } = await registerWebhookOnTab(
+      { webhooks: service.webhooks, observe: (c) => service.replica.observe(c) },
+      { connection, sheetName: opts.sheet, url, events, apiKeyId: null },
     );
-  }
-  const tab = findTab(await readSpreadsheet(connection), opts.sheet, connection);
-
-  withStores(g, ({ connections, webhooks }) => {
-    // Removed while the workbook was being read?
-    if (!connections.resolve(connection.spreadsheetId)) {
-      throw new AppError('spreadsheet_not_found', `The connection '${opts.spreadsheet}' was just removed.`);
-    }
-    const { record, secret } = registerWebhook(webhooks, {
-      url,
-      spreadsheetId: connection.spreadsheetId,
-      sheetName: tab.name,
-      sourceSheetId: tab.sourceSheetId,
-      events,
-      apiKeyId: null,
-    });
-    if (g.json) {
-      return printJson(createdWebhookJson(record, secret));
-    }
+    if (g.json) return printJson(createdWebhookJson(record, secret));
     const lines = [
       `Created webhook ${record.id}`,
       `  url:          ${record.url}`,
@@ -242,35 +236,6 @@ function parseEvents(raw: string[]): WebhookEvent[] {
     events.push(value);
   }
   return events;
-}
-
-/** The spreadsheet as it is now, whatever its kind, to find the tab a webhook watches. */
-async function readSpreadsheet(connection: ConnectionRecord): Promise<SpreadsheetSnapshot> {
-  const source = openSource(connection);
-  try {
-    return await source.read();
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new AppError(
-      isAppError(err) ? err.code : 'invalid_body',
-      `Cannot read ${connection.name}: ${reason}`,
-    );
-  } finally {
-    await source.close().catch(() => {});
-  }
-}
-
-/** The tab named `name`: exact match, else the one case-insensitive match. */
-function findTab(snapshot: SpreadsheetSnapshot, name: string, connection: ConnectionRecord): TabSnapshot {
-  const exact = snapshot.tabs.find((t) => t.name === name);
-  if (exact) return exact;
-  const folded = snapshot.tabs.filter((t) => t.name.toLowerCase() === name.toLowerCase());
-  if (folded.length === 1) return folded[0]!;
-  const names = snapshot.tabs.map((t) => `'${t.name}'`).join(', ') || '(none)';
-  throw new AppError(
-    'sheet_not_found',
-    `No sheet named '${name}' in ${connection.name} (${connection.spreadsheetId}); its sheets: ${names}.`,
-  );
 }
 
 function setStatus(id: string, status: WebhookStatus, g: GlobalOptions): void {

@@ -7,7 +7,7 @@ import type { ConnectionRecord } from '../store/connections.ts';
 import type { DeliveryRecord } from '../store/deliveries.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhook-events.ts';
 import type { WebhookRecord, WebhookStatus } from '../store/webhooks.ts';
-import { registerWebhook } from '../webhooks/register.ts';
+import { registerWebhookOnTab } from '../webhooks/register.ts';
 import { replayDelivery } from '../webhooks/replay.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
 import type { AppDeps } from './deps.ts';
@@ -92,21 +92,10 @@ export async function createWebhookFromBody(
     });
   }
   options.authorize?.(connection);
-  // Reading the tab here also records its first baseline, so the very next change is notified.
-  const tab = (await deps.replica.get(connection)).byName.get(sheetName);
-  if (!tab) {
-    throw new AppError('sheet_not_found', `No tab named "${sheetName}" in this spreadsheet.`, {
-      sheet: sheetName,
-    });
-  }
-  return registerWebhook(deps.webhooks, {
-    url: url.toString(),
-    spreadsheetId: connection.spreadsheetId,
-    sheetName: tab.name,
-    sourceSheetId: tab.sourceSheetId,
-    events,
-    apiKeyId: options.apiKeyId,
-  });
+  return registerWebhookOnTab(
+    { webhooks: deps.webhooks, observe: (c) => deps.replica.observe(c) },
+    { connection, sheetName, url: url.toString(), events, apiKeyId: options.apiKeyId },
+  );
 }
 
 /** Applies a patch body (url, events, status) and wakes the worker when the webhook is active afterwards. */

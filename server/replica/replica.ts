@@ -53,6 +53,10 @@ export type ChangeListener = (
  * The service's copy of each connection's tabs. Reads are served from memory; before each read the source's
  * cheap version token (a file stat) is compared and the tabs are re-read only when it changed. A write goes to
  * the source first and the replica takes the snapshot the source returns, so it never shows an unwritten row.
+ *
+ * Reading records nothing. What the service has seen is recorded (diffed into the change log and the webhook
+ * outbox, or kept as the first baseline) by an explicit `observe`: the follower on every outside change, webhook
+ * registration and the change feed before they answer; and by every write, before it is answered.
  */
 export class Replica {
   readonly #openSource: (connection: ConnectionRecord) => Source;
@@ -70,15 +74,27 @@ export class Replica {
     this.#log = log;
   }
 
+  /** The connection's copy, current as of the source's cheap version. Records nothing (see `observe`). */
   async get(connection: ConnectionRecord): Promise<ReplicaEntry> {
     const slot = this.#slot(connection);
     if (!slot.check) {
-      const check = this.#refresh(connection, slot).finally(() => {
+      const check = this.#refresh(slot).finally(() => {
         if (slot.check === check) slot.check = null;
       });
       slot.check = check;
     }
     return slot.check;
+  }
+
+  /**
+   * Look at the connection and record what is new since the last recorded snapshot: a change made outside
+   * SheetPort goes to the change log and the webhooks; on the first sight since start the stored baseline stands
+   * in for the last snapshot (so edits made while SheetPort was stopped count too), or becomes the baseline.
+   */
+  async observe(connection: ConnectionRecord): Promise<ReplicaEntry> {
+    const entry = await this.get(connection);
+    this.#record(connection, this.#slot(connection), entry.snapshot);
+    return entry;
   }
 
   async tabByName(connection: ConnectionRecord, name: string): Promise<TabSnapshot> {
@@ -95,6 +111,9 @@ export class Replica {
     options: WriteOptions,
   ): Promise<WriteResult> {
     const slot = this.#slot(connection);
+    // An outside change a read has loaded but nobody recorded yet is recorded on its own first, so it is not
+    // merged into this write's changes.
+    if (slot.entry) this.#record(connection, slot, slot.entry.snapshot);
     const result = await slot.source.write(sourceSheetId, mutations, options);
     slot.generation++;
     slot.entry = entryOf(result.snapshot);
@@ -110,7 +129,7 @@ export class Replica {
   follow(connection: ConnectionRecord): void {
     const slot = this.#slot(connection);
     const look = () => {
-      this.get(connection).catch(() => {
+      this.observe(connection).catch(() => {
         // A missing or unreadable source answers its readers with the error; nothing to do here.
       });
     };
@@ -163,7 +182,7 @@ export class Replica {
     return slot;
   }
 
-  async #refresh(connection: ConnectionRecord, slot: Slot): Promise<ReplicaEntry> {
+  async #refresh(slot: Slot): Promise<ReplicaEntry> {
     const generation = slot.generation;
     const version = await slot.source.version();
     if (slot.entry && slot.entry.snapshot.version === version) return slot.entry;
@@ -171,7 +190,6 @@ export class Replica {
     const entry = entryOf(snapshot);
     if (slot.generation !== generation) return slot.entry ?? entry; // a write overtook this read
     slot.entry = entry;
-    this.#record(connection, slot, snapshot);
     return entry;
   }
 

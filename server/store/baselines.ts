@@ -26,6 +26,7 @@ export class BaselineStore {
   >;
   readonly #put: Database.Statement<[string, string, string, Buffer, number, string]>;
   readonly #mark: Database.Statement<[string, string, string]>;
+  readonly #recorded: Database.Statement<[string, string], number>;
 
   constructor(db: Database.Database) {
     this.#get = db.prepare(
@@ -38,6 +39,11 @@ export class BaselineStore {
          name = excluded.name, content = excluded.content, updated_at = excluded.updated_at,
          source_version = excluded.source_version`,
     );
+    this.#recorded = db
+      .prepare<[string, string], number>(
+        'SELECT 1 FROM tab_baselines WHERE spreadsheet_id = ? AND source_version = ? LIMIT 1',
+      )
+      .pluck();
     this.#mark = db.prepare(
       `UPDATE tab_baselines SET source_version = ?
        WHERE spreadsheet_id = ? AND source_version IS NOT ?`,
@@ -52,6 +58,11 @@ export class BaselineStore {
       out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
     }
     return out;
+  }
+
+  /** Whether this version of the spreadsheet was recorded already (by this process or another one). */
+  hasVersion(spreadsheetId: string, sourceVersion: string): boolean {
+    return this.#recorded.get(spreadsheetId, sourceVersion) !== undefined;
   }
 
   /** Call inside the transaction that records the tab's change; `sourceVersion` is what it was read from. */

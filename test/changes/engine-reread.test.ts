@@ -34,7 +34,7 @@ describe('a baseline read from the same file version', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = await first.replica.tabByName(conn, 'People');
+    const tab = (await first.replica.observe(conn)).byName.get('People')!;
     registerWebhook(first.webhooks, {
       url: 'https://hooks.example.com/in',
       spreadsheetId: conn.spreadsheetId,
@@ -63,7 +63,7 @@ describe('a baseline read from the same file version', () => {
 
     const second = createServiceContext({ dataDir, log: () => {} });
     open.push(second);
-    const seen = await second.replica.tabByName(conn, 'People');
+    const seen = (await second.replica.observe(conn)).byName.get('People')!;
     expect(count(second, 'deliveries')).toBe(0);
     expect(count(second, 'change_log')).toBe(0);
     const now = new BaselineStore(second.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
@@ -82,7 +82,7 @@ describe('a baseline read from the same file version', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = await context.replica.tabByName(conn, 'People');
+    const tab = (await context.replica.observe(conn)).byName.get('People')!;
     const result = await context.replica.write(
       conn,
       tab.sourceSheetId,
@@ -109,7 +109,7 @@ describe('a baseline read from the same file version', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = await first.replica.tabByName(conn, 'People');
+    const tab = (await first.replica.observe(conn)).byName.get('People')!;
     registerWebhook(first.webhooks, {
       url: 'https://hooks.example.com/in',
       spreadsheetId: conn.spreadsheetId,
@@ -130,7 +130,7 @@ describe('a baseline read from the same file version', () => {
 
     const second = createServiceContext({ dataDir, log: () => {} });
     open.push(second);
-    await second.replica.tabByName(conn, 'People');
+    await second.replica.observe(conn);
     expect(count(second, 'deliveries')).toBe(1);
     expect(count(second, 'change_log')).toBe(1);
   });

@@ -24,7 +24,7 @@ async function setup(events: WebhookEvent[] = ALL) {
   h.context.startBackground();
   const file = await writePeopleWorkbook(h.dir);
   const conn = h.connect(file);
-  const tab = await h.context.replica.tabByName(conn, 'People');
+  const tab = (await h.context.replica.observe(conn)).byName.get('People')!;
   let secret = '';
   const receiver = await startReceiver(() => secret);
   closers.push(receiver.close);

@@ -13,7 +13,7 @@ describe('API writes notify webhooks', () => {
     h = await startHarness();
     h.context.startBackground();
     const conn = h.connect(await writePeopleWorkbook(h.dir));
-    const tab = await h.context.replica.tabByName(conn, 'People');
+    const tab = (await h.context.replica.observe(conn)).byName.get('People')!;
     let secret = '';
     const receiver = await startReceiver(() => secret);
     const created = registerWebhook(h.context.webhooks, {
@@ -64,7 +64,7 @@ describe('changes made while SheetPort was stopped', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = await first.replica.tabByName(conn, 'People');
+    const tab = (await first.replica.observe(conn)).byName.get('People')!;
     let secret = '';
     const receiver = await startReceiver(() => secret);
     secret = registerWebhook(first.webhooks, {

@@ -228,7 +228,7 @@ describe('sheetport webhooks create / list', () => {
       'Missing',
     );
     expect(noSheet.code).toBe('sheet_not_found');
-    expect(noSheet.message).toMatch(/'Orders', 'Notes'/);
+    expect(noSheet.message).toMatch(/"Orders", "Notes"/);
     const noSpreadsheet = await fails(
       'webhooks',
       'create',

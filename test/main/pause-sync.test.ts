@@ -39,7 +39,7 @@ describe('pause and resume sync through startServer', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = await setup.replica.tabByName(conn, 'people');
+    const tab = (await setup.replica.observe(conn)).byName.get('people')!;
     const { key } = setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',

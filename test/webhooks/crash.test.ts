@@ -60,7 +60,7 @@ describe('crash safety of the outbox', () => {
       idPrefix: 'wb_',
       location: await writePeopleWorkbook(dir),
     });
-    const tab = await setup.replica.tabByName(conn, 'People');
+    const tab = (await setup.replica.observe(conn)).byName.get('People')!;
     const { key } = setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',

@@ -40,7 +40,7 @@ async function oneDelivery(
 ): Promise<{ conn: ConnectionRecord; deliveryId: string; webhookId: string }> {
   h = await startHarness({ clock });
   const conn = h.connect(await writePeopleWorkbook(h.dir));
-  const tab = await h.context.replica.tabByName(conn, 'People');
+  const tab = (await h.context.replica.observe(conn)).byName.get('People')!;
   const { record } = registerWebhook(h.context.webhooks, {
     url,
     spreadsheetId: conn.spreadsheetId,

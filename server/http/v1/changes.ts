@@ -61,8 +61,8 @@ function entryJson(e: ChangeEntry) {
 /**
  * The change feed (CONTRACT 4): `GET /v1/spreadsheets/{id}/rows?sheet=NAME&updated_since=ISO` lists the rows
  * inserted, updated or deleted after the instant, oldest change first. A change is recorded when SheetPort
- * sees it: its own writes at once, an edit saved by another program when the file is next looked at (the
- * watcher, or any read; this route looks first).
+ * sees it: its own writes at once, an edit saved by another program when the source says it changed (the
+ * follower), or when this route looks first.
  */
 export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.get('/v1/spreadsheets/:id/rows', 'read', async (req, res) => {
@@ -84,8 +84,8 @@ export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
     }
     const sinceMs = parseUtcInstant(since, 'updated_since');
     const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
-    // Looking at the workbook first records any edit saved by another program since the last look.
-    const tab = (await deps.replica.get(connection)).byName.get(sheet);
+    // Observed first: an edit saved by another program since the last look is in the feed it answers with.
+    const tab = (await deps.replica.observe(connection)).byName.get(sheet);
     if (!tab)
       throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
     const page = deps.changeLog.page(connection.spreadsheetId, tab.sourceSheetId, sinceMs, limit, offset);

@@ -1,0 +1,43 @@
+/**
+ * Reading records nothing; observing does. Over real HTTP and a real .csv file: a GET serves a save made by
+ * another program but leaves the change log and the baselines alone; `replica.observe` (what the follower, the
+ * webhook registration and the change feed call) records the first baseline, then the change.
+ */
+import { writeFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeCsv } from '../helpers/fixtures.ts';
+import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+const count = (table: string, spreadsheetId: string) =>
+  h.context.db.prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`).pluck().get(spreadsheetId);
+
+describe('Replica.observe', () => {
+  it('is what records: a read serves the new content and records nothing', async () => {
+    h = await startHarness();
+    const file = await writeCsv(h.dir, 'team.csv', 'Name,Age\nAda,36\n');
+    const conn = h.connect(file);
+
+    const first = await h.fetch(rowsPath(conn, 'team'));
+    expect(await first.json()).toEqual([{ Name: 'Ada', Age: 36 }]);
+    expect(count('tab_baselines', conn.spreadsheetId)).toBe(0);
+
+    await h.context.replica.observe(conn);
+    expect(count('tab_baselines', conn.spreadsheetId)).toBe(1);
+    expect(count('change_log', conn.spreadsheetId)).toBe(0);
+
+    // Saved by another program (a different size, so the signature moves whatever the clock's resolution).
+    await writeFile(file, 'Name,Age\nAda,37\n\n');
+    const read = await h.fetch(rowsPath(conn, 'team'));
+    expect(await read.json()).toEqual([{ Name: 'Ada', Age: 37 }]);
+    expect(count('change_log', conn.spreadsheetId)).toBe(0);
+
+    await h.context.replica.observe(conn);
+    const logged = h.context.db
+      .prepare('SELECT row_index, change FROM change_log WHERE spreadsheet_id = ?')
+      .all(conn.spreadsheetId);
+    expect(logged).toEqual([{ row_index: 1, change: 'updated' }]);
+  });
+});
