@@ -135,7 +135,7 @@ describe('.csv: formula injection (CONTRACT 2)', () => {
   it('stores formula-like text behind a leading quote and returns it exactly through the API', async () => {
     const file = await writeCsv(h.dir, 'inject.csv', 'Name,Note\n');
     const conn = h.connect(file);
-    const values = [...ATTACKS, "'=already quoted", '-5', '+5', 'plain'];
+    const values = [...ATTACKS, "'=already quoted", -5, '+5', 'plain'];
     const res = await send(
       conn,
       'inject',
@@ -173,6 +173,39 @@ describe('.csv: formula injection (CONTRACT 2)', () => {
     });
     expect(res.status).toBe(201);
     expect(await readFile(file, 'utf8')).toBe("Name\n'=1+1\n");
+  });
+});
+
+describe('.csv: text that would read back as a number or a boolean', () => {
+  it('is refused naming the field, and stored as the sheet reads it with input=user_entered', async () => {
+    const file = await writeCsv(h.dir, 'typed.csv', 'Name,Note\nAnn,x\n');
+    const conn = h.connect(file);
+    const before = await fileHash(file);
+    for (const text of ['true', 'FALSE', '-1', '1e3', '-0', '42']) {
+      const res = await send(conn, 'typed', 'POST', '', [
+        { Name: 'ok', Note: 'n' },
+        { Name: 'ok', Note: text },
+      ]);
+      expect(res.status, text).toBe(400);
+      const error = (await res.json()).error;
+      expect(error, text).toMatchObject({ code: 'invalid_body', field: 'Note', index: 1 });
+      expect(error.message).toMatch(/input=user_entered/);
+      expect((await send(conn, 'typed', 'PUT', '/1', { Note: text })).status, text).toBe(400);
+    }
+    expect(await fileHash(file)).toBe(before);
+
+    // Text that stays text is kept as it is; typed values and user_entered input are stored as such.
+    expect((await send(conn, 'typed', 'POST', '', { Name: '007', Note: ' 42' })).status).toBe(201);
+    expect((await send(conn, 'typed', 'POST', '', { Name: true, Note: -1 })).status).toBe(201);
+    expect(
+      (await send(conn, 'typed', 'POST', '?input=user_entered', { Name: 'true', Note: '1e3' })).status,
+    ).toBe(201);
+    const rows = await reloaded(file, 'typed');
+    expect(rows.slice(1)).toEqual([
+      { Name: '007', Note: ' 42' },
+      { Name: true, Note: -1 },
+      { Name: true, Note: 1000 },
+    ]);
   });
 });
 

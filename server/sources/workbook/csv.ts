@@ -13,7 +13,7 @@ import { AppError } from '../../errors.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoFromDate } from '../serial-dates.ts';
-import type { TabSnapshot, WriteOptions } from '../source.ts';
+import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import { buildTab } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
 import type { WorkbookDocument } from './document.ts';
@@ -68,6 +68,30 @@ function textOf(input: CellWrite['value'], options: WriteOptions): string {
     case 'formula': // unreachable: formulas are off above; kept so the switch stays exhaustive
       return guardCsvText(`=${parsed.formula}`);
   }
+}
+
+/**
+ * A .csv file has no cell types: a field is typed from its text when read, so text that reads back as a number
+ * or a boolean (`"42"`, `"true"`, `"1e3"`) cannot be kept as text. Such a string is refused with 400 before
+ * anything is written, never stored as something else (the client sends the JSON number or boolean, or asks for
+ * `?input=user_entered` to have it stored as the sheet would read it).
+ */
+export function assertCsvKeepsText(mutations: readonly Mutation[], options: WriteOptions): void {
+  mutations.forEach((mutation, index) => {
+    if (mutation.op === 'delete') return;
+    for (const [field, value] of Object.entries(mutation.values)) {
+      if (typeof value !== 'string') continue;
+      // Only what stays text (user_entered input may parse as a number, a boolean or a date, as intended).
+      if (interpretInput(value, { ...options, allowFormulas: false }).kind !== 'text') continue;
+      const back = readCsvCell(textOf(value, options))?.typed ?? null;
+      if (back === value || typeof back === 'string') continue;
+      throw new AppError(
+        'invalid_body',
+        `The value of field "${field}" is the text ${JSON.stringify(value)}, which a .csv file cannot keep apart from the ${typeof back === 'boolean' ? 'boolean' : 'number'} ${JSON.stringify(back)} (CSV has no cell types). Send it as a JSON ${typeof back === 'boolean' ? 'boolean' : 'number'}, or add ?input=user_entered to store it as the sheet reads it.`,
+        { field, index },
+      );
+    }
+  });
 }
 
 export class CsvDocument implements WorkbookDocument {

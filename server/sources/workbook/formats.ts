@@ -2,7 +2,8 @@
  * The file kinds a workbook source reads, by extension, and the engine that parses each. The parse worker
  * looks a format up by name here, so the engine can change without touching the guards around it.
  */
-import { CsvDocument } from './csv.ts';
+import type { Mutation, WriteOptions } from '../source.ts';
+import { assertCsvKeepsText, CsvDocument } from './csv.ts';
 import type { DocumentParser } from './document.ts';
 import { OoxmlDocument } from './ooxml/ooxml-document.ts';
 
@@ -13,6 +14,8 @@ export interface WorkbookFormat {
   /** A zip package (OOXML): its central directory and inflated sizes are checked before parsing. */
   zipPackage: boolean;
   parse: DocumentParser;
+  /** What this kind of file cannot store beyond the cell limits, refused (400) before anything is written. */
+  assertStorable?(mutations: readonly Mutation[], options: WriteOptions): void;
 }
 
 const FORMATS: Record<FormatName, WorkbookFormat> = {
@@ -21,6 +24,7 @@ const FORMATS: Record<FormatName, WorkbookFormat> = {
     name: 'csv',
     zipPackage: false,
     parse: async (bytes, fileName) => CsvDocument.parse(bytes, fileName),
+    assertStorable: assertCsvKeepsText,
   },
 };
 

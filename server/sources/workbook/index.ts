@@ -18,7 +18,7 @@ import type {
   WriteResult,
 } from '../source.ts';
 import { watchFile } from './file-watch.ts';
-import { formatForExtension } from './formats.ts';
+import { formatForExtension, type WorkbookFormat } from './formats.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
 
 /** Excel's own limits; `.csv` files use them too, since Excel is what opens them. */
@@ -31,8 +31,16 @@ class WorkbookSource implements Source {
   readonly #options: SourceOptions;
   readonly #watches = new Set<Unwatch>();
 
-  constructor(file: WorkbookFile, capabilities: SourceCapabilities, options: SourceOptions) {
+  readonly #format: WorkbookFormat;
+
+  constructor(
+    file: WorkbookFile,
+    format: WorkbookFormat,
+    capabilities: SourceCapabilities,
+    options: SourceOptions,
+  ) {
     this.#file = file;
+    this.#format = format;
     this.capabilities = capabilities;
     this.#options = options;
   }
@@ -52,6 +60,7 @@ class WorkbookSource implements Source {
 
   async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
     assertStorable(mutations, this.capabilities.limits);
+    this.#format.assertStorable?.(mutations, options);
     return this.#open().write(sourceSheetId, mutations, options);
   }
 
@@ -91,6 +100,7 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
   const capabilities = { formulas: rich, styles: rich, limits: EXCEL_LIMITS };
   return new WorkbookSource(
     fileFor(filePath, format, resolveFileLimits(options.fileLimits)),
+    format,
     capabilities,
     options,
   );
