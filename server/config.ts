@@ -63,6 +63,10 @@ export interface FileLimits {
   parseTimeoutMs: number;
   /** Heap cap of the thread that parses a file, in MB. */
   parseMemoryMb: number;
+  /** Most cells one tab may span once read (header to last row, times the columns). */
+  maxCells: number;
+  /** Most characters of text one tab may hold once read (a text shared by many cells counts each time). */
+  maxTextChars: number;
 }
 
 /**
@@ -75,6 +79,9 @@ export const DEFAULT_FILE_LIMITS: Readonly<FileLimits> = {
   maxInflatedBytes: 300 * 1024 * 1024,
   parseTimeoutMs: 60_000,
   parseMemoryMb: 4096,
+  // Google Sheets' own limit for a whole spreadsheet; a 100,000-row by 100-column tab is within it.
+  maxCells: 10_000_000,
+  maxTextChars: 200_000_000,
 };
 
 /** The environment variables that override each file limit (sizes in MB). */
@@ -83,6 +90,9 @@ export const FILE_LIMIT_ENV = {
   maxInflatedBytes: 'SHEETPORT_MAX_INFLATED_MB',
   parseTimeoutMs: 'SHEETPORT_PARSE_TIMEOUT_MS',
   parseMemoryMb: 'SHEETPORT_PARSE_MEMORY_MB',
+  maxCells: 'SHEETPORT_MAX_CELLS',
+  /** In millions of characters. */
+  maxTextChars: 'SHEETPORT_MAX_TEXT_MB',
 } as const;
 
 /** Defaults, overridden by any valid positive number in the environment; `overrides` win over both. */
@@ -101,6 +111,8 @@ export function resolveFileLimits(
     maxInflatedBytes: fromEnv(FILE_LIMIT_ENV.maxInflatedBytes, MB, d.maxInflatedBytes),
     parseTimeoutMs: fromEnv(FILE_LIMIT_ENV.parseTimeoutMs, 1, d.parseTimeoutMs),
     parseMemoryMb: fromEnv(FILE_LIMIT_ENV.parseMemoryMb, 1, d.parseMemoryMb),
+    maxCells: fromEnv(FILE_LIMIT_ENV.maxCells, 1, d.maxCells),
+    maxTextChars: fromEnv(FILE_LIMIT_ENV.maxTextChars, 1_000_000, d.maxTextChars),
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };
 }

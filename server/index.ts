@@ -10,6 +10,7 @@ import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 import { openServerLog } from './logs/server-log.ts';
 import { removeServerInfo, writeServerInfo } from './server-info.ts';
+import { stopSourceWork } from './sources/index.ts';
 
 /**
  * The public entry of the service: start and stop a whole SheetPort server from a config object. The CLI
@@ -143,6 +144,8 @@ function forceStop(service: RunningServer): void {
     }
   };
   attempt(() => service.server.closeAllConnections());
+  // A parse of a large file would hold the exit until it ends; its worker (and heap) goes now.
+  attempt(() => stopSourceWork());
   attempt(() => service.context.usage.flush());
   attempt(() => {
     if (service.context.db.open) service.context.db.close();

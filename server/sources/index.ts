@@ -83,3 +83,8 @@ export async function createDemoSpreadsheet(dir: string): Promise<ResolvedLocati
   if (!kind?.createDemo) throw new Error('no source kind can make a demo spreadsheet');
   return { ...(await kind.createDemo(dir)), kind };
 }
+
+/** The service is stopping: every kind ends the work under way that could outlast the stop deadline. */
+export function stopSourceWork(): void {
+  for (const kind of KINDS) kind.stopWork?.();
+}

@@ -74,6 +74,8 @@ export interface SourceKind {
   createDemo?(dir: string): Promise<ResolvedLocation>;
   /** Logins of a kind that acts for a user account (Google); absent for local files. */
   readonly accounts?: KindAccounts;
+  /** The service is stopping: end work under way that could outlast its stop deadline (a long parse). */
+  stopWork?(): void;
 }
 
 export interface AccountLogin {

@@ -20,7 +20,21 @@ function lastUsedColumn(row: ReadonlyArray<GridCell | null | undefined> | undefi
   return 0;
 }
 
-export function buildTab(sourceSheetId: string, name: string, rows: Grid): TabSnapshot {
+/**
+ * How big a tab may be once read. A small file can describe a huge grid: one cell at row 1,048,576 under a wide
+ * header, or one long text shared by every cell; the limits stop it before the grid is built.
+ */
+export interface GridLimits {
+  /** Cells from the header to the last row, times the columns. */
+  maxCells: number;
+  /** Characters of all text, typed and displayed, in the tab. */
+  maxTextChars: number;
+}
+
+/** A tab over `GridLimits`: the message says which limit, in words for a user. */
+export class GridTooLarge extends Error {}
+
+export function buildTab(sourceSheetId: string, name: string, rows: Grid, limits?: GridLimits): TabSnapshot {
   let headerIndex = -1;
   let lastIndex = -1;
   let columns = 0;
@@ -32,6 +46,13 @@ export function buildTab(sourceSheetId: string, name: string, rows: Grid): TabSn
     if (used > columns) columns = used;
   }
   if (headerIndex < 0) return { sourceSheetId, name, header: [], headerRow: 0, typed: [], formatted: [] };
+  const cells = (lastIndex - headerIndex + 1) * columns;
+  if (limits && cells > limits.maxCells) {
+    throw new GridTooLarge(
+      `has a tab ("${name}") of ${lastIndex - headerIndex + 1} rows by ${columns} columns, ${cells} cells in all, over the limit of ${limits.maxCells} (SHEETPORT_MAX_CELLS).`,
+    );
+  }
+  let text = 0;
 
   // Columns start at A even when the first used column is further right: a simple, predictable mapping
   // (blank leading columns just get letter names).
@@ -50,6 +71,12 @@ export function buildTab(sourceSheetId: string, name: string, rows: Grid): TabSn
       const cell = row?.[j];
       t[j] = cell ? cell.typed : null;
       f[j] = cell ? cell.formatted : '';
+      if (cell) text += cell.formatted.length + (typeof cell.typed === 'string' ? cell.typed.length : 0);
+    }
+    if (limits && text > limits.maxTextChars) {
+      throw new GridTooLarge(
+        `holds more than ${limits.maxTextChars} characters of text once read, in its tab "${name}" (SHEETPORT_MAX_TEXT_MB).`,
+      );
     }
     typed.push(t);
     formatted.push(f);

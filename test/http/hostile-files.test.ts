@@ -1,16 +1,19 @@
 /**
  * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers),
- * a FIFO, a symlink to /dev/zero, a truncated .xlsx, a text file named .xlsx, an encrypted (Compound File)
+ * a FIFO, a UNIX socket, a symlink to /dev/zero, a truncated .xlsx, a text file named .xlsx, an encrypted (Compound File)
  * workbook and a zip whose data is damaged. Each answers 502 `upstream_error` with its `reason`, quickly and
  * without the server's memory blowing up, while a good workbook on the same server keeps answering.
  */
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
+import { runPython } from '../helpers/openpyxl.ts';
 import { writeZipBomb } from '../helpers/zip-bomb.ts';
 
 const MB = 1024 * 1024;
@@ -51,6 +54,7 @@ const HOSTILE: [name: string, reason: string][] = [
   ['fifo.xlsx', 'not_a_file'],
   ['zero.xlsx', 'not_a_file'],
   ['folder.csv', 'not_a_file'],
+  ['socket.xlsx', 'not_a_file'],
   ['cut.xlsx', 'corrupt'],
   ['text.xlsx', 'not_a_workbook'],
   ['locked.xlsx', 'encrypted'],
@@ -61,6 +65,7 @@ describe('hostile files over HTTP (default limits)', () => {
   let h: Harness;
   let good: ConnectionRecord;
   const hostile = new Map<string, ConnectionRecord>();
+  let closeSocket = async () => {};
 
   beforeAll(async () => {
     h = await startHarness();
@@ -72,6 +77,9 @@ describe('hostile files over HTTP (default limits)', () => {
     execFileSync('mkfifo', [at('fifo.xlsx')]);
     await fs.symlink('/dev/zero', at('zero.xlsx'));
     await fs.mkdir(at('folder.csv'));
+    const socket = net.createServer().listen(at('socket.xlsx'));
+    await once(socket, 'listening');
+    closeSocket = () => new Promise<void>((resolve) => socket.close(() => resolve()));
     const goodBytes = await fs.readFile(at('good.xlsx'));
     await fs.writeFile(at('cut.xlsx'), goodBytes.subarray(0, goodBytes.length - 200));
     await fs.writeFile(at('text.xlsx'), 'id,total\n1,10\n');
@@ -83,6 +91,7 @@ describe('hostile files over HTTP (default limits)', () => {
     for (const [name] of HOSTILE) hostile.set(name, h.connect(at(name)));
   });
   afterAll(async () => {
+    await closeSocket();
     await h.close();
   });
 
@@ -216,4 +225,67 @@ describe('GET /v1/spreadsheets while a big file is being parsed', () => {
       error: expect.stringMatching(/still being read/),
     });
   });
+});
+
+describe('small files that describe a huge grid', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('are refused as too_large before the grid is built, and the server keeps answering the rest', async () => {
+    const at = (name: string) => path.join(h.dir, name);
+    await writeOrders(at('good.xlsx'), 50);
+    const good = h.connect(at('good.xlsx'));
+    // Written by openpyxl: a 100-column header and one cell in the sheet's last row (a few KB on disk).
+    await runPython(
+      `import sys, openpyxl
+wb = openpyxl.Workbook(); ws = wb.active
+ws.append([f"c{i}" for i in range(100)])
+ws.cell(row=1048576, column=1, value=1)
+wb.save(sys.argv[1])`,
+      [at('sparse.xlsx')],
+    );
+    // Written by Python's zipfile: one 32,767-character shared string in 100,000 cells (about 100 KB on disk,
+    // 5 MB unpacked, 3,300 million characters once every cell holds its text).
+    await runPython(
+      `import sys, zipfile
+ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
+rows = ''.join(f'<row r="{r}">' + ''.join(f'<c r="{c}{r}" t="s"><v>{0 if r > 1 else 1}</v></c>' for c in 'ABCDE') + '</row>' for r in range(1, 20002))
+parts = {
+  '[Content_Types].xml': '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>',
+  '_rels/.rels': f'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+  'xl/workbook.xml': f'<workbook {ns} xmlns:r="{rel}"><sheets><sheet name="Sheet" sheetId="1" r:id="rId1"/></sheets></workbook>',
+  'xl/_rels/workbook.xml.rels': f'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="{rel}/sharedStrings" Target="sharedStrings.xml"/></Relationships>',
+  'xl/sharedStrings.xml': f'<sst {ns}><si><t>{"x" * 32767}</t></si><si><t>h</t></si></sst>',
+  'xl/worksheets/sheet1.xml': f'<worksheet {ns}><sheetData>{rows}</sheetData></worksheet>',
+}
+with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+  for name, text in parts.items(): z.writestr(name, text)`,
+      [at('shared.xlsx')],
+    );
+    // A 100-column header, 300,000 blank lines, then one value: 300 KB.
+    await fs.writeFile(
+      at('blank-lines.csv'),
+      `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(300_000)}1\n`,
+    );
+    for (const name of ['sparse.xlsx', 'shared.xlsx', 'blank-lines.csv']) {
+      const connection = h.connect(at(name));
+      const [bad, ok] = await Promise.all([
+        timed(h.fetch(rowsPath(connection, 'Sheet'))),
+        timed(h.fetch(rowsPath(good, 'Orders', '?limit=5'))),
+      ]);
+      expect(bad.res.status, name).toBe(502);
+      expect(bad.body.error.reason, name).toBe('too_large');
+      expect(bad.body.error.message, name).toMatch(/SHEETPORT_MAX_(CELLS|TEXT_MB)/);
+      expect(bad.ms, name).toBeLessThan(10_000);
+      expect(ok.res.status, name).toBe(200);
+      expect(ok.ms, name).toBeLessThan(2000);
+    }
+  }, 120_000);
 });

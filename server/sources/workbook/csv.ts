@@ -14,7 +14,7 @@ import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoFromDate } from '../serial-dates.ts';
 import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
-import { buildTab } from '../tab.ts';
+import { buildTab, type GridLimits } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
 import type { WorkbookDocument } from './document.ts';
 import { readCsvCell } from './values.ts';
@@ -102,6 +102,7 @@ export class CsvDocument implements WorkbookDocument {
   readonly #bom: boolean;
   readonly #finalNewline: boolean;
   #tab: TabSnapshot | null = null;
+  readonly #limits: GridLimits | undefined;
 
   constructor(init: {
     records: CsvRecord[];
@@ -110,6 +111,7 @@ export class CsvDocument implements WorkbookDocument {
     eol: string;
     bom: boolean;
     finalNewline: boolean;
+    limits: GridLimits | undefined;
   }) {
     this.#records = init.records;
     this.#name = init.name;
@@ -117,9 +119,10 @@ export class CsvDocument implements WorkbookDocument {
     this.#eol = init.eol;
     this.#bom = init.bom;
     this.#finalNewline = init.finalNewline;
+    this.#limits = init.limits;
   }
 
-  static parse(bytes: Uint8Array, fileName: string): CsvDocument {
+  static parse(bytes: Uint8Array, fileName: string, limits?: GridLimits): CsvDocument {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const bom = buf.subarray(0, 3).equals(BOM);
     const body = bom ? buf.subarray(3) : buf;
@@ -153,7 +156,7 @@ export class CsvDocument implements WorkbookDocument {
     // A new (empty) file gets the conventional trailing newline; otherwise keep what the file had.
     const finalNewline = text === '' || text.endsWith('\n');
     const name = path.basename(fileName, path.extname(fileName));
-    return new CsvDocument({ records, name, delimiter, eol, bom, finalNewline });
+    return new CsvDocument({ records, name, delimiter, eol, bom, finalNewline, limits });
   }
 
   tab(sourceSheetId: string): TabSnapshot | undefined {
@@ -162,6 +165,7 @@ export class CsvDocument implements WorkbookDocument {
       CSV_SHEET_ID,
       this.#name,
       this.#records.map((r) => r.fields.map(readCsvCell)),
+      this.#limits,
     );
     return this.#tab;
   }

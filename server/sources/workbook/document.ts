@@ -5,6 +5,7 @@
 
 import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
+import type { GridLimits } from '../tab.ts';
 
 export interface WorkbookDocument {
   /** The tab's current content, or undefined when no tab has that id. Treat the result as read-only. */
@@ -17,4 +18,9 @@ export interface WorkbookDocument {
   serialize(): Promise<Uint8Array>;
 }
 
-export type DocumentParser = (bytes: Uint8Array, fileName: string) => Promise<WorkbookDocument>;
+/** Parses a file's bytes; its tabs are refused (GridTooLarge) past `limits`. */
+export type DocumentParser = (
+  bytes: Uint8Array,
+  fileName: string,
+  limits?: GridLimits,
+) => Promise<WorkbookDocument>;

@@ -19,11 +19,15 @@ export interface WorkbookFormat {
 }
 
 const FORMATS: Record<FormatName, WorkbookFormat> = {
-  xlsx: { name: 'xlsx', zipPackage: true, parse: (bytes) => OoxmlDocument.parse(bytes) },
+  xlsx: {
+    name: 'xlsx',
+    zipPackage: true,
+    parse: (bytes, _fileName, limits) => OoxmlDocument.parse(bytes, limits),
+  },
   csv: {
     name: 'csv',
     zipPackage: false,
-    parse: async (bytes, fileName) => CsvDocument.parse(bytes, fileName),
+    parse: async (bytes, fileName, limits) => CsvDocument.parse(bytes, fileName, limits),
     assertStorable: assertCsvKeepsText,
   },
 };

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.ts';
 import type { ResolvedLocation, SourceKind } from '../kind.ts';
 import { createDemoWorkbook } from './demo.ts';
 import { formatForExtension } from './formats.ts';
+import { cancelAllParses } from './guard/parse-off-thread.ts';
 import { createWorkbookSource } from './index.ts';
 
 const EXTENSIONS = ['.xlsx', '.csv'];
@@ -43,6 +44,7 @@ export const workbookKind: SourceKind = {
     EXTENSIONS.includes(path.extname(input).toLowerCase()) || /[\\/]/.test(input) || existsSync(input),
   resolveLocation,
   open: (location, options) => createWorkbookSource(location, options),
+  stopWork: cancelAllParses,
   async createDemo(dir) {
     const location = path.join(dir, 'demo.xlsx');
     try {

@@ -187,7 +187,10 @@ export class WorkbookFile {
       }
       let doc: WorkbookDocument;
       try {
-        doc = await this.#format.parse(bytes, this.path);
+        doc = await this.#format.parse(bytes, this.path, {
+          maxCells: this.#limits.maxCells,
+          maxTextChars: this.#limits.maxTextChars,
+        });
       } catch (e) {
         throw parserFailure(e, this.path);
       }

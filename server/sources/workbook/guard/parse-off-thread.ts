@@ -87,6 +87,18 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   return bytes.slice().buffer as ArrayBuffer;
 }
 
+/** Parses under way, each with the way to end it at once. */
+const running = new Set<() => void>();
+
+/**
+ * End every parse under way now: their workers are terminated (their heaps go with them) and their readers
+ * answered 503. The service calls this when it stops, so a large file in the middle of a parse never holds the
+ * process past its stop deadline.
+ */
+export function cancelAllParses(): void {
+  for (const cancel of [...running]) cancel();
+}
+
 export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> {
   const { filePath, limits } = request;
   const size = request.bytes.byteLength;
@@ -96,6 +108,7 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
     filePath,
     bytes: buffer,
     maxInflatedBytes: limits.maxInflatedBytes,
+    grid: { maxCells: limits.maxCells, maxTextChars: limits.maxTextChars },
   };
   return new Promise((resolve, reject) => {
     const worker = acquire(limits.parseMemoryMb);
@@ -103,6 +116,7 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
     const finish = (keep: boolean, outcome: () => void) => {
       if (settled) return;
       settled = true;
+      running.delete(cancel);
       clearTimeout(timer);
       // Only our own listeners: the Worker keeps internal ones that removeAllListeners would break.
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
@@ -150,6 +164,9 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
       finish(false, () =>
         reject(new AppError('internal_error', 'The workbook reader stopped unexpectedly.')),
       );
+    const cancel = () =>
+      finish(false, () => reject(new AppError('upstream_unavailable', 'The service is stopping.')));
+    running.add(cancel);
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage(job, [buffer]);
   });

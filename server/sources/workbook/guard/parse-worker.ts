@@ -5,8 +5,9 @@
  * the main thread allowed.
  */
 import { parentPort } from 'node:worker_threads';
-import { AppError } from '../../../errors.ts';
+import type { GridLimits } from '../../tab.ts';
 import { type FormatName, formatNamed } from '../formats.ts';
+import { parserFailure } from './unreadable.ts';
 import { checkInflation, checkZipPackage } from './zip-package.ts';
 
 export interface ParseJob {
@@ -14,6 +15,7 @@ export interface ParseJob {
   filePath: string;
   bytes: ArrayBuffer;
   maxInflatedBytes: number;
+  grid: GridLimits;
 }
 
 /** What the worker posts back: the tabs, or the error in a form structured clone keeps. */
@@ -28,12 +30,11 @@ async function run(job: ParseJob): Promise<ParseReply> {
     if (format.zipPackage) {
       checkInflation(bytes, checkZipPackage(bytes, job.filePath, job.maxInflatedBytes), job.filePath);
     }
-    const doc = await format.parse(bytes, job.filePath);
+    const doc = await format.parse(bytes, job.filePath, job.grid);
     return { ok: true, tabs: doc.tabs() };
   } catch (e) {
-    if (e instanceof AppError)
-      return { ok: false, error: { code: e.code, message: e.message, details: e.details } };
-    return { ok: false, error: null };
+    const failure = parserFailure(e, job.filePath);
+    return { ok: false, error: { code: failure.code, message: failure.message, details: failure.details } };
   }
 }
 

@@ -24,17 +24,14 @@ export async function readRegularFile(filePath: string, maxBytes: number): Promi
   try {
     handle = await fs.open(filePath, OPEN_FLAGS);
   } catch (e) {
+    // A UNIX socket cannot be opened at all (ENXIO; EOPNOTSUPP on some systems): it is not a file either.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw notAFile(filePath);
     throw fileError(e, filePath);
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) {
-      throw unreadable(
-        'not_a_file',
-        filePath,
-        'is not a regular file (it is a folder, a device or a pipe); connect an .xlsx or .csv file.',
-      );
-    }
+    if (!st.isFile()) throw notAFile(filePath);
     if (st.size > maxBytes) {
       throw unreadable(
         'too_large',
@@ -58,4 +55,12 @@ export async function readRegularFile(filePath: string, maxBytes: number): Promi
   } finally {
     await handle.close().catch(() => {});
   }
+}
+
+function notAFile(filePath: string) {
+  return unreadable(
+    'not_a_file',
+    filePath,
+    'is not a regular file (it is a folder, a device, a pipe or a socket); connect an .xlsx or .csv file.',
+  );
 }

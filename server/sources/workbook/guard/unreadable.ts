@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { AppError } from '../../../errors.ts';
+import { GridTooLarge } from '../../tab.ts';
 
 export type UnreadableReason = 'not_a_file' | 'not_a_workbook' | 'encrypted' | 'corrupt' | 'too_large';
 
@@ -29,6 +30,7 @@ export function megabytes(bytes: number): string {
  */
 export function parserFailure(error: unknown, filePath: string): AppError {
   if (error instanceof AppError && (error.code !== 'upstream_error' || reasonOf(error))) return error;
+  if (error instanceof GridTooLarge) return unreadable('too_large', filePath, error.message);
   return unreadable(
     'corrupt',
     filePath,

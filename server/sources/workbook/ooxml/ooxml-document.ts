@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AppError } from '../../../errors.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
-import { buildTab } from '../../tab.ts';
+import { buildTab, type GridLimits } from '../../tab.ts';
 import type { WorkbookDocument } from '../document.ts';
 import type { ReadContext } from './cell-values.ts';
 import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
@@ -61,8 +61,11 @@ export class OoxmlDocument implements WorkbookDocument {
   #sharedStrings: string[] | undefined;
   #styles: StylesPart | undefined;
 
-  private constructor(archive: ZipArchive) {
+  readonly #limits: GridLimits | undefined;
+
+  private constructor(archive: ZipArchive, limits: GridLimits | undefined) {
     this.#archive = archive;
+    this.#limits = limits;
     const root = this.#canonical(parseRels('', archive.text('_rels/.rels')));
     this.#workbookPart =
       root.find((r) => relKind(r) === 'officeDocument' && !r.external)?.target ?? 'xl/workbook.xml';
@@ -97,8 +100,8 @@ export class OoxmlDocument implements WorkbookDocument {
     return rels.map((r) => (r.external ? r : { ...r, target: this.#partName(r.target) }));
   }
 
-  static async parse(bytes: Uint8Array): Promise<OoxmlDocument> {
-    return new OoxmlDocument(ZipArchive.open(bytes));
+  static async parse(bytes: Uint8Array, limits?: GridLimits): Promise<OoxmlDocument> {
+    return new OoxmlDocument(ZipArchive.open(bytes), limits);
   }
 
   #text(part: string): string | undefined {
@@ -145,7 +148,7 @@ export class OoxmlDocument implements WorkbookDocument {
     } catch (e) {
       throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
     }
-    const snapshot = buildTab(tab.entry.sheetId, tab.entry.name, grid.rows);
+    const snapshot = buildTab(tab.entry.sheetId, tab.entry.name, grid.rows, this.#limits);
     this.#snapshots.set(sourceSheetId, snapshot);
     return snapshot;
   }
