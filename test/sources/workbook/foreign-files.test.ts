@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { entryData, readZipDirectory } from '../../../server/sources/workbook/guard/zip-directory.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
@@ -181,5 +182,66 @@ describe('workbooks written by openpyxl', () => {
       await source.close();
     }
     expect((await fs.readdir(dir)).sort()).toEqual(['garbled.xlsx', 'truncated.xlsx']);
+  });
+});
+
+describe('a sheet whose rows are stored out of order', () => {
+  it('is written in place: an update lands in the row it names, once, and reads back after a reload', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'unordered.xlsx');
+    // Rows 1, 3, 2 in that order in the part (valid for readers, which go by each row's number).
+    await runPython(
+      `import sys, zipfile
+ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
+row = lambda r, a, b: f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>{a}</t></is></c><c r="B{r}"><v>{b}</v></c></row>'
+parts = {
+  '[Content_Types].xml': '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+  '_rels/.rels': f'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+  'xl/workbook.xml': f'<workbook {ns} xmlns:r="{rel}"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>',
+  'xl/_rels/workbook.xml.rels': f'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+  'xl/worksheets/sheet1.xml': f'<worksheet {ns}><sheetData>{row(1, "Name", 0)}{row(3, "second", 2)}{row(2, "first", 1)}</sheetData></worksheet>',
+}
+with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+  for name, text in parts.items(): z.writestr(name, text)`,
+      [file],
+    );
+    const source = createWorkbookSource(file);
+    try {
+      expect((await source.read()).tabs[0]?.typed).toEqual([
+        ['first', 1],
+        ['second', 2],
+      ]);
+      await source.write('1', [{ op: 'update', row: 1, values: { Name: 'changed' } }], PLAIN);
+      await source.write('1', [{ op: 'append', values: { Name: 'third' } }], PLAIN);
+    } finally {
+      await source.close();
+    }
+    const written = await fs.readFile(file);
+    const entry = readZipDirectory(written).find((e) => e.name === 'xl/worksheets/sheet1.xml')!;
+    const sheet = inflateRawSync(entryData(written, entry)).toString('utf8');
+    expect(sheet.match(/<row r="\d+"/g)).toEqual(['<row r="1"', '<row r="2"', '<row r="3"', '<row r="4"']);
+    const fresh = createWorkbookSource(file);
+    try {
+      expect((await fresh.read()).tabs[0]?.typed).toEqual([
+        ['changed', 1],
+        ['second', 2],
+        ['third', null],
+      ]);
+    } finally {
+      await fresh.close();
+    }
+    const seen = await runPython(
+      `import sys, json, openpyxl
+ws = openpyxl.load_workbook(sys.argv[1]).active
+print(json.dumps([[c.value for c in r] for r in ws.iter_rows()]))`,
+      [file],
+    );
+    expect(JSON.parse(seen)).toEqual([
+      ['Name', 0],
+      ['changed', 1],
+      ['second', 2],
+      ['third', null],
+    ]);
   });
 });

@@ -21,7 +21,7 @@ export class SheetXml {
   /** Rows moved (a delete): the tab must be read again as a whole. */
   moved = false;
   tail: string;
-  /** Rows in sheet order; numbers strictly increasing. */
+  /** Rows in sheet order, by number (a file that stored them out of order has them sorted). */
   rows: RowSlot[];
   readonly #byNumber = new Map<number, RowSlot>();
 
@@ -44,15 +44,20 @@ export class SheetXml {
     const p = this.prefix.replace('.', '\\.');
     const row = new RegExp(`<${p}row\\b[^>]*?(?:\\/>|>[\\s\\S]*?<\\/${p}row>)`, 'g');
     let previous = 0;
+    let ordered = true;
     for (const m of body.matchAll(row)) {
       const start = /^<[^>]*>/.exec(m[0])?.[0] ?? '';
       const r = Number(getAttr(start, 'r'));
-      const number = Number.isInteger(r) && r > previous ? r : previous + 1;
+      // A row's own number, as the reader takes it (rows may be stored out of order); one without follows on.
+      const number = Number.isInteger(r) && r > 0 ? r : previous + 1;
+      if (number <= previous) ordered = false;
       previous = number;
       const slot = { number, xml: m[0] };
       this.rows.push(slot);
-      this.#byNumber.set(number, slot);
+      if (!this.#byNumber.has(number)) this.#byNumber.set(number, slot);
     }
+    // Rows stored out of order are put in order (the order Excel writes), so edits and appends land in place.
+    if (!ordered) this.rows.sort((a, b) => a.number - b.number);
   }
 
   row(number: number): RowSlot | undefined {
