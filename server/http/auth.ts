@@ -33,7 +33,7 @@ export function requireApiKey(
     if (record.revokedAt) return next(new AppError('unauthorized', 'This API key has been revoked.'));
     keys.touch(record.id);
     locals(res).apiKey = record;
-    if (access === 'write' && record.scope !== 'read_write') return next(readOnlyKey());
+    if (access === 'write' && record.scope !== 'read_write') return next(readOnlyKey(req.method));
     next();
   };
 }
@@ -46,8 +46,10 @@ function connectionOfRoute(req: Request, connections: ConnectionStore): Connecti
   return parsed ? connections.getBySpreadsheetId(parsed.spreadsheetId) : null;
 }
 
-function readOnlyKey(): AppError {
-  return new AppError('forbidden', 'This API key is read-only; writes need a key with scope read_write.');
+/** A read of a route that needs read_write (the delivery log) is not a write: say which it is. */
+function readOnlyKey(method = 'POST'): AppError {
+  const what = method === 'GET' || method === 'HEAD' ? 'this route needs' : 'writes need';
+  return new AppError('forbidden', `This API key is read-only; ${what} a key with scope read_write.`);
 }
 
 export function apiKeyOf(res: Response): ApiKeyRecord {

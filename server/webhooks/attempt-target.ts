@@ -5,8 +5,10 @@
  * shows no response excerpt and only a coarse error; the CLI and the admin surface show everything.
  *
  * The class is taken from the address the attempt actually connected to (or tried, or was refused), recorded
- * with the attempt: a public-looking name that resolves to 127.0.0.1 counts as loopback.
+ * with the attempt: a public-looking name that resolves to 127.0.0.1 counts as loopback, and so does any address
+ * of this machine's own network interfaces (a service bound to 0.0.0.0 answers there as on 127.0.0.1).
  */
+import os from 'node:os';
 import type { AttemptRecord } from '../store/deliveries.ts';
 import { type AddressKind, classifyAddress } from './target-safety.ts';
 
@@ -20,7 +22,15 @@ export function targetOf(reported: string | null | undefined): {
 } {
   if (reported === undefined) return { address: null, kind: null };
   if (reported === null) return { address: null, kind: 'none' };
-  return { address: reported, kind: classifyAddress(reported) };
+  return { address: reported, kind: isOwnAddress(reported) ? 'loopback' : classifyAddress(reported) };
+}
+
+/** Whether `ip` is an address of one of this machine's network interfaces (IPv4-mapped IPv6 included). */
+export function isOwnAddress(ip: string, interfaces = os.networkInterfaces()): boolean {
+  const plain = ip.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
+  return Object.values(interfaces).some((list) =>
+    (list ?? []).some((i) => i.address.toLowerCase().replace(/%.*$/, '') === plain),
+  );
 }
 
 /**

@@ -700,7 +700,7 @@ describe('what the delivery log shows of local targets (CONTRACT 4)', () => {
       expect(res.status, p).toBe(403);
       const { error } = await res.json();
       expect(error.code).toBe('forbidden');
-      expect(error.message).toMatch(/read_write/);
+      expect(error.message).toBe('This API key is read-only; this route needs a key with scope read_write.');
     }
     // The webhook itself is still readable with a read key, and carries nothing from any attempt.
     const webhook = await (await h.fetch(`/v1/webhooks/${created.webhook_id}`, { auth: readOnly })).json();

@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { createServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
+import { isOwnAddress, targetOf } from '../../server/webhooks/attempt-target.ts';
 import { deliver } from '../../server/webhooks/sender.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import type { TestResponse } from '../helpers/harness.ts';
@@ -216,4 +217,27 @@ describe('the delivery log of a name that resolves to loopback', () => {
     );
     expect(missing.status).toBe(404);
   }, 30_000);
+});
+
+describe("this machine's own addresses", () => {
+  it('count as loopback: a service bound to 0.0.0.0 answers on them as on 127.0.0.1', () => {
+    const interfaces = {
+      eth0: [
+        { address: '203.0.113.9', family: 'IPv4', internal: false },
+        { address: 'fe80::1%eth0', family: 'IPv6', internal: false },
+      ],
+    } as unknown as ReturnType<typeof os.networkInterfaces>;
+    expect(isOwnAddress('203.0.113.9', interfaces)).toBe(true);
+    expect(isOwnAddress('::ffff:203.0.113.9', interfaces)).toBe(true);
+    expect(isOwnAddress('fe80::1', interfaces)).toBe(true);
+    expect(isOwnAddress('203.0.113.10', interfaces)).toBe(false);
+    // The real interfaces: every address of this machine is recorded as a loopback target.
+    const own = Object.values(os.networkInterfaces())
+      .flat()
+      .map((i) => i?.address.replace(/%.*$/, ''))
+      .filter((a): a is string => Boolean(a));
+    expect(own.length).toBeGreaterThan(0);
+    for (const address of own) expect(targetOf(address), address).toEqual({ address, kind: 'loopback' });
+    expect(targetOf('203.0.113.250').kind).toBe(own.includes('203.0.113.250') ? 'loopback' : 'public');
+  });
 });

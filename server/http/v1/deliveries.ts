@@ -15,12 +15,6 @@ export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
 
 /** Delivery logs need a read_write key: they show what receivers answered. */
-function requireLogScope(res: Response): void {
-  if (apiKeyOf(res).scope !== 'read_write') {
-    throw new AppError('forbidden', 'The delivery log needs an API key with scope read_write.');
-  }
-}
-
 export function parseState(query: Record<string, unknown>): DeliveryState | undefined {
   const raw = singleQuery(query, 'state');
   if (raw === undefined || raw === '') return undefined;
@@ -40,7 +34,6 @@ export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
     access: 'read' | 'write',
   ): { webhook: WebhookRecord; delivery: DeliveryRecord } => {
     const webhook = webhookOf(res, deps, String(req.params.id), access);
-    requireLogScope(res);
     const deliveryId = String(req.params.deliveryId);
     const delivery = deps.deliveries.get(deliveryId);
     if (!delivery || delivery.webhookId !== webhook.id) {
@@ -51,7 +44,6 @@ export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.get('/v1/webhooks/:id/deliveries', 'write', (req, res) => {
     const webhook = webhookOf(res, deps, String(req.params.id), 'read');
-    requireLogScope(res);
     const query = req.query as Record<string, unknown>;
     const state = parseState(query);
     const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
