@@ -4,7 +4,6 @@ import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
 import type { WebhookRecord } from '../../store/webhooks.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks/delivery-json.ts';
-import { apiKeyOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
