@@ -2,11 +2,12 @@ import type Database from 'better-sqlite3';
 import { diffRows } from '../replica/diff.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
-import type { Baseline, BaselineStore, StoredBaseline } from '../store/baselines.ts';
+import type { Baseline, BaselineStore } from '../store/baselines.ts';
 import type { ChangeLogStore } from '../store/change-log.ts';
 import type { DeliveryStore } from '../store/deliveries.ts';
 import type { WebhookStore } from '../store/webhooks.ts';
 import { buildNotifications, type EventRules, payloadJson } from '../webhooks/events.ts';
+import { loadRecordedTabs, type RecordedTab, wantsCheckpoint } from './baselines.ts';
 
 export interface RecorderDeps {
   db: Database.Database;
@@ -42,13 +43,21 @@ export class ChangeRecorder {
    */
   record(spreadsheetId: string, before: SpreadsheetSnapshot | null, after: SpreadsheetSnapshot): void {
     const { db, baselines, changeLog, webhooks, deliveries, rules } = this.#deps;
-    const previous: Map<string, Baseline | StoredBaseline> = before
+    const previous: Map<string, Baseline | RecordedTab> = before
       ? new Map(before.tabs.map((t) => [t.sourceSheetId, toBaseline(t)]))
-      : baselines.load(spreadsheetId);
+      : loadRecordedTabs(spreadsheetId, baselines, changeLog);
     const version = after.version;
     const nowMs = this.#deps.now();
-    const save = (tab: TabSnapshot) =>
-      baselines.save(spreadsheetId, tab.sourceSheetId, toBaseline(tab), nowMs, version);
+    // The whole tab, as of its newest change-log entry (the entries so far are in it).
+    const checkpoint = (tab: TabSnapshot) =>
+      baselines.checkpoint(
+        spreadsheetId,
+        tab.sourceSheetId,
+        toBaseline(tab),
+        nowMs,
+        version,
+        changeLog.lastInstant(spreadsheetId, tab.sourceSheetId),
+      );
     let queued = 0;
     db.transaction(() => {
       // Another process sharing the data dir (the CLI registering a webhook, a second server) recorded this
@@ -60,7 +69,7 @@ export class ChangeRecorder {
         if (old?.name !== tab.name) webhooks.renameTab(spreadsheetId, tab.sourceSheetId, tab.name);
         if (!old) {
           // First sight of this tab: nothing to compare with yet.
-          save(tab);
+          checkpoint(tab);
           continue;
         }
         // A tab the write did not touch is the very same snapshot array: nothing to diff.
@@ -69,11 +78,11 @@ export class ChangeRecorder {
         const renamed = old.name !== tab.name || !sameHeader(old.header, tab.header);
         if (readFrom(old) === version) {
           // The same source version read differently: nothing changed in the spreadsheet itself.
-          if (changes.length > 0 || renamed) save(tab);
+          if (changes.length > 0 || renamed) checkpoint(tab);
           continue;
         }
         if (changes.length === 0) {
-          if (renamed) save(tab);
+          if (renamed) checkpoint(tab);
           continue;
         }
         const instant = changeLog.nextInstant(spreadsheetId, tab.sourceSheetId, nowMs);
@@ -100,7 +109,10 @@ export class ChangeRecorder {
             queued++;
           }
         }
-        save(tab);
+        // The entries just logged are the redo of the stored checkpoint; a new name or header (the entries
+        // name their values by header) or many entries since the last checkpoint make a new one.
+        const redo = renamed ? 0 : baselines.addRedoEntries(spreadsheetId, tab.sourceSheetId, changes.length);
+        if (renamed || wantsCheckpoint(redo, tab.typed.length)) checkpoint(tab);
       }
       baselines.markVersion(spreadsheetId, version);
     })();
@@ -109,7 +121,7 @@ export class ChangeRecorder {
 }
 
 /** The source version a persisted baseline was read from; null for in-process snapshots and old baselines. */
-function readFrom(baseline: Baseline | StoredBaseline): string | null {
+function readFrom(baseline: Baseline | RecordedTab): string | null {
   return 'sourceVersion' in baseline ? baseline.sourceVersion : null;
 }
 

@@ -1,43 +1,75 @@
+import { deserialize, serialize } from 'node:v8';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import type { CellValue } from '../sources/source.ts';
 
-/** A tab's content as last recorded. */
+/** A tab's content as recorded. */
 export interface Baseline {
   name: string;
   header: string[];
   typed: CellValue[][];
 }
 
-/** A baseline as stored: with the source version it was read from (null when recorded before that was kept). */
-export interface StoredBaseline extends Baseline {
+/**
+ * A tab's last checkpoint as stored: its content as of `checkpointAt` (a change-log instant; the entries after
+ * it complete the picture), the source version the recorded content matches (null when recorded before that
+ * was kept), and how many change-log entries were recorded since the checkpoint.
+ */
+export interface Checkpoint extends Baseline {
   sourceVersion: string | null;
+  checkpointAt: number;
+  redoEntries: number;
+}
+
+interface Row {
+  source_sheet_id: string;
+  content: Buffer;
+  source_version: string | null;
+  checkpoint_at: number;
+  redo_entries: number;
+}
+
+/** The first byte of V8's serialization format (its version tag); a JSON baseline starts with `{`. */
+const V8_FORMAT = 0xff;
+
+function encode(baseline: Baseline): Buffer {
+  const { name, header, typed } = baseline;
+  return gzipSync(serialize({ name, header, typed }), { level: 1 });
+}
+
+function decode(content: Buffer): Baseline {
+  const bytes = gunzipSync(content);
+  // Checkpoints written before V8's format was used are gzip JSON.
+  if (bytes[0] === V8_FORMAT) return deserialize(bytes) as Baseline;
+  return JSON.parse(bytes.toString('utf8')) as Baseline;
 }
 
 /**
- * The last content of each tab the service recorded, gzip JSON in SQLite. It outlives the process, so a change
- * made while SheetPort was not running (or in the instant between a file write and its record) is found by
- * comparing the file with it on the next start. Each row also keeps the source version its content matches.
+ * What the service last recorded of each tab, in SQLite, so a change made while SheetPort was not running is
+ * found on the next start by comparing the source with it. Kept as a checkpoint of the whole tab plus the change
+ * log recorded since (see changes/baselines.ts, which puts the two together): a write stores only its changed
+ * rows, and the whole tab is stored again only when the entries since the checkpoint grow many.
  */
 export class BaselineStore {
-  readonly #get: Database.Statement<
-    [string],
-    { source_sheet_id: string; content: Buffer; source_version: string | null }
-  >;
-  readonly #put: Database.Statement<[string, string, string, Buffer, number, string]>;
+  readonly #get: Database.Statement<[string], Row>;
+  readonly #put: Database.Statement<[string, string, string, Buffer, number, string, number]>;
   readonly #mark: Database.Statement<[string, string, string]>;
   readonly #recorded: Database.Statement<[string, string], number>;
+  readonly #addRedo: Database.Statement<[number, string, string]>;
+  readonly #redoOf: Database.Statement<[string, string], number>;
 
   constructor(db: Database.Database) {
     this.#get = db.prepare(
-      'SELECT source_sheet_id, content, source_version FROM tab_baselines WHERE spreadsheet_id = ?',
+      `SELECT source_sheet_id, content, source_version, checkpoint_at, redo_entries
+       FROM tab_baselines WHERE spreadsheet_id = ?`,
     );
     this.#put = db.prepare(
-      `INSERT INTO tab_baselines (spreadsheet_id, source_sheet_id, name, content, updated_at, source_version)
-       VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO tab_baselines
+         (spreadsheet_id, source_sheet_id, name, content, updated_at, source_version, checkpoint_at, redo_entries)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0)
        ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET
          name = excluded.name, content = excluded.content, updated_at = excluded.updated_at,
-         source_version = excluded.source_version`,
+         source_version = excluded.source_version, checkpoint_at = excluded.checkpoint_at, redo_entries = 0`,
     );
     this.#recorded = db
       .prepare<[string, string], number>(
@@ -48,14 +80,26 @@ export class BaselineStore {
       `UPDATE tab_baselines SET source_version = ?
        WHERE spreadsheet_id = ? AND source_version IS NOT ?`,
     );
+    this.#redoOf = db
+      .prepare<[string, string], number>(
+        'SELECT redo_entries FROM tab_baselines WHERE spreadsheet_id = ? AND source_sheet_id = ?',
+      )
+      .pluck();
+    this.#addRedo = db.prepare(
+      'UPDATE tab_baselines SET redo_entries = redo_entries + ? WHERE spreadsheet_id = ? AND source_sheet_id = ?',
+    );
   }
 
-  /** Every recorded tab of a spreadsheet, by source sheet id. */
-  load(spreadsheetId: string): Map<string, StoredBaseline> {
-    const out = new Map<string, StoredBaseline>();
+  /** Every tab's last checkpoint, by source sheet id. */
+  checkpoints(spreadsheetId: string): Map<string, Checkpoint> {
+    const out = new Map<string, Checkpoint>();
     for (const row of this.#get.all(spreadsheetId)) {
-      const content = JSON.parse(gunzipSync(row.content).toString('utf8')) as Baseline;
-      out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
+      out.set(row.source_sheet_id, {
+        ...decode(row.content),
+        sourceVersion: row.source_version,
+        checkpointAt: row.checkpoint_at,
+        redoEntries: row.redo_entries,
+      });
     }
     return out;
   }
@@ -65,22 +109,41 @@ export class BaselineStore {
     return this.#recorded.get(spreadsheetId, sourceVersion) !== undefined;
   }
 
-  /** Call inside the transaction that records the tab's change; `sourceVersion` is what it was read from. */
-  save(
+  /**
+   * Store the whole tab as of change-log instant `checkpointAt` (entries after it are not in it). Call inside
+   * the transaction that records the tab's change; `sourceVersion` is what the content was read from.
+   */
+  checkpoint(
     spreadsheetId: string,
     sourceSheetId: string,
     baseline: Baseline,
     nowMs: number,
     sourceVersion: string,
+    checkpointAt: number,
   ): void {
-    const { name, header, typed } = baseline;
-    const content = gzipSync(JSON.stringify({ name, header, typed }), { level: 1 });
-    this.#put.run(spreadsheetId, sourceSheetId, name, content, nowMs, sourceVersion);
+    this.#put.run(
+      spreadsheetId,
+      sourceSheetId,
+      baseline.name,
+      encode(baseline),
+      nowMs,
+      sourceVersion,
+      checkpointAt,
+    );
+  }
+
+  /**
+   * `entries` more change-log entries were recorded after the tab's checkpoint (same transaction); returns how
+   * many there are now.
+   */
+  addRedoEntries(spreadsheetId: string, sourceSheetId: string, entries: number): number {
+    this.#addRedo.run(entries, spreadsheetId, sourceSheetId);
+    return this.#redoOf.get(spreadsheetId, sourceSheetId) ?? entries;
   }
 
   /**
    * Every baseline of the spreadsheet now matches `sourceVersion` (tabs a write left alone read the same as
-   * before). Call inside the recording transaction, after the changed tabs were saved.
+   * before). Call inside the recording transaction, after the changed tabs were recorded.
    */
   markVersion(spreadsheetId: string, sourceVersion: string): void {
     this.#mark.run(sourceVersion, spreadsheetId, sourceVersion);

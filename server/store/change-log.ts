@@ -20,6 +20,10 @@ export class ChangeLogStore {
   readonly #count: Database.Statement<[string, string, number], number>;
   readonly #newest: Database.Statement<[string, string, number], number | null>;
   readonly #lastByTab = new Map<string, number>();
+  readonly #since: Database.Statement<
+    [string, string, number],
+    { row_index: number; change: ChangeEntry['change']; updated_at: number; row_values: string | null }
+  >;
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
@@ -34,6 +38,10 @@ export class ChangeLogStore {
       `SELECT row_index, change, updated_at, row_values FROM change_log
        WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?
        ORDER BY seq LIMIT ? OFFSET ?`,
+    );
+    this.#since = db.prepare(
+      `SELECT row_index, change, updated_at, row_values FROM change_log
+       WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ? ORDER BY seq`,
     );
     this.#count = db
       .prepare<[string, string, number], number>(
@@ -53,12 +61,25 @@ export class ChangeLogStore {
    * to the last instant it saw can never skip a change recorded in the same millisecond.
    */
   nextInstant(spreadsheetId: string, sourceSheetId: string, nowMs: number): number {
+    const instant = Math.max(nowMs, this.lastInstant(spreadsheetId, sourceSheetId) + 1);
+    this.#lastByTab.set(`${spreadsheetId}\u0000${sourceSheetId}`, instant);
+    return instant;
+  }
+
+  /** The instant of the tab's newest change (0 when it has none). */
+  lastInstant(spreadsheetId: string, sourceSheetId: string): number {
     const key = `${spreadsheetId}\u0000${sourceSheetId}`;
     let last = this.#lastByTab.get(key);
-    if (last === undefined) last = this.#last.get(spreadsheetId, sourceSheetId) ?? 0;
-    const instant = Math.max(nowMs, last + 1);
-    this.#lastByTab.set(key, instant);
-    return instant;
+    if (last === undefined) {
+      last = this.#last.get(spreadsheetId, sourceSheetId) ?? 0;
+      this.#lastByTab.set(key, last);
+    }
+    return last;
+  }
+
+  /** Every change of the tab after `afterMs`, oldest first (what a checkpoint does not hold yet). */
+  since(spreadsheetId: string, sourceSheetId: string, afterMs: number): ChangeEntry[] {
+    return this.#since.all(spreadsheetId, sourceSheetId, afterMs).map(toEntry);
   }
 
   /** Call inside the transaction that records the change. */
@@ -85,12 +106,21 @@ export class ChangeLogStore {
     return {
       total: this.#count.get(spreadsheetId, sourceSheetId, sinceMs) ?? 0,
       newest: this.#newest.get(spreadsheetId, sourceSheetId, sinceMs) ?? null,
-      data: rows.map((r) => ({
-        row_index: r.row_index,
-        change: r.change,
-        updatedAt: r.updated_at,
-        values: r.row_values ? (JSON.parse(r.row_values) as Record<string, CellValue>) : null,
-      })),
+      data: rows.map(toEntry),
     };
   }
+}
+
+function toEntry(r: {
+  row_index: number;
+  change: ChangeEntry['change'];
+  updated_at: number;
+  row_values: string | null;
+}): ChangeEntry {
+  return {
+    row_index: r.row_index,
+    change: r.change,
+    updatedAt: r.updated_at,
+    values: r.row_values ? (JSON.parse(r.row_values) as Record<string, CellValue>) : null,
+  };
 }

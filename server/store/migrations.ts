@@ -231,4 +231,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tab_baselines ADD COLUMN source_version TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'baseline-checkpoints',
+    sql: `
+      -- A baseline is now a checkpoint plus the change log recorded after it: a write records only its changed
+      -- rows, and the whole tab is stored again only now and then. checkpoint_at is the instant (change_log
+      -- updated_at) the checkpoint's content includes; redo_entries counts the entries recorded after it.
+      -- Baselines stored before this version hold everything recorded so far.
+      ALTER TABLE tab_baselines ADD COLUMN checkpoint_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tab_baselines ADD COLUMN redo_entries INTEGER NOT NULL DEFAULT 0;
+      UPDATE tab_baselines SET checkpoint_at = COALESCE((
+        SELECT MAX(c.updated_at) FROM change_log c
+        WHERE c.spreadsheet_id = tab_baselines.spreadsheet_id AND c.source_sheet_id = tab_baselines.source_sheet_id
+      ), 0);
+    `,
+  },
 ];

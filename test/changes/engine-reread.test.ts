@@ -44,19 +44,20 @@ describe('a baseline read from the same file version', () => {
       apiKeyId: null,
     });
     // What an older engine stored for the same file: Ann's age unread (null), one row fewer.
-    const stored = new BaselineStore(first.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     expect(stored.sourceVersion).toMatch(/.+/);
     const older = {
       ...stored,
       typed: stored.typed.slice(0, -1).map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
     first.db.transaction(() =>
-      new BaselineStore(first.db).save(
+      new BaselineStore(first.db).checkpoint(
         conn.spreadsheetId,
         tab.sourceSheetId,
         older,
         0,
         stored.sourceVersion!,
+        stored.checkpointAt,
       ),
     )();
     await first.close();
@@ -66,7 +67,7 @@ describe('a baseline read from the same file version', () => {
     const seen = (await second.replica.observe(conn)).byName.get('People')!;
     expect(count(second, 'deliveries')).toBe(0);
     expect(count(second, 'change_log')).toBe(0);
-    const now = new BaselineStore(second.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const now = new BaselineStore(second.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     expect(now.typed).toEqual(seen.typed);
     expect(now.typed[0]?.[1]).toBe(31);
   });
@@ -92,7 +93,7 @@ describe('a baseline read from the same file version', () => {
         userEntered: false,
       },
     );
-    const versions = [...new BaselineStore(context.db).load(conn.spreadsheetId).values()].map(
+    const versions = [...new BaselineStore(context.db).checkpoints(conn.spreadsheetId).values()].map(
       (b) => b.sourceVersion,
     );
     expect(versions).toEqual([result.snapshot.version, result.snapshot.version]);
@@ -118,13 +119,20 @@ describe('a baseline read from the same file version', () => {
       events: ['row.updated'],
       apiKeyId: null,
     });
-    const stored = new BaselineStore(first.db).load(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     const older = {
       ...stored,
       typed: stored.typed.map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
     first.db.transaction(() =>
-      new BaselineStore(first.db).save(conn.spreadsheetId, tab.sourceSheetId, older, 0, 'an older version'),
+      new BaselineStore(first.db).checkpoint(
+        conn.spreadsheetId,
+        tab.sourceSheetId,
+        older,
+        0,
+        'an older version',
+        stored.checkpointAt,
+      ),
     )();
     await first.close();
 
