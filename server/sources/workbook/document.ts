@@ -18,9 +18,13 @@ export interface WorkbookDocument {
   serialize(): Promise<Uint8Array>;
 }
 
-/** Parses a file's bytes; its tabs are refused (GridTooLarge) past `limits`. */
+/**
+ * Parses a file's bytes; its tabs are refused (GridTooLarge) past `limits`. `known`: what the format kept of a
+ * read of these very bytes in the parse thread (see formats.ts), so the tabs are not read again.
+ */
 export type DocumentParser = (
   bytes: Uint8Array,
   fileName: string,
   limits?: GridLimits,
+  known?: unknown,
 ) => Promise<WorkbookDocument>;

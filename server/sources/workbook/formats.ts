@@ -1,33 +1,75 @@
 /**
  * The file kinds a workbook source reads, by extension, and the engine that parses each. The parse worker
  * looks a format up by name here, so the engine can change without touching the guards around it.
+ *
+ * A file is read in the parse thread and used in the service's thread: each format says what its read sends
+ * across (`readOffThread`, with the buffers that move instead of being copied) and what the service makes of it
+ * (`received`): the tabs, and whatever a write may later hand back to `parse` so the tabs are not read twice.
  */
-import type { Mutation, WriteOptions } from '../source.ts';
+import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
+import type { GridLimits } from '../tab.ts';
+import { decodeTab, type EncodedTab, transferablesOf } from './cell-tab.ts';
 import { assertCsvKeepsText, CsvDocument } from './csv.ts';
 import type { DocumentParser } from './document.ts';
-import { OoxmlDocument } from './ooxml/ooxml-document.ts';
+import { type KnownTab, OoxmlDocument } from './ooxml/ooxml-document.ts';
 
 export type FormatName = 'xlsx' | 'csv';
+
+/** What a read sends from the parse thread. */
+export interface OffThreadRead {
+  payload: unknown;
+  transfer: ArrayBuffer[];
+}
+
+/** A read as the service holds it: the tabs, and what `parse` may take back for a write. */
+export interface ReceivedRead {
+  tabs: TabSnapshot[];
+  known: unknown;
+}
 
 export interface WorkbookFormat {
   name: FormatName;
   /** A zip package (OOXML): its central directory and inflated sizes are checked before parsing. */
   zipPackage: boolean;
+  /** The document a write edits (`known`: what `received` kept of the read of these bytes). */
   parse: DocumentParser;
+  readOffThread(bytes: Uint8Array, fileName: string, limits: GridLimits): Promise<OffThreadRead>;
+  received(payload: unknown): ReceivedRead;
   /** What this kind of file cannot store beyond the cell limits, refused (400) before anything is written. */
   assertStorable?(mutations: readonly Mutation[], options: WriteOptions): void;
+}
+
+interface XlsxPayload {
+  tabs: { encoded: EncodedTab; hasFormulas: boolean }[];
 }
 
 const FORMATS: Record<FormatName, WorkbookFormat> = {
   xlsx: {
     name: 'xlsx',
     zipPackage: true,
-    parse: (bytes, _fileName, limits) => OoxmlDocument.parse(bytes, limits),
+    parse: (bytes, _fileName, limits, known) =>
+      OoxmlDocument.parse(bytes, limits, (known as KnownTab[]) ?? []),
+    async readOffThread(bytes, _fileName, limits) {
+      const tabs = (await OoxmlDocument.parse(bytes, limits)).readTabs();
+      const payload: XlsxPayload = { tabs };
+      return { payload, transfer: tabs.flatMap((t) => transferablesOf(t.encoded)) };
+    },
+    received(payload) {
+      const known: KnownTab[] = (payload as XlsxPayload).tabs.map((t) => ({
+        tab: decodeTab(t.encoded),
+        hasFormulas: t.hasFormulas,
+      }));
+      return { tabs: known.map((k) => k.tab), known };
+    },
   },
   csv: {
     name: 'csv',
     zipPackage: false,
     parse: async (bytes, fileName, limits) => CsvDocument.parse(bytes, fileName, limits),
+    async readOffThread(bytes, fileName, limits) {
+      return { payload: CsvDocument.parse(bytes, fileName, limits).tabs(), transfer: [] };
+    },
+    received: (payload) => ({ tabs: payload as TabSnapshot[], known: undefined }),
     assertStorable: assertCsvKeepsText,
   },
 };

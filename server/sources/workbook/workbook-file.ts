@@ -44,6 +44,8 @@ interface Loaded {
   signature: string;
   /** The tabs as the parse worker returned them; unused once `doc` is set. */
   tabs: TabSnapshot[];
+  /** What the format kept of that read for a write's document (formats.ts), so it is not read again. */
+  known: unknown;
   /** The parsed document, only once a write needed it (parsed in this thread). */
   doc: WorkbookDocument | null;
 }
@@ -138,14 +140,15 @@ export class WorkbookFile {
         continue;
       }
       try {
-        const tabs = await parseOffThread({
+        const payload = await parseOffThread({
           format: this.#format.name,
           filePath: this.path,
           bytes,
           limits: this.#limits,
         });
         this.#failure = null;
-        this.#cache = { signature: after, tabs, doc: null };
+        const { tabs, known } = this.#format.received(payload);
+        this.#cache = { signature: after, tabs, known, doc: null };
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);
@@ -187,15 +190,18 @@ export class WorkbookFile {
       }
       let doc: WorkbookDocument;
       try {
-        doc = await this.#format.parse(bytes, this.path, {
-          maxCells: this.#limits.maxCells,
-          maxTextChars: this.#limits.maxTextChars,
-        });
+        doc = await this.#format.parse(
+          bytes,
+          this.path,
+          { maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars },
+          loaded.known,
+        );
       } catch (e) {
         throw parserFailure(e, this.path);
       }
       loaded.doc = doc;
       loaded.tabs = [];
+      loaded.known = undefined;
       return { signature: loaded.signature, doc };
     }
   }
@@ -286,7 +292,7 @@ export class WorkbookFile {
         throw fileError(e, this.path);
       }
       const signature = await statSignature(this.path);
-      this.#cache = { signature, tabs: [], doc };
+      this.#cache = { signature, tabs: [], known: undefined, doc };
       snapshot = { title: this.title, version: signature, tabs: doc.tabs() };
     }
 

@@ -11,7 +11,6 @@
 import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../../config.ts';
 import { AppError, type ErrorCode } from '../../../errors.ts';
-import type { TabSnapshot } from '../../source.ts';
 import type { FormatName } from '../formats.ts';
 import type { ParseJob, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
@@ -99,7 +98,8 @@ export function cancelAllParses(): void {
   for (const cancel of [...running]) cancel();
 }
 
-export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> {
+/** The format's read of the file (formats.ts `readOffThread`), as it arrived in this thread. */
+export function parseOffThread(request: OffThreadParse): Promise<unknown> {
   const { filePath, limits } = request;
   const size = request.bytes.byteLength;
   const buffer = ownBuffer(request.bytes);
@@ -137,7 +137,7 @@ export function parseOffThread(request: OffThreadParse): Promise<TabSnapshot[]> 
     }, limits.parseTimeoutMs);
     const onMessage = (reply: ParseReply) =>
       finish(reply.ok && size <= KEEP_AFTER_BYTES, () => {
-        if (reply.ok) resolve(reply.tabs as TabSnapshot[]);
+        if (reply.ok) resolve(reply.payload);
         else if (reply.error) {
           const { code, message, details } = reply.error;
           reject(parserFailure(new AppError(code as ErrorCode, message, details), filePath));

@@ -1,5 +1,5 @@
 /**
- * The parse thread: turns one file's bytes into tab snapshots away from the event loop. Started by
+ * The parse thread: turns one file's bytes into tabs away from the event loop. Started by
  * `parse-off-thread.ts` with a heap cap, kept warm for the next small file, killed when a parse overruns.
  * Zip packages are first inflated against their declared sizes, so lying headers cannot inflate past what
  * the main thread allowed.
@@ -18,20 +18,25 @@ export interface ParseJob {
   grid: GridLimits;
 }
 
-/** What the worker posts back: the tabs, or the error in a form structured clone keeps. */
+/** What the worker posts back: the format's read (formats.ts), or the error in a form structured clone keeps. */
 export type ParseReply =
-  | { ok: true; tabs: unknown[] }
+  | { ok: true; payload: unknown }
   | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } | null };
 
+/** Buffers the last reply may move to the service's thread instead of copying them. */
+let transfer: ArrayBuffer[] = [];
+
 async function run(job: ParseJob): Promise<ParseReply> {
+  transfer = [];
   const bytes = new Uint8Array(job.bytes);
   const format = formatNamed(job.format);
   try {
     if (format.zipPackage) {
       checkInflation(bytes, checkZipPackage(bytes, job.filePath, job.maxInflatedBytes), job.filePath);
     }
-    const doc = await format.parse(bytes, job.filePath, job.grid);
-    return { ok: true, tabs: doc.tabs() };
+    const read = await format.readOffThread(bytes, job.filePath, job.grid);
+    transfer = read.transfer;
+    return { ok: true, payload: read.payload };
   } catch (e) {
     const failure = parserFailure(e, job.filePath);
     return { ok: false, error: { code: failure.code, message: failure.message, details: failure.details } };
@@ -39,5 +44,6 @@ async function run(job: ParseJob): Promise<ParseReply> {
 }
 
 parentPort?.on('message', async (job: ParseJob) => {
-  parentPort?.postMessage(await run(job));
+  const reply = await run(job);
+  parentPort?.postMessage(reply, transfer);
 });

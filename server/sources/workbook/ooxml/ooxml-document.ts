@@ -9,10 +9,13 @@ import path from 'node:path';
 import { AppError } from '../../../errors.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
-import { buildTab, type GridLimits } from '../../tab.ts';
+import { type GridLimits, GridTooLarge } from '../../tab.ts';
+import { displayText, FormatTable } from '../cell-format.ts';
+import { type CellTab, decodeTab, type EncodedTab, Kind } from '../cell-tab.ts';
 import type { WorkbookDocument } from '../document.ts';
-import type { ReadContext } from './cell-values.ts';
+import { decodeCellText } from '../ooxml-text.ts';
 import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
+import { editedTab, type ReadRow } from './edited-tab.ts';
 import {
   addOverride,
   addRelationship,
@@ -26,15 +29,25 @@ import {
 import { readSharedStrings } from './shared-strings.ts';
 import { applyPlanToSheet } from './sheet-edit.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
-import { readSheetGrid, rereadRows, type SheetGrid } from './sheet-reader.ts';
+import { type ScannedCell, scanSheet } from './sheet-scan.ts';
 import { SheetXml } from './sheet-xml.ts';
 import { STYLES_CONTENT_TYPE, STYLES_REL_TYPE, StylesPart } from './styles-part.ts';
+import { type DecodedCell, decodeCell, mergeCover, type ReadContext, TabBuilder } from './tab-builder.ts';
 import { readTablePart, type TablePart } from './table-parts.ts';
 import { readWorkbookInfo, type SheetEntry, withFullCalcOnLoad } from './workbook-part.ts';
 import { ZipArchive } from './zip-archive.ts';
 import { writeZip } from './zip-writer.ts';
 
 const CONTENT_TYPES = '[Content_Types].xml';
+
+/** A tab read before, handed to `parse` so it is not read again. */
+export interface KnownTab {
+  tab: CellTab;
+  hasFormulas: boolean;
+}
+
+const MERGE_REF = /<(?:[A-Za-z_][\w.-]*:)?mergeCell\b[^>]*?\bref\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+const mergesIn = (tail: string) => [...tail.matchAll(MERGE_REF)].map((m) => m[1] ?? m[2] ?? '');
 const EMPTY_RELS =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
   '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
@@ -54,8 +67,10 @@ export class OoxmlDocument implements WorkbookDocument {
   readonly #texts = new Map<string, string | null>();
   readonly #sheets = new Map<string, SheetXml>();
   readonly #tables = new Map<string, TablePart>();
-  readonly #snapshots = new Map<string, TabSnapshot>();
-  readonly #grids = new Map<string, SheetGrid>();
+  /** The current version of each tab read so far (given by the caller, or read here). */
+  readonly #snapshots = new Map<string, CellTab>();
+  /** Tabs whose sheet holds a formula (or got one from a write): their cached results may be stale. */
+  readonly #withFormulas = new Set<string>();
   /** Per rewritten sheet: its compressed pieces, so the next serialize recompresses only what changed. */
   readonly #deflaters = new Map<string, ChunkedDeflate>();
   #sharedStrings: string[] | undefined;
@@ -63,9 +78,13 @@ export class OoxmlDocument implements WorkbookDocument {
 
   readonly #limits: GridLimits | undefined;
 
-  private constructor(archive: ZipArchive, limits: GridLimits | undefined) {
+  private constructor(archive: ZipArchive, limits: GridLimits | undefined, known: readonly KnownTab[]) {
     this.#archive = archive;
     this.#limits = limits;
+    for (const { tab, hasFormulas } of known) {
+      this.#snapshots.set(tab.sourceSheetId, tab);
+      if (hasFormulas) this.#withFormulas.add(tab.sourceSheetId);
+    }
     const root = this.#canonical(parseRels('', archive.text('_rels/.rels')));
     this.#workbookPart =
       root.find((r) => relKind(r) === 'officeDocument' && !r.external)?.target ?? 'xl/workbook.xml';
@@ -100,8 +119,16 @@ export class OoxmlDocument implements WorkbookDocument {
     return rels.map((r) => (r.external ? r : { ...r, target: this.#partName(r.target) }));
   }
 
-  static async parse(bytes: Uint8Array, limits?: GridLimits): Promise<OoxmlDocument> {
-    return new OoxmlDocument(ZipArchive.open(bytes), limits);
+  /**
+   * `known`: tabs already read from these very bytes (by the parse thread), so a write does not read them
+   * again; any other tab is read here when first asked for.
+   */
+  static async parse(
+    bytes: Uint8Array,
+    limits?: GridLimits,
+    known: readonly KnownTab[] = [],
+  ): Promise<OoxmlDocument> {
+    return new OoxmlDocument(ZipArchive.open(bytes), limits, known);
   }
 
   #text(part: string): string | undefined {
@@ -117,12 +144,21 @@ export class OoxmlDocument implements WorkbookDocument {
     return this.#workbookRels.find((r) => relKind(r) === kind && !r.external)?.target;
   }
 
-  #readContext(): ReadContext {
+  #sharedStringsList(): string[] {
     if (!this.#sharedStrings) {
       const part = this.#relTarget('sharedStrings');
       this.#sharedStrings = part === undefined ? [] : readSharedStrings(this.#archive.text(part));
     }
-    return { sharedStrings: this.#sharedStrings, date1904: this.#date1904 };
+    return this.#sharedStrings;
+  }
+
+  #readContext(): ReadContext {
+    const strings = this.#sharedStringsList();
+    return {
+      date1904: this.#date1904,
+      styles: this.#stylesPart(),
+      sharedString: (index) => decodeCellText(strings[index] ?? ''),
+    };
   }
 
   #stylesPart(): StylesPart {
@@ -142,41 +178,85 @@ export class OoxmlDocument implements WorkbookDocument {
     if (cached) return cached;
     const tab = this.#find(sourceSheetId);
     if (!tab) return undefined;
-    let grid: SheetGrid;
-    try {
-      grid = this.#grid(tab.part);
-    } catch (e) {
-      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
-    }
-    const snapshot = buildTab(tab.entry.sheetId, tab.entry.name, grid.rows, this.#limits);
+    const { encoded, hasFormulas } = this.#read(tab);
+    const snapshot = decodeTab(encoded);
     this.#snapshots.set(sourceSheetId, snapshot);
+    if (hasFormulas) this.#withFormulas.add(sourceSheetId);
     return snapshot;
-  }
-
-  /** The sheet's cells: read once, then after a small write only the rows it rewrote are read again. */
-  #grid(part: string): SheetGrid {
-    const sheet = this.#sheets.get(part);
-    const known = this.#grids.get(part);
-    if (known && (!sheet || (!sheet.moved && sheet.dirtyRows.size === 0))) return known;
-    const ctx = this.#readContext();
-    if (known && sheet && !sheet.moved) {
-      const rowsXml = [...sheet.dirtyRows].map((n) => sheet.row(n)?.xml ?? '').join('');
-      rereadRows(known, sheet.dirtyRows, rowsXml, this.#stylesPart(), ctx);
-      sheet.dirtyRows.clear();
-      return known;
-    }
-    const xml = sheet?.toString() ?? this.#text(part) ?? '';
-    const grid = readSheetGrid(xml, this.#stylesPart(), ctx);
-    if (sheet) {
-      sheet.moved = false;
-      sheet.dirtyRows.clear();
-    }
-    this.#grids.set(part, grid);
-    return grid;
   }
 
   tabs(): TabSnapshot[] {
     return this.#tabList.map((t) => this.tab(t.entry.sheetId) as TabSnapshot);
+  }
+
+  /**
+   * Every tab read from the file as the parse thread sends it, with whether its sheet holds formulas (what
+   * `parse(..., known)` takes back on the other side).
+   */
+  readTabs(): { encoded: EncodedTab; hasFormulas: boolean }[] {
+    return this.#tabList.map((tab) => this.#read(tab));
+  }
+
+  #read(tab: Tab): { encoded: EncodedTab; hasFormulas: boolean } {
+    const sst = this.#sharedStringsList();
+    const builder = new TabBuilder(this.#readContext(), sst.length);
+    let merges: string[];
+    try {
+      merges = scanSheet(this.#text(tab.part) ?? '', builder).merges;
+    } catch (e) {
+      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+    }
+    try {
+      return {
+        encoded: builder.finish(tab.entry.sheetId, tab.entry.name, merges, this.#limits),
+        hasFormulas: builder.formulas > 0,
+      };
+    } catch (e) {
+      if (e instanceof GridTooLarge) throw e;
+      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+    }
+  }
+
+  /** One row of a sheet as this document now holds it (merged non-anchor cells empty), for `editedTab`. */
+  #readRow(sheet: SheetXml, number: number, old: CellTab): ReadRow | null {
+    const slot = sheet.row(number);
+    if (!slot) return null;
+    const covered = mergeCover(mergesIn(sheet.tail));
+    const formats = new FormatTable(old.formats);
+    const ctx: ReadContext = {
+      date1904: this.#date1904,
+      styles: this.#stylesPart(),
+      sharedString: (index) => old.shared.get(index),
+    };
+    const row: ReadRow = { values: [], codes: [], texts: [] };
+    const decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
+    const p = sheet.prefix;
+    scanSheet(`<${p}sheetData>${slot.xml}</${p}sheetData>`, {
+      cell: (cell: ScannedCell) => {
+        if (covered(number, cell.column) || !decodeCell(cell, ctx, formats, decoded)) return;
+        const c = cell.column - 1;
+        const value =
+          decoded.kind === Kind.Number
+            ? decoded.number
+            : decoded.kind === Kind.Boolean
+              ? decoded.number === 1
+              : decoded.text;
+        while (row.values.length < c) {
+          row.values.push(null);
+          row.codes.push(0);
+          row.texts.push('');
+        }
+        row.values[c] = value;
+        row.codes[c] = decoded.code;
+        row.texts[c] = displayText(value, decoded.code, formats.formats);
+      },
+      reset: () => {
+        row.values = [];
+        row.codes = [];
+        row.texts = [];
+      },
+    });
+    return row;
   }
 
   #sheetXml(part: string): SheetXml {
@@ -207,7 +287,8 @@ export class OoxmlDocument implements WorkbookDocument {
 
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
     const tab = this.#find(sourceSheetId);
-    const snapshot = this.tab(sourceSheetId);
+    this.tab(sourceSheetId);
+    const snapshot = this.#snapshots.get(sourceSheetId);
     if (!tab || !snapshot) throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
     const edit: SheetEdit = {
       sheet: this.#sheetXml(tab.part),
@@ -233,9 +314,14 @@ export class OoxmlDocument implements WorkbookDocument {
       },
     };
     const result = applyPlanToSheet(edit, snapshot, plan, options);
-    if (result.deleted) this.#snapshots.clear();
-    else this.#snapshots.delete(sourceSheetId);
-    if (result.changed) this.#markRecalculation(result.formulas);
+    if (!result.changed) return;
+    const sheet = edit.sheet;
+    this.#snapshots.set(
+      sourceSheetId,
+      editedTab(snapshot, result.rows, (row) => this.#readRow(sheet, row, snapshot)),
+    );
+    if (result.formulas) this.#withFormulas.add(sourceSheetId);
+    this.#markRecalculation(this.#withFormulas.has(sourceSheetId));
   }
 
   /** Cached formula results may be stale now: Excel recalculates on open, and calcChain would be wrong. */

@@ -21,8 +21,24 @@ import { getAttr, setAttr, tagPattern } from './xml-text.ts';
 export interface EditResult {
   changed: boolean;
   deleted: boolean;
-  /** The sheet holds formulas, or the write wrote one: cached results may be stale. */
+  /** The write wrote a formula. */
   formulas: boolean;
+  /** Which sheet rows the write rewrote, for reading the tab's new version without reading it all. */
+  rows: SheetRowChanges;
+}
+
+/** Sheet rows a write touched. Numbers before the write, except where said. */
+export interface SheetRowChanges {
+  /** Rows updated in place (before the deletes). */
+  updated: number[];
+  /** Rows deleted (everything below moved up). */
+  deleted: number[];
+  /** Rows emptied and kept for a table (numbered after the deletes). */
+  cleared: number[];
+  /** The header written in row 1 of an empty tab. */
+  newHeader: boolean;
+  /** Rows appended (numbered after the deletes). */
+  appended: number[];
 }
 
 /** Cells hidden under a merge (every cell of a merged range but its top-left one), from the sheet's tail. */
@@ -186,8 +202,7 @@ export function applyPlanToSheet(
   options: WriteOptions,
 ): EditResult {
   const { sheet } = edit;
-  const hasFormula = /<(?:[\w.-]+:)?f[\s>]/;
-  let formulas = sheet.rows.some((slot) => hasFormula.test(slot.xml));
+  let formulas = false;
   const deletes = splitTableDeletes(
     edit.tables,
     plan.deletes.map((row) => tab.headerRow + row),
@@ -221,12 +236,14 @@ export function applyPlanToSheet(
   let last = headerRow + tab.typed.length - deletes.remove.length;
   while (last > headerRow && kept.has(last)) last--;
   const before = last;
+  const appended: number[] = [];
   const styleRow = kept.has(last + 1) ? last + 1 : last;
   const template =
     styleRow > headerRow ? rowStyles(sheet, styleRow, plan.header.length) : new Map<number, number>();
   const filled = new Set<number>();
   for (const cells of plan.appends) {
     last++;
+    appended.push(last);
     if (writeRow(edit, last, cells, options, template)) formulas = true;
     for (const { column, value } of cells) if (value !== null && value !== '') filled.add(column + 1);
   }
@@ -234,5 +251,16 @@ export function applyPlanToSheet(
   updateDimension(sheet, plan.header.length);
 
   const changed = plan.updates.length + plan.deletes.length + plan.appends.length > 0;
-  return { changed, deleted: deletes.remove.length > 0, formulas };
+  return {
+    changed,
+    deleted: deletes.remove.length > 0,
+    formulas,
+    rows: {
+      updated: plan.updates.map((u) => tab.headerRow + u.row),
+      deleted: deletes.remove,
+      cleared: [...kept],
+      newHeader: plan.newHeader,
+      appended,
+    },
+  };
 }

@@ -1,0 +1,90 @@
+/**
+ * The text a workbook cell displays, computed when someone asks for it (`?values=formatted`, a formatted search)
+ * rather than for every cell when a file is read: a cell keeps a small format code, and the text comes from its
+ * typed value and that code. Numbers and dates go through numfmt, so `"$"#,##0.00`, `m/d/yyyy` and `0%` render
+ * the way Excel shows them.
+ */
+
+import { dateToSerial } from '../serial-dates.ts';
+import type { CellValue } from '../source.ts';
+import { formatValue, isGeneralFormat } from './values.ts';
+
+/** Text, errors and empty cells display their value as it is. */
+export const AS_IS = 0;
+/** Booleans display TRUE / FALSE. */
+export const BOOLEAN = 1;
+/** Codes from here on are a number format: `formats[(code & ~DAY_ONE) - FIRST_FORMAT]`. */
+export const FIRST_FORMAT = 2;
+/**
+ * Set on the code of a date cell whose ISO text is a bare time on day one (1899-12-31, serials 1 to 2): its
+ * text cannot tell it from day zero, and a date format shows the day.
+ */
+export const DAY_ONE = 0x8000;
+
+/** What a date cell without a number format of its own shows (numFmtId 14, as ExcelJS and Excel save it). */
+export const DEFAULT_DATE_FORMAT = 'mm-dd-yy';
+
+/** The format codes of one tab: number formats numbered as they are first met. */
+export class FormatTable {
+  readonly formats: string[];
+  readonly #codes = new Map<string, number>();
+
+  constructor(formats: string[] = []) {
+    this.formats = formats;
+    formats.forEach((f, i) => {
+      this.#codes.set(f, FIRST_FORMAT + i);
+    });
+  }
+
+  /** The code of a number format (undefined = General). */
+  code(pattern: string | undefined): number {
+    const key = pattern ?? 'General';
+    let code = this.#codes.get(key);
+    if (code === undefined) {
+      code = FIRST_FORMAT + this.formats.length;
+      this.formats.push(key);
+      this.#codes.set(key, code);
+    }
+    return code;
+  }
+}
+
+/** The displayed text of a cell with value `typed` and format `code` (formats: the tab's table). */
+export function displayText(typed: CellValue, code: number, formats: readonly string[]): string {
+  if (typed === null) return '';
+  if (code === AS_IS) return String(typed);
+  if (code === BOOLEAN) return typed ? 'TRUE' : 'FALSE';
+  const pattern = formats[(code & ~DAY_ONE) - FIRST_FORMAT];
+  if (typeof typed === 'number') return formatNumber(pattern, typed);
+  if (typeof typed === 'string') return formatNumber(pattern, isoToSerial(typed, (code & DAY_ONE) !== 0));
+  return String(typed);
+}
+
+/** The serial of a date cell's ISO text (a bare time is on day zero, or day one when the code says so). */
+function isoToSerial(iso: string, dayOne: boolean): number {
+  const text = iso.includes('-') ? iso : `${dayOne ? '1899-12-31' : '1899-12-30'}T${iso}`;
+  return dateToSerial(new Date(`${text.length === 10 ? `${text}T00:00:00` : text}Z`));
+}
+
+/** Formatted text per format and value: columns repeat values (quantities, dates), and numfmt is the cost. */
+const formatted = new Map<string, Map<number, string>>();
+const CACHE_PER_FORMAT = 50_000;
+
+export function formatNumber(pattern: string | undefined, n: number): string {
+  // General shows an integer below 1e11 as its digits (numfmt agrees); skip numfmt for the commonest case.
+  if (isGeneralFormat(pattern) && Number.isInteger(n) && Math.abs(n) < 1e11) return String(n === 0 ? 0 : n);
+  const key = pattern ?? 'General';
+  let cache = formatted.get(key);
+  if (!cache) {
+    if (formatted.size > 1_000) formatted.clear();
+    cache = new Map();
+    formatted.set(key, cache);
+  }
+  let text = cache.get(n);
+  if (text === undefined) {
+    text = formatValue(pattern, n);
+    if (cache.size > CACHE_PER_FORMAT) cache.clear();
+    cache.set(n, text);
+  }
+  return text;
+}

@@ -1,0 +1,156 @@
+/**
+ * A workbook tab in memory: typed values as row arrays (what the query engine, the diff and the formats read),
+ * one small format code per cell, and the displayed text computed only when asked for (`formatted`).
+ *
+ * Between the parse thread and the service a tab travels as `EncodedTab`: flat typed arrays (moved, not copied)
+ * and one table of distinct strings, so a text that repeats down a column is one string in memory, and the
+ * copy between threads costs the distinct strings only.
+ */
+import type { CellValue, TabSnapshot } from '../source.ts';
+import { displayText } from './cell-format.ts';
+
+/** What a cell holds. Date: an ISO 8601 text (a number under a date format); Error: `#DIV/0!` and the like. */
+export const Kind = { Empty: 0, Number: 1, Text: 2, Boolean: 3, Date: 4, Error: 5 } as const;
+
+/** A tab as the parse thread sends it. Cell (r, c) of the data rows is at `r * columns + c`. */
+export interface EncodedTab {
+  sourceSheetId: string;
+  name: string;
+  header: string[];
+  /** The header row's texts before they became unique names ('' for an empty cell). */
+  headerTexts: string[];
+  headerRow: number;
+  rows: number;
+  columns: number;
+  kinds: Uint8Array;
+  /** The number, the boolean (0/1), or the index in `strings` of a text, date or error. */
+  values: Float64Array;
+  strings: string[];
+  /** Format codes (cell-format.ts), and the number formats they name. */
+  codes: Uint16Array;
+  formats: string[];
+  /** Shared string index -> index in `strings` (-1 for one the tab does not use). */
+  sst: Int32Array;
+}
+
+/** The buffers an EncodedTab can hand to another thread without copying them. */
+export function transferablesOf(tab: EncodedTab): ArrayBuffer[] {
+  return [tab.kinds.buffer, tab.values.buffer, tab.codes.buffer, tab.sst.buffer] as ArrayBuffer[];
+}
+
+/** The shared strings a tab uses, by their index in the workbook, as the tab's string table holds them. */
+export class SharedStrings {
+  readonly #strings: readonly string[];
+  readonly #ids: Int32Array;
+
+  constructor(strings: readonly string[], ids: Int32Array) {
+    this.#strings = strings;
+    this.#ids = ids;
+  }
+
+  /** The text of shared string `index` ('' for one the tab does not use). */
+  get(index: number): string {
+    const id = this.#ids[index] ?? -1;
+    return id < 0 ? '' : (this.#strings[id] ?? '');
+  }
+}
+
+export interface CellTabInit {
+  sourceSheetId: string;
+  name: string;
+  header: string[];
+  headerTexts: string[];
+  headerRow: number;
+  typed: CellValue[][];
+  codes: Uint16Array;
+  formats: string[];
+  shared: SharedStrings;
+}
+
+/**
+ * A TabSnapshot whose displayed texts are made on first use. It reads as a plain snapshot: its own fields are
+ * the snapshot's (`formatted` among them), the rest (codes, formats, header texts, shared strings) are not
+ * enumerable, so equality checks and JSON see exactly a TabSnapshot.
+ */
+export class CellTab implements TabSnapshot {
+  declare readonly sourceSheetId: string;
+  declare readonly name: string;
+  declare readonly header: string[];
+  declare readonly headerRow: number;
+  declare readonly typed: CellValue[][];
+  /** The text each cell displays, made on first use and kept (a tab never changes; a change makes a new one). */
+  declare readonly formatted: string[][];
+  /** The header row's texts before they became unique names ('' for an empty cell). */
+  declare readonly headerTexts: string[];
+  /** Format code of each data cell, row by row (`row * header.length + column`). */
+  declare readonly codes: Uint16Array;
+  /** The number formats the codes name (shared by the versions of a tab; only ever grows). */
+  declare readonly formats: string[];
+  /** The workbook's shared strings this tab uses: what a write needs to read back a row it rewrote. */
+  declare readonly shared: SharedStrings;
+
+  constructor(init: CellTabInit) {
+    let formatted: string[][] | null = null;
+    const width = init.header.length;
+    Object.defineProperties(this, {
+      sourceSheetId: { value: init.sourceSheetId, enumerable: true },
+      name: { value: init.name, enumerable: true },
+      header: { value: init.header, enumerable: true },
+      headerRow: { value: init.headerRow, enumerable: true },
+      typed: { value: init.typed, enumerable: true },
+      formatted: {
+        enumerable: true,
+        get: () => {
+          formatted ??= init.typed.map((row, r) =>
+            row.map((value, c) => displayText(value, init.codes[r * width + c] ?? 0, init.formats)),
+          );
+          return formatted;
+        },
+      },
+      headerTexts: { value: init.headerTexts },
+      codes: { value: init.codes },
+      formats: { value: init.formats },
+      shared: { value: init.shared },
+    });
+  }
+}
+
+/** The tab the service keeps, from what the parse thread sent. */
+export function decodeTab(tab: EncodedTab): CellTab {
+  const { rows, columns, kinds, values, strings } = tab;
+  const typed: CellValue[][] = new Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const row: CellValue[] = new Array(columns);
+    const base = r * columns;
+    for (let c = 0; c < columns; c++) {
+      const at = base + c;
+      switch (kinds[at]) {
+        case Kind.Number:
+          row[c] = values[at]!;
+          break;
+        case Kind.Text:
+        case Kind.Date:
+        case Kind.Error:
+          row[c] = strings[values[at]!]!;
+          break;
+        case Kind.Boolean:
+          row[c] = values[at] === 1;
+          break;
+        default:
+          row[c] = null;
+      }
+    }
+    typed[r] = row;
+  }
+  return new CellTab({
+    sourceSheetId: tab.sourceSheetId,
+    name: tab.name,
+    header: tab.header,
+    headerTexts: tab.headerTexts,
+    headerRow: tab.headerRow,
+    typed,
+    codes: tab.codes,
+    formats: tab.formats,
+    shared: new SharedStrings(strings, tab.sst),
+  });
+}

@@ -1,0 +1,323 @@
+/**
+ * Scanned cells -> the tab the service serves (an EncodedTab), with the row rules every kind shares (header =
+ * first non-empty row, empty rows between data rows kept, trailing ones dropped, merged non-anchor cells empty)
+ * and the grid limits checked before the grid is built. Cells are kept as flat typed arrays while scanning, in
+ * whatever order the file lists them; distinct strings are stored once.
+ */
+import { resolveHeader } from '../../header.ts';
+import { isoFromDate, serialToDate } from '../../serial-dates.ts';
+import { type GridLimits, GridTooLarge } from '../../tab.ts';
+import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, displayText, FormatTable } from '../cell-format.ts';
+import { type EncodedTab, Kind } from '../cell-tab.ts';
+import { decodeCellText } from '../ooxml-text.ts';
+import { isDateFormat, isGeneralFormat } from '../values.ts';
+import { parseArea } from './cell-area.ts';
+import type { CellSink, ScannedCell } from './sheet-scan.ts';
+import type { StylesPart } from './styles-part.ts';
+
+/** Excel's widest row (XFD); a reference past it is no cell of a sheet. */
+const MAX_COLUMNS = 16_384;
+
+/** Days between the 1900 and 1904 date systems' day zero. */
+const DATE1904_OFFSET = 1462;
+
+export interface ReadContext {
+  date1904: boolean;
+  styles: StylesPart;
+  /** Shared string `index` as the cell shows it (escapes undone); '' when there is none. */
+  sharedString(index: number): string;
+}
+
+/** Whether a format shows dates, per format code (the test is a regex; a sheet has few distinct codes). */
+const dateFormats = new Map<string, boolean>();
+function showsDate(numFmt: string | undefined): boolean {
+  if (numFmt === undefined) return false;
+  let known = dateFormats.get(numFmt);
+  if (known === undefined) {
+    known = isDateFormat(numFmt);
+    if (dateFormats.size > 10_000) dateFormats.clear();
+    dateFormats.set(numFmt, known);
+  }
+  return known;
+}
+
+/** A cell's value as the service reads it: kind, the value (a number, or a text), and its format code. */
+export interface DecodedCell {
+  kind: number;
+  number: number;
+  text: string;
+  code: number;
+}
+
+/**
+ * The rules of reading one cell: numbers under a date format are dates, formulas read as their cached result,
+ * booleans as booleans, errors as their text, inline and shared strings with OOXML's `_xHHHH_` escapes undone.
+ * Writes `out` and returns false for an empty cell.
+ */
+export function decodeCell(
+  cell: ScannedCell,
+  ctx: ReadContext,
+  formats: FormatTable,
+  out: DecodedCell,
+): boolean {
+  const { type, value } = cell;
+  if (value === undefined) return false;
+  const numFmt = () => ctx.styles.numFmt(cell.style);
+  const text = (s: string) => {
+    if (s === '') return false;
+    out.kind = Kind.Text;
+    out.text = decodeCellText(s);
+    out.code = AS_IS;
+    return true;
+  };
+  if (type === 'inlineStr' || type === 'str' || type === 'd') return text(value);
+  if (type === 's' && cell.formula === undefined) {
+    const shared = ctx.sharedString(Number.parseInt(value, 10));
+    if (shared === '') return false;
+    out.kind = Kind.Text;
+    out.text = shared;
+    out.code = AS_IS;
+    return true;
+  }
+  if (type === 'b') {
+    out.kind = Kind.Boolean;
+    out.number = Number.parseInt(value, 10) !== 0 ? 1 : 0;
+    out.code = BOOLEAN;
+    return true;
+  }
+  if (type === 'e') {
+    out.kind = Kind.Error;
+    out.text = value;
+    out.code = AS_IS;
+    return true;
+  }
+  if (value === '') return false;
+  const n = Number.parseFloat(value);
+  if (!Number.isFinite(n)) return false;
+  const pattern = numFmt();
+  if (!showsDate(pattern)) {
+    out.kind = Kind.Number;
+    out.number = n;
+    out.code = formats.code(pattern);
+    return true;
+  }
+  const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
+  const iso = isoFromDate(date);
+  if (iso === null) return false;
+  out.kind = Kind.Date;
+  out.text = iso;
+  out.code = formats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
+  if (!iso.includes('-') && date.getUTCDate() === 31) out.code |= DAY_ONE;
+  return true;
+}
+
+/** Growable typed arrays of the cells scanned so far. */
+class CellList {
+  rows = new Uint32Array(1024);
+  columns = new Uint16Array(1024);
+  kinds = new Uint8Array(1024);
+  values = new Float64Array(1024);
+  codes = new Uint16Array(1024);
+  length = 0;
+
+  push(row: number, column: number, kind: number, value: number, code: number): void {
+    if (this.length === this.rows.length) this.#grow();
+    const i = this.length++;
+    this.rows[i] = row;
+    this.columns[i] = column;
+    this.kinds[i] = kind;
+    this.values[i] = value;
+    this.codes[i] = code;
+  }
+
+  #grow(): void {
+    const size = this.rows.length * 2;
+    const grown = <T extends Uint32Array | Uint16Array | Uint8Array | Float64Array>(
+      a: T,
+      make: (n: number) => T,
+    ) => {
+      const next = make(size);
+      next.set(a);
+      return next;
+    };
+    this.rows = grown(this.rows, (n) => new Uint32Array(n));
+    this.columns = grown(this.columns, (n) => new Uint16Array(n));
+    this.kinds = grown(this.kinds, (n) => new Uint8Array(n));
+    this.values = grown(this.values, (n) => new Float64Array(n));
+    this.codes = grown(this.codes, (n) => new Uint16Array(n));
+  }
+}
+
+/** Column ranges per row that merges cover (every cell of a merge but its top-left one). */
+export function mergeCover(merges: readonly string[]): (row: number, column: number) => boolean {
+  const byRow = new Map<number, [number, number][]>();
+  for (const ref of merges) {
+    const area = parseArea(ref);
+    if (!area) continue;
+    for (let r = area.top; r <= area.bottom; r++) {
+      const left = r === area.top ? area.left + 1 : area.left;
+      if (left > area.right) continue;
+      const list = byRow.get(r) ?? [];
+      list.push([left, area.right]);
+      byRow.set(r, list);
+    }
+  }
+  if (byRow.size === 0) return () => false;
+  return (row, column) => byRow.get(row)?.some(([l, r]) => column >= l && column <= r) ?? false;
+}
+
+export class TabBuilder implements CellSink {
+  readonly #ctx: ReadContext;
+  readonly #formats = new FormatTable();
+  #cells = new CellList();
+  #strings: string[] = [];
+  #stringIds = new Map<string, number>();
+  /** Shared string index -> its id in `#strings` (-1: not met yet): a repeated shared string costs a lookup. */
+  #sst: Int32Array;
+  readonly #decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
+  /** Formula cells met (their cached results may be stale after a write). */
+  formulas = 0;
+
+  /** `sharedStrings`: how many the workbook has (`ctx.sharedString` gives each). */
+  constructor(ctx: ReadContext, sharedStrings: number) {
+    this.#ctx = ctx;
+    this.#sst = new Int32Array(sharedStrings).fill(-1);
+  }
+
+  cell(cell: ScannedCell): void {
+    if (cell.column > MAX_COLUMNS) return;
+    if (cell.formula !== undefined) this.formulas++;
+    if (cell.type === 's' && cell.formula === undefined && cell.value !== undefined) {
+      const index = Number.parseInt(cell.value, 10);
+      let id = this.#sst[index] ?? -1;
+      if (id < 0) {
+        const text = this.#ctx.sharedString(index);
+        if (text === '') return;
+        id = this.#stringId(text);
+        if (index >= 0 && index < this.#sst.length) this.#sst[index] = id;
+      }
+      this.#cells.push(cell.row, cell.column, Kind.Text, id, AS_IS);
+      return;
+    }
+    const d = this.#decoded;
+    if (!decodeCell(cell, this.#ctx, this.#formats, d)) return;
+    const value = d.kind === Kind.Number || d.kind === Kind.Boolean ? d.number : this.#stringId(d.text);
+    this.#cells.push(cell.row, cell.column, d.kind, value, d.code);
+  }
+
+  reset(): void {
+    this.formulas = 0;
+    this.#cells = new CellList();
+    this.#strings = [];
+    this.#stringIds = new Map();
+    this.#sst.fill(-1);
+  }
+
+  #stringId(text: string): number {
+    let id = this.#stringIds.get(text);
+    if (id === undefined) {
+      id = this.#strings.length;
+      this.#strings.push(text);
+      this.#stringIds.set(text, id);
+    }
+    return id;
+  }
+
+  finish(sourceSheetId: string, name: string, merges: readonly string[], limits?: GridLimits): EncodedTab {
+    const cells = this.#cells;
+    const covered = mergeCover(merges);
+    // Pass 1: the rows and columns the tab spans (merged non-anchor cells count as empty).
+    let top = Number.POSITIVE_INFINITY;
+    let bottom = 0;
+    let columns = 0;
+    for (let i = 0; i < cells.length; i++) {
+      const row = cells.rows[i]!;
+      const column = cells.columns[i]!;
+      if (covered(row, column)) {
+        cells.kinds[i] = Kind.Empty;
+        continue;
+      }
+      if (row < top) top = row;
+      if (row > bottom) bottom = row;
+      if (column > columns) columns = column;
+    }
+    const formats = this.#formats.formats;
+    if (bottom === 0) {
+      return { ...encoded(sourceSheetId, name, [], 0, 0, 0, this.#strings, formats), sst: this.#sst };
+    }
+    const spanned = bottom - top + 1;
+    if (limits && spanned * columns > limits.maxCells) {
+      throw new GridTooLarge(
+        `has a tab ("${name}") of ${spanned} rows by ${columns} columns, ${spanned * columns} cells in all, over the limit of ${limits.maxCells} (SHEETPORT_MAX_CELLS).`,
+      );
+    }
+    // Pass 2: the header row's texts, and the data rows into the dense grid.
+    const rows = bottom - top;
+    const size = rows * columns;
+    const kinds = new Uint8Array(size);
+    const values = new Float64Array(size);
+    const codes = new Uint16Array(size);
+    const headerTexts: string[] = new Array(columns).fill('');
+    let text = 0;
+    for (let i = 0; i < cells.length; i++) {
+      const kind = cells.kinds[i]!;
+      if (kind === Kind.Empty) continue;
+      const row = cells.rows[i]!;
+      const column = cells.columns[i]! - 1;
+      const value = cells.values[i]!;
+      if (row === top) {
+        const typed =
+          kind === Kind.Number ? value : kind === Kind.Boolean ? value === 1 : this.#strings[value]!;
+        headerTexts[column] = displayText(typed, cells.codes[i]!, formats);
+        continue;
+      }
+      const at = (row - top - 1) * columns + column;
+      kinds[at] = kind;
+      values[at] = value;
+      codes[at] = cells.codes[i]!;
+      if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error)
+        text += this.#strings[value]!.length;
+    }
+    if (limits && text > limits.maxTextChars) {
+      throw new GridTooLarge(
+        `holds more than ${limits.maxTextChars} characters of text once read, in its tab "${name}" (SHEETPORT_MAX_TEXT_MB).`,
+      );
+    }
+    const header = resolveHeader(headerTexts);
+    return {
+      ...encoded(sourceSheetId, name, header, top, rows, columns, this.#strings, formats),
+      headerTexts,
+      kinds,
+      values,
+      codes,
+      sst: this.#sst,
+    };
+  }
+}
+
+function encoded(
+  sourceSheetId: string,
+  name: string,
+  header: string[],
+  headerRow: number,
+  rows: number,
+  columns: number,
+  strings: string[],
+  formats: string[],
+): EncodedTab {
+  return {
+    sourceSheetId,
+    name,
+    header,
+    headerTexts: [],
+    headerRow,
+    rows,
+    columns,
+    kinds: new Uint8Array(rows * columns),
+    values: new Float64Array(rows * columns),
+    strings,
+    codes: new Uint16Array(rows * columns),
+    formats,
+    sst: new Int32Array(0),
+  };
+}
