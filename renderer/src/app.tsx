@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { forgetToken, saveToken, takeTokenFromUrl } from './api.ts';
 import { DeliveriesSection } from './deliveries.tsx';
 import { KeysSection } from './keys.tsx';
@@ -31,8 +31,9 @@ export function App() {
   }, []);
   // Focus moves to the new section's heading, so keyboard and screen-reader users land where the content is.
   // Not on the first render: a fresh page starts at the top (skip link first), as pages do.
+  // A layout effect, so focus has moved by the time the new section is painted (a plain effect runs a frame later).
   const firstRender = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (firstRender.current) {
       firstRender.current = false;
       return;
