@@ -9,18 +9,25 @@ export interface ServerHandle {
   pauseSync(): Promise<void>;
   resumeSync(): void;
   status(): { syncPaused: boolean };
+  /** Opens the public tunnel (`/api` and `/v1` only); a failure is in the answer, never thrown. */
+  openTunnel(): Promise<{ url: string | null; error: string | null }>;
+  closeTunnel(): Promise<void>;
   /** Stops taking requests, lets deliveries in flight finish (recorded, never lost), closes the database. */
   stop(): Promise<void>;
 }
 
 export type Phase = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
+/** The public tunnel: off by default, opened from the tray; `failed` leaves the local server serving. */
+export type TunnelPhase = 'off' | 'starting' | 'open' | 'failed';
+
 export interface AppState {
   phase: Phase;
   url: string | null;
   port: number | null;
   syncPaused: boolean;
-  /** The public tunnel's URL when one is open (none yet: the tunnel is a later item). */
+  tunnel: TunnelPhase;
+  /** The public tunnel's URL while it is open. */
   tunnelUrl: string | null;
   /** The last error the service reported (a source it could not read, a delivery round that failed). */
   lastSyncError: string | null;
@@ -40,6 +47,7 @@ const INITIAL: AppState = {
   url: null,
   port: null,
   syncPaused: false,
+  tunnel: 'off',
   tunnelUrl: null,
   lastSyncError: null,
   startError: null,
@@ -105,6 +113,31 @@ export class Lifecycle {
     return this.pauseSync();
   }
 
+  /**
+   * Open the public tunnel. A missing authtoken or a provider that fails leaves the server serving locally; the
+   * reason becomes the tray's last error.
+   */
+  async openTunnel(): Promise<void> {
+    const server = this.#running();
+    if (!server || this.#state.tunnel === 'starting' || this.#state.tunnel === 'open') return;
+    this.#set({ tunnel: 'starting', tunnelUrl: null });
+    const outcome = await server.openTunnel();
+    if (this.#server !== server || this.#state.phase !== 'running') return; // stopped meanwhile
+    if (outcome.url) this.#set({ tunnel: 'open', tunnelUrl: outcome.url });
+    else this.#set({ tunnel: 'failed', lastSyncError: outcome.error ?? 'The tunnel did not open.' });
+  }
+
+  async closeTunnel(): Promise<void> {
+    const server = this.#running();
+    if (!server || this.#state.tunnel === 'off' || this.#state.tunnel === 'starting') return;
+    this.#set({ tunnel: 'off', tunnelUrl: null });
+    await server.closeTunnel();
+  }
+
+  toggleTunnel(): Promise<void> {
+    return this.#state.tunnel === 'open' ? this.closeTunnel() : this.openTunnel();
+  }
+
   /** The service's log hook feeds this so the tray can show what last went wrong. */
   noteError(message: string, err?: unknown): void {
     const cause = err instanceof Error ? `: ${err.message}` : '';
@@ -139,7 +172,7 @@ export class Lifecycle {
     const outcome = await Promise.race([drained, deadline]);
     clearTimeout(timer);
     this.#server = null;
-    this.#set({ phase: 'stopped' });
+    this.#set({ phase: 'stopped', tunnel: 'off', tunnelUrl: null });
     return outcome;
   }
 

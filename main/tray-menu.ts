@@ -15,6 +15,7 @@ export interface TrayActions {
   openDashboard(): void;
   copyApiUrl(): void;
   toggleSync(): void;
+  toggleTunnel(): void;
   openLogs(): void;
   setLaunchAtLogin(on: boolean): void;
   quit(): void;
@@ -36,6 +37,20 @@ export function statusLine(model: TrayModel): string {
   }
 }
 
+/** The tunnel's status line: its URL while open, else what it is doing. */
+export function tunnelLine(model: TrayModel): string {
+  switch (model.tunnel) {
+    case 'open':
+      return `Tunnel: ${model.tunnelUrl}`;
+    case 'starting':
+      return 'Tunnel: opening…';
+    case 'failed':
+      return 'Tunnel: did not open (see the last error)';
+    default:
+      return 'Tunnel: off';
+  }
+}
+
 /** Long messages would stretch the menu across the screen. */
 function shorten(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -45,7 +60,7 @@ export function trayMenuTemplate(model: TrayModel, actions: TrayActions): MenuIt
   const running = model.phase === 'running';
   const status: MenuItemConstructorOptions[] = [
     { id: 'status', label: statusLine(model), enabled: false },
-    { id: 'tunnel', label: model.tunnelUrl ? `Tunnel: ${model.tunnelUrl}` : 'Tunnel: off', enabled: false },
+    { id: 'tunnel', label: tunnelLine(model), enabled: false },
   ];
   if (model.lastSyncError)
     status.push({ id: 'last-error', label: shorten(`Last error: ${model.lastSyncError}`), enabled: false });
@@ -59,6 +74,14 @@ export function trayMenuTemplate(model: TrayModel, actions: TrayActions): MenuIt
       label: model.syncPaused ? 'Resume sync' : 'Pause sync',
       enabled: running,
       click: () => actions.toggleSync(),
+    },
+    {
+      id: 'toggle-tunnel',
+      label: 'Public tunnel (/api and /v1 only)',
+      type: 'checkbox',
+      checked: model.tunnel === 'open' || model.tunnel === 'starting',
+      enabled: running && model.tunnel !== 'starting',
+      click: () => actions.toggleTunnel(),
     },
     { type: 'separator' },
     { id: 'open-logs', label: 'Open logs', click: () => actions.openLogs() },

@@ -4,6 +4,7 @@ import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { AdminEventStreams, mountAdminEventRoutes } from './http/admin-events.ts';
 import { mountAdminRequestRoutes } from './http/admin-requests.ts';
+import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
 import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { requireApiKey } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
@@ -17,7 +18,7 @@ import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { logRequests } from './http/request-log.ts';
-import { type Access, RouteTable } from './http/route-table.ts';
+import { type Access, type RouteEntry, RouteTable } from './http/route-table.ts';
 import { mountRowRoutes } from './http/rows.ts';
 import { uiRouter } from './http/ui.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
@@ -27,8 +28,29 @@ import { mountSheetRoutes } from './http/v1/sheets.ts';
 import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
 import { mountWebhookRoutes } from './http/v1/webhooks.ts';
 import type { RequestLog } from './logs/request-log.ts';
+import type { TunnelStatus } from './tunnel/provider.ts';
 
 export type { AppDeps } from './http/deps.ts';
+
+export interface AppOptions {
+  requestLog?: RequestLog | null;
+  uiDir?: string | null;
+  /**
+   * `local` (default): everything, for the loopback listener. `tunnel`: the app the public tunnel reaches
+   * (tunnel/switch.ts): only the `/api` and `/v1` routes, never `/ui`, `/admin` or `/`; the Host guard accepts
+   * loopback names and `tunnelHosts()`; the client address is the tunnel's `X-Forwarded-For` (one trusted hop).
+   */
+  surface?: 'local' | 'tunnel';
+  /** On the tunnel surface: the tunnel's public host name once it is open. */
+  tunnelHosts?: () => readonly string[];
+  /** On the local surface: what `GET /admin/tunnel` answers (off when absent). */
+  tunnelStatus?: () => TunnelStatus;
+}
+
+/** The tunnel-only app keeps a route when its path is under `/api` or `/v1` and it is not an admin route. */
+function onTunnel(entry: RouteEntry): boolean {
+  return entry.access !== 'admin' && TUNNEL_PATHS.some((prefix) => entry.path.startsWith(`${prefix}/`));
+}
 
 /**
  * Builds the Express app from its parts. No listen, no globals: tests build many side by side.
@@ -37,13 +59,18 @@ export type { AppDeps } from './http/deps.ts';
  */
 export function createApp(
   deps: AppDeps,
-  options: { requestLog?: RequestLog | null; uiDir?: string | null } = {},
+  options: AppOptions = {},
 ): { app: Express; router: Router; closeStreams: () => void } {
+  const tunnel = options.surface === 'tunnel';
   const app = express();
   app.disable('x-powered-by');
   // Express would hash every body for a weak ETag; rows carry their own strong ETag instead.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Only the tunnel-only listener sits behind a proxy, the tunnel's agent, which adds the client's address as the
+  // last X-Forwarded-For entry: `req.ip` is that entry (an earlier one a client sent is ignored). The loopback
+  // listener never trusts the header, so no local caller can pick its own rate-limit address.
+  app.set('trust proxy', tunnel ? 1 : false);
 
   app.use(requestId());
   // Right after the id, so every answer is logged, including the Host guard's refusals.
@@ -52,14 +79,14 @@ export function createApp(
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
-  app.use(hostGuard(deps.allowedHosts));
+  app.use(hostGuard(tunnel ? (options.tunnelHosts ?? (() => [])) : deps.allowedHosts));
 
   // Preflight and CORS headers for every /api and /v1 path, routed or not; who may call a route is its own
   // access level's business (route-table.ts).
   app.use('/api', apiCors());
   app.use('/v1', apiCors());
-  // The dashboard's files: loopback only, like /admin (ui.ts).
-  app.use('/ui', options.uiDir === undefined ? uiRouter() : uiRouter(options.uiDir));
+  // The dashboard's files: loopback only, like /admin (ui.ts), and never mounted on the tunnel's app.
+  if (!tunnel) app.use('/ui', options.uiDir === undefined ? uiRouter() : uiRouter(options.uiDir));
   const eventStreams = new AdminEventStreams(deps.now);
   const keyed = (access: 'public_read' | 'read' | 'write'): RequestHandler[] => [
     requireApiKey(deps.keys, deps.connections, access),
@@ -76,7 +103,7 @@ export function createApp(
   };
 
   const router = Router();
-  const routes = new RouteTable(router, (access) => guardsOf[access]);
+  const routes = new RouteTable(router, (access) => guardsOf[access], tunnel ? onTunnel : undefined);
   mountMetaRoutes(routes);
   mountAdminRoutes(routes, deps);
   mountAdminDeliveryRoutes(routes, deps);
@@ -84,6 +111,7 @@ export function createApp(
   mountAdminWebhookRoutes(routes, deps);
   mountAdminRequestRoutes(routes, deps);
   mountAdminEventRoutes(routes, deps, eventStreams);
+  mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountRowRoutes(routes, deps);
   mountSpreadsheetRoutes(routes, deps);
   mountSheetRoutes(routes, deps);

@@ -6,7 +6,8 @@
 import type { KindAccounts } from '../sources/index.ts';
 import { CliError } from './kit.ts';
 
-function readHidden(question: string): Promise<string> {
+/** One line typed at the terminal without echo; Ctrl-C rejects with `cancelled`. */
+export function readHidden(question: string, cancelled = 'Login cancelled.'): Promise<string> {
   return new Promise((resolve, reject) => {
     const input = process.stdin;
     process.stderr.write(question);
@@ -24,7 +25,7 @@ function readHidden(question: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === '\r' || ch === '\n') return done(() => resolve(typed));
-        if (ch === '\u0003') return done(() => reject(new CliError('usage', 'Login cancelled.')));
+        if (ch === '\u0003') return done(() => reject(new CliError('usage', cancelled)));
         if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
         else typed += ch;
       }

@@ -9,6 +9,8 @@ export interface ServeOptions {
   rateLimits?: boolean;
   allowLanWebhooks?: boolean;
   deliveryLogDays?: number;
+  /** Open the public tunnel too (`--tunnel`); its failure is reported and the local server goes on. */
+  tunnel?: boolean;
   json: boolean;
 }
 
@@ -27,8 +29,17 @@ export async function runServe(options: ServeOptions): Promise<void> {
     }
     throw err;
   }
-  if (options.json) console.log(JSON.stringify({ url: service.url, port: service.port }));
-  else console.log(`SheetPort listening on ${service.url}`);
+  const tunnel = options.tunnel ? service.status().tunnel : null;
+  if (options.json) {
+    const tunnelJson = tunnel
+      ? { tunnel: { state: tunnel.state, url: tunnel.url, error: tunnel.error } }
+      : {};
+    console.log(JSON.stringify({ url: service.url, port: service.port, ...tunnelJson }));
+  } else {
+    console.log(`SheetPort listening on ${service.url}`);
+    // A tunnel that did not open has already said why on stderr (the server log); the local server goes on.
+    if (tunnel?.url) console.log(`Public tunnel (serves /api and /v1 only): ${tunnel.url}`);
+  }
   logStrayErrors();
   stopOnSignals(service, () => {
     if (!options.json) console.log('SheetPort stopped.');

@@ -20,7 +20,9 @@ export function requireApiKey(
   return (req, res, next) => {
     const header = req.headers.authorization;
     if (!header && access === 'public_read' && connectionOfRoute(req, connections)?.publicRead === true) {
-      locals(res).anonymousSubject = `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+      // `req.ip` is the socket's address, except on the tunnel-only listener, which trusts exactly one proxy hop
+      // (the tunnel's X-Forwarded-For): there each real client keeps its own limit (app.ts).
+      locals(res).anonymousSubject = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
       return next();
     }
     if (!header) {

@@ -23,11 +23,18 @@ export interface RouteEntry {
 export class RouteTable {
   readonly router: Router;
   readonly #guards: (access: Access) => RequestHandler[];
+  readonly #admits: (entry: RouteEntry) => boolean;
   readonly entries: RouteEntry[] = [];
 
-  constructor(router: Router, guards: (access: Access) => RequestHandler[]) {
+  /** `admits` keeps a subset of the routes (the tunnel-only app's); a route it refuses is never mounted. */
+  constructor(
+    router: Router,
+    guards: (access: Access) => RequestHandler[],
+    admits: (entry: RouteEntry) => boolean = () => true,
+  ) {
     this.router = router;
     this.#guards = guards;
+    this.#admits = admits;
   }
 
   get(path: string, access: Access, handler: RequestHandler): void {
@@ -47,7 +54,9 @@ export class RouteTable {
   }
 
   #add(method: Method, path: string, access: Access, handler: RequestHandler): void {
-    this.entries.push({ method, path, access });
+    const entry = { method, path, access };
+    if (!this.#admits(entry)) return;
+    this.entries.push(entry);
     this.router[method](path, ...this.#guards(access), handler);
   }
 }

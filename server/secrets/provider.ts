@@ -18,11 +18,13 @@ export interface SecretsProvider {
   delete(name: string): boolean;
 }
 
-/** The names SheetPort uses today; later ones (tunnel credentials, Google tokens) follow the same rule. */
+/** The names SheetPort uses today; later ones follow the same rule. */
 export const SECRET_NAMES = {
   adminToken: 'admin-token',
   /** The AES-256 key that encrypts webhook secrets and stored idempotent answers in SQLite (at-rest.ts). */
   dataKey: 'data-key',
+  /** The tunnel provider's (ngrok's) authtoken: `sheetport tunnel token` stores it, opening the tunnel reads it. */
+  tunnelAuthtoken: 'tunnel-authtoken',
 } as const;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;

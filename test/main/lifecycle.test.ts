@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { type AppState, Lifecycle, type ServerHandle } from '../../main/lifecycle.ts';
 
-function fakeServer(options: { stopMs?: number } = {}) {
+function fakeServer(options: { stopMs?: number; tunnelError?: string } = {}) {
   const calls: string[] = [];
   let paused = false;
   const handle: ServerHandle = {
@@ -17,6 +17,15 @@ function fakeServer(options: { stopMs?: number } = {}) {
       paused = false;
     },
     status: () => ({ syncPaused: paused }),
+    async openTunnel() {
+      calls.push('open-tunnel');
+      return options.tunnelError
+        ? { url: null, error: options.tunnelError }
+        : { url: 'https://abc.ngrok.app', error: null };
+    },
+    async closeTunnel() {
+      calls.push('close-tunnel');
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         calls.push('stop');
@@ -68,6 +77,37 @@ describe('lifecycle', () => {
     life.resumeSync();
     expect(life.state.syncPaused).toBe(false);
     expect(calls).toEqual(['pause', 'resume']);
+  });
+
+  it('opens and closes the tunnel through the handle; off by default and again after a stop', async () => {
+    const { handle, calls } = fakeServer();
+    const life = new Lifecycle({ start: async () => handle });
+    await life.openTunnel(); // not running yet: nothing to open
+    await life.start();
+    expect(life.state).toMatchObject({ tunnel: 'off', tunnelUrl: null });
+    const opening = life.toggleTunnel();
+    expect(life.state.tunnel).toBe('starting');
+    await Promise.all([opening, life.openTunnel()]); // a second open while opening does nothing
+    expect(life.state).toMatchObject({ tunnel: 'open', tunnelUrl: 'https://abc.ngrok.app' });
+    await life.toggleTunnel();
+    expect(life.state).toMatchObject({ tunnel: 'off', tunnelUrl: null });
+    await life.openTunnel();
+    await life.stop();
+    expect(life.state).toMatchObject({ phase: 'stopped', tunnel: 'off', tunnelUrl: null });
+    expect(calls).toEqual(['open-tunnel', 'close-tunnel', 'open-tunnel', 'stop']);
+  });
+
+  it('a tunnel that does not open becomes the last error and leaves the server running', async () => {
+    const { handle } = fakeServer({
+      tunnelError: 'No tunnel authtoken is stored; set it with `sheetport tunnel token`',
+    });
+    const life = new Lifecycle({ start: async () => handle });
+    await life.start();
+    await life.openTunnel();
+    expect(life.state).toMatchObject({ phase: 'running', tunnel: 'failed', tunnelUrl: null });
+    expect(life.state.lastSyncError).toMatch(/sheetport tunnel token/);
+    await life.openTunnel(); // a failed tunnel may be tried again
+    expect(life.state.tunnel).toBe('failed');
   });
 
   it('notes the last error the service reported', async () => {

@@ -7,6 +7,7 @@ const running: TrayModel = {
   url: 'http://127.0.0.1:8787',
   port: 8787,
   syncPaused: false,
+  tunnel: 'off',
   tunnelUrl: null,
   lastSyncError: null,
   startError: null,
@@ -20,6 +21,7 @@ function menu(model: TrayModel) {
     openDashboard: () => calls.push('dashboard'),
     copyApiUrl: () => calls.push('copy'),
     toggleSync: () => calls.push('toggle'),
+    toggleTunnel: () => calls.push('tunnel'),
     openLogs: () => calls.push('logs'),
     setLaunchAtLogin: (on) => calls.push(`login ${on}`),
     quit: () => calls.push('quit'),
@@ -44,6 +46,7 @@ describe('tray menu model', () => {
       'Open dashboard',
       'Copy API URL',
       'Pause sync',
+      'Public tunnel (/api and /v1 only)',
       'separator',
       'Open logs',
       'Launch at login',
@@ -59,12 +62,13 @@ describe('tray menu model', () => {
       'open-dashboard',
       'copy-api-url',
       'toggle-sync',
+      'toggle-tunnel',
       'open-logs',
       'launch-at-login',
       'quit',
     ])
       m.click(id);
-    expect(m.calls).toEqual(['dashboard', 'copy', 'toggle', 'logs', 'login true', 'quit']);
+    expect(m.calls).toEqual(['dashboard', 'copy', 'toggle', 'tunnel', 'logs', 'login true', 'quit']);
   });
 
   it('offers Resume when paused and says so in the status', () => {
@@ -76,6 +80,7 @@ describe('tray menu model', () => {
   it('shows the tunnel URL and the last sync error, shortened', () => {
     const { byId } = menu({
       ...running,
+      tunnel: 'open',
       tunnelUrl: 'https://abc.ngrok.app',
       lastSyncError: `Cannot read /data/people.xlsx: ${'x'.repeat(200)}`,
     });
@@ -83,6 +88,27 @@ describe('tray menu model', () => {
     const error = byId('last-error').label ?? '';
     expect(error.startsWith('Last error: Cannot read /data/people.xlsx')).toBe(true);
     expect(error.length).toBeLessThanOrEqual(80);
+  });
+
+  it('the tunnel is an unchecked checkbox by default, and says when it is opening or did not open', () => {
+    expect(menu(running).byId('toggle-tunnel')).toMatchObject({
+      type: 'checkbox',
+      checked: false,
+      enabled: true,
+    });
+    expect(
+      menu({ ...running, tunnel: 'open', tunnelUrl: 'https://abc.ngrok.app' }).byId('toggle-tunnel'),
+    ).toMatchObject({
+      checked: true,
+      enabled: true,
+    });
+    const opening = menu({ ...running, tunnel: 'starting' });
+    expect(opening.byId('tunnel').label).toBe('Tunnel: opening…');
+    expect(opening.byId('toggle-tunnel')).toMatchObject({ checked: true, enabled: false });
+    const failed = menu({ ...running, tunnel: 'failed', lastSyncError: 'No tunnel authtoken is stored' });
+    expect(failed.byId('tunnel').label).toBe('Tunnel: did not open (see the last error)');
+    expect(failed.byId('last-error').label).toBe('Last error: No tunnel authtoken is stored');
+    expect(failed.byId('toggle-tunnel')).toMatchObject({ checked: false, enabled: true });
   });
 
   it('launch at login is a checkbox reflecting the setting, off where unsupported', () => {
@@ -102,7 +128,7 @@ describe('tray menu model', () => {
       startError: 'port 8787 is in use',
     });
     expect(failed.byId('status').label).toBe('Not running: port 8787 is in use');
-    for (const id of ['open-dashboard', 'copy-api-url', 'toggle-sync'])
+    for (const id of ['open-dashboard', 'copy-api-url', 'toggle-sync', 'toggle-tunnel'])
       expect(failed.byId(id).enabled).toBe(false);
     for (const id of ['open-logs', 'quit']) expect(failed.byId(id).enabled).not.toBe(false);
     expect(statusLine({ ...running, phase: 'stopping' })).toMatch(/finishing deliveries/);
