@@ -117,5 +117,57 @@ export function resolveFileLimits(
   };
 }
 
+/**
+ * Backups of local workbooks: before a write replaces a file, the version it replaces is kept under
+ * `<data dir>/backups/` (the workbook kind's backups.ts). The limits hold per file.
+ */
+export interface BackupPolicy {
+  /** The backups folder: `<data dir>/backups`. */
+  dir: string;
+  /** Versions kept per file, newest first; 0 turns backups off. */
+  keep: number;
+  /** Versions backed up longer ago than this many days are dropped; 0: no age limit. */
+  maxAgeDays: number;
+  /** The oldest versions of a file are dropped while its versions together exceed this; 0: no size limit. */
+  maxBytes: number;
+}
+
+/** The folder under the data dir that holds the backups. */
+export const BACKUPS_DIR = 'backups';
+
+export const DEFAULT_BACKUP_POLICY: Readonly<Omit<BackupPolicy, 'dir'>> = {
+  keep: 10,
+  maxAgeDays: 30,
+  maxBytes: 1024 * 1024 * 1024,
+};
+
+/** The environment variables that override each backup setting (0 turns a limit, or `keep` backups, off). */
+export const BACKUP_ENV = {
+  keep: 'SHEETPORT_BACKUPS_KEEP',
+  maxAgeDays: 'SHEETPORT_BACKUPS_MAX_AGE_DAYS',
+  /** In MB. */
+  maxBytes: 'SHEETPORT_BACKUPS_MAX_MB',
+} as const;
+
+/** `<data dir>/backups` with the defaults, overridden by any valid number (0 or more) in the environment; `overrides` win over both. */
+export function resolveBackupPolicy(
+  dataDir: string,
+  overrides: Partial<Omit<BackupPolicy, 'dir'>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): BackupPolicy {
+  const fromEnv = (name: string, fallback: number): number => {
+    const n = Number(env[name]);
+    return env[name]?.trim() && Number.isFinite(n) && n >= 0 ? n : fallback;
+  };
+  const d = DEFAULT_BACKUP_POLICY;
+  return {
+    dir: path.join(dataDir, BACKUPS_DIR),
+    keep: Math.floor(fromEnv(BACKUP_ENV.keep, d.keep)),
+    maxAgeDays: fromEnv(BACKUP_ENV.maxAgeDays, d.maxAgeDays),
+    maxBytes: Math.round(fromEnv(BACKUP_ENV.maxBytes, d.maxBytes / (1024 * 1024)) * 1024 * 1024),
+    ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+  };
+}
+
 /** After SIGTERM/SIGINT the service stops gracefully for at most this long, then exits regardless. */
 export const STOP_DEADLINE_MS = 5000;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ChangeRecorder } from './changes/recorder.ts';
-import { type FileLimits, resolveFileLimits } from './config.ts';
+import { type BackupPolicy, type FileLimits, resolveBackupPolicy, resolveFileLimits } from './config.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { ConnectionFollower } from './replica/follow-connections.ts';
@@ -60,6 +60,9 @@ export interface ContextOptions {
   deliveryLogDays?: number;
   /** Bounds on reading workbook files (defaults and SHEETPORT_* variables in config.ts). */
   fileLimits?: Partial<FileLimits>;
+  /** How many versions of a local file its writes keep in `<data dir>/backups` (defaults and SHEETPORT_BACKUPS_*
+   * variables in config.ts; `keep: 0` turns backups off). */
+  backups?: Partial<Omit<BackupPolicy, 'dir'>>;
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -99,6 +102,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   });
   const sourceOptions: SourceOptions = {
     fileLimits: resolveFileLimits(options.fileLimits),
+    backups: resolveBackupPolicy(options.dataDir, options.backups),
     log,
     secrets: secretsOf(db).provider,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.

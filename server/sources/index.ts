@@ -4,14 +4,22 @@
  */
 import { AppError } from '../errors.ts';
 import { googleKind } from './google/kind.ts';
-import type { KindAccounts, ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
+import type { KindAccounts, KindBackups, ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
 import type { Source } from './source.ts';
 import { workbookKind } from './workbook/kind.ts';
 
 // Google first: it claims only spreadsheet ids and Sheets URLs that are not local files.
 const KINDS: readonly SourceKind[] = [googleKind, workbookKind];
 
-export type { KindAccounts, ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
+export type {
+  BackupEntry,
+  KindAccounts,
+  KindBackups,
+  ResolvedLocation,
+  RestoreOutcome,
+  SourceKind,
+  SourceOptions,
+} from './kind.ts';
 
 /** The kind stored under `name` (a connection's `sourceKind`). */
 export function sourceKind(name: string): SourceKind {
@@ -46,6 +54,13 @@ export function accountsOf(name: string): KindAccounts {
     );
   }
   return accounts;
+}
+
+/** The backups of the kind that keeps them (local files): what `sheetport backups` lists and restores. */
+export function localBackups(): KindBackups {
+  const kind = KINDS.find((k) => k.backups);
+  if (!kind?.backups) throw new AppError('invalid_parameter', 'No source kind keeps backups.');
+  return kind.backups;
 }
 
 /** The kind whose accounts `sheetport accounts` manages when none is named: the first that has any. */

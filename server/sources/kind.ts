@@ -3,7 +3,7 @@
  * location a user typed, how to open a Source on it, and how to describe itself. Every kind is one folder under
  * sources/ plus one line in sources/index.ts; nothing outside sources/ names a kind.
  */
-import type { FileLimits } from '../config.ts';
+import type { BackupPolicy, FileLimits } from '../config.ts';
 import type { Timers } from '../lib/timers.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
 import type { Source } from './source.ts';
@@ -22,6 +22,8 @@ export interface SourceOptions {
   now?: () => number;
   /** Google Sheets endpoints and pacing; unset fields come from the environment, then Google's defaults. */
   google?: GoogleSettings;
+  /** Where and how many previous versions of a local file a write keeps (config.ts); none when unset. */
+  backups?: BackupPolicy;
 }
 
 export interface GoogleSettings {
@@ -76,6 +78,42 @@ export interface SourceKind {
   readonly accounts?: KindAccounts;
   /** The service is stopping: end work under way that could outlast its stop deadline (a long parse). */
   stopWork?(): void;
+  /** The previous versions its writes keep, for a kind that replaces local files (`sheetport backups`). */
+  readonly backups?: KindBackups;
+}
+
+/** One kept version of a file: what `sheetport backups list` shows. */
+export interface BackupEntry {
+  /** `<file id>-<time>`: what `sheetport backups restore` takes. */
+  id: string;
+  /** The file it is a version of (absolute); null when the backup folder no longer says. */
+  path: string | null;
+  /** Where the version itself is kept. */
+  file: string;
+  /** When it was backed up (epoch ms): the moment a write replaced it. */
+  time: number;
+  bytes: number;
+}
+
+export interface RestoreOutcome {
+  /** The version put back. */
+  restored: BackupEntry;
+  /** The backup of the version the restore replaced (restoring it undoes the restore); null if there was no file. */
+  replaced: BackupEntry | null;
+}
+
+export interface KindBackups {
+  /** Every kept version, newest first; only those of `files` (absolute paths) when given. */
+  list(policy: BackupPolicy, files?: readonly string[]): Promise<BackupEntry[]>;
+  /**
+   * Put a version back at its file's path, atomically, after keeping the current version (a failure to keep it
+   * aborts the restore). not_found for an unknown id; locked while an office program has the file open.
+   */
+  restore(
+    policy: BackupPolicy,
+    id: string,
+    log?: (message: string, err?: unknown) => void,
+  ): Promise<RestoreOutcome>;
 }
 
 export interface AccountLogin {

@@ -19,7 +19,7 @@ import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
-import { replaceFileAtomically } from './atomic-file.ts';
+import { type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import type { WorkbookDocument } from './document.ts';
 import type { WorkbookFormat } from './formats.ts';
 import { parseOffThread, warmParseWorker } from './guard/parse-off-thread.ts';
@@ -78,6 +78,8 @@ export class WorkbookFile {
   readonly title: string;
   readonly #format: WorkbookFormat;
   readonly #limits: FileLimits;
+  /** Keeps the version each write replaces (backups.ts); null when backups are off. */
+  readonly #keeper: PreviousVersionKeeper | null;
   readonly #queue: FileQueue<WriteJob>;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
@@ -86,11 +88,17 @@ export class WorkbookFile {
   /** Open Sources using this file (the registry forgets the file, and its memory, at zero). */
   users = 0;
 
-  constructor(filePath: string, format: WorkbookFormat, limits: FileLimits) {
+  constructor(
+    filePath: string,
+    format: WorkbookFormat,
+    limits: FileLimits,
+    keeper: PreviousVersionKeeper | null = null,
+  ) {
     this.path = filePath;
     this.title = path.basename(filePath);
     this.#format = format;
     this.#limits = limits;
+    this.#keeper = keeper;
     this.#queue = new FileQueue((jobs) => this.#flush(jobs));
   }
 
@@ -287,7 +295,7 @@ export class WorkbookFile {
       if ((await statSignature(this.path)) !== loaded.signature) return false;
       await assertNotLocked(this.path);
       try {
-        await replaceFileAtomically(this.path, bytes);
+        await replaceFileAtomically(this.path, bytes, this.#keeper ?? undefined);
       } catch (e) {
         throw fileError(e, this.path);
       }
@@ -311,11 +319,17 @@ export class WorkbookFile {
 /** One WorkbookFile per resolved path for the whole process. */
 const files = new Map<string, WorkbookFile>();
 
-export function fileFor(filePath: string, format: WorkbookFormat, limits: FileLimits): WorkbookFile {
+/** The first Source to open a path sets its limits and backups, for as long as any Source uses it. */
+export function fileFor(
+  filePath: string,
+  format: WorkbookFormat,
+  limits: FileLimits,
+  keeper: PreviousVersionKeeper | null = null,
+): WorkbookFile {
   const key = path.resolve(filePath);
   let file = files.get(key);
   if (!file) {
-    file = new WorkbookFile(key, format, limits);
+    file = new WorkbookFile(key, format, limits, keeper);
     warmParseWorker(limits);
     files.set(key, file);
   }

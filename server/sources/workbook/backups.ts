@@ -1,0 +1,380 @@
+/**
+ * Backups of local workbooks: before a write replaces a file, the version it replaces is kept as
+ * `<data dir>/backups/<file id>/<time>-<name>`, the file id being the first 16 hex digits of the SHA-256 of the
+ * file's absolute path, with `source.json` in that folder naming the file. `sheetport backups list|restore`
+ * reads them back.
+ *
+ * Keeping a version costs no copy where it can be avoided: the file is hard-linked into its folder just before
+ * the rename that replaces it, so after the rename the old inode belongs to the backup alone. Where no link can
+ * be made (another file system, a file system without hard links) the file is copied instead, and so is a file
+ * that has other links already (they would share the backup's content and mode). Folders are created 0700 and
+ * versions are 0600. After each backup the file's folder is pruned (`versionsToDrop`): the newest `keep`, none
+ * backed up more than `maxAgeDays` ago, at most `maxBytes` together, and never the version just made.
+ *
+ * A write never fails for want of a backup: the service's keeper logs the failure and the write goes on. A
+ * restore is stricter: it puts nothing back unless the version it replaces was kept.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { BackupPolicy } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFileAtomic } from '../../lib/private-files.ts';
+import type { BackupEntry, KindBackups, RestoreOutcome } from '../kind.ts';
+import { type PreviousVersionKeeper, replaceFileAtomically, tempPathFor } from './atomic-file.ts';
+import { assertNotLocked } from './lock.ts';
+
+/** In each file's folder: `{"path": "<the file's absolute path>"}`. */
+export const SOURCE_FILE = 'source.json';
+
+const DAY_MS = 86_400_000;
+const FOLDER = /^[0-9a-f]{16}$/;
+/** A version: `<stamp>-<file name>`, the stamp being the UTC time to the millisecond (`20240301T093000123Z`). */
+const VERSION = /^(\d{8}T\d{9}Z)-(.+)$/;
+/** A backup's id: `<file id>-<stamp>`. */
+const ID = /^([0-9a-f]{16})-(\d{8}T\d{9}Z)$/;
+/** A copy under way (`copyVersion`); one a crash left behind is swept by a later pruning. */
+const PARTIAL = /^\..+\.partial$/;
+
+type Log = (message: string, err?: unknown) => void;
+
+/** The name of a file's backup folder. */
+export function fileIdOf(filePath: string): string {
+  return createHash('sha256').update(path.resolve(filePath)).digest('hex').slice(0, 16);
+}
+
+/** `20240301T093000123Z`: sorts as the time does, and is a valid file name everywhere (no colons). */
+export function stampOf(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:.]/g, '');
+}
+
+/** Epoch ms of a stamp; NaN when it is not one. */
+export function timeOfStamp(stamp: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/.exec(stamp);
+  if (!m) return Number.NaN;
+  const [, y, mo, d, h, mi, s, ms] = m.map(Number) as number[];
+  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms!);
+}
+
+/** One kept version of a file, as pruning sees it. */
+export interface KeptVersion {
+  name: string;
+  /** When it was backed up (epoch ms). */
+  time: number;
+  bytes: number;
+}
+
+export type PruneRules = Pick<BackupPolicy, 'keep' | 'maxAgeDays' | 'maxBytes'>;
+
+/**
+ * The versions of one file to drop, newest first: all but the newest `keep`; those backed up more than
+ * `maxAgeDays` before `now`; then, oldest first, those that bring the rest over `maxBytes` together. 0 turns
+ * each rule off. `protect` (the version just made) is never dropped, even when it alone is over `maxBytes`.
+ */
+export function versionsToDrop(
+  versions: readonly KeptVersion[],
+  rules: PruneRules,
+  now: number,
+  protect?: string,
+): KeptVersion[] {
+  const newestFirst = [...versions].sort(
+    (a, b) => b.time - a.time || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0),
+  );
+  const drop = new Set<KeptVersion>();
+  newestFirst.forEach((v, i) => {
+    if (v.name === protect) return;
+    if (rules.keep > 0 && i >= rules.keep) drop.add(v);
+    else if (rules.maxAgeDays > 0 && now - v.time > rules.maxAgeDays * DAY_MS) drop.add(v);
+  });
+  if (rules.maxBytes > 0) {
+    let total = newestFirst.reduce((sum, v) => (drop.has(v) ? sum : sum + v.bytes), 0);
+    for (let i = newestFirst.length - 1; i >= 0 && total > rules.maxBytes; i--) {
+      const v = newestFirst[i]!;
+      if (drop.has(v) || v.name === protect) continue;
+      drop.add(v);
+      total -= v.bytes;
+    }
+  }
+  return newestFirst.filter((v) => drop.has(v));
+}
+
+const codeOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+/** The versions in one file's folder (none when it does not exist). */
+async function versionsIn(folder: string): Promise<KeptVersion[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(folder);
+  } catch (err) {
+    if (codeOf(err) === 'ENOENT') return [];
+    throw err;
+  }
+  const versions: KeptVersion[] = [];
+  for (const name of names) {
+    const m = VERSION.exec(name);
+    const time = m ? timeOfStamp(m[1]!) : Number.NaN;
+    if (Number.isNaN(time)) continue;
+    const st = await fs.lstat(path.join(folder, name)).catch(() => null); // removed meanwhile: skip it
+    if (st?.isFile()) versions.push({ name, time, bytes: st.size });
+  }
+  return versions;
+}
+
+/** The file a folder's versions belong to, from its `source.json`; null when missing or unreadable. */
+async function sourceOf(folder: string): Promise<string | null> {
+  try {
+    const { path: file } = JSON.parse(await fs.readFile(path.join(folder, SOURCE_FILE), 'utf8'));
+    return typeof file === 'string' ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Copy `from` to `to` (0600), through a hidden partial file so `to` never holds half a copy. */
+async function copyVersion(from: string, to: string): Promise<void> {
+  const partial = path.join(
+    path.dirname(to),
+    `.${path.basename(to)}.${randomBytes(4).toString('hex')}.partial`,
+  );
+  try {
+    await fs.copyFile(from, partial, constants.COPYFILE_EXCL);
+    await fs.chmod(partial, PRIVATE_FILE_MODE);
+    const taken = await fs.lstat(to).then(
+      () => true,
+      () => false,
+    );
+    if (taken) throw Object.assign(new Error(`${to} exists`), { code: 'EEXIST' });
+    await fs.rename(partial, to);
+  } finally {
+    await fs.rm(partial, { force: true }).catch(() => {});
+  }
+}
+
+export interface KeeperOptions {
+  /** Epoch-ms clock: the time a version is filed under, and the age pruning measures. */
+  now?: () => number;
+  log?: Log;
+  /** A failure to keep the version aborts the replace (a restore) instead of being logged (a write). */
+  strict?: boolean;
+}
+
+/** Keeps, before each replace of a file, the version it replaces (handed to `replaceFileAtomically`). */
+export class BackupKeeper implements PreviousVersionKeeper {
+  readonly #policy: BackupPolicy;
+  readonly #now: () => number;
+  readonly #log: Log;
+  readonly #strict: boolean;
+  /** Folders whose `source.json` is known to name their file. */
+  readonly #named = new Set<string>();
+  /** The last version this keeper kept (what a restore reports). */
+  lastKept: BackupEntry | null = null;
+
+  constructor(policy: BackupPolicy, options: KeeperOptions = {}) {
+    this.#policy = policy;
+    this.#now = options.now ?? Date.now;
+    this.#log = options.log ?? (() => {});
+    this.#strict = options.strict === true;
+  }
+
+  async beforeReplace(filePath: string): Promise<(replaced: boolean) => Promise<void>> {
+    const name = path.basename(filePath);
+    let kept: string;
+    try {
+      kept = await this.#keep(path.resolve(filePath));
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      if (this.#strict)
+        throw new AppError(
+          'internal_error',
+          `Could not back up the current ${name} into ${this.#policy.dir} (${reason}); nothing was changed.`,
+        );
+      this.#log(
+        `Could not back up ${name} before a write replaced it; the write goes on without a backup`,
+        err,
+      );
+      return async () => {};
+    }
+    return async (replaced) => {
+      try {
+        if (!replaced) {
+          await fs.rm(kept, { force: true }); // the file was not replaced: nothing to keep
+          return;
+        }
+        // A link had the file's mode until now; after the rename the inode is the backup's alone.
+        await fs.chmod(kept, PRIVATE_FILE_MODE);
+        const { size } = await fs.stat(kept);
+        const folder = path.dirname(kept);
+        const stamp = VERSION.exec(path.basename(kept))![1]!;
+        this.lastKept = {
+          id: `${path.basename(folder)}-${stamp}`,
+          path: path.resolve(filePath),
+          file: kept,
+          time: timeOfStamp(stamp),
+          bytes: size,
+        };
+        await this.#prune(folder, path.basename(kept));
+      } catch (err) {
+        this.#log(`Could not finish the backup of ${name} (${kept})`, err);
+      }
+    };
+  }
+
+  /** Links (or copies) the file into its folder under a name no other version has; returns its path. */
+  async #keep(filePath: string): Promise<string> {
+    const folder = path.join(this.#policy.dir, fileIdOf(filePath));
+    await fs.mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await this.#nameFolder(folder, filePath);
+    const name = path.basename(filePath);
+    // Linked only when the path is the file itself (a link to a symlink would keep the symlink) and its only name.
+    const st = await fs.lstat(filePath);
+    let link = st.isFile() && st.nlink === 1;
+    // After the newest version already there, even if the clock was set back: the order of the stamps is the
+    // order the versions were replaced in.
+    let latest = Number.NEGATIVE_INFINITY;
+    for (const entry of await fs.readdir(folder)) {
+      const time = timeOfStamp(VERSION.exec(entry)?.[1] ?? '');
+      if (!Number.isNaN(time)) latest = Math.max(latest, time);
+    }
+    for (let ms = Math.max(this.#now(), latest + 1), taken = 0; ; ) {
+      const target = path.join(folder, `${stampOf(ms)}-${name}`);
+      try {
+        if (link) await fs.link(filePath, target);
+        else await copyVersion(filePath, target);
+        return target;
+      } catch (err) {
+        if (codeOf(err) === 'EEXIST') {
+          if (++taken > 1000) throw err;
+          ms++; // a version from the same millisecond: file this one a millisecond later
+          continue;
+        }
+        if (!link) throw err;
+        link = false; // another file system (EXDEV), no hard links there (EPERM, ENOTSUP, ...): copy
+      }
+    }
+  }
+
+  async #nameFolder(folder: string, filePath: string): Promise<void> {
+    if (this.#named.has(folder)) return;
+    if ((await sourceOf(folder)) !== filePath) {
+      writePrivateFileAtomic(
+        path.join(folder, SOURCE_FILE),
+        `${JSON.stringify({ path: filePath }, null, 2)}\n`,
+      );
+    }
+    this.#named.add(folder);
+  }
+
+  async #prune(folder: string, protect: string): Promise<void> {
+    const now = this.#now();
+    for (const v of versionsToDrop(await versionsIn(folder), this.#policy, now, protect))
+      await fs.rm(path.join(folder, v.name), { force: true });
+    for (const name of await fs.readdir(folder)) {
+      if (!PARTIAL.test(name)) continue;
+      const file = path.join(folder, name);
+      const st = await fs.lstat(file).catch(() => null);
+      if (st && now - st.mtimeMs > DAY_MS) await fs.rm(file, { force: true }); // left by a crash mid-copy
+    }
+  }
+}
+
+/** Every kept version, newest first; only those of `files` when given. */
+export async function listBackups(policy: BackupPolicy, files?: readonly string[]): Promise<BackupEntry[]> {
+  let folders: string[];
+  try {
+    folders = (await fs.readdir(policy.dir)).filter((n) => FOLDER.test(n));
+  } catch (err) {
+    if (codeOf(err) === 'ENOENT') return [];
+    throw err;
+  }
+  const wanted = files?.map((f) => path.resolve(f));
+  const wantedIds = wanted?.map(fileIdOf);
+  const entries: BackupEntry[] = [];
+  for (const id of folders) {
+    const folder = path.join(policy.dir, id);
+    const source = await sourceOf(folder);
+    if (wanted && !wantedIds?.includes(id) && !(source !== null && wanted.includes(source))) continue;
+    for (const v of await versionsIn(folder)) {
+      const stamp = VERSION.exec(v.name)![1]!;
+      entries.push({
+        id: `${id}-${stamp}`,
+        path: source,
+        file: path.join(folder, v.name),
+        time: v.time,
+        bytes: v.bytes,
+      });
+    }
+  }
+  return entries.sort((a, b) => b.time - a.time || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/**
+ * Put the version `id` back at its file's path, atomically, after keeping the current version (so the restore
+ * can be undone). A file that no longer exists is created again.
+ */
+export async function restoreBackup(
+  policy: BackupPolicy,
+  id: string,
+  options: Omit<KeeperOptions, 'strict'> = {},
+): Promise<RestoreOutcome> {
+  const m = ID.exec(id);
+  const folder = m ? path.join(policy.dir, m[1]!) : null;
+  const version = folder ? (await versionsIn(folder)).find((v) => v.name.startsWith(`${m![2]}-`)) : undefined;
+  if (!folder || !version)
+    throw new AppError(
+      'not_found',
+      `No backup with id '${id}' in ${policy.dir}; see: sheetport backups list`,
+    );
+  const target = await sourceOf(folder);
+  if (!target)
+    throw new AppError(
+      'not_found',
+      `Backup ${id} does not say which file it is a version of (${path.join(folder, SOURCE_FILE)} is missing).`,
+    );
+  const restored: BackupEntry = {
+    id,
+    path: target,
+    file: path.join(folder, version.name),
+    time: version.time,
+    bytes: version.bytes,
+  };
+  await assertNotLocked(target);
+  const bytes = await fs.readFile(restored.file);
+  const exists = await fs.stat(target).then(
+    () => true,
+    (err) => {
+      if (codeOf(err) === 'ENOENT') return false;
+      throw err;
+    },
+  );
+  if (!exists) {
+    await createFile(target, bytes);
+    return { restored, replaced: null };
+  }
+  const keeper = new BackupKeeper(policy, { ...options, strict: true });
+  await replaceFileAtomically(target, bytes, keeper);
+  return { restored, replaced: keeper.lastKept };
+}
+
+/** A file deleted since its backup: written whole to a temp file beside it, then renamed into place. */
+async function createFile(filePath: string, bytes: Uint8Array): Promise<void> {
+  const temp = tempPathFor(filePath);
+  try {
+    const handle = await fs.open(temp, 'wx');
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, filePath);
+  } finally {
+    await fs.rm(temp, { force: true }).catch(() => {});
+  }
+}
+
+/** What the workbook kind offers `sheetport backups`. */
+export const workbookBackups: KindBackups = {
+  list: listBackups,
+  restore: (policy, id, log) => restoreBackup(policy, id, log ? { log } : {}),
+};
