@@ -25,6 +25,7 @@ import {
   type RunningServer,
   resolveDataDir,
   startServer,
+  WORKBOOK_EXTENSIONS,
 } from '../server/index.ts';
 import { configureAppLog, logsDir } from './app-log.ts';
 import { registerIpcHandlers } from './ipc.ts';
@@ -109,6 +110,7 @@ function runApp(): void {
         if (lifecycle.state.url) clipboard.writeText(lifecycle.state.url);
       },
       toggleSync: () => void lifecycle.toggleSync().catch((err) => logError('Pause/resume failed', err)),
+      toggleTunnel: () => void lifecycle.toggleTunnel().catch((err) => logError('Tunnel switch failed', err)),
       openLogs: () => void shell.openPath(logsDir(dataDir)),
       setLaunchAtLogin: (on) => {
         loginItems.setEnabled(on);
@@ -126,7 +128,7 @@ function runApp(): void {
       const options = {
         title: 'Add a workbook',
         properties: ['openFile' as const],
-        filters: [{ name: 'Workbooks', extensions: ['xlsx', 'xlsm', 'csv'] }],
+        filters: [{ name: 'Workbooks', extensions: WORKBOOK_EXTENSIONS.map((ext) => ext.slice(1)) }],
       };
       const picked = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
       return picked.canceled ? null : (picked.filePaths[0] ?? null);

@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
+// The one list of workbook extensions (a module with no imports, shared with the server).
 import { api, enc } from './api.ts';
 import { CopyField } from './copy-button.tsx';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
+import { TunnelNote } from './tunnel.tsx';
 import type { CellValue, Connection, ConnectionDetail, Preview } from './types.ts';
 import { useResource } from './use-resource.ts';
 
@@ -12,6 +14,7 @@ export function SheetsSection() {
   return (
     <section aria-labelledby="sheets-title">
       <h2 id="sheets-title">Sheets</h2>
+      <TunnelNote />
       <AddWorkbook onAdded={list.reload} />
       <div class="placeholder" role="note">
         <strong>Google Sheets (placeholder):</strong> logging in to Google and adding a spreadsheet from here
@@ -57,7 +60,7 @@ function AddWorkbook({ onAdded }: { onAdded: () => void }) {
     <form class="card form-row" onSubmit={submit} aria-labelledby="add-workbook-title">
       <h3 id="add-workbook-title">Add a local workbook</h3>
       <label>
-        Path of an .xlsx or .csv file
+        Path of a workbook (.xlsx, .xlsm or .csv)
         <input
           type="text"
           required

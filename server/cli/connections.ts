@@ -4,6 +4,7 @@ import { connectSpreadsheet } from '../connections/connect.ts';
 import { describeSpreadsheet } from '../connections/describe.ts';
 import { isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
+import { WORKBOOK_EXTENSIONS_TEXT, WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { kindNames, sourceKind } from '../sources/index.ts';
 import {
   CliError,
@@ -30,7 +31,7 @@ export function registerConnectionCommands(program: Command): void {
     .description(`register a spreadsheet: ${kindNames().join(' or ')} (kinds: ${kindHelp()})`)
     .argument(
       '<kind-or-location>',
-      'where the spreadsheet lives (a .xlsx/.csv path), or its kind followed by that',
+      `where the spreadsheet lives (the path of an ${WORKBOOK_EXTENSIONS_TEXT} file), or its kind followed by that`,
     )
     .argument('[location]', 'where the spreadsheet lives, when a kind is given first')
     .option('--name <name>', 'display name (default: the spreadsheet title or file name)')
@@ -48,7 +49,7 @@ export function registerConnectionCommands(program: Command): void {
         const all = connections.list();
         if (g.json) return printJson(all.map(connectionJson));
         if (all.length === 0)
-          return print('No connections yet. Add one with: sheetport connect <file.xlsx|file.csv>');
+          return print(`No connections yet. Add one with: sheetport connect ${WORKBOOK_FILE_ARG}`);
         printTable(
           ['SPREADSHEET_ID', 'USER_KEY', 'NAME', 'SOURCE', 'PUBLIC', 'LOCATION'],
           all.map((c) => [

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, defaultDataDir, resolveDataDir } from '../config.ts';
 import { runningFromSource } from '../lib/package-file.ts';
+import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
 import { collect, type GlobalOptions, globals, parseCount, parsePort, print, withStores } from './kit.ts';
 import { cliCommand } from './shell-line.ts';
@@ -18,6 +19,7 @@ export function registerServeCommands(program: Command): void {
     .option('--no-rate-limits', 'do not enforce per-key rate limits (usage is not counted either)')
     .option(ALLOW_LAN_FLAG, 'let webhooks target private (LAN) addresses over https')
     .option('--delivery-log-days <n>', 'keep finished webhook deliveries this many days', parseCount, 30)
+    .option('--tunnel', 'also serve /api and /v1 (only) at a public ngrok URL; see `sheetport tunnel token`')
     .action(
       async (
         opts: {
@@ -27,6 +29,7 @@ export function registerServeCommands(program: Command): void {
           rateLimits: boolean;
           allowLanWebhooks?: boolean;
           deliveryLogDays: number;
+          tunnel?: boolean;
         },
         cmd: Command,
       ) => {
@@ -41,6 +44,7 @@ export function registerServeCommands(program: Command): void {
           rateLimits: opts.rateLimits,
           allowLanWebhooks: opts.allowLanWebhooks === true,
           deliveryLogDays: opts.deliveryLogDays,
+          tunnel: opts.tunnel === true,
           json: g.json === true,
         });
         if (!g.json) for (const line of nextSteps(g, dataDir)) print(line);
@@ -86,7 +90,7 @@ function nextSteps(g: GlobalOptions, dataDir: string): string[] {
   if (connections === 0)
     steps.push(
       'No spreadsheets connected yet. In another terminal:',
-      `  ${cli} connect <file.xlsx|file.csv>`,
+      `  ${cli} connect ${WORKBOOK_FILE_ARG}`,
     );
   if (keys === 0)
     steps.push(

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WORKBOOK_FILE_ARG } from '../../server/lib/workbook-file-types.ts';
 
 const BIN = path.resolve('bin/sheetport.js');
 const exec = promisify(execFile);
@@ -117,7 +118,7 @@ describe('sheetport serve on an empty data dir', () => {
     const dataDir = await awkwardDir();
     const { child, out } = await startUntil(['serve', '--port', '0', '--data-dir', dataDir], /demo\)/);
     expect(out).toContain('No spreadsheets connected yet');
-    const connectLine = lineStarting(out, 'node ').replace('<file.xlsx|file.csv>', '"$CSV"');
+    const connectLine = lineStarting(out, 'node ').replace(WORKBOOK_FILE_ARG, '"$CSV"');
     const keysLine = out
       .split('\n')
       .map((l) => l.trim())

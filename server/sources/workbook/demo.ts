@@ -1,12 +1,19 @@
 /**
  * The demo workbook for the README's first run: an `Orders` tab (~300 rows of every value type: text,
  * Unicode names, numbers with a currency format, a formula column with cached results, dates, booleans,
- * mostly-empty notes) and a `Products` tab. Content is deterministic (seeded PRNG, fixed dates) so tests
- * and docs can rely on it.
+ * mostly-empty notes) and a `Products` tab, each with a bold, filled, frozen header row and set column widths.
+ * Content is deterministic (seeded PRNG, fixed dates; the file's bytes too) so tests and docs can rely on it.
+ * Written by the engine's own package writer (ooxml/new-workbook.ts).
  */
 import fs from 'node:fs/promises';
-import ExcelJS from 'exceljs';
 import { seededRandom } from '../../lib/seeded-random.ts';
+import {
+  type CellStyle,
+  type NewCell,
+  type NewTab,
+  type NewWorkbook,
+  newWorkbook,
+} from './ooxml/new-workbook.ts';
 
 const CURRENCY = '"$"#,##0.00';
 const ORDER_COUNT = 300;
@@ -59,37 +66,28 @@ const NOTES = [
   'Invoice to accounts@',
 ];
 
-function styleHeader(ws: ExcelJS.Worksheet): void {
-  const header = ws.getRow(1);
-  header.eachCell((cell) => {
-    cell.font = { bold: true, color: { argb: 'FFFFFFFF' } };
-    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FF2F5597' } };
-    cell.alignment = { vertical: 'middle' };
-  });
-  ws.views = [{ state: 'frozen', ySplit: 1, xSplit: 0 }];
+const HEADER_STYLE: CellStyle = { bold: true, color: 'FFFFFFFF', fill: 'FF2F5597', verticalAlign: 'center' };
+
+/** A tab whose first row is the header: styled, frozen, and the column widths and styles given with it. */
+function tab(
+  name: string,
+  columns: { header: string; width: number; numFmt?: string }[],
+  rows: NewCell[][],
+): NewTab {
+  return {
+    name,
+    columns: columns.map(({ width, numFmt }) => ({ width, ...(numFmt ? { style: { numFmt } } : {}) })),
+    rows: [columns.map((c) => c.header), ...rows],
+    headerStyle: HEADER_STYLE,
+    frozenRows: 1,
+  };
 }
 
-export function buildDemoWorkbook(): ExcelJS.Workbook {
+export function buildDemoWorkbook(): NewWorkbook {
   const random = seededRandom(20240301);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const wb = new ExcelJS.Workbook();
-  wb.creator = 'SheetPort';
-  wb.created = new Date(Date.UTC(2024, 0, 1));
-  wb.modified = wb.created;
 
-  const orders = wb.addWorksheet('Orders');
-  orders.columns = [
-    { header: 'Order ID', width: 12 },
-    { header: 'Customer', width: 24 },
-    { header: 'Email', width: 30 },
-    { header: 'Product', width: 28 },
-    { header: 'Quantity', width: 10 },
-    { header: 'Unit Price', width: 12, style: { numFmt: CURRENCY } },
-    { header: 'Total', width: 12, style: { numFmt: CURRENCY } },
-    { header: 'Order Date', width: 12, style: { numFmt: 'yyyy-mm-dd' } },
-    { header: 'Shipped', width: 10 },
-    { header: 'Notes', width: 32 },
-  ];
+  const orders: NewCell[][] = [];
   const firstDay = Date.UTC(2024, 0, 2);
   for (let i = 1; i <= ORDER_COUNT; i++) {
     const [customer, email] = pick(CUSTOMERS);
@@ -99,7 +97,7 @@ export function buildDemoWorkbook(): ExcelJS.Workbook {
     // Orders arrive roughly in date order through the first half of 2024.
     const date = new Date(firstDay + Math.floor(((i - 1) * 180) / ORDER_COUNT + random() * 2) * 86_400_000);
     const note = random() < 0.12 ? pick(NOTES) : null;
-    orders.addRow([
+    orders.push([
       `ORD-${String(i).padStart(4, '0')}`,
       customer,
       email,
@@ -112,30 +110,43 @@ export function buildDemoWorkbook(): ExcelJS.Workbook {
       note,
     ]);
   }
-  styleHeader(orders);
-  // Column styles apply to the header cells too; headers are text so only the look matters, but keep them plain.
-  orders.getRow(1).eachCell((cell) => {
-    cell.numFmt = 'General';
-  });
 
-  const products = wb.addWorksheet('Products');
-  products.columns = [
-    { header: 'SKU', width: 8 },
-    { header: 'Name', width: 30 },
-    { header: 'Category', width: 14 },
-    { header: 'Price', width: 10, style: { numFmt: CURRENCY } },
-    { header: 'In Stock', width: 10 },
-  ];
-  for (const p of PRODUCTS) products.addRow(p);
-  styleHeader(products);
-  products.getRow(1).eachCell((cell) => {
-    cell.numFmt = 'General';
-  });
-  return wb;
+  return {
+    creator: 'SheetPort',
+    created: new Date(Date.UTC(2024, 0, 1)),
+    tabs: [
+      tab(
+        'Orders',
+        [
+          { header: 'Order ID', width: 12 },
+          { header: 'Customer', width: 24 },
+          { header: 'Email', width: 30 },
+          { header: 'Product', width: 28 },
+          { header: 'Quantity', width: 10 },
+          { header: 'Unit Price', width: 12, numFmt: CURRENCY },
+          { header: 'Total', width: 12, numFmt: CURRENCY },
+          { header: 'Order Date', width: 12, numFmt: 'yyyy-mm-dd' },
+          { header: 'Shipped', width: 10 },
+          { header: 'Notes', width: 32 },
+        ],
+        orders,
+      ),
+      tab(
+        'Products',
+        [
+          { header: 'SKU', width: 8 },
+          { header: 'Name', width: 30 },
+          { header: 'Category', width: 14 },
+          { header: 'Price', width: 10, numFmt: CURRENCY },
+          { header: 'In Stock', width: 10 },
+        ],
+        PRODUCTS.map((p) => [...p]),
+      ),
+    ],
+  };
 }
 
 /** Write the demo workbook to `filePath` (replacing any file there). */
 export async function createDemoWorkbook(filePath: string): Promise<void> {
-  const buffer = await buildDemoWorkbook().xlsx.writeBuffer();
-  await fs.writeFile(filePath, new Uint8Array(buffer as ArrayBuffer));
+  await fs.writeFile(filePath, newWorkbook(buildDemoWorkbook()));
 }

@@ -6,6 +6,8 @@
  * across (`readOffThread`, with the buffers that move instead of being copied) and what the service makes of it
  * (`received`): the tabs, and whatever a write may later hand back to `parse` so the tabs are not read twice.
  */
+
+import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
 import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
 import { decodeTab, type EncodedTab, transferablesOf } from './cell-tab.ts';
@@ -13,7 +15,11 @@ import { assertCsvKeepsText, CsvDocument } from './csv.ts';
 import type { DocumentParser } from './document.ts';
 import { type KnownTab, OoxmlDocument } from './ooxml/ooxml-document.ts';
 
+/** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
 export type FormatName = 'xlsx' | 'csv';
+
+/** The format that reads each workbook extension (extensions.ts holds the list). */
+const FORMAT_OF: Record<WorkbookExtension, FormatName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
 
 /** What a read sends from the parse thread. */
 export interface OffThreadRead {
@@ -74,10 +80,10 @@ const FORMATS: Record<FormatName, WorkbookFormat> = {
   },
 };
 
-/** `.xlsx` / `.csv` in any case; undefined for any other extension. */
+/** The format of a workbook extension (`.xlsx`, `.xlsm`, `.csv`, any case); undefined for any other. */
 export function formatForExtension(ext: string): WorkbookFormat | undefined {
-  const name = ext.toLowerCase().replace(/^\./, '');
-  return name === 'xlsx' || name === 'csv' ? FORMATS[name] : undefined;
+  const known = workbookExtension(ext);
+  return known === undefined ? undefined : FORMATS[FORMAT_OF[known]];
 }
 
 export function formatNamed(name: FormatName): WorkbookFormat {

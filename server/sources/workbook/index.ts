@@ -1,10 +1,11 @@
 /**
- * The local workbook source: an .xlsx or .csv file on this machine exposed through the Source interface.
+ * The local workbook source: an .xlsx, .xlsm or .csv file on this machine exposed through the Source interface.
  * No account, no network; the product's embedded default.
  */
 import path from 'node:path';
 import { resolveFileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import { WORKBOOK_EXTENSIONS_TEXT } from '../../lib/workbook-file-types.ts';
 import { assertStorable } from '../cell-rules.ts';
 import type { SourceOptions } from '../kind.ts';
 import type {
@@ -17,6 +18,7 @@ import type {
   WriteOptions,
   WriteResult,
 } from '../source.ts';
+import { BackupKeeper } from './backups.ts';
 import { watchFile } from './file-watch.ts';
 import { formatForExtension, type WorkbookFormat } from './formats.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
@@ -82,14 +84,14 @@ class WorkbookSource implements Source {
   }
 }
 
-/** A Source over a local `.xlsx` or `.csv` file (chosen by extension, any case). */
+/** A Source over a local workbook file (its format chosen by extension, any case: extensions.ts). */
 export function createWorkbookSource(filePath: string, options: SourceOptions = {}): Source {
   const ext = path.extname(filePath).toLowerCase();
   const format = formatForExtension(ext);
   if (!format) {
     throw new AppError(
       'invalid_parameter',
-      `Unsupported workbook file type "${ext || path.basename(filePath)}"; use .xlsx or .csv`,
+      `Unsupported workbook file type "${ext || path.basename(filePath)}"; use ${WORKBOOK_EXTENSIONS_TEXT}`,
       {
         parameter: 'path',
       },
@@ -98,8 +100,16 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
   // A .csv file holds neither formulas (the guard stores them as text) nor formatting.
   const rich = format.zipPackage;
   const capabilities = { formulas: rich, styles: rich, limits: EXCEL_LIMITS };
+  // Each write keeps the version it replaces, unless backups are off (`keep: 0`) or not asked for.
+  const keeper =
+    options.backups && options.backups.keep > 0
+      ? new BackupKeeper(options.backups, {
+          ...(options.now ? { now: options.now } : {}),
+          ...(options.log ? { log: options.log } : {}),
+        })
+      : null;
   return new WorkbookSource(
-    fileFor(filePath, format, resolveFileLimits(options.fileLimits)),
+    fileFor(filePath, format, resolveFileLimits(options.fileLimits), keeper),
     format,
     capabilities,
     options,

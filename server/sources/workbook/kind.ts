@@ -1,15 +1,19 @@
-/** The `workbook` kind: a local `.xlsx` or `.csv` file, named by its path. */
+/** The `workbook` kind: a local `.xlsx`, `.xlsm` or `.csv` file (extensions.ts), named by its path. */
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
+import {
+  refusedExtensionHint,
+  WORKBOOK_EXTENSIONS_TEXT,
+  workbookExtension,
+} from '../../lib/workbook-file-types.ts';
 import type { ResolvedLocation, SourceKind } from '../kind.ts';
+import { workbookBackups } from './backups.ts';
 import { createDemoWorkbook } from './demo.ts';
 import { formatForExtension } from './formats.ts';
 import { cancelAllParses } from './guard/parse-off-thread.ts';
 import { createWorkbookSource } from './index.ts';
-
-const EXTENSIONS = ['.xlsx', '.csv'];
 
 async function resolveLocation(input: string): Promise<ResolvedLocation> {
   const resolved = path.resolve(input);
@@ -23,9 +27,10 @@ async function resolveLocation(input: string): Promise<ResolvedLocation> {
     throw new AppError('invalid_parameter', `Not a file: ${resolved}`, { parameter: 'location' });
   const ext = path.extname(resolved);
   if (!formatForExtension(ext)) {
+    const hint = refusedExtensionHint(ext);
     throw new AppError(
       'unsupported_media_type',
-      `Unsupported file type '${ext || path.basename(resolved)}': expected ${EXTENSIONS.join(' or ')}.`,
+      `Unsupported file type '${ext || path.basename(resolved)}'${hint ? ` (${hint})` : ''}: expected ${WORKBOOK_EXTENSIONS_TEXT}.`,
       { parameter: 'location' },
     );
   }
@@ -37,14 +42,15 @@ async function resolveLocation(input: string): Promise<ResolvedLocation> {
 export const workbookKind: SourceKind = {
   name: 'workbook',
   idPrefix: 'wb_',
-  describe: 'a local .xlsx or .csv file (its path)',
+  describe: `a local ${WORKBOOK_EXTENSIONS_TEXT} file (its path)`,
   // A workbook extension, or anything that names a path on this machine (so a wrong file type or a folder
   // gets a message about the file rather than "cannot tell what this is").
   claims: (input) =>
-    EXTENSIONS.includes(path.extname(input).toLowerCase()) || /[\\/]/.test(input) || existsSync(input),
+    workbookExtension(path.extname(input)) !== undefined || /[\\/]/.test(input) || existsSync(input),
   resolveLocation,
   open: (location, options) => createWorkbookSource(location, options),
   stopWork: cancelAllParses,
+  backups: workbookBackups,
   async createDemo(dir) {
     const location = path.join(dir, 'demo.xlsx');
     try {

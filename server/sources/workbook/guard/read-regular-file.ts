@@ -7,6 +7,7 @@
  */
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
+import { WORKBOOK_EXTENSIONS_TEXT } from '../../../lib/workbook-file-types.ts';
 import { fileError } from '../lock.ts';
 import { megabytes, unreadable } from './unreadable.ts';
 
@@ -61,6 +62,6 @@ function notAFile(filePath: string) {
   return unreadable(
     'not_a_file',
     filePath,
-    'is not a regular file (it is a folder, a device, a pipe or a socket); connect an .xlsx or .csv file.',
+    `is not a regular file (it is a folder, a device, a pipe or a socket); connect an ${WORKBOOK_EXTENSIONS_TEXT} file.`,
   );
 }

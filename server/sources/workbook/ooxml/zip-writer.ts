@@ -2,6 +2,7 @@
  * Writes a new zip from an opened one: every entry the caller did not replace is copied as it is (local
  * header, compressed bytes, data descriptor and central record; only the record's offset changes), so
  * parts SheetPort does not understand survive byte for byte. Replaced and added parts are deflated fresh.
+ * `newZip` writes a package from scratch the same way (new-workbook.ts).
  */
 import { crc32, deflateRawSync } from 'node:zlib';
 import type { Precompressed } from './chunked-deflate.ts';
@@ -96,37 +97,58 @@ function patchZip64Offset(central: Buffer, offset: number): void {
   }
 }
 
-export function writeZip(archive: ZipArchive, changes: PartChanges, now = new Date()): Uint8Array {
-  const chunks: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  const push = (written: Written) => {
+/** Entries laid out one after the other, then the central directory. */
+class ZipOutput {
+  readonly #chunks: Buffer[] = [];
+  readonly #centrals: Buffer[] = [];
+  offset = 0;
+
+  push(written: Written): void {
     for (const chunk of written.local) {
-      chunks.push(chunk);
-      offset += chunk.length;
+      this.#chunks.push(chunk);
+      this.offset += chunk.length;
     }
-    centrals.push(written.central);
-  };
+    this.#centrals.push(written.central);
+  }
+
+  /** The entries so far, then the central directory and its end record. */
+  finish(): Uint8Array {
+    const directoryStart = this.offset;
+    const directory = Buffer.concat(this.#centrals);
+    const count = this.#centrals.length;
+    if (directoryStart + directory.length > MAX32 || count > 0xffff) {
+      throw new Error('the workbook is too large to save (over 4 GB or 65,535 parts)');
+    }
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(EOCD_SIG, 0);
+    end.writeUInt16LE(count, 8);
+    end.writeUInt16LE(count, 10);
+    end.writeUInt32LE(directory.length, 12);
+    end.writeUInt32LE(directoryStart, 16);
+    return Buffer.concat([...this.#chunks, directory, end]);
+  }
+}
+
+export function writeZip(archive: ZipArchive, changes: PartChanges, now = new Date()): Uint8Array {
+  const out = new ZipOutput();
   const seen = new Set<string>();
   for (const entry of archive.entries) {
     seen.add(entry.name);
     const change = changes.get(entry.name);
     if (change === null) continue;
-    push(change === undefined ? copiedEntry(entry, offset) : freshEntry(entry.name, change, offset, now));
+    out.push(
+      change === undefined ? copiedEntry(entry, out.offset) : freshEntry(entry.name, change, out.offset, now),
+    );
   }
   for (const [name, content] of changes) {
-    if (!seen.has(name) && content !== null) push(freshEntry(name, content, offset, now));
+    if (!seen.has(name) && content !== null) out.push(freshEntry(name, content, out.offset, now));
   }
-  const directoryStart = offset;
-  const directory = Buffer.concat(centrals);
-  if (directoryStart + directory.length > MAX32 || centrals.length > 0xffff) {
-    throw new Error('the workbook is too large to save (over 4 GB or 65,535 parts)');
-  }
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(EOCD_SIG, 0);
-  end.writeUInt16LE(centrals.length, 8);
-  end.writeUInt16LE(centrals.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(directoryStart, 16);
-  return Buffer.concat([...chunks, directory, end]);
+  return out.finish();
+}
+
+/** A new zip of `parts`, deflated, in the order given (a new package: new-workbook.ts). */
+export function newZip(parts: ReadonlyMap<string, Uint8Array>, now = new Date()): Uint8Array {
+  const out = new ZipOutput();
+  for (const [name, content] of parts) out.push(freshEntry(name, content, out.offset, now));
+  return out.finish();
 }
