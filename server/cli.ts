@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './cli/accounts.ts';
 import { registerAdminCommands } from './cli/admin.ts';
+import { registerBackupCommands } from './cli/backups.ts';
 import { registerConnectionCommands } from './cli/connections.ts';
 import { registerDashboardCommand } from './cli/dashboard.ts';
 import { registerDeliveryCommands } from './cli/deliveries.ts';
@@ -15,9 +16,11 @@ import { registerKeyCommands } from './cli/keys.ts';
 import { printError } from './cli/kit.ts';
 import { registerLoginCommand } from './cli/login.ts';
 import { registerServeCommands } from './cli/serve.ts';
+import { registerTunnelCommands } from './cli/tunnel.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
 import { DATA_DIR_ENV } from './config.ts';
 import { packageVersion } from './lib/package-file.ts';
+import { WORKBOOK_EXTENSIONS_TEXT } from './lib/workbook-file-types.ts';
 
 /** Run the CLI with user arguments (no `node` / script path). Resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -39,7 +42,9 @@ export async function main(argv: string[]): Promise<number> {
 
 function buildProgram(json: boolean): Command {
   const program = new Command('sheetport')
-    .description('Use a spreadsheet as a database: rows of a local .xlsx/.csv tab as records over HTTP.')
+    .description(
+      `Use a spreadsheet as a database: rows of a local ${WORKBOOK_EXTENSIONS_TEXT} tab as records over HTTP.`,
+    )
     .option('--data-dir <dir>', `data directory (default: $${DATA_DIR_ENV}, else the OS app-data folder)`)
     .option('--json', 'machine-readable output')
     .version(packageVersion(), '-V, --version', 'print the version and exit')
@@ -61,7 +66,9 @@ function buildProgram(json: boolean): Command {
   registerKeyCommands(program);
   registerWebhookCommands(program);
   registerDeliveryCommands(program);
+  registerBackupCommands(program);
   registerAdminCommands(program);
+  registerTunnelCommands(program);
   registerDashboardCommand(program);
 
   return program;

@@ -4,13 +4,22 @@ import { STOP_DEADLINE_MS } from './config.ts';
 
 // What an embedder (the desktop app) needs to choose the same data dir and address as the CLI.
 export { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
+// The file types a local workbook may have (the desktop app's file picker offers them).
+export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
 
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 import { openServerLog } from './logs/server-log.ts';
+import { secretsOf } from './secrets/db-binding.ts';
+import { SECRET_NAMES } from './secrets/provider.ts';
 import { removeServerInfo, writeServerInfo } from './server-info.ts';
 import { stopSourceWork } from './sources/index.ts';
+import { ngrokProvider } from './tunnel/ngrok.ts';
+import type { TunnelProvider, TunnelStatus } from './tunnel/provider.ts';
+import { TunnelSwitch } from './tunnel/switch.ts';
+
+export type { TunnelProvider, TunnelStatus } from './tunnel/provider.ts';
 
 /**
  * The public entry of the service: start and stop a whole SheetPort server from a config object. The CLI
@@ -28,6 +37,13 @@ export interface ServerConfig {
   log?: (message: string, err?: unknown) => void;
   /** The request log in `<data dir>/logs/` (on by default; `false` turns it off). */
   requestLog?: RequestLogOptions | false;
+  /**
+   * Open the public tunnel at start (`serve --tunnel`; off by default). It serves `/api` and `/v1` only; a missing
+   * authtoken or a failed start is logged and leaves the local server serving.
+   */
+  tunnel?: boolean;
+  /** Who makes the public URL: ngrok by default (loaded only when a tunnel opens); tests pass a fake. */
+  tunnelProvider?: TunnelProvider;
 }
 
 export interface RunningServer {
@@ -38,6 +54,13 @@ export interface RunningServer {
   /** The wired service and its HTTP server, for tests and the stop deadline; embedders use the members above. */
   context: ServiceContext;
   server: Server;
+  /** The tunnel-only listener (127.0.0.1, a free port) while the tunnel is open, else null. */
+  readonly tunnelServer: Server | null;
+  /** The public tunnel's URL while it is open, else null. */
+  readonly tunnelUrl: string | null;
+  /** Open the public tunnel; resolves with the outcome (a failure is in it and logged, never thrown). */
+  openTunnel(): Promise<TunnelStatus>;
+  closeTunnel(): Promise<void>;
   /** Pause change detection and webhook delivery (deliveries are held, never dropped); the API keeps serving. */
   pauseSync(): Promise<void>;
   resumeSync(): void;
@@ -50,6 +73,7 @@ export interface ServerStatus {
   url: string;
   port: number;
   syncPaused: boolean;
+  tunnel: TunnelStatus;
 }
 
 /** The whole service on one port: what `sheetport serve`, `npm start` and the tray app all run. */
@@ -72,12 +96,29 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
         onError: (err) => context.log('Request log write failed:', err),
         ...options.requestLog,
       });
-    const { app, closeStreams } = createApp(context, { requestLog });
+    // The tunnel reaches a second app, `/api` and `/v1` only, on its own listener that opens only with the
+    // tunnel (tunnel/switch.ts); the authtoken is read from the secrets provider at each open.
+    const tunnelApp = createApp(context, {
+      requestLog,
+      surface: 'tunnel',
+      tunnelHosts: () => tunnelSwitch.hosts(),
+    });
+    const tunnelSwitch = new TunnelSwitch({
+      app: tunnelApp.app,
+      provider: options.tunnelProvider ?? ngrokProvider,
+      authtoken: () => secretsOf(context.db).provider.get(SECRET_NAMES.tunnelAuthtoken),
+      log: context.log,
+    });
+    const { app, closeStreams } = createApp(context, {
+      requestLog,
+      tunnelStatus: () => tunnelSwitch.status(),
+    });
     const { server, port } = await listen(app, options.port, options.host);
     context.startBackground();
     const url = baseUrl(options.host, port);
     // Where `sheetport dashboard` finds the running server (removed again at stop).
     await writeServerInfo(options.dataDir, { url, port, pid: process.pid });
+    if (options.tunnel === true) await tunnelSwitch.open();
     let stopping: Promise<void> | null = null;
     return {
       url,
@@ -85,12 +126,22 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
       adminToken: context.adminToken,
       context,
       server,
+      get tunnelServer() {
+        return tunnelSwitch.server;
+      },
+      get tunnelUrl() {
+        return tunnelSwitch.status().url;
+      },
+      openTunnel: () => tunnelSwitch.open(),
+      closeTunnel: () => tunnelSwitch.close(),
       pauseSync: () => context.pauseSync(),
       resumeSync: () => context.resumeSync(),
-      status: () => ({ url, port, syncPaused: context.syncPaused }),
+      status: () => ({ url, port, syncPaused: context.syncPaused, tunnel: tunnelSwitch.status() }),
       stop() {
         closeStreams();
-        stopping ??= closeServer(server)
+        tunnelApp.closeStreams();
+        // The public URL and the tunnel-only listener close alongside the loopback listener.
+        stopping ??= Promise.all([tunnelSwitch.close(), closeServer(server)])
           .then(() => removeServerInfo(options.dataDir, process.pid))
           .then(() => context.close())
           .finally(() => Promise.all([requestLog?.close(), serverLog?.close()]));
@@ -144,6 +195,7 @@ function forceStop(service: RunningServer): void {
     }
   };
   attempt(() => service.server.closeAllConnections());
+  attempt(() => service.tunnelServer?.closeAllConnections());
   // A parse of a large file would hold the exit until it ends; its worker (and heap) goes now.
   attempt(() => stopSourceWork());
   attempt(() => service.context.usage.flush());

@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import type { CellValue } from '../sources/source.ts';
 import type { RowsToRender } from './formats/index.ts';
 import { matchRows, stringForm } from './match.ts';
-import type { ListQuery } from './query.ts';
+import type { ListQuery, ValuesMode } from './query.ts';
 import { type ResolvedSortKey, sortedOrder, type ValueMode } from './sort.ts';
 
 /** What the engine needs from a tab; a TabSnapshot satisfies it. */
@@ -17,6 +17,21 @@ export interface TabRows {
   header: string[];
   typed: CellValue[][];
   formatted: string[][];
+  /** `typed` with formula cells as their formula text, where the source knows formulas. */
+  withFormulas?: CellValue[][];
+}
+
+/** A list query once `values=formula` has become typed mode over the formula rows. */
+type ModeQuery = Omit<ListQuery, 'values'> & { values: ValueMode };
+
+/**
+ * `values=formula` is typed mode over the rows that show formulas (a source that knows none shows its
+ * typed values): filters, sorts and caches then work on those rows as on any other.
+ */
+function inMode(tab: TabRows, values: ValuesMode): { rows: TabRows; mode: ValueMode } {
+  if (values !== 'formula') return { rows: tab, mode: values };
+  const typed = tab.withFormulas ?? tab.typed;
+  return { rows: typed === tab.typed ? tab : { ...tab, typed }, mode: 'typed' };
 }
 
 /** Rows matching a query, one page of them, ready for an output format. */
@@ -69,7 +84,7 @@ interface Filtered {
 const filterCache = new WeakMap<unknown[][], Map<string, Filtered>>();
 const FILTER_CACHE_SIZE = 32;
 
-function cachedFilter(tab: TabRows, q: ListQuery, filterCols: number[]): Filtered | null {
+function cachedFilter(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered | null {
   if (q.filters.length === 0) return null;
   const owner: unknown[][] = q.values === 'typed' ? tab.typed : tab.formatted;
   let cache = filterCache.get(owner);
@@ -95,7 +110,7 @@ function cachedFilter(tab: TabRows, q: ListQuery, filterCols: number[]): Filtere
 }
 
 /** Bitmap of rows passing every filter (AND), or null when nothing filters. */
-function filterRows(tab: TabRows, q: ListQuery, filterCols: number[]): Uint8Array | null {
+function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Uint8Array | null {
   const mode = q.values;
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
   const read = (row: number, col: number): CellValue => cell(tab, row, col, mode);
@@ -123,8 +138,9 @@ function resolveFields(tab: TabRows, fields: string[] | null): { names: string[]
   return { names: fields.slice(), cols: fields.map((f) => column(tab, f, 'fields')) };
 }
 
-export function runQuery(tab: TabRows, q: ListQuery): QueryResult {
-  const mode = q.values;
+export function runQuery(source: TabRows, query: ListQuery): QueryResult {
+  const { rows: tab, mode } = inMode(source, query.values);
+  const q: ModeQuery = { ...query, values: mode };
   // Validate every name before doing any work, in parameter order: search/search_exact, sort, fields.
   const filterCols = q.filters.map((f) => column(tab, f.field, f.exact ? 'search_exact' : 'search'));
   const sortKeys: ResolvedSortKey[] = q.sort.map((k) => ({
@@ -172,14 +188,15 @@ export function runQuery(tab: TabRows, q: ListQuery): QueryResult {
 
 /** One row (1-based API index) projected like a list row. Throws unknown_field, then row_not_found. */
 export function projectRow(
-  tab: TabRows,
+  source: TabRows,
   index: number,
   fields: string[] | null,
-  values: ValueMode,
+  values: ValuesMode,
 ): { fields: string[]; values: CellValue[] } {
+  const { rows: tab, mode } = inMode(source, values);
   const { names, cols } = resolveFields(tab, fields);
   if (!Number.isInteger(index) || index < 1 || index > tab.typed.length) {
     throw new AppError('row_not_found', `Row ${index} does not exist.`, { row: index });
   }
-  return { fields: names, values: cols.map((c) => cell(tab, index - 1, c, values)) };
+  return { fields: names, values: cols.map((c) => cell(tab, index - 1, c, mode)) };
 }

@@ -5,7 +5,7 @@
  */
 import { AppError } from '../errors.ts';
 import { isOutputFormat, OUTPUT_FORMAT_NAMES, type OutputFormat } from './formats/index.ts';
-import type { Filter, ListQuery, SortKey } from './query.ts';
+import type { Filter, ListQuery, SortKey, ValuesMode } from './query.ts';
 import { parseSearch, splitEscaped, splitSortKeys } from './search.ts';
 
 export interface ListParamOptions {
@@ -82,11 +82,11 @@ function parseCallback(query: Record<string, unknown>, format: OutputFormat): st
   return raw;
 }
 
-function parseValues(query: Record<string, unknown>): 'typed' | 'formatted' {
+function parseValues(query: Record<string, unknown>): ValuesMode {
   const raw = singleQuery(query, 'values');
   if (raw === undefined || raw === 'typed') return 'typed';
-  if (raw === 'formatted') return 'formatted';
-  throw invalid('values', 'Parameter "values" must be "typed" or "formatted".');
+  if (raw === 'formatted' || raw === 'formula') return raw;
+  throw invalid('values', 'Parameter "values" must be "typed", "formatted" or "formula".');
 }
 
 function parseMeta(query: Record<string, unknown>): boolean {

@@ -13,6 +13,9 @@ export interface SortKey {
   descending: boolean;
 }
 
+/** How cells read: typed values, the displayed texts, or typed with formula cells as their formula (`=B2*C2`). */
+export type ValuesMode = 'typed' | 'formatted' | 'formula';
+
 export interface ListQuery {
   filters: Filter[];
   sort: SortKey[];
@@ -21,7 +24,7 @@ export interface ListQuery {
   /** The applied limit (already clamped to the maximum). */
   limit: number;
   offset: number;
-  values: 'typed' | 'formatted';
+  values: ValuesMode;
   format: OutputFormat;
   /** Only set for format=jsonp (it is ignored for other formats). */
   callback: string | null;

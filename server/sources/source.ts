@@ -19,6 +19,8 @@ export interface TabSnapshot {
   typed: CellValue[][];
   /** The text the sheet displays for each cell, parallel to `typed` ('' for empty cells). */
   formatted: string[][];
+  /** `typed` with each formula cell's formula (`=B2*C2`) in its place, where the source knows formulas. */
+  readonly withFormulas?: CellValue[][];
 }
 
 export interface SpreadsheetSnapshot {

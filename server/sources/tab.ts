@@ -9,6 +9,8 @@ import type { CellValue, TabSnapshot } from './source.ts';
 export interface GridCell {
   typed: CellValue;
   formatted: string;
+  /** The cell's formula (`=B2*C2`), where the source reports it. */
+  formula?: string;
 }
 
 /** `rows[i]` is spreadsheet row i + 1, `rows[i][j]` column j + 1; holes and nulls are empty cells. */
@@ -63,6 +65,8 @@ export function buildTab(sourceSheetId: string, name: string, rows: Grid, limits
 
   const typed: CellValue[][] = [];
   const formatted: string[][] = [];
+  /** Rows with a formula cell: their copy with the formula in its place (`?values=formula`). */
+  const formulaRows = new Map<number, CellValue[]>();
   for (let i = headerIndex + 1; i <= lastIndex; i++) {
     const row = rows[i];
     const t: CellValue[] = new Array(columns);
@@ -72,14 +76,27 @@ export function buildTab(sourceSheetId: string, name: string, rows: Grid, limits
       t[j] = cell ? cell.typed : null;
       f[j] = cell ? cell.formatted : '';
       if (cell) text += cell.formatted.length + (typeof cell.typed === 'string' ? cell.typed.length : 0);
+      if (cell?.formula !== undefined) {
+        const shown = formulaRows.get(typed.length) ?? [];
+        formulaRows.set(typed.length, shown);
+        shown[j] = cell.formula;
+      }
     }
     if (limits && text > limits.maxTextChars) {
       throw new GridTooLarge(
         `holds more than ${limits.maxTextChars} characters of text once read, in its tab "${name}" (SHEETPORT_MAX_TEXT_MB).`,
       );
     }
+    const shown = formulaRows.get(typed.length);
+    if (shown) formulaRows.set(typed.length, t.map((value, j) => shown[j] ?? value));
     typed.push(t);
     formatted.push(f);
   }
-  return { sourceSheetId, name, header, headerRow: headerIndex + 1, typed, formatted };
+  const tab: TabSnapshot = { sourceSheetId, name, header, headerRow: headerIndex + 1, typed, formatted };
+  if (formulaRows.size > 0) {
+    const withFormulas = typed.map((row, i) => formulaRows.get(i) ?? row);
+    // Not enumerable: a snapshot compares and serializes as its values alone.
+    Object.defineProperty(tab, 'withFormulas', { value: withFormulas });
+  }
+  return tab;
 }

@@ -75,7 +75,7 @@ function centralHeader(entry: Written, declared: number): Buffer {
 
 export async function writeZipBomb(
   file: string,
-  options: { sheetMb: number; declaredSheetBytes?: number; numberedRows?: boolean },
+  options: { sheetMb: number; declaredSheetBytes?: number; numberedRows?: boolean; emptyCells?: boolean },
 ): Promise<void> {
   const out = fs.openSync(file, 'w');
   let position = 0;
@@ -101,8 +101,8 @@ export async function writeZipBomb(
     }
 
     // The sheet: a header, then one-cell rows until the size is reached, deflated as it streams out.
-    // Repeated rows compress about 150:1 (a real bomb), but a parser refuses rows without numbers;
-    // numbered rows parse, slowly, and compress about 10:1.
+    // Repeated rows compress about 150:1 (a real bomb); numbered rows parse, slowly, and compress about 10:1
+    // (with `emptyCells` every cell is empty: slow to parse, and nothing to hold once read).
     const name = 'xl/worksheets/sheet1.xml';
     const offset = position;
     put(localHeader(name, 0, 0, 0)); // sizes patched below
@@ -132,7 +132,11 @@ export async function writeZipBomb(
     while (uncompressed < target) {
       const rows: string[] = [];
       for (let i = 0; i < 2000; i++, rowNumber++)
-        rows.push(`<row r="${rowNumber}"><c r="A${rowNumber}"><v>1</v></c></row>`);
+        rows.push(
+          options.emptyCells
+            ? `<row r="${rowNumber}"><c r="A${rowNumber}"/></row>`
+            : `<row r="${rowNumber}"><c r="A${rowNumber}"><v>1</v></c></row>`,
+        );
       await feed(Buffer.from(rows.join('')));
     }
     await feed(tail);

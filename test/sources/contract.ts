@@ -125,6 +125,23 @@ export function sourceContract(factory: ContractFactory): void {
       expect(tabOf(await source.read(), sheetId).typed).toEqual(before);
     });
 
+    it('reads a formula it can hold as its result, its text in `withFormulas`, and computes it again after a write', async () => {
+      const { source, sheetId } = await make();
+      if (!source.capabilities.formulas) return; // a .csv file holds no formulas (CONTRACT 2): nothing to read
+      const formulas: WriteOptions = { allowFormulas: true, userEntered: false };
+      const written = await source.write(
+        sheetId,
+        [{ op: 'append', values: { Name: 'Sum', Age: '=B2+B3' } }],
+        formulas,
+      );
+      expect(tabOf(written.snapshot, sheetId).typed.at(-1)).toEqual(['Sum', 56, null, null]);
+      const updated = await source.write(sheetId, [{ op: 'update', row: 1, values: { Age: 1 } }], PLAIN);
+      const tab = tabOf(updated.snapshot, sheetId);
+      expect(tab.typed.at(-1)).toEqual(['Sum', 26, null, null]);
+      expect(tab.withFormulas?.at(-1)).toEqual(['Sum', '=B2+B3', null, null]);
+      expect(tabOf(await source.read(), sheetId).typed.at(-1)).toEqual(['Sum', 26, null, null]);
+    });
+
     it('refuses a write to a tab that does not exist', async () => {
       const { source } = await make();
       const err = await rejection(source.write('no-such-tab', [{ op: 'delete', row: 1 }], PLAIN));

@@ -16,6 +16,7 @@ export interface GoogleCellData {
     errorValue?: { type?: string | null; message?: string | null } | null;
   } | null;
   formattedValue?: string | null;
+  userEnteredValue?: { formulaValue?: string | null } | null;
   effectiveFormat?: { numberFormat?: { type?: string | null } | null } | null;
   userEnteredFormat?: { numberFormat?: { type?: string | null } | null } | null;
 }
@@ -23,6 +24,8 @@ export interface GoogleCellData {
 export interface TypedCell {
   typed: CellValue;
   formatted: string;
+  /** The formula the cell holds (`=B2*C2`), for `?values=formula`. */
+  formula?: string;
 }
 
 const DATE_TYPES = new Set(['DATE', 'TIME', 'DATE_TIME']);
@@ -32,8 +35,14 @@ function formatType(cell: GoogleCellData): string | undefined {
   return cell.effectiveFormat?.numberFormat?.type ?? cell.userEnteredFormat?.numberFormat?.type ?? undefined;
 }
 
-/** One cell -> typed + formatted, or null when it is empty. */
+/** One cell -> typed + formatted (and its formula, if it has one), or null when it is empty. */
 export function typeCell(cell: GoogleCellData | null | undefined): TypedCell | null {
+  const typed = typeValue(cell);
+  const formula = cell?.userEnteredValue?.formulaValue;
+  return typed && typeof formula === 'string' ? { ...typed, formula } : typed;
+}
+
+function typeValue(cell: GoogleCellData | null | undefined): TypedCell | null {
   const value = cell?.effectiveValue;
   if (!cell || !value) return null;
   const shown = cell.formattedValue ?? '';

@@ -1,6 +1,7 @@
 /**
  * Reading a whole spreadsheet in one Sheets call: `spreadsheets.get` with grid data, narrowed by a field mask to
- * titles, ids, grid sizes and, per cell, the effective value, the displayed text and the number format type.
+ * titles, ids, grid sizes and, per cell, the effective value, the displayed text, the formula if any and the
+ * number format type.
  * One call (one unit of Google's read quota) gives both the typed and the formatted values.
  */
 import type { TabSnapshot } from '../source.ts';
@@ -11,7 +12,7 @@ import type { GoogleClients } from './client.ts';
 
 export const READ_FIELDS =
   'properties.title,sheets(properties(sheetId,title,index,gridProperties(rowCount,columnCount)),' +
-  'data(startRow,startColumn,rowData(values(effectiveValue,formattedValue,' +
+  'data(startRow,startColumn,rowData(values(effectiveValue,formattedValue,userEnteredValue/formulaValue,' +
   'effectiveFormat/numberFormat/type,userEnteredFormat/numberFormat/type))))';
 
 /** A tab's place in the grid, which writes need (Google addresses rows by index and tabs by title or id). */

@@ -31,11 +31,20 @@ export interface EncodedTab {
   formats: string[];
   /** Shared string index -> index in `strings` (-1 for one the tab does not use). */
   sst: Int32Array;
+  /** The formula cells of the data rows: their place (as in `kinds`) and their text without `=`. */
+  formulaAt: Uint32Array;
+  formulaTexts: string[];
 }
 
 /** The buffers an EncodedTab can hand to another thread without copying them. */
 export function transferablesOf(tab: EncodedTab): ArrayBuffer[] {
-  return [tab.kinds.buffer, tab.values.buffer, tab.codes.buffer, tab.sst.buffer] as ArrayBuffer[];
+  return [
+    tab.kinds.buffer,
+    tab.values.buffer,
+    tab.codes.buffer,
+    tab.sst.buffer,
+    tab.formulaAt.buffer,
+  ] as ArrayBuffer[];
 }
 
 /** The shared strings a tab uses, by their index in the workbook, as the tab's string table holds them. */
@@ -65,7 +74,11 @@ export interface CellTabInit {
   codes: Uint16Array;
   formats: string[];
   shared: SharedStrings;
+  /** Formula text (without `=`) by data cell (`row * header.length + column`). */
+  formulas?: ReadonlyMap<number, string>;
 }
+
+const NO_FORMULAS: ReadonlyMap<number, string> = new Map();
 
 /**
  * A TabSnapshot whose displayed texts are made on first use. It reads as a plain snapshot: its own fields are
@@ -88,9 +101,17 @@ export class CellTab implements TabSnapshot {
   declare readonly formats: string[];
   /** The workbook's shared strings this tab uses: what a write needs to read back a row it rewrote. */
   declare readonly shared: SharedStrings;
+  /** Formula text (without `=`) by data cell (`row * header.length + column`). */
+  declare readonly formulas: ReadonlyMap<number, string>;
+  /** `typed`, with each formula cell's formula (`=B2*C2`) in place of its result (`?values=formula`). */
+  declare readonly withFormulas: CellValue[][];
+
+  readonly #init: CellTabInit;
 
   constructor(init: CellTabInit) {
+    this.#init = init;
     let formatted: string[][] | null = null;
+    let withFormulas: CellValue[][] | null = null;
     const width = init.header.length;
     Object.defineProperties(this, {
       sourceSheetId: { value: init.sourceSheetId, enumerable: true },
@@ -111,7 +132,30 @@ export class CellTab implements TabSnapshot {
       codes: { value: init.codes },
       formats: { value: init.formats },
       shared: { value: init.shared },
+      formulas: { value: init.formulas ?? NO_FORMULAS },
+      withFormulas: {
+        get: () => {
+          if (withFormulas) return withFormulas;
+          const formulas = init.formulas ?? NO_FORMULAS;
+          if (formulas.size === 0) withFormulas = init.typed;
+          else {
+            const rows = init.typed.slice();
+            for (const [at, text] of formulas) {
+              const r = Math.floor(at / width);
+              if (rows[r] === init.typed[r]) rows[r] = init.typed[r]!.slice();
+              rows[r]![at % width] = `=${text}`;
+            }
+            withFormulas = rows;
+          }
+          return withFormulas;
+        },
+      },
     });
+  }
+
+  /** The same tab with its formulas reading `formulas` (a delete elsewhere moved their references). */
+  withFormulaTexts(formulas: ReadonlyMap<number, string>): CellTab {
+    return new CellTab({ ...this.#init, formulas });
   }
 }
 
@@ -152,5 +196,15 @@ export function decodeTab(tab: EncodedTab): CellTab {
     codes: tab.codes,
     formats: tab.formats,
     shared: new SharedStrings(strings, tab.sst),
+    formulas: formulaMap(tab),
   });
+}
+
+function formulaMap(tab: EncodedTab): ReadonlyMap<number, string> {
+  if (tab.formulaTexts.length === 0) return NO_FORMULAS;
+  const map = new Map<number, string>();
+  tab.formulaTexts.forEach((text, i) => {
+    map.set(tab.formulaAt[i]!, text);
+  });
+  return map;
 }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planWrite } from '../../../server/sources/plan.ts';
-import type { Mutation, WriteOptions } from '../../../server/sources/source.ts';
+import type { Mutation, TabSnapshot, WriteOptions } from '../../../server/sources/source.ts';
+import type { CellTab } from '../../../server/sources/workbook/cell-tab.ts';
 import { createDemoWorkbook } from '../../../server/sources/workbook/demo.ts';
 import type { WorkbookDocument } from '../../../server/sources/workbook/document.ts';
 import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
@@ -48,8 +49,26 @@ function batchFor(doc: WorkbookDocument): Mutation[] {
     { op: 'update', row: 4, values: { [header.at(-1) ?? a]: 'under a merge' } },
     { op: 'delete', row: 2 },
     { op: 'append', values: { [a]: 'new', [b]: 42, [c]: '2025-01-02 03:04:05' } },
-    { op: 'append', values: { [a]: 'TRUE', [b]: '=1+1', [c]: null } },
+    // A formula whose result is empty text: the ExcelJS reference computes nothing, so a formula with a
+    // result would read differently by design (formulas.test.ts covers computed results).
+    { op: 'append', values: { [a]: 'TRUE', [b]: '=""&""', [c]: null } },
   ];
+}
+
+/** Tabs as plain snapshots with every formula cell's value blanked. */
+function withoutFormulaResults(tabs: TabSnapshot[], formulas: ReadonlyMap<number, string>[]) {
+  return tabs.map((tab, i) => {
+    const typed = tab.typed.map((row) => row.slice());
+    const formatted = tab.formatted.map((row) => row.slice());
+    const width = tab.header.length;
+    for (const at of formulas[i]?.keys() ?? []) {
+      const row = Math.floor(at / width);
+      if (!typed[row]) continue;
+      typed[row]![at % width] = null;
+      formatted[row]![at % width] = '';
+    }
+    return { ...tab, typed, formatted };
+  });
 }
 
 describe('the surgical .xlsx engine against the ExcelJS engine', () => {
@@ -68,11 +87,17 @@ describe('the surgical .xlsx engine against the ExcelJS engine', () => {
       const batch = batchFor(exceljs);
       write(surgical, batch, USER);
       write(exceljs, batch, USER);
-      expect(surgical.tabs(), `${name} in memory`).toEqual(exceljs.tabs());
+      // The surgical engine computes again the formulas a write reaches; the ExcelJS reference keeps their
+      // stale cached results. Everything but formula results must match (formulas.test.ts checks those).
+      const formulas = surgical.tabs().map((t) => (t as CellTab).formulas);
+      const same = (tabs: TabSnapshot[]) => withoutFormulaResults(tabs, formulas);
+      expect(same(surgical.tabs()), `${name} in memory`).toEqual(same(exceljs.tabs()));
       const written = await surgical.serialize();
-      expect((await OoxmlDocument.parse(written)).tabs(), `${name} read back`).toEqual(exceljs.tabs());
-      expect((await XlsxDocument.parse(written)).tabs(), `${name} read back by ExcelJS`).toEqual(
-        exceljs.tabs(),
+      expect(same((await OoxmlDocument.parse(written)).tabs()), `${name} read back`).toEqual(
+        same(exceljs.tabs()),
+      );
+      expect(same((await XlsxDocument.parse(written)).tabs()), `${name} read back by ExcelJS`).toEqual(
+        same(exceljs.tabs()),
       );
     }
   });

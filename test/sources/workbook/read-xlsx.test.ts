@@ -69,7 +69,8 @@ describe('reading .xlsx values', () => {
       'formula text': { typed: 'NUMBER', formatted: 'NUMBER' },
       'formula date': { typed: '2024-03-02', formatted: '2024-03-02' },
       'formula error': { typed: '#DIV/0!', formatted: '#DIV/0!' },
-      'formula uncached': { typed: null, formatted: '' },
+      // No cached result in the file: computed (B2 is the number 1000 above).
+      'formula uncached': { typed: 1001, formatted: '1001' },
       'rich text': { typed: 'Bold and plain', formatted: 'Bold and plain' },
       error: { typed: '#N/A', formatted: '#N/A' },
       hyperlink: { typed: 'SheetPort', formatted: 'SheetPort' },

@@ -1,14 +1,14 @@
 /**
  * The parse thread: turns one file's bytes into tabs away from the event loop. Started by
  * `parse-off-thread.ts` with a heap cap, kept warm for the next small file, killed when a parse overruns.
- * Zip packages are first inflated against their declared sizes, so lying headers cannot inflate past what
+ * A zip package's parts are inflated against their declared sizes, so lying headers cannot inflate past what
  * the main thread allowed.
  */
 import { parentPort } from 'node:worker_threads';
 import type { GridLimits } from '../../tab.ts';
 import { type FormatName, formatNamed } from '../formats.ts';
 import { parserFailure } from './unreadable.ts';
-import { checkInflation, checkZipPackage } from './zip-package.ts';
+import { checkZipPackage } from './zip-package.ts';
 
 export interface ParseJob {
   format: FormatName;
@@ -31,9 +31,7 @@ async function run(job: ParseJob): Promise<ParseReply> {
   const bytes = new Uint8Array(job.bytes);
   const format = formatNamed(job.format);
   try {
-    if (format.zipPackage) {
-      checkInflation(bytes, checkZipPackage(bytes, job.filePath, job.maxInflatedBytes), job.filePath);
-    }
+    if (format.zipPackage) checkZipPackage(bytes, job.filePath, job.maxInflatedBytes);
     const read = await format.readOffThread(bytes, job.filePath, job.grid);
     transfer = read.transfer;
     return { ok: true, payload: read.payload };

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { AppError } from '../../../errors.ts';
 import { GridTooLarge } from '../../tab.ts';
+import { PartTooLarge } from './zip-directory.ts';
 
 export type UnreadableReason = 'not_a_file' | 'not_a_workbook' | 'encrypted' | 'corrupt' | 'too_large';
 
@@ -31,6 +32,13 @@ export function megabytes(bytes: number): string {
 export function parserFailure(error: unknown, filePath: string): AppError {
   if (error instanceof AppError && (error.code !== 'upstream_error' || reasonOf(error))) return error;
   if (error instanceof GridTooLarge) return unreadable('too_large', filePath, error.message);
+  if (error instanceof PartTooLarge) {
+    return unreadable(
+      'too_large',
+      filePath,
+      'holds a part that unpacks to more than its declared size (a zip bomb); it is not read.',
+    );
+  }
   return unreadable(
     'corrupt',
     filePath,

@@ -18,6 +18,9 @@ export interface ZipEntry {
 /** The bytes are not a zip at all, or a damaged one. Messages may quote part names: keep them off clients. */
 export class ZipFormatError extends Error {}
 
+/** A part that inflates past the size its header declares: a zip bomb whose headers lie. */
+export class PartTooLarge extends Error {}
+
 const EOCD_SIG = 0x06054b50;
 const ZIP64_LOCATOR_SIG = 0x07064b50;
 const ZIP64_EOCD_SIG = 0x06064b50;

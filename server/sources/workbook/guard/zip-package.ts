@@ -1,12 +1,11 @@
 /**
- * Checks on a zip-packaged workbook (.xlsx) before any parser sees it. `checkZipPackage` is cheap (magic
- * bytes and the central directory) and runs on the main thread, so a bomb or a wrong file is refused in
- * microseconds; `checkInflation` inflates every part against its declared size and runs in the parse
- * worker, so a package whose headers lie cannot inflate past the limit either.
+ * Checks on a zip-packaged workbook (.xlsx) before any parser sees it, cheap (magic bytes and the central
+ * directory) and run on the main thread, so a bomb or a wrong file is refused in microseconds. A package whose
+ * headers lie cannot inflate past them either: every part is inflated with its declared size as a hard cap
+ * (ooxml/zip-archive.ts), and only the parts a tab needs are inflated at all.
  */
-import { inflateRawSync } from 'node:zlib';
 import { megabytes, unreadable } from './unreadable.ts';
-import { entryData, readZipDirectory, type ZipEntry, ZipFormatError } from './zip-directory.ts';
+import { readZipDirectory, type ZipEntry, ZipFormatError } from './zip-directory.ts';
 
 const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const ZIP_MAGICS = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
@@ -70,36 +69,4 @@ export function checkZipPackage(bytes: Uint8Array, filePath: string, maxInflated
     );
   }
   return entries;
-}
-
-/**
- * Inflates each part with its declared size as a hard output cap (zlib stops there), so data that would
- * inflate past what the directory says is refused without ever being held.
- */
-export function checkInflation(bytes: Uint8Array, entries: readonly ZipEntry[], filePath: string): void {
-  for (const entry of entries) {
-    let data: Uint8Array;
-    try {
-      data = entryData(bytes, entry);
-    } catch (e) {
-      if (e instanceof ZipFormatError) throw damaged(filePath);
-      throw e;
-    }
-    if (entry.method === STORED) {
-      if (data.length !== entry.uncompressedSize) throw damaged(filePath);
-      continue;
-    }
-    try {
-      inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw unreadable(
-          'too_large',
-          filePath,
-          'holds a part that unpacks to more than its declared size (a zip bomb); it is not read.',
-        );
-      }
-      throw damaged(filePath);
-    }
-  }
 }

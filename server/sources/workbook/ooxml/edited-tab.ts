@@ -16,6 +16,8 @@ export interface ReadRow {
   codes: number[];
   /** Display texts of its cells, for a header row. */
   texts: string[];
+  /** Formula text (no `=`) by column, where the cell has one. */
+  formulas: (string | undefined)[];
 }
 
 /** `readRow`: a row of the written sheet by its number after the write (null when it has no cells). */
@@ -23,6 +25,8 @@ export function editedTab(
   old: CellTab,
   changes: SheetRowChanges,
   readRow: (row: number) => ReadRow | null,
+  /** How a kept row's formulas read now (a delete moved the references below it). */
+  shiftFormula: (text: string) => string = (text) => text,
 ): CellTab {
   const deleted = new RowMap(changes.deleted);
   let headerRow = old.headerRow;
@@ -51,16 +55,24 @@ export function editedTab(
   const typed: CellValue[][] = [];
   // Per row: the old row's index, or the format codes read back with it.
   const rowCodes: (number | number[])[] = [];
+  // Formulas by row of the new version, then placed once the width is known.
+  const rowFormulas: [row: number, column: number, text: string][] = [];
+  const oldFormulas = formulasByRow(old);
   for (let k = 0; k < source.length; k++) {
     const from = source[k];
     if (from !== undefined && from >= 0) {
       typed.push(old.typed[from]!);
       rowCodes.push(from);
+      for (const [column, text] of oldFormulas.get(from) ?? [])
+        rowFormulas.push([k, column, shiftFormula(text)]);
       continue;
     }
     const read = from === -1 ? readRow(headerRow + 1 + k) : null;
     typed.push(padTo(read?.values ?? [], width, null));
     rowCodes.push(padTo(read?.codes ?? [], width, 0));
+    read?.formulas.forEach((text, column) => {
+      if (text !== undefined) rowFormulas.push([k, column, text]);
+    });
   }
   // Trailing empty rows are not rows (a tab ends at its last row with a value).
   while (typed.length > 0 && typed.at(-1)!.every((v) => v === null)) {
@@ -91,7 +103,32 @@ export function editedTab(
     codes,
     formats: old.formats,
     shared: old.shared,
+    formulas: placeFormulas(rowFormulas, typed.length, width),
   });
+}
+
+/** The old version's formulas, by row index: [column, text] pairs. */
+function formulasByRow(tab: CellTab): Map<number, [number, string][]> {
+  const width = tab.header.length;
+  const byRow = new Map<number, [number, string][]>();
+  for (const [at, text] of tab.formulas) {
+    const row = Math.floor(at / width);
+    const list = byRow.get(row) ?? [];
+    list.push([at % width, text]);
+    byRow.set(row, list);
+  }
+  return byRow;
+}
+
+function placeFormulas(
+  formulas: readonly [number, number, string][],
+  rows: number,
+  width: number,
+): Map<number, string> {
+  const map = new Map<number, string>();
+  for (const [row, column, text] of formulas)
+    if (row < rows && column < width) map.set(row * width + column, text);
+  return map;
 }
 
 function padTo<T>(row: readonly T[], width: number, empty: T): T[] {

@@ -13,7 +13,12 @@ import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import { displayText, FormatTable } from '../cell-format.ts';
 import { type CellTab, decodeTab, type EncodedTab, Kind } from '../cell-tab.ts';
 import type { WorkbookDocument } from '../document.ts';
+import { shiftFormula } from '../formula-refs.ts';
+import { type DefinedName, WorkbookEvaluator } from '../formulas/evaluator.ts';
+import type { Precedents } from '../formulas/precedents.ts';
+import type { TableInfo } from '../formulas/structured-refs.ts';
 import { decodeCellText } from '../ooxml-text.ts';
+import { RowMap } from '../row-map.ts';
 import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
 import { editedTab, type ReadRow } from './edited-tab.ts';
 import {
@@ -26,19 +31,29 @@ import {
   removeOverrides,
   removeRelsTo,
 } from './package-parts.ts';
+import { type RecalcTab, recalculate, type Spans } from './recalculation.ts';
 import { readSharedStrings } from './shared-strings.ts';
-import { applyPlanToSheet } from './sheet-edit.ts';
+import { applyPlanToSheet, type SheetRowChanges } from './sheet-edit.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import { type ScannedCell, scanSheet } from './sheet-scan.ts';
 import { SheetXml } from './sheet-xml.ts';
 import { STYLES_CONTENT_TYPE, STYLES_REL_TYPE, StylesPart } from './styles-part.ts';
 import { type DecodedCell, decodeCell, mergeCover, type ReadContext, TabBuilder } from './tab-builder.ts';
 import { readTablePart, type TablePart } from './table-parts.ts';
-import { readWorkbookInfo, type SheetEntry, withFullCalcOnLoad } from './workbook-part.ts';
+import { readWorkbookInfo, type SheetEntry, type WorkbookInfo, withFullCalcOnLoad } from './workbook-part.ts';
 import { ZipArchive } from './zip-archive.ts';
 import { writeZip } from './zip-writer.ts';
 
 const CONTENT_TYPES = '[Content_Types].xml';
+const MAX_ROW = 1_048_576;
+
+function definedNames(info: WorkbookInfo): DefinedName[] {
+  return info.names.map(({ name, formula, localSheetId }) => ({
+    name,
+    formula,
+    ...(localSheetId === undefined ? {} : { sheet: info.sheets[localSheetId]?.name ?? '' }),
+  }));
+}
 
 /** A tab read before, handed to `parse` so it is not read again. */
 export interface KnownTab {
@@ -57,12 +72,20 @@ interface Tab {
   part: string;
 }
 
+/** A tab's sheet scanned, not yet made into the tab the service serves. */
+interface Scan {
+  tab: Tab;
+  builder: TabBuilder;
+  merges: string[];
+}
+
 export class OoxmlDocument implements WorkbookDocument {
   readonly #archive: ZipArchive;
   readonly #workbookPart: string;
   readonly #workbookRels: Relationship[];
   readonly #tabList: Tab[];
   readonly #date1904: boolean;
+  readonly #names: DefinedName[];
   /** Current text of every part a write changed (or null: removed); the rest comes from the archive. */
   readonly #texts = new Map<string, string | null>();
   readonly #sheets = new Map<string, SheetXml>();
@@ -71,6 +94,8 @@ export class OoxmlDocument implements WorkbookDocument {
   readonly #snapshots = new Map<string, CellTab>();
   /** Tabs whose sheet holds a formula (or got one from a write): their cached results may be stale. */
   readonly #withFormulas = new Set<string>();
+  /** What each formula text reads, worked out once (recalculation.ts). */
+  readonly #precedents = new Map<string, Precedents>();
   /** Per rewritten sheet: its compressed pieces, so the next serialize recompresses only what changed. */
   readonly #deflaters = new Map<string, ChunkedDeflate>();
   #sharedStrings: string[] | undefined;
@@ -101,6 +126,7 @@ export class OoxmlDocument implements WorkbookDocument {
     );
     const info = readWorkbookInfo(workbookXml);
     this.#date1904 = info.date1904;
+    this.#names = definedNames(info);
     this.#tabList = [];
     for (const entry of info.sheets) {
       const rel = this.#workbookRels.find((r) => r.id === entry.relId);
@@ -178,11 +204,16 @@ export class OoxmlDocument implements WorkbookDocument {
     if (cached) return cached;
     const tab = this.#find(sourceSheetId);
     if (!tab) return undefined;
-    const { encoded, hasFormulas } = this.#read(tab);
-    const snapshot = decodeTab(encoded);
-    this.#snapshots.set(sourceSheetId, snapshot);
-    if (hasFormulas) this.#withFormulas.add(sourceSheetId);
-    return snapshot;
+    let scans = [this.#scan(tab)];
+    // Formulas to compute may read any tab: then every tab is read, and kept.
+    if (scans[0]!.builder.formulaCells.anyUncached()) scans = this.#tabList.map((t) => this.#scan(t));
+    for (const [i, read] of this.#finishAll(scans).entries()) {
+      const id = scans[i]!.tab.entry.sheetId;
+      if (this.#snapshots.has(id)) continue;
+      this.#snapshots.set(id, decodeTab(read.encoded));
+      if (read.hasFormulas) this.#withFormulas.add(id);
+    }
+    return this.#snapshots.get(sourceSheetId);
   }
 
   tabs(): TabSnapshot[] {
@@ -194,27 +225,71 @@ export class OoxmlDocument implements WorkbookDocument {
    * `parse(..., known)` takes back on the other side).
    */
   readTabs(): { encoded: EncodedTab; hasFormulas: boolean }[] {
-    return this.#tabList.map((tab) => this.#read(tab));
+    return this.#finishAll(this.#tabList.map((tab) => this.#scan(tab)));
   }
 
-  #read(tab: Tab): { encoded: EncodedTab; hasFormulas: boolean } {
+  #scan(tab: Tab): Scan {
     const sst = this.#sharedStringsList();
-    const builder = new TabBuilder(this.#readContext(), sst.length);
-    let merges: string[];
+    const xml = this.#text(tab.part) ?? '';
+    // About 30 characters of XML a cell in a typical sheet; the guess only sizes the first allocation.
+    const builder = new TabBuilder(this.#readContext(), sst.length, Math.ceil(xml.length / 30));
     try {
-      merges = scanSheet(this.#text(tab.part) ?? '', builder).merges;
+      return { tab, builder, merges: scanSheet(xml, builder).merges };
     } catch (e) {
       throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
     }
-    try {
-      return {
-        encoded: builder.finish(tab.entry.sheetId, tab.entry.name, merges, this.#limits),
-        hasFormulas: builder.formulas > 0,
-      };
-    } catch (e) {
-      if (e instanceof GridTooLarge) throw e;
-      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+  }
+
+  /** The scanned tabs as the service serves them, with the formulas the file has no result for computed. */
+  #finishAll(scans: Scan[]): { encoded: EncodedTab; hasFormulas: boolean }[] {
+    if (scans.some((s) => s.builder.formulaCells.anyUncached())) this.#computeFormulas(scans);
+    return scans.map(({ tab, builder, merges }) => {
+      try {
+        return {
+          encoded: builder.finish(tab.entry.sheetId, tab.entry.name, merges, this.#limits),
+          hasFormulas: builder.formulas > 0,
+        };
+      } catch (e) {
+        if (e instanceof GridTooLarge) throw e;
+        throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+      }
+    });
+  }
+
+  #computeFormulas(scans: Scan[]): void {
+    const evaluator = new WorkbookEvaluator(
+      scans.map((s) => s.builder.sheetCells(s.tab.entry.name)),
+      this.#names,
+      this.#tableInfos(),
+    );
+    for (const { tab, builder } of scans) {
+      const f = builder.formulaCells;
+      for (let i = 0; i < f.length; i++) {
+        if (f.cached[i]) continue;
+        const result = evaluator.result(tab.entry.name, f.rows[i]!, f.columns[i]!);
+        if (result) builder.addComputed(f.rows[i]!, f.columns[i]!, f.styles[i]!, result);
+      }
     }
+  }
+
+  /** Every tab's Excel tables, as structured references name them. */
+  #tableInfos(): TableInfo[] {
+    return this.#tabList.flatMap((tab) =>
+      this.#tablesOf(tab.part).flatMap((t) =>
+        t.area
+          ? [
+              {
+                name: t.name,
+                sheet: tab.entry.name,
+                area: t.area,
+                headerRow: t.headerRow,
+                totalsRow: t.totalsRow,
+                columns: t.columns,
+              },
+            ]
+          : [],
+      ),
+    );
   }
 
   /** One row of a sheet as this document now holds it (merged non-anchor cells empty), for `editedTab`. */
@@ -228,13 +303,22 @@ export class OoxmlDocument implements WorkbookDocument {
       styles: this.#stylesPart(),
       sharedString: (index) => old.shared.get(index),
     };
-    const row: ReadRow = { values: [], codes: [], texts: [] };
+    const row: ReadRow = { values: [], codes: [], texts: [], formulas: [] };
     const decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
     const p = sheet.prefix;
+    const oldWidth = old.header.length;
     scanSheet(`<${p}sheetData>${slot.xml}</${p}sheetData>`, {
       cell: (cell: ScannedCell) => {
-        if (covered(number, cell.column) || !decodeCell(cell, ctx, formats, decoded)) return;
+        if (covered(number, cell.column)) return;
         const c = cell.column - 1;
+        if (cell.formula !== undefined && cell.formulaType !== 'dataTable') {
+          // A shared formula's dependent has no text of its own: it read as before (same row, same column).
+          row.formulas[c] =
+            cell.formula !== ''
+              ? cell.formula
+              : old.formulas.get((number - old.headerRow - 1) * oldWidth + c);
+        }
+        if (!decodeCell(cell, ctx, formats, decoded)) return;
         const value =
           decoded.kind === Kind.Number
             ? decoded.number
@@ -254,6 +338,7 @@ export class OoxmlDocument implements WorkbookDocument {
         row.values = [];
         row.codes = [];
         row.texts = [];
+        row.formulas = [];
       },
     });
     return row;
@@ -316,12 +401,75 @@ export class OoxmlDocument implements WorkbookDocument {
     const result = applyPlanToSheet(edit, snapshot, plan, options);
     if (!result.changed) return;
     const sheet = edit.sheet;
+    const deleted = result.rows.deleted.length > 0 ? new RowMap(result.rows.deleted) : undefined;
+    const sheetName = tab.entry.name;
     this.#snapshots.set(
       sourceSheetId,
-      editedTab(snapshot, result.rows, (row) => this.#readRow(sheet, row, snapshot)),
+      editedTab(
+        snapshot,
+        result.rows,
+        (row) => this.#readRow(sheet, row, snapshot),
+        deleted && ((text) => shiftFormula(text, { sheetName, onSameSheet: true, rows: deleted })),
+      ),
     );
+    if (deleted) this.#shiftOtherTabsFormulas(tab, deleted);
     if (result.formulas) this.#withFormulas.add(sourceSheetId);
+    if (this.#withFormulas.size > 0) this.#recalculate(tab, result.rows, deleted);
     this.#markRecalculation(this.#withFormulas.has(sourceSheetId));
+  }
+
+  /** Other tabs' formulas pointing below deleted rows now read differently (the delete rewrote them). */
+  #shiftOtherTabsFormulas(written: Tab, rows: RowMap): void {
+    const ctx = { sheetName: written.entry.name, onSameSheet: false, rows };
+    for (const other of this.#tabList) {
+      const snapshot = this.#snapshots.get(other.entry.sheetId);
+      if (other === written || !snapshot || snapshot.formulas.size === 0) continue;
+      const formulas = new Map<number, string>();
+      for (const [at, text] of snapshot.formulas) formulas.set(at, shiftFormula(text, ctx));
+      this.#snapshots.set(other.entry.sheetId, snapshot.withFormulaTexts(formulas));
+    }
+  }
+
+  /** The formulas the write reached computed again, their results cached in the sheets and in the tabs. */
+  #recalculate(written: Tab, rows: SheetRowChanges, deleted: RowMap | undefined): void {
+    this.tabs();
+    const changed: Spans = [];
+    for (const row of rows.updated) {
+      const now = deleted ? deleted.row(row) : row;
+      if (now !== null) changed.push([now, now]);
+    }
+    for (const row of [...rows.appended, ...rows.cleared]) changed.push([row, row]);
+    if (rows.newHeader) changed.push([1, 1]);
+    if (deleted) changed.push([Math.min(...rows.deleted), MAX_ROW]);
+    const tabs: RecalcTab[] = this.#tabList.map((t) => ({
+      name: t.entry.name,
+      snapshot: this.#snapshots.get(t.entry.sheetId) as CellTab,
+      sheet: () => this.#sheetXml(t.part),
+    }));
+    const info = readWorkbookInfo(this.#text(this.#workbookPart) ?? '');
+    const rewritten = recalculate({
+      tabs,
+      changed: new Map([[written.entry.name.toLowerCase(), changed]]),
+      names: definedNames(info),
+      tables: this.#tableInfos(),
+      date1904: this.#date1904,
+      precedents: this.#precedents,
+    });
+    for (const [tab, rowList] of rewritten) {
+      const t = this.#tabList.find((x) => x.entry.name === tab.name) as Tab;
+      const sheet = this.#sheetXml(t.part);
+      const changes: SheetRowChanges = {
+        updated: [...new Set(rowList)],
+        deleted: [],
+        cleared: [],
+        newHeader: false,
+        appended: [],
+      };
+      this.#snapshots.set(
+        t.entry.sheetId,
+        editedTab(tab.snapshot, changes, (row) => this.#readRow(sheet, row, tab.snapshot)),
+      );
+    }
   }
 
   /** Cached formula results may be stale now: Excel recalculates on open, and calcChain would be wrong. */

@@ -181,6 +181,36 @@ function growTables(
   }
 }
 
+/**
+ * Appended rows inside a table get its calculated columns' formulas (as a row typed into an Excel table does),
+ * except in a cell the write itself filled.
+ */
+function fillCalculatedColumns(edit: SheetEdit, rows: readonly number[]): boolean {
+  let wrote = false;
+  const formulas: WriteOptions = { allowFormulas: true, userEntered: false };
+  for (const table of edit.tables) {
+    const area = table.area;
+    if (!area) continue;
+    const lastData = area.bottom - (table.totalsRow ? 1 : 0);
+    table.calculated.forEach((formula, i) => {
+      if (formula === undefined) return;
+      const column = area.left + i;
+      for (const row of rows) {
+        if (row <= area.top || row > lastData) continue;
+        const slot = edit.sheet.row(row);
+        const existing = slot ? cellAt(parseRow(slot.xml, edit.sheet.prefix), column) : undefined;
+        if (existing && HAS_CONTENT.test(existing.xml)) continue;
+        writeRow(edit, row, [{ column: column - 1, value: `=${formula}` }], formulas);
+        wrote = true;
+      }
+    });
+  }
+  return wrote;
+}
+
+/** A cell element with a value, a formula or an inline string (not just a style). */
+const HAS_CONTENT = /<(?:[\w.-]+:)?(?:v|f|is)[\s>/]/;
+
 /** `<dimension ref>` grown to cover the data (rows and columns). */
 function updateDimension(sheet: SheetXml, columns: number): void {
   const m = /<(?:[A-Za-z_][\w.-]*:)?dimension\b[^>]*>/.exec(sheet.head);
@@ -248,6 +278,7 @@ export function applyPlanToSheet(
     for (const { column, value } of cells) if (value !== null && value !== '') filled.add(column + 1);
   }
   growTables(edit.tables, before, last, filled);
+  if (fillCalculatedColumns(edit, appended)) formulas = true;
   updateDimension(sheet, plan.header.length);
 
   const changed = plan.updates.length + plan.deletes.length + plan.appends.length > 0;

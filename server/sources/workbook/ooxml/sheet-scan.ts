@@ -7,9 +7,8 @@
  * for being unusual: only slower.
  *
  * What a cell reports is the file's own text: its `t` attribute, its `<v>` text or inline string (runs
- * joined, phonetic guides left out), its style id and its formula; `cell-decode.ts` turns that into a value.
+ * joined, phonetic guides left out), its style id and its formula; `decodeCell` (tab-builder.ts) turns that into a value.
  */
-import { parseCellRef } from './cell-ref.ts';
 import { scanWithSaxes } from './sheet-scan-saxes.ts';
 
 /** One cell as the file holds it. The scanner reuses one object: copy what you keep. */
@@ -71,10 +70,6 @@ function scanFast(xml: string, sink: CellSink): SheetScan | null {
   const prefix = open[1] ?? '';
   const close = xml.indexOf(`</${prefix}sheetData>`, bodyStart);
   if (close < 0) return null;
-  // Constructs outside the row grammar: leave them to the full parser.
-  const special = xml.indexOf('<!', bodyStart);
-  const pi = xml.indexOf('<?', bodyStart);
-  if ((special >= 0 && special < close) || (pi >= 0 && pi < close)) return null;
   try {
     new Scanner(xml, prefix, bodyStart, close, sink).run();
   } catch (e) {
@@ -85,12 +80,33 @@ function scanFast(xml: string, sink: CellSink): SheetScan | null {
 }
 
 const SLASH = 47;
+const COLON = 58;
+const BANG = 33;
+const QUESTION = 63;
+const DOLLAR = 36;
 const QUOTE = 34;
 const APOS = 39;
 const EQUALS = 61;
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+function isNameEnd(code: number): boolean {
+  return code === EQUALS || isSpace(code);
+}
+
+/** The tag just read: where its local name is, whether it closes or closes itself, where its attributes are. */
+interface Tag {
+  nameStart: number;
+  nameEnd: number;
+  closing: boolean;
+  selfClosing: boolean;
+  /** Offsets of the tag's attributes (after the name, before `>` or `/>`) in the part. */
+  start: number;
+  end: number;
+  /** The tag's text, sliced when an attribute is first asked for. */
+  text: string | null;
 }
 
 class Scanner {
@@ -110,8 +126,17 @@ class Scanner {
     formulaRef: undefined,
   };
   readonly #sink: CellSink;
-  /** Attributes of the tag just read (name -> raw value, entities decoded). */
-  #attrs: Record<string, string> = {};
+  /** The one tag object, rewritten by every read (nothing is allocated per tag). */
+  readonly #tag: Tag = {
+    nameStart: 0,
+    nameEnd: 0,
+    closing: false,
+    selfClosing: false,
+    start: 0,
+    end: 0,
+    text: null,
+  };
+  #columnAfter = 0;
 
   constructor(xml: string, prefix: string, start: number, end: number, sink: CellSink) {
     this.#xml = xml;
@@ -123,38 +148,35 @@ class Scanner {
 
   run(): void {
     let rowNumber = 0;
-    for (;;) {
-      const tag = this.#nextTag();
-      if (tag === null) return;
+    const tag = this.#tag;
+    while (this.#nextTag()) {
       if (tag.closing) continue; // </row>
-      if (tag.name === 'row') {
-        const r = Number(this.#attrs.r);
-        rowNumber = Number.isInteger(r) && r > 0 ? r : rowNumber + 1;
+      if (this.#is('row')) {
+        this.#readAttributes();
+        const r = this.#rowAttr;
+        rowNumber = r > 0 ? r : rowNumber + 1;
         this.#columnAfter = 0;
         continue;
       }
-      if (tag.name !== 'c') throw new Unsupported();
-      rowNumber = this.#cellAt(rowNumber, tag.selfClosing);
+      if (!this.#is('c')) throw new Unsupported();
+      rowNumber = this.#cellAt(rowNumber);
     }
   }
 
-  #columnAfter = 0;
-
-  /** One `<c>`: its attributes are read; reads its children and reports it. Returns the row it belongs to. */
-  #cellAt(rowNumber: number, selfClosing: boolean): number {
+  /** One `<c>` (its start tag just read): its attributes and children, reported. Returns its row. */
+  #cellAt(rowNumber: number): number {
     const cell = this.#cell;
-    const ref = this.#attrs.r;
-    const at = ref === undefined ? undefined : parseCellRef(ref);
+    const selfClosing = this.#tag.selfClosing;
+    this.#readAttributes();
     let row = rowNumber;
-    if (at) {
-      cell.column = at.column;
-      if (at.row !== row) row = at.row;
+    if (this.#refColumn > 0) {
+      cell.column = this.#refColumn;
+      if (this.#refRow > 0 && this.#refRow !== row) row = this.#refRow;
     } else cell.column = this.#columnAfter + 1;
     this.#columnAfter = cell.column;
     cell.row = row;
-    const s = this.#attrs.s === undefined ? 0 : Number(this.#attrs.s);
-    cell.style = Number.isInteger(s) && s >= 0 ? s : 0;
-    cell.type = this.#attrs.t;
+    cell.style = this.#styleAttr;
+    cell.type = this.#typeAttr;
     cell.value = undefined;
     cell.formula = undefined;
     cell.formulaType = undefined;
@@ -167,32 +189,27 @@ class Scanner {
 
   #cellChildren(): void {
     const cell = this.#cell;
+    const tag = this.#tag;
     for (;;) {
-      const tag = this.#nextTag();
-      if (tag === null) throw new Unsupported();
+      if (!this.#nextTag()) throw new Unsupported();
       if (tag.closing) {
-        if (tag.name === 'c') return;
+        if (this.#is('c')) return;
         continue;
       }
-      switch (tag.name) {
-        case 'v': {
-          const text = tag.selfClosing ? '' : this.#textUntil('v');
-          // An inline string's value is its <is>; a stray <v> beside it is not.
-          if (cell.type !== 'inlineStr') cell.value = text;
-          break;
-        }
-        case 'f':
-          cell.formulaType = this.#attrs.t;
-          cell.sharedIndex = this.#attrs.si;
-          cell.formulaRef = this.#attrs.ref;
-          cell.formula = tag.selfClosing ? '' : this.#textUntil('f');
-          break;
-        case 'is':
-          if (!tag.selfClosing) cell.value = this.#inlineString();
-          break;
-        default:
-          // extLst and whatever a later Excel adds: not part of the value.
-          if (!tag.selfClosing) this.#skipElement(tag.name);
+      if (this.#is('v')) {
+        const text = tag.selfClosing ? '' : this.#textUntil('v');
+        // An inline string's value is its <is>; a stray <v> beside it is not.
+        if (cell.type !== 'inlineStr') cell.value = text;
+      } else if (this.#is('f')) {
+        cell.formulaType = this.#attr('t');
+        cell.sharedIndex = this.#attr('si');
+        cell.formulaRef = this.#attr('ref');
+        cell.formula = tag.selfClosing ? '' : this.#textUntil('f');
+      } else if (this.#is('is')) {
+        if (!tag.selfClosing) cell.value = this.#inlineString();
+      } else if (!tag.selfClosing) {
+        // extLst and whatever a later Excel adds: not part of the value.
+        this.#skipElement(this.#name());
       }
     }
   }
@@ -201,17 +218,17 @@ class Scanner {
   #inlineString(): string {
     let text = '';
     let phonetic = 0;
+    const tag = this.#tag;
     for (;;) {
-      const tag = this.#nextTag();
-      if (tag === null) throw new Unsupported();
+      if (!this.#nextTag()) throw new Unsupported();
       if (tag.closing) {
-        if (tag.name === 'is') return text;
-        if (tag.name === 'rPh') phonetic--;
+        if (this.#is('is')) return text;
+        if (this.#is('rPh')) phonetic--;
         continue;
       }
       if (tag.selfClosing) continue;
-      if (tag.name === 'rPh') phonetic++;
-      else if (tag.name === 't') {
+      if (this.#is('rPh')) phonetic++;
+      else if (this.#is('t')) {
         const t = this.#textUntil('t');
         if (phonetic === 0) text += t;
       }
@@ -221,14 +238,14 @@ class Scanner {
   /** Skips past the end of an element whose start tag was just read (nested elements of any kind). */
   #skipElement(name: string): void {
     let depth = 1;
+    const tag = this.#tag;
     for (;;) {
-      const tag = this.#nextTag();
-      if (tag === null) throw new Unsupported();
+      if (!this.#nextTag()) throw new Unsupported();
       if (tag.selfClosing) continue;
       if (tag.closing) {
         depth--;
         if (depth === 0) {
-          if (tag.name !== name) throw new Unsupported();
+          if (!this.#is(name)) throw new Unsupported();
           return;
         }
       } else depth++;
@@ -247,20 +264,23 @@ class Scanner {
     return raw.includes('&') ? decodeEntities(raw) : raw;
   }
 
-  /** The next tag in the body: its local name, whether it closes or is self-closing; attributes in #attrs. */
-  #nextTag(): { name: string; closing: boolean; selfClosing: boolean } | null {
+  /** Reads the next tag of the body into #tag; false at the end of the body. */
+  #nextTag(): boolean {
     const xml = this.#xml;
     const lt = xml.indexOf('<', this.#at);
     if (lt < 0 || lt >= this.#end) {
       this.#at = this.#end;
-      return null;
+      return false;
     }
     // Text between tags inside sheetData is whitespace in any file a spreadsheet writes.
     for (let i = this.#at; i < lt; i++) if (!isSpace(xml.charCodeAt(i))) throw new Unsupported();
     const gt = xml.indexOf('>', lt);
     if (gt < 0 || gt > this.#end) throw new Unsupported();
     let p = lt + 1;
-    const closing = xml.charCodeAt(p) === SLASH;
+    // Comments, CDATA and processing instructions are outside the row grammar: the full parser reads them.
+    const first = xml.charCodeAt(p);
+    if (first === BANG || first === QUESTION) throw new Unsupported();
+    const closing = first === SLASH;
     if (closing) p++;
     const nameStart = p;
     while (p < gt) {
@@ -268,40 +288,151 @@ class Scanner {
       if (isSpace(code) || code === SLASH) break;
       p++;
     }
-    let name = xml.slice(nameStart, p);
-    if (this.#prefix !== '' || name.includes(':')) {
-      const colon = name.indexOf(':');
-      if (colon >= 0) name = name.slice(colon + 1);
-    }
-    const selfClosing = !closing && xml.charCodeAt(gt - 1) === SLASH;
-    this.#attrs = closing ? {} : this.#readAttributes(p, selfClosing ? gt - 1 : gt);
+    let localStart = nameStart;
+    for (let i = nameStart; i < p; i++) if (xml.charCodeAt(i) === COLON) localStart = i + 1;
+    const tag = this.#tag;
+    tag.nameStart = localStart;
+    tag.nameEnd = p;
+    tag.text = null;
+    tag.closing = closing;
+    tag.selfClosing = !closing && xml.charCodeAt(gt - 1) === SLASH;
+    tag.start = p;
+    tag.end = tag.selfClosing ? gt - 1 : gt;
     this.#at = gt + 1;
-    return { name, closing, selfClosing };
+    return true;
   }
 
-  #readAttributes(from: number, to: number): Record<string, string> {
+  // What #readAttributes found on a <row> or <c> tag.
+  #rowAttr = 0;
+  #refColumn = 0;
+  #refRow = 0;
+  #styleAttr = 0;
+  #typeAttr: string | undefined = undefined;
+
+  /**
+   * The attributes a row or a cell needs (`r`, `s`, `t`), read straight from the characters: this runs for
+   * every cell of every sheet. Anything it does not expect goes to the full parser (Unsupported).
+   */
+  #readAttributes(): void {
     const xml = this.#xml;
-    const attrs: Record<string, string> = {};
-    let p = from;
-    while (p < to) {
-      while (p < to && isSpace(xml.charCodeAt(p))) p++;
-      if (p >= to) break;
+    const { start, end } = this.#tag;
+    this.#rowAttr = 0;
+    this.#refColumn = 0;
+    this.#refRow = 0;
+    this.#styleAttr = 0;
+    this.#typeAttr = undefined;
+    let p = start;
+    while (p < end) {
+      if (isSpace(xml.charCodeAt(p))) {
+        p++;
+        continue;
+      }
       const nameStart = p;
-      while (p < to && xml.charCodeAt(p) !== EQUALS && !isSpace(xml.charCodeAt(p))) p++;
-      const name = xml.slice(nameStart, p);
-      while (p < to && isSpace(xml.charCodeAt(p))) p++;
+      while (p < end && !isNameEnd(xml.charCodeAt(p))) p++;
+      const nameLength = p - nameStart;
+      while (p < end && isSpace(xml.charCodeAt(p))) p++;
       if (xml.charCodeAt(p) !== EQUALS) throw new Unsupported();
       p++;
-      while (p < to && isSpace(xml.charCodeAt(p))) p++;
+      while (p < end && isSpace(xml.charCodeAt(p))) p++;
       const quote = xml.charCodeAt(p);
       if (quote !== QUOTE && quote !== APOS) throw new Unsupported();
-      const valueEnd = xml.indexOf(quote === QUOTE ? '"' : "'", p + 1);
-      if (valueEnd < 0 || valueEnd >= to) throw new Unsupported();
-      const raw = xml.slice(p + 1, valueEnd);
-      attrs[name] = raw.includes('&') ? decodeEntities(raw) : raw;
+      const valueStart = p + 1;
+      const valueEnd = xml.indexOf(quote === QUOTE ? '"' : "'", valueStart);
+      if (valueEnd < 0 || valueEnd >= end) throw new Unsupported();
       p = valueEnd + 1;
+      if (nameLength !== 1) continue;
+      switch (xml.charCodeAt(nameStart)) {
+        case 114: // r
+          this.#readRef(valueStart, valueEnd);
+          break;
+        case 115: // s
+          this.#styleAttr = Math.max(0, digits(xml, valueStart, valueEnd));
+          break;
+        case 116: // t
+          this.#typeAttr = cellType(xml, valueStart, valueEnd);
+          break;
+      }
     }
-    return attrs;
+  }
+
+  /** `r` of a row (`12`) or a cell (`B12`, `$B$12`), without a copy. */
+  #readRef(from: number, to: number): void {
+    const xml = this.#xml;
+    let p = from;
+    if (xml.charCodeAt(p) === DOLLAR) p++;
+    let column = 0;
+    let letters = 0;
+    for (; p < to; p++) {
+      const code = xml.charCodeAt(p) | 0x20;
+      if (code < 97 || code > 122) break;
+      column = column * 26 + (code - 96);
+      letters++;
+    }
+    if (xml.charCodeAt(p) === DOLLAR) p++;
+    const row = digits(xml, p, to);
+    if (letters === 0) {
+      this.#rowAttr = row;
+      return;
+    }
+    if (letters > 3 || row <= 0) return; // not a reference: the cell follows the one before
+    this.#refColumn = column;
+    this.#refRow = row;
+  }
+
+  /** Whether the tag just read is named `name` (its local name; nothing is allocated). */
+  #is(name: string): boolean {
+    const { nameStart, nameEnd } = this.#tag;
+    return nameEnd - nameStart === name.length && this.#xml.startsWith(name, nameStart);
+  }
+
+  /** The local name of the tag just read. */
+  #name(): string {
+    return this.#xml.slice(this.#tag.nameStart, this.#tag.nameEnd);
+  }
+
+  /**
+   * One attribute of the tag just read (entities decoded), or undefined. The common form (` name="..."`) is
+   * found directly; any other spelling (single quotes, spaces around `=`) by reading the tag's attributes.
+   */
+  #attr(name: string): string | undefined {
+    const xml = this.#xml;
+    const { start, end } = this.#tag;
+    // Searched within the tag only (a sliced string costs no copy).
+    this.#tag.text ??= xml.slice(start - 1, end);
+    const text = this.#tag.text;
+    const probe = ` ${name}="`;
+    let at = text.indexOf(probe);
+    if (at >= 0) {
+      const valueStart = at + probe.length;
+      const valueEnd = text.indexOf('"', valueStart);
+      if (valueEnd < 0) throw new Unsupported();
+      const raw = text.slice(valueStart, valueEnd);
+      return raw.includes('&') ? decodeEntities(raw) : raw;
+    }
+    if (!text.includes(name)) return undefined;
+    // Not in the common form: read every attribute of the tag.
+    at = start;
+    while (at < end) {
+      while (at < end && isSpace(xml.charCodeAt(at))) at++;
+      if (at >= end) break;
+      const nameStart = at;
+      while (at < end && xml.charCodeAt(at) !== EQUALS && !isSpace(xml.charCodeAt(at))) at++;
+      const attrName = xml.slice(nameStart, at);
+      while (at < end && isSpace(xml.charCodeAt(at))) at++;
+      if (xml.charCodeAt(at) !== EQUALS) throw new Unsupported();
+      at++;
+      while (at < end && isSpace(xml.charCodeAt(at))) at++;
+      const quote = xml.charCodeAt(at);
+      if (quote !== QUOTE && quote !== APOS) throw new Unsupported();
+      const valueEnd = xml.indexOf(quote === QUOTE ? '"' : "'", at + 1);
+      if (valueEnd < 0 || valueEnd >= end) throw new Unsupported();
+      if (attrName === name) {
+        const raw = xml.slice(at + 1, valueEnd);
+        return raw.includes('&') ? decodeEntities(raw) : raw;
+      }
+      at = valueEnd + 1;
+    }
+    return undefined;
   }
 }
 
@@ -321,4 +452,24 @@ export function decodeEntities(text: string): string {
     if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) throw new Unsupported();
     return String.fromCodePoint(code);
   });
+}
+
+/** A run of ASCII digits as a number; -1 when there is anything else, 0 when there is nothing. */
+function digits(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let p = from; p < to; p++) {
+    const d = text.charCodeAt(p) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+const CELL_TYPES = ['s', 'n', 'b', 'e', 'str', 'inlineStr', 'd'];
+
+/** A cell's `t`, as one of the shared constant strings when it is a known type. */
+function cellType(text: string, from: number, to: number): string {
+  for (const type of CELL_TYPES) if (to - from === type.length && text.startsWith(type, from)) return type;
+  const raw = text.slice(from, to);
+  return raw.includes('&') ? decodeEntities(raw) : raw;
 }

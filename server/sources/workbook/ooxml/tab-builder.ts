@@ -9,9 +9,12 @@ import { isoFromDate, serialToDate } from '../../serial-dates.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, displayText, FormatTable } from '../cell-format.ts';
 import { type EncodedTab, Kind } from '../cell-tab.ts';
+import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
+import { FormulaError } from '../formulas/parser.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { isDateFormat, isGeneralFormat } from '../values.ts';
 import { parseArea } from './cell-area.ts';
+import { FormulaCells } from './formula-cells.ts';
 import type { CellSink, ScannedCell } from './sheet-scan.ts';
 import type { StylesPart } from './styles-part.ts';
 
@@ -105,6 +108,7 @@ export function decodeCell(
   const iso = isoFromDate(date);
   if (iso === null) return false;
   out.kind = Kind.Date;
+  out.number = n;
   out.text = iso;
   out.code = formats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
   if (!iso.includes('-') && date.getUTCDate() === 31) out.code |= DAY_ONE;
@@ -113,12 +117,21 @@ export function decodeCell(
 
 /** Growable typed arrays of the cells scanned so far. */
 class CellList {
-  rows = new Uint32Array(1024);
-  columns = new Uint16Array(1024);
-  kinds = new Uint8Array(1024);
-  values = new Float64Array(1024);
-  codes = new Uint16Array(1024);
+  rows: Uint32Array;
+  columns: Uint16Array;
+  kinds: Uint8Array;
+  values: Float64Array;
+  codes: Uint16Array;
   length = 0;
+
+  constructor(capacity: number) {
+    const size = Math.max(1024, capacity);
+    this.rows = new Uint32Array(size);
+    this.columns = new Uint16Array(size);
+    this.kinds = new Uint8Array(size);
+    this.values = new Float64Array(size);
+    this.codes = new Uint16Array(size);
+  }
 
   push(row: number, column: number, kind: number, value: number, code: number): void {
     if (this.length === this.rows.length) this.#grow();
@@ -169,24 +182,41 @@ export function mergeCover(merges: readonly string[]): (row: number, column: num
 export class TabBuilder implements CellSink {
   readonly #ctx: ReadContext;
   readonly #formats = new FormatTable();
-  #cells = new CellList();
+  readonly #capacity: number;
+  #cells: CellList;
+  /** Date cells by serial and format code: a column of dates repeats few days, and each costs a conversion. */
+  #dates = new Map<number, { id: number; code: number }[]>();
   #strings: string[] = [];
   #stringIds = new Map<string, number>();
   /** Shared string index -> its id in `#strings` (-1: not met yet): a repeated shared string costs a lookup. */
   #sst: Int32Array;
+  /** Date cells' serial numbers by their text's id: what a formula reading the cell sees. */
+  #dateSerials = new Map<number, number>();
   readonly #decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
   /** Formula cells met (their cached results may be stale after a write). */
   formulas = 0;
+  /** Those cells' formulas, for `?values=formula` and the evaluator. */
+  readonly formulaCells = new FormulaCells();
+  /** Where each scanned cell is in the cell list, built when a formula first reads a cell. */
+  #at: Map<number, number> | null = null;
 
-  /** `sharedStrings`: how many the workbook has (`ctx.sharedString` gives each). */
-  constructor(ctx: ReadContext, sharedStrings: number) {
+  /**
+   * `sharedStrings`: how many the workbook has (`ctx.sharedString` gives each); `expectedCells`: a guess of the
+   * cells to come (from the part's size), so the lists rarely grow.
+   */
+  constructor(ctx: ReadContext, sharedStrings: number, expectedCells = 0) {
     this.#ctx = ctx;
     this.#sst = new Int32Array(sharedStrings).fill(-1);
+    this.#capacity = expectedCells;
+    this.#cells = new CellList(expectedCells);
   }
 
   cell(cell: ScannedCell): void {
     if (cell.column > MAX_COLUMNS) return;
-    if (cell.formula !== undefined) this.formulas++;
+    if (cell.formula !== undefined) {
+      this.formulas++;
+      this.formulaCells.add(cell);
+    }
     if (cell.type === 's' && cell.formula === undefined && cell.value !== undefined) {
       const index = Number.parseInt(cell.value, 10);
       let id = this.#sst[index] ?? -1;
@@ -201,13 +231,107 @@ export class TabBuilder implements CellSink {
     }
     const d = this.#decoded;
     if (!decodeCell(cell, this.#ctx, this.#formats, d)) return;
+    if (d.kind === Kind.Date) {
+      this.#cells.push(cell.row, cell.column, Kind.Date, this.#dateId(d), d.code);
+      return;
+    }
     const value = d.kind === Kind.Number || d.kind === Kind.Boolean ? d.number : this.#stringId(d.text);
     this.#cells.push(cell.row, cell.column, d.kind, value, d.code);
   }
 
+  #dateId(d: DecodedCell): number {
+    const seen = this.#dates.get(d.number);
+    const known = seen?.find((s) => s.code === d.code);
+    if (known) return known.id;
+    const id = this.#stringId(d.text);
+    this.#dateSerials.set(id, d.number);
+    if (seen) seen.push({ id, code: d.code });
+    else this.#dates.set(d.number, [{ id, code: d.code }]);
+    return id;
+  }
+
+  /** The sheet as the evaluator reads it: scanned values, and the formulas with no cached result as pending. */
+  sheetCells(name: string): SheetCells {
+    const cells = this.#cells;
+    const formulas = this.formulaCells;
+    let bottom = 0;
+    let right = 0;
+    for (let i = 0; i < cells.length; i++) {
+      if (cells.rows[i]! > bottom) bottom = cells.rows[i]!;
+      if (cells.columns[i]! > right) right = cells.columns[i]!;
+    }
+    for (let i = 0; i < formulas.length; i++) {
+      if (formulas.rows[i]! > bottom) bottom = formulas.rows[i]!;
+      if (formulas.columns[i]! > right) right = formulas.columns[i]!;
+    }
+    return {
+      name,
+      bottom,
+      right,
+      value: (row, column) => this.#valueAt(row, column),
+      pending: (row, column) => {
+        const i = formulas.find(row, column);
+        return i >= 0 && !formulas.cached[i] ? formulas.texts[i] : undefined;
+      },
+    };
+  }
+
+  #valueAt(row: number, column: number): FormulaInput {
+    const cells = this.#cells;
+    if (!this.#at) {
+      this.#at = new Map();
+      for (let i = 0; i < cells.length; i++) this.#at.set(cells.rows[i]! * 16_384 + cells.columns[i]!, i);
+    }
+    const i = this.#at.get(row * 16_384 + column);
+    if (i === undefined) return null;
+    const value = cells.values[i]!;
+    switch (cells.kinds[i]) {
+      case Kind.Number:
+        return value;
+      case Kind.Boolean:
+        return value === 1;
+      case Kind.Text:
+        return this.#strings[value]!;
+      case Kind.Date:
+        return this.#dateSerials.get(value) ?? null;
+      case Kind.Error:
+        return new FormulaError(this.#strings[value]!);
+      default:
+        return null;
+    }
+  }
+
+  /** A formula's computed result, stored as if the file had held it as the cell's cached value. */
+  addComputed(row: number, column: number, style: number, result: FormulaResult): void {
+    const [type, value] =
+      result.kind === 'number'
+        ? [undefined, String(result.value)]
+        : result.kind === 'boolean'
+          ? ['b', result.value ? '1' : '0']
+          : result.kind === 'error'
+            ? ['e', result.value]
+            : ['inlineStr', result.value.replace(/_(x[0-9A-Fa-f]{4}_)/g, '_x005F_$1')];
+    // The cell index (#at) is not updated: a pending cell's value is the evaluator's to give, never the list's.
+    this.cell({
+      row,
+      column,
+      style,
+      type,
+      value,
+      formula: undefined,
+      formulaType: undefined,
+      sharedIndex: undefined,
+      formulaRef: undefined,
+    });
+  }
+
   reset(): void {
     this.formulas = 0;
-    this.#cells = new CellList();
+    this.formulaCells.reset();
+    this.#at = null;
+    this.#dateSerials = new Map();
+    this.#cells = new CellList(this.#capacity);
+    this.#dates = new Map();
     this.#strings = [];
     this.#stringIds = new Map();
     this.#sst.fill(-1);
@@ -291,7 +415,28 @@ export class TabBuilder implements CellSink {
       values,
       codes,
       sst: this.#sst,
+      ...this.#formulasIn(top, bottom, columns, covered),
     };
+  }
+
+  /** The data rows' formulas, by their place in the grid (`row * columns + column`). */
+  #formulasIn(
+    top: number,
+    bottom: number,
+    columns: number,
+    covered: (row: number, column: number) => boolean,
+  ): Pick<EncodedTab, 'formulaAt' | 'formulaTexts'> {
+    const f = this.formulaCells;
+    const at: number[] = [];
+    const texts: string[] = [];
+    for (let i = 0; i < f.length; i++) {
+      const row = f.rows[i]!;
+      const column = f.columns[i]!;
+      if (row <= top || row > bottom || column > columns || covered(row, column)) continue;
+      at.push((row - top - 1) * columns + column - 1);
+      texts.push(f.texts[i]!);
+    }
+    return { formulaAt: Uint32Array.from(at), formulaTexts: texts };
   }
 }
 
@@ -319,5 +464,7 @@ function encoded(
     codes: new Uint16Array(rows * columns),
     formats,
     sst: new Int32Array(0),
+    formulaAt: new Uint32Array(0),
+    formulaTexts: [],
   };
 }

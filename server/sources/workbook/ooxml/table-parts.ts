@@ -4,7 +4,7 @@
  */
 import type { RowMap } from '../row-map.ts';
 import { type Area, formatArea, parseArea } from './cell-area.ts';
-import { getAttr, setAttr, tagPattern } from './xml-text.ts';
+import { decodeXml, getAttr, setAttr, tagPattern } from './xml-text.ts';
 
 export interface TablePart {
   part: string;
@@ -13,8 +13,15 @@ export interface TablePart {
   area: Area | null;
   headerRow: boolean;
   totalsRow: boolean;
+  /** Column names, left to right, and each one's calculated-column formula (no `=`) if it has one. */
+  columns: string[];
+  calculated: (string | undefined)[];
   changed: boolean;
 }
+
+const TABLE_COLUMN = /<((?:[\w.-]+:)?tableColumn)\b([^>]*?)(\/>|>([\s\S]*?)<\/\1>)/g;
+const CALCULATED =
+  /<(?:[\w.-]+:)?calculatedColumnFormula\b[^>]*>([\s\S]*?)<\/(?:[\w.-]+:)?calculatedColumnFormula>/;
 
 export function readTablePart(part: string, xml: string): TablePart {
   const root = xml.match(tagPattern('table'))?.[0] ?? '';
@@ -27,8 +34,20 @@ export function readTablePart(part: string, xml: string): TablePart {
     area: parseArea(getAttr(root, 'ref')),
     headerRow: headerRowCount === undefined || headerRowCount !== '0',
     totalsRow: totalsRowCount !== undefined && totalsRowCount !== '0',
+    ...readColumns(xml),
     changed: false,
   };
+}
+
+function readColumns(xml: string): Pick<TablePart, 'columns' | 'calculated'> {
+  const columns: string[] = [];
+  const calculated: (string | undefined)[] = [];
+  for (const m of xml.matchAll(TABLE_COLUMN)) {
+    columns.push(getAttr(m[2] ?? '', 'name') ?? '');
+    const formula = m[4] === undefined ? undefined : CALCULATED.exec(m[4])?.[1];
+    calculated.push(formula === undefined ? undefined : decodeXml(formula).replace(/^=/, ''));
+  }
+  return { columns, calculated };
 }
 
 /** Sets the table's range (and its auto filter's, which spans the same rows without the totals row). */

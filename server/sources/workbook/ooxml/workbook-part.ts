@@ -13,7 +13,11 @@ export interface SheetEntry {
 export interface WorkbookInfo {
   sheets: SheetEntry[];
   date1904: boolean;
+  /** Defined names: the tab a local one belongs to is `sheets[localSheetId]`. */
+  names: { name: string; formula: string; localSheetId?: number }[];
 }
+
+const DEFINED_NAME = /<((?:[\w.-]+:)?definedName)(\s[^>]*)?>([\s\S]*?)<\/\1>/g;
 
 export function readWorkbookInfo(xml: string): WorkbookInfo {
   const sheets: SheetEntry[] = [];
@@ -26,7 +30,19 @@ export function readWorkbookInfo(xml: string): WorkbookInfo {
   }
   const pr = xml.match(tagPattern('workbookPr'))?.[0];
   const flag = pr === undefined ? undefined : getAttr(pr, 'date1904');
-  return { sheets, date1904: flag === '1' || flag === 'true' };
+  const names: WorkbookInfo['names'] = [];
+  for (const m of xml.matchAll(DEFINED_NAME)) {
+    const attrs = m[2] ?? '';
+    const name = getAttr(attrs, 'name');
+    const local = getAttr(attrs, 'localSheetId');
+    if (name === undefined) continue;
+    names.push({
+      name,
+      formula: decodeXml(m[3] ?? ''),
+      ...(local === undefined ? {} : { localSheetId: Number(local) }),
+    });
+  }
+  return { sheets, date1904: flag === '1' || flag === 'true', names };
 }
 
 /** Asks Excel and LibreOffice to recalculate every formula on open (cached results may be stale). */

@@ -1,0 +1,197 @@
+/**
+ * Computing formula results the file has no cached value for, across a workbook: A1 and cross-tab references,
+ * ranges, defined names and (rewritten to A1 first) structured references. Parsing and the functions are
+ * fast-formula-parser's (plus functions.ts); which cells to compute, where their inputs come from, and the
+ * order (a cell's inputs before the cell, cycles cut) are ours.
+ */
+import { parseArea } from '../ooxml/cell-area.ts';
+import { parseCellRef } from '../ooxml/cell-ref.ts';
+import { extraFunctions } from './functions.ts';
+import {
+  type CellPosition,
+  FormulaError,
+  type FormulaErrorValue,
+  FormulaParser,
+  type Parser,
+  type RangeRef,
+} from './parser.ts';
+import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
+
+/** A value as a formula sees it: a date is its serial number, an error is the parser's error value. */
+export type FormulaInput = number | string | boolean | null | FormulaErrorValue;
+
+/** A computed result: a value, an error text (`#DIV/0!`), or nothing when the formula cannot be computed. */
+export type FormulaResult =
+  | { kind: 'number'; value: number }
+  | { kind: 'text'; value: string }
+  | { kind: 'boolean'; value: boolean }
+  | { kind: 'error'; value: string };
+
+/** One tab as the evaluator reads it. */
+export interface SheetCells {
+  name: string;
+  /** Last row and column holding anything (ranges such as `A:A` stop there). */
+  bottom: number;
+  right: number;
+  /** What a formula sees in a cell that is not itself waiting to be computed. */
+  value(row: number, column: number): FormulaInput;
+  /** The formula (no `=`) of a cell whose result is to be computed here, if it is one. */
+  pending(row: number, column: number): string | undefined;
+}
+
+export interface DefinedName {
+  name: string;
+  /** The definition as the workbook holds it (`Sheet1!$B$2`, `'My Tab'!$A$1:$A$9`, `0.2`). */
+  formula: string;
+  /** The tab the name is local to (its name), or undefined for a workbook-wide name. */
+  sheet?: string;
+}
+
+type Ref = CellPosition | RangeRef;
+
+const key = (row: number, column: number) => row * 16_384 + column;
+
+export class WorkbookEvaluator {
+  readonly #sheets = new Map<string, SheetCells>();
+  readonly #names: DefinedName[];
+  readonly #tables: readonly TableInfo[];
+  readonly #parser: Parser;
+  /** Results so far, per tab; `null` marks a cell being computed (a cycle) or one that cannot be. */
+  readonly #results = new Map<string, Map<number, FormulaResult | null>>();
+  #position = { sheet: '', row: 1, col: 1 };
+
+  constructor(sheets: readonly SheetCells[], names: readonly DefinedName[], tables: readonly TableInfo[]) {
+    for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
+    this.#names = [...names];
+    this.#tables = tables;
+    this.#parser = new FormulaParser({
+      functions: extraFunctions(),
+      onCell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
+      onRange: (ref) => this.#range(ref),
+      onVariable: (name, sheet) => this.#variable(name, sheet),
+    });
+  }
+
+  /** The result of the formula at (row, column) of `sheet`, computed once (undefined: cannot be computed). */
+  result(sheet: string, row: number, column: number): FormulaResult | undefined {
+    const cells = this.#sheets.get(sheet.toLowerCase());
+    if (!cells) return undefined;
+    const results = this.#resultsOf(cells.name);
+    const k = key(row, column);
+    if (results.has(k)) return results.get(k) ?? undefined;
+    const formula = cells.pending(row, column);
+    if (formula === undefined) return undefined;
+    results.set(k, null); // a cycle reaching this cell again reads it as "cannot compute"
+    const computed = this.#compute(cells.name, row, column, formula);
+    results.set(k, computed ?? null);
+    return computed;
+  }
+
+  #resultsOf(sheet: string): Map<number, FormulaResult | null> {
+    let results = this.#results.get(sheet);
+    if (!results) {
+      results = new Map();
+      this.#results.set(sheet, results);
+    }
+    return results;
+  }
+
+  #compute(sheet: string, row: number, column: number, formula: string): FormulaResult | undefined {
+    const outer = this.#position;
+    const position = { sheet, row, col: column };
+    this.#position = position;
+    try {
+      const text = resolveStructuredRefs(formula, { sheet, row, column }, this.#tables);
+      return toResult(this.#parser.parse(text, position, true));
+    } catch {
+      return undefined; // a function it lacks, a syntax it does not read: the cell reads as null
+    } finally {
+      this.#position = outer;
+    }
+  }
+
+  #cell(sheetName: string | undefined, row: number, column: number): FormulaInput {
+    const cells = this.#sheets.get((sheetName || this.#position.sheet).toLowerCase());
+    if (!cells) throw FormulaError.REF;
+    if (cells.pending(row, column) !== undefined) {
+      const computed = this.result(cells.name, row, column);
+      if (!computed) throw FormulaError.NA;
+      return computed.kind === 'error' ? errorValue(computed.value) : computed.value;
+    }
+    return cells.value(row, column);
+  }
+
+  #range(ref: RangeRef): FormulaInput[][] {
+    const cells = this.#sheets.get((ref.sheet || this.#position.sheet).toLowerCase());
+    if (!cells) throw FormulaError.REF;
+    // A whole column or row (`A:A`) goes to the sheet's edge: stop where its cells stop.
+    const bottom = Math.min(ref.to.row, Math.max(cells.bottom, ref.from.row));
+    const right = Math.min(ref.to.col, Math.max(cells.right, ref.from.col));
+    const out: FormulaInput[][] = [];
+    for (let r = ref.from.row; r <= bottom; r++) {
+      const line: FormulaInput[] = [];
+      for (let c = ref.from.col; c <= right; c++) line.push(this.#cell(cells.name, r, c));
+      out.push(line);
+    }
+    return out;
+  }
+
+  /** A defined name (local to the formula's tab first, then workbook-wide) or a table's name alone. */
+  #variable(name: string, sheetName: string | undefined): Ref | undefined {
+    const lower = name.toLowerCase();
+    const here = (sheetName || this.#position.sheet).toLowerCase();
+    const defined =
+      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet?.toLowerCase() === here) ??
+      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet === undefined);
+    if (defined) return refFromText(defined.formula, this.#position.sheet);
+    const table = this.#tables.find((t) => t.name.toLowerCase() === lower);
+    if (!table) return undefined;
+    const top = table.area.top + (table.headerRow ? 1 : 0);
+    const bottom = table.area.bottom - (table.totalsRow ? 1 : 0);
+    return {
+      sheet: table.sheet,
+      from: { row: top, col: table.area.left },
+      to: { row: bottom, col: table.area.right },
+    };
+  }
+}
+
+export { key as cellKey };
+
+/** `Sheet1!$B$2` or `'My Tab'!$A$1:$C$9` -> the parser's reference; anything else (a constant) undefined. */
+function refFromText(formula: string, defaultSheet: string): Ref | undefined {
+  const m = /^(?:(?:'((?:[^']|'')+)'|([^'!]+))!)?(.+)$/.exec(formula.trim().replace(/^=/, ''));
+  if (!m) return undefined;
+  const sheet = (m[1]?.replace(/''/g, "'") ?? m[2] ?? defaultSheet).trim();
+  const target = m[3]!.replace(/\$/g, '');
+  const area = parseArea(target);
+  if (area) {
+    return {
+      sheet,
+      from: { row: area.top, col: area.left },
+      to: { row: area.bottom, col: area.right },
+    };
+  }
+  const cell = parseCellRef(target);
+  return cell ? { sheet, row: cell.row, col: cell.column } : undefined;
+}
+
+function errorValue(text: string): FormulaErrorValue {
+  return new FormulaError(text);
+}
+
+/** The parser's answer as a cell result: the top-left of an array, an empty result as 0 (as Excel shows it). */
+function toResult(value: unknown): FormulaResult | undefined {
+  let v = value;
+  while (Array.isArray(v)) v = v[0];
+  if (v instanceof FormulaError) return { kind: 'error', value: v.error };
+  if (v === null || v === undefined) return { kind: 'number', value: 0 };
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return { kind: 'error', value: '#NUM!' };
+    // Excel keeps 15 significant digits: 1.5*2.4 is 3.6 there, not 3.5999999999999996.
+    return { kind: 'number', value: Number(v.toPrecision(15)) };
+  }
+  if (typeof v === 'boolean') return { kind: 'boolean', value: v };
+  if (typeof v === 'string') return { kind: 'text', value: v };
+  return undefined;
+}

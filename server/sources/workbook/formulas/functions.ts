@@ -1,0 +1,114 @@
+/**
+ * Worksheet functions fast-formula-parser does not implement (it has 280, but not MAX, MIN, COUNTA, SUMIFS,
+ * MATCH, XLOOKUP and other everyday ones), taken from Formula.js, a library of Excel's functions. The parser
+ * hands a function its arguments as `{ value, isArray }` (a range's value is a 2-D array); Formula.js takes
+ * plain values and answers its own error objects, which become the parser's errors here.
+ */
+import * as formulajs from '@formulajs/formulajs';
+import { FormulaError } from './parser.ts';
+
+interface Param {
+  value: unknown;
+  isArray?: boolean;
+  omitted?: boolean;
+}
+
+/** The names the parser lacks, each served by Formula.js's function of the same name. */
+const FROM_FORMULAJS = [
+  'COUNTA',
+  'COUNTBLANK',
+  'COUNTIFS',
+  'SUMIFS',
+  'AVERAGEIFS',
+  'MAX',
+  'MAXA',
+  'MIN',
+  'MINA',
+  'MAXIFS',
+  'MINIFS',
+  'MEDIAN',
+  'MODE.SNGL',
+  'STDEV.S',
+  'STDEV.P',
+  'VAR.S',
+  'VAR.P',
+  'LARGE',
+  'SMALL',
+  'RANK.EQ',
+  'MATCH',
+  'LOOKUP',
+  'SWITCH',
+  'UPPER',
+  'SUBSTITUTE',
+  'TEXTJOIN',
+  'VALUE',
+] as const;
+
+/** Older names Excel still accepts, served by the function they were renamed to. */
+const ALIASES: Record<string, string> = {
+  MODE: 'MODE.SNGL',
+  STDEV: 'STDEV.S',
+  STDEVP: 'STDEV.P',
+  VAR: 'VAR.S',
+  VARP: 'VAR.P',
+  RANK: 'RANK.EQ',
+};
+
+type Fn = (...args: unknown[]) => unknown;
+
+function formulajsFunction(name: string): Fn | undefined {
+  let at: unknown = formulajs;
+  for (const part of name.split('.')) at = (at as Record<string, unknown> | undefined)?.[part];
+  return typeof at === 'function' ? (at as Fn) : undefined;
+}
+
+/** A Formula.js error (an Error whose message is `#VALUE!` and the like) as the parser's error value. */
+function toParserValue(result: unknown): unknown {
+  if (result instanceof Error) {
+    return /^#[A-Z0-9/]+[!?]?$/.test(result.message) ? new FormulaError(result.message) : FormulaError.VALUE;
+  }
+  return result;
+}
+
+function wrap(fn: Fn) {
+  return (...params: Param[]) => {
+    const args = params.map((p) => (p.omitted ? undefined : p.value));
+    for (const arg of args) if (arg instanceof FormulaError) return arg;
+    return toParserValue(fn(...args));
+  };
+}
+
+const flat = (value: unknown): unknown[] => (Array.isArray(value) ? value.flat(2) : [value]);
+
+const same = (a: unknown, b: unknown) =>
+  typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+/** Functions neither library has, in their common form. */
+const OWN: Record<string, (...params: Param[]) => unknown> = {
+  /** CHOOSE(index, value1, value2, ...). */
+  CHOOSE: (index, ...choices) => {
+    const n = Math.trunc(Number(index.value));
+    const choice = choices[n - 1];
+    if (!choice || !Number.isFinite(n)) return FormulaError.VALUE;
+    return choice.value;
+  },
+  /** XLOOKUP(value, lookup range, return range, [if not found]): exact match, first found. */
+  XLOOKUP: (value, lookIn, returns, notFound) => {
+    const keys = flat(lookIn.value);
+    const found = keys.findIndex((k) => same(k, value.value));
+    if (found < 0) return notFound && !notFound.omitted ? notFound.value : FormulaError.NA;
+    return flat(returns.value)[found] ?? FormulaError.NA;
+  },
+};
+
+/** The function table to hand to `new FormulaParser({ functions })`. */
+export function extraFunctions(): Record<string, (...params: Param[]) => unknown> {
+  const table: Record<string, (...params: Param[]) => unknown> = {};
+  for (const name of FROM_FORMULAJS) {
+    const fn = formulajsFunction(name);
+    if (fn) table[name] = wrap(fn);
+  }
+  Object.assign(table, OWN);
+  for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
+  return table;
+}

@@ -1,0 +1,50 @@
+/**
+ * fast-formula-parser (MIT), typed: the package ships no type declarations, so the little of it we use is
+ * declared here once. `new FormulaError('#DIV/0!')` answers the one shared instance of that error.
+ */
+import { createRequire } from 'node:module';
+
+export interface Point {
+  row: number;
+  col: number;
+}
+export interface CellPosition extends Point {
+  sheet: string;
+}
+export interface RangeRef {
+  sheet: string;
+  from: Point;
+  to: Point;
+}
+
+export interface FormulaErrorValue extends Error {
+  readonly error: string;
+}
+
+export interface ParserOptions {
+  functions?: Record<string, (...params: never[]) => unknown>;
+  onCell: (ref: CellPosition) => unknown;
+  onRange: (ref: RangeRef) => unknown[][];
+  onVariable?: (name: string, sheet: string) => CellPosition | RangeRef | undefined;
+}
+
+export interface Parser {
+  parse(text: string, position: CellPosition, allowReturnArray?: boolean): unknown;
+}
+
+interface FormulaErrorClass {
+  new (error: string): FormulaErrorValue;
+  readonly VALUE: FormulaErrorValue;
+  readonly REF: FormulaErrorValue;
+  readonly NA: FormulaErrorValue;
+  readonly NUM: FormulaErrorValue;
+}
+
+const require = createRequire(import.meta.url);
+const library = require('fast-formula-parser') as {
+  new (options: ParserOptions): Parser;
+  FormulaError: FormulaErrorClass;
+};
+
+export const FormulaParser = library;
+export const FormulaError = library.FormulaError;

@@ -1,0 +1,178 @@
+/**
+ * After a write: the formulas whose inputs the write may have changed are computed again, and their results
+ * written into the sheets as cached values (so readers that do not calculate see them too). Which formulas:
+ * those in rows the write touched, those whose references reach such rows (formulas.ts's precedents), and so
+ * on down the chain; a formula whose inputs its text cannot show (a defined name, a table, INDIRECT, TODAY) is
+ * always computed again. Every other cell, and every other row's bytes, stay as they were.
+ */
+import type { CellTab } from '../cell-tab.ts';
+import { type DefinedName, type FormulaResult, WorkbookEvaluator } from '../formulas/evaluator.ts';
+import { type Precedents, precedentsOf } from '../formulas/precedents.ts';
+import { snapshotCells } from '../formulas/snapshot-cells.ts';
+import type { TableInfo } from '../formulas/structured-refs.ts';
+import { withCachedResult } from './cached-result.ts';
+import { cellAt, parseRow, putCell, rowToXml } from './row-xml.ts';
+import type { SheetXml } from './sheet-xml.ts';
+
+export interface RecalcTab {
+  name: string;
+  snapshot: CellTab;
+  sheet: () => SheetXml;
+}
+
+/** Inclusive row spans. */
+export type Spans = [top: number, bottom: number][];
+
+export interface RecalcInput {
+  tabs: readonly RecalcTab[];
+  /** Rows whose values the write may have changed, per tab name lower-cased. */
+  changed: Map<string, Spans>;
+  names: readonly DefinedName[];
+  tables: readonly TableInfo[];
+  date1904: boolean;
+  /** Precedents already worked out, by tab and formula text (kept by the document across writes). */
+  precedents: Map<string, Precedents>;
+}
+
+interface FormulaCell {
+  tab: RecalcTab;
+  sheet: string;
+  row: number;
+  column: number;
+  text: string;
+}
+
+/** Rewrites the cached results of the formulas the write reached; answers the sheet rows rewritten per tab. */
+export function recalculate(input: RecalcInput): Map<RecalcTab, number[]> {
+  const cells = formulaCells(input.tabs);
+  const dirty = dirtyCells(cells, input);
+  const rewritten = new Map<RecalcTab, number[]>();
+  if (dirty.size === 0) return rewritten;
+  const pending = new Map<string, Map<number, string>>();
+  for (const cell of dirty) {
+    const byCell = pending.get(cell.sheet) ?? new Map<number, string>();
+    pending.set(cell.sheet, byCell);
+    byCell.set(cell.row * 16_384 + cell.column, cell.text);
+  }
+  const evaluator = new WorkbookEvaluator(
+    input.tabs.map((tab) => {
+      const mine = pending.get(tab.name.toLowerCase());
+      return snapshotCells(tab.snapshot, input.date1904, (row, column) => mine?.get(row * 16_384 + column));
+    }),
+    input.names,
+    input.tables,
+  );
+  for (const cell of dirty) {
+    const result = evaluator.result(cell.tab.name, cell.row, cell.column);
+    if (result && writeResult(cell.tab.sheet(), cell.row, cell.column, result)) {
+      const rows = rewritten.get(cell.tab) ?? [];
+      if (rows.at(-1) !== cell.row) rows.push(cell.row);
+      rewritten.set(cell.tab, rows);
+    }
+  }
+  return rewritten;
+}
+
+function formulaCells(tabs: readonly RecalcTab[]): FormulaCell[] {
+  const out: FormulaCell[] = [];
+  for (const tab of tabs) {
+    const { snapshot } = tab;
+    const width = snapshot.header.length;
+    const sheet = tab.name.toLowerCase();
+    const entries = [...snapshot.formulas].sort((a, b) => a[0] - b[0]);
+    for (const [at, text] of entries) {
+      out.push({
+        tab,
+        sheet,
+        row: snapshot.headerRow + 1 + Math.floor(at / width),
+        column: (at % width) + 1,
+        text,
+      });
+    }
+  }
+  return out;
+}
+
+/** The formulas the change reaches, directly or through other formulas, in sheet order. */
+function dirtyCells(cells: readonly FormulaCell[], input: RecalcInput): Set<FormulaCell> {
+  const changed = new Map<string, Spans>();
+  for (const [sheet, spans] of input.changed) changed.set(sheet, merge(spans));
+  const lookup = new Set<string>(input.names.map((n) => n.name.toLowerCase()));
+  for (const t of input.tables) lookup.add(t.name.toLowerCase());
+  const dirty = new Set<FormulaCell>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    const reached = new Map<string, Spans>();
+    for (const cell of cells) {
+      if (dirty.has(cell)) continue;
+      if (!reaches(cell, changed, lookup, input.precedents)) continue;
+      dirty.add(cell);
+      grew = true;
+      const spans = reached.get(cell.sheet) ?? [];
+      spans.push([cell.row, cell.row]);
+      reached.set(cell.sheet, spans);
+    }
+    for (const [sheet, spans] of reached)
+      changed.set(sheet, merge([...(changed.get(sheet) ?? []), ...spans]));
+  }
+  return dirty;
+}
+
+function reaches(
+  cell: FormulaCell,
+  changed: Map<string, Spans>,
+  names: ReadonlySet<string>,
+  memo: Map<string, Precedents>,
+): boolean {
+  if (overlaps(changed.get(cell.sheet), cell.row, cell.row)) return true;
+  const key = `${cell.sheet}\u0000${cell.text}`;
+  let precedents = memo.get(key);
+  if (precedents === undefined) {
+    precedents = precedentsOf(cell.text, cell.sheet, names);
+    if (memo.size > 100_000) memo.clear();
+    memo.set(key, precedents);
+  }
+  if (precedents === 'always') return true;
+  return precedents.some((p) => overlaps(changed.get(p.sheet), p.top, p.bottom));
+}
+
+function overlaps(spans: Spans | undefined, top: number, bottom: number): boolean {
+  if (!spans) return false;
+  // Spans are merged and sorted: binary search for the first that ends at or after `top`.
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid]![1] < top) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < spans.length && spans[lo]![0] <= bottom;
+}
+
+function merge(spans: Spans): Spans {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  const out: Spans = [];
+  for (const [top, bottom] of sorted) {
+    const last = out.at(-1);
+    if (last && top <= last[1] + 1) last[1] = Math.max(last[1], bottom);
+    else out.push([top, bottom]);
+  }
+  return out;
+}
+
+/** Sets the cell's cached result in its row; false when the row already held exactly that. */
+function writeResult(sheet: SheetXml, row: number, column: number, result: FormulaResult): boolean {
+  const slot = sheet.row(row);
+  if (!slot) return false;
+  const parsed = parseRow(slot.xml, sheet.prefix);
+  const cell = cellAt(parsed, column);
+  if (!cell) return false;
+  const next = withCachedResult(cell.xml, result, sheet.prefix);
+  if (next === cell.xml) return false;
+  putCell(parsed, column, next);
+  slot.xml = rowToXml(parsed, sheet.prefix);
+  sheet.changed = true;
+  sheet.dirtyRows.add(row);
+  return true;
+}
