@@ -88,7 +88,11 @@ export function buildTab(sourceSheetId: string, name: string, rows: Grid, limits
       );
     }
     const shown = formulaRows.get(typed.length);
-    if (shown) formulaRows.set(typed.length, t.map((value, j) => shown[j] ?? value));
+    if (shown)
+      formulaRows.set(
+        typed.length,
+        t.map((value, j) => shown[j] ?? value),
+      );
     typed.push(t);
     formatted.push(f);
   }
