@@ -93,7 +93,12 @@ export class Replica {
    */
   async observe(connection: ConnectionRecord): Promise<ReplicaEntry> {
     const entry = await this.get(connection);
-    this.#record(connection, this.#slot(connection), entry.snapshot);
+    // Readers waiting on the same read are answered first: recording can be long (a first sight stores the
+    // whole tab), and a reader should not wait for it. What is recorded is the newest copy by then (a write
+    // in between has recorded its own, and the same version is never recorded twice).
+    await new Promise((resolve) => setImmediate(resolve));
+    const slot = this.#slot(connection);
+    this.#record(connection, slot, slot.entry?.snapshot ?? entry.snapshot);
     return entry;
   }
 

@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionFollower } from '../../server/replica/follow-connections.ts';
 import { Replica } from '../../server/replica/replica.ts';
 import { openSource } from '../../server/sources/index.ts';
@@ -51,9 +51,10 @@ describe('ConnectionFollower', () => {
     expect(replica.followed()).toEqual(['a']);
     timers.advance(1);
     expect(replica.followed().sort()).toEqual(['a', 'b']);
-    // Following looks at the spreadsheet at once: its first snapshot reaches the change listener.
+    // Following looks at the spreadsheet at once: its first snapshot reaches the change listener (just after
+    // the readers of that first read are answered).
     await Promise.all([replica.get(a), replica.get(b)]);
-    expect(seen.sort()).toEqual(['a', 'b']);
+    await vi.waitFor(() => expect(seen.sort()).toEqual(['a', 'b']));
 
     list = [b];
     timers.advance(2000);

@@ -3,11 +3,12 @@
  * the fake in tests (SHEETPORT_GOOGLE_API_ROOT / SHEETPORT_GOOGLE_OAUTH_ROOT). Their built-in retries are off:
  * retry.ts decides what may be retried, since a retried append could land twice.
  */
-import { drive as driveApi } from '@googleapis/drive';
-import { sheets as sheetsApi } from '@googleapis/sheets';
-import { OAuth2Client } from 'google-auth-library';
+import type { drive as driveApi } from '@googleapis/drive';
+import type { sheets as sheetsApi } from '@googleapis/sheets';
+import type { OAuth2Client } from 'google-auth-library';
 import type { GoogleSettings, SourceOptions } from '../kind.ts';
 import { loginRequired } from './errors.ts';
+import { googleLibraries } from './libraries.ts';
 import { loadTokens, resolveAccount, saveTokens } from './tokens.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -53,6 +54,7 @@ export function googleSettings(settings: GoogleSettings = {}, env = process.env)
 /** An OAuth2 client for the configured endpoints and the client id/secret of SHEETPORT_GOOGLE_CLIENT_ID/_SECRET. */
 export function oauthClient(settings: GoogleSettings, env = process.env): OAuth2Client {
   const root = settings.oauthRoot ? withoutSlash(settings.oauthRoot) : undefined;
+  const { OAuth2Client } = googleLibraries();
   return new OAuth2Client({
     // A 401 before the stored expiry (a grant cut short, a skewed clock) refreshes once instead of failing.
     forceRefreshOnFailure: true,
@@ -92,9 +94,10 @@ export function googleClients(options: SourceOptions): GoogleClients {
     timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(settings.apiRoot ? { rootUrl: withSlash(settings.apiRoot) } : {}),
   };
+  const { sheets, drive } = googleLibraries();
   return {
-    sheets: sheetsApi({ version: 'v4', ...common }),
-    drive: driveApi({ version: 'v3', ...common }),
+    sheets: sheets({ version: 'v4', ...common }),
+    drive: drive({ version: 'v3', ...common }),
     auth,
     account,
   };

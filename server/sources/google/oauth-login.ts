@@ -6,12 +6,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { drive as driveApi } from '@googleapis/drive';
-import { CodeChallengeMethod, type Credentials } from 'google-auth-library';
+import type { CodeChallengeMethod, Credentials } from 'google-auth-library';
 import { AppError } from '../../errors.ts';
 import type { GoogleSettings } from '../kind.ts';
 import { oauthClient } from './client.ts';
 import { toAppError } from './errors.ts';
+import { googleLibraries } from './libraries.ts';
 import type { StoredTokens } from './tokens.ts';
 
 /**
@@ -134,7 +134,7 @@ export async function loopbackLogin(options: LoopbackLoginOptions): Promise<Loop
         state,
         redirect_uri: redirectUri,
         code_challenge: challenge,
-        code_challenge_method: CodeChallengeMethod.S256,
+        code_challenge_method: 'S256' as CodeChallengeMethod, // the enum's value, without loading the library
       }),
     );
     let tokens: Credentials;
@@ -158,7 +158,7 @@ export async function loopbackLogin(options: LoopbackLoginOptions): Promise<Loop
 
 async function whoIs(auth: ReturnType<typeof oauthClient>, settings: GoogleSettings): Promise<string> {
   const apiRoot = settings.apiRoot;
-  const drive = driveApi({
+  const drive = googleLibraries().drive({
     version: 'v3',
     auth,
     retry: false,

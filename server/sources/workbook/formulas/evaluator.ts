@@ -9,9 +9,8 @@ import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { extraFunctions } from './functions.ts';
 import {
   type CellPosition,
-  FormulaError,
   type FormulaErrorValue,
-  FormulaParser,
+  formulaLibrary,
   type Parser,
   type RangeRef,
 } from './parser.ts';
@@ -64,6 +63,7 @@ export class WorkbookEvaluator {
     for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
     this.#names = [...names];
     this.#tables = tables;
+    const { FormulaParser } = formulaLibrary();
     this.#parser = new FormulaParser({
       functions: extraFunctions(),
       onCell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
@@ -112,10 +112,10 @@ export class WorkbookEvaluator {
 
   #cell(sheetName: string | undefined, row: number, column: number): FormulaInput {
     const cells = this.#sheets.get((sheetName || this.#position.sheet).toLowerCase());
-    if (!cells) throw FormulaError.REF;
+    if (!cells) throw formulaLibrary().FormulaError.REF;
     if (cells.pending(row, column) !== undefined) {
       const computed = this.result(cells.name, row, column);
-      if (!computed) throw FormulaError.NA;
+      if (!computed) throw formulaLibrary().FormulaError.NA;
       return computed.kind === 'error' ? errorValue(computed.value) : computed.value;
     }
     return cells.value(row, column);
@@ -123,7 +123,7 @@ export class WorkbookEvaluator {
 
   #range(ref: RangeRef): FormulaInput[][] {
     const cells = this.#sheets.get((ref.sheet || this.#position.sheet).toLowerCase());
-    if (!cells) throw FormulaError.REF;
+    if (!cells) throw formulaLibrary().FormulaError.REF;
     // A whole column or row (`A:A`) goes to the sheet's edge: stop where its cells stop.
     const bottom = Math.min(ref.to.row, Math.max(cells.bottom, ref.from.row));
     const right = Math.min(ref.to.col, Math.max(cells.right, ref.from.col));
@@ -177,14 +177,15 @@ function refFromText(formula: string, defaultSheet: string): Ref | undefined {
 }
 
 function errorValue(text: string): FormulaErrorValue {
-  return new FormulaError(text);
+  return new (formulaLibrary().FormulaError)(text);
 }
 
 /** The parser's answer as a cell result: the top-left of an array, an empty result as 0 (as Excel shows it). */
 function toResult(value: unknown): FormulaResult | undefined {
   let v = value;
   while (Array.isArray(v)) v = v[0];
-  if (v instanceof FormulaError) return { kind: 'error', value: v.error };
+  if (v instanceof formulaLibrary().FormulaError)
+    return { kind: 'error', value: (v as FormulaErrorValue).error };
   if (v === null || v === undefined) return { kind: 'number', value: 0 };
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) return { kind: 'error', value: '#NUM!' };

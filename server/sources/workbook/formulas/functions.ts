@@ -4,8 +4,10 @@
  * hands a function its arguments as `{ value, isArray }` (a range's value is a 2-D array); Formula.js takes
  * plain values and answers its own error objects, which become the parser's errors here.
  */
-import * as formulajs from '@formulajs/formulajs';
-import { FormulaError } from './parser.ts';
+import { createRequire } from 'node:module';
+import { formulaLibrary } from './parser.ts';
+
+const require = createRequire(import.meta.url);
 
 interface Param {
   value: unknown;
@@ -56,7 +58,7 @@ const ALIASES: Record<string, string> = {
 
 type Fn = (...args: unknown[]) => unknown;
 
-function formulajsFunction(name: string): Fn | undefined {
+function formulajsFunction(formulajs: unknown, name: string): Fn | undefined {
   let at: unknown = formulajs;
   for (const part of name.split('.')) at = (at as Record<string, unknown> | undefined)?.[part];
   return typeof at === 'function' ? (at as Fn) : undefined;
@@ -64,6 +66,7 @@ function formulajsFunction(name: string): Fn | undefined {
 
 /** A Formula.js error (an Error whose message is `#VALUE!` and the like) as the parser's error value. */
 function toParserValue(result: unknown): unknown {
+  const { FormulaError } = formulaLibrary();
   if (result instanceof Error) {
     return /^#[A-Z0-9/]+[!?]?$/.test(result.message) ? new FormulaError(result.message) : FormulaError.VALUE;
   }
@@ -73,7 +76,7 @@ function toParserValue(result: unknown): unknown {
 function wrap(fn: Fn) {
   return (...params: Param[]) => {
     const args = params.map((p) => (p.omitted ? undefined : p.value));
-    for (const arg of args) if (arg instanceof FormulaError) return arg;
+    for (const arg of args) if (arg instanceof formulaLibrary().FormulaError) return arg;
     return toParserValue(fn(...args));
   };
 }
@@ -89,23 +92,25 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
   CHOOSE: (index, ...choices) => {
     const n = Math.trunc(Number(index.value));
     const choice = choices[n - 1];
-    if (!choice || !Number.isFinite(n)) return FormulaError.VALUE;
+    if (!choice || !Number.isFinite(n)) return formulaLibrary().FormulaError.VALUE;
     return choice.value;
   },
   /** XLOOKUP(value, lookup range, return range, [if not found]): exact match, first found. */
   XLOOKUP: (value, lookIn, returns, notFound) => {
     const keys = flat(lookIn.value);
     const found = keys.findIndex((k) => same(k, value.value));
-    if (found < 0) return notFound && !notFound.omitted ? notFound.value : FormulaError.NA;
-    return flat(returns.value)[found] ?? FormulaError.NA;
+    const { NA } = formulaLibrary().FormulaError;
+    if (found < 0) return notFound && !notFound.omitted ? notFound.value : NA;
+    return flat(returns.value)[found] ?? NA;
   },
 };
 
 /** The function table to hand to `new FormulaParser({ functions })`. */
 export function extraFunctions(): Record<string, (...params: Param[]) => unknown> {
   const table: Record<string, (...params: Param[]) => unknown> = {};
+  const formulajs: unknown = require('@formulajs/formulajs');
   for (const name of FROM_FORMULAJS) {
-    const fn = formulajsFunction(name);
+    const fn = formulajsFunction(formulajs, name);
     if (fn) table[name] = wrap(fn);
   }
   Object.assign(table, OWN);

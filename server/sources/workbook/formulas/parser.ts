@@ -1,6 +1,7 @@
 /**
  * fast-formula-parser (MIT), typed: the package ships no type declarations, so the little of it we use is
- * declared here once. `new FormulaError('#DIV/0!')` answers the one shared instance of that error.
+ * declared here once. `new FormulaError('#DIV/0!')` answers the one shared instance of that error. Loaded on
+ * first use: a service whose workbooks need no formula computed never pays for the parser.
  */
 import { createRequire } from 'node:module';
 
@@ -40,11 +41,20 @@ interface FormulaErrorClass {
   readonly NUM: FormulaErrorValue;
 }
 
-const require = createRequire(import.meta.url);
-const library = require('fast-formula-parser') as {
-  new (options: ParserOptions): Parser;
+interface FormulaLibrary {
+  FormulaParser: new (options: ParserOptions) => Parser;
   FormulaError: FormulaErrorClass;
-};
+}
 
-export const FormulaParser = library;
-export const FormulaError = library.FormulaError;
+const require = createRequire(import.meta.url);
+let loaded: FormulaLibrary | undefined;
+
+export function formulaLibrary(): FormulaLibrary {
+  if (!loaded) {
+    const parser = require('fast-formula-parser') as FormulaLibrary['FormulaParser'] & {
+      FormulaError: FormulaErrorClass;
+    };
+    loaded = { FormulaParser: parser, FormulaError: parser.FormulaError };
+  }
+  return loaded;
+}

@@ -7,7 +7,7 @@ import { dateToSerial } from '../../serial-dates.ts';
 import { AS_IS, BOOLEAN } from '../cell-format.ts';
 import type { CellTab } from '../cell-tab.ts';
 import type { SheetCells } from './evaluator.ts';
-import { FormulaError } from './parser.ts';
+import { formulaLibrary } from './parser.ts';
 
 const ERROR_TEXT = /^#(?:DIV\/0!|N\/A|NAME\?|NULL!|NUM!|REF!|VALUE!|SPILL!|CALC!|GETTING_DATA)$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?)?$/;
@@ -35,7 +35,8 @@ export function snapshotCells(
       if (value === undefined || value === null) return null;
       if (typeof value !== 'string') return value;
       const code = tab.codes[r * width + column - 1] ?? AS_IS;
-      if (code === AS_IS || code === BOOLEAN) return ERROR_TEXT.test(value) ? new FormulaError(value) : value;
+      if (code === AS_IS || code === BOOLEAN)
+        return ERROR_TEXT.test(value) ? new (formulaLibrary().FormulaError)(value) : value;
       const serial = serialOf(value);
       return serial === undefined ? value : serial - offset;
     },

@@ -10,7 +10,7 @@ import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, displayText, FormatTable } from '../cell-format.ts';
 import { type EncodedTab, Kind } from '../cell-tab.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
-import { FormulaError } from '../formulas/parser.ts';
+import { formulaLibrary } from '../formulas/parser.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { isDateFormat, isGeneralFormat } from '../values.ts';
 import { parseArea } from './cell-area.ts';
@@ -295,7 +295,7 @@ export class TabBuilder implements CellSink {
       case Kind.Date:
         return this.#dateSerials.get(value) ?? null;
       case Kind.Error:
-        return new FormulaError(this.#strings[value]!);
+        return new (formulaLibrary().FormulaError)(this.#strings[value]!);
       default:
         return null;
     }
