@@ -4,7 +4,7 @@
  * cached result for it. What `?values=formula` shows and what the evaluator computes come from here.
  */
 import { translateFormula } from './formula-translate.ts';
-import type { ScannedCell } from './sheet-scan.ts';
+import type { ScannedCell } from './scanned-cell.ts';
 
 export class FormulaCells {
   rows: number[] = [];

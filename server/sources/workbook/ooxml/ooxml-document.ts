@@ -32,10 +32,11 @@ import {
   removeRelsTo,
 } from './package-parts.ts';
 import { type RecalcTab, recalculate, type Spans } from './recalculation.ts';
+import type { ScannedCell } from './scanned-cell.ts';
 import { readSharedStrings } from './shared-strings.ts';
 import { applyPlanToSheet, type SheetRowChanges } from './sheet-edit.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
-import { type ScannedCell, scanSheet } from './sheet-scan.ts';
+import { scanSheet } from './sheet-scan.ts';
 import { SheetXml } from './sheet-xml.ts';
 import { STYLES_CONTENT_TYPE, STYLES_REL_TYPE, StylesPart } from './styles-part.ts';
 import { type DecodedCell, decodeCell, mergeCover, type ReadContext, TabBuilder } from './tab-builder.ts';

@@ -4,7 +4,7 @@
  */
 import { SaxesParser } from 'saxes';
 import { parseCellRef } from './cell-ref.ts';
-import type { CellSink, ScannedCell, SheetScan } from './sheet-scan.ts';
+import type { CellSink, ScannedCell, SheetScan } from './scanned-cell.ts';
 
 const localName = (name: string) => {
   const colon = name.indexOf(':');

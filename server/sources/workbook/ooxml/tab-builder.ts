@@ -15,7 +15,7 @@ import { decodeCellText } from '../ooxml-text.ts';
 import { isDateFormat, isGeneralFormat } from '../values.ts';
 import { parseArea } from './cell-area.ts';
 import { FormulaCells } from './formula-cells.ts';
-import type { CellSink, ScannedCell } from './sheet-scan.ts';
+import type { CellSink, ScannedCell } from './scanned-cell.ts';
 import type { StylesPart } from './styles-part.ts';
 
 /** Excel's widest row (XFD); a reference past it is no cell of a sheet. */
