@@ -159,14 +159,9 @@ async function rowsOf(source: Source, sheetId: string) {
   return snapshot.tabs.find((t) => t.sourceSheetId === sheetId)?.typed;
 }
 
-/** The first sheet as LibreOffice converts it to CSV, or null when LibreOffice is not installed. */
-async function libreOfficeCsv(file: string, dir: string): Promise<string[] | null> {
+/** The first sheet as LibreOffice converts it to CSV (`.ci/run` installs LibreOffice). */
+async function libreOfficeCsv(file: string, dir: string): Promise<string[]> {
   const soffice = '/usr/bin/soffice';
-  const installed = await fs.access(soffice).then(
-    () => true,
-    () => false,
-  );
-  if (!installed) return null;
   const out = path.join(dir, 'csv');
   await promisify(execFile)(
     soffice,
@@ -236,18 +231,15 @@ describe('tables follow appends', () => {
       ['n5', 5, null],
     ]);
 
-    // A third program reads the same cells (only checked where LibreOffice is installed).
-    const csv = await libreOfficeCsv(file, dir);
-    if (csv) {
-      expect(csv).toEqual([
-        'Name,Qty,Price,,k,v',
-        'n1,1,1.5,,a,1',
-        'n2,2,3,,,',
-        'n3,3,4.5,,,',
-        'n4,4,6,,,',
-        'n5,5,,,,',
-      ]);
-    }
+    // A third program reads the same cells.
+    expect(await libreOfficeCsv(file, dir)).toEqual([
+      'Name,Qty,Price,,k,v',
+      'n1,1,1.5,,a,1',
+      'n2,2,3,,,',
+      'n3,3,4.5,,,',
+      'n4,4,6,,,',
+      'n5,5,,,,',
+    ]);
     await source.close();
   }, 120_000);
 
