@@ -260,4 +260,76 @@ describe('values a source cannot store are refused, naming the field, with nothi
     expect((await res.json()).error).toMatchObject({ code: 'invalid_body', limit: 16_384 });
     expect(await readFile(file, 'utf8')).toBe('');
   });
+
+  for (const [kind, make] of [
+    ['.csv', () => writeCsv(h.dir, 'wide-rows.csv', '')],
+    [
+      '.xlsx',
+      async () => {
+        const { default: ExcelJS } = await import('exceljs');
+        const wb = new ExcelJS.Workbook();
+        wb.addWorksheet('wide-rows');
+        const file = `${h.dir}/wide-rows.xlsx`;
+        await wb.xlsx.writeFile(file);
+        return file;
+      },
+    ],
+  ] as const) {
+    it(`${kind}: rows that fit alone but name over 16,384 fields together are 400, and the file is unchanged`, async () => {
+      const file = await make();
+      const conn = h.connect(file);
+      const before = await fileHash(file);
+      const half = (from: number) =>
+        Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`c${from + i}`, i]));
+      const res = await send(conn, 'wide-rows', 'POST', '', [half(0), half(10_000)]);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_body', limit: 16_384, index: 1 });
+      expect(await fileHash(file)).toBe(before);
+    });
+  }
+});
+
+describe('.xlsx: formula text the file can hold exactly, or a refusal', () => {
+  const sendFormula = (conn: ConnectionRecord, key: string, body: unknown) =>
+    h.fetch(rowsPath(conn, 'People'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+
+  it('refuses a formula holding a character XML cannot carry or a reload would change, naming the field', async () => {
+    const file = await writePeopleWorkbook(h.dir, 'formula-odd.xlsx');
+    const conn = h.connect(file);
+    const key = h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
+    const before = await fileHash(file);
+    for (const formula of ['="a"&"\u0001"', '="\uffff"', '=LEN("a\rb")', '="\u0000"']) {
+      const res = await sendFormula(conn, key, { Name: 'x', Code: formula });
+      expect(res.status, JSON.stringify(formula)).toBe(400);
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_body', field: 'Code' });
+    }
+    expect(await fileHash(file)).toBe(before);
+  });
+
+  it('keeps other formula text exactly through a reload; the file stays well-formed for XML and openpyxl', async () => {
+    const file = await writePeopleWorkbook(h.dir, 'formula-kept.xlsx');
+    const conn = h.connect(file);
+    const key = h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
+    const formulas = ['="tab\there"', '="line\nbreak"', '="emoji 😀 & <é>"', '=LEN(""quoted"")'];
+    const res = await sendFormula(
+      conn,
+      key,
+      formulas.map((f) => ({ Name: 'f', Code: f })),
+    );
+    expect(res.status).toBe(201);
+    const fresh = await startHarness();
+    try {
+      const again = fresh.connect(file);
+      const read = await fresh.fetch(rowsPath(again, 'People', '?values=formula&limit=1000'));
+      const rows = (await read.json()) as Record<string, unknown>[];
+      expect(rows.slice(-formulas.length).map((r) => r.Code)).toEqual(formulas);
+    } finally {
+      await fresh.close();
+    }
+    await expectWellFormedXlsx(file);
+  });
 });

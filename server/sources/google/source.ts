@@ -171,7 +171,7 @@ export class GoogleSource implements Source {
   }
 
   async #write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    assertStorable(mutations, GOOGLE_LIMITS);
+    assertStorable(mutations, GOOGLE_LIMITS, options);
     const { clients, freshness, budget } = this.#parts();
     const { snapshot } = await this.#currentBook();
     const tab = snapshot.tabs.find((t) => t.sourceSheetId === sourceSheetId);

@@ -61,7 +61,7 @@ class WorkbookSource implements Source {
   }
 
   async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    assertStorable(mutations, this.capabilities.limits);
+    assertStorable(mutations, this.capabilities.limits, options);
     this.#format.assertStorable?.(mutations, options);
     return this.#open().write(sourceSheetId, mutations, options);
   }
