@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,12 @@ describe('npm start (sheetport demo)', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBe('100'); // the demo key is Pro
     first.child.kill('SIGTERM');
     expect((await once(first.child, 'exit'))[0]).toBe(0);
+    // Every file of the demo's data dir, the demo workbook included, is readable by the user only.
+    for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      expect((await stat(file)).mode & 0o777, file).toBe(0o600);
+    }
 
     const second = await demo(dir);
     expect(second.info.key).toBe(first.info.key);

@@ -6,6 +6,7 @@
  * Written by the engine's own package writer (ooxml/new-workbook.ts).
  */
 import fs from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
 import { seededRandom } from '../../lib/seeded-random.ts';
 import {
   type CellStyle,
@@ -146,7 +147,8 @@ export function buildDemoWorkbook(): NewWorkbook {
   };
 }
 
-/** Write the demo workbook to `filePath` (replacing any file there). */
+/** Write the demo workbook to `filePath` (replacing any file there); 0600 like every file of the data dir. */
 export async function createDemoWorkbook(filePath: string): Promise<void> {
-  await fs.writeFile(filePath, newWorkbook(buildDemoWorkbook()));
+  await fs.writeFile(filePath, newWorkbook(buildDemoWorkbook()), { mode: PRIVATE_FILE_MODE });
+  await fs.chmod(filePath, PRIVATE_FILE_MODE);
 }
