@@ -2,23 +2,61 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { describe } from 'vitest';
 import { createApp } from '../../server/app.ts';
+import { connectSpreadsheet } from '../../server/connections/connect.ts';
 import { type ContextOptions, createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
+import { secretsOf } from '../../server/secrets/db-binding.ts';
+import type { CellValue } from '../../server/sources/source.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
+import { seedWorkbook } from '../fakes/google-sheets/seed.ts';
+import { fileHash } from './fixtures.ts';
+import { type GoogleAccount, startGoogleAccount, storeLogin } from './google.ts';
 
 /** Tests read JSON bodies loosely and assert their shape, so `json()` is `any` here. */
 // biome-ignore lint/suspicious/noExplicitAny: test bodies are checked by assertions, not types
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
+/** The kinds of spreadsheet the HTTP suites run against: local workbook files, and Google Sheets on the fake. */
+export type KindName = 'workbook' | 'google';
+export const KINDS: readonly KindName[] = ['workbook', 'google'];
+
+/** One suite, run once per kind: the same test bodies against a workbook and a Google spreadsheet. */
+export function forEachKind(body: (kind: KindName) => void): void {
+  describe.each(KINDS)('%s', body);
+}
+
+/** A spreadsheet made from a workbook file and connected as the harness's kind. */
+export interface ConnectedBook {
+  connection: ConnectionRecord;
+  /** The workbook file behind the connection; null for Google (seeded from that file, then independent of it). */
+  file: string | null;
+  /** Set cells the way another program would: a save in Excel, an edit in the browser (then waits until the
+   * service's next look can see it). */
+  editOutside(tab: string, cells: Record<string, CellValue>): Promise<void>;
+  /** A cell's value as the spreadsheet stores it (numbers as numbers, text as text), read past the service. */
+  cell(tab: string, address: string): Promise<unknown>;
+  /** Moves whenever the stored spreadsheet changes: the file's hash; Google's Drive version. */
+  fingerprint(): Promise<string>;
+}
+
 export interface Harness {
+  kind: KindName;
+  /** The account on the Sheets fake when `kind` is google. */
+  google: GoogleAccount | null;
   url: string;
   dir: string;
   context: ServiceContext;
   server: Server;
   /** A read_write key reaching every connection. */
   key: string;
+  /** Connect a workbook file (whatever the harness's kind). */
   connect(file: string): ConnectionRecord;
+  /** Connect the spreadsheet `file` holds as the harness's kind: the file itself, or a Google spreadsheet the
+   * fake seeds from it (same tabs, typed values and number formats). */
+  connectBook(file: string): Promise<ConnectedBook>;
   createKey(options?: Parameters<ServiceContext['keys']['create']>[0]): string;
   /** fetch against the harness with the read_write key unless `auth` says otherwise. */
   fetch(pathAndQuery: string, init?: RequestInit & { auth?: string | null }): Promise<TestResponse>;
@@ -27,10 +65,123 @@ export interface Harness {
 
 const UNLIMITED = { plan: 'enterprise', perSecond: 1_000_000, daily: 1_000_000_000 } as const;
 
-/** A real server on an ephemeral loopback port over a temp data dir: the path every HTTP test goes through. */
+/** How old (ms) a Google copy may be before a read asks Drive again: short, so outside edits show up fast. */
+const GOOGLE_MAX_AGE_MS = 40;
+/** The service finds the fake, and paces itself, through the environment, as `sheetport serve` would. The quota
+ * budget is lifted: these suites are not about it (test/http/google-freshness.test.ts is). */
+const googleEnv = (fakeUrl: string): Record<string, string> => ({
+  SHEETPORT_GOOGLE_API_ROOT: fakeUrl,
+  SHEETPORT_GOOGLE_MAX_AGE_MS: String(GOOGLE_MAX_AGE_MS),
+  SHEETPORT_GOOGLE_READS_PER_MINUTE: '1000000',
+  SHEETPORT_GOOGLE_WRITES_PER_MINUTE: '1000000',
+});
+
+/** One fake (and environment) shared by the Google harnesses open at once, so a restart over the same data dir
+ * finds its spreadsheets; the last one to close stops it and restores the environment. */
+let sharedGoogle: {
+  account: Promise<GoogleAccount>;
+  users: number;
+  saved: Record<string, string | undefined>;
+} | null = null;
+
+async function acquireGoogle(): Promise<GoogleAccount> {
+  if (!sharedGoogle) {
+    const saved: Record<string, string | undefined> = {};
+    const account = startGoogleAccount().then((a) => {
+      for (const [name, value] of Object.entries(googleEnv(a.fake.url))) {
+        saved[name] = process.env[name];
+        process.env[name] = value;
+      }
+      return a;
+    });
+    sharedGoogle = { account, users: 0, saved };
+  }
+  sharedGoogle.users++;
+  return sharedGoogle.account;
+}
+
+async function releaseGoogle(): Promise<void> {
+  if (!sharedGoogle || --sharedGoogle.users > 0) return;
+  const { account, saved } = sharedGoogle;
+  sharedGoogle = null;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await (await account).close();
+}
+
+const quoted = (tab: string) => `'${tab.replaceAll("'", "''")}'`;
+
+function workbookBook(connection: ConnectionRecord, file: string): ConnectedBook {
+  return {
+    connection,
+    file,
+    async editOutside(tab, cells) {
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(file);
+      const sheet = wb.getWorksheet(tab);
+      if (!sheet) throw new Error(`no tab ${tab} in ${file}`);
+      for (const [address, value] of Object.entries(cells)) sheet.getCell(address).value = value;
+      // A later modification time than the service's own last write, however coarse the file system's clock.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await wb.xlsx.writeFile(file);
+    },
+    async cell(tab, address) {
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(file);
+      return wb.getWorksheet(tab)?.getCell(address).value;
+    },
+    fingerprint: () => fileHash(file),
+  };
+}
+
+function googleBook(connection: ConnectionRecord, account: GoogleAccount): ConnectedBook {
+  const spreadsheetId = connection.spreadsheetId;
+  return {
+    connection,
+    file: null,
+    async editOutside(tab, cells) {
+      await account.sheets.spreadsheets.values.batchUpdate({
+        spreadsheetId,
+        requestBody: {
+          valueInputOption: 'RAW',
+          data: Object.entries(cells).map(([address, value]) => ({
+            range: `${quoted(tab)}!${address}`,
+            values: [[value]],
+          })),
+        },
+      });
+      // The service sees it on its first look after the Drive version it holds is older than the max age.
+      await new Promise((resolve) => setTimeout(resolve, GOOGLE_MAX_AGE_MS * 2));
+    },
+    async cell(tab, address) {
+      const res = await account.sheets.spreadsheets.values.get({
+        spreadsheetId,
+        range: `${quoted(tab)}!${address}`,
+        valueRenderOption: 'UNFORMATTED_VALUE',
+      });
+      return res.data.values?.[0]?.[0] ?? null;
+    },
+    async fingerprint() {
+      const res = await account.drive.files.get({ fileId: spreadsheetId, fields: 'version' });
+      return String(res.data.version);
+    },
+  };
+}
+
+/** A real server on an ephemeral loopback port over a temp data dir: the path every HTTP test goes through.
+ * With `kind: 'google'`, `connectBook` connects Google spreadsheets on a Sheets fake (logged in for the data dir). */
 export async function startHarness(
-  options: { clock?: () => Date; dataDir?: string; fileLimits?: ContextOptions['fileLimits'] } = {},
+  options: {
+    kind?: KindName;
+    clock?: () => Date;
+    dataDir?: string;
+    fileLimits?: ContextOptions['fileLimits'];
+  } = {},
 ): Promise<Harness> {
+  const kind = options.kind ?? 'workbook';
+  const google = kind === 'google' ? await acquireGoogle() : null;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-test-'));
   const context = createServiceContext({
     dataDir: options.dataDir ?? path.join(dir, 'data'),
@@ -43,19 +194,30 @@ export async function startHarness(
   const url = `http://127.0.0.1:${port}`;
   // Test keys get limits no test reaches unless it asks for a plan: the limits have their own tests.
   const key = context.keys.create({ name: 'test', scope: 'read_write', ...UNLIMITED }).key;
+  if (google) storeLogin(google.fake, secretsOf(context.db).provider);
+  const connect = (file: string) =>
+    context.connections.create({
+      name: path.basename(file),
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file,
+    });
   return {
+    kind,
+    google,
     url,
     dir,
     context,
     server,
     key,
-    connect: (file) =>
-      context.connections.create({
-        name: path.basename(file),
-        sourceKind: 'workbook',
-        idPrefix: 'wb_',
-        location: file,
-      }),
+    connect,
+    async connectBook(file) {
+      if (!google) return workbookBook(connect(file), file);
+      const { id } = await seedWorkbook(google.fake.store, file);
+      // As `sheetport connect google <id>` does: the spreadsheet is read, then registered under Google's id.
+      const { connection } = await connectSpreadsheet(context.connections, { location: id });
+      return googleBook(connection, google);
+    },
     createKey: (options) => context.keys.create({ ...UNLIMITED, ...options }).key,
     fetch(pathAndQuery, init = {}) {
       const { auth, ...rest } = init;
@@ -65,9 +227,13 @@ export async function startHarness(
       return fetch(url + pathAndQuery, { ...rest, headers });
     },
     async close() {
-      await closeServer(server);
-      await context.close();
-      await rm(dir, { recursive: true, force: true });
+      try {
+        await closeServer(server);
+        await context.close();
+        await rm(dir, { recursive: true, force: true });
+      } finally {
+        if (google) await releaseGoogle();
+      }
     },
   };
 }
