@@ -101,6 +101,32 @@ describe('a Google spreadsheet over HTTP', () => {
     expect(await read.json()).toHaveLength(before + 1);
   });
 
+  it('with Google down right after it accepted an append: the append is acknowledged once and never sent twice', async () => {
+    const before = (await (await h.fetch(rowsPath(people, 'Sheet1'))).json()).length;
+    // Every call after the append fails past the retries: the read that would answer the write too.
+    account.fake.switches.failAfterNextWrite(50, 503);
+    const res = await h.fetch(rowsPath(people, 'Sheet1'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Name: 'Dee', Age: 50 }),
+    });
+    // The row is in the sheet, so the answer says so: a 503 here would have the client send it again.
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ appended: 1 });
+    account.fake.switches.clearFailures();
+    const direct = await account.sheets.spreadsheets.values.get({ spreadsheetId, range: 'Sheet1!A:A' });
+    expect((direct.data.values ?? []).flat().filter((v) => v === 'Dee')).toHaveLength(1);
+
+    // Once Google answers again, the replica catches up with the row (its version moved) on the next reads.
+    let rows: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50 && rows.length !== before + 1; i++) {
+      rows = await (await h.fetch(rowsPath(people, 'Sheet1'))).json();
+      if (rows.length !== before + 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(rows).toHaveLength(before + 1);
+    expect(rows.at(-1)).toMatchObject({ Name: 'Dee', Age: 50 });
+  });
+
   it('with Google answering 503 past the retries: a write answers 503 upstream_unavailable with Retry-After', async () => {
     account.fake.switches.failNext(50, 503);
     const res = await h.fetch(rowsPath(people, 'Sheet1'), {

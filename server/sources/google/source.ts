@@ -198,8 +198,26 @@ export class GoogleSource implements Source {
       plan,
       options,
     );
-    // The answer must show the write: read now (paid above) instead of serving the last snapshot.
-    return { ...plan.counts, snapshot: (await this.#readAll('paid')).snapshot };
+    return { ...plan.counts, snapshot: await this.#readAfterWrite(snapshot) };
+  }
+
+  /**
+   * The answer to a write shows it: read now (paid before writing). The write has landed by then, so a failed
+   * read must not fail the write, or a client retrying the "failed" request would append its rows twice: the
+   * answer keeps the snapshot from before, marked stale, and the next version check (Drive's version moved)
+   * re-reads and records the change like an outside edit.
+   */
+  async #readAfterWrite(before: SpreadsheetSnapshot): Promise<SpreadsheetSnapshot> {
+    try {
+      return (await this.#readAll('paid')).snapshot;
+    } catch (err) {
+      this.#options.log?.(
+        'Google: the read after a write failed; the write stands and is read again later',
+        err,
+      );
+      this.#servedStale = true;
+      return before;
+    }
   }
 
   watch(onOutsideChange: () => void): Unwatch {

@@ -103,7 +103,9 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
         switches.takeFailure();
         switches.charge(user, route.quota);
       }
-      return await route.handle(req, params);
+      const response = await route.handle(req, params);
+      if (route.quota === 'write' && response.status < 300) switches.wrote();
+      return response;
     } catch (error) {
       if (error instanceof GoogleError) return { status: error.code, body: error.envelope() };
       throw error;

@@ -16,6 +16,7 @@ const FAILURE_MESSAGES: Record<FailureStatus, string> = {
 
 export class Switches {
   private failures: FailureStatus[] = [];
+  private afterWrite: { count: number; status: FailureStatus } | undefined;
   latencyMs = 0;
   quota: QuotaLimits | undefined;
   private readonly windows = new Map<string, { minute: number; count: number }>();
@@ -29,8 +30,21 @@ export class Switches {
     for (let i = 0; i < count; i++) this.failures.push(status);
   }
 
+  /** Once the next write call has succeeded, fail the `count` calls after it (Google down right after a write). */
+  failAfterNextWrite(count: number, status: FailureStatus = 503): void {
+    this.afterWrite = { count, status };
+  }
+
+  /** Called when a write call succeeded: arms the failures `failAfterNextWrite` asked for. */
+  wrote(): void {
+    if (!this.afterWrite) return;
+    this.failNext(this.afterWrite.count, this.afterWrite.status);
+    this.afterWrite = undefined;
+  }
+
   clearFailures(): void {
     this.failures = [];
+    this.afterWrite = undefined;
   }
 
   /** Throws the next scheduled failure, if any. */
