@@ -84,7 +84,8 @@ describe('a Google spreadsheet over HTTP', () => {
 
   it('with Google answering 429 for a while: the write lands once, and reads come from the replica', async () => {
     const before = (await (await h.fetch(rowsPath(people, 'Sheet1'))).json()).length;
-    account.fake.switches.failNext(2, 429);
+    // The append call itself is refused twice (quota), then accepted: retried, and sent only once it is taken.
+    account.fake.switches.failNext(2, 429, 'write');
     const res = await h.fetch(rowsPath(people, 'Sheet1'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

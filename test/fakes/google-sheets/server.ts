@@ -100,7 +100,7 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     try {
       if (route.auth) {
         const user = authorize(req);
-        switches.takeFailure();
+        switches.takeFailure(route.quota);
         switches.charge(user, route.quota);
       }
       const response = await route.handle(req, params);

@@ -15,7 +15,8 @@ const FAILURE_MESSAGES: Record<FailureStatus, string> = {
 };
 
 export class Switches {
-  private failures: FailureStatus[] = [];
+  /** Scheduled failures, in order; one with `only` fails only a call of that quota kind (e.g. the next write). */
+  private failures: { status: FailureStatus; only?: QuotaKind }[] = [];
   private afterWrite: { count: number; status: FailureStatus } | undefined;
   latencyMs = 0;
   quota: QuotaLimits | undefined;
@@ -26,8 +27,8 @@ export class Switches {
     this.clock = clock;
   }
 
-  failNext(count: number, status: FailureStatus = 503): void {
-    for (let i = 0; i < count; i++) this.failures.push(status);
+  failNext(count: number, status: FailureStatus = 503, only?: QuotaKind): void {
+    for (let i = 0; i < count; i++) this.failures.push(only ? { status, only } : { status });
   }
 
   /** Once the next write call has succeeded, fail the `count` calls after it (Google down right after a write). */
@@ -47,10 +48,12 @@ export class Switches {
     this.afterWrite = undefined;
   }
 
-  /** Throws the next scheduled failure, if any. */
-  takeFailure(): void {
-    const status = this.failures.shift();
-    if (status) throw new GoogleError(status, FAILURE_MESSAGES[status]);
+  /** Throws the next scheduled failure that applies to a call of this quota kind, if any. */
+  takeFailure(kind: QuotaKind): void {
+    const at = this.failures.findIndex((f) => f.only === undefined || f.only === kind);
+    if (at < 0) return;
+    const [{ status }] = this.failures.splice(at, 1) as [{ status: FailureStatus }];
+    throw new GoogleError(status, FAILURE_MESSAGES[status]);
   }
 
   /** Counts one call against the user's per-minute window; 429 past the limit (Google's message). */
