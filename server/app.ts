@@ -1,5 +1,7 @@
 import express, { type Express, type RequestHandler, Router } from 'express';
+import { AccountLogins } from './http/account-logins.ts';
 import { mountAdminRoutes, requireAdmin } from './http/admin.ts';
+import { mountAdminAccountRoutes } from './http/admin-accounts.ts';
 import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { AdminEventStreams, mountAdminEventRoutes } from './http/admin-events.ts';
@@ -111,6 +113,7 @@ export function createApp(
   mountAdminWebhookRoutes(routes, deps);
   mountAdminRequestRoutes(routes, deps);
   mountAdminEventRoutes(routes, deps, eventStreams);
+  mountAdminAccountRoutes(routes, deps, new AccountLogins(deps.now));
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountRowRoutes(routes, deps);
   mountSpreadsheetRoutes(routes, deps);

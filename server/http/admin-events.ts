@@ -7,12 +7,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
+import { toPublicSheetId } from '../connections/sheet-id.ts';
+import { ChangeLogTail } from '../store/change-log-tail.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
 export const EVENTS_PATH = '/admin/events';
 export const STREAM_TOKEN_TTL_MS = 60_000;
-/** How often an open stream looks at the delivery log, and how often it sends a keep-alive comment. */
+/**
+ * How often an open stream looks at the delivery log and the end of the change log (two index lookups, no file
+ * is read for it), and how often it sends a keep-alive comment.
+ */
 const POLL_MS = 1000;
 const KEEP_ALIVE_MS = 15_000;
 
@@ -54,7 +59,26 @@ export class AdminEventStreams {
   }
 }
 
+/**
+ * `sheets`: the tabs whose rows changed since the last event (a write through the API, or an outside save the
+ * connection follower recorded), by their public sheet ids, so an open preview reads its tab again.
+ */
+function sheetChanges(tail: ChangeLogTail): () => string | null {
+  let seen = tail.head();
+  return () => {
+    const head = tail.head();
+    if (head === seen) return null;
+    const changed = tail.tabsAfter(seen).map((t) => ({
+      spreadsheet_id: t.spreadsheetId,
+      sheet_id: toPublicSheetId(t.spreadsheetId, t.sourceSheetId),
+    }));
+    seen = head;
+    return `event: sheets\ndata: ${JSON.stringify({ version: head, changed })}\n\n`;
+  };
+}
+
 export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams: AdminEventStreams): void {
+  const tail = new ChangeLogTail(deps.connections.db);
   routes.post('/admin/events/token', 'admin', (_req, res) => {
     const { token, expiresAt } = streams.issue();
     res.status(201).json({ stream_token: token, expires_at: new Date(expiresAt).toISOString() });
@@ -66,7 +90,10 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
     res.setHeader('Cache-Control', 'no-store');
     res.flushHeaders();
     let last = '';
+    const sheets = sheetChanges(tail);
     const check = () => {
+      const changed = sheets();
+      if (changed) res.write(changed);
       const fingerprint = deps.deliveryLog.fingerprint();
       if (fingerprint === last) return;
       last = fingerprint;

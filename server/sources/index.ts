@@ -15,6 +15,8 @@ export type {
   BackupEntry,
   KindAccounts,
   KindBackups,
+  LoginOutcome,
+  LogoutOutcome,
   ResolvedLocation,
   RestoreOutcome,
   SourceKind,

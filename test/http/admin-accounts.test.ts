@@ -1,0 +1,173 @@
+/**
+ * `/admin/accounts`: the dashboard's Google login against the Sheets fake, on a data dir whose secrets are the
+ * 0600 file (no OS keychain, as in every test): refused without the opt-in, then the login started over the admin
+ * API, its consent URL followed as a browser would (the fake approves a plain GET and redirects to the server's
+ * loopback listener), the tokens sealed with SHEETPORT_GOOGLE_PASSPHRASE, a spreadsheet connected with them, and
+ * the account logged out. A real server (startServer) with the fake's roots in its environment.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../server/index.ts';
+import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+
+let dir: string;
+let google: GoogleAccount;
+let service: RunningServer;
+
+beforeAll(async () => {
+  google = await startGoogleAccount();
+  Object.assign(process.env, {
+    SHEETPORT_GOOGLE_API_ROOT: google.fake.url,
+    SHEETPORT_GOOGLE_CLIENT_ID: 'desktop-client',
+    SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret',
+    SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
+  });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-admin-accounts-'));
+  service = await startServer({ dataDir: path.join(dir, 'data'), port: 0, host: '127.0.0.1', log: () => {} });
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await google?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked by key and checked by assertions
+type Node = any;
+const DOC: Node = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+const deref = (node: Node): Node =>
+  node?.$ref
+    ? deref(
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((n: Node, k: string) => n[k], DOC),
+      )
+    : node;
+
+/** The refusal's status and code are documented for the operation, and each member of its error is declared. */
+async function expectDocumented(res: Answer, method: string, template: string): Promise<Node> {
+  const { error } = await res.json();
+  const response = deref(DOC.paths[template][method].responses[String(res.status)]);
+  expect(response, `${method} ${template} ${res.status}`).toBeDefined();
+  const narrowed = deref(response.content['application/json'].schema).allOf.find((s: Node) => !s.$ref);
+  expect(narrowed.properties.error.properties.code.enum).toContain(error.code);
+  for (const member of Object.keys(error)) {
+    expect(DOC.components.schemas.ErrorDetail.properties, member).toHaveProperty(member);
+  }
+  return error;
+}
+
+const LOGINS = '/admin/accounts/{kind}/logins';
+
+/** Answers whose JSON is walked by the assertions. */
+type Answer = Omit<Response, 'json'> & { json(): Promise<Node> };
+
+function admin(pathname: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
+  return fetch(`${service.url}${pathname}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      Authorization: `Bearer ${service.adminToken}`,
+      ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+}
+
+describe('Google logins over the admin API', () => {
+  it('lists the kinds that log in, with where a login would be kept', async () => {
+    const res = await admin('/admin/accounts');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.data).toEqual([
+      expect.objectContaining({
+        kind: 'google',
+        provider: 'Google',
+        accounts: [],
+        storage: 'file',
+        passphrase_env: 'SHEETPORT_GOOGLE_PASSPHRASE',
+        passphrase_set: true,
+      }),
+    ]);
+  });
+
+  it('refuses to keep the login in the secrets file unless asked to, saying why', async () => {
+    const res = await admin('/admin/accounts/google/logins', { method: 'POST' });
+    expect(res.status).toBe(400);
+    const error = await expectDocumented(res, 'post', LOGINS);
+    expect(error).toMatchObject({ code: 'invalid_body', field: 'allow_file_storage' });
+    expect(error.message).toMatch(/No OS keychain/);
+  });
+
+  it('without an OAuth client configured, says which variables to set', async () => {
+    const clientId = process.env.SHEETPORT_GOOGLE_CLIENT_ID;
+    delete process.env.SHEETPORT_GOOGLE_CLIENT_ID;
+    try {
+      const res = await admin('/admin/accounts/google/logins', {
+        method: 'POST',
+        body: { allow_file_storage: true },
+      });
+      expect(res.status).toBe(400);
+      const error = await expectDocumented(res, 'post', LOGINS);
+      expect(error.message).toMatch(/SHEETPORT_GOOGLE_CLIENT_ID and SHEETPORT_GOOGLE_CLIENT_SECRET/);
+    } finally {
+      process.env.SHEETPORT_GOOGLE_CLIENT_ID = clientId;
+    }
+  });
+
+  it('refuses a kind without accounts and an unknown login', async () => {
+    const noAccounts = await admin('/admin/accounts/workbook/logins', { method: 'POST' });
+    expect(noAccounts.status).toBe(400);
+    expect(await expectDocumented(noAccounts, 'post', LOGINS)).toMatchObject({ parameter: 'kind' });
+    const unknown = await admin('/admin/accounts/google/logins/login_nope');
+    expect(unknown.status).toBe(404);
+    await expectDocumented(unknown, 'get', `${LOGINS}/{login}`);
+  });
+
+  it('logs in through the consent URL, stores the tokens sealed, connects, and logs out', async () => {
+    const start = await admin('/admin/accounts/google/logins', {
+      method: 'POST',
+      body: { allow_file_storage: true },
+    });
+    expect(start.status).toBe(202);
+    const login = await start.json();
+    expect(login).toMatchObject({ kind: 'google', state: 'pending', account: null });
+    // A second click while it is pending answers the same login: one loopback listener, not two.
+    const again = await (
+      await admin('/admin/accounts/google/logins', { method: 'POST', body: { allow_file_storage: true } })
+    ).json();
+    expect(again.login_id).toBe(login.login_id);
+
+    expect((await fetch(login.consent_url)).status).toBe(200);
+    await expect
+      .poll(async () => (await (await admin(`/admin/accounts/google/logins/${login.login_id}`)).json()).state)
+      .toBe('succeeded');
+    const done = await (await admin(`/admin/accounts/google/logins/${login.login_id}`)).json();
+    expect(done).toMatchObject({ account: 'fake.user@example.com', storage: 'encrypted_file', error: null });
+    const file = readFileSync(path.join(dir, 'data', 'secrets.json'), 'utf8');
+    expect(file).toMatch(/spg1:/);
+    expect(file).not.toMatch(/refresh_token|ya29\./);
+
+    const listed = await (await admin('/admin/accounts')).json();
+    expect(listed.data[0].accounts).toEqual([{ account: 'fake.user@example.com', default: true }]);
+
+    const id = await google.createSpreadsheet('Trips', ['City', 'Days'], [['Oslo', 3]]);
+    const connected = await admin('/admin/connections', {
+      method: 'POST',
+      body: { location: id, kind: 'google' },
+    });
+    expect(connected.status).toBe(201);
+    expect(await connected.json()).toMatchObject({ name: 'Trips', source: 'google' });
+
+    const out = await admin('/admin/accounts/google/fake.user%40example.com', { method: 'DELETE' });
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({ account: 'fake.user@example.com', revoked: 'revoked' });
+    expect((await (await admin('/admin/accounts')).json()).data[0].accounts).toEqual([]);
+    const gone = await admin('/admin/accounts/google/fake.user%40example.com', { method: 'DELETE' });
+    expect(gone.status).toBe(404);
+    await expectDocumented(gone, 'delete', '/admin/accounts/{kind}/{account}');
+  });
+});
