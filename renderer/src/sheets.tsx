@@ -1,33 +1,35 @@
 import { useState } from 'preact/hooks';
-// The one list of workbook extensions (a module with no imports, shared with the server).
+import { AccountSources } from './accounts.tsx';
 import { api, enc } from './api.ts';
+import { desktop } from './bridge.ts';
 import { CopyField } from './copy-button.tsx';
+import { useSheetChanges } from './live.ts';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { TunnelNote } from './tunnel.tsx';
 import type { CellValue, Connection, ConnectionDetail, Preview } from './types.ts';
 import { useResource } from './use-resource.ts';
 
-/** Sheets: the registered spreadsheets, their tabs with a typed preview, endpoints, settings; add and remove. */
+/**
+ * Sheets: the registered spreadsheets, their tabs with a typed preview (read again when the server says the tab
+ * changed), endpoints, settings; add a local workbook, log in to an account and add its spreadsheets; remove.
+ */
 export function SheetsSection() {
   const list = useResource(() => api<{ data: Connection[] }>('/admin/connections'), 'connections');
+  const changes = useSheetChanges();
   return (
     <section aria-labelledby="sheets-title">
       <h2 id="sheets-title">Sheets</h2>
       <TunnelNote />
       <AddWorkbook onAdded={list.reload} />
-      <div class="placeholder" role="note">
-        <strong>Google Sheets (placeholder):</strong> logging in to Google and adding a spreadsheet from here
-        need an admin API for Google logins, which is not built yet. A spreadsheet connected with{' '}
-        <code>sheetport connect google &lt;URL&gt;</code> shows up here like any other.
-      </div>
+      <AccountSources onAdded={list.reload} />
       {list.error ? <ErrorNote error={list.error} /> : null}
       {list.loading && !list.data ? <Loading what="spreadsheets" /> : null}
       {list.data && list.data.data.length === 0 ? (
-        <Empty>No spreadsheets yet. Add a local workbook above by its path.</Empty>
+        <Empty>No spreadsheets yet. Add a local workbook or a spreadsheet of an account above.</Empty>
       ) : null}
       {list.data?.data.map((c) => (
-        <ConnectionCard key={c.spreadsheet_id} connection={c} onChanged={list.reload} />
+        <ConnectionCard key={c.spreadsheet_id} connection={c} onChanged={list.reload} changes={changes} />
       ))}
     </section>
   );
@@ -38,6 +40,12 @@ function AddWorkbook({ onAdded }: { onAdded: () => void }) {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | null>(null);
+  // The desktop app's system file dialog; a browser types the path.
+  const canPick = Boolean(desktop()?.pickFile);
+  const choose = async () => {
+    const picked = await desktop()?.pickFile?.();
+    if (picked) setLocation(picked);
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -70,6 +78,11 @@ function AddWorkbook({ onAdded }: { onAdded: () => void }) {
           autoComplete="off"
         />
       </label>
+      {canPick ? (
+        <button type="button" onClick={choose}>
+          Choose file…
+        </button>
+      ) : null}
       <label>
         Name (optional)
         <input type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="off" />
@@ -82,10 +95,19 @@ function AddWorkbook({ onAdded }: { onAdded: () => void }) {
   );
 }
 
-function ConnectionCard({ connection, onChanged }: { connection: Connection; onChanged: () => void }) {
+function ConnectionCard({
+  connection,
+  onChanged,
+  changes,
+}: {
+  connection: Connection;
+  onChanged: () => void;
+  /** How often each tab (and spreadsheet) changed since the page opened: a move reads it again. */
+  changes: Record<string, number>;
+}) {
   const detail = useResource(
     () => api<ConnectionDetail>(`/admin/connections/${enc(connection.spreadsheet_id)}`),
-    connection.spreadsheet_id,
+    `${connection.spreadsheet_id}/${changes[connection.spreadsheet_id] ?? 0}`,
   );
   const [tab, setTab] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -169,7 +191,14 @@ function ConnectionCard({ connection, onChanged }: { connection: Connection; onC
           ))}
         </fieldset>
       ) : null}
-      {shown ? <TabPanel connection={connection} sheetName={shown.name} sheetId={shown.sheet_id} /> : null}
+      {shown ? (
+        <TabPanel
+          connection={connection}
+          sheetName={shown.name}
+          sheetId={shown.sheet_id}
+          version={changes[shown.sheet_id] ?? 0}
+        />
+      ) : null}
     </article>
   );
 }
@@ -182,17 +211,20 @@ function TabPanel({
   connection,
   sheetName,
   sheetId,
+  version,
 }: {
   connection: Connection;
   sheetName: string;
   sheetId: string;
+  /** Moves when the server says this tab's rows changed: the preview is read again, the old rows shown meanwhile. */
+  version: number;
 }) {
   const preview = useResource(
     () =>
       api<Preview>(
         `/admin/connections/${enc(connection.spreadsheet_id)}/sheets/${enc(sheetName)}/preview?limit=10`,
       ),
-    `${connection.spreadsheet_id}/${sheetName}`,
+    `${connection.spreadsheet_id}/${sheetName}/${version}`,
   );
   const endpoint = `${window.location.origin}/v1/sheets/${enc(sheetId)}/rows`;
   const curl = connection.public_read

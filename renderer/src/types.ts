@@ -93,3 +93,25 @@ export interface RequestLine {
 
 export const EVENTS = ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'] as const;
 export const STATES = ['pending', 'in_flight', 'succeeded', 'failed'] as const;
+
+/** A kind of source that logs in to accounts (GET /admin/accounts). */
+export interface AccountKind {
+  kind: string;
+  provider: string;
+  describe: string;
+  accounts: { account: string; default: boolean }[];
+  storage: 'keychain' | 'file';
+  storage_where: string;
+  passphrase_env: string;
+  passphrase_set: boolean;
+}
+
+export interface AccountLogin {
+  login_id: string;
+  kind: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  consent_url: string;
+  account: string | null;
+  storage: 'keychain' | 'encrypted_file' | null;
+  error: { code: string; message: string } | null;
+}

@@ -4,10 +4,11 @@
  * receiver answering 500, replay it once the receiver recovers, find a request by id; axe-core on every section
  * and a screenshot of each (into docs/screenshots/, shown in the README, when SHEETPORT_UPDATE_SCREENSHOTS=1).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
@@ -33,6 +34,13 @@ const cspErrors: string[] = [];
 async function shot(name: string): Promise<void> {
   const folder = SHOTS_TO_DOCS ? new URL('../../docs/screenshots/', import.meta.url).pathname : dir;
   await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: false });
+}
+
+/** Another program saves the workbook: Debian's openpyxl (/usr/bin/python3) sets one cell and writes the file. */
+async function saveOutside(file: string, sheet: string, cell: string, value: string): Promise<void> {
+  const script =
+    'import sys, openpyxl\nwb = openpyxl.load_workbook(sys.argv[1])\nwb[sys.argv[2]][sys.argv[3]] = sys.argv[4]\nwb.save(sys.argv[1])';
+  await promisify(execFile)('/usr/bin/python3', ['-c', script, file, sheet, cell, value]);
 }
 
 async function expectAccessible(): Promise<void> {
@@ -118,6 +126,25 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     userKey = service.context.connections.list()[0]!.userKey;
     await shot('sheets');
     await expectAccessible();
+  });
+
+  it('reads the preview again when the workbook is saved by another program', async () => {
+    const firstName = page
+      .getByRole('table', { name: /rows of People/ })
+      .locator('tbody tr')
+      .first()
+      .locator('td')
+      .nth(1);
+    // A save is a change once the service has seen the workbook as it was (its first look stores the baseline;
+    // the connection follower takes that look within 2 s of the connect).
+    const spreadsheetId = service.context.connections.list()[0]!.spreadsheetId;
+    const baselines = service.context.connections.db
+      .prepare<[string], number>('SELECT COUNT(*) FROM tab_baselines WHERE spreadsheet_id = ?')
+      .pluck();
+    await expect.poll(() => baselines.get(spreadsheetId), { timeout: 5000 }).toBeGreaterThan(0);
+    await saveOutside(workbook, 'People', 'A2', 'Anna');
+    // The follower records the save in the change log; the stream's `sheets` event makes the preview read again.
+    await expect.poll(() => firstName.textContent(), { timeout: 10_000 }).toBe('Anna');
   });
 
   it('creates a key shown once, and the key works with fetch', async () => {
