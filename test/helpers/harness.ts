@@ -34,7 +34,7 @@ export interface ConnectedBook {
   /** The workbook file behind the connection; null for Google (seeded from that file, then independent of it). */
   file: string | null;
   /** Set cells the way another program would: a save in Excel, an edit in the browser (then waits until the
-   * service's next look can see it). */
+   * service's next look can see it; for Google that takes the real clock, as the Drive check is paced by it). */
   editOutside(tab: string, cells: Record<string, CellValue>): Promise<void>;
   /** A cell's value as the spreadsheet stores it (numbers as numbers, text as text), read past the service. */
   cell(tab: string, address: string): Promise<unknown>;
