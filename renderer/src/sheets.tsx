@@ -22,15 +22,16 @@ export function SheetsSection() {
       <h2 id="sheets-title">Sheets</h2>
       <TunnelNote />
       <AddWorkbook onAdded={list.reload} />
-      <AccountSources onAdded={list.reload} />
       {list.error ? <ErrorNote error={list.error} /> : null}
       {list.loading && !list.data ? <Loading what="spreadsheets" /> : null}
       {list.data && list.data.data.length === 0 ? (
-        <Empty>No spreadsheets yet. Add a local workbook or a spreadsheet of an account above.</Empty>
+        <Empty>No spreadsheets yet. Add a local workbook above, or a spreadsheet of an account below.</Empty>
       ) : null}
       {list.data?.data.map((c) => (
         <ConnectionCard key={c.spreadsheet_id} connection={c} onChanged={list.reload} changes={changes} />
       ))}
+      {/* After the list, so the spreadsheets stay at the top of the page. */}
+      <AccountSources onAdded={list.reload} />
     </section>
   );
 }

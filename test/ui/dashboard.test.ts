@@ -260,4 +260,18 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     await expectAccessible();
     expect(cspErrors).toEqual([]);
   });
+
+  it('offers Choose file… only where the desktop bridge can pick a file, and fills the path with it', async () => {
+    await open('Sheets');
+    expect(await page.getByRole('button', { name: 'Choose file…' }).count()).toBe(0);
+    const desktopPage = await browser.newPage();
+    // What main/preload.cts puts on the window; the system dialog itself needs Electron, so its answer is given.
+    await desktopPage.addInitScript(
+      `window.sheetport = { pickFile: async () => ${JSON.stringify(workbook)} };`,
+    );
+    await desktopPage.goto(`${service.url}/ui/#token=${service.context.adminToken}`);
+    await desktopPage.getByRole('button', { name: 'Choose file…' }).click();
+    await expect.poll(() => desktopPage.getByLabel(/Path of a workbook/).inputValue()).toBe(workbook);
+    await desktopPage.close();
+  });
 });

@@ -109,6 +109,7 @@ describe('Google Sheets in the dashboard', { timeout: 20_000 }, () => {
     expect(await first.locator('td').nth(2).getAttribute('class')).toBe('v-number');
     expect(await first.locator('td').nth(3).getAttribute('class')).toBe('v-boolean');
     expect(await table.locator('tbody tr').count()).toBe(2);
+    await table.scrollIntoViewIfNeeded();
     const folder = SHOTS_TO_DOCS ? new URL('../../docs/screenshots/', import.meta.url).pathname : dir;
     await page.screenshot({ path: path.join(folder, 'sheets-google.png'), fullPage: false });
     await expectAccessible();
