@@ -159,14 +159,30 @@ export interface KeeperOptions {
   strict?: boolean;
 }
 
-/** Keeps, before each replace of a file, the version it replaces (handed to `replaceFileAtomically`). */
+/** Every this many versions kept in a folder, pruning looks at the folder itself again (see BackupKeeper). */
+const RESCAN_EVERY = 25;
+
+/** What a keeper knows of one file's folder: its versions, and how many it kept since it last looked. */
+interface KnownFolder {
+  versions: KeptVersion[];
+  keptSinceScan: number;
+}
+
+/**
+ * Keeps, before each replace of a file, the version it replaces (handed to `replaceFileAtomically`).
+ *
+ * It sits on every write's path, so it remembers each folder's versions instead of listing and statting the
+ * folder at every write: a write costs a link (or copy), a chmod and the removal of what pruning drops. Every
+ * RESCAN_EVERY versions, and after any failure, it reads the folder again, which also picks up versions another
+ * process kept there and sweeps copies a crash left half-made.
+ */
 export class BackupKeeper implements PreviousVersionKeeper {
   readonly #policy: BackupPolicy;
   readonly #now: () => number;
   readonly #log: Log;
   readonly #strict: boolean;
-  /** Folders whose `source.json` is known to name their file. */
-  readonly #named = new Set<string>();
+  /** Folders this keeper made sure of (created, `source.json` naming their file) and the versions they hold. */
+  readonly #folders = new Map<string, KnownFolder>();
   /** The last version this keeper kept (what a restore reports). */
   lastKept: BackupEntry | null = null;
 
@@ -179,10 +195,11 @@ export class BackupKeeper implements PreviousVersionKeeper {
 
   async beforeReplace(filePath: string): Promise<(replaced: boolean) => Promise<void>> {
     const name = path.basename(filePath);
-    let kept: string;
+    let kept: { file: string; version: KeptVersion; folder: KnownFolder };
     try {
       kept = await this.#keep(path.resolve(filePath));
     } catch (err) {
+      this.#folders.delete(path.join(this.#policy.dir, fileIdOf(filePath))); // look again next time
       const reason = err instanceof Error ? err.message : String(err);
       if (this.#strict)
         throw new AppError(
@@ -196,56 +213,70 @@ export class BackupKeeper implements PreviousVersionKeeper {
       return async () => {};
     }
     return async (replaced) => {
+      const folder = path.dirname(kept.file);
       try {
         if (!replaced) {
-          await fs.rm(kept, { force: true }); // the file was not replaced: nothing to keep
+          await fs.rm(kept.file, { force: true }); // the file was not replaced: nothing to keep
           return;
         }
         // A link had the file's mode until now; after the rename the inode is the backup's alone.
-        await fs.chmod(kept, PRIVATE_FILE_MODE);
-        const { size } = await fs.stat(kept);
-        const folder = path.dirname(kept);
-        const stamp = VERSION.exec(path.basename(kept))![1]!;
+        await fs.chmod(kept.file, PRIVATE_FILE_MODE);
+        const stamp = VERSION.exec(kept.version.name)![1]!;
         this.lastKept = {
           id: `${path.basename(folder)}-${stamp}`,
           path: path.resolve(filePath),
-          file: kept,
-          time: timeOfStamp(stamp),
-          bytes: size,
+          file: kept.file,
+          time: kept.version.time,
+          bytes: kept.version.bytes,
         };
-        await this.#prune(folder, path.basename(kept));
+        kept.folder.versions.push(kept.version);
+        await this.#prune(folder, kept.folder, kept.version.name);
       } catch (err) {
-        this.#log(`Could not finish the backup of ${name} (${kept})`, err);
+        this.#folders.delete(folder);
+        this.#log(`Could not finish the backup of ${name} (${kept.file})`, err);
       }
     };
   }
 
-  /** Links (or copies) the file into its folder under a name no other version has; returns its path. */
-  async #keep(filePath: string): Promise<string> {
-    const folder = path.join(this.#policy.dir, fileIdOf(filePath));
+  /** The folder of a file, created and named on first use, with the versions it holds. */
+  async #folder(folder: string, filePath: string): Promise<KnownFolder> {
+    const known = this.#folders.get(folder);
+    if (known) return known;
     await fs.mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
-    await this.#nameFolder(folder, filePath);
+    if ((await sourceOf(folder)) !== filePath) {
+      writePrivateFileAtomic(
+        path.join(folder, SOURCE_FILE),
+        `${JSON.stringify({ path: filePath }, null, 2)}\n`,
+      );
+    }
+    const fresh = { versions: await versionsIn(folder), keptSinceScan: 0 };
+    this.#folders.set(folder, fresh);
+    return fresh;
+  }
+
+  /** Links (or copies) the file into its folder under a name no other version has. */
+  async #keep(filePath: string): Promise<{ file: string; version: KeptVersion; folder: KnownFolder }> {
+    const folderPath = path.join(this.#policy.dir, fileIdOf(filePath));
+    const folder = await this.#folder(folderPath, filePath);
     const name = path.basename(filePath);
     // Linked only when the path is the file itself (a link to a symlink would keep the symlink) and its only name.
     const st = await fs.lstat(filePath);
     let link = st.isFile() && st.nlink === 1;
     // After the newest version already there, even if the clock was set back: the order of the stamps is the
     // order the versions were replaced in.
-    let latest = Number.NEGATIVE_INFINITY;
-    for (const entry of await fs.readdir(folder)) {
-      const time = timeOfStamp(VERSION.exec(entry)?.[1] ?? '');
-      if (!Number.isNaN(time)) latest = Math.max(latest, time);
-    }
+    const latest = folder.versions.reduce((max, v) => Math.max(max, v.time), Number.NEGATIVE_INFINITY);
     for (let ms = Math.max(this.#now(), latest + 1), taken = 0; ; ) {
-      const target = path.join(folder, `${stampOf(ms)}-${name}`);
+      const versionName = `${stampOf(ms)}-${name}`;
+      const target = path.join(folderPath, versionName);
       try {
         if (link) await fs.link(filePath, target);
         else await copyVersion(filePath, target);
-        return target;
+        // The same inode (a link) or the same bytes (a copy): the size read above is the version's.
+        return { file: target, version: { name: versionName, time: ms, bytes: st.size }, folder };
       } catch (err) {
         if (codeOf(err) === 'EEXIST') {
           if (++taken > 1000) throw err;
-          ms++; // a version from the same millisecond: file this one a millisecond later
+          ms++; // a version from the same millisecond (another process's): file this one a millisecond later
           continue;
         }
         if (!link) throw err;
@@ -254,24 +285,20 @@ export class BackupKeeper implements PreviousVersionKeeper {
     }
   }
 
-  async #nameFolder(folder: string, filePath: string): Promise<void> {
-    if (this.#named.has(folder)) return;
-    if ((await sourceOf(folder)) !== filePath) {
-      writePrivateFileAtomic(
-        path.join(folder, SOURCE_FILE),
-        `${JSON.stringify({ path: filePath }, null, 2)}\n`,
-      );
-    }
-    this.#named.add(folder);
-  }
-
-  async #prune(folder: string, protect: string): Promise<void> {
+  async #prune(folderPath: string, folder: KnownFolder, protect: string): Promise<void> {
     const now = this.#now();
-    for (const v of versionsToDrop(await versionsIn(folder), this.#policy, now, protect))
-      await fs.rm(path.join(folder, v.name), { force: true });
-    for (const name of await fs.readdir(folder)) {
+    const rescan = ++folder.keptSinceScan >= RESCAN_EVERY;
+    if (rescan) {
+      folder.versions = await versionsIn(folderPath);
+      folder.keptSinceScan = 0;
+    }
+    const drop = new Set(versionsToDrop(folder.versions, this.#policy, now, protect));
+    for (const v of drop) await fs.rm(path.join(folderPath, v.name), { force: true });
+    folder.versions = folder.versions.filter((v) => !drop.has(v));
+    if (!rescan) return;
+    for (const name of await fs.readdir(folderPath)) {
       if (!PARTIAL.test(name)) continue;
-      const file = path.join(folder, name);
+      const file = path.join(folderPath, name);
       const st = await fs.lstat(file).catch(() => null);
       if (st && now - st.mtimeMs > DAY_MS) await fs.rm(file, { force: true }); // left by a crash mid-copy
     }
