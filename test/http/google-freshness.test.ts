@@ -87,7 +87,7 @@ describe('freshness headers on Google-backed reads', () => {
     'while Google answers %i, serves the copy with Warning 110 and its age',
     async (status) => {
       advance(61_000); // a new minute: the read budget (3 a minute here) is free for this case's first read
-    const c = await connected(`Shed ${status}`, [['Rake', 1]]);
+      const c = await connected(`Shed ${status}`, [['Rake', 1]]);
       await h.fetch(rowsPath(c, 'Sheet1'));
       account.fake.switches.failNext(50, status);
       advance(10_000);
