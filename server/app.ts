@@ -113,7 +113,8 @@ export function createApp(
   mountAdminWebhookRoutes(routes, deps);
   mountAdminRequestRoutes(routes, deps);
   mountAdminEventRoutes(routes, deps, eventStreams);
-  mountAdminAccountRoutes(routes, deps, new AccountLogins(deps.now));
+  const logins = new AccountLogins(deps.now);
+  mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountRowRoutes(routes, deps);
   mountSpreadsheetRoutes(routes, deps);
@@ -127,5 +128,10 @@ export function createApp(
 
   app.use(notFound);
   app.use(errorHandler(deps.log));
-  return { app, router, closeStreams: () => eventStreams.closeAll() };
+  // What holds a connection or a listener open until the server stops: event streams, logins awaiting a browser.
+  const closeStreams = () => {
+    eventStreams.closeAll();
+    logins.stopAll();
+  };
+  return { app, router, closeStreams };
 }

@@ -26,12 +26,14 @@ export interface LoginJson {
 /** Finished logins are kept this long for the page to read, then dropped. */
 const KEEP_FINISHED_MS = 10 * 60_000;
 
-/** Runs one login: `show` gets the consent URL; resolves when the tokens are stored. */
-export type RunLogin = (show: (url: string) => void) => Promise<LoginOutcome>;
+/** Runs one login: `show` gets the consent URL; resolves when the tokens are stored; `signal` ends it early. */
+export type RunLogin = (show: (url: string) => void, signal: AbortSignal) => Promise<LoginOutcome>;
 
 export class AccountLogins {
   readonly #now: () => number;
   readonly #logins = new Map<string, LoginJson & { finishedAt: number | null }>();
+  /** Ends every login still waiting for its browser, so none keeps a loopback listener past the server's stop. */
+  readonly #stop = new AbortController();
 
   constructor(now: () => number) {
     this.#now = now;
@@ -50,7 +52,7 @@ export class AccountLogins {
     const consentUrl = new Promise<string>((resolve) => {
       shown = resolve;
     });
-    const outcome = run(shown);
+    const outcome = run(shown, this.#stop.signal);
     const url = await Promise.race([consentUrl, outcome.then(() => null)]);
     if (url === null) throw new AppError('internal_error', 'The login ended without a consent page.');
     const login: LoginJson & { finishedAt: number | null } = {
@@ -83,6 +85,11 @@ export class AccountLogins {
       },
     );
     return this.#json(login);
+  }
+
+  /** The server is stopping: pending logins fail and close their listeners. */
+  stopAll(): void {
+    this.#stop.abort();
   }
 
   get(kind: string, id: string): LoginJson {

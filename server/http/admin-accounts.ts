@@ -92,7 +92,7 @@ export function mountAdminAccountRoutes(
     const allowed = allowFileStorage(req.body);
     const store = secrets();
     checkFileStorage(accounts, store, allowed, env);
-    const login = await logins.start(kind, (show) =>
+    const login = await logins.start(kind, (show, signal) =>
       accounts.login({
         secrets: store,
         allowFileStorage: allowed,
@@ -100,6 +100,7 @@ export function mountAdminAccountRoutes(
         passphrase: async () => env[accounts.passphraseEnv] ?? '',
         showConsentUrl: show,
         env,
+        signal,
       }),
     );
     res.status(202).json(login);

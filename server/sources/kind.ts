@@ -127,6 +127,8 @@ export interface AccountLogin {
   settings?: GoogleSettings;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Ends a login still waiting for the browser (the service is stopping). */
+  signal?: AbortSignal;
 }
 
 export interface LoginOutcome {

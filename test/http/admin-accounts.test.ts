@@ -170,4 +170,26 @@ describe('Google logins over the admin API', () => {
     expect(gone.status).toBe(404);
     await expectDocumented(gone, 'delete', '/admin/accounts/{kind}/{account}');
   });
+
+  it('a login still waiting for its browser closes its loopback listener when the server stops', async () => {
+    const own = await startServer({
+      dataDir: path.join(dir, 'stopping'),
+      port: 0,
+      host: '127.0.0.1',
+      log: () => {},
+    });
+    const start = await fetch(`${own.url}/admin/accounts/google/logins`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${own.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ allow_file_storage: true }),
+    });
+    expect(start.status).toBe(202);
+    const { consent_url: consentUrl } = (await start.json()) as { consent_url: string };
+    const redirect = new URL(new URL(consentUrl).searchParams.get('redirect_uri')!);
+    // Listening while the login waits (any path other than the callback is a 404 from it) ...
+    expect((await fetch(new URL('/', redirect))).status).toBe(404);
+    await own.stop();
+    // ... and gone once the server has stopped, not five minutes later.
+    await expect(fetch(new URL('/', redirect))).rejects.toThrow();
+  });
 });

@@ -49,6 +49,7 @@ async function login(request: AccountLogin): Promise<LoginOutcome> {
     env,
     showConsentUrl: request.showConsentUrl,
     ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
   });
   saveTokens(secrets, account, tokens, { seal: inFile, passphrase });
   const index = readAccountIndex(secrets);

@@ -34,6 +34,8 @@ export interface LoopbackLoginOptions {
   /** Shows the consent URL: printed, or opened in a browser (the caller decides). */
   showConsentUrl: (url: string) => void;
   timeoutMs?: number;
+  /** Ends the wait (and closes the loopback listener) early: the service is stopping. */
+  signal?: AbortSignal;
 }
 
 export interface LoopbackLoginResult {
@@ -54,8 +56,16 @@ function requireClient(env: NodeJS.ProcessEnv): void {
 const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>SheetPort</title><p>${text}</p>`;
 
 /** Waits for the one redirect that carries our `state`; anything else is answered and ignored or refused. */
-function awaitCode(server: Server, state: string, timeoutMs: number): Promise<string> {
+function awaitCode(server: Server, state: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
+    const aborted = () =>
+      finish(() =>
+        reject(
+          new AppError('upstream_error', 'The login was stopped; run it again.', {
+            reason: 'google_login_required',
+          }),
+        ),
+      );
     const timer = setTimeout(
       () =>
         reject(
@@ -69,8 +79,11 @@ function awaitCode(server: Server, state: string, timeoutMs: number): Promise<st
     );
     const finish = (outcome: () => void) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
       outcome();
     };
+    if (signal?.aborted) return aborted();
+    signal?.addEventListener('abort', aborted, { once: true });
     server.on('request', (req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname !== CALLBACK_PATH) {
@@ -124,7 +137,7 @@ export async function loopbackLogin(options: LoopbackLoginOptions): Promise<Loop
     const verifier = randomBytes(48).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const state = randomBytes(24).toString('base64url');
-    const code = awaitCode(server, state, options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
+    const code = awaitCode(server, state, options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, options.signal);
     options.showConsentUrl(
       client.generateAuthUrl({
         access_type: 'offline',
