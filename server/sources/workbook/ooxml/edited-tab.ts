@@ -87,12 +87,24 @@ export function editedTab(
       : resolveHeader(headerTexts.slice(0, width));
   const oldWidth = old.header.length;
   const codes = new Uint16Array(typed.length * width);
-  rowCodes.forEach((row, r) => {
-    if (typeof row === 'number') {
-      const from = old.codes.subarray(row * oldWidth, row * oldWidth + Math.min(width, oldWidth));
-      codes.set(from, r * width);
-    } else for (let c = 0; c < width; c++) codes[r * width + c] = row[c] ?? 0;
-  });
+  for (let r = 0; r < rowCodes.length; ) {
+    const row = rowCodes[r]!;
+    if (typeof row !== 'number') {
+      for (let c = 0; c < width; c++) codes[r * width + c] = row[c] ?? 0;
+      r++;
+      continue;
+    }
+    if (width !== oldWidth) {
+      codes.set(old.codes.subarray(row * oldWidth, row * oldWidth + Math.min(width, oldWidth)), r * width);
+      r++;
+      continue;
+    }
+    // Same width: a run of consecutive old rows (most of a tab, after any write) is one copy.
+    let end = r + 1;
+    while (end < rowCodes.length && rowCodes[end] === row + (end - r)) end++;
+    codes.set(old.codes.subarray(row * width, (row + end - r) * width), r * width);
+    r = end;
+  }
   return new CellTab({
     sourceSheetId: old.sourceSheetId,
     name: old.name,
