@@ -15,7 +15,7 @@
  * restore is stricter: it puts nothing back unless the version it replaces was kept.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import fsSync, { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { BackupPolicy } from '../../config.ts';
@@ -220,7 +220,7 @@ export class BackupKeeper implements PreviousVersionKeeper {
           return;
         }
         // A link had the file's mode until now; after the rename the inode is the backup's alone.
-        await fs.chmod(kept.file, PRIVATE_FILE_MODE);
+        fsSync.chmodSync(kept.file, PRIVATE_FILE_MODE);
         const stamp = VERSION.exec(kept.version.name)![1]!;
         this.lastKept = {
           id: `${path.basename(folder)}-${stamp}`,
@@ -260,7 +260,8 @@ export class BackupKeeper implements PreviousVersionKeeper {
     const folder = await this.#folder(folderPath, filePath);
     const name = path.basename(filePath);
     // Linked only when the path is the file itself (a link to a symlink would keep the symlink) and its only name.
-    const st = await fs.lstat(filePath);
+    // Synchronous metadata calls on the write's path, as in atomic-file.ts.
+    const st = fsSync.lstatSync(filePath);
     let link = st.isFile() && st.nlink === 1;
     // After the newest version already there, even if the clock was set back: the order of the stamps is the
     // order the versions were replaced in.
@@ -269,7 +270,7 @@ export class BackupKeeper implements PreviousVersionKeeper {
       const versionName = `${stampOf(ms)}-${name}`;
       const target = path.join(folderPath, versionName);
       try {
-        if (link) await fs.link(filePath, target);
+        if (link) fsSync.linkSync(filePath, target);
         else await copyVersion(filePath, target);
         // The same inode (a link) or the same bytes (a copy): the size read above is the version's.
         return { file: target, version: { name: versionName, time: ms, bytes: st.size }, folder };
@@ -293,7 +294,7 @@ export class BackupKeeper implements PreviousVersionKeeper {
       folder.keptSinceScan = 0;
     }
     const drop = new Set(versionsToDrop(folder.versions, this.#policy, now, protect));
-    for (const v of drop) await fs.rm(path.join(folderPath, v.name), { force: true });
+    for (const v of drop) fsSync.rmSync(path.join(folderPath, v.name), { force: true });
     folder.versions = folder.versions.filter((v) => !drop.has(v));
     if (!rescan) return;
     for (const name of await fs.readdir(folderPath)) {

@@ -4,7 +4,7 @@
  * answering 423 `locked` (nothing changed) is the only honest choice. On Linux/macOS the signal is the
  * owner-lock file the program puts beside the document; on Windows it is a sharing violation.
  */
-import fs from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 
@@ -26,12 +26,15 @@ function lockedError(name: string, by: string): AppError {
   );
 }
 
+/** Synchronous like every metadata call on a write's path: microseconds, where a thread-pool round trip costs more. */
 export async function assertNotLocked(filePath: string): Promise<void> {
   for (const lock of ownerLockFiles(filePath)) {
-    const exists = await fs.lstat(lock.path).then(
-      () => true,
-      () => false,
-    );
+    let exists: boolean;
+    try {
+      exists = lstatSync(lock.path, { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      exists = false; // not reachable (a folder without search permission): no lock we can see
+    }
     if (exists) throw lockedError(path.basename(filePath), lock.program);
   }
 }
