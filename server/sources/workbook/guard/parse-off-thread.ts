@@ -4,9 +4,10 @@
  * taking the process's memory or time. The snapshot comes back by structured clone.
  *
  * Starting a worker costs about a second on a busy machine (loading the parser), far more than parsing a
- * small file, so a worker that parsed a small file stays warm for the next one. Each parse has a worker of
- * its own (a slow file never queues others behind it); after a big file, or any failure, the worker is
- * ended so its heap goes back to the system.
+ * small file, so a worker that parsed a small file stays warm for the next one, for a while: a service that
+ * has read its files and only serves them (a tray app, most of its life) keeps no parser in memory. Each parse
+ * has a worker of its own (a slow file never queues others behind it); after a big file, or any failure, the
+ * worker is ended so its heap goes back to the system.
  */
 import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../../config.ts';
@@ -23,6 +24,8 @@ const WORKER_URL = new URL(
 /** Workers kept warm, and the largest file after which a worker is kept. */
 const MAX_IDLE = 2;
 const KEEP_AFTER_BYTES = 4 * 1024 * 1024;
+/** A warm worker not asked for this long ends (its isolate's memory goes back to the system). */
+const IDLE_MS = 30_000;
 
 export interface OffThreadParse {
   format: FormatName;
@@ -35,14 +38,13 @@ export interface OffThreadParse {
 /** Idle warm workers by heap cap (a worker's cap is fixed when it starts). Unref'd: they never hold the process. */
 const idle = new Map<number, Worker[]>();
 
-/** The exit listener of each idle worker, removed when it is put back to work. */
+/** What each idle worker does when it leaves the pool (its exit listener, its idle timer), undone when it is put back to work. */
 const leavePool = new WeakMap<Worker, () => void>();
 
 function acquire(memoryMb: number): Worker {
   const warm = idle.get(memoryMb)?.pop();
   if (warm) {
-    const leave = leavePool.get(warm);
-    if (leave) warm.off('exit', leave);
+    leavePool.get(warm)?.();
     warm.ref();
     return warm;
   }
@@ -62,12 +64,19 @@ function release(worker: Worker, memoryMb: number, keep: boolean): void {
     return;
   }
   worker.unref();
-  // A warm worker that dies while idle (it should not) just leaves the pool.
+  // A warm worker that dies while idle (it should not) just leaves the pool; one idle too long is ended.
   const leave = () => {
     const at = pool.indexOf(worker);
     if (at >= 0) pool.splice(at, 1);
   };
-  leavePool.set(worker, leave);
+  const timer = setTimeout(() => {
+    leave();
+    worker.terminate().catch(() => {});
+  }, IDLE_MS).unref();
+  leavePool.set(worker, () => {
+    clearTimeout(timer);
+    worker.off('exit', leave);
+  });
   worker.once('exit', leave);
   pool.push(worker);
   idle.set(memoryMb, pool);
