@@ -55,15 +55,17 @@ export function editedTab(
   const typed: CellValue[][] = [];
   // Per row: the old row's index, or the format codes read back with it.
   const rowCodes: (number | number[])[] = [];
-  // Formulas by row of the new version, then placed once the width is known.
+  // Formulas of the rows read back, by row of the new version; the kept rows' come from the old version.
   const rowFormulas: [row: number, column: number, text: string][] = [];
-  const oldFormulas = formulasByRow(old);
+  // Rows keep their places when nothing was deleted: a kept row is the old row of the same index.
+  const inPlace = changes.deleted.length === 0 && headerRow === old.headerRow;
+  const oldFormulas = inPlace ? null : formulasByRow(old);
   for (let k = 0; k < source.length; k++) {
     const from = source[k];
     if (from !== undefined && from >= 0) {
       typed.push(old.typed[from]!);
       rowCodes.push(from);
-      for (const [column, text] of oldFormulas.get(from) ?? [])
+      for (const [column, text] of oldFormulas?.get(from) ?? [])
         rowFormulas.push([k, column, shiftFormula(text)]);
       continue;
     }
@@ -115,8 +117,34 @@ export function editedTab(
     codes,
     formats: old.formats,
     shared: old.shared,
-    formulas: placeFormulas(rowFormulas, typed.length, width),
+    formulas:
+      inPlace && width === oldWidth
+        ? formulasInPlace(old, source, rowFormulas, typed.length, width)
+        : placeFormulas(rowFormulas, typed.length, width),
   });
+}
+
+/**
+ * The new version's formulas when rows kept their places and the width its size: the old map, less the rows
+ * read back (and any past the new end), plus what those rows hold now. A write costs the rows it wrote, not
+ * a walk over every formula of the tab.
+ */
+function formulasInPlace(
+  old: CellTab,
+  source: readonly (number | undefined)[],
+  reread: readonly [number, number, string][],
+  rows: number,
+  width: number,
+): Map<number, string> {
+  const map = new Map(old.formulas);
+  for (let k = 0; k < source.length; k++) {
+    if (source[k] !== undefined && source[k]! >= 0 && k < rows) continue;
+    for (let c = 0; c < width; c++) map.delete(k * width + c);
+  }
+  if (rows < old.typed.length) for (const [at] of old.formulas) if (at >= rows * width) map.delete(at);
+  for (const [row, column, text] of reread)
+    if (row < rows && column < width) map.set(row * width + column, text);
+  return map;
 }
 
 /** The old version's formulas, by row index: [column, text] pairs. */
