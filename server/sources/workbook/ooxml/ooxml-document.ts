@@ -15,7 +15,6 @@ import { type CellTab, decodeTab, type EncodedTab, Kind } from '../cell-tab.ts';
 import type { WorkbookDocument } from '../document.ts';
 import { shiftFormula } from '../formula-refs.ts';
 import { type DefinedName, WorkbookEvaluator } from '../formulas/evaluator.ts';
-import type { Precedents } from '../formulas/precedents.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { RowMap } from '../row-map.ts';
@@ -31,7 +30,7 @@ import {
   removeOverrides,
   removeRelsTo,
 } from './package-parts.ts';
-import { type RecalcTab, recalculate, type Spans } from './recalculation.ts';
+import { type PrecedentsMemo, type RecalcTab, recalculate, type Spans } from './recalculation.ts';
 import type { ScannedCell } from './scanned-cell.ts';
 import { readSharedStrings } from './shared-strings.ts';
 import { applyPlanToSheet, type SheetRowChanges } from './sheet-edit.ts';
@@ -96,7 +95,7 @@ export class OoxmlDocument implements WorkbookDocument {
   /** Tabs whose sheet holds a formula (or got one from a write): their cached results may be stale. */
   readonly #withFormulas = new Set<string>();
   /** What each formula text reads, worked out once (recalculation.ts). */
-  readonly #precedents = new Map<string, Precedents>();
+  readonly #precedents: PrecedentsMemo = new Map();
   /** Per rewritten sheet: its compressed pieces, so the next serialize recompresses only what changed. */
   readonly #deflaters = new Map<string, ChunkedDeflate>();
   #sharedStrings: string[] | undefined;

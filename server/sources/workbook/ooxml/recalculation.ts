@@ -23,6 +23,9 @@ export interface RecalcTab {
 /** Inclusive row spans. */
 export type Spans = [top: number, bottom: number][];
 
+/** What each formula reads, worked out once: by tab name (lower-cased), then by formula text. */
+export type PrecedentsMemo = Map<string, Map<string, Precedents>>;
+
 export interface RecalcInput {
   tabs: readonly RecalcTab[];
   /** Rows whose values the write may have changed, per tab name lower-cased. */
@@ -30,8 +33,8 @@ export interface RecalcInput {
   names: readonly DefinedName[];
   tables: readonly TableInfo[];
   date1904: boolean;
-  /** Precedents already worked out, by tab and formula text (kept by the document across writes). */
-  precedents: Map<string, Precedents>;
+  /** Precedents already worked out (kept by the document across writes). */
+  precedents: PrecedentsMemo;
 }
 
 interface FormulaCell {
@@ -79,7 +82,16 @@ function formulaCells(tabs: readonly RecalcTab[]): FormulaCell[] {
     const { snapshot } = tab;
     const width = snapshot.header.length;
     const sheet = tab.name.toLowerCase();
-    const entries = [...snapshot.formulas].sort((a, b) => a[0] - b[0]);
+    // In sheet order; a tab's map usually is already (edits put rows written last), so sort only when not.
+    let entries: Iterable<[number, string]> = snapshot.formulas;
+    let last = -1;
+    for (const [at] of snapshot.formulas) {
+      if (at < last) {
+        entries = [...snapshot.formulas].sort((a, b) => a[0] - b[0]);
+        break;
+      }
+      last = at;
+    }
     for (const [at, text] of entries) {
       out.push({
         tab,
@@ -93,28 +105,27 @@ function formulaCells(tabs: readonly RecalcTab[]): FormulaCell[] {
   return out;
 }
 
-/** The formulas the change reaches, directly or through other formulas, in sheet order. */
+/**
+ * The formulas the change reaches, directly or through other formulas, in sheet order. Each round looks only
+ * at the rows the round before reached (a formula not reached yet cannot be reached by rows it already saw).
+ */
 function dirtyCells(cells: readonly FormulaCell[], input: RecalcInput): Set<FormulaCell> {
-  const changed = new Map<string, Spans>();
-  for (const [sheet, spans] of input.changed) changed.set(sheet, merge(spans));
+  let frontier = new Map<string, Spans>();
+  for (const [sheet, spans] of input.changed) frontier.set(sheet, merge(spans));
   const lookup = new Set<string>(input.names.map((n) => n.name.toLowerCase()));
   for (const t of input.tables) lookup.add(t.name.toLowerCase());
   const dirty = new Set<FormulaCell>();
-  let grew = true;
-  while (grew) {
-    grew = false;
+  while (frontier.size > 0) {
     const reached = new Map<string, Spans>();
     for (const cell of cells) {
       if (dirty.has(cell)) continue;
-      if (!reaches(cell, changed, lookup, input.precedents)) continue;
+      if (!reaches(cell, frontier, lookup, input.precedents)) continue;
       dirty.add(cell);
-      grew = true;
       const spans = reached.get(cell.sheet) ?? [];
       spans.push([cell.row, cell.row]);
       reached.set(cell.sheet, spans);
     }
-    for (const [sheet, spans] of reached)
-      changed.set(sheet, merge([...(changed.get(sheet) ?? []), ...spans]));
+    frontier = new Map([...reached].map(([sheet, spans]) => [sheet, merge(spans)]));
   }
   return dirty;
 }
@@ -123,15 +134,19 @@ function reaches(
   cell: FormulaCell,
   changed: Map<string, Spans>,
   names: ReadonlySet<string>,
-  memo: Map<string, Precedents>,
+  memo: PrecedentsMemo,
 ): boolean {
   if (overlaps(changed.get(cell.sheet), cell.row, cell.row)) return true;
-  const key = `${cell.sheet}\u0000${cell.text}`;
-  let precedents = memo.get(key);
+  let ofSheet = memo.get(cell.sheet);
+  if (!ofSheet) {
+    ofSheet = new Map();
+    memo.set(cell.sheet, ofSheet);
+  }
+  let precedents = ofSheet.get(cell.text);
   if (precedents === undefined) {
     precedents = precedentsOf(cell.text, cell.sheet, names);
-    if (memo.size > 100_000) memo.clear();
-    memo.set(key, precedents);
+    if (ofSheet.size > 200_000) ofSheet.clear();
+    ofSheet.set(cell.text, precedents);
   }
   if (precedents === 'always') return true;
   return precedents.some((p) => overlaps(changed.get(p.sheet), p.top, p.bottom));
