@@ -52,24 +52,33 @@ function decode(content: Buffer): Baseline {
  */
 export class BaselineStore {
   readonly #get: Database.Statement<[string], Row>;
-  readonly #put: Database.Statement<[string, string, string, Buffer, number, string, number]>;
+  readonly #put: Database.Statement<[string, string, string, number, string, number]>;
+  readonly #putContent: Database.Statement<[string, string, Buffer]>;
   readonly #mark: Database.Statement<[string, string, string]>;
   readonly #recorded: Database.Statement<[string, string], number>;
   readonly #addRedo: Database.Statement<[number, string, string]>;
   readonly #redoOf: Database.Statement<[string, string], number>;
 
   constructor(db: Database.Database) {
+    // The content lives apart (migration 9): the small columns below change at every write, the content only
+    // when a checkpoint is taken.
     this.#get = db.prepare(
-      `SELECT source_sheet_id, content, source_version, checkpoint_at, redo_entries
-       FROM tab_baselines WHERE spreadsheet_id = ?`,
+      `SELECT b.source_sheet_id, c.content, b.source_version, b.checkpoint_at, b.redo_entries
+       FROM tab_baselines b JOIN tab_checkpoints c
+         ON c.spreadsheet_id = b.spreadsheet_id AND c.source_sheet_id = b.source_sheet_id
+       WHERE b.spreadsheet_id = ?`,
     );
     this.#put = db.prepare(
       `INSERT INTO tab_baselines
-         (spreadsheet_id, source_sheet_id, name, content, updated_at, source_version, checkpoint_at, redo_entries)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0)
+         (spreadsheet_id, source_sheet_id, name, updated_at, source_version, checkpoint_at, redo_entries)
+       VALUES (?, ?, ?, ?, ?, ?, 0)
        ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET
-         name = excluded.name, content = excluded.content, updated_at = excluded.updated_at,
+         name = excluded.name, updated_at = excluded.updated_at,
          source_version = excluded.source_version, checkpoint_at = excluded.checkpoint_at, redo_entries = 0`,
+    );
+    this.#putContent = db.prepare(
+      `INSERT INTO tab_checkpoints (spreadsheet_id, source_sheet_id, content) VALUES (?, ?, ?)
+       ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET content = excluded.content`,
     );
     this.#recorded = db
       .prepare<[string, string], number>(
@@ -121,15 +130,8 @@ export class BaselineStore {
     sourceVersion: string,
     checkpointAt: number,
   ): void {
-    this.#put.run(
-      spreadsheetId,
-      sourceSheetId,
-      baseline.name,
-      encode(baseline),
-      nowMs,
-      sourceVersion,
-      checkpointAt,
-    );
+    this.#put.run(spreadsheetId, sourceSheetId, baseline.name, nowMs, sourceVersion, checkpointAt);
+    this.#putContent.run(spreadsheetId, sourceSheetId, encode(baseline));
   }
 
   /**

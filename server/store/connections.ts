@@ -61,6 +61,7 @@ export class ConnectionStore {
     removeWebhooks: Database.Statement<[string]>;
     removeChangeLog: Database.Statement<[string]>;
     removeBaselines: Database.Statement<[string]>;
+    removeCheckpoints: Database.Statement<[string]>;
     setPublicRead: Database.Statement<[number, string]>;
   };
 
@@ -89,6 +90,7 @@ export class ConnectionStore {
       // one keeps its id) starts from what it holds then, with no feed or baseline from before.
       removeChangeLog: db.prepare('DELETE FROM change_log WHERE spreadsheet_id = ?'),
       removeBaselines: db.prepare('DELETE FROM tab_baselines WHERE spreadsheet_id = ?'),
+      removeCheckpoints: db.prepare('DELETE FROM tab_checkpoints WHERE spreadsheet_id = ?'),
       setPublicRead: db.prepare('UPDATE connections SET public_read = ? WHERE id = ?'),
     };
   }
@@ -184,6 +186,7 @@ export class ConnectionStore {
       if (webhooks.length > 0) this.stmts.removeWebhooks.run(found.spreadsheetId);
       this.stmts.removeChangeLog.run(found.spreadsheetId);
       this.stmts.removeBaselines.run(found.spreadsheetId);
+      this.stmts.removeCheckpoints.run(found.spreadsheetId);
       this.stmts.remove.run(found.spreadsheetId);
       return { removed: true, webhooksRemoved: webhooks };
     });

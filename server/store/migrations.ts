@@ -247,4 +247,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ), 0);
     `,
   },
+  {
+    version: 9,
+    name: 'checkpoint-content-apart',
+    sql: `
+      -- A checkpoint's content (a whole tab) moves to a table of its own. Every write updates its tab's
+      -- redo_entries and source_version, and SQLite rewrites a whole record on any update: with the content in
+      -- the same record, each write copied the whole tab's checkpoint again (and reading source_version walked
+      -- it). The content is written only when a checkpoint is taken now.
+      CREATE TABLE tab_checkpoints (
+        spreadsheet_id   TEXT NOT NULL,
+        source_sheet_id  TEXT NOT NULL,
+        content          BLOB NOT NULL,
+        UNIQUE (spreadsheet_id, source_sheet_id)
+      );
+      INSERT INTO tab_checkpoints (spreadsheet_id, source_sheet_id, content)
+        SELECT spreadsheet_id, source_sheet_id, content FROM tab_baselines;
+      ALTER TABLE tab_baselines DROP COLUMN content;
+    `,
+  },
 ];

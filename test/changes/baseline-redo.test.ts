@@ -125,7 +125,12 @@ describe('recorded content: checkpoint + change log', () => {
     dirs.push(dir);
     const { db, recorder, baselines, changeLog } = openRecorder(dir);
     const stored = () =>
-      db.prepare("SELECT content, redo_entries FROM tab_baselines WHERE spreadsheet_id = 'wb_1'").get() as {
+      db
+        .prepare(
+          `SELECT c.content, b.redo_entries FROM tab_baselines b JOIN tab_checkpoints c USING (spreadsheet_id, source_sheet_id)
+           WHERE b.spreadsheet_id = 'wb_1'`,
+        )
+        .get() as {
         content: Buffer;
         redo_entries: number;
       };

@@ -41,3 +41,36 @@ describe('migration 6: csv tab id 1', () => {
     db.close();
   });
 });
+
+describe('migration 9: checkpoint content apart', () => {
+  it('moves each baseline content to tab_checkpoints, and a tab keeps its content and small columns', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-mig-'));
+    const db = new Database(path.join(dir, 'old.db'));
+    for (const m of MIGRATIONS.filter((m) => m.version < 9)) if (m.sql) db.exec(m.sql);
+    db.prepare(
+      `INSERT INTO tab_baselines (spreadsheet_id, source_sheet_id, name, content, updated_at, source_version, checkpoint_at, redo_entries)
+       VALUES ('wb_1', '1', 'T', ?, 5, 'v1', 7, 3)`,
+    ).run(Buffer.from('the whole tab'));
+    db.exec(MIGRATIONS.find((m) => m.version === 9)?.sql ?? '');
+    expect(db.prepare('SELECT * FROM tab_baselines').all()).toEqual([
+      {
+        spreadsheet_id: 'wb_1',
+        source_sheet_id: '1',
+        name: 'T',
+        updated_at: 5,
+        source_version: 'v1',
+        checkpoint_at: 7,
+        redo_entries: 3,
+      },
+    ]);
+    const moved = db
+      .prepare('SELECT spreadsheet_id, source_sheet_id, content FROM tab_checkpoints')
+      .all() as {
+      content: Buffer;
+    }[];
+    expect(moved).toHaveLength(1);
+    expect(moved[0]).toMatchObject({ spreadsheet_id: 'wb_1', source_sheet_id: '1' });
+    expect(moved[0]?.content.toString()).toBe('the whole tab');
+    db.close();
+  });
+});

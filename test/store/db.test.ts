@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../server/store/migrations.ts';
 
 const DB_MODULE = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
 const LATEST = MIGRATIONS.at(-1)!.version;
-const TABLE_COUNT = 10;
+const TABLE_COUNT = 11;
 
 let dir: string;
 beforeEach(() => {
@@ -49,6 +49,7 @@ describe('openDatabase', () => {
         'delivery_attempts',
         'idempotency_keys',
         'tab_baselines',
+        'tab_checkpoints',
         'usage_daily',
         'webhooks',
       ]);
