@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+import { type DocNode, expectDocumentedError } from '../helpers/openapi-doc.ts';
 
 let dir: string;
 let google: GoogleAccount;
@@ -35,29 +36,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: the document is walked by key and checked by assertions
-type Node = any;
-const DOC: Node = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
-const deref = (node: Node): Node =>
-  node?.$ref
-    ? deref(
-        node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((n: Node, k: string) => n[k], DOC),
-      )
-    : node;
+type Node = DocNode;
 
 /** The refusal's status and code are documented for the operation, and each member of its error is declared. */
 async function expectDocumented(res: Answer, method: string, template: string): Promise<Node> {
   const { error } = await res.json();
-  const response = deref(DOC.paths[template][method].responses[String(res.status)]);
-  expect(response, `${method} ${template} ${res.status}`).toBeDefined();
-  const narrowed = deref(response.content['application/json'].schema).allOf.find((s: Node) => !s.$ref);
-  expect(narrowed.properties.error.properties.code.enum).toContain(error.code);
-  for (const member of Object.keys(error)) {
-    expect(DOC.components.schemas.ErrorDetail.properties, member).toHaveProperty(member);
-  }
+  expectDocumentedError(error, res.status, method, template);
   return error;
 }
 

@@ -1,15 +1,10 @@
-/**
- * `/admin/connections` through real HTTP: connecting real .xlsx and .csv files (then reading them with an API
- * key), connecting twice, every refusal of the workbook kind (nothing registered), the admin guard, and removal
- * while webhooks watch the spreadsheet (refused, or forced).
- */
-import { readFileSync } from 'node:fs';
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeCsv, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness, type TestResponse } from '../helpers/harness.ts';
+import { expectDocumentedError } from '../helpers/openapi-doc.ts';
 
 let h: Harness;
 beforeEach(async () => {
@@ -31,19 +26,6 @@ function admin(method: string, urlPath: string, body?: unknown, token?: string):
 const connect = (body: unknown) => admin('POST', '/admin/connections', body);
 const listed = async () => (await (await admin('GET', '/admin/connections')).json()).data;
 
-// biome-ignore lint/suspicious/noExplicitAny: the document is walked by key and checked by assertions
-type Node = any;
-const DOC: Node = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
-const deref = (node: Node): Node =>
-  node?.$ref
-    ? deref(
-        node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((n: Node, k: string) => n[k], DOC),
-      )
-    : node;
-
 /** The refusal is the one expected, and docs/openapi.json documents it: status, code and every member. */
 async function expectError(
   res: TestResponse,
@@ -54,13 +36,7 @@ async function expectError(
   expect(res.status).toBe(status);
   const body = (await res.json()).error;
   expect(body).toMatchObject(error);
-  const documented = deref(deref(DOC.paths[operation[0]][operation[1]]).responses[String(status)]);
-  const schema = deref(documented.content['application/json'].schema);
-  const narrowed = schema.allOf.find((s: Node) => !s.$ref);
-  expect(narrowed.properties.error.properties.code.enum).toContain(body.code);
-  for (const member of Object.keys(body)) {
-    expect(DOC.components.schemas.ErrorDetail.properties, member).toHaveProperty(member);
-  }
+  expectDocumentedError(body, status, operation[1], operation[0]);
 }
 
 const POST: [string, string] = ['/admin/connections', 'post'];

@@ -5,7 +5,6 @@
  * server.json and `sheetport dashboard --no-browser`.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { documentedCodes } from '../helpers/openapi-doc.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
 const run = promisify(execFile);
@@ -283,24 +283,6 @@ describe('server.json and sheetport dashboard', () => {
 });
 
 describe('the refusals, as docs/openapi.json documents them', () => {
-  const doc: Body = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
-  const deref = (node: Body): Body => {
-    let at = node;
-    while (at?.$ref)
-      at = at.$ref
-        .slice(2)
-        .split('/')
-        .reduce((n: Body, k: string) => n?.[k], doc);
-    return at;
-  };
-  /** The error codes the document allows for this operation and status. */
-  const documentedCodes = (method: string, template: string, status: number): string[] => {
-    const response = deref(doc.paths[template]?.[method]?.responses?.[String(status)]);
-    if (!response) return [];
-    const narrowed = deref(response.content['application/json'].schema).allOf.find((s: Body) => !s.$ref);
-    return narrowed.properties.error.properties.code.enum;
-  };
-
   it('documents the status and code of each refusal of the new routes', async () => {
     const cases: [string, string, string, unknown?][] = [
       ['post', '/admin/keys', '/admin/keys', { plan: 'gold' }],
