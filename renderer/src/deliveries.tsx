@@ -121,15 +121,25 @@ export function DeliveriesSection() {
   );
 }
 
-function headersOf(d: DeliveryDetail): [string, string][] {
-  return [
-    ['Content-Type', 'application/json'],
-    ['X-Service-Event', d.event],
-    ['X-Service-Delivery', d.delivery_id],
-    ['webhook-id', d.delivery_id],
-    ['webhook-timestamp', '(the time of each attempt)'],
-    ['X-Service-Signature, webhook-signature', '(signed with the secret at each attempt)'],
-  ];
+/** The headers the latest attempt sent, as the server recorded them; what every attempt sends, before the first. */
+function headersOf(d: DeliveryDetail): { title: string; headers: [string, string][] } {
+  const sent = d.attempt_log.findLast((a) => a.request_headers !== null);
+  if (sent?.request_headers)
+    return {
+      title: `Headers sent by attempt ${sent.attempt}`,
+      headers: Object.entries(sent.request_headers),
+    };
+  return {
+    title: 'Headers',
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['X-Service-Event', d.event],
+      ['X-Service-Delivery', d.delivery_id],
+      ['webhook-id', d.delivery_id],
+      ['webhook-timestamp', '(the time of each attempt)'],
+      ['X-Service-Signature, webhook-signature', '(signed with the secret at each attempt)'],
+    ],
+  };
 }
 
 function DeliveryPanel({
@@ -236,9 +246,9 @@ function DeliveryPanel({
               </table>
             </Scrollable>
           ) : null}
-          <h4>Headers</h4>
+          <h4>{headersOf(d).title}</h4>
           <dl class="headers">
-            {headersOf(d).map(([k, v]) => (
+            {headersOf(d).headers.map(([k, v]) => (
               <div key={k}>
                 <dt>{k}</dt>
                 <dd>{v}</dd>

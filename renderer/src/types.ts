@@ -73,6 +73,8 @@ export interface Attempt {
   error: string | null;
   response_excerpt: string | null;
   target_address: string | null;
+  /** What the attempt sent (signatures included); null for attempts recorded before the server kept them. */
+  request_headers: Record<string, string> | null;
 }
 
 export interface DeliveryDetail extends Delivery {

@@ -29,6 +29,8 @@ export interface AttemptRecord {
   targetAddress: string | null;
   /** Its class (`public`, `private`, `loopback`, ... or `none`); null for attempts recorded before classes were. */
   targetKind: string | null;
+  /** The headers it sent (signatures included); null for attempts recorded before they were kept. */
+  requestHeaders: Record<string, string> | null;
 }
 
 interface Row {
@@ -107,18 +109,22 @@ export class DeliveryStore {
         .pluck(),
       attempt: db.prepare(
         `INSERT INTO delivery_attempts (delivery_id, attempt, trigger, started_at, duration_ms, status, error,
-           response_excerpt, target_address, target_kind)
+           response_excerpt, target_address, target_kind, request_headers)
          VALUES (@delivery_id, @attempt, @trigger, @started_at, @duration_ms, @status, @error, @response_excerpt,
-           @target_address, @target_kind)`,
+           @target_address, @target_kind, @request_headers)`,
       ),
       settle: db.prepare(
         `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @next_attempt_at,
            lease_until = NULL, replay = 0, completed_at = @completed_at WHERE id = @id`,
       ),
       get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
-      attempts: db.prepare<[string], AttemptRecord>(
+      attempts: db.prepare<
+        [string],
+        Omit<AttemptRecord, 'requestHeaders'> & { requestHeaders: string | null }
+      >(
         `SELECT attempt, trigger, started_at AS startedAt, duration_ms AS durationMs, status, error,
-                response_excerpt AS responseExcerpt, target_address AS targetAddress, target_kind AS targetKind
+                response_excerpt AS responseExcerpt, target_address AS targetAddress, target_kind AS targetKind,
+                request_headers AS requestHeaders
          FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt`,
       ),
       replay: db.prepare<[number, string]>(
@@ -191,8 +197,8 @@ export class DeliveryStore {
   /** Record one attempt and the delivery's new state, atomically. */
   settle(
     delivery: DeliveryRecord,
-    attempt: Omit<AttemptRecord, 'attempt' | 'targetAddress' | 'targetKind'> &
-      Partial<Pick<AttemptRecord, 'targetAddress' | 'targetKind'>>,
+    attempt: Omit<AttemptRecord, 'attempt' | 'targetAddress' | 'targetKind' | 'requestHeaders'> &
+      Partial<Pick<AttemptRecord, 'targetAddress' | 'targetKind' | 'requestHeaders'>>,
     next: { state: DeliveryState; nextAttemptAt: number | null; completedAt: number | null },
   ): void {
     this.#db.transaction(() => {
@@ -208,6 +214,7 @@ export class DeliveryStore {
         response_excerpt: attempt.responseExcerpt,
         target_address: attempt.targetAddress ?? null,
         target_kind: attempt.targetKind ?? null,
+        request_headers: attempt.requestHeaders ? JSON.stringify(attempt.requestHeaders) : null,
       });
       this.#stmts.settle.run({
         id: delivery.id,
@@ -225,7 +232,11 @@ export class DeliveryStore {
   }
 
   attemptsOf(id: string): AttemptRecord[] {
-    return this.#stmts.attempts.all(id);
+    return this.#stmts.attempts.all(id).map((a) => ({
+      ...a,
+      requestHeaders:
+        a.requestHeaders === null ? null : (JSON.parse(a.requestHeaders) as Record<string, string>),
+    }));
   }
 
   /** Newest first, optionally one state. */

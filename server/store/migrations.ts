@@ -266,4 +266,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tab_baselines DROP COLUMN content;
     `,
   },
+  {
+    version: 10,
+    name: 'attempt-request-headers',
+    sql: `
+      -- The headers each attempt sent (JSON: content type, user agent, event, delivery id, timestamp and both
+      -- signatures), so the dashboard and the CLI show what the receiver got. NULL for older attempts.
+      ALTER TABLE delivery_attempts ADD COLUMN request_headers TEXT;
+    `,
+  },
 ];

@@ -1,7 +1,8 @@
 /**
  * A delivery and its attempts as the API, the dashboard and the CLI show them (one set of shapes, so they cannot
  * drift). The `/v1` API shows an attempt at a loopback or private address without its response excerpt and with
- * a coarse error (CONTRACT 4); the admin surface and the CLI show everything, with the address it went to.
+ * a coarse error (CONTRACT 4); the admin surface and the CLI show everything, with the address it went to and
+ * the headers it sent (the API does not: a key holder could replay a signed request to the receiver).
  */
 import { iso } from '../lib/iso-time.ts';
 import type { AttemptRecord, DeliveryRecord } from '../store/deliveries.ts';
@@ -50,6 +51,7 @@ export function fullAttemptJson(a: AttemptRecord) {
     response_excerpt: a.responseExcerpt,
     target_address: a.targetAddress,
     target_kind: a.targetKind,
+    request_headers: a.requestHeaders,
   };
 }
 

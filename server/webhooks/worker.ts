@@ -177,8 +177,9 @@ export class DeliveryWorker {
     const body = Buffer.from(delivery.payload);
     const startedAt = now();
     let outcome: AttemptOutcome;
+    let headers: Record<string, string> | null = null;
     try {
-      const headers = this.#o.sign({
+      headers = this.#o.sign({
         secret,
         deliveryId: delivery.id,
         event: delivery.event,
@@ -209,6 +210,7 @@ export class DeliveryWorker {
           responseExcerpt: outcome.responseExcerpt,
           targetAddress: target.address,
           targetKind: target.kind,
+          requestHeaders: headers,
         },
         next,
       );

@@ -214,6 +214,36 @@ describe('admin webhooks and the delivery log', () => {
           async () => (await admin(`/admin/webhooks/${id}/deliveries/${delivery.delivery_id}`)).body.state,
         )
         .toBe('succeeded');
+      // Each attempt's headers as the receiver got them, signatures included (all but Content-Length).
+      const detail = (await admin(`/admin/webhooks/${id}/deliveries/${delivery.delivery_id}`)).body;
+      expect(detail.attempt_log).toHaveLength(2);
+      detail.attempt_log.forEach((attempt: { request_headers: Record<string, string> }, i: number) => {
+        const got = receiver.received[i]!;
+        expect(got.signatureOk && got.standardOk).toBe(true);
+        const sent = Object.fromEntries(
+          Object.entries(attempt.request_headers).map(([k, v]) => [k.toLowerCase(), v]),
+        );
+        expect(Object.keys(sent).sort()).toEqual(
+          [
+            'content-type',
+            'user-agent',
+            'x-service-event',
+            'x-service-delivery',
+            'x-service-signature',
+            'webhook-id',
+            'webhook-timestamp',
+            'webhook-signature',
+          ].sort(),
+        );
+        for (const [name, value] of Object.entries(sent)) expect(got.headers[name], name).toBe(value);
+      });
+      // /v1 leaves them out: a key holder could send the signed request to the receiver again.
+      const v1 = await fetch(`${service.url}/v1/webhooks/${id}/deliveries/${delivery.delivery_id}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      const v1Detail = (await v1.json()) as { attempt_log: Record<string, unknown>[] };
+      expect(v1.status).toBe(200);
+      expect(v1Detail.attempt_log[0]).not.toHaveProperty('request_headers');
 
       const paused = await admin(`/admin/webhooks/${id}`, { method: 'PATCH', body: { status: 'paused' } });
       expect(paused.body.status).toBe('paused');

@@ -204,6 +204,10 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     // The stream tells the page; the detail shows the delivery succeeded without a reload.
     await detail.locator('.badge.succeeded').waitFor({ timeout: 10_000 });
     expect(receiver.received[1]!.signatureOk).toBe(true);
+    // The headers the replay sent, as the receiver got them: its signature shows in the inspector.
+    await detail.getByRole('heading', { level: 4, name: 'Headers sent by attempt 2' }).waitFor();
+    const signature = String(receiver.received[1]!.headers['webhook-signature']);
+    await detail.getByText(signature, { exact: true }).waitFor();
   });
 
   it('finds a request in the request log by its request id', async () => {
