@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from './api.ts';
 import { useDeliveryUpdates } from './live.ts';
+import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { type Delivery, type DeliveryDetail, EVENTS, STATES, type Webhook } from './types.ts';
@@ -78,7 +79,7 @@ export function DeliveriesSection() {
           {list.data && list.data.data.length > 0 ? (
             <Scrollable class="table-wrap" label="Table (scrolls sideways)">
               <table>
-                <caption>{list.data.meta.total} deliveries, newest first</caption>
+                <caption>{quantity(list.data.meta.total, 'delivery', 'deliveries')}, newest first</caption>
                 <thead>
                   <tr>
                     <th scope="col">Created</th>
@@ -201,7 +202,7 @@ function DeliveryPanel({
       {d ? (
         <>
           <p>
-            <span class={`badge ${d.state}`}>{d.state}</span> · {d.event} · {d.attempts} attempt(s)
+            <span class={`badge ${d.state}`}>{d.state}</span> · {d.event} · {quantity(d.attempts, 'attempt')}
             {d.next_attempt_at ? ` · next ${new Date(d.next_attempt_at).toLocaleTimeString()}` : ''}
           </p>
           <button type="button" onClick={replay} disabled={d.state === 'in_flight'}>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from './api.ts';
 import { CopyField } from './copy-button.tsx';
+import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
 import { dailySeries, Sparkline } from './sparkline.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
@@ -196,7 +197,10 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void }
         {series ? (
           <Sparkline
             points={series}
-            label={`${series.reduce((a, b) => a + b, 0)} requests in 30 days, at most ${Math.max(...series)} a day`}
+            label={`${quantity(
+              series.reduce((a, b) => a + b, 0),
+              'request',
+            )} in 30 days, at most ${Math.max(...series)} a day`}
           />
         ) : (
           <span class="muted">…</span>

@@ -4,6 +4,7 @@ import { api, enc } from './api.ts';
 import { desktop } from './bridge.ts';
 import { CopyField } from './copy-button.tsx';
 import { useSheetChanges } from './live.ts';
+import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { TunnelNote } from './tunnel.tsx';
@@ -187,7 +188,7 @@ function ConnectionCard({
               aria-pressed={shown?.sheet_id === s.sheet_id}
               onClick={() => setTab(s.name)}
             >
-              {s.name} <span class="muted">({s.row_count} rows)</span>
+              {s.name} <span class="muted">({quantity(s.row_count, 'row')})</span>
             </button>
           ))}
         </fieldset>
@@ -244,7 +245,8 @@ function TabPanel({
         <Scrollable class="table-wrap" label="Table (scrolls sideways)">
           <table>
             <caption>
-              First {preview.data.rows.length} of {preview.data.row_count} rows of {sheetName} (typed)
+              First {preview.data.rows.length} of {quantity(preview.data.row_count, 'row')} of {sheetName}{' '}
+              (typed)
             </caption>
             <thead>
               <tr>
