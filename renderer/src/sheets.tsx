@@ -205,6 +205,15 @@ function ConnectionCard({
   );
 }
 
+type PreviewValues = 'typed' | 'formatted' | 'formula';
+
+/** The row API's `values=` modes, as the preview offers them. */
+const PREVIEW_VALUES: [PreviewValues, string][] = [
+  ['typed', 'Typed values'],
+  ['formatted', 'As the sheet shows them'],
+  ['formula', 'Formulas'],
+];
+
 function cell(v: CellValue): string {
   return v === null ? '' : typeof v === 'string' ? v : String(v);
 }
@@ -221,12 +230,13 @@ function TabPanel({
   /** Moves when the server says this tab's rows changed: the preview is read again, the old rows shown meanwhile. */
   version: number;
 }) {
+  const [values, setValues] = useState<PreviewValues>('typed');
   const preview = useResource(
     () =>
       api<Preview>(
-        `/admin/connections/${enc(connection.spreadsheet_id)}/sheets/${enc(sheetName)}/preview?limit=10`,
+        `/admin/connections/${enc(connection.spreadsheet_id)}/sheets/${enc(sheetName)}/preview?limit=10&values=${values}`,
       ),
-    `${connection.spreadsheet_id}/${sheetName}/${version}`,
+    `${connection.spreadsheet_id}/${sheetName}/${version}/${values}`,
   );
   const endpoint = `${window.location.origin}/v1/sheets/${enc(sheetId)}/rows`;
   const curl = connection.public_read
@@ -238,6 +248,19 @@ function TabPanel({
         <CopyField value={endpoint} label={`endpoint URL of ${sheetName}`} />
         <CopyField value={curl} label={`curl command for ${sheetName}`} />
       </div>
+      <label class="inline">
+        Show{' '}
+        <select
+          value={values}
+          onChange={(e) => setValues((e.target as HTMLSelectElement).value as PreviewValues)}
+        >
+          {PREVIEW_VALUES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
       {preview.error ? <ErrorNote error={preview.error} /> : null}
       {preview.loading && !preview.data ? <Loading what="rows" /> : null}
       {preview.data && preview.data.rows.length === 0 ? <Empty>This tab has no rows yet.</Empty> : null}
@@ -245,8 +268,8 @@ function TabPanel({
         <Scrollable class="table-wrap" label="Table (scrolls sideways)">
           <table>
             <caption>
-              First {preview.data.rows.length} of {quantity(preview.data.row_count, 'row')} of {sheetName}{' '}
-              (typed)
+              First {preview.data.rows.length} of {quantity(preview.data.row_count, 'row')} of {sheetName} (
+              {PREVIEW_VALUES.find(([value]) => value === values)?.[1].toLowerCase()})
             </caption>
             <thead>
               <tr>

@@ -44,6 +44,18 @@ function stringField(body: Record<string, unknown>, name: string, required: bool
 }
 
 const PREVIEW_ROWS = { default: 20, max: 100 };
+const PREVIEW_VALUES = ['typed', 'formatted', 'formula'] as const;
+
+/** `?values=` as the row API reads it: typed (default), the text the sheet shows, or formula text in place. */
+function previewValues(req: Request): (typeof PREVIEW_VALUES)[number] {
+  const raw = req.query.values ?? 'typed';
+  const found = PREVIEW_VALUES.find((v) => v === raw);
+  if (!found)
+    throw new AppError('invalid_parameter', 'Parameter "values" must be "typed", "formatted" or "formula".', {
+      parameter: 'values',
+    });
+  return found;
+}
 
 function previewLimit(req: Request): number {
   const raw = req.query.limit;
@@ -115,20 +127,28 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
     res.json({ ...connectionJson(after), location: after.location });
   });
 
-  // The dashboard's preview: the first rows of one tab, typed as the API returns them.
+  // The dashboard's preview: the first rows of one tab, as the API returns them (`values` as the row API's).
   routes.get('/admin/connections/:id/sheets/:sheet/preview', 'admin', async (req, res) => {
     const connection = connectionOf(req);
     const sheet = String(req.params.sheet);
+    const limit = previewLimit(req);
+    const values = previewValues(req);
     const tab = (await deps.replica.get(connection)).byName.get(sheet);
     if (!tab)
       throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
-    const limit = previewLimit(req);
+    const rows =
+      values === 'formatted'
+        ? tab.formatted
+        : values === 'formula'
+          ? (tab.withFormulas ?? tab.typed)
+          : tab.typed;
     res.json({
       sheet_id: toPublicSheetId(connection.spreadsheetId, tab.sourceSheetId),
       name: tab.name,
       header: tab.header,
       row_count: tab.typed.length,
-      rows: tab.typed.slice(0, limit),
+      values,
+      rows: rows.slice(0, limit),
     });
   });
 

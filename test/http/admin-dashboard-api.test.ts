@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
+import { createDemoWorkbook } from '../../server/sources/workbook/demo.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { documentedCodes } from '../helpers/openapi-doc.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -122,6 +123,35 @@ describe('admin connections for the dashboard', () => {
     expect((await admin(`/admin/connections/${spreadsheetId}/sheets/People/preview?limit=0`)).status).toBe(
       400,
     );
+  });
+
+  it('previews the text the sheet shows, and formula text, as the row API does with values=', async () => {
+    const formatted = await admin(
+      `/admin/connections/${spreadsheetId}/sheets/People/preview?limit=1&values=formatted`,
+    );
+    expect(formatted.body.values).toBe('formatted');
+    expect(formatted.body.rows[0].slice(0, 5)).toEqual(['Ann', '31', '3/1/2024', 'TRUE', '$1,000.00']);
+    const bad = await admin(`/admin/connections/${spreadsheetId}/sheets/People/preview?values=raw`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', parameter: 'values' });
+
+    // A workbook with formulas: their text in place of their results.
+    const demo = path.join(dir, 'demo-preview.xlsx');
+    await createDemoWorkbook(demo);
+    const connected = await admin('/admin/connections', { method: 'POST', body: { location: demo } });
+    const id = connected.body.spreadsheet_id;
+    const typed = await admin(`/admin/connections/${id}/sheets/Orders/preview?limit=1`);
+    const formulas = await admin(`/admin/connections/${id}/sheets/Orders/preview?limit=1&values=formula`);
+    const total = typed.body.header.indexOf('Total');
+    expect(typeof typed.body.rows[0][total]).toBe('number');
+    expect(formulas.body.rows[0][total]).toMatch(/^=/);
+    const key = service.context.keys.create({ scope: 'read' }).key;
+    const userKey = connected.body.user_key;
+    const api = await fetch(`${service.url}/api/spreadsheets/${userKey}/Orders?limit=1&values=formula`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    const [first] = (await api.json()) as Record<string, unknown>[];
+    expect(first?.Total).toBe(formulas.body.rows[0][total]);
   });
 
   it('turns public read on and off', async () => {

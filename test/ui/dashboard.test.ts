@@ -126,6 +126,14 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     userKey = service.context.connections.list()[0]!.userKey;
     await shot('sheets');
     await expectAccessible();
+
+    // The text the sheet shows: the balance with its currency format, then back to typed values.
+    const show = page.getByLabel('Show');
+    await show.selectOption('formatted');
+    await page.getByRole('table', { name: /rows of People \(as the sheet shows them\)/ }).waitFor();
+    await first.getByRole('cell', { name: '$1,000.00' }).waitFor();
+    await show.selectOption('typed');
+    await page.getByRole('table', { name: /rows of People \(typed values\)/ }).waitFor();
   });
 
   it('reads the preview again when the workbook is saved by another program', async () => {
