@@ -4,6 +4,7 @@ import { desktop } from './bridge.ts';
 import { Empty, ErrorNote } from './status.tsx';
 import type { AccountKind, AccountLogin } from './types.ts';
 import { useResource } from './use-resource.ts';
+import { useSubmit } from './use-submit.ts';
 
 /**
  * The kinds of source that log in to accounts (Google Sheets), as the server lists them: their accounts, a
@@ -182,25 +183,14 @@ function LoginState({ login, provider }: { login: AccountLogin | null; provider:
 /** A spreadsheet of this kind, by what identifies it there (a Google spreadsheet id or URL). */
 function AddByLocation({ kind, onAdded }: { kind: AccountKind; onAdded: () => void }) {
   const [location, setLocation] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api('/admin/connections', {
-        method: 'POST',
-        body: { location: location.trim(), kind: kind.kind },
-      });
-      setLocation('');
-      onAdded();
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api('/admin/connections', {
+      method: 'POST',
+      body: { location: location.trim(), kind: kind.kind },
+    });
+    setLocation('');
+    onAdded();
+  });
   const titleId = `add-${kind.kind}-title`;
   return (
     <form class="form-row" onSubmit={submit} aria-labelledby={titleId}>

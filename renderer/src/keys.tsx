@@ -7,6 +7,7 @@ import { dailySeries, Sparkline } from './sparkline.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import type { ApiKey, Connection, UsageReport } from './types.ts';
 import { useResource } from './use-resource.ts';
+import { useSubmit } from './use-submit.ts';
 
 /** Keys: create (shown once), list with today's usage and a 30-day sparkline, change plan, revoke. */
 export function KeysSection() {
@@ -70,26 +71,15 @@ function CreateKey({ onCreated }: { onCreated: (k: { id: string; key: string }) 
   const [plan, setPlan] = useState('free');
   const [reach, setReach] = useState<string[]>([]);
   const [formulas, setFormulas] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const k = await api<ApiKey & { key: string }>('/admin/keys', {
-        method: 'POST',
-        body: { name, scope, plan, connections: reach, allow_formulas: formulas },
-      });
-      setName('');
-      setReach([]);
-      onCreated({ id: k.id, key: k.key });
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const k = await api<ApiKey & { key: string }>('/admin/keys', {
+      method: 'POST',
+      body: { name, scope, plan, connections: reach, allow_formulas: formulas },
+    });
+    setName('');
+    setReach([]);
+    onCreated({ id: k.id, key: k.key });
+  });
   return (
     <form class="card form-row" onSubmit={submit} aria-labelledby="create-key-title">
       <h3 id="create-key-title">Create a key</h3>

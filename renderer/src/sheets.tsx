@@ -10,6 +10,7 @@ import { Empty, ErrorNote, Loading } from './status.tsx';
 import { TunnelNote } from './tunnel.tsx';
 import type { CellValue, Connection, ConnectionDetail, Preview } from './types.ts';
 import { useResource } from './use-resource.ts';
+import { useSubmit } from './use-submit.ts';
 
 /**
  * Sheets: the registered spreadsheets, their tabs with a typed preview (read again when the server says the tab
@@ -40,32 +41,21 @@ export function SheetsSection() {
 function AddWorkbook({ onAdded }: { onAdded: () => void }) {
   const [location, setLocation] = useState('');
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
   // The desktop app's system file dialog; a browser types the path.
   const canPick = Boolean(desktop()?.pickFile);
   const choose = async () => {
     const picked = await desktop()?.pickFile?.();
     if (picked) setLocation(picked);
   };
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api('/admin/connections', {
-        method: 'POST',
-        body: { location: location.trim(), ...(name.trim() ? { name: name.trim() } : {}) },
-      });
-      setLocation('');
-      setName('');
-      onAdded();
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api('/admin/connections', {
+      method: 'POST',
+      body: { location: location.trim(), ...(name.trim() ? { name: name.trim() } : {}) },
+    });
+    setLocation('');
+    setName('');
+    onAdded();
+  });
   return (
     <form class="card form-row" onSubmit={submit} aria-labelledby="add-workbook-title">
       <h3 id="add-workbook-title">Add a local workbook</h3>

@@ -4,6 +4,7 @@ import { CopyField } from './copy-button.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { type Connection, type ConnectionDetail, EVENTS, type Webhook } from './types.ts';
 import { useResource } from './use-resource.ts';
+import { useSubmit } from './use-submit.ts';
 
 /** Webhooks: create, edit URL and events, pause/resume, rotate the secret, delete. */
 export function WebhooksSection() {
@@ -74,31 +75,20 @@ function CreateWebhook({ onCreated }: { onCreated: (s: { id: string; secret: str
   const [spreadsheet, setSpreadsheet] = useState('');
   const [sheet, setSheet] = useState('');
   const [events, setEvents] = useState<string[]>([...EVENTS]);
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
   const chosen = spreadsheet || connections.data?.data[0]?.spreadsheet_id || '';
   const tabs = useResource(
     () => (chosen ? api<ConnectionDetail>(`/admin/connections/${enc(chosen)}`) : Promise.resolve(null)),
     chosen,
   );
   const sheetName = sheet || tabs.data?.sheets[0]?.name || '';
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const w = await api<{ webhook_id: string; secret: string }>('/admin/webhooks', {
-        method: 'POST',
-        body: { url: url.trim(), spreadsheet_id: chosen, sheet_name: sheetName, events },
-      });
-      setUrl('');
-      onCreated({ id: w.webhook_id, secret: w.secret });
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const w = await api<{ webhook_id: string; secret: string }>('/admin/webhooks', {
+      method: 'POST',
+      body: { url: url.trim(), spreadsheet_id: chosen, sheet_name: sheetName, events },
+    });
+    setUrl('');
+    onCreated({ id: w.webhook_id, secret: w.secret });
+  });
   if (connections.data && connections.data.data.length === 0) {
     return <Empty>Add a spreadsheet in Sheets first: a webhook watches one tab.</Empty>;
   }
