@@ -10,6 +10,8 @@
  *    in the browser by someone else.
  * 2. Idle: one hour with one webhook on the sheet (the replica follows it: a Drive check every 30 s), no reads,
  *    and one outside edit halfway.
+ * 3. Idle: one hour with no webhook and no reads (checks stop 10 minutes after the last look), one outside edit
+ *    halfway (seen by the next read, not counted here).
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -119,17 +121,21 @@ async function main(): Promise<void> {
   print(`Busy 5 minutes: ${reads} reads, ${writes} appends, ${outsideEdits} outside edits`, busy);
 
   // --- idle: one hour, one webhook -----------------------------------------------------------------------------
-  const idleStart = { ...counts };
-  const editsBefore = outsideEdits;
-  replica.follow(connection);
-  await settle();
-  for (let second = 1; second <= 3600; second++) {
-    timers.advance(1_000);
-    if (second === 1800) await outsideEdit();
-    if (second % 30 === 0) await settle();
-  }
-  await settle();
-  print(`Idle hour with one webhook: ${outsideEdits - editsBefore} outside edit`, diff(counts, idleStart));
+  const idleHour = async (subscribed: boolean): Promise<Counts> => {
+    const idleStart = { ...counts };
+    replica.follow(connection, { subscribed: () => subscribed });
+    await settle();
+    for (let second = 1; second <= 3600; second++) {
+      timers.advance(1_000);
+      if (second === 1800) await outsideEdit();
+      if (second % 30 === 0) await settle();
+    }
+    await settle();
+    replica.unfollow(connection.spreadsheetId);
+    return diff(counts, idleStart);
+  };
+  print('Idle hour with one webhook: 1 outside edit', await idleHour(true));
+  print('Idle hour, no webhook and no reader: 1 outside edit', await idleHour(false));
 
   await replica.close();
   proxy.close();

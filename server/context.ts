@@ -117,6 +117,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const connections = new ConnectionStore(db);
   const follower = new ConnectionFollower(replica, () => connections.list(), {
     ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
+    subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
   });
   const usage = new UsageStore(db);
   const flushTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS);

@@ -11,6 +11,8 @@ export interface FollowOptions {
   /** How often the connection list is re-read (ms). */
   syncMs?: number;
   timers?: Timers;
+  /** Whether a spreadsheet has subscribers (webhooks): its source may check less often without them. */
+  subscribed?: (spreadsheetId: string) => boolean;
 }
 
 export class ConnectionFollower {
@@ -18,6 +20,7 @@ export class ConnectionFollower {
   readonly #list: () => ConnectionRecord[];
   readonly #syncMs: number;
   readonly #timers: Timers;
+  readonly #subscribed: ((spreadsheetId: string) => boolean) | undefined;
   #timer: Cancel | null = null;
 
   constructor(replica: Replica, list: () => ConnectionRecord[], options: FollowOptions = {}) {
@@ -25,6 +28,7 @@ export class ConnectionFollower {
     this.#list = list;
     this.#syncMs = options.syncMs ?? 2000;
     this.#timers = options.timers ?? realTimers;
+    this.#subscribed = options.subscribed;
   }
 
   start(): void {
@@ -45,7 +49,10 @@ export class ConnectionFollower {
     }
     const followed = new Set(this.#replica.followed());
     for (const connection of current.values()) {
-      if (!followed.has(connection.spreadsheetId)) this.#replica.follow(connection);
+      if (followed.has(connection.spreadsheetId)) continue;
+      const subscribed = this.#subscribed;
+      const id = connection.spreadsheetId;
+      this.#replica.follow(connection, subscribed ? { subscribed: () => subscribed(id) } : undefined);
     }
   }
 }

@@ -6,6 +6,7 @@ import type {
   SpreadsheetSnapshot,
   TabSnapshot,
   Unwatch,
+  WatchInterest,
   WriteOptions,
   WriteResult,
 } from '../sources/source.ts';
@@ -131,14 +132,14 @@ export class Replica {
    * outside SheetPort (how it notices is its own business) and the replica looks, so the change recorder sees
    * saves made in Excel or edits made in the browser. Looks once now, too.
    */
-  follow(connection: ConnectionRecord): void {
+  follow(connection: ConnectionRecord, interest?: WatchInterest): void {
     const slot = this.#slot(connection);
     const look = () => {
       this.observe(connection).catch(() => {
         // A missing or unreadable source answers its readers with the error; nothing to do here.
       });
     };
-    slot.unwatch ??= slot.source.watch(look);
+    slot.unwatch ??= slot.source.watch(look, interest);
     look();
   }
 

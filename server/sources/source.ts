@@ -51,6 +51,12 @@ export interface WriteOptions {
   precondition?: (tab: TabSnapshot) => void;
 }
 
+/** What a watcher waits for, as a source that pays for its checks may want to know. */
+export interface WatchInterest {
+  /** Something (a webhook) subscribes to this spreadsheet's changes, read or not. */
+  subscribed(): boolean;
+}
+
 export interface WriteResult {
   appended: number;
   updated: number;
@@ -108,9 +114,11 @@ export interface Source {
   /**
    * Be told when the content may have changed outside SheetPort (a save in Excel, an edit in the browser).
    * The source decides how it notices (a file watch, a periodic check); the listener re-reads through
-   * `version` and `read`. Several listeners may watch one source.
+   * `version` and `read`. Several listeners may watch one source. `interest` says whether a listener's changes
+   * are awaited by more than readers (webhooks): a source whose checks cost requests may check only while
+   * they are, or while someone read recently; a file watch costs nothing and ignores it.
    */
-  watch(onOutsideChange: () => void): Unwatch;
+  watch(onOutsideChange: () => void, interest?: WatchInterest): Unwatch;
   /**
    * How current the last `version`/`read` answer is. Optional: a source without it (a local file, whose stat is
    * always current) counts as age 0, never stale.

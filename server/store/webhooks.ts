@@ -83,6 +83,7 @@ export class WebhookStore {
       ),
       get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`),
       list: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM webhooks ORDER BY created_at, rowid`),
+      anyFor: db.prepare<[string], number>('SELECT 1 FROM webhooks WHERE spreadsheet_id = ? LIMIT 1').pluck(),
       forTab: db.prepare<[string, string], Row>(
         `SELECT ${COLUMNS} FROM webhooks WHERE spreadsheet_id = ? AND source_sheet_id = ? ORDER BY created_at, rowid`,
       ),
@@ -134,6 +135,11 @@ export class WebhookStore {
 
   list(): WebhookRecord[] {
     return this.#stmts.list.all().map(toRecord);
+  }
+
+  /** Whether any webhook, paused ones included, is registered on a tab of this spreadsheet. */
+  hasAny(spreadsheetId: string): boolean {
+    return this.#stmts.anyFor.get(spreadsheetId) !== undefined;
   }
 
   /** Every webhook on a tab, paused ones included (their notifications queue until they resume). */

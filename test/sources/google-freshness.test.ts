@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googleClients } from '../../server/sources/google/client.ts';
 import { Freshness } from '../../server/sources/google/freshness.ts';
 import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+import { ManualTimers } from '../helpers/manual-timers.ts';
 
 let account: GoogleAccount;
 beforeAll(async () => {
@@ -54,5 +55,57 @@ describe('Freshness', () => {
     expect(await freshness.current()).toBe(known);
     expect(freshness.lastCheck()).toMatchObject({ failing: true, at: 2_000_000 });
     account.fake.switches.clearFailures();
+  });
+
+  it('checks for a watcher with an interest only while a webhook subscribes or someone read in the last 10 minutes', async () => {
+    const id = await account.createSpreadsheet('Shed', ['Item'], [['Saw']]);
+    const timers = new ManualTimers();
+    timers.now = 3_000_000;
+    const clients = googleClients(account.options());
+    // The real Drive client, counted: every check this test causes is one request to the fake.
+    const asked: Promise<unknown>[] = [];
+    const get = clients.drive.files.get.bind(clients.drive.files);
+    clients.drive.files.get = ((...args: Parameters<typeof get>) => {
+      const answer = get(...args) as unknown as Promise<unknown>;
+      asked.push(answer);
+      return answer;
+    }) as typeof get;
+    const settled = async () => {
+      await Promise.allSettled(asked);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    const freshness = new Freshness(clients, id, { timers, now: () => timers.now, pollMs: 30_000 });
+    let subscribed = false;
+    const unwatch = freshness.watch(() => {}, { subscribed: () => subscribed });
+
+    // Nobody reads, nothing subscribes: five poll times pass without a request.
+    timers.advance(150_000);
+    await settled();
+    expect(asked).toHaveLength(0);
+
+    // A read checks, and makes the next polls worth it for 10 minutes.
+    await freshness.current();
+    expect(asked).toHaveLength(1);
+    for (let i = 0; i < 25; i++) {
+      timers.advance(30_000);
+      await settled();
+    }
+    // 12.5 minutes of poll times: the 19 polls within 10 minutes of the read checked, then they stopped.
+    expect(asked).toHaveLength(1 + 19);
+
+    // A webhook subscribes: checks go on without readers.
+    subscribed = true;
+    timers.advance(30_000);
+    await settled();
+    expect(asked).toHaveLength(21);
+
+    // A watcher that says nothing of its interest is always checked for.
+    subscribed = false;
+    unwatch();
+    freshness.watch(() => {});
+    timers.advance(30_000);
+    await settled();
+    expect(asked).toHaveLength(22);
+    freshness.stop();
   });
 });

@@ -3,24 +3,29 @@
  * metadata call (no Sheets quota). `current()` answers from the last check; only when that check is older than
  * `maxAgeMs` (5 s by default) does it ask again, waiting at most `waitMs` (2 s) and otherwise, or while Google
  * is unavailable, answering the last known version, so readers are served from the replica. While anyone
- * watches, a check runs every `pollMs` (30 s by default) and tells the watchers only when the version moved.
+ * watches, a check runs every `pollMs` (30 s by default) and tells the watchers only when the version moved;
+ * a watcher that says what it waits for (`WatchInterest`) is checked for only while a webhook subscribes or
+ * someone read in the last `idleMs` (10 minutes): a sheet nobody uses costs no requests.
  */
 
 import { isAppError } from '../../errors.ts';
 import { type Cancel, realTimers, type Timers } from '../../lib/timers.ts';
-import type { Unwatch } from '../source.ts';
+import type { Unwatch, WatchInterest } from '../source.ts';
 import type { GoogleClients } from './client.ts';
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './retry.ts';
 
 export const DEFAULT_POLL_MS = 30_000;
 export const DEFAULT_MAX_AGE_MS = 5_000;
 export const DEFAULT_WAIT_MS = 2_000;
+export const DEFAULT_IDLE_MS = 10 * 60_000;
 
 export interface FreshnessOptions {
   timers?: Timers;
   pollMs?: number;
   maxAgeMs?: number;
   waitMs?: number;
+  /** How long after the last read a watch with an interest goes on checking without subscribers. */
+  idleMs?: number;
   now?: () => number;
   retry?: RetryPolicy;
   log?: (message: string, err?: unknown) => void;
@@ -38,7 +43,11 @@ export class Freshness {
   #failing = false;
   readonly #retry: RetryPolicy;
   readonly #log: (message: string, err?: unknown) => void;
-  readonly #listeners = new Set<() => void>();
+  /** Each listener with what it waits for (undefined: everything, always checked for). */
+  readonly #listeners = new Map<() => void, WatchInterest | undefined>();
+  readonly #idleMs: number;
+  /** When a reader last asked for the version (epoch ms); polls do not count. */
+  #readAt = Number.NEGATIVE_INFINITY;
   #timer: Cancel | null = null;
   #last: string | null = null;
   #inFlight: Promise<string> | null = null;
@@ -50,6 +59,7 @@ export class Freshness {
     this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.#maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
     this.#waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+    this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.#now = options.now ?? Date.now;
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#log = options.log ?? (() => {});
@@ -57,6 +67,7 @@ export class Freshness {
 
   /** The version as of the last check; a new check when that one is too old (see the top of this file). */
   async current(): Promise<string> {
+    this.#readAt = this.#now();
     const last = this.#last;
     if (last === null) return this.check();
     if (this.#now() - this.#checkedAt < this.#maxAgeMs) return last;
@@ -86,8 +97,8 @@ export class Freshness {
     return this.#inFlight;
   }
 
-  watch(listener: () => void): Unwatch {
-    this.#listeners.add(listener);
+  watch(listener: () => void, interest?: WatchInterest): Unwatch {
+    this.#listeners.set(listener, interest);
     this.#timer ??= this.#timers.every(this.#pollMs, () => void this.#poll());
     return () => {
       this.#listeners.delete(listener);
@@ -129,7 +140,15 @@ export class Freshness {
     return this.#last;
   }
 
+  /** Whether a poll is worth its request: a watcher waits regardless, a webhook subscribes, or a read was recent. */
+  #wanted(): boolean {
+    if (this.#now() - this.#readAt < this.#idleMs) return true;
+    for (const interest of this.#listeners.values()) if (!interest || interest.subscribed()) return true;
+    return false;
+  }
+
   async #poll(): Promise<void> {
+    if (!this.#wanted()) return;
     const before = this.#last;
     try {
       const now = await this.check();
@@ -139,6 +158,6 @@ export class Freshness {
       this.#log('Checking a Google spreadsheet for changes failed', err);
       return;
     }
-    for (const listener of [...this.#listeners]) listener();
+    for (const listener of [...this.#listeners.keys()]) listener();
   }
 }

@@ -21,6 +21,7 @@ import type {
   SourceFreshness,
   SpreadsheetSnapshot,
   Unwatch,
+  WatchInterest,
   WriteOptions,
   WriteResult,
 } from '../source.ts';
@@ -220,8 +221,8 @@ export class GoogleSource implements Source {
     }
   }
 
-  watch(onOutsideChange: () => void): Unwatch {
-    return this.#parts().freshness.watch(onOutsideChange);
+  watch(onOutsideChange: () => void, interest?: WatchInterest): Unwatch {
+    return this.#parts().freshness.watch(onOutsideChange, interest);
   }
 
   async close(): Promise<void> {
