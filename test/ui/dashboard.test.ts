@@ -4,37 +4,25 @@
  * receiver answering 500, replay it once the receiver recovers, find a request by id; axe-core on every section
  * and a screenshot of each (into docs/screenshots/, shown in the README, when SHEETPORT_UPDATE_SCREENSHOTS=1).
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../server/index.ts';
+import type { RunningServer } from '../../server/index.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { launchChromium, seriousViolations } from './browser.ts';
+import { type DashboardSession, openDashboard } from './browser.ts';
 
-const ROOT = new URL('../../', import.meta.url);
-// The screenshots shown in the README are refreshed with SHEETPORT_UPDATE_SCREENSHOTS=1; a plain test run writes
-// them to a temp dir, so `npm test` leaves the checkout as it found it.
-const SHOTS_TO_DOCS = process.env.SHEETPORT_UPDATE_SCREENSHOTS === '1';
-
+let ui: DashboardSession;
 let dir: string;
 let service: RunningServer;
-let browser: BrowserContext;
-let profile: string;
 let page: Page;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let receiverDown = true;
 let webhookSecret = '';
 const cspErrors: string[] = [];
-
-async function shot(name: string): Promise<void> {
-  const folder = SHOTS_TO_DOCS ? new URL('../../docs/screenshots/', import.meta.url).pathname : dir;
-  await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: false });
-}
+const expectAccessible = () => ui.expectAccessible();
+const shot = (name: string) => ui.shot(name);
 
 /** Another program saves the workbook: Debian's openpyxl (/usr/bin/python3) sets one cell and writes the file. */
 async function saveOutside(file: string, sheet: string, cell: string, value: string): Promise<void> {
@@ -43,35 +31,12 @@ async function saveOutside(file: string, sheet: string, cell: string, value: str
   await promisify(execFile)('/usr/bin/python3', ['-c', script, file, sheet, cell, value]);
 }
 
-async function expectAccessible(): Promise<void> {
-  const violations = await seriousViolations(page);
-  expect(violations, JSON.stringify(violations, null, 2)).toEqual([]);
-}
-
 async function open(section: string, heading = section): Promise<void> {
   await page.getByRole('link', { name: section, exact: true }).click();
   await page.getByRole('heading', { level: 2, name: new RegExp(`^${heading}`) }).waitFor();
 }
 
 beforeAll(async () => {
-  // The page under test is built from the current sources (npm run build:ui).
-  execFileSync(
-    process.execPath,
-    [
-      new URL('node_modules/vite/bin/vite.js', ROOT).pathname,
-      'build',
-      '--config',
-      'renderer/vite.config.ts',
-      '--logLevel',
-      'error',
-    ],
-    {
-      cwd: ROOT.pathname,
-      stdio: 'inherit',
-    },
-  );
-  dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-ui-'));
-  service = await startServer({ dataDir: path.join(dir, 'data'), port: 0, host: '127.0.0.1', log: () => {} });
   receiver = await startReceiver(
     () => webhookSecret,
     (_r, res) => {
@@ -79,20 +44,17 @@ beforeAll(async () => {
       res.end(receiverDown ? 'receiver is down' : 'ok');
     },
   );
-  ({ context: browser, profile } = await launchChromium());
-  page = await browser.newPage();
-  page.on('console', (m) => {
-    if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-  });
-  await page.goto(`${service.url}/ui/#token=${service.context.adminToken}`);
+  ui = await openDashboard((page) =>
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    }),
+  );
+  ({ dir, service, page } = ui);
 }, 30_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+  await ui?.close();
   await receiver?.close();
-  await rm(dir, { recursive: true, force: true });
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('the dashboard at /ui', { timeout: 15_000 }, () => {
@@ -276,7 +238,7 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
   it('offers Choose file… only where the desktop bridge can pick a file, and fills the path with it', async () => {
     await open('Sheets');
     expect(await page.getByRole('button', { name: 'Choose file…' }).count()).toBe(0);
-    const desktopPage = await browser.newPage();
+    const desktopPage = await ui.browser.newPage();
     // What main/preload.cts puts on the window; the system dialog itself needs Electron, so its answer is given.
     await desktopPage.addInitScript(
       `window.sheetport = { pickFile: async () => ${JSON.stringify(workbook)} };`,

@@ -5,44 +5,18 @@
  * typed rows; axe-core on that state. As in every test the secrets are the 0600 file, so the login is kept
  * there encrypted with SHEETPORT_GOOGLE_PASSPHRASE, which the page must be told it may do.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../server/index.ts';
 import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
-import { launchChromium, seriousViolations } from './browser.ts';
+import { type DashboardSession, openDashboard } from './browser.ts';
 
-const ROOT = new URL('../../', import.meta.url);
-const SHOTS_TO_DOCS = process.env.SHEETPORT_UPDATE_SCREENSHOTS === '1';
-
-let dir: string;
 let google: GoogleAccount;
-let service: RunningServer;
+let ui: DashboardSession;
 let browser: BrowserContext;
-let profile: string;
 let page: Page;
-
-async function expectAccessible(): Promise<void> {
-  const violations = await seriousViolations(page);
-  expect(violations, JSON.stringify(violations, null, 2)).toEqual([]);
-}
+const expectAccessible = () => ui.expectAccessible();
 
 beforeAll(async () => {
-  execFileSync(
-    process.execPath,
-    [
-      new URL('node_modules/vite/bin/vite.js', ROOT).pathname,
-      'build',
-      '--config',
-      'renderer/vite.config.ts',
-      '--logLevel',
-      'error',
-    ],
-    { cwd: ROOT.pathname, stdio: 'inherit' },
-  );
   google = await startGoogleAccount();
   // The server reads its Google settings from the environment, as `sheetport serve` does.
   Object.assign(process.env, {
@@ -51,19 +25,13 @@ beforeAll(async () => {
     SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret',
     SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
   });
-  dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-ui-google-'));
-  service = await startServer({ dataDir: path.join(dir, 'data'), port: 0, host: '127.0.0.1', log: () => {} });
-  ({ context: browser, profile } = await launchChromium());
-  page = await browser.newPage();
-  await page.goto(`${service.url}/ui/#token=${service.context.adminToken}`);
+  ui = await openDashboard();
+  ({ browser, page } = ui);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+  await ui?.close();
   await google?.close();
-  await rm(dir, { recursive: true, force: true });
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('Google Sheets in the dashboard', { timeout: 20_000 }, () => {
@@ -110,8 +78,7 @@ describe('Google Sheets in the dashboard', { timeout: 20_000 }, () => {
     expect(await first.locator('td').nth(3).getAttribute('class')).toBe('v-boolean');
     expect(await table.locator('tbody tr').count()).toBe(2);
     await table.scrollIntoViewIfNeeded();
-    const folder = SHOTS_TO_DOCS ? new URL('../../docs/screenshots/', import.meta.url).pathname : dir;
-    await page.screenshot({ path: path.join(folder, 'sheets-google.png'), fullPage: false });
+    await ui.shot('sheets-google');
     await expectAccessible();
   });
 });
