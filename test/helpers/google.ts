@@ -81,3 +81,16 @@ export async function startGoogleAccount(): Promise<GoogleAccount> {
     },
   };
 }
+
+/**
+ * The environment `sheetport serve` would be started with to log in against the fake: its roots, a Desktop-app
+ * client, and the passphrase that seals a login kept in the secrets file (tests have no OS keychain).
+ */
+export function desktopLoginEnv(fakeUrl: string): Record<string, string> {
+  return {
+    SHEETPORT_GOOGLE_API_ROOT: fakeUrl,
+    SHEETPORT_GOOGLE_CLIENT_ID: 'desktop-client',
+    SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret',
+    SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
+  };
+}

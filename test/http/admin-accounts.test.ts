@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
-import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+import { desktopLoginEnv, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { type DocNode, expectDocumentedError } from '../helpers/openapi-doc.ts';
 
 let dir: string;
@@ -20,12 +20,7 @@ let service: RunningServer;
 
 beforeAll(async () => {
   google = await startGoogleAccount();
-  Object.assign(process.env, {
-    SHEETPORT_GOOGLE_API_ROOT: google.fake.url,
-    SHEETPORT_GOOGLE_CLIENT_ID: 'desktop-client',
-    SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret',
-    SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
-  });
+  Object.assign(process.env, desktopLoginEnv(google.fake.url));
   dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-admin-accounts-'));
   service = await startServer({ dataDir: path.join(dir, 'data'), port: 0, host: '127.0.0.1', log: () => {} });
 });

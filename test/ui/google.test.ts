@@ -7,7 +7,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+import { desktopLoginEnv, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { type DashboardSession, openDashboard } from './browser.ts';
 
 let google: GoogleAccount;
@@ -19,12 +19,7 @@ const expectAccessible = () => ui.expectAccessible();
 beforeAll(async () => {
   google = await startGoogleAccount();
   // The server reads its Google settings from the environment, as `sheetport serve` does.
-  Object.assign(process.env, {
-    SHEETPORT_GOOGLE_API_ROOT: google.fake.url,
-    SHEETPORT_GOOGLE_CLIENT_ID: 'desktop-client',
-    SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret',
-    SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
-  });
+  Object.assign(process.env, desktopLoginEnv(google.fake.url));
   ui = await openDashboard();
   ({ browser, page } = ui);
 }, 60_000);
