@@ -80,6 +80,10 @@ async function syncDirectory(dir: string): Promise<void> {
     // Some platforms/file systems (Windows, some network mounts) cannot fsync a directory; the rename
     // has still happened, it is just not forced to disk yet.
   } finally {
-    if (fd !== undefined) fsSync.closeSync(fd);
+    try {
+      if (fd !== undefined) fsSync.closeSync(fd);
+    } catch {
+      // Closing a read-only descriptor of a directory has nothing to lose; the write has happened.
+    }
   }
 }
