@@ -1,97 +1,70 @@
 /**
- * Compressing a worksheet part so the next write pays only for what it changed. The part is deflated in
- * pieces (the head, blocks of rows, the tail), each by its own deflater ended with a full flush, so the
- * compressed pieces are independent and simply concatenate into one valid deflate stream. A piece whose
- * rows are the same strings as last time is reused as it is, wherever it is; the part's CRC-32 is the CRCs of
- * its pieces combined (crc32-combine.ts), so an unchanged piece is never read again.
+ * A worksheet part deflated in pieces (its head, runs of rows, its tail), each by its own deflater ended
+ * with a full flush, so the compressed pieces are independent: they concatenate into one valid deflate
+ * stream, and each one inflates alone. The part's CRC-32 is the CRCs of its pieces combined
+ * (crc32-combine.ts), so a piece that did not change is never read or compressed again.
  */
-import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { crc32Combine } from './crc32-combine.ts';
-import type { SheetXml } from './sheet-xml.ts';
 
-/**
- * Rows per piece: an append recompresses the last piece only (about 100 KB of XML for typical rows, a
- * millisecond or two), and pieces stay big enough that compressing them apart costs little in size.
- */
-const ROWS_PER_PIECE = 500;
-
-interface Piece {
-  /** The texts the piece was made of (row XML strings are compared by identity first, so this is cheap). */
-  texts: string[];
-  /** Whether it ends the stream (the last piece), or ends with a full flush. */
-  final: boolean;
-  compressed: Buffer;
-  /** CRC-32 and length of the piece's own uncompressed bytes. */
-  crc: number;
-  size: number;
-  /** The part's CRC-32 and length up to the end of this piece, as of the compress that placed it here. */
-  runningCrc: number;
-  runningSize: number;
-}
-
+/** A part's deflated bytes with the CRC-32 and length of what they inflate to (what a zip entry records). */
 export interface Precompressed {
   compressed: Buffer;
   crc32: number;
   size: number;
 }
 
-function sameTexts(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** One independently deflated piece of a part. Never changed once made: a new text makes a new piece. */
+export interface DeflatedPiece {
+  readonly compressed: Buffer;
+  /** CRC-32 and length of the piece's own uncompressed bytes. */
+  readonly crc: number;
+  readonly size: number;
 }
 
-export class ChunkedDeflate {
-  #pieces: Piece[] = [];
-
-  /** The sheet's current text, deflated, reusing every piece that did not change. */
-  compress(sheet: SheetXml): Precompressed {
-    const groups: string[][] = [[sheet.head]];
-    const rows = sheet.rows;
-    for (let i = 0; i < rows.length; i += ROWS_PER_PIECE) {
-      const end = Math.min(rows.length, i + ROWS_PER_PIECE);
-      const texts = new Array<string>(end - i);
-      for (let j = i; j < end; j++) texts[j - i] = rows[j]!.xml;
-      groups.push(texts);
-    }
-    groups.push([sheet.tail]);
-    const pieces: Piece[] = [];
-    let crc = 0;
-    let size = 0;
-    // While every piece so far is the one from last time, the running CRC is last time's too.
-    let samePrefix = true;
-    for (let i = 0; i < groups.length; i++) {
-      const texts = groups[i]!;
-      const final = i === groups.length - 1;
-      const old = this.#pieces[i];
-      const reused = old !== undefined && old.final === final && sameTexts(old.texts, texts);
-      const piece = reused ? old : deflated(texts, final);
-      if (samePrefix && reused) {
-        crc = piece.runningCrc;
-        size = piece.runningSize;
-      } else {
-        samePrefix = false;
-        crc = crc32Combine(crc, piece.crc, piece.size);
-        size += piece.size;
-        piece.runningCrc = crc;
-        piece.runningSize = size;
-      }
-      pieces.push(piece);
-    }
-    this.#pieces = pieces;
-    return { compressed: Buffer.concat(pieces.map((p) => p.compressed)), crc32: crc, size };
-  }
-}
-
-function deflated(texts: string[], final: boolean): Piece {
-  const bytes = Buffer.from(texts.join(''), 'utf8');
+/** `final`: the part's last piece, which ends the stream; every other piece ends with a full flush. */
+export function deflatePiece(text: string, final: boolean): DeflatedPiece {
+  const bytes = Buffer.from(text, 'utf8');
   return {
-    texts,
-    final,
     compressed: deflateRawSync(bytes, { finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH }),
     crc: crc32(bytes),
     size: bytes.length,
-    runningCrc: 0,
-    runningSize: 0,
   };
+}
+
+/** The text of a piece that is not the last one (its stream has no end, which a sync flush accepts). */
+export function inflatePiece(piece: DeflatedPiece): string {
+  return inflateRawSync(piece.compressed, {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    maxOutputLength: Math.max(1, piece.size),
+  }).toString('utf8');
+}
+
+/**
+ * Joins pieces into the part, remembering the running CRC after each: while the leading pieces are the same
+ * objects as last time, their combined CRC is last time's, so an append combines one or two CRCs, not all.
+ */
+export class PieceJoiner {
+  #pieces: DeflatedPiece[] = [];
+  #running: { crc: number; size: number }[] = [];
+
+  join(pieces: readonly DeflatedPiece[]): Precompressed {
+    const running: { crc: number; size: number }[] = [];
+    let crc = 0;
+    let size = 0;
+    let samePrefix = true;
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i] as DeflatedPiece;
+      samePrefix &&= this.#pieces[i] === piece;
+      if (samePrefix) ({ crc, size } = this.#running[i] as { crc: number; size: number });
+      else {
+        crc = crc32Combine(crc, piece.crc, piece.size);
+        size += piece.size;
+      }
+      running.push({ crc, size });
+    }
+    this.#pieces = [...pieces];
+    this.#running = running;
+    return { compressed: Buffer.concat(pieces.map((p) => p.compressed)), crc32: crc, size };
+  }
 }

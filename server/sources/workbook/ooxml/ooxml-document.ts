@@ -18,7 +18,7 @@ import { type DefinedName, WorkbookEvaluator } from '../formulas/evaluator.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { RowMap } from '../row-map.ts';
-import { ChunkedDeflate, type Precompressed } from './chunked-deflate.ts';
+import type { Precompressed } from './chunked-deflate.ts';
 import { editedTab, type ReadRow } from './edited-tab.ts';
 import {
   addOverride,
@@ -96,8 +96,6 @@ export class OoxmlDocument implements WorkbookDocument {
   readonly #withFormulas = new Set<string>();
   /** What each formula text reads, worked out once (recalculation.ts). */
   readonly #precedents: PrecedentsMemo = new Map();
-  /** Per rewritten sheet: its compressed pieces, so the next serialize recompresses only what changed. */
-  readonly #deflaters = new Map<string, ChunkedDeflate>();
   #sharedStrings: string[] | undefined;
   #styles: StylesPart | undefined;
 
@@ -501,13 +499,9 @@ export class OoxmlDocument implements WorkbookDocument {
     for (const [part, text] of this.#texts)
       changes.set(part, text === null ? null : Buffer.from(text, 'utf8'));
     for (const [part, sheet] of this.#sheets) {
-      if (!sheet.changed) continue;
-      let deflater = this.#deflaters.get(part);
-      if (!deflater) {
-        deflater = new ChunkedDeflate();
-        this.#deflaters.set(part, deflater);
-      }
-      changes.set(part, deflater.compress(sheet));
+      // A sheet no write changed is the archive's text: let it go (it is read again if an edit needs it).
+      if (!sheet.changed) this.#sheets.delete(part);
+      else changes.set(part, sheet.compress());
     }
     for (const table of this.#tables.values())
       if (table.changed) changes.set(table.part, Buffer.from(table.xml, 'utf8'));

@@ -188,6 +188,5 @@ function writeResult(sheet: SheetXml, row: number, column: number, result: Formu
   putCell(parsed, column, next);
   slot.xml = rowToXml(parsed, sheet.prefix);
   sheet.changed = true;
-  sheet.dirtyRows.add(row);
   return true;
 }

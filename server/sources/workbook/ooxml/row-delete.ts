@@ -11,7 +11,7 @@ import { RowMap } from '../row-map.ts';
 import { translateFormula } from './formula-translate.ts';
 import { parseRow, renumberRow, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
-import type { RowSlot, SheetXml } from './sheet-xml.ts';
+import type { SheetXml } from './sheet-xml.ts';
 import { shiftTable } from './table-parts.ts';
 import { editDefinedNames } from './workbook-part.ts';
 import { decodeXml, escapeXml, getAttr, setAttr } from './xml-text.ts';
@@ -36,7 +36,7 @@ function editFormulas(
 /** Replace shared formulas by one formula per cell (same meaning), so rows can move independently. */
 export function unshareFormulas(sheet: SheetXml): void {
   const masters = new Map<string, { text: string; row: number; column: number }>();
-  for (const slot of sheet.rows) {
+  for (const slot of sheet.allRows()) {
     if (!slot.xml.includes('shared')) continue;
     for (const cell of parseRow(slot.xml, sheet.prefix).cells) {
       editFormulas(cell.xml, (text, start) => {
@@ -49,7 +49,7 @@ export function unshareFormulas(sheet: SheetXml): void {
     }
   }
   if (masters.size === 0) return;
-  for (const slot of sheet.rows) {
+  for (const slot of sheet.allRows()) {
     if (!slot.xml.includes('shared')) continue;
     const row = parseRow(slot.xml, sheet.prefix);
     for (const cell of row.cells) {
@@ -111,19 +111,17 @@ function shiftSheetFormulas(xml: string, ctx: ShiftContext): string {
 }
 
 function deleteFromSheetData(sheet: SheetXml, rows: RowMap, ctx: ShiftContext): void {
-  const next: RowSlot[] = [];
-  for (const slot of sheet.rows) {
+  sheet.rewriteRows((slot) => {
     const number = rows.row(slot.number);
-    if (number === null) continue;
+    if (number === null) return null;
     let xml = shiftSheetFormulas(slot.xml, ctx);
     if (number !== slot.number) {
       const row = parseRow(xml, sheet.prefix);
       renumberRow(row, number);
       xml = rowToXml(row, sheet.prefix);
     }
-    next.push({ number, xml });
-  }
-  sheet.setRows(next);
+    return number === slot.number && xml === slot.xml ? slot : { number, xml };
+  });
 }
 
 function shiftTail(tail: string, rows: RowMap): string {
@@ -209,9 +207,9 @@ function shiftOtherSheet(sheet: SheetXml, ctx: ShiftContext): void {
     const lower = xml.toLowerCase();
     return lower.includes(name) || lower.includes(escapeXml(name).replace(/'/g, "''"));
   };
-  if (!sheet.rows.some((slot) => mentions(slot.xml))) return;
+  if (!sheet.allRows().some((slot) => mentions(slot.xml))) return;
   unshareFormulas(sheet);
-  for (const slot of sheet.rows) {
+  for (const slot of sheet.allRows()) {
     if (!mentions(slot.xml)) continue;
     const shifted = shiftSheetFormulas(slot.xml, ctx);
     if (shifted !== slot.xml) {

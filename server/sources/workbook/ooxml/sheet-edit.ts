@@ -97,7 +97,6 @@ function writeRow(
   }
   slot.xml = rowToXml(row, sheet.prefix);
   sheet.changed = true;
-  sheet.dirtyRows.add(number);
   return formula;
 }
 
@@ -163,7 +162,6 @@ function clearRow(sheet: SheetXml, number: number): void {
   });
   slot.xml = rowToXml(row, sheet.prefix);
   sheet.changed = true;
-  sheet.dirtyRows.add(number);
 }
 
 function growTables(
@@ -219,7 +217,7 @@ function updateDimension(sheet: SheetXml, columns: number): void {
   const last = sheet.lastRowNumber;
   if (last === 0) return;
   const left = area?.left ?? 1;
-  const top = Math.min(area?.top ?? 1, sheet.rows[0]?.number ?? 1);
+  const top = Math.min(area?.top ?? 1, sheet.firstRowNumber || 1);
   const right = Math.max(area?.right ?? 1, columns);
   const ref = `${columnLetter(left)}${top}:${columnLetter(right)}${last}`;
   sheet.head = sheet.head.replace(m[0], setAttr(m[0], 'ref', ref));

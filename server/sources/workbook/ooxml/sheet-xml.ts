@@ -1,14 +1,43 @@
 /**
- * A worksheet part held as text and edited row by row. `<sheetData>` is indexed once (where each `<row>`
- * starts and ends, no copies); edits replace whole rows, and serializing splices the edited rows between
- * the untouched text, so rows the write did not name keep their exact bytes.
+ * A worksheet part held as text and edited row by row. `<sheetData>` is cut into its rows once; edits
+ * replace whole rows, and the part is written back as the untouched head, the rows and the untouched tail,
+ * so rows the write did not name keep their exact bytes.
+ *
+ * The rows are kept in pieces of about 500 (row-piece.ts). `compress` deflates the pieces that changed and
+ * closes every piece, so between writes the sheet costs about its compressed size; the next edit inflates
+ * only the pieces holding the rows it names (an append: the last one).
  */
+import { type DeflatedPiece, deflatePiece, PieceJoiner, type Precompressed } from './chunked-deflate.ts';
+import { RowPiece, type RowSlot } from './row-piece.ts';
 import { getAttr } from './xml-text.ts';
 
-export interface RowSlot {
-  number: number;
-  /** The row's XML: the file's text until edited. */
-  xml: string;
+export type { RowSlot } from './row-piece.ts';
+
+/**
+ * Rows per piece: an append recompresses the last piece only (about 100 KB of XML for typical rows, a
+ * millisecond or two), and pieces stay big enough that compressing them apart costs little in size.
+ */
+const ROWS_PER_PIECE = 500;
+
+/** A fresh copy of a string: a slice of the whole part would keep all of the part's text alive. */
+const detached = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+
+function intoPieces(rows: RowSlot[]): RowPiece[] {
+  const pieces: RowPiece[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_PIECE) pieces.push(new RowPiece(rows.slice(i, i + ROWS_PER_PIECE)));
+  return pieces;
+}
+
+/** Index of the first slot numbered `number` or above (`slots` in sheet order). */
+function lowerBound(slots: readonly RowSlot[], number: number): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((slots[mid] as RowSlot).number < number) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 export class SheetXml {
@@ -16,14 +45,11 @@ export class SheetXml {
   head: string;
   /** Set by every edit: serialize rewrites the part only when true. */
   changed = false;
-  /** Rows whose values an edit may have changed since the tab was last read. */
-  readonly dirtyRows = new Set<number>();
-  /** Rows moved (a delete): the tab must be read again as a whole. */
-  moved = false;
   tail: string;
-  /** Rows in sheet order, by number (a file that stored them out of order has them sorted). */
-  rows: RowSlot[];
-  readonly #byNumber = new Map<number, RowSlot>();
+  #pieces: RowPiece[];
+  #head: { text: string; piece: DeflatedPiece } | undefined;
+  #tail: { text: string; piece: DeflatedPiece } | undefined;
+  readonly #joiner = new PieceJoiner();
 
   constructor(xml: string) {
     const open = /<([A-Za-z_][\w.-]*:)?sheetData\b[^>]*?(\/?)>/.exec(xml);
@@ -31,16 +57,16 @@ export class SheetXml {
     this.prefix = open[1] ?? '';
     const bodyStart = open.index + open[0].length;
     if (open[2] === '/') {
-      this.head = `${xml.slice(0, open.index)}<${this.prefix}sheetData>`;
-      this.tail = `</${this.prefix}sheetData>${xml.slice(bodyStart)}`;
-      this.rows = [];
+      this.head = detached(`${xml.slice(0, open.index)}<${this.prefix}sheetData>`);
+      this.tail = detached(`</${this.prefix}sheetData>${xml.slice(bodyStart)}`);
+      this.#pieces = [];
       return;
     }
     const close = xml.indexOf(`</${this.prefix}sheetData>`, bodyStart);
-    this.head = xml.slice(0, bodyStart);
-    this.tail = xml.slice(close);
+    this.head = detached(xml.slice(0, bodyStart));
+    this.tail = detached(xml.slice(close));
     const body = xml.slice(bodyStart, close);
-    this.rows = [];
+    const rows: RowSlot[] = [];
     const p = this.prefix.replace('.', '\\.');
     const row = new RegExp(`<${p}row\\b[^>]*?(?:\\/>|>[\\s\\S]*?<\\/${p}row>)`, 'g');
     let previous = 0;
@@ -52,45 +78,102 @@ export class SheetXml {
       const number = Number.isInteger(r) && r > 0 ? r : previous + 1;
       if (number <= previous) ordered = false;
       previous = number;
-      const slot = { number, xml: m[0] };
-      this.rows.push(slot);
-      if (!this.#byNumber.has(number)) this.#byNumber.set(number, slot);
+      rows.push({ number, xml: m[0] });
     }
     // Rows stored out of order are put in order (the order Excel writes), so edits and appends land in place.
-    if (!ordered) this.rows.sort((a, b) => a.number - b.number);
+    if (!ordered) rows.sort((a, b) => a.number - b.number);
+    this.#pieces = intoPieces(rows);
+  }
+
+  /** The piece holding row `number` (the first such, when a file repeats a number), if any could. */
+  #pieceFor(number: number): RowPiece | undefined {
+    let low = 0;
+    let high = this.#pieces.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((this.#pieces[mid] as RowPiece).last < number) low = mid + 1;
+      else high = mid;
+    }
+    return this.#pieces[low];
   }
 
   row(number: number): RowSlot | undefined {
-    return this.#byNumber.get(number);
+    const piece = this.#pieceFor(number);
+    if (!piece || piece.first > number) return undefined;
+    const slots = piece.slots();
+    const slot = slots[lowerBound(slots, number)];
+    return slot?.number === number ? slot : undefined;
   }
 
   /** The row, created empty in its place when the sheet has none with that number. */
   ensureRow(number: number): RowSlot {
-    const known = this.#byNumber.get(number);
+    const known = this.row(number);
     if (known) return known;
     const slot = { number, xml: `<${this.prefix}row r="${number}"/>` };
-    let at = this.rows.length;
-    while (at > 0 && (this.rows[at - 1] as RowSlot).number > number) at--;
-    this.rows.splice(at, 0, slot);
-    this.#byNumber.set(number, slot);
+    const last = this.#pieces.at(-1);
+    if (!last || (number > last.last && last.count >= ROWS_PER_PIECE)) {
+      this.#pieces.push(new RowPiece([slot]));
+      return slot;
+    }
+    // The piece it falls in, or the one before the gap it falls in (the first piece for a row above all).
+    const piece = this.#pieceFor(number) ?? last;
+    const index = this.#pieces.indexOf(piece);
+    const target = piece.first > number && index > 0 ? (this.#pieces[index - 1] as RowPiece) : piece;
+    const slots = target.slots();
+    slots.splice(lowerBound(slots, number), 0, slot);
     return slot;
   }
 
-  /** Replace the row list (after a delete renumbered everything below). */
-  setRows(rows: RowSlot[]): void {
-    this.moved = true;
-    this.rows = rows;
-    this.#byNumber.clear();
-    for (const slot of rows) this.#byNumber.set(slot.number, slot);
+  /** Every row, in sheet order (every piece inflated: for edits that move or scan the whole sheet). */
+  allRows(): RowSlot[] {
+    return this.#pieces.flatMap((piece) => piece.slots());
+  }
+
+  /**
+   * Every row passed through `rewrite`, in order: it answers the row as it is now (renumbered, edited, or the
+   * same slot), or null to remove it. Numbers must stay in order (a delete moves rows up, keeping order).
+   */
+  rewriteRows(rewrite: (slot: RowSlot) => RowSlot | null): void {
+    for (const piece of this.#pieces) {
+      const slots = piece.slots();
+      let kept = 0;
+      for (const slot of slots) {
+        const next = rewrite(slot);
+        if (next) slots[kept++] = next;
+      }
+      slots.length = kept;
+    }
+    this.#pieces = this.#pieces.filter((piece) => piece.count > 0);
+  }
+
+  get firstRowNumber(): number {
+    return this.#pieces[0]?.first ?? 0;
   }
 
   get lastRowNumber(): number {
-    return this.rows.at(-1)?.number ?? 0;
+    return this.#pieces.at(-1)?.last ?? 0;
   }
 
   toString(): string {
     let out = this.head;
-    for (const slot of this.rows) out += slot.xml;
+    for (const slot of this.allRows()) out += slot.xml;
     return out + this.tail;
+  }
+
+  /**
+   * The part deflated, recompressing only the pieces whose text changed since the last call; then every
+   * piece is closed, until an edit opens it again.
+   */
+  compress(): Precompressed {
+    if (this.#head?.text !== this.head) this.#head = { text: this.head, piece: deflatePiece(this.head, false) };
+    if (this.#tail?.text !== this.tail) this.#tail = { text: this.tail, piece: deflatePiece(this.tail, true) };
+    const rows = this.#pieces.map((piece) => piece.deflate());
+    for (const piece of this.#pieces) piece.close();
+    return this.#joiner.join([this.#head.piece, ...rows, this.#tail.piece]);
+  }
+
+  /** Closes every piece (their rows deflated when they changed): the sheet as a document keeps it. */
+  close(): void {
+    for (const piece of this.#pieces) piece.close();
   }
 }
