@@ -39,7 +39,7 @@ export function tempPathFor(filePath: string): string {
 
 export async function replaceFileAtomically(
   filePath: string,
-  data: Uint8Array,
+  data: Uint8Array | readonly Uint8Array[],
   keeper?: PreviousVersionKeeper,
 ): Promise<void> {
   const original = fsSync.statSync(filePath);
@@ -49,7 +49,7 @@ export async function replaceFileAtomically(
   let settle: ((replaced: boolean) => Promise<void>) | undefined;
   try {
     try {
-      await handle.writeFile(data);
+      await writeAll(handle, data);
       fsSync.fchmodSync(handle.fd, mode); // open() applied the umask; the replacement keeps the original's mode
       try {
         fsSync.fchownSync(handle.fd, original.uid, original.gid);
@@ -69,6 +69,38 @@ export async function replaceFileAtomically(
   }
   await syncDirectory(path.dirname(filePath));
   await settle?.(true);
+}
+
+/** The chunks written one after another (a vectored write: they are not copied into one buffer first). */
+async function writeAll(handle: fs.FileHandle, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+  if (data instanceof Uint8Array) {
+    await handle.writeFile(data);
+    return;
+  }
+  const total = data.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  let written = 0;
+  let chunks = data.filter((chunk) => chunk.byteLength > 0);
+  // writev may write less than asked (a signal, a full disk answered later): go on from where it stopped.
+  while (written < total) {
+    const { bytesWritten } = await handle.writev(chunks as Uint8Array[], written);
+    if (bytesWritten === 0) throw new Error('the file system accepted no more bytes');
+    written += bytesWritten;
+    chunks = rest(chunks, bytesWritten);
+  }
+}
+
+/** What is left of `chunks` after their first `count` bytes. */
+function rest(chunks: readonly Uint8Array[], count: number): Uint8Array[] {
+  const left: Uint8Array[] = [];
+  let skip = count;
+  for (const chunk of chunks) {
+    if (skip >= chunk.byteLength) skip -= chunk.byteLength;
+    else {
+      left.push(skip > 0 ? chunk.subarray(skip) : chunk);
+      skip = 0;
+    }
+  }
+  return left;
 }
 
 async function syncDirectory(dir: string): Promise<void> {

@@ -211,13 +211,13 @@ export class CsvDocument implements WorkbookDocument {
     return needs ? `"${field.replace(/"/g, '""')}"` : field;
   }
 
-  async serialize(): Promise<Uint8Array> {
+  async serialize(): Promise<readonly Uint8Array[]> {
     const lines = this.#records.map(
       (r) => r.raw ?? r.fields.map((f) => this.#quote(f)).join(this.#delimiter),
     );
     let text = lines.join(this.#eol);
     if (lines.length > 0 && this.#finalNewline) text += this.#eol;
     const body = Buffer.from(text, 'utf8');
-    return this.#bom ? Buffer.concat([BOM, body]) : body;
+    return this.#bom ? [BOM, body] : [body];
   }
 }

@@ -14,8 +14,11 @@ export interface WorkbookDocument {
   tabs(): TabSnapshot[];
   /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
-  /** The complete new file content. */
-  serialize(): Promise<Uint8Array>;
+  /**
+   * The complete new file content, as chunks to write one after another: a large workbook's unchanged parts
+   * are written from where they are held, never copied into one buffer.
+   */
+  serialize(): Promise<readonly Uint8Array[]>;
 }
 
 /**

@@ -101,12 +101,12 @@ export class XlsxDocument implements WorkbookDocument {
     applyPlanToWorksheet(ws, tab, plan, options);
   }
 
-  async serialize(): Promise<Uint8Array> {
+  async serialize(): Promise<readonly Uint8Array[]> {
     for (const ws of this.workbook.worksheets) {
       compactDataValidations(ws);
       repairTables(ws);
     }
     const buffer: unknown = await this.workbook.xlsx.writeBuffer();
-    return Buffer.isBuffer(buffer) ? buffer : new Uint8Array(buffer as ArrayBuffer);
+    return [Buffer.isBuffer(buffer) ? buffer : new Uint8Array(buffer as ArrayBuffer)];
   }
 }

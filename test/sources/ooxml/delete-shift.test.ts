@@ -111,7 +111,7 @@ async function write(
   const tab = doc.tabs()[0];
   if (!tab) throw new Error('no tab');
   doc.apply(tab.sourceSheetId, planWrite(tab, mutations), { allowFormulas: true, userEntered: false });
-  const out = await doc.serialize();
+  const out = Buffer.concat(await doc.serialize());
   fs.writeFileSync(file, out);
   return { before: ZipArchive.open(bytes), after: ZipArchive.open(out) };
 }

@@ -27,7 +27,7 @@ function seen(tab: TabSnapshot) {
 }
 
 async function expectSameAsFresh(doc: OoxmlDocument, label: string): Promise<void> {
-  const fresh = await OoxmlDocument.parse(await doc.serialize());
+  const fresh = await OoxmlDocument.parse(Buffer.concat(await doc.serialize()));
   expect(doc.tabs().map(seen), label).toEqual(fresh.tabs().map(seen));
 }
 

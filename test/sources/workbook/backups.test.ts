@@ -125,6 +125,16 @@ describe('BackupKeeper around a replace', () => {
     expect(fs.statSync(path.join(folder, SOURCE_FILE)).mode & 0o777).toBe(0o600);
   });
 
+  it('writes content given as chunks in order, more chunks than one vectored write takes, empty ones too', async () => {
+    const { file } = await setup();
+    // 3,000 chunks (a vectored write takes at most 1,024) of varied sizes, some empty.
+    const chunks = Array.from({ length: 3000 }, (_, i) =>
+      Buffer.alloc(i % 7 === 0 ? 0 : (i % 13) + 1, i % 251),
+    );
+    await replaceFileAtomically(file, chunks);
+    expect(fs.readFileSync(file).equals(Buffer.concat(chunks))).toBe(true);
+  });
+
   it('copies a file that has another name (a link would share its content and mode)', async () => {
     const { dir, file, policy } = await setup();
     fs.linkSync(file, path.join(dir, 'other-name.csv'));

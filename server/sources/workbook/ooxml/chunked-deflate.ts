@@ -7,9 +7,13 @@
 import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { crc32Combine } from './crc32-combine.ts';
 
-/** A part's deflated bytes with the CRC-32 and length of what they inflate to (what a zip entry records). */
+/**
+ * A part's deflated bytes, as consecutive chunks (written one after another, never copied into one buffer),
+ * with their total length and the CRC-32 and length of what they inflate to (what a zip entry records).
+ */
 export interface Precompressed {
-  compressed: Buffer;
+  chunks: readonly Buffer[];
+  compressedSize: number;
   crc32: number;
   size: number;
 }
@@ -65,6 +69,8 @@ export class PieceJoiner {
     }
     this.#pieces = [...pieces];
     this.#running = running;
-    return { compressed: Buffer.concat(pieces.map((p) => p.compressed)), crc32: crc, size };
+    const chunks = pieces.map((p) => p.compressed);
+    const compressedSize = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    return { chunks, compressedSize, crc32: crc, size };
   }
 }

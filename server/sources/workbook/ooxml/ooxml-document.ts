@@ -489,7 +489,7 @@ export class OoxmlDocument implements WorkbookDocument {
     if (types !== undefined) this.#setText(CONTENT_TYPES, removeOverrides(types, removed));
   }
 
-  async serialize(): Promise<Uint8Array> {
+  async serialize(): Promise<readonly Uint8Array[]> {
     const changes = new Map<string, Uint8Array | Precompressed | null>();
     // First: adding a styles part also edits the workbook's rels and the content types.
     if (this.#styles?.changed) {

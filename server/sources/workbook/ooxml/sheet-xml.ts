@@ -24,7 +24,8 @@ const detached = (text: string): string => Buffer.from(text, 'utf8').toString('u
 
 function intoPieces(rows: RowSlot[]): RowPiece[] {
   const pieces: RowPiece[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_PIECE) pieces.push(new RowPiece(rows.slice(i, i + ROWS_PER_PIECE)));
+  for (let i = 0; i < rows.length; i += ROWS_PER_PIECE)
+    pieces.push(new RowPiece(rows.slice(i, i + ROWS_PER_PIECE)));
   return pieces;
 }
 
@@ -165,8 +166,10 @@ export class SheetXml {
    * piece is closed, until an edit opens it again.
    */
   compress(): Precompressed {
-    if (this.#head?.text !== this.head) this.#head = { text: this.head, piece: deflatePiece(this.head, false) };
-    if (this.#tail?.text !== this.tail) this.#tail = { text: this.tail, piece: deflatePiece(this.tail, true) };
+    if (this.#head?.text !== this.head)
+      this.#head = { text: this.head, piece: deflatePiece(this.head, false) };
+    if (this.#tail?.text !== this.tail)
+      this.#tail = { text: this.tail, piece: deflatePiece(this.tail, true) };
     const rows = this.#pieces.map((piece) => piece.deflate());
     for (const piece of this.#pieces) piece.close();
     return this.#joiner.join([this.#head.piece, ...rows, this.#tail.piece]);

@@ -34,11 +34,7 @@ function dosDateTime(at: Date): { time: number; date: number } {
 
 function freshEntry(name: string, content: Uint8Array | Precompressed, offset: number, now: Date): Written {
   const nameBytes = Buffer.from(name, 'utf8');
-  const deflated =
-    content instanceof Uint8Array
-      ? { compressed: deflateRawSync(content), crc32: crc32(content), size: content.length }
-      : content;
-  const data = deflated.compressed;
+  const deflated: Precompressed = content instanceof Uint8Array ? precompressed(content) : content;
   const crc = deflated.crc32;
   const { time, date } = dosDateTime(now);
   const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : UTF8_FLAG;
@@ -50,7 +46,7 @@ function freshEntry(name: string, content: Uint8Array | Precompressed, offset: n
   local.writeUInt16LE(time, 10);
   local.writeUInt16LE(date, 12);
   local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(deflated.compressedSize, 18);
   local.writeUInt32LE(deflated.size, 22);
   local.writeUInt16LE(nameBytes.length, 26);
   local.writeUInt16LE(0, 28);
@@ -63,11 +59,21 @@ function freshEntry(name: string, content: Uint8Array | Precompressed, offset: n
   central.writeUInt16LE(time, 12);
   central.writeUInt16LE(date, 14);
   central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(deflated.compressedSize, 20);
   central.writeUInt32LE(deflated.size, 24);
   central.writeUInt16LE(nameBytes.length, 28);
   central.writeUInt32LE(offset, 42);
-  return { local: [local, nameBytes, data], central: Buffer.concat([central, nameBytes]) };
+  return { local: [local, nameBytes, ...deflated.chunks], central: Buffer.concat([central, nameBytes]) };
+}
+
+function precompressed(content: Uint8Array): Precompressed {
+  const compressed = deflateRawSync(content);
+  return {
+    chunks: [compressed],
+    compressedSize: compressed.length,
+    crc32: crc32(content),
+    size: content.length,
+  };
 }
 
 /** The entry's own central record, pointing at its new place. */
@@ -111,8 +117,8 @@ class ZipOutput {
     this.#centrals.push(written.central);
   }
 
-  /** The entries so far, then the central directory and its end record. */
-  finish(): Uint8Array {
+  /** The entries so far, then the central directory and its end record: the file, in consecutive chunks. */
+  finish(): Buffer[] {
     const directoryStart = this.offset;
     const directory = Buffer.concat(this.#centrals);
     const count = this.#centrals.length;
@@ -125,11 +131,12 @@ class ZipOutput {
     end.writeUInt16LE(count, 10);
     end.writeUInt32LE(directory.length, 12);
     end.writeUInt32LE(directoryStart, 16);
-    return Buffer.concat([...this.#chunks, directory, end]);
+    return [...this.#chunks, directory, end];
   }
 }
 
-export function writeZip(archive: ZipArchive, changes: PartChanges, now = new Date()): Uint8Array {
+/** The new package, in consecutive chunks (the copied entries' bytes are not copied again). */
+export function writeZip(archive: ZipArchive, changes: PartChanges, now = new Date()): Buffer[] {
   const out = new ZipOutput();
   const seen = new Set<string>();
   for (const entry of archive.entries) {
@@ -150,5 +157,5 @@ export function writeZip(archive: ZipArchive, changes: PartChanges, now = new Da
 export function newZip(parts: ReadonlyMap<string, Uint8Array>, now = new Date()): Uint8Array {
   const out = new ZipOutput();
   for (const [name, content] of parts) out.push(freshEntry(name, content, out.offset, now));
-  return out.finish();
+  return Buffer.concat(out.finish());
 }
