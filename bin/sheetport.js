@@ -4,14 +4,17 @@
 // made by `npm run build`, which `npm pack` runs first), so anywhere else it runs that build.
 import { existsSync } from 'node:fs';
 
-const source = new URL('../server/cli.ts', import.meta.url);
-const compiled = new URL('../dist/server/cli.js', import.meta.url);
-const fromSource = !import.meta.url.includes('/node_modules/') && existsSync(source);
-if (!fromSource && !existsSync(compiled)) {
+const root = new URL('../', import.meta.url);
+const fromSource = !import.meta.url.includes('/node_modules/') && existsSync(new URL('server/cli.ts', root));
+const module = (name) => new URL(fromSource ? `server/${name}.ts` : `dist/server/${name}.js`, root);
+if (!fromSource && !existsSync(module('cli'))) {
   process.stderr.write(
     'error: this copy of SheetPort has no compiled build (dist/); run `npm run build` first.\n',
   );
   process.exit(1);
 }
-const { main } = await import(fromSource ? source.href : compiled.href);
+// Before anything else loads: V8's heap sizing for a long-lived, small service (server/small-footprint.ts).
+const { favourSmallFootprint } = await import(module('small-footprint').href);
+favourSmallFootprint();
+const { main } = await import(module('cli').href);
 process.exitCode = await main(process.argv.slice(2));
