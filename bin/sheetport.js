@@ -14,7 +14,6 @@ if (!fromSource && !existsSync(module('cli'))) {
   process.exit(1);
 }
 // Before anything else loads: V8's heap sizing for a long-lived, small service (server/small-footprint.ts).
-const { favourSmallFootprint } = await import(module('small-footprint').href);
-favourSmallFootprint();
+await import(module('small-footprint-first').href);
 const { main } = await import(module('cli').href);
 process.exitCode = await main(process.argv.slice(2));

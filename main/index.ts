@@ -5,7 +5,7 @@
  * in worker threads there, so the tray stays responsive while a large file loads.
  */
 // First: evaluated before the modules below load (ES modules evaluate in import order).
-import './small-footprint-first.ts';
+import '../server/small-footprint-first.ts';
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
