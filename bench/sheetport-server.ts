@@ -1,8 +1,8 @@
 /**
  * Benchmark targets (b) and (c): the real SheetPort service in its own process, on a temp data dir of its own.
  * Generates two workbooks (5,000 and 100,000 rows), registers them and a read key through the stores, starts
- * the service exactly as `sheetport serve` does (its V8 heap sizing first), warms the replica with one request per tab, and reports the
- * URL, paths and key to the parent over IPC. The temp dir is removed on exit.
+ * the service exactly as `sheetport serve` does (its V8 heap sizing first), warms the replica with one request
+ * per tab, and reports the URL, paths and key to the parent over IPC. The temp dir is removed on exit.
  */
 // First, as `sheetport serve` does: V8's heap sizing before the server's modules load.
 import '../server/small-footprint-first.ts';

@@ -5,7 +5,7 @@
  * collections, and keeps the pages a collection frees in a pool that only its memory reducer empties, after
  * 8 or more quiet seconds. A burst of requests then leaves the process holding the burst's high-water mark:
  * 300 to 540 MB resident after the json-server comparison's cases, depending on whether the reducer has run,
- * against 275-292 MB with a full collection once live memory has grown by 30% (docs/performance.md). The
+ * against 275-298 MB with a full collection once live memory has grown by 30% (docs/performance.md). The
  * cost is more full collections, which V8 mostly does on its own threads: reads and appends measured within
  * the runs' noise of the defaults.
  *

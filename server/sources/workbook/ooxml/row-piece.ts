@@ -62,23 +62,18 @@ export class RowPiece {
     return slots;
   }
 
-  /** The rows deflated: the piece made last time when no row's text changed since. */
-  deflate(): DeflatedPiece {
+  /**
+   * Keeps only the rows' deflated bytes (and each row's number and length), so the row texts can be
+   * collected, and answers them: the bytes made last time when no row's text changed since.
+   */
+  close(): DeflatedPiece {
     if (this.#closed) return this.#closed.deflated;
     const slots = this.#slots as RowSlot[];
     const known = this.#deflated;
-    if (known && sameTexts(known.texts, slots)) return known.piece;
-    const texts = slots.map((slot) => slot.xml);
-    const piece = deflatePiece(texts.join(''), false);
-    this.#deflated = { piece, texts };
-    return piece;
-  }
-
-  /** Keeps only the deflated bytes (and each row's number and length): the row texts can be collected. */
-  close(): void {
-    if (!this.#slots) return;
-    const slots = this.#slots;
-    const deflated = this.deflate();
+    const deflated =
+      known && sameTexts(known.texts, slots)
+        ? known.piece
+        : deflatePiece(slots.map((slot) => slot.xml).join(''), false);
     const numbers = new Int32Array(slots.length);
     const lengths = new Int32Array(slots.length);
     slots.forEach((slot, i) => {
@@ -88,6 +83,7 @@ export class RowPiece {
     this.#closed = { deflated, numbers, lengths };
     this.#slots = null;
     this.#deflated = null;
+    return deflated;
   }
 }
 

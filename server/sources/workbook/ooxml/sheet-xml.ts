@@ -170,13 +170,7 @@ export class SheetXml {
       this.#head = { text: this.head, piece: deflatePiece(this.head, false) };
     if (this.#tail?.text !== this.tail)
       this.#tail = { text: this.tail, piece: deflatePiece(this.tail, true) };
-    const rows = this.#pieces.map((piece) => piece.deflate());
-    for (const piece of this.#pieces) piece.close();
+    const rows = this.#pieces.map((piece) => piece.close());
     return this.#joiner.join([this.#head.piece, ...rows, this.#tail.piece]);
-  }
-
-  /** Closes every piece (their rows deflated when they changed): the sheet as a document keeps it. */
-  close(): void {
-    for (const piece of this.#pieces) piece.close();
   }
 }
