@@ -122,6 +122,8 @@ export class Replica {
     if (slot.entry) this.#record(connection, slot, slot.entry.snapshot);
     const result = await slot.source.write(sourceSheetId, mutations, options);
     slot.generation++;
+    // The write was redone on a save made meanwhile by another program: that save is an outside change.
+    if (result.before) this.#record(connection, slot, result.before);
     slot.entry = entryOf(result.snapshot);
     this.#record(connection, slot, result.snapshot);
     return result;

@@ -63,6 +63,11 @@ export interface WriteResult {
   deleted: number;
   /** The spreadsheet as it is after the write (the replica is refreshed from this). */
   snapshot: SpreadsheetSnapshot;
+  /**
+   * The spreadsheet the write was applied on, when the source read it anew for this write: it may hold a change
+   * made outside SheetPort (a save landing while the write was prepared) that is recorded before the write's own.
+   */
+  before?: SpreadsheetSnapshot;
 }
 
 /** A source's own limits (capabilities as data: the writer never has to guess). */

@@ -1,12 +1,19 @@
 /**
  * Replacing a file so that readers (Excel, a sync client, our own reader) see either the old bytes or the
- * new ones, never a half-written file, and a crash mid-write leaves the original intact: write a hidden
- * temp file in the same directory (same file system, so rename is atomic), fsync it, rename it over the
- * original, then fsync the directory so the rename itself is durable. A keeper (backups.ts) may keep the
- * version being replaced, just before the rename.
+ * new ones, never a half-written file, a crash mid-write leaves the original intact, and another program's save
+ * is never replaced by a write that did not see it.
+ *
+ * The new bytes go to a hidden temp file in the same directory (same file system), which is fsynced. Then, when
+ * the write names the version it was based on (`basedOn`), the swap is conditional and has no window for an
+ * outside save to slip through: the current file is renamed aside (atomic), what was moved is checked to be that
+ * version (else it is put back and the write is told so), and the temp file is hard-linked into place, which
+ * fails if the path was created again meanwhile (another program's save, which then stands). The path is empty
+ * for the few microseconds between the rename and the link; the swap is synchronous, so nothing in this process
+ * sees that instant. Finally the directory is fsynced so the swap itself is durable. A keeper (backups.ts) may
+ * keep the version being replaced, just before the swap.
  *
  * Only the data calls (writing the bytes, the fsyncs) go through the thread pool; the metadata calls (stat,
- * chmod, rename, opening the directory) are synchronous: each takes microseconds on a local disk, where an
+ * chmod, rename, link, opening the directory) are synchronous: each takes microseconds on a local disk, where an
  * asynchronous one costs a round trip through the pool, and a write's latency is the sum of them all.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,6 +21,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { signatureOf } from './file-signature.ts';
 
 const fsync = promisify(fsSync.fsync);
 
@@ -27,26 +35,59 @@ export interface PreviousVersionKeeper {
   beforeReplace(filePath: string): Promise<(replaced: boolean) => Promise<void>>;
 }
 
-/** Temp files are `.<name>.sheetport-<random>.tmp`; watchers can ignore names matching this. */
-export const TEMP_FILE_PATTERN = /^\..+\.sheetport-[0-9a-f]+\.tmp$/;
+export interface ReplaceOptions {
+  keeper?: PreviousVersionKeeper | undefined;
+  /**
+   * The signature (file-signature.ts) of the version the new bytes were made from. When given, the file is
+   * replaced only if it is still that version; otherwise nothing is written and `ChangedMeanwhile` is thrown.
+   */
+  basedOn?: string | undefined;
+}
 
-export function tempPathFor(filePath: string): string {
+/** The file at the path is not the version the write was based on (another program saved it, or removed it). */
+export class ChangedMeanwhile extends Error {
+  constructor() {
+    super('The file was changed by another program while the write was being prepared');
+  }
+}
+
+/**
+ * SheetPort's own files beside a workbook: `.<name>.sheetport-<pid>-<random>.tmp` (new bytes on their way in)
+ * and `.prev` (the version being swapped out, for microseconds). Leading dot: hidden in file managers on Linux
+ * and macOS. The pid says whether the process that made one may still be using it (leftovers.ts).
+ */
+export const TEMP_FILE_PATTERN = /^\..+\.sheetport-(?:(\d+)-)?[0-9a-f]+\.(tmp|prev)$/;
+
+export function tempPathFor(filePath: string, kind: 'tmp' | 'prev' = 'tmp'): string {
   return path.join(
     path.dirname(filePath),
-    `.${path.basename(filePath)}.sheetport-${randomBytes(6).toString('hex')}.tmp`,
+    `.${path.basename(filePath)}.sheetport-${process.pid}-${randomBytes(6).toString('hex')}.${kind}`,
   );
 }
 
+/**
+ * Returns the signature of the file written, taken from the temp file itself: a stat of the path afterwards
+ * could already see another program's save, which would then pass for this write's.
+ */
 export async function replaceFileAtomically(
   filePath: string,
   data: Uint8Array | readonly Uint8Array[],
-  keeper?: PreviousVersionKeeper,
-): Promise<void> {
-  const original = fsSync.statSync(filePath);
+  options: ReplaceOptions = {},
+): Promise<string> {
+  const { keeper, basedOn } = options;
+  let original: fsSync.Stats;
+  try {
+    original = fsSync.statSync(filePath);
+  } catch (e) {
+    if (basedOn !== undefined && codeOf(e) === 'ENOENT') throw new ChangedMeanwhile();
+    throw e;
+  }
+  if (basedOn !== undefined && signatureOf(original) !== basedOn) throw new ChangedMeanwhile();
   const mode = original.mode & 0o7777;
   const temp = tempPathFor(filePath);
   const handle = await fs.open(temp, 'wx', mode);
   let settle: ((replaced: boolean) => Promise<void>) | undefined;
+  let written: string;
   try {
     try {
       await writeAll(handle, data);
@@ -57,11 +98,14 @@ export async function replaceFileAtomically(
         // only possible for root; best effort
       }
       await handle.sync();
+      // A link or rename keeps the inode, size and modification time: this is the signature at the path.
+      written = signatureOf(fsSync.fstatSync(handle.fd));
     } finally {
       await handle.close();
     }
     settle = await keeper?.beforeReplace(filePath);
-    fsSync.renameSync(temp, filePath);
+    if (basedOn === undefined) fsSync.renameSync(temp, filePath);
+    else swapIn(filePath, temp, basedOn);
   } catch (e) {
     await fs.rm(temp, { force: true }).catch(() => {});
     await settle?.(false);
@@ -69,6 +113,71 @@ export async function replaceFileAtomically(
   }
   await syncDirectory(path.dirname(filePath));
   await settle?.(true);
+  return written;
+}
+
+/** Errors of a file system that has no hard links (FAT, exFAT, some network shares). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+const codeOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
+
+/**
+ * Puts `temp` at `filePath` only if the file there is still version `basedOn`. Synchronous from the first call
+ * to the last: this process never runs anything while the path is empty.
+ */
+function swapIn(filePath: string, temp: string, basedOn: string): void {
+  const aside = tempPathFor(filePath, 'prev');
+  try {
+    fsSync.renameSync(filePath, aside);
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT') throw new ChangedMeanwhile(); // removed by another program meanwhile
+    throw e;
+  }
+  if (signatureOf(fsSync.statSync(aside)) !== basedOn) {
+    putBack(aside, filePath); // another program's save, moved aside for an instant: it stays
+    throw new ChangedMeanwhile();
+  }
+  try {
+    fsSync.linkSync(temp, filePath);
+    fsSync.unlinkSync(temp);
+  } catch (e) {
+    const code = codeOf(e);
+    if (code === 'EEXIST') {
+      // Another program saved in the instant the path was empty: its save stands, and the version this write
+      // was based on (moved aside) is superseded by it as it would have been without us.
+      fsSync.unlinkSync(aside);
+      throw new ChangedMeanwhile();
+    }
+    if (!code || !NO_HARD_LINKS.has(code)) {
+      putBack(aside, filePath);
+      throw e;
+    }
+    // No hard links here: a rename, made only if the path is still empty. Exact but for the instant between
+    // the check and the rename (docs/api.md).
+    if (fsSync.existsSync(filePath)) {
+      fsSync.unlinkSync(aside);
+      throw new ChangedMeanwhile();
+    }
+    fsSync.renameSync(temp, filePath);
+  }
+  fsSync.unlinkSync(aside);
+}
+
+/** The file moved aside goes back to its path, unless another save has taken the path since (that one stands). */
+function putBack(aside: string, filePath: string): void {
+  try {
+    fsSync.linkSync(aside, filePath);
+  } catch (e) {
+    const code = codeOf(e);
+    if (code === 'EEXIST') {
+      fsSync.unlinkSync(aside);
+      return;
+    }
+    if (!fsSync.existsSync(filePath)) fsSync.renameSync(aside, filePath);
+    else fsSync.unlinkSync(aside);
+    return;
+  }
+  fsSync.unlinkSync(aside);
 }
 
 /** The chunks written one after another (a vectored write: they are not copied into one buffer first). */

@@ -22,7 +22,13 @@ import type { BackupPolicy } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFileAtomic } from '../../lib/private-files.ts';
 import type { BackupEntry, KindBackups, RestoreOutcome } from '../kind.ts';
-import { type PreviousVersionKeeper, replaceFileAtomically, tempPathFor } from './atomic-file.ts';
+import {
+  ChangedMeanwhile,
+  type PreviousVersionKeeper,
+  replaceFileAtomically,
+  tempPathFor,
+} from './atomic-file.ts';
+import { signatureOf } from './file-signature.ts';
 import { assertNotLocked } from './lock.ts';
 
 /** In each file's folder: `{"path": "<the file's absolute path>"}`. */
@@ -368,19 +374,25 @@ export async function restoreBackup(
   };
   await assertNotLocked(target);
   const bytes = await fs.readFile(restored.file);
-  const exists = await fs.stat(target).then(
-    () => true,
-    (err) => {
-      if (codeOf(err) === 'ENOENT') return false;
-      throw err;
-    },
-  );
-  if (!exists) {
+  const current = await fs.stat(target).catch((err) => {
+    if (codeOf(err) === 'ENOENT') return null;
+    throw err;
+  });
+  if (!current) {
     await createFile(target, bytes);
     return { restored, replaced: null };
   }
   const keeper = new BackupKeeper(policy, { ...options, strict: true });
-  await replaceFileAtomically(target, bytes, keeper);
+  try {
+    // Replaced only if it is still the version just kept: a save landing meanwhile is not lost.
+    await replaceFileAtomically(target, bytes, { keeper, basedOn: signatureOf(current) });
+  } catch (err) {
+    if (!(err instanceof ChangedMeanwhile)) throw err;
+    throw new AppError(
+      'conflict',
+      `${path.basename(target)} was saved by another program meanwhile; try again`,
+    );
+  }
   return { restored, replaced: keeper.lastKept };
 }
 

@@ -18,13 +18,15 @@ import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
-import { type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
+import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import type { WorkbookDocument } from './document.ts';
+import { signatureOf } from './file-signature.ts';
 import type { WorkbookFormat } from './formats.ts';
 import { parseOffThread, warmParseWorker } from './guard/parse-off-thread.ts';
 import { readRegularFile } from './guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from './guard/unreadable.ts';
 import { checkZipPackage } from './guard/zip-package.ts';
+import { removeLeftovers } from './leftovers.ts';
 import { assertNotLocked, fileError } from './lock.ts';
 import { FileQueue } from './write-queue.ts';
 
@@ -53,6 +55,11 @@ interface Loaded {
 interface LoadedDocument {
   signature: string;
   doc: WorkbookDocument;
+  /**
+   * The file as it was read for this document, when it was read anew (not the document a previous write left):
+   * what the write is applied on, which may hold another program's save nobody has recorded yet.
+   */
+  read: SpreadsheetSnapshot | null;
 }
 
 const tabsOf = (loaded: Loaded): TabSnapshot[] => loaded.doc?.tabs() ?? loaded.tabs;
@@ -66,8 +73,7 @@ const RESTART = Symbol('restart');
 export async function statSignature(filePath: string): Promise<string> {
   try {
     // Synchronous: a stat of a cached inode takes microseconds, a thread-pool round trip far longer.
-    const st = statSync(filePath);
-    return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    return signatureOf(statSync(filePath));
   } catch (e) {
     throw fileError(e, filePath);
   }
@@ -100,19 +106,16 @@ export class WorkbookFile {
     this.#limits = limits;
     this.#keeper = keeper;
     this.#queue = new FileQueue((jobs) => this.#flush(jobs));
+    // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
+    void this.#queue.run(async () => removeLeftovers(filePath));
   }
 
   /**
    * Checked before every read, so it must be cheap: a synchronous stat of a cached inode costs a few
    * microseconds, while the async form pays a thread-pool round trip that dominated small reads.
    */
-  async version(): Promise<string> {
-    try {
-      const st = statSync(this.path);
-      return `${st.mtimeMs}:${st.size}:${st.ino}`;
-    } catch (e) {
-      throw fileError(e, this.path);
-    }
+  version(): Promise<string> {
+    return statSignature(this.path);
   }
 
   read(): Promise<SpreadsheetSnapshot> {
@@ -135,18 +138,17 @@ export class WorkbookFile {
 
   /** The file's tabs: the cached ones while the file is unchanged, else a guarded parse in a worker. */
   async #load(): Promise<Loaded> {
-    let before = await statSignature(this.path);
     for (let attempt = 1; ; attempt++) {
-      if (this.#cache?.signature === before) return this.#cache;
-      if (this.#failure?.signature === before) throw this.#failure.error;
+      const current = await statSignature(this.path);
+      if (this.#cache?.signature === current) return this.#cache;
+      if (this.#failure?.signature === current) throw this.#failure.error;
       this.#cache = null;
-      const bytes = await this.#readBytes();
-      // Only trust the bytes if the file did not change while we read them (a save in progress).
-      const after = await statSignature(this.path);
-      if (after !== before && attempt < 3) {
-        before = after;
-        continue;
-      }
+      // The bytes are the version the descriptor they came from had (its fstat): what the path holds by now
+      // may be a later save, which the next look (or a write's conditional replace) sees as such.
+      const { bytes, signature } = await this.#readBytes();
+      // A save in place while we read: the bytes may be torn, read again.
+      if ((await statSignature(this.path)) !== signature && attempt < 3) continue;
+      const after = signature;
       try {
         const payload = await parseOffThread({
           format: this.#format.name,
@@ -166,11 +168,11 @@ export class WorkbookFile {
   }
 
   /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
-  async #readBytes(): Promise<Uint8Array> {
+  async #readBytes(): Promise<{ bytes: Uint8Array; signature: string }> {
     try {
-      const { bytes } = await readRegularFile(this.path, this.#limits.maxFileBytes);
-      if (this.#format.zipPackage) checkZipPackage(bytes, this.path, this.#limits.maxInflatedBytes);
-      return bytes;
+      const read = await readRegularFile(this.path, this.#limits.maxFileBytes);
+      if (this.#format.zipPackage) checkZipPackage(read.bytes, this.path, this.#limits.maxInflatedBytes);
+      return read;
     } catch (e) {
       // What stat says now is what was refused (a FIFO or device has a signature too).
       this.#remember(await statSignature(this.path).catch(() => null), e);
@@ -190,9 +192,9 @@ export class WorkbookFile {
   async #loadDocument(): Promise<LoadedDocument> {
     for (let attempt = 1; ; attempt++) {
       const loaded = await this.#load();
-      if (loaded.doc) return { signature: loaded.signature, doc: loaded.doc };
-      const bytes = await this.#readBytes();
-      if ((await statSignature(this.path)) !== loaded.signature) {
+      if (loaded.doc) return { signature: loaded.signature, doc: loaded.doc, read: null };
+      const { bytes, signature } = await this.#readBytes();
+      if (signature !== loaded.signature) {
         if (attempt < 3) continue; // saved again meanwhile: read (and check) the new version first
         throw new AppError('conflict', 'The workbook keeps being changed by another program; try again');
       }
@@ -207,10 +209,11 @@ export class WorkbookFile {
       } catch (e) {
         throw parserFailure(e, this.path);
       }
+      const read = { title: this.title, version: loaded.signature, tabs: loaded.tabs };
       loaded.doc = doc;
       loaded.tabs = [];
       loaded.known = undefined;
-      return { signature: loaded.signature, doc };
+      return { signature: loaded.signature, doc, read };
     }
   }
 
@@ -291,22 +294,27 @@ export class WorkbookFile {
     if (applied > 0) {
       this.#cache = null; // modified in memory but not on disk yet
       const bytes = await doc.serialize();
-      // Another program saved since we read? Its version wins: start over from it.
-      if ((await statSignature(this.path)) !== loaded.signature) return false;
       await assertNotLocked(this.path);
+      // Replaced only if still the version read: another program's save, even one landing this instant, wins
+      // and the batch starts over from it.
+      let signature: string;
       try {
-        await replaceFileAtomically(this.path, bytes, this.#keeper ?? undefined);
+        signature = await replaceFileAtomically(this.path, bytes, {
+          keeper: this.#keeper ?? undefined,
+          basedOn: loaded.signature,
+        });
       } catch (e) {
+        if (e instanceof ChangedMeanwhile) return false;
         throw fileError(e, this.path);
       }
-      const signature = await statSignature(this.path);
       this.#cache = { signature, tabs: [], known: undefined, doc };
       snapshot = { title: this.title, version: signature, tabs: doc.tabs() };
     }
 
     for (const job of jobs) {
       const outcome = outcomes.get(job);
-      if (outcome?.ok && snapshot) job.resolve({ ...outcome.counts, snapshot });
+      if (outcome?.ok && snapshot)
+        job.resolve({ ...outcome.counts, snapshot, ...(loaded.read ? { before: loaded.read } : {}) });
       else
         job.reject(
           outcome && !outcome.ok ? outcome.error : new AppError('internal_error', 'Write not applied'),

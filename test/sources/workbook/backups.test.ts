@@ -111,7 +111,7 @@ describe('BackupKeeper around a replace', () => {
   it('links the replaced version (no copy), makes it 0600, and leaves the file its own mode', async () => {
     const { file, policy } = await setup();
     const inode = fs.statSync(file).ino;
-    await replaceFileAtomically(file, Buffer.from('a,b\n3,4\n'), new BackupKeeper(policy));
+    await replaceFileAtomically(file, Buffer.from('a,b\n3,4\n'), { keeper: new BackupKeeper(policy) });
     const [kept] = await listBackups(policy);
     expect(kept).toMatchObject({ path: file, bytes: 8 });
     expect(fs.readFileSync(kept!.file, 'utf8')).toBe('a,b\n1,2\n');
@@ -138,7 +138,7 @@ describe('BackupKeeper around a replace', () => {
   it('copies a file that has another name (a link would share its content and mode)', async () => {
     const { dir, file, policy } = await setup();
     fs.linkSync(file, path.join(dir, 'other-name.csv'));
-    await replaceFileAtomically(file, Buffer.from('new\n'), new BackupKeeper(policy));
+    await replaceFileAtomically(file, Buffer.from('new\n'), { keeper: new BackupKeeper(policy) });
     const [kept] = await listBackups(policy);
     expect(fs.readFileSync(kept!.file, 'utf8')).toBe('a,b\n1,2\n');
     expect(fs.statSync(kept!.file).ino).not.toBe(fs.statSync(path.join(dir, 'other-name.csv')).ino);
@@ -148,7 +148,7 @@ describe('BackupKeeper around a replace', () => {
   it('files versions made in the same millisecond apart, and prunes to `keep`', async () => {
     const { file, policy } = await setup();
     const keeper = new BackupKeeper({ ...policy, keep: 3 }, { now: () => NOW });
-    for (let i = 0; i < 5; i++) await replaceFileAtomically(file, Buffer.from(`v${i + 1}\n`), keeper);
+    for (let i = 0; i < 5; i++) await replaceFileAtomically(file, Buffer.from(`v${i + 1}\n`), { keeper });
     const kept = await listBackups(policy);
     expect(kept.map((b) => fs.readFileSync(b.file, 'utf8'))).toEqual(['v4\n', 'v3\n', 'v2\n']);
     expect(kept.map((b) => b.time)).toEqual([NOW + 4, NOW + 3, NOW + 2]);
@@ -168,19 +168,19 @@ describe('BackupKeeper around a replace', () => {
         return settle;
       },
     };
-    await expect(replaceFileAtomically(gone, Buffer.from('y\n'), failing)).rejects.toThrow();
+    await expect(replaceFileAtomically(gone, Buffer.from('y\n'), { keeper: failing })).rejects.toThrow();
     expect(await listBackups(policy)).toEqual([]);
 
     fs.writeFileSync(path.join(dir, 'data', 'blocker'), '');
     const blocked = { ...policy, dir: path.join(dir, 'data', 'blocker', 'backups') }; // under a file: ENOTDIR
     const strict = new BackupKeeper(blocked, { strict: true });
-    await expect(replaceFileAtomically(file, Buffer.from('z\n'), strict)).rejects.toThrow(
+    await expect(replaceFileAtomically(file, Buffer.from('z\n'), { keeper: strict })).rejects.toThrow(
       /nothing was changed/,
     );
     expect(fs.readFileSync(file, 'utf8')).toBe('a,b\n1,2\n');
     const logged: string[] = [];
     const lenient = new BackupKeeper(blocked, { log: (m) => logged.push(m) });
-    await replaceFileAtomically(file, Buffer.from('z\n'), lenient);
+    await replaceFileAtomically(file, Buffer.from('z\n'), { keeper: lenient });
     expect(fs.readFileSync(file, 'utf8')).toBe('z\n');
     expect(logged).toEqual([expect.stringMatching(/Could not back up orders\.csv/)]);
   });

@@ -8,6 +8,7 @@
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import { WORKBOOK_EXTENSIONS_TEXT } from '../../../lib/workbook-file-types.ts';
+import { signatureOf } from '../file-signature.ts';
 import { fileError } from '../lock.ts';
 import { megabytes, unreadable } from './unreadable.ts';
 
@@ -50,7 +51,7 @@ export async function readRegularFile(filePath: string, maxBytes: number): Promi
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return { bytes: bytes.subarray(0, filled), signature: `${st.mtimeMs}:${st.size}:${st.ino}` };
+    return { bytes: bytes.subarray(0, filled), signature: signatureOf(st) };
   } catch (e) {
     throw fileError(e, filePath);
   } finally {
