@@ -104,8 +104,9 @@ describe('sheetport connect google, when Google refuses', () => {
     const id = await account.createSpreadsheet('Payroll', ['Name'], [['Ann']]);
     account.fake.store.denied.add(id);
     expect(await connectFails(id)).toBe(
-      'error: The signed-in Google account may not open this spreadsheet: share it with that account in Google ' +
-        'Sheets, or run `sheetport login google` with an account that can open it.',
+      'error: The signed-in Google account may not open this spreadsheet (or, for a write, edit it): share it ' +
+        'with that account in Google Sheets (as an editor, to write), or run `sheetport login google` with an ' +
+        'account that can.',
     );
     const json = await cli(['connect', 'google', id, '--json'], env);
     expect(JSON.parse(json.err)).toEqual({

@@ -102,7 +102,7 @@ describe('Google Sheets in the dashboard', { timeout: 20_000 }, () => {
     await page
       .getByRole('alert')
       .filter({
-        hasText: 'The signed-in Google account may not open this spreadsheet: share it with that account',
+        hasText: /The signed-in Google account may not open this spreadsheet .*share it with that account/,
       })
       .waitFor();
     await expect(page.getByRole('heading', { level: 3, name: 'Payroll' }).count()).resolves.toBe(0);

@@ -146,8 +146,9 @@ export function toAppError(err: unknown): AppError {
     case 'access_denied':
       return new AppError(
         'upstream_error',
-        'The signed-in Google account may not open this spreadsheet: share it with that account in Google ' +
-          'Sheets, or run `sheetport login google` with an account that can open it.',
+        'The signed-in Google account may not open this spreadsheet (or, for a write, edit it): share it with ' +
+          'that account in Google Sheets (as an editor, to write), or run `sheetport login google` with an ' +
+          'account that can.',
         { reason: 'google_access_denied' },
       );
     case 'api_disabled':
