@@ -128,7 +128,7 @@ export function printTable(header: string[], rows: string[][]): void {
   print([line(header), ...rows.map(line)].join('\n'));
 }
 
-/** One line on stderr (`{"error":{code,message}}` with --json); the stack only with SHEETPORT_DEBUG set. */
+/** One line on stderr (`{"error":{code,message,reason?}}` with --json); the stack only with SHEETPORT_DEBUG set. */
 export function printError(err: unknown, json: boolean): void {
   let code: string = 'internal_error';
   let message: string;
@@ -144,7 +144,10 @@ export function printError(err: unknown, json: boolean): void {
     message = String(err);
   }
   message = message.replace(/\s*\n\s*/g, ' ').trim();
-  if (json) process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  // A reason tells a script which of an upstream failure's causes it met (google_access_denied, read_only ...).
+  const reason = isAppError(err) && typeof err.details.reason === 'string' ? err.details.reason : undefined;
+  if (json)
+    process.stderr.write(`${JSON.stringify({ error: { code, message, ...(reason ? { reason } : {}) } })}\n`);
   else process.stderr.write(`error: ${message}\n`);
   if (process.env.SHEETPORT_DEBUG && err instanceof Error && err.stack)
     process.stderr.write(`${err.stack}\n`);

@@ -19,7 +19,7 @@ export interface LoginJson {
   account: string | null;
   storage: LoginOutcome['storage'] | null;
   /** Why it failed (the kind's own error: the client not configured, access not granted, no answer in time). */
-  error: { code: string; message: string } | null;
+  error: { code: string; message: string; reason?: string } | null;
   started_at: string;
 }
 
@@ -79,6 +79,7 @@ export class AccountLogins {
           error: {
             code: known ? err.code : 'internal_error',
             message: known ? err.message : 'The login failed.',
+            ...(known && typeof err.details.reason === 'string' ? { reason: err.details.reason } : {}),
           },
         });
         login.finishedAt = this.#now();

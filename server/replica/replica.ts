@@ -106,7 +106,12 @@ export class Replica {
   async tabByName(connection: ConnectionRecord, name: string): Promise<TabSnapshot> {
     const tab = (await this.get(connection)).byName.get(name);
     if (!tab)
-      throw new AppError('sheet_not_found', `No tab named "${name}" in this spreadsheet.`, { sheet: name });
+      throw new AppError(
+        'sheet_not_found',
+        `No tab named "${name}" in this spreadsheet (a tab renamed or deleted since is gone under its old name); ` +
+          '`GET /v1/spreadsheets/{spreadsheet_id}` lists its tabs.',
+        { sheet: name },
+      );
     return tab;
   }
 

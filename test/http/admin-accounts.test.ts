@@ -150,6 +150,30 @@ describe('Google logins over the admin API', () => {
     await expectDocumented(gone, 'delete', '/admin/accounts/{kind}/{account}');
   });
 
+  it('a login cancelled on the consent page fails with what to do, as the dashboard shows it', async () => {
+    google.fake.oauth.refuseNextConsent();
+    const start = await admin('/admin/accounts/google/logins', {
+      method: 'POST',
+      body: { allow_file_storage: true },
+    });
+    expect(start.status).toBe(202);
+    const login = await start.json();
+    // The browser follows Google's redirect back to the loopback listener, which says the sign-in did not finish.
+    const back = await fetch(login.consent_url);
+    expect(back.status).toBe(400);
+    expect(await back.text()).toMatch(/Sign-in was not completed/);
+    await expect
+      .poll(async () => (await (await admin(`/admin/accounts/google/logins/${login.login_id}`)).json()).state)
+      .toBe('failed');
+    const failed = await (await admin(`/admin/accounts/google/logins/${login.login_id}`)).json();
+    expect(failed).toMatchObject({ account: null, storage: null });
+    expect(failed.error).toMatchObject({ code: 'upstream_error', reason: 'google_login_required' });
+    expect(failed.error.message).toMatch(/cancelled in the browser/);
+    expect(failed.error.message).toMatch(/run `sheetport login google` again and choose Allow/);
+    // Nothing was stored: no account was added.
+    expect((await (await admin('/admin/accounts')).json()).data[0].accounts).toEqual([]);
+  });
+
   it('a login still waiting for its browser closes its loopback listener when the server stops', async () => {
     const own = await startServer({
       dataDir: path.join(dir, 'stopping'),

@@ -55,6 +55,28 @@ function requireClient(env: NodeJS.ProcessEnv): void {
 
 const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>SheetPort</title><p>${text}</p>`;
 
+/**
+ * The consent page came back without a code: `access_denied` is the user's Cancel (or Deny); any other word is
+ * Google's refusal of the request itself (shown only when it is a plain OAuth error word).
+ */
+function consentRefused(error: string | null): AppError {
+  if (error === 'access_denied') {
+    return new AppError(
+      'upstream_error',
+      'The Google sign-in was cancelled in the browser, so SheetPort has no access; run `sheetport login google` ' +
+        'again and choose Allow (or Continue) on the consent page.',
+      { reason: 'google_login_required' },
+    );
+  }
+  const word = error && /^[a-z_]{1,40}$/.test(error) ? ` (${error})` : '';
+  return new AppError(
+    'upstream_error',
+    `Google did not grant access${word}; check the OAuth client's settings in the Google Cloud console, ` +
+      'then run `sheetport login google` again.',
+    { reason: 'google_login_required' },
+  );
+}
+
 /** Waits for the one redirect that carries our `state`; anything else is answered and ignored or refused. */
 function awaitCode(server: Server, state: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -103,13 +125,7 @@ function awaitCode(server: Server, state: string, timeoutMs: number, signal?: Ab
       const code = url.searchParams.get('code');
       if (error || !code) {
         answer(400, 'Sign-in was not completed. You can close this tab.');
-        finish(() =>
-          reject(
-            new AppError('upstream_error', `Google did not grant access (${error ?? 'no code'}).`, {
-              reason: 'google_login_required',
-            }),
-          ),
-        );
+        finish(() => reject(consentRefused(error)));
         return;
       }
       answer(200, 'SheetPort is signed in to Google. You can close this tab.');

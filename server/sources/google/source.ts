@@ -128,7 +128,7 @@ export class GoogleSource implements Source {
     const { clients, freshness, budget } = this.#parts();
     if (payment === 'pay') await budget.take('read');
     // Version first: a change landing between the two calls is then seen again by the next check.
-    const version = await freshness.check();
+    const version = await this.#versionOrSheetsAnswer(clients, freshness);
     const confirmedAt = freshness.lastCheck().at;
     const book = await withRetry(() => readBook(clients, this.#spreadsheetId), this.#retry);
     this.#sheets = book.sheets;
@@ -136,6 +136,20 @@ export class GoogleSource implements Source {
     this.#last = { snapshot, book, confirmedAt };
     this.#servedStale = false;
     return { snapshot, book };
+  }
+
+  /**
+   * Drive answers 404 both for a missing file and for one the account may not open; Sheets tells the two apart
+   * (404, or 403 PERMISSION_DENIED), so on Drive's 404 the Sheets answer is the one the user gets.
+   */
+  async #versionOrSheetsAnswer(clients: GoogleClients, freshness: Freshness): Promise<string> {
+    try {
+      return await freshness.check();
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'spreadsheet_not_found') throw err;
+      await withRetry(() => readBook(clients, this.#spreadsheetId), this.#retry);
+      throw err;
+    }
   }
 
   /** The tabs as Google has them now: the last read when Drive says nothing changed since (no Sheets call). */
@@ -186,19 +200,26 @@ export class GoogleSource implements Source {
     // is written, never after.
     await budget.take('read');
     await budget.take('write');
-    await applyPlan(
-      {
-        clients,
-        spreadsheetId: this.#spreadsheetId,
-        sheet,
-        tab,
-        retry: this.#retry,
-        versionBefore: snapshot.version,
-        checkVersion: () => freshness.check(),
-      },
-      plan,
-      options,
-    );
+    try {
+      await applyPlan(
+        {
+          clients,
+          spreadsheetId: this.#spreadsheetId,
+          sheet,
+          tab,
+          retry: this.#retry,
+          versionBefore: snapshot.version,
+          checkVersion: () => freshness.check(),
+        },
+        plan,
+        options,
+      );
+    } catch (err) {
+      // The tab went away (deleted or renamed in the browser) after the look above: Drive is asked again now,
+      // so the next read sees the version move and shows the tabs as they are.
+      if (isAppError(err) && err.code === 'sheet_not_found') await freshness.check().catch(() => {});
+      throw err;
+    }
     return { ...plan.counts, snapshot: await this.#readAfterWrite(snapshot) };
   }
 

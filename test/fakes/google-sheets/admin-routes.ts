@@ -80,5 +80,16 @@ export function adminRoutes(store: Store, switches: Switches, oauth: OAuthServer
       store.denied.add(String(req.body.id ?? ''));
       return ok({});
     }),
+    admin('POST', 'disable-api', (req) => {
+      const api = String(req.body.api ?? '');
+      if (api !== 'sheets' && api !== 'drive') throw badRequest('api must be sheets or drive');
+      if (req.body.enabled === true) switches.disabledApis.delete(api);
+      else switches.disabledApis.add(api);
+      return ok({});
+    }),
+    admin('POST', 'refuse-consent', (req) => {
+      oauth.refuseNextConsent(String(req.body.error ?? 'access_denied'));
+      return ok({});
+    }),
   ];
 }

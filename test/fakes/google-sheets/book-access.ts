@@ -1,13 +1,16 @@
-// Reading and changing one spreadsheet: 404 when it is not there; changes run on a copy that
+// Reading and changing one spreadsheet: 404 when it is not there, 403 when not shared with the caller, 400
+// FAILED_PRECONDITION for a Drive file that is no spreadsheet; changes run on a copy that
 // replaces the original only when the whole request succeeded (Google's batch atomicity).
-import { GoogleError, sheetsNotFound } from './errors.ts';
+import { notSupportedForDocument, permissionDenied, sheetsNotFound } from './errors.ts';
 import { recalculate } from './formula.ts';
 import { type Book, cloneBook, type DriveFile, type Store } from './store.ts';
 
 export function spreadsheetFile(store: Store, id: string): DriveFile & { book: Book } {
   const file = store.get(id);
-  if (!file?.book) throw sheetsNotFound();
-  if (store.denied.has(id)) throw new GoogleError(403, 'The caller does not have permission');
+  if (!file) throw sheetsNotFound();
+  // Sheets, unlike Drive, tells a file the caller may not open from a missing one.
+  if (store.denied.has(id)) throw permissionDenied();
+  if (!file.book) throw notSupportedForDocument();
   return file as DriveFile & { book: Book };
 }
 

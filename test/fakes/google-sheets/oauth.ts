@@ -1,5 +1,5 @@
-// OAuth 2.0 for installed apps, as Google runs it: the consent page approves at once and
-// redirects to the loopback redirect_uri with `code` and `state`; /token exchanges the code
+// OAuth 2.0 for installed apps, as Google runs it: the consent page approves at once (or, when a test says
+// so, is cancelled: `error=access_denied`) and redirects to the loopback redirect_uri with `code` and `state`; /token exchanges the code
 // (PKCE S256 checked, client_secret required) and refreshes; /revoke kills the whole grant.
 import { createHash, randomBytes } from 'node:crypto';
 import { GoogleError } from './errors.ts';
@@ -29,6 +29,8 @@ export class OAuthServer {
   private readonly accessTokens = new Map<string, { grant: Grant; expiresAt: number }>();
   private readonly refreshTokens = new Map<string, Grant>();
   private readonly clock: Clock;
+  /** The user's answer on the next consent page, when it is not "Allow". */
+  #nextRefusal: string | undefined;
 
   constructor(clock: Clock) {
     this.clock = clock;
@@ -45,6 +47,11 @@ export class OAuthServer {
     const grant: Grant = { clientId, scope, refreshToken: token('1//'), revoked: false };
     this.refreshTokens.set(grant.refreshToken, grant);
     return { access_token: this.newAccessToken(grant), refresh_token: grant.refreshToken };
+  }
+
+  /** The next consent page is cancelled (or "Deny" is clicked): Google redirects with `error=access_denied`. */
+  refuseNextConsent(error = 'access_denied'): void {
+    this.#nextRefusal = error;
   }
 
   revoke(anyToken: string): boolean {
@@ -84,6 +91,15 @@ export class OAuthServer {
     const method = q.get('code_challenge_method') ?? undefined;
     if (method !== undefined && method !== 'S256' && method !== 'plain')
       return oauthError('invalid_request', 'Invalid code_challenge_method');
+    const state = q.get('state');
+    const refusal = this.#nextRefusal;
+    if (refusal !== undefined) {
+      this.#nextRefusal = undefined;
+      // What Google's consent page does when the user cancels: back to the app with the error and the state.
+      redirect.searchParams.set('error', refusal);
+      if (state !== null) redirect.searchParams.set('state', state);
+      return { status: 302, headers: { location: redirect.toString() } };
+    }
     const code = token('4/0');
     const grant: Grant = {
       clientId,
@@ -99,7 +115,6 @@ export class OAuthServer {
     }
     this.codes.set(code, pending);
     redirect.searchParams.set('code', code);
-    const state = q.get('state');
     if (state !== null) redirect.searchParams.set('state', state);
     redirect.searchParams.set('scope', grant.scope);
     return { status: 302, headers: { location: redirect.toString() } };

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { adminRoutes } from './admin-routes.ts';
 import { DEFAULT_FAKE_USER, driveRoutes, type FakeUser } from './drive-routes.ts';
-import { badRequest, GoogleError } from './errors.ts';
+import { badRequest, type GoogleApi, GoogleError } from './errors.ts';
 import type { FakeRequest, FakeResponse, Route } from './http-types.ts';
 import { missingCredentials, OAuthServer, unauthenticated } from './oauth.ts';
 import { spreadsheetsRoutes } from './spreadsheets-routes.ts';
@@ -64,6 +64,10 @@ function send(res: ServerResponse, response: FakeResponse): void {
   res.end(JSON.stringify(response.body, null, 2));
 }
 
+/** Which API a path belongs to (each is enabled or not in the client's Cloud project); OAuth and /__fake: none. */
+const apiOf = (rawPath: string): GoogleApi | undefined =>
+  rawPath.startsWith('/v4/') ? 'sheets' : rawPath.startsWith('/drive/v3/') ? 'drive' : undefined;
+
 const notFoundRoute = (method: string, path: string): FakeResponse => ({
   status: 404,
   body: new GoogleError(404, `Method not found: ${method} ${path}`).envelope(),
@@ -100,9 +104,11 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     try {
       if (route.auth) {
         const user = authorize(req);
+        switches.checkEnabled(apiOf(req.rawPath));
         switches.takeFailure(route.quota);
         switches.charge(user, route.quota);
       }
+      if (route.quota === 'write') await switches.aboutToWrite();
       const response = await route.handle(req, params);
       if (route.quota === 'write' && response.status < 300) switches.wrote();
       return response;

@@ -1,6 +1,7 @@
-// Test switches: fail the next N API calls with 429/500/503, add latency, and count Sheets quota
-// per user per minute (Google: 60 reads and 60 writes per minute per user; configurable here).
-import { GoogleError } from './errors.ts';
+// Test switches: fail the next N API calls with 429/500/503, add latency, count Sheets quota per user per
+// minute (Google: 60 reads and 60 writes per minute per user; configurable here), turn an API off in the
+// client's project (403 SERVICE_DISABLED), and let an edit land just before the next write.
+import { type GoogleApi, GoogleError, quotaExceeded, serviceDisabled } from './errors.ts';
 import type { QuotaKind } from './http-types.ts';
 import type { Clock } from './store.ts';
 
@@ -20,6 +21,11 @@ export class Switches {
   private afterWrite: { count: number; status: FailureStatus } | undefined;
   latencyMs = 0;
   quota: QuotaLimits | undefined;
+  /** The number of the Cloud project the OAuth client belongs to, as Google's quota and activation errors name it. */
+  projectNumber = '0';
+  /** APIs not enabled in that project: every call to them answers 403 SERVICE_DISABLED. */
+  readonly disabledApis = new Set<GoogleApi>();
+  #beforeNextWrite: (() => void | Promise<void>) | undefined;
   private readonly windows = new Map<string, { minute: number; count: number }>();
   private readonly clock: Clock;
 
@@ -41,6 +47,23 @@ export class Switches {
     if (!this.afterWrite) return;
     this.failNext(this.afterWrite.count, this.afterWrite.status);
     this.afterWrite = undefined;
+  }
+
+  /** Runs `action` just before the next write call is handled: someone else's edit landing in that instant. */
+  beforeNextWrite(action: () => void | Promise<void>): void {
+    this.#beforeNextWrite = action;
+  }
+
+  /** Called before a write call: runs (once) what `beforeNextWrite` asked for. */
+  async aboutToWrite(): Promise<void> {
+    const action = this.#beforeNextWrite;
+    this.#beforeNextWrite = undefined;
+    await action?.();
+  }
+
+  /** Throws Google's SERVICE_DISABLED answer when `api` is not enabled in the client's project. */
+  checkEnabled(api: GoogleApi | undefined): void {
+    if (api && this.disabledApis.has(api)) throw serviceDisabled(api, this.projectNumber);
   }
 
   clearFailures(): void {
@@ -67,26 +90,6 @@ export class Switches {
     current.count += 1;
     this.windows.set(key, current);
     if (current.count <= limit) return;
-    const metric = kind === 'read' ? 'Read requests' : 'Write requests';
-    const quotaLimit = kind === 'read' ? 'ReadRequestsPerMinutePerUser' : 'WriteRequestsPerMinutePerUser';
-    throw new GoogleError(
-      429,
-      `Quota exceeded for quota metric '${metric}' and limit '${metric} per minute per user' of service 'sheets.googleapis.com' for consumer 'project_number:0'.`,
-      {
-        details: [
-          {
-            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-            reason: 'RATE_LIMIT_EXCEEDED',
-            domain: 'googleapis.com',
-            metadata: {
-              service: 'sheets.googleapis.com',
-              quota_metric: `sheets.googleapis.com/${kind}_requests`,
-              quota_limit: quotaLimit,
-              consumer: 'projects/0',
-            },
-          },
-        ],
-      },
-    );
+    throw quotaExceeded(kind, this.projectNumber);
   }
 }

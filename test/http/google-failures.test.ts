@@ -1,0 +1,185 @@
+/**
+ * Each failure a user meets while connecting a Google spreadsheet (or using one just connected), through the real
+ * HTTP path against the Sheets fake answering as Google does: the status, code and reason of the answer, and a
+ * message that names what to do. `POST /admin/connections` is what the dashboard's connect form sends; the
+ * message shown there is the one asserted here.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectSpreadsheet } from '../../server/connections/connect.ts';
+import { secretsOf } from '../../server/secrets/db-binding.ts';
+import { seedFile } from '../fakes/google-sheets/admin-routes.ts';
+import type { GoogleAccount } from '../helpers/google.ts';
+import { storeLogin } from '../helpers/google.ts';
+import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
+import { expectDocumentedError } from '../helpers/openapi-doc.ts';
+
+// The OAuth client the fake's tokens were issued to, so a refresh reaches the token endpoint's own answer.
+const ENV = { SHEETPORT_GOOGLE_CLIENT_ID: 'fake-client', SHEETPORT_GOOGLE_CLIENT_SECRET: 'fake-secret' };
+const PROJECT = '123456789012';
+
+let h: Harness;
+let google: GoogleAccount;
+
+beforeAll(async () => {
+  Object.assign(process.env, ENV);
+  h = await startHarness({ kind: 'google' });
+  google = h.google as GoogleAccount;
+  google.fake.switches.projectNumber = PROJECT;
+});
+afterEach(() => {
+  google.fake.switches.quota = undefined;
+  google.fake.switches.disabledApis.clear();
+});
+afterAll(async () => {
+  await h.close();
+  for (const name of Object.keys(ENV)) delete process.env[name];
+});
+
+function connect(location: string): Promise<TestResponse> {
+  return h.fetch('/admin/connections', {
+    method: 'POST',
+    auth: h.context.adminToken,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'google', location }),
+  });
+}
+
+/** The refusal is documented for the connect route, and nothing was registered. */
+async function refused(res: TestResponse): Promise<Record<string, unknown>> {
+  const { error } = await res.json();
+  expectDocumentedError(error, res.status, 'post', '/admin/connections');
+  expect(h.context.connections.list()).toEqual([]);
+  return error;
+}
+
+describe('connecting a Google spreadsheet that cannot be used', () => {
+  it('an unknown id: 404 spreadsheet_not_found, check the id', async () => {
+    const res = await connect(`1${'Q'.repeat(43)}`);
+    expect(res.status).toBe(404);
+    const error = await refused(res);
+    expect(error.code).toBe('spreadsheet_not_found');
+    expect(error.message).toMatch(/check the id or URL/);
+  });
+
+  it('a spreadsheet the account may not open: 502 google_access_denied, share it or log in with another account', async () => {
+    const id = await google.createSpreadsheet('Payroll', ['Name'], [['Ann']]);
+    google.fake.store.denied.add(id);
+    const res = await connect(`https://docs.google.com/spreadsheets/d/${id}/edit`);
+    expect(res.status).toBe(502);
+    const error = await refused(res);
+    expect(error).toMatchObject({ code: 'upstream_error', reason: 'google_access_denied' });
+    expect(error.message).toMatch(/share it with that account/);
+    expect(error.message).toMatch(/sheetport login google/);
+  });
+
+  it('a Drive file that is no Google spreadsheet: 502 not_a_workbook, save it as Google Sheets', async () => {
+    const { id } = seedFile(google.fake.store, {
+      name: `budget-${Date.now()}.xlsx`,
+      mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    });
+    const res = await connect(id);
+    expect(res.status).toBe(502);
+    const error = await refused(res);
+    expect(error).toMatchObject({ code: 'upstream_error', reason: 'not_a_workbook' });
+    expect(error.message).toMatch(/File > Save as Google Sheets/);
+  });
+
+  it.each([
+    ['sheets', 'Google Sheets API'],
+    ['drive', 'Google Drive API'],
+  ] as const)(
+    'the %s API not enabled in the OAuth client project: 502 google_error naming where to enable it',
+    async (api, title) => {
+      const id = await google.createSpreadsheet(`Off ${api}`, ['Name'], [['Ann']]);
+      google.fake.switches.disabledApis.add(api);
+      const res = await connect(id);
+      expect(res.status).toBe(502);
+      const error = await refused(res);
+      expect(error).toMatchObject({
+        code: 'upstream_error',
+        reason: 'google_error',
+        google_api: `${api}.googleapis.com`,
+      });
+      expect(error.message).toContain(`The ${title} is not enabled`);
+      expect(error.message).toContain(
+        `enable it at https://console.developers.google.com/apis/api/${api}.googleapis.com/overview?project=${PROJECT}`,
+      );
+      expect(error.message).toContain('SHEETPORT_GOOGLE_CLIENT_ID');
+    },
+  );
+
+  it("Google's per-minute quota spent: 503 upstream_unavailable with Retry-After of a minute", async () => {
+    const id = await google.createSpreadsheet('Busy', ['Name'], [['Ann']]);
+    google.fake.switches.quota = { readsPerMinute: 0, writesPerMinute: 60 };
+    const res = await connect(id);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('60');
+    const error = await refused(res);
+    expect(error).toMatchObject({ code: 'upstream_unavailable', retry_after: 60 });
+    expect(error.message).toMatch(/per-minute Sheets quota .*ReadRequestsPerMinutePerUser/);
+    expect(error.message).toMatch(/Try again after 60 seconds/);
+  });
+
+  it('a revoked grant: 502 google_login_required, run `sheetport login google` again', async () => {
+    const id = await google.createSpreadsheet('Revoked', ['Name'], [['Ann']]);
+    const secrets = secretsOf(h.context.db).provider;
+    const stored = JSON.parse(secrets.get('google-token:default') ?? '{}');
+    google.fake.oauth.revoke(stored.refresh_token);
+    try {
+      const res = await connect(id);
+      expect(res.status).toBe(502);
+      const error = await refused(res);
+      expect(error).toMatchObject({ code: 'upstream_error', reason: 'google_login_required' });
+      expect(error.message).toMatch(/run `sheetport login google` again/);
+    } finally {
+      storeLogin(google.fake, secrets);
+    }
+  });
+});
+
+describe('a tab deleted in Google Sheets', () => {
+  it('a write racing the deletion answers 404 sheet_not_found, and so does every request after it', async () => {
+    const id = await google.createSpreadsheet('Two tabs', ['Name'], [['Ann']]);
+    const added = await google.sheets.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: [{ addSheet: { properties: { title: 'Extra' } } }] },
+    });
+    const sheetId = added.data.replies?.[0]?.addSheet?.properties?.sheetId as number;
+    await google.sheets.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Extra!A1',
+      valueInputOption: 'RAW',
+      requestBody: { values: [['Key'], ['a']] },
+    });
+    const { connection } = await connectSpreadsheet(h.context.connections, { location: id });
+    try {
+      expect((await h.fetch(rowsPath(connection, 'Extra'))).status).toBe(200);
+
+      // Someone deletes the tab in the browser in the instant between SheetPort's look and its write.
+      google.fake.switches.beforeNextWrite(async () => {
+        await google.sheets.spreadsheets.batchUpdate({
+          spreadsheetId: id,
+          requestBody: { requests: [{ deleteSheet: { sheetId } }] },
+        });
+      });
+      const write = await h.fetch(rowsPath(connection, 'Extra'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Key: 'b' }),
+      });
+      expect(write.status).toBe(404);
+      const { error } = await write.json();
+      expect(error.code).toBe('sheet_not_found');
+      expect(error.message).toMatch(/no longer in the Google spreadsheet .*nothing was written/);
+      expect(error.message).toContain('GET /v1/spreadsheets/{spreadsheet_id}');
+
+      const read = await h.fetch(rowsPath(connection, 'Extra'));
+      expect(read.status).toBe(404);
+      const after = (await read.json()).error;
+      expect(after).toMatchObject({ code: 'sheet_not_found', sheet: 'Extra' });
+      expect(after.message).toMatch(/renamed or deleted/);
+    } finally {
+      h.context.connections.remove(connection.id);
+    }
+  });
+});
