@@ -1,7 +1,8 @@
 /**
  * The delivery log across every webhook, for the dashboard: newest first, filtered by webhook, state and event,
  * and a cheap fingerprint of the log that changes whenever a delivery is queued, attempted or settled (the
- * dashboard's live updates poll it). The per-webhook log of the `/v1` API stays in deliveries.ts.
+ * dashboard's live updates poll it), and each webhook's health (its newest attempt, its failures in a row). The
+ * per-webhook log of the `/v1` API stays in deliveries.ts.
  */
 import type Database from 'better-sqlite3';
 import type { DeliveryRecord, DeliveryState } from './deliveries.ts';
@@ -13,6 +14,17 @@ export interface DeliveryLogFilter {
   limit: number;
   offset: number;
 }
+
+/** What a webhook's latest attempts say about its receiver (times in epoch milliseconds). */
+export interface WebhookHealthRecord {
+  /** The newest attempt of any of its deliveries; null when none was attempted yet. */
+  last: { startedAt: number; status: number | null; error: string | null; ok: boolean } | null;
+  /** Attempts that failed since the newest one that succeeded (every attempt when none did). */
+  failuresInARow: number;
+}
+
+// An attempt succeeded when the receiver answered 2xx and the answer arrived whole (the sender's rule).
+const SUCCEEDED = 'a.error IS NULL AND a.status BETWEEN 200 AND 299';
 
 interface Row {
   id: string;
@@ -30,6 +42,7 @@ interface Row {
 export class DeliveryLogQuery {
   readonly #db: Database.Database;
   readonly #fingerprint;
+  readonly #health;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -44,6 +57,36 @@ export class DeliveryLogQuery {
          FROM deliveries`,
       )
       .pluck();
+    // Through deliveries_log (webhook_id) to each delivery's attempts: one webhook's history, never the payloads.
+    this.#health = {
+      last: db.prepare<
+        [string],
+        { started_at: number; status: number | null; error: string | null; ok: number }
+      >(
+        `SELECT a.started_at, a.status, a.error, (${SUCCEEDED}) AS ok
+         FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+         WHERE d.webhook_id = ? ORDER BY a.started_at DESC, a.attempt DESC LIMIT 1`,
+      ),
+      failuresSinceSuccess: db
+        .prepare<[string, string], number>(
+          `SELECT COUNT(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+           WHERE d.webhook_id = ? AND NOT (${SUCCEEDED}) AND a.started_at > IFNULL((
+             SELECT MAX(a.started_at) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+             WHERE d.webhook_id = ? AND ${SUCCEEDED}), -1)`,
+        )
+        .pluck(),
+    };
+  }
+
+  /** The newest attempt of a webhook's deliveries and how many failed in a row (for the dashboard's card). */
+  health(webhookId: string): WebhookHealthRecord {
+    const last = this.#health.last.get(webhookId);
+    if (!last) return { last: null, failuresInARow: 0 };
+    return {
+      last: { startedAt: last.started_at, status: last.status, error: last.error, ok: last.ok === 1 },
+      failuresInARow:
+        last.ok === 1 ? 0 : (this.#health.failuresSinceSuccess.get(webhookId, webhookId) as number),
+    };
   }
 
   page(filter: DeliveryLogFilter): { total: number; data: DeliveryRecord[] } {
