@@ -227,6 +227,16 @@ describe('the dashboard pages', { timeout: 20_000 }, () => {
       await page.getByRole('cell', { name: 'row.inserted' }).first().waitFor();
       await ui.shot('deliveries-narrow');
       await ui.expectAccessible();
+      // The keys table stacks the same way.
+      await open('Keys', 'API keys');
+      await page.getByRole('row', { name: /people only/ }).waitFor();
+      const keys = await pageWidth();
+      expect(keys.scrollWidth).toBeLessThanOrEqual(keys.innerWidth);
+      const keysTable = (await page.evaluate(
+        `(() => { const t = document.querySelector('table'); return [t.scrollWidth, t.parentElement.clientWidth]; })()`,
+      )) as [number, number];
+      expect(keysTable[0]).toBeLessThanOrEqual(keysTable[1]);
+      await open('Delivery log');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
@@ -344,6 +354,18 @@ describe('the dashboard pages', { timeout: 20_000 }, () => {
     });
     await ui.shot('requests-filtered');
     await ui.expectAccessible();
+    // At 420 px the request log stacks too.
+    await page.setViewportSize({ width: 420, height: 900 });
+    try {
+      const narrow = await pageWidth();
+      expect(narrow.scrollWidth).toBeLessThanOrEqual(narrow.innerWidth);
+      const frame = (await page.evaluate(
+        `(() => { const t = document.querySelector('table'); return [t.scrollWidth, t.parentElement.clientWidth]; })()`,
+      )) as [number, number];
+      expect(frame[0]).toBeLessThanOrEqual(frame[1]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
     await page.getByLabel('Path contains').fill('');
     await page.getByRole('button', { name: 'Find' }).click();
   });
