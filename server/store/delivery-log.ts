@@ -17,13 +17,15 @@ export interface DeliveryLogFilter {
 
 /** What a webhook's latest attempts say about its receiver (times in epoch milliseconds). */
 export interface WebhookHealthRecord {
-  /** The newest attempt of any of its deliveries; null when none was attempted yet. */
+  /** The newest attempt of its newest HEALTH_WINDOW deliveries; null when none was attempted yet. */
   last: { startedAt: number; status: number | null; error: string | null; ok: boolean } | null;
-  /** Attempts that failed since the newest one that succeeded (every attempt when none did). */
+  /** Attempts of those deliveries that failed since the newest one that succeeded (all of them when none did). */
   failuresInARow: number;
 }
 
 // An attempt succeeded when the receiver answered 2xx and the answer arrived whole (the sender's rule).
+// Health looks at the attempts of a webhook's newest deliveries only, so reading it costs the same at any size.
+export const HEALTH_WINDOW = 200;
 const SUCCEEDED = 'a.error IS NULL AND a.status BETWEEN 200 AND 299';
 
 interface Row {
@@ -57,22 +59,22 @@ export class DeliveryLogQuery {
          FROM deliveries`,
       )
       .pluck();
-    // Through deliveries_log (webhook_id) to each delivery's attempts: one webhook's history, never the payloads.
+    // The attempts of the webhook's newest HEALTH_WINDOW deliveries, found through deliveries_log (webhook_id,
+    // created_at): the cost stays the same however long the log grew, and never touches the payloads.
+    const tried = `WITH recent AS (SELECT id FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC LIMIT ${HEALTH_WINDOW}),
+      tried AS (SELECT a.started_at, a.attempt, a.status, a.error, (${SUCCEEDED}) AS ok
+                FROM delivery_attempts a JOIN recent r ON r.id = a.delivery_id)`;
     this.#health = {
       last: db.prepare<
         [string],
         { started_at: number; status: number | null; error: string | null; ok: number }
       >(
-        `SELECT a.started_at, a.status, a.error, (${SUCCEEDED}) AS ok
-         FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-         WHERE d.webhook_id = ? ORDER BY a.started_at DESC, a.attempt DESC LIMIT 1`,
+        `${tried} SELECT started_at, status, error, ok FROM tried ORDER BY started_at DESC, attempt DESC LIMIT 1`,
       ),
       failuresSinceSuccess: db
-        .prepare<[string, string], number>(
-          `SELECT COUNT(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-           WHERE d.webhook_id = ? AND NOT (${SUCCEEDED}) AND a.started_at > IFNULL((
-             SELECT MAX(a.started_at) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-             WHERE d.webhook_id = ? AND ${SUCCEEDED}), -1)`,
+        .prepare<[string], number>(
+          `${tried} SELECT COUNT(*) FROM tried
+           WHERE NOT ok AND started_at > IFNULL((SELECT MAX(started_at) FROM tried WHERE ok), -1)`,
         )
         .pluck(),
     };
@@ -84,8 +86,7 @@ export class DeliveryLogQuery {
     if (!last) return { last: null, failuresInARow: 0 };
     return {
       last: { startedAt: last.started_at, status: last.status, error: last.error, ok: last.ok === 1 },
-      failuresInARow:
-        last.ok === 1 ? 0 : (this.#health.failuresSinceSuccess.get(webhookId, webhookId) as number),
+      failuresInARow: last.ok === 1 ? 0 : (this.#health.failuresSinceSuccess.get(webhookId) as number),
     };
   }
 
