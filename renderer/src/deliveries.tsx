@@ -3,6 +3,7 @@ import { api, enc } from './api.ts';
 import { useDeliveryUpdates } from './live.ts';
 import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
+import { shortTarget, shortUrl } from './short-url.ts';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { type Delivery, type DeliveryDetail, EVENTS, STATES, type Webhook } from './types.ts';
 import { useResource } from './use-resource.ts';
@@ -25,7 +26,7 @@ export function DeliveriesSection() {
     () => api<{ data: Delivery[]; meta: { total: number } }>(`/admin/deliveries?${query}`),
     `${query}#${version}`,
   );
-  const urlOf = (id: string) => hooks.data?.data.find((w) => w.webhook_id === id)?.url ?? id;
+  const urlOf = (id: string) => hooks.data?.data.find((w) => w.webhook_id === id)?.url ?? null;
   return (
     <section aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">
@@ -41,7 +42,7 @@ export function DeliveriesSection() {
             <option value="">All webhooks</option>
             {hooks.data?.data.map((w) => (
               <option key={w.webhook_id} value={w.webhook_id}>
-                {w.url}
+                {shortUrl(w.url, 40)} ({w.webhook_id})
               </option>
             ))}
           </select>
@@ -78,7 +79,7 @@ export function DeliveriesSection() {
           ) : null}
           {list.data && list.data.data.length > 0 ? (
             <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-              <table>
+              <table class="stack">
                 <caption>{quantity(list.data.meta.total, 'delivery', 'deliveries')}, newest first</caption>
                 <thead>
                   <tr>
@@ -92,7 +93,7 @@ export function DeliveriesSection() {
                 <tbody>
                   {list.data.data.map((d) => (
                     <tr key={d.delivery_id} class={selected?.delivery_id === d.delivery_id ? 'selected' : ''}>
-                      <td>
+                      <td data-label="Created">
                         <button
                           type="button"
                           class="link"
@@ -103,12 +104,14 @@ export function DeliveriesSection() {
                           <span class="visually-hidden"> — show delivery {d.delivery_id}</span>
                         </button>
                       </td>
-                      <td>{d.event}</td>
-                      <td>
+                      <td data-label="Event">{d.event}</td>
+                      <td data-label="State">
                         <span class={`badge ${d.state}`}>{d.state}</span>
                       </td>
-                      <td>{d.attempts}</td>
-                      <td class="truncate">{urlOf(d.webhook_id)}</td>
+                      <td data-label="Attempts">{d.attempts}</td>
+                      <td data-label="Webhook">
+                        <WebhookTarget id={d.webhook_id} url={urlOf(d.webhook_id)} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -119,6 +122,18 @@ export function DeliveriesSection() {
         {selected ? <DeliveryPanel delivery={selected} version={version} onReplayed={list.reload} /> : null}
       </div>
     </section>
+  );
+}
+
+/** A delivery's webhook: its receiver, short (the host, then the path's end) with the whole URL on hover. */
+function WebhookTarget({ id, url }: { id: string; url: string | null }) {
+  if (url === null) return <code>{id}</code>;
+  const { host, path } = shortTarget(url);
+  return (
+    <span class="target" title={`${url} (${id})`}>
+      <span>{host}</span>
+      <span>{path}</span>
+    </span>
   );
 }
 
@@ -216,7 +231,7 @@ function DeliveryPanel({
           {d.attempt_log.length === 0 ? <Empty>Not attempted yet.</Empty> : null}
           {d.attempt_log.length > 0 ? (
             <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">#</th>
@@ -229,14 +244,14 @@ function DeliveryPanel({
                 <tbody>
                   {d.attempt_log.map((a) => (
                     <tr key={a.attempt}>
-                      <td>
+                      <td data-label="#">
                         {a.attempt}
                         {a.trigger === 'replay' ? ' (replay)' : ''}
                       </td>
-                      <td>{new Date(a.started_at).toLocaleTimeString()}</td>
-                      <td>{a.status ?? '—'}</td>
-                      <td>{a.duration_ms} ms</td>
-                      <td>
+                      <td data-label="Started">{new Date(a.started_at).toLocaleTimeString()}</td>
+                      <td data-label="Status">{a.status ?? '—'}</td>
+                      <td data-label="Duration">{a.duration_ms} ms</td>
+                      <td data-label="Error / response">
                         {a.error ? <div class="error-text">{a.error}</div> : null}
                         {a.response_excerpt ? <code class="excerpt">{a.response_excerpt}</code> : null}
                         {a.target_address ? <div class="muted">to {a.target_address}</div> : null}

@@ -12,6 +12,8 @@ import { useSubmit } from './use-submit.ts';
 /** Keys: create (shown once), list with today's usage and a 30-day sparkline, change plan, revoke. */
 export function KeysSection() {
   const keys = useResource(() => api<{ data: ApiKey[] }>('/admin/keys'), 'keys');
+  const connections = useResource(() => api<{ data: Connection[] }>('/admin/connections'), 'connections');
+  const nameOf = (id: string) => connections.data?.data.find((c) => c.spreadsheet_id === id)?.name ?? id;
   const [created, setCreated] = useState<{ id: string; key: string } | null>(null);
   return (
     <section aria-labelledby="keys-title">
@@ -37,12 +39,13 @@ export function KeysSection() {
       {keys.data && keys.data.data.length === 0 ? <Empty>No API keys yet. Create one above.</Empty> : null}
       {keys.data && keys.data.data.length > 0 ? (
         <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-          <table>
+          <table class="stack">
             <caption>API keys (never the keys themselves)</caption>
             <thead>
               <tr>
                 <th scope="col">Key</th>
                 <th scope="col">Scope</th>
+                <th scope="col">Spreadsheets</th>
                 <th scope="col">Plan</th>
                 <th scope="col">Today</th>
                 <th scope="col">Last 30 days</th>
@@ -54,7 +57,7 @@ export function KeysSection() {
             </thead>
             <tbody>
               {keys.data.data.map((k) => (
-                <KeyRow key={k.id} apiKey={k} onChanged={keys.reload} />
+                <KeyRow key={k.id} apiKey={k} onChanged={keys.reload} nameOf={nameOf} />
               ))}
             </tbody>
           </table>
@@ -133,7 +136,25 @@ function CreateKey({ onCreated }: { onCreated: (k: { id: string; key: string }) 
   );
 }
 
-function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void }) {
+/** Which spreadsheets a key may reach: every one, or only those it was limited to (by name, ids on hover). */
+function Reach({ ids, nameOf }: { ids: string[]; nameOf: (id: string) => string }) {
+  if (ids.length === 0) return <span>All spreadsheets</span>;
+  return (
+    <span class="reach" title={ids.join(', ')}>
+      Only {ids.map(nameOf).join(', ')}
+    </span>
+  );
+}
+
+function KeyRow({
+  apiKey,
+  onChanged,
+  nameOf,
+}: {
+  apiKey: ApiKey;
+  onChanged: () => void;
+  nameOf: (id: string) => string;
+}) {
   const usage = useResource(() => api<UsageReport>(`/admin/keys/${enc(apiKey.id)}/usage`), apiKey.id);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<Error | null>(null);
@@ -157,8 +178,11 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void }
         </div>
         {error ? <ErrorNote error={error} /> : null}
       </th>
-      <td>{apiKey.scope}</td>
-      <td>
+      <td data-label="Scope">{apiKey.scope}</td>
+      <td data-label="Spreadsheets">
+        <Reach ids={apiKey.connections} nameOf={nameOf} />
+      </td>
+      <td data-label="Plan">
         {apiKey.revoked_at || apiKey.plan === 'enterprise' ? (
           apiKey.plan
         ) : (
@@ -182,8 +206,8 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void }
           {apiKey.limits.per_second}/s, {apiKey.limits.daily}/day
         </div>
       </td>
-      <td>{apiKey.today?.requests ?? 0}</td>
-      <td>
+      <td data-label="Today">{apiKey.today?.requests ?? 0}</td>
+      <td data-label="Last 30 days">
         {series ? (
           <Sparkline
             points={series}
@@ -196,7 +220,9 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void }
           <span class="muted">…</span>
         )}
       </td>
-      <td>{apiKey.revoked_at ? `revoked ${apiKey.revoked_at.slice(0, 10)}` : 'active'}</td>
+      <td data-label="Status">
+        {apiKey.revoked_at ? `revoked ${apiKey.revoked_at.slice(0, 10)}` : 'active'}
+      </td>
       <td>
         {apiKey.revoked_at ? null : confirming ? (
           <>

@@ -2,15 +2,33 @@ import { useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
-import type { RequestLine } from './types.ts';
+import type { ApiKey, RequestLine } from './types.ts';
 import { useResource } from './use-resource.ts';
 
-/** Requests: the recent request log, newest first; find one by its request_id. */
+const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
+/**
+ * Requests: the recent request log, newest first; find one by its request_id, filter by status class, key and
+ * path. The dashboard's own requests (`/admin`, `/ui`: this page's polling) are left out unless asked for.
+ */
 export function RequestsSection() {
-  const [typed, setTyped] = useState('');
+  const keys = useResource(() => api<{ data: ApiKey[] }>('/admin/keys'), 'keys');
+  const [typedId, setTypedId] = useState('');
+  const [typedPath, setTypedPath] = useState('');
   const [requestId, setRequestId] = useState('');
-  const query = requestId ? `?request_id=${encodeURIComponent(requestId)}` : '';
-  const lines = useResource(() => api<{ data: RequestLine[] }>(`/admin/requests${query}`), query);
+  const [path, setPath] = useState('');
+  const [status, setStatus] = useState('');
+  const [keyId, setKeyId] = useState('');
+  const [showDashboard, setShowDashboard] = useState(false);
+  const query = new URLSearchParams({
+    ...(requestId ? { request_id: requestId } : {}),
+    ...(status ? { status } : {}),
+    ...(keyId ? { key_id: keyId } : {}),
+    ...(path ? { path } : {}),
+    hide_dashboard: String(!showDashboard),
+  }).toString();
+  const lines = useResource(() => api<{ data: RequestLine[] }>(`/admin/requests?${query}`), query);
+  const filtered = Boolean(requestId || status || keyId || path);
   return (
     <section aria-labelledby="requests-title">
       <h2 id="requests-title">Requests</h2>
@@ -18,33 +36,82 @@ export function RequestsSection() {
         class="card form-row"
         onSubmit={(e) => {
           e.preventDefault();
-          setRequestId(typed.trim());
+          setRequestId(typedId.trim());
+          setPath(typedPath.trim());
         }}
-        aria-label="Find a request"
+        aria-label="Find and filter requests"
       >
         <label>
           Request id (from an error's request_id or X-Request-Id)
           <input
             type="search"
-            value={typed}
-            onInput={(e) => setTyped(e.currentTarget.value)}
+            value={typedId}
+            onInput={(e) => setTypedId(e.currentTarget.value)}
             autoComplete="off"
           />
+        </label>
+        <label>
+          Path contains
+          <input
+            type="search"
+            value={typedPath}
+            onInput={(e) => setTypedPath(e.currentTarget.value)}
+            placeholder="/v1/sheets"
+            autoComplete="off"
+          />
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">Any status</option>
+            {STATUS_CLASSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Key
+          <select value={keyId} onChange={(e) => setKeyId(e.currentTarget.value)}>
+            <option value="">Any key</option>
+            {keys.data?.data.map((k) => (
+              <option key={k.id} value={k.id}>
+                {k.name ? `${k.name} (${k.id})` : k.id}
+              </option>
+            ))}
+          </select>
         </label>
         <button type="submit">Find</button>
         <button type="button" onClick={lines.reload}>
           Refresh
         </button>
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={showDashboard}
+            onChange={(e) => setShowDashboard(e.currentTarget.checked)}
+          />
+          <span>
+            Show the dashboard's own requests (<code>/admin</code>, <code>/ui</code>)
+          </span>
+        </label>
       </form>
       {lines.error ? <ErrorNote error={lines.error} /> : null}
       {lines.loading && !lines.data ? <Loading what="the request log" /> : null}
       {lines.data && lines.data.data.length === 0 ? (
-        <Empty>{requestId ? `No request ${requestId} in the recent log.` : 'No requests logged yet.'}</Empty>
+        <Empty>
+          {requestId
+            ? `No request ${requestId} in the recent log.`
+            : filtered
+              ? 'No recent request matches these filters.'
+              : 'No requests logged yet.'}
+        </Empty>
       ) : null}
       {lines.data && lines.data.data.length > 0 ? (
         <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-          <table>
-            <caption>Recent requests, newest first</caption>
+          <table class="stack">
+            <caption>Recent requests, newest first{filtered ? ' (filtered)' : ''}</caption>
             <thead>
               <tr>
                 <th scope="col">Time</th>
@@ -59,21 +126,21 @@ export function RequestsSection() {
             <tbody>
               {lines.data.data.map((l, i) => (
                 <tr key={`${l.request_id}-${i}`}>
-                  <td>{l.time ? new Date(l.time).toLocaleTimeString() : '—'}</td>
-                  <td>
+                  <td data-label="Time">{l.time ? new Date(l.time).toLocaleTimeString() : '—'}</td>
+                  <td data-label="Status">
                     <span
                       class={`badge ${l.status >= 500 ? 'failed' : l.status >= 400 ? 'pending' : 'succeeded'}`}
                     >
                       {l.status}
                     </span>
                   </td>
-                  <td>{l.method}</td>
-                  <td class="truncate">
+                  <td data-label="Method">{l.method}</td>
+                  <td data-label="Path" class="truncate" title={l.path}>
                     <code>{l.path}</code>
                   </td>
-                  <td>{l.key_id ?? '—'}</td>
-                  <td>{l.duration_ms} ms</td>
-                  <td>
+                  <td data-label="Key">{l.key_id ?? '—'}</td>
+                  <td data-label="Duration">{l.duration_ms} ms</td>
+                  <td data-label="Request id">
                     <code>{l.request_id}</code>
                   </td>
                 </tr>

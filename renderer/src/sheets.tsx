@@ -231,7 +231,7 @@ function TabPanel({
   const endpoint = `${window.location.origin}/v1/sheets/${enc(sheetId)}/rows`;
   const curl = connection.public_read
     ? `curl "${endpoint}"`
-    : `curl -H "Authorization: Bearer $SHEETPORT_KEY" "${endpoint}"`;
+    : `curl -H "Authorization: Bearer $KEY" "${endpoint}"`;
   return (
     <div class="tab-panel">
       <div class="endpoint">

@@ -1,4 +1,5 @@
 import { api } from './api.ts';
+import { desktop } from './bridge.ts';
 import { CopyField } from './copy-button.tsx';
 import { useResource } from './use-resource.ts';
 
@@ -38,10 +39,12 @@ export function TunnelNote() {
       : t.state === 'starting'
         ? 'opening…'
         : 'off';
+  // The tray menu exists only for the desktop app's window (its preload bridge is there); a browser gets the CLI.
+  const where = desktop() ? 'from the tray menu or with ' : 'with ';
   return (
     <p class="muted">
-      Public tunnel: {state}. Open it from the tray menu or with <code>sheetport serve --tunnel</code>, after{' '}
-      <code>sheetport tunnel token</code>.
+      Public tunnel: {state}. Open it {where}
+      <code>sheetport serve --tunnel</code>, after <code>sheetport tunnel token</code>.
     </p>
   );
 }

@@ -51,6 +51,17 @@ export interface Webhook {
   sheet_name: string;
   events: string[];
   status: 'active' | 'paused';
+  /** What the newest attempts say about the receiver (the admin surface only). */
+  health: WebhookHealth;
+}
+
+export interface WebhookHealth {
+  /** none: never attempted; ok: the newest attempt succeeded; warning: 1-2 failures in a row; failing: more. */
+  state: 'none' | 'ok' | 'warning' | 'failing';
+  last_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  failures_in_a_row: number;
 }
 
 export interface Delivery {

@@ -1,14 +1,18 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from './api.ts';
 import { CopyField } from './copy-button.tsx';
+import { useDeliveryUpdates } from './live.ts';
+import { quantity } from './quantity.ts';
 import { Empty, ErrorNote, Loading } from './status.tsx';
-import { type Connection, type ConnectionDetail, EVENTS, type Webhook } from './types.ts';
+import { type Connection, type ConnectionDetail, EVENTS, type Webhook, type WebhookHealth } from './types.ts';
 import { useResource } from './use-resource.ts';
 import { useSubmit } from './use-submit.ts';
 
-/** Webhooks: create, edit URL and events, pause/resume, rotate the secret, delete. */
+/** Webhooks: create, edit URL and events, pause/resume, rotate the secret, delete; each one's health, live. */
 export function WebhooksSection() {
-  const hooks = useResource(() => api<{ data: Webhook[] }>('/admin/webhooks'), 'webhooks');
+  // Read again whenever the delivery log moves, so each card's health follows its receiver.
+  const { version } = useDeliveryUpdates();
+  const hooks = useResource(() => api<{ data: Webhook[] }>('/admin/webhooks'), `webhooks#${version}`);
   const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
   return (
     <section aria-labelledby="webhooks-title">
@@ -140,6 +144,28 @@ function CreateWebhook({ onCreated }: { onCreated: (s: { id: string; secret: str
   );
 }
 
+const HEALTH_LABEL: Record<WebhookHealth['state'], string> = {
+  none: 'no deliveries yet',
+  ok: 'healthy',
+  warning: 'last delivery failed',
+  failing: 'failing',
+};
+
+/** The newest attempt (when and what came back) and how many failed in a row. */
+function HealthLine({ health }: { health: WebhookHealth }) {
+  if (health.last_attempt_at === null) return null;
+  const ok = health.state === 'ok';
+  const result = ok
+    ? `succeeded${health.last_status === null ? '' : ` (${health.last_status})`}`
+    : `failed: ${health.last_error ?? (health.last_status === null ? 'no answer' : `HTTP ${health.last_status}`)}`;
+  return (
+    <p class={`health ${health.state}`}>
+      Last delivery {new Date(health.last_attempt_at).toLocaleString()} {result}
+      {ok ? null : ` · ${quantity(health.failures_in_a_row, 'failure')} in a row`}
+    </p>
+  );
+}
+
 function WebhookCard({
   webhook,
   onChanged,
@@ -177,11 +203,14 @@ function WebhookCard({
         <h3 id={titleId}>
           <code>{webhook.url}</code>
         </h3>
-        <span class={`badge ${webhook.status}`}>{webhook.status}</span>
+        {/* Active is not a colour of health: the health badge says whether the receiver answers. */}
+        <span class={`badge ${webhook.status === 'paused' ? 'paused' : 'status'}`}>{webhook.status}</span>
+        <span class={`badge ${webhook.health.state}`}>{HEALTH_LABEL[webhook.health.state]}</span>
       </header>
       <p class="muted">
         {webhook.webhook_id} · tab {webhook.sheet_name} · {webhook.events.join(', ')}
       </p>
+      <HealthLine health={webhook.health} />
       {editing ? (
         <form class="form-row" onSubmit={save}>
           <label>

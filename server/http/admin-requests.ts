@@ -1,7 +1,8 @@
 /**
  * `/admin/requests`: the newest lines of the request log (`<data dir>/logs/requests.<n>.log`), newest first,
- * so a `request_id` from an error answer can be found. Only the tail of the newest files is read: the log is
- * for recent requests, and reading it must stay cheap however large the files grew.
+ * so a `request_id` from an error answer can be found, filtered by status class, key and path, with or without
+ * the dashboard's own requests (`/admin`, `/ui`). Only the tail of the newest files is read: the log is for
+ * recent requests, and reading it must stay cheap however large the files grew.
  */
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,6 +26,33 @@ export interface RequestLine {
   duration_ms: number;
   key_id: string | null;
   aborted: boolean;
+}
+
+/** Which lines to keep; every member left out keeps every line. */
+export interface RequestLogFilter {
+  requestId?: string;
+  /** A status class (`2xx` ... `5xx`) or one status (`404`). */
+  status?: string;
+  keyId?: string;
+  /** Text the path contains. */
+  path?: string;
+  /** Leave out the dashboard's own requests: `/admin` and `/ui` and what is under them. */
+  hideDashboard?: boolean;
+}
+
+const STATUS_FILTER = /^[1-5](?:xx|\d\d)$/;
+const DASHBOARD_PATH = /^\/(?:admin|ui)(?:[/?]|$)/;
+
+function matches(line: RequestLine, f: RequestLogFilter): boolean {
+  if (f.requestId !== undefined && line.request_id !== f.requestId) return false;
+  if (f.keyId !== undefined && line.key_id !== f.keyId) return false;
+  if (f.path !== undefined && !line.path.includes(f.path)) return false;
+  if (f.hideDashboard && DASHBOARD_PATH.test(line.path)) return false;
+  if (f.status !== undefined) {
+    const code = String(line.status);
+    if (f.status.endsWith('xx') ? code[0] !== f.status[0] : code !== f.status) return false;
+  }
+  return true;
 }
 
 async function newestFirstFiles(dir: string): Promise<string[]> {
@@ -93,29 +121,64 @@ function limitOf(req: Request): number {
   return n;
 }
 
-/** The newest `limit` lines (newest first), only those of `requestId` when given. */
+/** The newest `limit` lines (newest first) that pass the filter. */
 export async function recentRequests(
   dataDir: string,
   limit: number,
-  requestId?: string,
+  filter: RequestLogFilter = {},
 ): Promise<RequestLine[]> {
   const found: RequestLine[] = [];
   for (const file of await newestFirstFiles(path.join(dataDir, LOGS_DIR))) {
     const lines = await tailLines(file);
     for (let i = lines.length - 1; i >= 0 && found.length < limit; i--) {
       const entry = parseLine(lines[i]!);
-      if (entry && (requestId === undefined || entry.request_id === requestId)) found.push(entry);
+      if (entry && matches(entry, filter)) found.push(entry);
     }
     if (found.length >= limit) break;
   }
   return found;
 }
 
+/** A text parameter, trimmed; undefined when absent or empty. */
+function textOf(req: Request, name: string): string | undefined {
+  const raw = req.query[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string') {
+    throw new AppError('invalid_parameter', `Parameter "${name}" must be given once.`, { parameter: name });
+  }
+  return raw.trim() === '' ? undefined : raw.trim();
+}
+
+function filterOf(req: Request): RequestLogFilter {
+  const status = textOf(req, 'status')?.toLowerCase();
+  if (status !== undefined && !STATUS_FILTER.test(status)) {
+    throw new AppError(
+      'invalid_parameter',
+      'Parameter "status" must be a status class (2xx, 3xx, 4xx, 5xx) or a status such as 404.',
+      { parameter: 'status' },
+    );
+  }
+  const hide = textOf(req, 'hide_dashboard');
+  if (hide !== undefined && hide !== 'true' && hide !== 'false') {
+    throw new AppError('invalid_parameter', 'Parameter "hide_dashboard" must be true or false.', {
+      parameter: 'hide_dashboard',
+    });
+  }
+  const requestId = textOf(req, 'request_id');
+  const keyId = textOf(req, 'key_id');
+  const path = textOf(req, 'path');
+  return {
+    ...(requestId !== undefined ? { requestId } : {}),
+    ...(status !== undefined ? { status } : {}),
+    ...(keyId !== undefined ? { keyId } : {}),
+    ...(path !== undefined ? { path } : {}),
+    hideDashboard: hide === 'true',
+  };
+}
+
 export function mountAdminRequestRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.get('/admin/requests', 'admin', async (req, res) => {
     const limit = limitOf(req);
-    const raw = req.query.request_id;
-    const requestId = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined;
-    res.json({ data: await recentRequests(deps.dataDir, limit, requestId) });
+    res.json({ data: await recentRequests(deps.dataDir, limit, filterOf(req)) });
   });
 }

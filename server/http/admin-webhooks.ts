@@ -1,5 +1,6 @@
 /**
- * `/admin/webhooks`: the dashboard's webhooks, every one whatever key registered it. Registering and changing
+ * `/admin/webhooks`: the dashboard's webhooks, every one whatever key registered it, each with its health (its
+ * newest attempt and its failures in a row, from the delivery log). Registering and changing
  * go through the same steps and body rules as `/v1/webhooks` (webhook-changes.ts); the answers have the same
  * shapes. Access `admin` (loopback and the admin token).
  */
@@ -7,7 +8,7 @@ import type { Request } from 'express';
 import { AppError } from '../errors.ts';
 import type { WebhookRecord } from '../store/webhooks.ts';
 import { rotateWebhookSecret } from '../webhooks/register.ts';
-import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
+import { createdWebhookJson, webhookHealthJson, webhookJson } from '../webhooks/webhook-json.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 import {
@@ -18,7 +19,11 @@ import {
 } from './webhook-changes.ts';
 
 export function mountAdminWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
-  const present = async (w: WebhookRecord) => webhookJson(w, await currentSheetName(deps, w));
+  // The /v1 shape plus the receiver's health, which only the owner's dashboard shows.
+  const present = async (w: WebhookRecord) => ({
+    ...webhookJson(w, await currentSheetName(deps, w)),
+    health: webhookHealthJson(deps.deliveryLog.health(w.id)),
+  });
   const webhookOf = (req: Request): WebhookRecord => {
     const id = String(req.params.id);
     const webhook = deps.webhooks.get(id);

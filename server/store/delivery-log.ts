@@ -1,7 +1,8 @@
 /**
  * The delivery log across every webhook, for the dashboard: newest first, filtered by webhook, state and event,
  * and a cheap fingerprint of the log that changes whenever a delivery is queued, attempted or settled (the
- * dashboard's live updates poll it). The per-webhook log of the `/v1` API stays in deliveries.ts.
+ * dashboard's live updates poll it), and each webhook's health (its newest attempt, its failures in a row). The
+ * per-webhook log of the `/v1` API stays in deliveries.ts.
  */
 import type Database from 'better-sqlite3';
 import type { DeliveryRecord, DeliveryState } from './deliveries.ts';
@@ -13,6 +14,19 @@ export interface DeliveryLogFilter {
   limit: number;
   offset: number;
 }
+
+/** What a webhook's latest attempts say about its receiver (times in epoch milliseconds). */
+export interface WebhookHealthRecord {
+  /** The newest attempt of its newest HEALTH_WINDOW deliveries; null when none was attempted yet. */
+  last: { startedAt: number; status: number | null; error: string | null; ok: boolean } | null;
+  /** Attempts of those deliveries that failed since the newest one that succeeded (all of them when none did). */
+  failuresInARow: number;
+}
+
+// An attempt succeeded when the receiver answered 2xx and the answer arrived whole (the sender's rule).
+// Health looks at the attempts of a webhook's newest deliveries only, so reading it costs the same at any size.
+export const HEALTH_WINDOW = 200;
+const SUCCEEDED = 'a.error IS NULL AND a.status BETWEEN 200 AND 299';
 
 interface Row {
   id: string;
@@ -30,6 +44,7 @@ interface Row {
 export class DeliveryLogQuery {
   readonly #db: Database.Database;
   readonly #fingerprint;
+  readonly #health;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -44,6 +59,35 @@ export class DeliveryLogQuery {
          FROM deliveries`,
       )
       .pluck();
+    // The attempts of the webhook's newest HEALTH_WINDOW deliveries, found through deliveries_log (webhook_id,
+    // created_at): the cost stays the same however long the log grew, and never touches the payloads.
+    const tried = `WITH recent AS (SELECT id FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC LIMIT ${HEALTH_WINDOW}),
+      tried AS (SELECT a.started_at, a.attempt, a.status, a.error, (${SUCCEEDED}) AS ok
+                FROM delivery_attempts a JOIN recent r ON r.id = a.delivery_id)`;
+    this.#health = {
+      last: db.prepare<
+        [string],
+        { started_at: number; status: number | null; error: string | null; ok: number }
+      >(
+        `${tried} SELECT started_at, status, error, ok FROM tried ORDER BY started_at DESC, attempt DESC LIMIT 1`,
+      ),
+      failuresSinceSuccess: db
+        .prepare<[string], number>(
+          `${tried} SELECT COUNT(*) FROM tried
+           WHERE NOT ok AND started_at > IFNULL((SELECT MAX(started_at) FROM tried WHERE ok), -1)`,
+        )
+        .pluck(),
+    };
+  }
+
+  /** The newest attempt of a webhook's deliveries and how many failed in a row (for the dashboard's card). */
+  health(webhookId: string): WebhookHealthRecord {
+    const last = this.#health.last.get(webhookId);
+    if (!last) return { last: null, failuresInARow: 0 };
+    return {
+      last: { startedAt: last.started_at, status: last.status, error: last.error, ok: last.ok === 1 },
+      failuresInARow: last.ok === 1 ? 0 : (this.#health.failuresSinceSuccess.get(webhookId) as number),
+    };
   }
 
   page(filter: DeliveryLogFilter): { total: number; data: DeliveryRecord[] } {

@@ -377,6 +377,8 @@ describe('the refusals, as docs/openapi.json documents them', () => {
         '/admin/webhooks/wh_nope/deliveries/dlv_nope/replay',
       ],
       ['get', '/admin/requests', '/admin/requests?limit=0'],
+      ['get', '/admin/requests', '/admin/requests?status=ok'],
+      ['get', '/admin/requests', '/admin/requests?hide_dashboard=maybe'],
     ];
     const problems: string[] = [];
     for (const [method, template, url, body] of cases) {
