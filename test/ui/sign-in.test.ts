@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_CODE_TTL_MS } from '../../server/http/admin-access.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
-import { buildDashboard, launchChromium } from './browser.ts';
+import { buildDashboard, launchChromium, seriousViolations } from './browser.ts';
 
 let h: Harness;
 let now = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -91,6 +91,8 @@ describe('the dashboard sign-in link', { timeout: 30_000 }, () => {
     await page.goto(signInUrl(usedCode));
     await expectSignedOut(page, /This sign-in link has expired or was used; open the dashboard again/);
     expect(page.url()).not.toContain(usedCode);
+    const violations = await seriousViolations(page);
+    expect(violations, JSON.stringify(violations, null, 2)).toEqual([]);
     await page.close();
   });
 
@@ -143,7 +145,7 @@ describe('the dashboard sign-in link', { timeout: 30_000 }, () => {
     }
   });
 
-  it('shows a page whose session a rotation ended the sign-in screen, saying why', async () => {
+  it('sends a page whose session a rotation ended back to the sign-in screen, saying why', async () => {
     ({ context: browser, profile } = await launchChromium());
     profiles.push(profile);
     const page = await browser.newPage();
