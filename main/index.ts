@@ -35,7 +35,7 @@ import { Lifecycle } from './lifecycle.ts';
 import { loginItemsFor } from './login-item.ts';
 import { type TrayModel, trayMenuTemplate } from './tray-menu.ts';
 import { checkForUpdatesOnStart } from './updates.ts';
-import { createDashboardWindow } from './windows.ts';
+import { createDashboardWindow, signInDashboardWindow } from './windows.ts';
 
 // The same folder the CLI uses (SHEETPORT_DATA_DIR, else the per-user app-data folder, which is Electron's
 // userData for an app named SheetPort), so `sheetport` commands and the app share connections and keys.
@@ -85,7 +85,7 @@ function runApp(): void {
     if (!win || win.isDestroyed()) {
       win = createDashboardWindow({
         port: server.port,
-        adminToken: server.adminToken,
+        signInCode: () => lifecycle.signInCode() ?? '',
         preload,
         icon: path.join(assets, 'icons', '256x256.png'),
         trustedIds,
@@ -104,6 +104,25 @@ function runApp(): void {
     launchAtLogin: app.isPackaged && loginItems.isEnabled(),
   });
 
+  /** After the user confirms: a new admin token, and the dashboard window signed in again with a fresh code. */
+  async function rotateAdminToken(): Promise<void> {
+    const choice = await dialog.showMessageBox({
+      type: 'warning',
+      buttons: ['Rotate', 'Cancel'],
+      defaultId: 1,
+      cancelId: 1,
+      title: 'Rotate admin token',
+      message: 'Replace the admin token?',
+      detail:
+        'Scripts that use the current token and dashboards open in a browser stop working; `sheetport admin-token` prints the new one.',
+    });
+    if (choice.response !== 0 || !lifecycle.rotateAdminToken()) return;
+    const port = lifecycle.state.port;
+    if (win && !win.isDestroyed() && port !== null) {
+      signInDashboardWindow(win, port, () => lifecycle.signInCode() ?? '');
+    }
+  }
+
   function refreshTray(): void {
     if (!tray) return;
     const menu = trayMenuTemplate(model(), {
@@ -114,6 +133,7 @@ function runApp(): void {
       toggleSync: () => void lifecycle.toggleSync().catch((err) => logError('Pause/resume failed', err)),
       toggleTunnel: () => void lifecycle.toggleTunnel().catch((err) => logError('Tunnel switch failed', err)),
       openLogs: () => void shell.openPath(logsDir(dataDir)),
+      rotateAdminToken: () => void rotateAdminToken(),
       setLaunchAtLogin: (on) => {
         loginItems.setEnabled(on);
         refreshTray();

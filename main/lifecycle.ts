@@ -12,6 +12,10 @@ export interface ServerHandle {
   /** Opens the public tunnel (`/api` and `/v1` only); a failure is in the answer, never thrown. */
   openTunnel(): Promise<{ url: string | null; error: string | null }>;
   closeTunnel(): Promise<void>;
+  /** A one-use sign-in code for the dashboard window (`/ui/#code=...`), good for a minute. */
+  signInCode(): string;
+  /** A new admin token: the old one, every dashboard session and every unused sign-in code stop working. */
+  rotateAdminToken(): void;
   /** Stops taking requests, lets deliveries in flight finish (recorded, never lost), closes the database. */
   stop(): Promise<void>;
 }
@@ -136,6 +140,22 @@ export class Lifecycle {
 
   toggleTunnel(): Promise<void> {
     return this.#state.tunnel === 'open' ? this.closeTunnel() : this.openTunnel();
+  }
+
+  /**
+   * Replace the admin token (the tray's "Rotate admin token"). True when the running server rotated it; the
+   * caller signs its dashboard window in again, since the rotation ended the window's session too.
+   */
+  rotateAdminToken(): boolean {
+    const server = this.#running();
+    if (!server) return false;
+    server.rotateAdminToken();
+    return true;
+  }
+
+  /** A sign-in code for the dashboard window, or null while no server runs. */
+  signInCode(): string | null {
+    return this.#running()?.signInCode() ?? null;
   }
 
   /** The service's log hook feeds this so the tray can show what last went wrong. */

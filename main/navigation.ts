@@ -9,9 +9,12 @@ export function dashboardOrigin(port: number): string {
   return `http://127.0.0.1:${port}`;
 }
 
-export function dashboardUrl(port: number, adminToken: string): string {
-  // The token rides in the fragment, which is never sent to the server or kept in its logs (see `/ui`).
-  return `${dashboardOrigin(port)}/ui/#token=${encodeURIComponent(adminToken)}`;
+/**
+ * The dashboard with a one-use sign-in code (good for a minute) in the fragment, which is never sent to the
+ * server; the page trades it for a session. The admin token itself never goes into a URL.
+ */
+export function dashboardUrl(port: number, signInCode: string): string {
+  return `${dashboardOrigin(port)}/ui/#code=${encodeURIComponent(signInCode)}`;
 }
 
 function parse(url: string): URL | null {

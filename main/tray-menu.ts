@@ -17,6 +17,8 @@ export interface TrayActions {
   toggleSync(): void;
   toggleTunnel(): void;
   openLogs(): void;
+  /** Replace the admin token (after the user confirms): scripts using the old one and open sessions stop working. */
+  rotateAdminToken(): void;
   setLaunchAtLogin(on: boolean): void;
   quit(): void;
 }
@@ -85,6 +87,12 @@ export function trayMenuTemplate(model: TrayModel, actions: TrayActions): MenuIt
     },
     { type: 'separator' },
     { id: 'open-logs', label: 'Open logs', click: () => actions.openLogs() },
+    {
+      id: 'rotate-admin-token',
+      label: 'Rotate admin token…',
+      enabled: running,
+      click: () => actions.rotateAdminToken(),
+    },
     {
       id: 'launch-at-login',
       label: 'Launch at login',

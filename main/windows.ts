@@ -8,7 +8,8 @@ import { dashboardUrl, isPermissionAllowed, navigationDecision } from './navigat
 
 export interface DashboardWindowOptions {
   port: number;
-  adminToken: string;
+  /** A fresh one-use sign-in code from the running server, asked for each time the window signs in. */
+  signInCode: () => string;
   /** Absolute path of the compiled preload (dist/main/preload.cjs). */
   preload: string;
   icon?: string;
@@ -72,6 +73,11 @@ export function createDashboardWindow(options: DashboardWindowOptions): BrowserW
     win.hide();
   });
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(dashboardUrl(port, options.adminToken));
+  signInDashboardWindow(win, port, options.signInCode);
   return win;
+}
+
+/** Loads the dashboard signed in afresh (at creation, and after a rotation of the admin token ended its session). */
+export function signInDashboardWindow(win: BrowserWindow, port: number, signInCode: () => string): void {
+  void win.loadURL(dashboardUrl(port, signInCode()));
 }

@@ -1,11 +1,12 @@
 import express, { type Express, type RequestHandler, Router } from 'express';
 import { AccountLogins } from './http/account-logins.ts';
-import { mountAdminRoutes, requireAdmin } from './http/admin.ts';
+import { mountAdminRoutes, requireAdmin, requireLoopback } from './http/admin.ts';
 import { mountAdminAccountRoutes } from './http/admin-accounts.ts';
 import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { AdminEventStreams, mountAdminEventRoutes } from './http/admin-events.ts';
 import { mountAdminRequestRoutes } from './http/admin-requests.ts';
+import { mountAdminSignInRoutes } from './http/admin-sign-in.ts';
 import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
 import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { requireApiKey } from './http/auth.ts';
@@ -51,7 +52,11 @@ export interface AppOptions {
 
 /** The tunnel-only app keeps a route when its path is under `/api` or `/v1` and it is not an admin route. */
 function onTunnel(entry: RouteEntry): boolean {
-  return entry.access !== 'admin' && TUNNEL_PATHS.some((prefix) => entry.path.startsWith(`${prefix}/`));
+  return (
+    entry.access !== 'admin' &&
+    entry.access !== 'sign_in' &&
+    TUNNEL_PATHS.some((prefix) => entry.path.startsWith(`${prefix}/`))
+  );
 }
 
 /**
@@ -101,7 +106,8 @@ export function createApp(
     public_read: keyed('public_read'),
     read: keyed('read'),
     write: keyed('write'),
-    admin: [requireAdmin(deps.adminToken, (req) => eventStreams.admits(req)), jsonBody()],
+    admin: [requireAdmin(deps.adminAccess, (req) => eventStreams.admits(req)), jsonBody()],
+    sign_in: [requireLoopback(), jsonBody()],
   };
 
   const router = Router();
@@ -113,6 +119,9 @@ export function createApp(
   mountAdminWebhookRoutes(routes, deps);
   mountAdminRequestRoutes(routes, deps);
   mountAdminEventRoutes(routes, deps, eventStreams);
+  mountAdminSignInRoutes(routes, deps);
+  // What the old credentials opened ends with them.
+  deps.adminAccess.onRotate(() => eventStreams.closeAll());
   const logins = new AccountLogins(deps.now);
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));

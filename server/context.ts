@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { ChangeRecorder } from './changes/recorder.ts';
 import { type BackupPolicy, type FileLimits, resolveBackupPolicy, resolveFileLimits } from './config.ts';
+import { AdminAccess } from './http/admin-access.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { ConnectionFollower } from './replica/follow-connections.ts';
@@ -8,7 +9,7 @@ import { Replica } from './replica/replica.ts';
 import { secretsOf } from './secrets/db-binding.ts';
 import { openSource, type SourceOptions } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
-import { loadOrCreateAdminToken } from './store/admin-token.ts';
+import { loadOrCreateAdminToken, rotateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
 import { BaselineStore } from './store/baselines.ts';
 import { ChangeLogStore } from './store/change-log.ts';
@@ -27,6 +28,8 @@ import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface ServiceContext extends AppDeps {
   db: Database.Database;
+  /** The admin token as it is now (a rotation changes it). */
+  readonly adminToken: string;
   recorder: ChangeRecorder;
   worker: DeliveryWorker;
   follower: ConnectionFollower;
@@ -120,6 +123,11 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
   });
   const usage = new UsageStore(db);
+  const adminAccess = new AdminAccess({
+    token: loadOrCreateAdminToken(db, options.dataDir),
+    now,
+    rotate: () => rotateAdminToken(db),
+  });
   const flushTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS);
   flushTimer.unref();
   let backgroundStarted = false;
@@ -137,7 +145,10 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
     now,
-    adminToken: loadOrCreateAdminToken(db, options.dataDir),
+    adminAccess,
+    get adminToken() {
+      return adminAccess.token;
+    },
     allowedHosts: options.allowedHosts ?? [],
     log,
     webhooks,

@@ -49,8 +49,12 @@ export interface ServerConfig {
 export interface RunningServer {
   url: string;
   port: number;
-  /** The local admin token: what the dashboard signs in with (`/ui/#token=...`). */
-  adminToken: string;
+  /** The local admin token as it is now (scripts' bearer for `/admin`; never put in a URL). */
+  readonly adminToken: string;
+  /** A fresh one-use sign-in code for the dashboard (`/ui/#code=...`), good for a minute. */
+  signInCode(): string;
+  /** A new admin token: the old one, every dashboard session and every unused sign-in code stop working. */
+  rotateAdminToken(): void;
   /** The wired service and its HTTP server, for tests and the stop deadline; embedders use the members above. */
   context: ServiceContext;
   server: Server;
@@ -123,7 +127,11 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
     return {
       url,
       port,
-      adminToken: context.adminToken,
+      get adminToken() {
+        return context.adminToken;
+      },
+      signInCode: () => context.adminAccess.issueCode().code,
+      rotateAdminToken: () => context.adminAccess.rotate(),
       context,
       server,
       get tunnelServer() {

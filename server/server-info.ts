@@ -4,6 +4,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isLoopbackName } from './lib/host-names.ts';
 
 export const SERVER_INFO_FILE = 'server.json';
 
@@ -11,6 +12,21 @@ export interface ServerInfo {
   url: string;
   port: number;
   pid: number;
+}
+
+/** Where the admin surface answers: the server's URL when it names loopback, else 127.0.0.1 on its port. */
+export function loopbackOrigin(url: string, port: number): string {
+  const base = new URL(url);
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  return isLoopbackName(host) ? base.origin : `http://127.0.0.1:${port}`;
+}
+
+/**
+ * The dashboard with a one-use sign-in code in its fragment (browsers never send a fragment; the page trades the
+ * code for a session and removes it from the address bar). Never the admin token: it never travels in a URL.
+ */
+export function dashboardSignInUrl(url: string, port: number, code: string): string {
+  return `${loopbackOrigin(url, port)}/ui/#code=${encodeURIComponent(code)}`;
 }
 
 export async function writeServerInfo(dataDir: string, info: ServerInfo): Promise<void> {

@@ -1,5 +1,14 @@
+import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { forgetToken, saveToken, takeTokenFromUrl } from './api.ts';
+import {
+  ApiError,
+  currentSession,
+  SIGNED_OUT_EVENT,
+  signInWithCode,
+  signInWithToken,
+  signOut,
+  takeSignInCode,
+} from './api.ts';
 import { DeliveriesSection } from './deliveries.tsx';
 import { KeysSection } from './keys.tsx';
 import { RequestsSection } from './requests.tsx';
@@ -21,8 +30,38 @@ function sectionFromHash(): SectionId {
   return SECTIONS.find((s) => s.id === id)?.id ?? 'sheets';
 }
 
+/** Why the sign-in screen shows: nothing yet, a spent or expired link, or a session that ended. */
+type SignInNotice = 'none' | 'expired' | 'ended';
+
 export function App() {
-  const [token, setToken] = useState(() => takeTokenFromUrl());
+  // Read once, before the first paint: the code leaves the address bar at once.
+  const [code] = useState(() => takeSignInCode());
+  const [signedIn, setSignedIn] = useState(() => code === null && currentSession() !== null);
+  const [exchanging, setExchanging] = useState(code !== null);
+  const [notice, setNotice] = useState<SignInNotice>('none');
+  const [exchangeError, setExchangeError] = useState<unknown>(null);
+  useEffect(() => {
+    if (code === null) return;
+    signInWithCode(code).then(
+      (ok) => {
+        setExchanging(false);
+        setSignedIn(ok);
+        if (!ok) setNotice('expired');
+      },
+      (err: unknown) => {
+        setExchanging(false);
+        setExchangeError(err);
+      },
+    );
+  }, [code]);
+  useEffect(() => {
+    const onSignedOut = () => {
+      setSignedIn(false);
+      setNotice('ended');
+    };
+    window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
+    return () => window.removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
+  }, []);
   const [section, setSection] = useState<SectionId>(() => sectionFromHash());
   useEffect(() => {
     const onHash = () => setSection(sectionFromHash());
@@ -41,7 +80,26 @@ export function App() {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [section]);
 
-  if (!token) return <SignIn onToken={setToken} />;
+  if (exchanging) {
+    return (
+      <main id="main" class="signin">
+        <h1>SheetPort dashboard</h1>
+        <p role="status">Signing in…</p>
+      </main>
+    );
+  }
+  if (!signedIn) {
+    return (
+      <SignIn
+        notice={notice}
+        error={exchangeError}
+        onSignedIn={() => {
+          setNotice('none');
+          setSignedIn(true);
+        }}
+      />
+    );
+  }
   const View = SECTIONS.find((s) => s.id === section)!.view;
   return (
     <>
@@ -65,8 +123,9 @@ export function App() {
           type="button"
           class="small"
           onClick={() => {
-            forgetToken();
-            setToken(null);
+            void signOut();
+            setNotice('none');
+            setSignedIn(false);
           }}
         >
           Sign out
@@ -79,23 +138,59 @@ export function App() {
   );
 }
 
-/** Without a token: how to get in (the CLI prints a URL that carries it). */
-function SignIn({ onToken }: { onToken: (t: string) => void }) {
+const AGAIN = (
+  <>
+    open the dashboard again from the tray menu or with <code>sheetport dashboard</code>.
+  </>
+);
+const NOTICES: Record<Exclude<SignInNotice, 'none'>, JSX.Element> = {
+  expired: <>This sign-in link has expired or was used; {AGAIN}</>,
+  ended: <>Your session has ended (the admin token was rotated, or the server restarted); {AGAIN}</>,
+};
+
+/** Signed out: how to get in (`sheetport dashboard` opens a one-use sign-in link), or paste the admin token. */
+function SignIn({
+  notice,
+  error,
+  onSignedIn,
+}: {
+  notice: SignInNotice;
+  error: unknown;
+  onSignedIn: () => void;
+}) {
   const [value, setValue] = useState('');
+  const [failure, setFailure] = useState<unknown>(error);
+  const [busy, setBusy] = useState(false);
   return (
     <main id="main" class="signin">
       <h1>SheetPort dashboard</h1>
+      {notice !== 'none' && (
+        <p class="state error" role="alert">
+          {NOTICES[notice]}
+        </p>
+      )}
       <p>
-        Open the dashboard with <code>sheetport dashboard</code>: it opens this page already signed in. Or
-        paste the admin token that <code>sheetport admin-token</code> prints.
+        Open the dashboard with <code>sheetport dashboard</code> (or from the tray menu): it opens this page
+        with a sign-in link that works once, for a minute. Or paste the admin token that{' '}
+        <code>sheetport admin-token</code> prints.
       </p>
       <form
         class="card form-row"
         onSubmit={(e) => {
           e.preventDefault();
-          if (!value.trim()) return;
-          saveToken(value.trim());
-          onToken(value.trim());
+          const token = value.trim();
+          if (!token || busy) return;
+          setBusy(true);
+          signInWithToken(token).then(
+            () => {
+              setValue('');
+              onSignedIn();
+            },
+            (err: unknown) => {
+              setBusy(false);
+              setFailure(err);
+            },
+          );
         }}
       >
         <label>
@@ -107,8 +202,19 @@ function SignIn({ onToken }: { onToken: (t: string) => void }) {
             autoComplete="off"
           />
         </label>
-        <button type="submit">Sign in</button>
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
       </form>
+      {failure !== null && (
+        <p class="state error" role="alert">
+          {failure instanceof ApiError && failure.status === 401
+            ? 'That is not the admin token of this server (a rotation replaces it; sheetport admin-token prints the current one).'
+            : failure instanceof Error
+              ? failure.message
+              : String(failure)}
+        </p>
+      )}
     </main>
   );
 }

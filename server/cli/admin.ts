@@ -1,29 +1,58 @@
-/** `sheetport admin-token`: the local admin token of `/admin`, read from the data dir's secrets provider. */
+/**
+ * `sheetport admin-token [--rotate]`: the local admin token of `/admin`, read from the data dir's secrets
+ * provider. `--rotate` replaces it: through the running server when one runs on the data dir (it holds the token,
+ * the dashboard sessions and the sign-in codes in memory, and drops them all), else in the provider directly.
+ */
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
-import { loadOrCreateAdminToken } from '../store/admin-token.ts';
+import { loadOrCreateAdminToken, rotateAdminToken } from '../store/admin-token.ts';
 import { openDatabase } from '../store/db.ts';
 import { CliError, globals, print, printJson } from './kit.ts';
+import { askRunningServer, findRunningServer } from './running-server.ts';
+
+function open(dataDir: string): ReturnType<typeof openDatabase> {
+  try {
+    return openDatabase(dataDir);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CliError('internal_error', `Cannot open the SheetPort data dir ${dataDir}: ${reason}`);
+  }
+}
 
 export function registerAdminCommands(program: Command): void {
   program
     .command('admin-token')
     .description('print the local admin token of /admin (kept in the OS keychain or the 0600 secrets file)')
-    .action((_opts: unknown, cmd: Command) => {
+    .option(
+      '--rotate',
+      'replace the token: the old one, every dashboard session and every sign-in link stop working',
+    )
+    .action(async (opts: { rotate?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const dataDir = resolveDataDir({ flag: g.dataDir });
-      let db: ReturnType<typeof openDatabase>;
+      const db = open(dataDir);
       try {
-        db = openDatabase(dataDir);
-      } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        throw new CliError('internal_error', `Cannot open the SheetPort data dir ${dataDir}: ${reason}`);
-      }
-      try {
-        const token = loadOrCreateAdminToken(db, dataDir);
+        let token = loadOrCreateAdminToken(db, dataDir);
+        let running = false;
+        if (opts.rotate) {
+          const info = await findRunningServer(dataDir);
+          running = info !== null;
+          if (info) {
+            await askRunningServer(info, token, '/admin/admin-token/rotate');
+            token = loadOrCreateAdminToken(db, dataDir);
+          } else {
+            token = rotateAdminToken(db);
+          }
+        }
         const { provider } = secretsOf(db);
-        if (g.json) return printJson({ admin_token: token, secrets: provider.kind });
+        if (g.json) {
+          return printJson({
+            admin_token: token,
+            secrets: provider.kind,
+            ...(opts.rotate ? { rotated: true, server_running: running } : {}),
+          });
+        }
         print(token);
       } finally {
         db.close();

@@ -1,10 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import { hostnameOf, isLoopbackName } from '../lib/host-names.ts';
 import { apiKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
 import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
+import type { AdminAccess } from './admin-access.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -16,25 +16,43 @@ export function isLoopbackRequest(req: Request): boolean {
   return LOOPBACK_ADDRESS.test(req.socket.remoteAddress ?? '') && host !== null && isLoopbackName(host);
 }
 
-/**
- * The admin surface (the dashboard's API): loopback only, never through a tunnel host, and only with the local
- * admin token from the data dir. No CORS: only same-origin pages (the dashboard itself) may call it.
- * `streamToken` accepts a one-use stream token in place of the header on the one route an EventSource opens
- * (admin-events.ts): EventSource cannot send an Authorization header.
- */
-export function requireAdmin(adminToken: string, streamToken?: (req: Request) => boolean): RequestHandler {
-  const expected = Buffer.from(adminToken);
+/** The bearer credential of a request, or '' without one. */
+export function bearerOf(req: Request): string {
+  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+}
+
+/** Loopback only, never through a tunnel host: the guard of every admin route, signing in included. */
+export function requireLoopback(): RequestHandler {
   return (req, _res, next) => {
     if (!isLoopbackRequest(req)) {
       return next(new AppError('forbidden', 'The admin API answers only on loopback.'));
     }
-    if (streamToken?.(req)) return next();
-    const given = Buffer.from(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      return next(new AppError('unauthorized', 'The admin API needs the local admin token.'));
-    }
     next();
   };
+}
+
+/**
+ * The admin surface (the dashboard's API): loopback only, never through a tunnel host, and only with the local
+ * admin token or a dashboard session (admin-access.ts). No CORS: only same-origin pages (the dashboard itself)
+ * may call it. `streamToken` accepts a one-use stream token in place of the header on the one route an
+ * EventSource opens (admin-events.ts): EventSource cannot send an Authorization header.
+ */
+export function requireAdmin(access: AdminAccess, streamToken?: (req: Request) => boolean): RequestHandler {
+  const loopback = requireLoopback();
+  return (req, res, next) =>
+    loopback(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (streamToken?.(req)) return next();
+      if (!access.admits(bearerOf(req))) {
+        return next(
+          new AppError(
+            'unauthorized',
+            'The admin API needs the local admin token or a dashboard session (open the dashboard again with `sheetport dashboard`).',
+          ),
+        );
+      }
+      next();
+    });
 }
 
 const CREATE_KEYS = [

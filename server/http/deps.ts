@@ -8,6 +8,7 @@ import type { DeliveryLogQuery } from '../store/delivery-log.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import type { UsageStore } from '../store/usage.ts';
 import type { WebhookStore } from '../store/webhooks.ts';
+import type { AdminAccess } from './admin-access.ts';
 
 /** Everything the HTTP layer needs, built once by the caller (serve, tests, Electron) and passed in. */
 export interface AppDeps {
@@ -25,8 +26,8 @@ export interface AppDeps {
   changeLog: ChangeLogStore;
   /** Webhook URLs may point at private (LAN) addresses. */
   allowLanWebhooks: boolean;
-  /** Bearer token of the loopback-only `/admin` API (kept in the data dir). */
-  adminToken: string;
+  /** Who may call the loopback-only `/admin` API: the admin token, sign-in codes and dashboard sessions. */
+  adminAccess: AdminAccess;
   /** The data dir: the admin API reads the request log in `<data dir>/logs/`. */
   dataDir: string;
   /** Wakes the webhook delivery worker (after a resume or a replay); absent where no worker runs. */

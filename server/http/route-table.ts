@@ -6,11 +6,12 @@
  * - `read` / `write`: an API key; `write` needs the `read_write` scope. Handlers still check that the key may
  *   reach the spreadsheet in question (only they know which one it is).
  * - `public_read`: like `read`, but a connection its owner marked "public read" may be read without a key.
- * - `admin`: loopback and the local admin token (the dashboard's API).
+ * - `admin`: loopback and the local admin token or a dashboard session (the dashboard's API).
+ * - `sign_in`: loopback only; the handler checks the sign-in code or admin token it is given (admin-sign-in.ts).
  */
 import type { RequestHandler, Router } from 'express';
 
-export type Access = 'public' | 'public_read' | 'read' | 'write' | 'admin';
+export type Access = 'public' | 'public_read' | 'read' | 'write' | 'admin' | 'sign_in';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

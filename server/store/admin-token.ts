@@ -25,13 +25,31 @@ export function loadOrCreateAdminToken(db: Database.Database, dataDir: string): 
     const again = provider.get(SECRET_NAMES.adminToken);
     if (again) return again;
     // Keep the token an older version created: scripts and bookmarks use it.
-    const token = readLegacyToken(legacyFile) ?? `spa_${randomBytes(32).toString('base64url')}`;
+    const token = readLegacyToken(legacyFile) ?? newAdminToken();
     provider.set(SECRET_NAMES.adminToken, token);
     return token;
   });
   const token = create.immediate();
   rmSync(legacyFile, { force: true });
   return token;
+}
+
+function newAdminToken(): string {
+  return `spa_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * A new admin token in place of the old one, which stops working for anyone who reads the provider from now on.
+ * A running server holds its token in memory, so a rotation goes through it (AdminAccess.rotate) while it runs.
+ */
+export function rotateAdminToken(db: Database.Database): string {
+  const { provider } = secretsOf(db);
+  const rotate = db.transaction(() => {
+    const token = newAdminToken();
+    provider.set(SECRET_NAMES.adminToken, token);
+    return token;
+  });
+  return rotate.immediate();
 }
 
 function readLegacyToken(file: string): string | null {

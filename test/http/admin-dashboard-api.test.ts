@@ -313,12 +313,13 @@ describe('the request log', () => {
 });
 
 describe('server.json and sheetport dashboard', () => {
-  it('writes server.json (0600) while running, and the CLI prints the dashboard URL with the token', async () => {
+  it('writes server.json (0600) while running, and the CLI prints the dashboard URL with a sign-in code', async () => {
     const file = path.join(dataDir, 'server.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ url: service.url, pid: process.pid });
     const { stdout } = await run(process.execPath, [BIN, 'dashboard', '--no-browser', '--data-dir', dataDir]);
-    expect(stdout.trim()).toBe(`${service.url}/ui/#token=${encodeURIComponent(service.context.adminToken)}`);
+    expect(stdout.trim()).toMatch(new RegExp(`^${service.url}/ui/#code=spc_[A-Za-z0-9_-]{32}$`));
+    expect(stdout).not.toContain(service.context.adminToken);
   });
 
   it('removes server.json at stop, and the CLI then says no server runs', async () => {

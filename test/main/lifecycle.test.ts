@@ -26,6 +26,10 @@ function fakeServer(options: { stopMs?: number; tunnelError?: string } = {}) {
     async closeTunnel() {
       calls.push('close-tunnel');
     },
+    signInCode: () => 'spc_fake',
+    rotateAdminToken() {
+      calls.push('rotate-admin-token');
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         calls.push('stop');

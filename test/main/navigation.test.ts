@@ -44,12 +44,12 @@ describe('dashboard window navigation', () => {
     expect(isExternalLinkAllowed('https://example.com/docs')).toBe(true);
   });
 
-  it('puts the admin token in the fragment of the dashboard URL', () => {
-    const url = new URL(dashboardUrl(PORT, 'tok/en+1'));
+  it('puts a sign-in code, never the admin token, in the fragment of the dashboard URL', () => {
+    const url = new URL(dashboardUrl(PORT, 'spc_co/de+1'));
     expect(url.origin).toBe('http://127.0.0.1:8787');
     expect(url.pathname).toBe('/ui/');
     expect(url.search).toBe('');
-    expect(decodeURIComponent(url.hash)).toBe('#token=tok/en+1');
+    expect(decodeURIComponent(url.hash)).toBe('#code=spc_co/de+1');
   });
 
   it('refuses web permissions except clipboard writes from the dashboard', () => {

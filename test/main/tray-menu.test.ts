@@ -23,6 +23,7 @@ function menu(model: TrayModel) {
     toggleSync: () => calls.push('toggle'),
     toggleTunnel: () => calls.push('tunnel'),
     openLogs: () => calls.push('logs'),
+    rotateAdminToken: () => calls.push('rotate'),
     setLaunchAtLogin: (on) => calls.push(`login ${on}`),
     quit: () => calls.push('quit'),
   });
@@ -49,6 +50,7 @@ describe('tray menu model', () => {
       'Public tunnel (/api and /v1 only)',
       'separator',
       'Open logs',
+      'Rotate admin token…',
       'Launch at login',
       'separator',
       'Quit SheetPort',
@@ -64,11 +66,21 @@ describe('tray menu model', () => {
       'toggle-sync',
       'toggle-tunnel',
       'open-logs',
+      'rotate-admin-token',
       'launch-at-login',
       'quit',
     ])
       m.click(id);
-    expect(m.calls).toEqual(['dashboard', 'copy', 'toggle', 'tunnel', 'logs', 'login true', 'quit']);
+    expect(m.calls).toEqual([
+      'dashboard',
+      'copy',
+      'toggle',
+      'tunnel',
+      'logs',
+      'rotate',
+      'login true',
+      'quit',
+    ]);
   });
 
   it('offers Resume when paused and says so in the status', () => {
@@ -128,7 +140,7 @@ describe('tray menu model', () => {
       startError: 'port 8787 is in use',
     });
     expect(failed.byId('status').label).toBe('Not running: port 8787 is in use');
-    for (const id of ['open-dashboard', 'copy-api-url', 'toggle-sync', 'toggle-tunnel'])
+    for (const id of ['open-dashboard', 'copy-api-url', 'toggle-sync', 'toggle-tunnel', 'rotate-admin-token'])
       expect(failed.byId(id).enabled).toBe(false);
     for (const id of ['open-logs', 'quit']) expect(failed.byId(id).enabled).not.toBe(false);
     expect(statusLine({ ...running, phase: 'stopping' })).toMatch(/finishing deliveries/);

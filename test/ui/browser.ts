@@ -70,9 +70,8 @@ const ROOT = new URL('../../', import.meta.url);
 // them to a temp dir, so `npm test` leaves the checkout as it found it.
 const SHOTS_TO_DOCS = process.env.SHEETPORT_UPDATE_SCREENSHOTS === '1';
 
-/** `beforeGoto` sees the page before the dashboard loads (to listen to its console, say). */
-export async function openDashboard(beforeGoto: (page: Page) => void = () => {}): Promise<DashboardSession> {
-  // The page under test is built from the current sources (npm run build:ui).
+/** The page under test, built from the current sources (npm run build:ui) into renderer/dist. */
+export function buildDashboard(): void {
   execFileSync(
     process.execPath,
     [
@@ -85,6 +84,16 @@ export async function openDashboard(beforeGoto: (page: Page) => void = () => {})
     ],
     { cwd: ROOT.pathname, stdio: 'inherit' },
   );
+}
+
+/** The dashboard's address with a fresh one-use sign-in code, as `sheetport dashboard` and the tray open it. */
+export function signInUrl(service: { url: string; signInCode(): string }): string {
+  return `${service.url}/ui/#code=${encodeURIComponent(service.signInCode())}`;
+}
+
+/** `beforeGoto` sees the page before the dashboard loads (to listen to its console, say). */
+export async function openDashboard(beforeGoto: (page: Page) => void = () => {}): Promise<DashboardSession> {
+  buildDashboard();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-ui-'));
   const service = await startServer({
     dataDir: path.join(dir, 'data'),
@@ -95,7 +104,7 @@ export async function openDashboard(beforeGoto: (page: Page) => void = () => {})
   const { context: browser, profile } = await launchChromium();
   const page = await browser.newPage();
   beforeGoto(page);
-  await page.goto(`${service.url}/ui/#token=${service.context.adminToken}`);
+  await page.goto(signInUrl(service));
   return {
     dir,
     service,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { type DashboardSession, openDashboard } from './browser.ts';
+import { type DashboardSession, openDashboard, signInUrl } from './browser.ts';
 
 let ui: DashboardSession;
 let dir: string;
@@ -63,9 +63,9 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
   let userKey: string;
   let apiKey: string;
 
-  it('takes the token from the fragment and drops it from the address bar', async () => {
+  it('takes the sign-in code from the fragment and drops it from the address bar', async () => {
     await page.getByRole('heading', { level: 2, name: 'Sheets' }).waitFor();
-    expect(page.url()).not.toContain('token=');
+    expect(page.url()).not.toContain('code=');
     await page.getByText('No spreadsheets yet').waitFor();
     await expectAccessible();
   });
@@ -243,7 +243,7 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     await desktopPage.addInitScript(
       `window.sheetport = { pickFile: async () => ${JSON.stringify(workbook)} };`,
     );
-    await desktopPage.goto(`${service.url}/ui/#token=${service.context.adminToken}`);
+    await desktopPage.goto(signInUrl(service));
     await desktopPage.getByRole('button', { name: 'Choose file…' }).click();
     await expect.poll(() => desktopPage.getByLabel(/Path of a workbook/).inputValue()).toBe(workbook);
     await desktopPage.close();
