@@ -5,6 +5,7 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { redactSecrets } from '../server/index.ts';
 
 export const APP_LOG_MAX_BYTES = 1024 * 1024;
 export const APP_LOG_KEEP = 3;
@@ -38,6 +39,21 @@ export interface FileLogger {
       archiveLogFn(file: { toString(): string }): void;
     };
   };
+  /** electron-log's hooks: each may change a message before a transport writes it. */
+  hooks: ((message: never, transport?: never, transportName?: string) => unknown)[];
+}
+
+/** A logged value with anything shaped like a secret hidden: strings and errors (message and stack). */
+function redacted(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (value instanceof Error) {
+    const copy = Object.create(Object.getPrototypeOf(value)) as Error;
+    Object.assign(copy, value);
+    Object.defineProperty(copy, 'message', { value: redactSecrets(value.message), enumerable: false });
+    Object.defineProperty(copy, 'stack', { value: redactSecrets(value.stack ?? ''), enumerable: false });
+    return copy;
+  }
+  return value;
 }
 
 export function configureAppLog(logger: FileLogger, dataDir: string): string {
@@ -45,5 +61,9 @@ export function configureAppLog(logger: FileLogger, dataDir: string): string {
   logger.transports.file.resolvePathFn = () => file;
   logger.transports.file.maxSize = APP_LOG_MAX_BYTES;
   logger.transports.file.archiveLogFn = (old) => rotateAppLog(old.toString());
+  // Like the service's logs: nothing shaped like a key, token or code reaches the data dir (CONTRACT 5).
+  logger.hooks.push((message: { data: unknown[] }, _transport?: unknown, transportName?: string) =>
+    transportName === 'file' ? { ...message, data: message.data.map(redacted) } : message,
+  );
   return file;
 }

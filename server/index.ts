@@ -4,6 +4,7 @@ import { STOP_DEADLINE_MS } from './config.ts';
 
 // What an embedder (the desktop app) needs to choose the same data dir and address as the CLI.
 export { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
+export { redactSecrets } from './lib/redact-secrets.ts';
 // The file types a local workbook may have (the desktop app's file picker offers them).
 export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
 

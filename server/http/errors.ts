@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
+import { redactSecrets } from '../lib/redact-secrets.ts';
 import { NOT_UTF8 } from './body.ts';
 import { locals } from './locals.ts';
 import { redactUrl } from './redact-url.ts';
@@ -57,11 +58,17 @@ export function errorHandler(log: (message: string, err: unknown) => void): Erro
     if (typeof error.details.retry_after === 'number')
       res.setHeader('Retry-After', String(error.details.retry_after));
     res.status(error.status).json({
+      // A message or detail that echoes input (a path, a field name) never echoes a secret back either.
       error: {
         code: error.code,
-        message: error.message,
+        message: redactSecrets(error.message),
         request_id: locals(res).requestId,
-        ...error.details,
+        ...Object.fromEntries(
+          Object.entries(error.details).map(([name, v]) => [
+            name,
+            typeof v === 'string' ? redactSecrets(v) : v,
+          ]),
+        ),
       },
     });
   };

@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
+import { holdsSecret } from '../lib/redact-secrets.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import { apiKeyOf } from './auth.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The Idempotency-Key as the store keeps it: as sent, unless it is shaped like a secret (a key pasted into the
+ * wrong header), which is kept as its digest so it is never written to the data dir. Other keys stay as they
+ * are, so records made before this rule still match their repeats.
+ */
+function storedForm(idemKey: string): string {
+  return holdsSecret(idemKey) ? `sha256:${createHash('sha256').update(idemKey).digest('hex')}` : idemKey;
+}
 
 /**
  * `Idempotency-Key` on writes: the first successful answer is stored and replayed for a repeat of the same
@@ -15,9 +25,9 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
  */
 export function idempotency(store: IdempotencyStore): RequestHandler {
   return (req, res, next) => {
-    const idemKey = req.get('idempotency-key');
-    if (idemKey === undefined || !WRITES.has(req.method)) return next();
-    if (!KEY_SHAPE.test(idemKey)) {
+    const rawIdemKey = req.get('idempotency-key');
+    if (rawIdemKey === undefined || !WRITES.has(req.method)) return next();
+    if (!KEY_SHAPE.test(rawIdemKey)) {
       return next(
         new AppError('invalid_parameter', 'Idempotency-Key must be 1-255 visible ASCII characters.', {
           parameter: 'Idempotency-Key',
@@ -25,6 +35,7 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
       );
     }
     const apiKeyId = apiKeyOf(res).id;
+    const idemKey = storedForm(rawIdemKey);
     const fingerprint = createHash('sha256')
       .update(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
       .digest('hex');

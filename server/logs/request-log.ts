@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import pinoRoll from 'pino-roll';
+import { redactSecrets } from '../lib/redact-secrets.ts';
 
 /** Folder under the data dir holding every log SheetPort writes. */
 export const LOGS_DIR = 'logs';
@@ -72,7 +73,7 @@ export async function openRequestLog(dataDir: string, options: RequestLogOptions
 
 /**
  * A pino logger writing JSON lines to `<data dir>/logs/<stem>.<n>.log`, rotated by size (pino-roll), files 0600
- * in a 0700 folder. Shared by the request log and the server log.
+ * in a 0700 folder, secrets redacted from every line. Shared by the request log and the server log.
  */
 export async function openRotatingLog(
   dataDir: string,
@@ -105,6 +106,9 @@ export async function openRotatingLog(
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: pino.stdSerializers.errWithCause },
+      // The last step before a line reaches the file: whatever a message, an error or a field carries, nothing
+      // shaped like a secret is written (lib/redact-secrets.ts).
+      hooks: { streamWrite: redactSecrets },
     },
     stream,
   );

@@ -18,6 +18,7 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import { AppError } from '../errors.ts';
+import { holdsSecret } from '../lib/redact-secrets.ts';
 
 export type AddressKind = 'loopback' | 'private' | 'link_local' | 'public' | 'forbidden';
 
@@ -177,6 +178,12 @@ export function validateWebhookUrl(raw: unknown, opts: { allowLan: boolean }): {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw invalidUrl(`url must use https (got ${url.protocol.replace(/:$/, '')})`);
+  }
+  // It would be stored in the data dir, shown in the delivery log and sent to the receiver.
+  if (holdsSecret(raw)) {
+    throw invalidUrl(
+      'url must not contain a SheetPort API key, admin token or webhook secret; the receiver checks the signature instead',
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw invalidUrl('url must not contain credentials (user:password@); authenticate with the signature');

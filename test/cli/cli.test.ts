@@ -180,6 +180,19 @@ describe('sheetport connect / connections', () => {
     expect(fails(['connect', tmp]).message).toMatch(/^Not a file: /);
   });
 
+  it('refuses a symlink to a non-workbook with the answer the file itself gets', () => {
+    const txt = path.join(tmp, 'linked-notes.txt');
+    fs.writeFileSync(txt, 'hi');
+    const link = path.join(tmp, 'linked.xlsx');
+    fs.symlinkSync(txt, link);
+    const direct = fails(['connect', txt]);
+    const viaLink = fails(['connect', link]);
+    expect(direct.code).toBe('unsupported_media_type');
+    // Code and every detail (the parameter) the same; only the message also names the link.
+    expect({ ...viaLink, message: '' }).toEqual({ ...direct, message: '' });
+    expect(viaLink.message).toMatch(/Unsupported file type '\.txt'/);
+  });
+
   it('fails clearly for a corrupt workbook and registers nothing', () => {
     const bad = path.join(tmp, 'broken.xlsx');
     fs.writeFileSync(bad, 'this is not a zip file');

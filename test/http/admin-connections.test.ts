@@ -1,4 +1,4 @@
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -184,6 +184,22 @@ describe('POST /admin/connections', () => {
         expect(h.context.connections.list()).toEqual([]);
       });
     }
+
+    it('a symlink named .xlsx that leads to a non-workbook gets the answer that file itself gets', async () => {
+      const target = await writeCsv(h.dir, 'notes.txt', 'a,b\n1,2\n');
+      const link = path.join(h.dir, 'looks-like.xlsx');
+      await symlink(target, link);
+      const direct = await connect({ location: target });
+      const viaLink = await connect({ location: link });
+      const answer = async (res: TestResponse) => {
+        const { code, parameter } = (await res.json()).error;
+        return { status: res.status, code, parameter };
+      };
+      const expected = { status: 415, code: 'unsupported_media_type', parameter: 'location' };
+      expect(await answer(direct)).toEqual(expected);
+      expect(await answer(viaLink)).toEqual(expected);
+      expect(await listed()).toEqual([]);
+    });
 
     it('a body that is not JSON: 415', async () => {
       const res = await fetch(`${h.url}/admin/connections`, {

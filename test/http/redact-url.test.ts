@@ -24,6 +24,23 @@ describe('redactUrl', () => {
     expect(redactUrl(`/api/${KEY}/Orders`)).toBe('/api/[redacted]/Orders');
   });
 
+  it('sees through percent-encoding, once or twice, in queries and path segments', () => {
+    const encoded = KEY.replace('_', '%5F');
+    expect(redactUrl(`/x?q=${encoded}&limit=3`)).toBe('/x?q=[redacted]&limit=3');
+    expect(redactUrl(`/x?q=${KEY.replace('_', '%255F')}`)).toBe('/x?q=[redacted]');
+    expect(redactUrl(`/x?${encoded}`)).toBe('/x?[redacted]');
+    expect(redactUrl(`/v1/webhooks/${encoded}/deliveries`)).toBe('/v1/webhooks/[redacted]/deliveries');
+    // Ordinary escapes stay as sent.
+    expect(redactUrl('/api/u/Caf%C3%A9?fields=Order%20ID&q=100%25')).toBe(
+      '/api/u/Caf%C3%A9?fields=Order%20ID&q=100%25',
+    );
+  });
+
+  it('hides one-use codes and admin tokens too', () => {
+    expect(redactUrl('/ui/?code=Zx81-abcDEF_0123456789')).toBe('/ui/?code=[redacted]');
+    expect(redactUrl(`/x?t=spa_${'Q'.repeat(43)}`)).toBe('/x?t=[redacted]');
+  });
+
   it('bounds the length', () => {
     expect(redactUrl(`/x?q=${'a'.repeat(5000)}`).length).toBeLessThan(2100);
   });

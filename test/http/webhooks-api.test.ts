@@ -224,7 +224,7 @@ forEachKind((kind) => {
   });
 
   describe('managing webhooks', () => {
-    it('shows each key only the webhooks on spreadsheets it may reach', async () => {
+    it('shows each key only its own webhooks, on spreadsheets it still reaches', async () => {
       const conn = await setup();
       const other = await connectPeople('other.xlsx');
       const mine = await createWebhook(conn, 'https://hooks.example.com/a');
@@ -237,12 +237,23 @@ forEachKind((kind) => {
           (w: { webhook_id: string }) => w.webhook_id,
         );
       expect(await ids()).toEqual([mine.webhook_id, theirs.webhook_id]);
-      expect(await ids(narrow)).toEqual([theirs.webhook_id]);
-      expect(await ids(readOnly)).toEqual([mine.webhook_id, theirs.webhook_id]);
+      expect(await ids(narrow)).toEqual([]);
+      expect(await ids(readOnly)).toEqual([]);
+      const narrowOwn = (await (
+        await send(
+          'POST',
+          '/v1/webhooks',
+          { url: 'https://hooks.example.com/c', spreadsheet_id: other.spreadsheetId, sheet_name: 'People' },
+          narrow,
+        )
+      ).json()) as { webhook_id: string };
+      expect(await ids(narrow)).toEqual([narrowOwn.webhook_id]);
+      expect(await ids()).toEqual([mine.webhook_id, theirs.webhook_id]);
 
-      expect((await h.fetch(`/v1/webhooks/${theirs.webhook_id}`, { auth: narrow })).status).toBe(200);
+      expect((await h.fetch(`/v1/webhooks/${narrowOwn.webhook_id}`, { auth: narrow })).status).toBe(200);
       for (const [method, path] of [
         ['GET', `/v1/webhooks/${mine.webhook_id}`],
+        ['GET', `/v1/webhooks/${theirs.webhook_id}`],
         ['PATCH', `/v1/webhooks/${mine.webhook_id}`],
         ['DELETE', `/v1/webhooks/${mine.webhook_id}`],
         ['POST', `/v1/webhooks/${mine.webhook_id}/rotate-secret`],
@@ -252,8 +263,8 @@ forEachKind((kind) => {
         expect(res.status, `${method} ${path}`).toBe(404);
         expect((await res.json()).error.code).toBe('not_found');
       }
-      // A read-only key reads, but changes nothing.
-      expect((await h.fetch(`/v1/webhooks/${mine.webhook_id}`, { auth: readOnly })).status).toBe(200);
+      // A read-only key owns nothing (it cannot register), and changes nothing.
+      expect((await h.fetch(`/v1/webhooks/${mine.webhook_id}`, { auth: readOnly })).status).toBe(404);
       expect(
         (await send('PATCH', `/v1/webhooks/${mine.webhook_id}`, { status: 'paused' }, readOnly)).status,
       ).toBe(403);
@@ -724,8 +735,8 @@ forEachKind((kind) => {
           'This API key is read-only; this route needs a key with scope read_write.',
         );
       }
-      // The webhook itself is still readable with a read key, and carries nothing from any attempt.
-      const webhook = await (await h.fetch(`/v1/webhooks/${created.webhook_id}`, { auth: readOnly })).json();
+      // The webhook itself carries nothing from any attempt.
+      const webhook = await (await h.fetch(`/v1/webhooks/${created.webhook_id}`)).json();
       expect(Object.keys(webhook).sort()).toEqual([
         'created_at',
         'events',

@@ -27,6 +27,22 @@ describe('app log', () => {
     expect(await readFile(file, 'utf8')).toContain('line 99');
   });
 
+  it('writes nothing shaped like an API key or admin token, in messages or in errors', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-applog-'));
+    const logger = log.create({ logId: `test-redact-${Date.now()}` });
+    logger.transports.console.level = false;
+    const file = configureAppLog(logger, dir);
+    const key = `sp_${'k3Y-'.repeat(11)}`;
+    const token = `spa_${'t0K_'.repeat(11)}`;
+    logger.info(`Request with ?q=${key.replace('_', '%5F')}`);
+    logger.error('Server failed:', new Error(`bad token ${token}`));
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('Server failed:');
+    expect(text).toContain('[redacted]');
+    expect(text).not.toContain(key.slice(3));
+    expect(text).not.toContain(token.slice(4));
+  });
+
   it('keeps the newest rotated files and drops the oldest', async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-applog-'));
     const file = path.join(dir, 'app.log');

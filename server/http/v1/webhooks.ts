@@ -14,11 +14,16 @@ import {
   requireNoBody,
 } from '../webhook-changes.ts';
 
-/** A webhook as clients see it: never the secret. */
-
-/** Webhooks are visible to keys that may reach their spreadsheet (a key limited to none reaches all). */
-export function keyReaches(key: ApiKeyRecord, w: WebhookRecord): boolean {
-  return key.connections.length === 0 || key.connections.includes(w.spreadsheetId);
+/**
+ * A webhook belongs to the API key that registered it: through `/v1` only that key sees and manages it, and only
+ * while it still reaches the spreadsheet. Another key on the same spreadsheet could otherwise re-point the URL
+ * to itself and replay a delivery, capturing a signed notification meant for someone else. Webhooks registered
+ * by the dashboard or the CLI have no key (apiKeyId null): no key sees them; the admin surface and the CLI
+ * manage every webhook.
+ */
+export function keyOwns(key: ApiKeyRecord, w: WebhookRecord): boolean {
+  const reaches = key.connections.length === 0 || key.connections.includes(w.spreadsheetId);
+  return w.apiKeyId === key.id && reaches;
 }
 
 function requireWriteScope(key: ApiKeyRecord): void {
@@ -31,20 +36,20 @@ function requireWriteScope(key: ApiKeyRecord): void {
 }
 
 /**
- * The webhook named in the path, if this key may see it (404 `not_found` otherwise, so ids on spreadsheets the
- * key cannot reach are not revealed); `write` also needs scope read_write (403).
+ * The webhook named in the path, if this key owns it (404 `not_found` otherwise, the same answer as for an id
+ * that does not exist, so another key's webhooks are not revealed); `write` also needs scope read_write (403).
  */
 export function webhookOf(res: Response, deps: AppDeps, id: string, access: 'read' | 'write'): WebhookRecord {
   const key = apiKeyOf(res);
   const webhook = deps.webhooks.get(id);
-  if (!webhook || !keyReaches(key, webhook)) throw new AppError('not_found', `No webhook with id "${id}".`);
+  if (!webhook || !keyOwns(key, webhook)) throw new AppError('not_found', `No webhook with id "${id}".`);
   if (access === 'write') requireWriteScope(key);
   return webhook;
 }
 
 /**
- * `/v1/webhooks`: register, list, read, change, pause/resume, delete and rotate the secret. Every change needs a
- * read_write key; reads need any key that may reach the webhook's spreadsheet.
+ * `/v1/webhooks`: register, list, read, change, pause/resume, delete and rotate the secret, each on the key's own
+ * webhooks (keyOwns). Every change needs a read_write key.
  */
 export function mountWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   const present = async (w: WebhookRecord) => webhookJson(w, await currentSheetName(deps, w));
@@ -62,7 +67,7 @@ export function mountWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.get('/v1/webhooks', 'read', async (_req, res) => {
     const key = apiKeyOf(res);
-    const visible = deps.webhooks.list().filter((w) => keyReaches(key, w));
+    const visible = deps.webhooks.list().filter((w) => keyOwns(key, w));
     res.json({ data: await Promise.all(visible.map(present)) });
   });
 

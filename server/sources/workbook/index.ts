@@ -89,12 +89,11 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
   const ext = path.extname(filePath).toLowerCase();
   const format = formatForExtension(ext);
   if (!format) {
+    // The same answer as connecting such a file (kind.ts resolveLocation), which normally refuses it first.
     throw new AppError(
-      'invalid_parameter',
-      `Unsupported workbook file type "${ext || path.basename(filePath)}"; use ${WORKBOOK_EXTENSIONS_TEXT}`,
-      {
-        parameter: 'path',
-      },
+      'unsupported_media_type',
+      `Unsupported file type '${ext || path.basename(filePath)}': expected ${WORKBOOK_EXTENSIONS_TEXT}.`,
+      { parameter: 'location' },
     );
   }
   // A .csv file holds neither formulas (the guard stores them as text) nor formatting.

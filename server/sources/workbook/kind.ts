@@ -25,17 +25,19 @@ async function resolveLocation(input: string): Promise<ResolvedLocation> {
   }
   if (!stat.isFile())
     throw new AppError('invalid_parameter', `Not a file: ${resolved}`, { parameter: 'location' });
-  const ext = path.extname(resolved);
+  // Canonical path (symlinks resolved) so the same file registered two ways is one connection, and so a link
+  // is judged by the file it leads to: a link to a non-workbook gets the same answer as that file itself.
+  const location = await fs.realpath(resolved);
+  const ext = path.extname(location);
   if (!formatForExtension(ext)) {
     const hint = refusedExtensionHint(ext);
+    const via = location === resolved ? '' : ` (${resolved} leads to ${location})`;
     throw new AppError(
       'unsupported_media_type',
-      `Unsupported file type '${ext || path.basename(resolved)}'${hint ? ` (${hint})` : ''}: expected ${WORKBOOK_EXTENSIONS_TEXT}.`,
+      `Unsupported file type '${ext || path.basename(location)}'${hint ? ` (${hint})` : ''}${via}: expected ${WORKBOOK_EXTENSIONS_TEXT}.`,
       { parameter: 'location' },
     );
   }
-  // Canonical path (symlinks resolved) so the same file registered two ways is one connection.
-  const location = await fs.realpath(resolved);
   return { location, name: path.basename(location) };
 }
 
