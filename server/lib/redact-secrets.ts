@@ -10,8 +10,9 @@
 /** Every secret SheetPort hands out, by shape. Each pattern is global and matches the whole secret. */
 export const SECRET_SHAPES: readonly RegExp[] = [
   // An API key (`sp_`) or the admin token (`spa_`): 32 random bytes in base64url (store/api-keys.ts,
-  // store/admin-token.ts). Shorter runs are matched too, so a truncated key is hidden as well.
-  /spa?_[A-Za-z0-9_-]{20,}/g,
+  // store/admin-token.ts); a dashboard sign-in code (`spc_`) or session (`sps_`): random base64url
+  // (http/admin-access.ts). Shorter runs are matched too, so a truncated key is hidden as well.
+  /sp[acs]?_[A-Za-z0-9_-]{20,}/g,
   // A webhook signing secret: `whsec_` + 32 random bytes in base64 (webhooks/secret.ts).
   /whsec_[A-Za-z0-9+/]{20,}={0,2}/g,
 ];

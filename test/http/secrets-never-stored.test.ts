@@ -199,6 +199,24 @@ describe('secrets sent in odd places never reach the data dir', () => {
       expect(answer.body).not.toContain(adminToken.slice(4));
     }
 
+    // A dashboard sign-in code and the session it opens, pasted where they do not belong.
+    const admin = { authorization: `Bearer ${adminToken}` };
+    const minted = await request(service.url, 'POST', '/admin/sign-in-codes', admin);
+    const code = JSON.parse(minted.body).code as string;
+    await send('GET', `${rows}?x=${code}`, { 'x-request-id': code });
+    const opened = await request(
+      service.url,
+      'POST',
+      '/admin/session',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ code }),
+    );
+    const session = JSON.parse(opened.body).session as string;
+    expect(session).toMatch(/^sps_/);
+    answers.push(
+      await request(service.url, 'GET', `/admin/tunnel?y=${session}`, { authorization: `Bearer ${session}` }),
+    );
+
     // The request log, as /admin/requests shows it.
     await expect
       .poll(async () => {
@@ -220,6 +238,8 @@ describe('secrets sent in odd places never reach the data dir', () => {
     expect(files.some((f) => f.includes(`${path.sep}logs${path.sep}`))).toBe(true);
     expect(files.some((f) => f.endsWith('.db') || f.endsWith('.sqlite'))).toBe(true);
     expect(await filesHolding(dataDir, needle)).toEqual([]);
+    expect(await filesHolding(dataDir, code.slice(4))).toEqual([]);
+    expect(await filesHolding(dataDir, session.slice(4))).toEqual([]);
     // The admin token lives in the secrets provider, which may be a file in the data dir by design; nowhere else.
     expect(
       await filesHolding(dataDir, adminToken.slice(4), (f) => path.basename(f) === SECRETS_FILE_NAME),
