@@ -13,7 +13,9 @@ if (!fromSource && !existsSync(module('cli'))) {
   );
   process.exit(1);
 }
-// Before anything else loads: V8's heap sizing for a long-lived, small service (server/small-footprint.ts).
+// Before anything else loads: V8's heap sizing for a long-lived, small service (server/small-footprint.ts), and
+// who started this process (a demo under `npm start` stops when that is gone: server/cli/stop-with-parent.ts).
 await import(module('small-footprint-first').href);
+await import(module('cli/stop-with-parent').href);
 const { main } = await import(module('cli').href);
 process.exitCode = await main(process.argv.slice(2));

@@ -20,7 +20,7 @@ import { registerTunnelCommands } from './cli/tunnel.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
 import { DATA_DIR_ENV } from './config.ts';
 import { packageVersion } from './lib/package-file.ts';
-import { WORKBOOK_EXTENSIONS_TEXT } from './lib/workbook-file-types.ts';
+import { kindNames, sourceKind } from './sources/index.ts';
 
 /** Run the CLI with user arguments (no `node` / script path). Resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -40,10 +40,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function buildProgram(json: boolean): Command {
+export function buildProgram(json: boolean): Command {
   const program = new Command('sheetport')
     .description(
-      `Use a spreadsheet as a database: rows of a local ${WORKBOOK_EXTENSIONS_TEXT} tab as records over HTTP.`,
+      `Use a spreadsheet as a database: the rows of a tab of ${kindLabels()} as records over HTTP.`,
     )
     .option('--data-dir <dir>', `data directory (default: $${DATA_DIR_ENV}, else the OS app-data folder)`)
     .option('--json', 'machine-readable output')
@@ -72,6 +72,13 @@ function buildProgram(json: boolean): Command {
   registerDashboardCommand(program);
 
   return program;
+}
+
+/** Every kind of spreadsheet the service reads, for the program's description: "a Google Sheets spreadsheet or ...". */
+function kindLabels(): string {
+  return kindNames()
+    .map((name) => sourceKind(name).label)
+    .join(' or ');
 }
 
 // Run when executed directly (`node server/cli.ts ...`); bin/sheetport.js imports main() itself.

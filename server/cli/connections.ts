@@ -4,9 +4,10 @@ import { connectSpreadsheet } from '../connections/connect.ts';
 import { describeSpreadsheet } from '../connections/describe.ts';
 import { isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
-import { WORKBOOK_EXTENSIONS_TEXT, WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
+import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { kindNames, sourceKind } from '../sources/index.ts';
 import {
+  alignedLines,
   CliError,
   connectionJson,
   type GlobalOptions,
@@ -31,7 +32,9 @@ export function registerConnectionCommands(program: Command): void {
     .description(`register a spreadsheet: ${kindNames().join(' or ')} (kinds: ${kindHelp()})`)
     .argument(
       '<kind-or-location>',
-      `where the spreadsheet lives (the path of an ${WORKBOOK_EXTENSIONS_TEXT} file), or its kind followed by that`,
+      `where the spreadsheet lives (${kindNames()
+        .map((name) => sourceKind(name).describe)
+        .join(', or ')}), or its kind followed by that`,
     )
     .argument('[location]', 'where the spreadsheet lives, when a kind is given first')
     .option('--name <name>', 'display name (default: the spreadsheet title or file name)')
@@ -173,7 +176,9 @@ async function connect(
     `  user_key:        ${connection.userKey}`,
     `  sheets:`,
     ...(json.sheets.length
-      ? json.sheets.map((s) => `    ${s.name}  ${quantity(s.row_count, 'row')}  (sheet_id ${s.sheet_id})`)
+      ? alignedLines(
+          json.sheets.map((s) => [s.name, quantity(s.row_count, 'row'), `(sheet_id ${s.sheet_id})`]),
+        ).map((line) => `    ${line}`)
       : ['    (none)']),
   ];
   print(lines.join('\n'));

@@ -26,12 +26,7 @@ export function registerDeliveryCommands(program: Command): void {
     .description("a webhook's deliveries, newest first")
     .argument('<webhook_id>', 'webhook id (wh_...)')
     .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
-    .option(
-      '--limit <n>',
-      `how many (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`,
-      wholeNumber(1, MAX_LIMIT),
-      DEFAULT_LIMIT,
-    )
+    .option('--limit <n>', `how many (1-${MAX_LIMIT})`, wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT)
     .action((webhookId: string, opts: { state?: DeliveryState; limit: number }, cmd: Command) => {
       const g = globals(cmd);
       withStores(g, ({ webhooks, deliveries }) => {

@@ -7,13 +7,13 @@ import { usageReport } from '../limits/usage-report.ts';
 import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
 import {
   CliError,
-  collect,
   globals,
   keyJson,
   parseCount,
   print,
   printJson,
   printTable,
+  repeatableOption,
   withStores,
 } from './kit.ts';
 
@@ -23,7 +23,7 @@ export function registerKeyCommands(program: Command): void {
     .command('create')
     .description('create an API key (shown once)')
     .addOption(new Option('--scope <scope>', 'what the key may do').choices(KEY_SCOPES).default('read'))
-    .option('--connection <id>', 'limit the key to this spreadsheet (repeatable; default: all)', collect, [])
+    .addOption(repeatableOption('--connection <id>', 'limit the key to this spreadsheet', 'all'))
     .option('--name <name>', 'label for the key')
     .option('--allow-formulas', 'let the key write formulas (strings starting with =)')
     .addOption(new Option('--plan <plan>', 'rate-limit plan').choices(KEY_PLANS).default('free'))

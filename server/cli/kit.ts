@@ -3,7 +3,7 @@
  * the JSON shapes of connections and keys. Imports no command file and not cli.ts, so there is no cycle.
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { createServiceContext, type ServiceContext } from '../context.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
@@ -119,13 +119,21 @@ export function printJson(value: unknown): void {
 }
 
 export function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
+  print(alignedLines([header, ...rows]).join('\n'));
+}
+
+/** Rows of cells as lines whose columns line up, two spaces apart (the last column is not padded). */
+export function alignedLines(rows: string[][]): string[] {
+  const columns = Math.max(0, ...rows.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, i) =>
+    Math.max(0, ...rows.map((r) => (r[i] ?? '').length)),
+  );
+  return rows.map((cells) =>
     cells
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
       .join('  ')
-      .trimEnd();
-  print([line(header), ...rows.map(line)].join('\n'));
+      .trimEnd(),
+  );
 }
 
 /** One line on stderr (`{"error":{code,message,reason?}}` with --json); the stack only with SHEETPORT_DEBUG set. */
@@ -158,6 +166,14 @@ export function printError(err: unknown, json: boolean): void {
 /** A repeatable option's accumulator. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/**
+ * A repeatable option that starts empty; `whenNone` is what help shows as its default (what giving none means),
+ * so help says it once and never shows the empty list itself.
+ */
+export function repeatableOption(flags: string, description: string, whenNone: string): Option {
+  return new Option(flags, `${description} (repeatable)`).argParser(collect).default([], whenNone);
 }
 
 export function parsePort(value: string): number {

@@ -7,6 +7,8 @@ import { findPackageFile } from '../lib/package-file.ts';
 import { createDemoSpreadsheet } from '../sources/index.ts';
 import { type Stores, withStoresAsync } from './kit.ts';
 import { cliCommand, exportLine } from './shell-line.ts';
+import { startService } from './start-service.ts';
+import { startedByNpmScript, whenParentExits } from './stop-with-parent.ts';
 
 export interface DemoOptions {
   dataDir: string;
@@ -81,6 +83,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   }
   logStrayErrors();
   stopOnSignals(service, () => process.exit(0));
+  // `npm start` then SIGTERM to npm: the shell between npm and this process does not pass the signal on.
+  if (startedByNpmScript()) whenParentExits(() => process.kill(process.pid, 'SIGTERM'));
 }
 
 /**
@@ -127,7 +131,8 @@ function loadOrCreateKey(dataDir: string, keys: Stores['keys']): DemoState {
 
 async function startOnPort(options: DemoOptions) {
   const base = { dataDir: options.dataDir, host: DEFAULT_HOST };
-  if (options.port !== undefined) return startServer({ ...base, port: options.port });
+  // A port the user chose is theirs: a busy one is said plainly, as `serve` says it.
+  if (options.port !== undefined) return startService({ ...base, port: options.port });
   try {
     return await startServer({ ...base, port: DEFAULT_PORT });
   } catch (err) {

@@ -1,5 +1,5 @@
-import { AppError } from '../errors.ts';
-import { logStrayErrors, startServer, stopOnSignals } from '../index.ts';
+import { logStrayErrors, stopOnSignals } from '../index.ts';
+import { startService } from './start-service.ts';
 
 export interface ServeOptions {
   dataDir: string;
@@ -16,19 +16,7 @@ export interface ServeOptions {
 
 /** `sheetport serve`: run headless until SIGINT/SIGTERM; print the base URL once listening. */
 export async function runServe(options: ServeOptions): Promise<void> {
-  let service: Awaited<ReturnType<typeof startServer>>;
-  try {
-    service = await startServer(options);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new AppError('conflict', `Port ${options.port} is already in use; pick another with --port.`);
-    }
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw new AppError('invalid_parameter', `Cannot listen on host ${options.host}.`);
-    }
-    throw err;
-  }
+  const service = await startService(options);
   const tunnel = options.tunnel ? service.status().tunnel : null;
   if (options.json) {
     const tunnelJson = tunnel

@@ -6,7 +6,15 @@ import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, defaultDataDir, resolveDataDi
 import { runningFromSource } from '../lib/package-file.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
-import { collect, type GlobalOptions, globals, parseCount, parsePort, print, withStores } from './kit.ts';
+import {
+  type GlobalOptions,
+  globals,
+  parseCount,
+  parsePort,
+  print,
+  repeatableOption,
+  withStores,
+} from './kit.ts';
 import { cliCommand } from './shell-line.ts';
 
 export function registerServeCommands(program: Command): void {
@@ -15,7 +23,7 @@ export function registerServeCommands(program: Command): void {
     .description('run the HTTP service until stopped')
     .option('--port <port>', 'port to listen on', parsePort, DEFAULT_PORT)
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
-    .option('--allow-host <name>', 'extra Host header name to accept (repeatable)', collect, [] as string[])
+    .addOption(repeatableOption('--allow-host <name>', 'extra Host header name to accept', 'none'))
     .option('--no-rate-limits', 'do not enforce per-key rate limits (usage is not counted either)')
     .option(ALLOW_LAN_FLAG, 'let webhooks target private (LAN) addresses over https')
     .option('--delivery-log-days <n>', 'keep finished webhook deliveries this many days', parseCount, 30)

@@ -11,12 +11,12 @@ import { registerWebhookOnTab, rotateWebhookSecret } from '../webhooks/register.
 import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
 import {
-  collect,
   type GlobalOptions,
   globals,
   print,
   printJson,
   printTable,
+  repeatableOption,
   withServiceAsync,
   withStores,
 } from './kit.ts';
@@ -66,11 +66,12 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--url <url>', 'where to POST: https, or http to localhost')
     .requiredOption('--spreadsheet <id>', 'spreadsheet id or userKey')
     .requiredOption('--sheet <name>', 'the sheet (tab) name')
-    .option(
-      '--event <type>',
-      `event to send (repeatable; default all: ${WEBHOOK_EVENTS.join(', ')})`,
-      collect,
-      [] as string[],
+    .addOption(
+      repeatableOption(
+        '--event <type>',
+        'event to send (commas allowed)',
+        `all: ${WEBHOOK_EVENTS.join(', ')}`,
+      ),
     )
     .option(ALLOW_LAN_FLAG, 'accept a private (LAN) address for this registration')
     // The old name of the same switch, kept working but no longer shown.

@@ -65,6 +65,8 @@ export interface SourceKind {
   readonly idPrefix: string;
   /** One line for help texts: what a location of this kind is. */
   readonly describe: string;
+  /** What a spreadsheet of this kind is, as a noun phrase for help texts ("a Google Sheets spreadsheet"). */
+  readonly label: string;
   /** Whether `input` (what a user typed, with no kind named) looks like a location of this kind. */
   claims(input: string): boolean;
   /** Canonical location and a display name; throws AppError (not_found, invalid_parameter, ...) for bad input. */

@@ -1,4 +1,4 @@
-// The fake against real Google traffic: every recording in ../shared/google-recordings replays
+// The fake against real Google traffic: every recording in test/fixtures/google-recordings replays
 // with the same statuses and bodies, and the fake's code holds none of the recorded ids, names,
 // titles or written values (it models Google's behaviour, it does not look answers up).
 import { spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { replayDirectory } from './google-sheets/replay.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const recordings = path.resolve(here, '../../../shared/google-recordings');
+const recordings = path.resolve(here, '../fixtures/google-recordings');
 const fakeDir = path.join(here, 'google-sheets');
 
 type Interaction = { request: { uri: string; body: string | null }; response: { body: { string: string } } };

@@ -1,5 +1,5 @@
 /**
- * Macro-enabled workbooks (.xlsm) through the real path: files saved by Excel (../shared/xlsx-corpus, with a VBA
+ * Macro-enabled workbooks (.xlsm) through the real path: files saved by Excel (test/fixtures/xlsx-corpus, with a VBA
  * project and, for button07, a form button wired to a macro) are connected with POST /admin/connections, then
  * written through the row API (append, update, delete). Python reads the result independently: every zip entry
  * the write had no reason to touch (the VBA project above all) has the same bytes and CRC as before, every XML
@@ -14,7 +14,7 @@ import { ZipArchive } from '../../server/sources/workbook/ooxml/zip-archive.ts';
 import { type Harness, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/xlsx-corpus');
+const CORPUS = path.resolve(import.meta.dirname, '../fixtures/xlsx-corpus');
 
 let h: Harness;
 beforeAll(async () => {

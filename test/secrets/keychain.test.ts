@@ -2,7 +2,7 @@
  * The keychain backend against a real Secret Service: each test starts a private session bus
  * (`dbus-run-session`) with GNOME Keyring unlocked in it, under a throwaway HOME, and runs SheetPort in a child
  * process there. `secret-tool` (libsecret's own client) checks independently what landed in the keychain.
- * Needs the Debian packages dbus, gnome-keyring and libsecret-tools (.ci/run installs them).
+ * Needs the Debian packages dbus, gnome-keyring and libsecret-tools (scripts/install-test-deps.sh installs them).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -12,6 +12,7 @@ export const googleKind: SourceKind = {
   name: 'google',
   idPrefix: '',
   describe: 'a Google spreadsheet id or docs.google.com/spreadsheets URL',
+  label: 'a Google Sheets spreadsheet',
   // A local file that happens to look like an id stays the workbook kind's.
   claims: (input) => spreadsheetIdIn(input) !== null && !existsSync(input),
   // No network here: the connect use case reads the spreadsheet (and its title) right after resolving.

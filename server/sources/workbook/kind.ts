@@ -45,6 +45,7 @@ export const workbookKind: SourceKind = {
   name: 'workbook',
   idPrefix: 'wb_',
   describe: `a local ${WORKBOOK_EXTENSIONS_TEXT} file (its path)`,
+  label: `a local ${WORKBOOK_EXTENSIONS_TEXT} file`,
   // A workbook extension, or anything that names a path on this machine (so a wrong file type or a folder
   // gets a message about the file rather than "cannot tell what this is").
   claims: (input) =>

@@ -1,5 +1,5 @@
 /**
- * The surgical engine on ../shared/xlsx-corpus (497 files saved by Excel, .xlsm included). Every file
+ * The surgical engine on test/fixtures/xlsx-corpus (497 files saved by Excel, .xlsm included). Every file
  * opens; where ExcelJS reads a file too, both engines give the same snapshots (one known, explained
  * exception); and on every file whose first tab has a header and data rows, an update + delete + append
  * leaves every zip entry the write did not need byte-identical, the document's own snapshot equal to the
@@ -20,13 +20,11 @@ import { ZipArchive } from '../../../server/sources/workbook/ooxml/zip-archive.t
 import { runPython } from '../../helpers/openpyxl.ts';
 import { XlsxDocument } from '../exceljs-reference/xlsx-document.ts';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../../shared/xlsx-corpus');
-const files = fs.existsSync(CORPUS)
-  ? fs
-      .readdirSync(CORPUS)
-      .filter((f) => /\.xls[xm]$/.test(f))
-      .sort()
-  : [];
+const CORPUS = path.resolve(import.meta.dirname, '../../fixtures/xlsx-corpus');
+const files = fs
+  .readdirSync(CORPUS)
+  .filter((f) => /\.xls[xm]$/.test(f))
+  .sort();
 
 /**
  * Files where the engines disagree, and who is right:

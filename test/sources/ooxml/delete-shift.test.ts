@@ -157,7 +157,7 @@ describe('deleting rows with the surgical engine', () => {
   });
 
   it("keeps a macro workbook's VBA project and every other part it does not need, byte for byte", async () => {
-    const corpus = path.resolve(import.meta.dirname, '../../../../shared/xlsx-corpus/macro01.xlsm');
+    const corpus = path.resolve(import.meta.dirname, '../../fixtures/xlsx-corpus/macro01.xlsm');
     const file = path.join(dir, 'macro01.xlsm');
     fs.copyFileSync(corpus, file);
     const doc = await OoxmlDocument.parse(fs.readFileSync(file));

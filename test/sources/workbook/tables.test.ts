@@ -159,7 +159,7 @@ async function rowsOf(source: Source, sheetId: string) {
   return snapshot.tabs.find((t) => t.sourceSheetId === sheetId)?.typed;
 }
 
-/** The first sheet as LibreOffice converts it to CSV (`.ci/run` installs LibreOffice). */
+/** The first sheet as LibreOffice converts it to CSV (`scripts/install-test-deps.sh` installs LibreOffice). */
 async function libreOfficeCsv(file: string, dir: string): Promise<string[]> {
   const soffice = '/usr/bin/soffice';
   const out = path.join(dir, 'csv');
