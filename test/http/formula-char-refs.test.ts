@@ -75,7 +75,15 @@ beforeAll(async () => {
   const lo = path.join(h.dir, 'lo');
   await promisify(execFile)(
     'soffice',
-    ['--headless', `-env:UserInstallation=file://${lo}/profile`, '--convert-to', 'xlsx', '--outdir', lo, files.openpyxl],
+    [
+      '--headless',
+      `-env:UserInstallation=file://${lo}/profile`,
+      '--convert-to',
+      'xlsx',
+      '--outdir',
+      lo,
+      files.openpyxl,
+    ],
     { timeout: 120_000 },
   );
   files.libreoffice = path.join(h.dir, 'libreoffice.xlsx');
