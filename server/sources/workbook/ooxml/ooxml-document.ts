@@ -19,7 +19,7 @@ import type { TableInfo } from '../formulas/structured-refs.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { RowMap } from '../row-map.ts';
 import type { Precompressed } from './chunked-deflate.ts';
-import { editedTab, type ReadRow } from './edited-tab.ts';
+import { editedTab, type ReadRow, shiftHeaderFormulas } from './edited-tab.ts';
 import {
   addOverride,
   addRelationship,
@@ -421,10 +421,12 @@ export class OoxmlDocument implements WorkbookDocument {
     const ctx = { sheetName: written.entry.name, onSameSheet: false, rows };
     for (const other of this.#tabList) {
       const snapshot = this.#snapshots.get(other.entry.sheetId);
-      if (other === written || !snapshot || snapshot.formulas.size === 0) continue;
+      if (other === written || !snapshot) continue;
+      if (snapshot.formulas.size === 0 && snapshot.headerFormulas.size === 0) continue;
       const formulas = new Map<number, string>();
       for (const [at, text] of snapshot.formulas) formulas.set(at, shiftFormula(text, ctx));
-      this.#snapshots.set(other.entry.sheetId, snapshot.withFormulaTexts(formulas));
+      const header = shiftHeaderFormulas(snapshot.headerFormulas, (text) => shiftFormula(text, ctx));
+      this.#snapshots.set(other.entry.sheetId, snapshot.withFormulaTexts(formulas, header));
     }
   }
 
@@ -461,6 +463,7 @@ export class OoxmlDocument implements WorkbookDocument {
         deleted: [],
         cleared: [],
         newHeader: false,
+        header: rowList.includes(tab.snapshot.headerRow),
         appended: [],
       };
       this.#snapshots.set(

@@ -40,6 +40,8 @@ export interface SheetRowChanges {
   cleared: number[];
   /** The header written in row 1 of an empty tab. */
   newHeader: boolean;
+  /** The header row's formulas have new results (their columns may have new names). */
+  header?: boolean;
   /** Rows appended (numbered after the deletes). */
   appended: number[];
 }
