@@ -271,6 +271,8 @@ export function applyPlanToSheet(
 
   // 1. Updates, in place, with the row numbers the client saw.
   for (const update of plan.updates) {
+    // An update whose every value the cells already read as (round-trip.ts) leaves the row's bytes alone.
+    if (update.cells.length === 0) continue;
     if (writeRow(edit, tab.headerRow + update.row, update.cells, options, undefined, dates)) formulas = true;
   }
 
