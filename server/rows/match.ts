@@ -5,6 +5,7 @@
  * per-row string reads; the result is a bitmap of matching rows.
  */
 import type { CellValue } from '../sources/source.ts';
+import { foldText } from './collation.ts';
 
 const SEP = '\u0000';
 
@@ -20,7 +21,7 @@ interface ColumnText {
 /** Returns the value of a cell as the API returns it in `mode` (typed value, or displayed text / null). */
 export type CellReader = (row: number, col: number) => CellValue;
 
-const caches = { exact: new WeakMap<object, Map<number, ColumnText>>(), lower: new WeakMap() };
+const caches = { exact: new WeakMap<object, Map<number, ColumnText>>(), folded: new WeakMap() };
 
 /** The string a search matches against: numbers via String(n), booleans true/false, empty as ''. */
 export function stringForm(v: CellValue): string {
@@ -28,13 +29,13 @@ export function stringForm(v: CellValue): string {
   return typeof v === 'string' ? v : String(v);
 }
 
-function build(n: number, col: number, read: CellReader, lower: boolean): ColumnText {
+function build(n: number, col: number, read: CellReader, folded: boolean): ColumnText {
   const forms = new Array<string>(n);
   const starts = new Uint32Array(n + 1);
   let pos = 1;
   for (let r = 0; r < n; r++) {
     const s = stringForm(read(r, col));
-    const f = lower ? s.toLowerCase() : s;
+    const f = folded ? foldText(s) : s;
     forms[r] = f;
     starts[r] = pos;
     pos += f.length + 1;
@@ -43,8 +44,8 @@ function build(n: number, col: number, read: CellReader, lower: boolean): Column
   return { text: SEP + forms.join(SEP) + SEP, starts, forms };
 }
 
-function columnText(owner: object, n: number, col: number, read: CellReader, lower: boolean): ColumnText {
-  const cache: WeakMap<object, Map<number, ColumnText>> = lower ? caches.lower : caches.exact;
+function columnText(owner: object, n: number, col: number, read: CellReader, folded: boolean): ColumnText {
+  const cache: WeakMap<object, Map<number, ColumnText>> = folded ? caches.folded : caches.exact;
   let perCol = cache.get(owner);
   if (!perCol) {
     perCol = new Map();
@@ -52,7 +53,7 @@ function columnText(owner: object, n: number, col: number, read: CellReader, low
   }
   let ct = perCol.get(col);
   if (!ct) {
-    ct = build(n, col, read, lower);
+    ct = build(n, col, read, folded);
     perCol.set(col, ct);
   }
   return ct;
@@ -76,7 +77,7 @@ export interface MatchSpec {
   rowCount: number;
   col: number;
   read: CellReader;
-  /** Exact (case-sensitive, whole value) or case-insensitive substring. */
+  /** Exact (the whole value, as it is) or a substring ignoring case and accents (collation.ts). */
   exact: boolean;
   value: string;
 }
@@ -87,7 +88,7 @@ export function matchRows(spec: MatchSpec): Uint8Array {
   const hits = new Uint8Array(n);
   if (n === 0) return hits;
   const { text, starts, forms } = columnText(spec.owner, n, spec.col, spec.read, !exact);
-  const needle = exact ? spec.value : spec.value.toLowerCase();
+  const needle = exact ? spec.value : foldText(spec.value);
 
   if (needle.includes(SEP)) {
     // Could straddle two rows in the joined text: check row by row instead.

@@ -4,7 +4,7 @@ import type { OutputFormat } from './formats/index.ts';
 export interface Filter {
   field: string;
   value: string;
-  /** true: exact, case-sensitive match of the string form (`search_exact`); false: case-insensitive substring. */
+  /** true: exact match of the string form as it is (`search_exact`); false: substring, case and accents folded. */
   exact: boolean;
 }
 

@@ -3,18 +3,17 @@
  *  - each column is turned once into integer ranks (equal values share a rank) and cached per snapshot;
  *  - a multi-key sort is then a chain of stable counting sorts over ranks (LSD: last key first), O(n) per key,
  *    and the resulting order is cached per (snapshot, sort spec), so repeating a sort costs nothing.
- * Order within a column: numbers (numeric) < text (case-insensitive, numeric collation: item2 < item10)
+ * Order within a column: numbers (numeric) < text (collation.ts: case and accents ignored, as `search` does;
+ * numeric collation: item2 < item10)
  * < false < true; empty cells always last, in both directions. Ties keep sheet order.
  *
  * In formatted mode we still compare the typed values (so "$1,000.00" sorts as the number 1000, dates by
  * their ISO value); only the notion of "empty" comes from the displayed text ('' sorts last).
  */
 import type { CellValue } from '../sources/source.ts';
+import { compareFolded, foldText } from './collation.ts';
 
 export type ValueMode = 'typed' | 'formatted';
-
-/** One cached collator: constructing an Intl.Collator is far slower than comparing with it. */
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 const NULL_RANK = 0xffffffff;
 
@@ -66,15 +65,18 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
   let next = 0;
   for (const x of Float64Array.from(numbers).sort()) numRank.set(x, next++);
 
-  // Then text; strings the collator calls equal ('a' / 'A') share a rank so they keep sheet order.
-  const textRank = new Map<string, number>();
-  const sorted = [...texts].sort(collator.compare);
-  for (let i = 0; i < sorted.length; i++) {
-    const s = sorted[i]!;
-    if (i > 0 && collator.compare(sorted[i - 1]!, s) !== 0) next++;
-    textRank.set(s, next);
+  // Then text; strings that fold alike ('zoe' / 'Zoë', what search calls equal) share a rank, so they keep
+  // sheet order.
+  const foldRank = new Map<string, number>();
+  const folds = new Map<string, string>();
+  for (const s of texts) {
+    const folded = foldText(s);
+    folds.set(s, folded);
+    foldRank.set(folded, 0);
   }
-  if (sorted.length > 0) next++;
+  for (const folded of [...foldRank.keys()].sort(compareFolded)) foldRank.set(folded, next++);
+  const textRank = new Map<string, number>();
+  for (const [s, folded] of folds) textRank.set(s, foldRank.get(folded)!);
 
   const falseRank = next;
   if (hasFalse) next++;

@@ -13,7 +13,12 @@ export type ParsedInput =
       numFmt?: string;
     }
   | { kind: 'boolean'; value: boolean }
-  | { kind: 'date'; value: Date; hasTime: boolean }
+  | {
+      kind: 'date';
+      value: Date;
+      hasTime: boolean /** Format the cell gets when it has no date format (its column's, say). */;
+      numFmt?: string;
+    }
   | { kind: 'text'; value: string }
   | { kind: 'formula'; formula: string };
 
@@ -31,6 +36,7 @@ const CURRENCY = /^([+-]?)\$([+-]?)(\d+|\d{1,3}(?:,\d{3})+)(\.\d+)?$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+const ISO_TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
 
 function plainNumber(text: string): number | null {
   if (!/\d/.test(text) || !PLAIN_NUMBER.test(text)) return null;
@@ -46,6 +52,24 @@ function utcDate(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0)
   return date;
 }
 
+const millis = (digits: string | undefined): number => (digits ? Number(digits.padEnd(3, '0')) : 0);
+
+/**
+ * An ISO 8601 date, date-time or time as the API reads date cells (`2024-03-01`, `2024-03-01T09:30:00`,
+ * `09:30:00`; a time is a time of day on day zero, 1899-12-30, as sheets store it), or null.
+ */
+export function parseIsoDateTime(text: string): { value: Date; hasTime: boolean } | null {
+  const code = text.charCodeAt(0);
+  if (code < 48 || code > 57) return null;
+  const m = ISO_TIME.exec(text);
+  if (m) {
+    const value = utcDate(1899, 12, 30, Number(m[1]), Number(m[2]), Number(m[3] ?? 0), millis(m[4]));
+    return value && { value, hasTime: true };
+  }
+  const date = parseDate(text);
+  return date && !US_DATE.test(text) ? date : null;
+}
+
 function parseDate(text: string): { value: Date; hasTime: boolean } | null {
   let m = ISO_DATE.exec(text);
   if (m) {
@@ -54,7 +78,7 @@ function parseDate(text: string): { value: Date; hasTime: boolean } | null {
   }
   m = ISO_DATE_TIME.exec(text);
   if (m) {
-    const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
+    const ms = millis(m[7]);
     const value = utcDate(
       Number(m[1]),
       Number(m[2]),

@@ -8,6 +8,7 @@
 
 import { AppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
+import { changedCells } from './round-trip.ts';
 import type { CellInput, TabSnapshot } from './source.ts';
 
 export interface CellWrite {
@@ -157,7 +158,8 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
   return {
     header,
     newHeader: newHeader && appends.length > 0,
-    updates: [...updates].map(([row, cells]) => ({ row, cells })),
+    // A cell written with the value it reads as is left alone (round-trip.ts).
+    updates: [...updates].map(([row, cells]) => ({ row, cells: changedCells(tab, row, cells) })),
     deletes: [...deleted].sort((a, b) => b - a),
     appends,
     counts,

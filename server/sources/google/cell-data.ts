@@ -5,9 +5,19 @@
  * (stringValue, numberValue, ...), so no string is ever parsed by Google and no `'` escape is needed.
  */
 import type { sheets_v4 } from '@googleapis/sheets';
-import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput } from '../input.ts';
+import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput, parseIsoDateTime } from '../input.ts';
 import { dateToSerial } from '../serial-dates.ts';
 import type { CellInput, WriteOptions } from '../source.ts';
+import type { GoogleNumberFormat } from './cells.ts';
+
+/**
+ * Where a cell write lands, for dates: the cell's own date format when it reads as a date, else its column's
+ * (asked only for ISO text or a date). ISO 8601 text written there is a date (sources/date-cells.ts).
+ */
+export interface DatePlace {
+  cell: GoogleNumberFormat | undefined;
+  column: () => GoogleNumberFormat | undefined;
+}
 
 export interface GoogleCellWrite {
   data: sheets_v4.Schema$CellData;
@@ -23,8 +33,15 @@ function numberFormatType(pattern: string): string {
   return 'NUMBER';
 }
 
-export function cellWrite(value: CellInput, options: WriteOptions): GoogleCellWrite {
-  const parsed = interpretInput(value, options);
+export function cellWrite(value: CellInput, options: WriteOptions, place?: DatePlace): GoogleCellWrite {
+  let parsed = interpretInput(value, options);
+  let columnFormat: GoogleNumberFormat | undefined;
+  if (place && (parsed.kind === 'text' || parsed.kind === 'date') && !place.cell)
+    columnFormat = place.column();
+  if (parsed.kind === 'text' && (place?.cell || columnFormat)) {
+    const date = parseIsoDateTime(parsed.value);
+    if (date) parsed = { kind: 'date', ...date };
+  }
   switch (parsed.kind) {
     case 'empty':
       return { data: {}, formatted: false, raw: null };
@@ -49,6 +66,24 @@ export function cellWrite(value: CellInput, options: WriteOptions): GoogleCellWr
     case 'boolean':
       return { data: { userEnteredValue: { boolValue: parsed.value } }, formatted: false, raw: parsed.value };
     case 'date':
+      // A date cell keeps its own format; an empty cell of a date column takes the column's.
+      if (place?.cell) {
+        return {
+          data: { userEnteredValue: { numberValue: dateToSerial(parsed.value) } },
+          formatted: false,
+          raw: undefined,
+        };
+      }
+      if (columnFormat) {
+        return {
+          data: {
+            userEnteredValue: { numberValue: dateToSerial(parsed.value) },
+            userEnteredFormat: { numberFormat: columnFormat },
+          },
+          formatted: true,
+          raw: undefined,
+        };
+      }
       return {
         data: {
           userEnteredValue: { numberValue: dateToSerial(parsed.value) },

@@ -17,8 +17,13 @@ export interface GoogleCellData {
   } | null;
   formattedValue?: string | null;
   userEnteredValue?: { formulaValue?: string | null } | null;
-  effectiveFormat?: { numberFormat?: { type?: string | null } | null } | null;
-  userEnteredFormat?: { numberFormat?: { type?: string | null } | null } | null;
+  effectiveFormat?: { numberFormat?: GoogleNumberFormat | null } | null;
+  userEnteredFormat?: { numberFormat?: GoogleNumberFormat | null } | null;
+}
+
+export interface GoogleNumberFormat {
+  type?: string | null;
+  pattern?: string | null;
 }
 
 export interface TypedCell {
@@ -33,6 +38,13 @@ const DATE_TYPES = new Set(['DATE', 'TIME', 'DATE_TIME']);
 function formatType(cell: GoogleCellData): string | undefined {
   // What the sheet applies (effective) wins over what was typed in (userEntered), e.g. a formula's date result.
   return cell.effectiveFormat?.numberFormat?.type ?? cell.userEnteredFormat?.numberFormat?.type ?? undefined;
+}
+
+/** The number format of a cell that reads as a date (a number under a date format), else undefined. */
+export function dateFormatOf(cell: GoogleCellData | null | undefined): GoogleNumberFormat | undefined {
+  if (typeof cell?.effectiveValue?.numberValue !== 'number') return undefined;
+  const format = cell.effectiveFormat?.numberFormat ?? cell.userEnteredFormat?.numberFormat ?? undefined;
+  return format?.type && DATE_TYPES.has(format.type) ? format : undefined;
 }
 
 /** One cell -> typed + formatted (and its formula, if it has one), or null when it is empty. */

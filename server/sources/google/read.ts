@@ -7,13 +7,14 @@
 import type { TabSnapshot } from '../source.ts';
 import { buildTab, type Grid } from '../tab.ts';
 import type { GoogleCellData } from './cells.ts';
-import { typeCell } from './cells.ts';
+import { dateFormatOf, typeCell } from './cells.ts';
 import type { GoogleClients } from './client.ts';
+import { DateCells } from './date-cells.ts';
 
 export const READ_FIELDS =
   'properties.title,sheets(properties(sheetId,title,index,gridProperties(rowCount,columnCount)),' +
   'data(startRow,startColumn,rowData(values(effectiveValue,formattedValue,userEnteredValue/formulaValue,' +
-  'effectiveFormat/numberFormat/type,userEnteredFormat/numberFormat/type))))';
+  'effectiveFormat/numberFormat,userEnteredFormat/numberFormat))))';
 
 /** A tab's place in the grid, which writes need (Google addresses rows by index and tabs by title or id). */
 export interface SheetMeta {
@@ -21,6 +22,8 @@ export interface SheetMeta {
   title: string;
   rowCount: number;
   columnCount: number;
+  /** The number formats of the cells that read as dates, for writes of ISO text (date-cells.ts). */
+  dates: DateCells;
 }
 
 export interface ReadBook {
@@ -35,7 +38,7 @@ interface GridDataJson {
   rowData?: { values?: GoogleCellData[] | null }[] | null;
 }
 
-function gridOf(data: GridDataJson[] | null | undefined): Grid {
+function gridOf(data: GridDataJson[] | null | undefined, dates: DateCells): Grid {
   const rows: (ReturnType<typeof typeCell>[] | undefined)[] = [];
   for (const block of data ?? []) {
     const row0 = block.startRow ?? 0;
@@ -47,6 +50,8 @@ function gridOf(data: GridDataJson[] | null | undefined): Grid {
       rows[row0 + r] = row;
       values.forEach((cell, c) => {
         row[col0 + c] = typeCell(cell);
+        const date = dateFormatOf(cell);
+        if (date) dates.set(row0 + r, col0 + c, date);
       });
     });
   }
@@ -65,13 +70,15 @@ export async function readBook(clients: GoogleClients, spreadsheetId: string): P
     const props = sheet.properties ?? {};
     const id = String(props.sheetId ?? 0);
     const title = props.title ?? '';
+    const dates = new DateCells();
     sheets.set(id, {
       sheetId: props.sheetId ?? 0,
       title,
       rowCount: props.gridProperties?.rowCount ?? 0,
       columnCount: props.gridProperties?.columnCount ?? 0,
+      dates,
     });
-    tabs.push(buildTab(id, title, gridOf(sheet.data as GridDataJson[] | undefined)));
+    tabs.push(buildTab(id, title, gridOf(sheet.data as GridDataJson[] | undefined, dates)));
   }
   return { title: data.properties?.title ?? '', tabs, sheets };
 }

@@ -12,7 +12,7 @@
 import type { sheets_v4 } from '@googleapis/sheets';
 import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
-import { cellWrite, fieldsFor, type GoogleCellWrite } from './cell-data.ts';
+import { cellWrite, type DatePlace, fieldsFor, type GoogleCellWrite } from './cell-data.ts';
 import type { GoogleClients } from './client.ts';
 import type { SheetMeta } from './read.ts';
 import { type RetryPolicy, withRetry } from './retry.ts';
@@ -43,11 +43,26 @@ export function columnLetters(column: number): string {
 /** A1 sheet name, always quoted ('It''s'), which is valid for every title. */
 export const quotedTitle = (title: string): string => `'${title.replaceAll("'", "''")}'`;
 
+/** Where data row `index` (0-based; past the end for an append) column `column` lands, for dates. */
+function datePlace(target: Pick<WriteTarget, 'sheet' | 'tab'>, index: number, column: number): DatePlace {
+  const { sheet, tab } = target;
+  return {
+    cell: index < tab.typed.length ? sheet.dates.get(tab.headerRow + index, column) : undefined,
+    column: () => sheet.dates.ofColumn(tab, column, index),
+  };
+}
+
 /** A row of cell writes as wide as its last written column; unset columns stay untouched (null). */
-function rowOf(cells: WritePlan['appends'][number], options: WriteOptions): (GoogleCellWrite | null)[] {
+function rowOf(
+  target: Pick<WriteTarget, 'sheet' | 'tab'>,
+  cells: WritePlan['appends'][number],
+  options: WriteOptions,
+): (GoogleCellWrite | null)[] {
   const width = cells.reduce((max, c) => Math.max(max, c.column + 1), 0);
   const row: (GoogleCellWrite | null)[] = new Array(width).fill(null);
-  for (const cell of cells) row[cell.column] = cellWrite(cell.value, options);
+  const end = target.tab.typed.length;
+  for (const cell of cells)
+    row[cell.column] = cellWrite(cell.value, options, datePlace(target, end, cell.column));
   return row;
 }
 
@@ -55,7 +70,7 @@ export async function applyPlan(target: WriteTarget, plan: WritePlan, options: W
   const onlyAppend =
     plan.appends.length === 1 && !plan.newHeader && plan.updates.length === 0 && plan.deletes.length === 0;
   if (onlyAppend) {
-    const row = rowOf(plan.appends[0] ?? [], options);
+    const row = rowOf(target, plan.appends[0] ?? [], options);
     if (row.every((cell) => cell === null || cell.raw !== undefined)) return appendRow(target, row);
   }
   return batchUpdate(target, plan, options);
@@ -139,7 +154,7 @@ export function planRequests(
     for (const cell of update.cells) {
       requests.push(
         updateCellsAt(sheetId, tab.headerRow + update.row - 1, cell.column, [
-          [cellWrite(cell.value, options)],
+          [cellWrite(cell.value, options, datePlace(target, update.row - 1, cell.column))],
         ]),
       );
     }
@@ -160,7 +175,7 @@ export function planRequests(
         sheetId,
         firstIndex,
         0,
-        plan.appends.map((cells) => rowOf(cells, options)),
+        plan.appends.map((cells) => rowOf(target, cells, options)),
       ),
     );
   }

@@ -34,6 +34,8 @@ export interface EncodedTab {
   /** The formula cells of the data rows: their place (as in `kinds`) and their text without `=`. */
   formulaAt: Uint32Array;
   formulaTexts: string[];
+  /** The header row's formulas: [column (0-based), text without `=`]. */
+  headerFormulas?: [number, string][];
 }
 
 /** The buffers an EncodedTab can hand to another thread without copying them. */
@@ -76,6 +78,8 @@ export interface CellTabInit {
   shared: SharedStrings;
   /** Formula text (without `=`) by data cell (`row * header.length + column`). */
   formulas?: ReadonlyMap<number, string>;
+  /** Formula text (without `=`) of header cells by column (0-based): a write may rename their columns. */
+  headerFormulas?: ReadonlyMap<number, string>;
 }
 
 const NO_FORMULAS: ReadonlyMap<number, string> = new Map();
@@ -105,6 +109,8 @@ export class CellTab implements TabSnapshot {
   declare readonly formulas: ReadonlyMap<number, string>;
   /** `typed`, with each formula cell's formula (`=B2*C2`) in place of its result (`?values=formula`). */
   declare readonly withFormulas: CellValue[][];
+  /** Formula text (without `=`) of the header row's cells, by column (0-based). */
+  declare readonly headerFormulas: ReadonlyMap<number, string>;
 
   readonly #init: CellTabInit;
 
@@ -133,6 +139,7 @@ export class CellTab implements TabSnapshot {
       formats: { value: init.formats },
       shared: { value: init.shared },
       formulas: { value: init.formulas ?? NO_FORMULAS },
+      headerFormulas: { value: init.headerFormulas ?? NO_FORMULAS },
       withFormulas: {
         get: () => {
           if (withFormulas) return withFormulas;
@@ -154,8 +161,8 @@ export class CellTab implements TabSnapshot {
   }
 
   /** The same tab with its formulas reading `formulas` (a delete elsewhere moved their references). */
-  withFormulaTexts(formulas: ReadonlyMap<number, string>): CellTab {
-    return new CellTab({ ...this.#init, formulas });
+  withFormulaTexts(formulas: ReadonlyMap<number, string>, headerFormulas = this.headerFormulas): CellTab {
+    return new CellTab({ ...this.#init, formulas, headerFormulas });
   }
 }
 
@@ -197,6 +204,7 @@ export function decodeTab(tab: EncodedTab): CellTab {
     formats: tab.formats,
     shared: new SharedStrings(strings, tab.sst),
     formulas: formulaMap(tab),
+    headerFormulas: tab.headerFormulas?.length ? new Map(tab.headerFormulas) : NO_FORMULAS,
   });
 }
 

@@ -10,10 +10,10 @@
 import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
 import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
-import { decodeTab, type EncodedTab, transferablesOf } from './cell-tab.ts';
+import { decodeTab, transferablesOf } from './cell-tab.ts';
 import { assertCsvKeepsText, CsvDocument } from './csv.ts';
 import type { DocumentParser } from './document.ts';
-import { type KnownTab, OoxmlDocument } from './ooxml/ooxml-document.ts';
+import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-document.ts';
 
 /** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
 export type FormatName = 'xlsx' | 'csv';
@@ -46,7 +46,7 @@ export interface WorkbookFormat {
 }
 
 interface XlsxPayload {
-  tabs: { encoded: EncodedTab; hasFormulas: boolean }[];
+  tabs: ReadTab[];
 }
 
 const FORMATS: Record<FormatName, WorkbookFormat> = {
@@ -64,6 +64,7 @@ const FORMATS: Record<FormatName, WorkbookFormat> = {
       const known: KnownTab[] = (payload as XlsxPayload).tabs.map((t) => ({
         tab: decodeTab(t.encoded),
         hasFormulas: t.hasFormulas,
+        uncomputed: t.uncomputed,
       }));
       return { tabs: known.map((k) => k.tab), known };
     },

@@ -1,5 +1,7 @@
 // spreadsheets.batchUpdate requests. Each applies to a draft copy; any failure rejects the whole
 // batch (the caller discards the draft). Replies: {} for kinds without one, as Google answers.
+
+import type { NumberFormat } from './cell.ts';
 import { storedColorStyle } from './color.ts';
 import { badRequest } from './errors.ts';
 import { type InputOption, inputToCell, SKIP } from './input.ts';
@@ -203,7 +205,12 @@ const handlers: Record<string, Handler> = {
     return {};
   },
   updateCells(book, request) {
-    // Only userEnteredValue is modelled: {rows:[{values:[{userEnteredValue:{stringValue|numberValue|boolValue|formulaValue}}]}]}.
+    // userEnteredValue ({stringValue|numberValue|boolValue|formulaValue}) and userEnteredFormat.numberFormat are
+    // modelled, each written only when `fields` names it, as Google does (a value-only write keeps the format).
+    const fields = String(request.fields ?? 'userEnteredValue')
+      .split(',')
+      .map((f) => f.trim());
+    const setsFormat = fields.some((f) => f === '*' || f.startsWith('userEnteredFormat'));
     const start = (request.start ?? (request.range as Record<string, unknown> | undefined)) as
       | Record<string, unknown>
       | undefined;
@@ -232,7 +239,16 @@ const handlers: Record<string, Handler> = {
                 'RAW',
               ];
         const cell = inputToCell(input, option);
-        if (cell !== SKIP) sheet.grid.set(row0 + r, col0 + c, cell);
+        if (cell === SKIP) return;
+        if (cell === undefined) {
+          sheet.grid.set(row0 + r, col0 + c, undefined);
+          return;
+        }
+        const numberFormat = (cellData.userEnteredFormat as { numberFormat?: NumberFormat } | undefined)
+          ?.numberFormat;
+        const format = setsFormat ? numberFormat : sheet.grid.get(row0 + r, col0 + c)?.format;
+        const { format: _parsed, ...plain } = cell;
+        sheet.grid.set(row0 + r, col0 + c, format ? { ...plain, format } : plain);
       });
     });
     return {};

@@ -58,7 +58,7 @@ export function writeCellXml(parsed: ParsedInput, target: CellTarget, styles: St
       // A date needs a date format to be a date at all (in the file it is a serial number).
       const style = isDateFormat(numFmt)
         ? target.style
-        : styles.withNumFmt(target.style, parsed.hasTime ? DATE_TIME_FORMAT : DATE_FORMAT);
+        : styles.withNumFmt(target.style, parsed.numFmt ?? (parsed.hasTime ? DATE_TIME_FORMAT : DATE_FORMAT));
       const serial = dateToSerial(parsed.value) - (target.date1904 ? DATE1904_OFFSET : 0);
       return cellTag(target, style, undefined, `<${p}v>${numberText(serial)}</${p}v>`);
     }

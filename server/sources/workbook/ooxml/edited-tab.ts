@@ -34,6 +34,9 @@ export function editedTab(
   if (changes.newHeader) {
     headerRow = 1;
     headerTexts = readRow(1)?.texts ?? [];
+  } else if (changes.header) {
+    const texts = padTo(readRow(headerRow)?.texts ?? [], old.headerTexts.length, '');
+    if (texts.some((text, i) => text !== old.headerTexts[i])) headerTexts = texts;
   }
   let width = headerTexts.length;
 
@@ -121,7 +124,17 @@ export function editedTab(
       inPlace && width === oldWidth
         ? formulasInPlace(old, source, rowFormulas, typed.length, width)
         : placeFormulas(rowFormulas, typed.length, width),
+    headerFormulas: changes.newHeader ? undefined : shiftHeaderFormulas(old.headerFormulas, shiftFormula),
   });
+}
+
+/** The header row's formulas after the write (a delete below moved their references). */
+export function shiftHeaderFormulas(
+  formulas: ReadonlyMap<number, string>,
+  shiftFormula: (text: string) => string,
+): ReadonlyMap<number, string> {
+  if (formulas.size === 0) return formulas;
+  return new Map([...formulas].map(([column, text]) => [column, shiftFormula(text)]));
 }
 
 /**

@@ -19,7 +19,7 @@ import type { TableInfo } from '../formulas/structured-refs.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { RowMap } from '../row-map.ts';
 import type { Precompressed } from './chunked-deflate.ts';
-import { editedTab, type ReadRow } from './edited-tab.ts';
+import { editedTab, type ReadRow, shiftHeaderFormulas } from './edited-tab.ts';
 import {
   addOverride,
   addRelationship,
@@ -40,6 +40,7 @@ import { SheetXml } from './sheet-xml.ts';
 import { STYLES_CONTENT_TYPE, STYLES_REL_TYPE, StylesPart } from './styles-part.ts';
 import { type DecodedCell, decodeCell, mergeCover, type ReadContext, TabBuilder } from './tab-builder.ts';
 import { readTablePart, type TablePart } from './table-parts.ts';
+import { cacheUncomputedResults } from './uncomputed-results.ts';
 import { readWorkbookInfo, type SheetEntry, type WorkbookInfo, withFullCalcOnLoad } from './workbook-part.ts';
 import { ZipArchive } from './zip-archive.ts';
 import { writeZip } from './zip-writer.ts';
@@ -59,6 +60,8 @@ function definedNames(info: WorkbookInfo): DefinedName[] {
 export interface KnownTab {
   tab: CellTab;
   hasFormulas: boolean;
+  /** The sheet holds formulas without a result (uncomputed-results.ts). */
+  uncomputed?: boolean;
 }
 
 const MERGE_REF = /<(?:[A-Za-z_][\w.-]*:)?mergeCell\b[^>]*?\bref\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
@@ -70,6 +73,13 @@ const EMPTY_RELS =
 interface Tab {
   entry: SheetEntry;
   part: string;
+}
+
+/** A tab read from the file as the parse thread sends it (what `KnownTab` is made from on the other side). */
+export interface ReadTab {
+  encoded: EncodedTab;
+  hasFormulas: boolean;
+  uncomputed: boolean;
 }
 
 /** A tab's sheet scanned, not yet made into the tab the service serves. */
@@ -94,6 +104,8 @@ export class OoxmlDocument implements WorkbookDocument {
   readonly #snapshots = new Map<string, CellTab>();
   /** Tabs whose sheet holds a formula (or got one from a write): their cached results may be stale. */
   readonly #withFormulas = new Set<string>();
+  /** Tabs whose sheet holds formulas without a result: the next write stores the held ones. */
+  readonly #uncomputed = new Set<string>();
   /** What each formula text reads, worked out once (recalculation.ts). */
   readonly #precedents: PrecedentsMemo = new Map();
   #sharedStrings: string[] | undefined;
@@ -104,9 +116,10 @@ export class OoxmlDocument implements WorkbookDocument {
   private constructor(archive: ZipArchive, limits: GridLimits | undefined, known: readonly KnownTab[]) {
     this.#archive = archive;
     this.#limits = limits;
-    for (const { tab, hasFormulas } of known) {
+    for (const { tab, hasFormulas, uncomputed } of known) {
       this.#snapshots.set(tab.sourceSheetId, tab);
       if (hasFormulas) this.#withFormulas.add(tab.sourceSheetId);
+      if (uncomputed) this.#uncomputed.add(tab.sourceSheetId);
     }
     const root = this.#canonical(parseRels('', archive.text('_rels/.rels')));
     this.#workbookPart =
@@ -210,6 +223,7 @@ export class OoxmlDocument implements WorkbookDocument {
       if (this.#snapshots.has(id)) continue;
       this.#snapshots.set(id, decodeTab(read.encoded));
       if (read.hasFormulas) this.#withFormulas.add(id);
+      if (read.uncomputed) this.#uncomputed.add(id);
     }
     return this.#snapshots.get(sourceSheetId);
   }
@@ -222,7 +236,7 @@ export class OoxmlDocument implements WorkbookDocument {
    * Every tab read from the file as the parse thread sends it, with whether its sheet holds formulas (what
    * `parse(..., known)` takes back on the other side).
    */
-  readTabs(): { encoded: EncodedTab; hasFormulas: boolean }[] {
+  readTabs(): ReadTab[] {
     return this.#finishAll(this.#tabList.map((tab) => this.#scan(tab)));
   }
 
@@ -239,13 +253,14 @@ export class OoxmlDocument implements WorkbookDocument {
   }
 
   /** The scanned tabs as the service serves them, with the formulas the file has no result for computed. */
-  #finishAll(scans: Scan[]): { encoded: EncodedTab; hasFormulas: boolean }[] {
+  #finishAll(scans: Scan[]): ReadTab[] {
     if (scans.some((s) => s.builder.formulaCells.anyUncached())) this.#computeFormulas(scans);
     return scans.map(({ tab, builder, merges }) => {
       try {
         return {
           encoded: builder.finish(tab.entry.sheetId, tab.entry.name, merges, this.#limits),
           hasFormulas: builder.formulas > 0,
+          uncomputed: builder.formulaCells.anyUncached(),
         };
       } catch (e) {
         if (e instanceof GridTooLarge) throw e;
@@ -413,7 +428,19 @@ export class OoxmlDocument implements WorkbookDocument {
     if (deleted) this.#shiftOtherTabsFormulas(tab, deleted);
     if (result.formulas) this.#withFormulas.add(sourceSheetId);
     if (this.#withFormulas.size > 0) this.#recalculate(tab, result.rows, deleted);
+    if (this.#uncomputed.size > 0) this.#cacheUncomputed();
     this.#markRecalculation(this.#withFormulas.has(sourceSheetId));
+  }
+
+  /** Formulas the file holds without a result get the held ones (uncomputed-results.ts), once. */
+  #cacheUncomputed(): void {
+    this.tabs();
+    for (const t of this.#tabList) {
+      const id = t.entry.sheetId;
+      if (!this.#uncomputed.delete(id)) continue;
+      const snapshot = this.#snapshots.get(id);
+      if (snapshot) cacheUncomputedResults(this.#sheetXml(t.part), snapshot, this.#date1904);
+    }
   }
 
   /** Other tabs' formulas pointing below deleted rows now read differently (the delete rewrote them). */
@@ -421,10 +448,12 @@ export class OoxmlDocument implements WorkbookDocument {
     const ctx = { sheetName: written.entry.name, onSameSheet: false, rows };
     for (const other of this.#tabList) {
       const snapshot = this.#snapshots.get(other.entry.sheetId);
-      if (other === written || !snapshot || snapshot.formulas.size === 0) continue;
+      if (other === written || !snapshot) continue;
+      if (snapshot.formulas.size === 0 && snapshot.headerFormulas.size === 0) continue;
       const formulas = new Map<number, string>();
       for (const [at, text] of snapshot.formulas) formulas.set(at, shiftFormula(text, ctx));
-      this.#snapshots.set(other.entry.sheetId, snapshot.withFormulaTexts(formulas));
+      const header = shiftHeaderFormulas(snapshot.headerFormulas, (text) => shiftFormula(text, ctx));
+      this.#snapshots.set(other.entry.sheetId, snapshot.withFormulaTexts(formulas, header));
     }
   }
 
@@ -461,6 +490,7 @@ export class OoxmlDocument implements WorkbookDocument {
         deleted: [],
         cleared: [],
         newHeader: false,
+        header: rowList.includes(tab.snapshot.headerRow),
         appended: [],
       };
       this.#snapshots.set(

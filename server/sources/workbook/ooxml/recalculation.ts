@@ -82,6 +82,9 @@ function formulaCells(tabs: readonly RecalcTab[]): FormulaCell[] {
     const { snapshot } = tab;
     const width = snapshot.header.length;
     const sheet = tab.name.toLowerCase();
+    // The header row's formulas first (sheet order): their results name the columns.
+    for (const [column, text] of snapshot.headerFormulas)
+      out.push({ tab, sheet, row: snapshot.headerRow, column: column + 1, text });
     // In sheet order; a tab's map usually is already (edits put rows written last), so sort only when not.
     let entries: Iterable<[number, string]> = snapshot.formulas;
     let last = -1;

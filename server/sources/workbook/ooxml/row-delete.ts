@@ -200,13 +200,24 @@ export function deleteSheetRows(edit: SheetEdit, sheetRows: readonly number[]): 
   for (const { sheet: otherSheet } of edit.otherSheets()) shiftOtherSheet(otherSheet, other);
 }
 
+/**
+ * Whether row XML may name the tab `lowerName` (a quick filter: a false yes costs a parse, a false no loses a
+ * shift). Formula text in the file may spell the name with character or entity references (openpyxl writes
+ * `Été` as `&#201;t&#233;`), so a row holding `&` is looked at decoded; a row without one costs no decoding.
+ */
+export function mayNameTab(xml: string, lowerName: string): boolean {
+  const quoted = lowerName.replace(/'/g, "''");
+  const lower = xml.toLowerCase();
+  if (lower.includes(lowerName) || lower.includes(quoted)) return true;
+  if (!xml.includes('&')) return false;
+  const decoded = decodeXml(xml).toLowerCase();
+  return decoded.includes(lowerName) || decoded.includes(quoted);
+}
+
 /** Formulas on another tab that point at the edited one; the part is rewritten only if one changed. */
 function shiftOtherSheet(sheet: SheetXml, ctx: ShiftContext): void {
   const name = ctx.sheetName.toLowerCase();
-  const mentions = (xml: string) => {
-    const lower = xml.toLowerCase();
-    return lower.includes(name) || lower.includes(escapeXml(name).replace(/'/g, "''"));
-  };
+  const mentions = (xml: string) => mayNameTab(xml, name);
   if (!sheet.allRows().some((slot) => mentions(slot.xml))) return;
   unshareFormulas(sheet);
   for (const slot of sheet.allRows()) {

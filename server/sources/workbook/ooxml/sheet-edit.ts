@@ -5,10 +5,13 @@
  */
 import { AppError } from '../../../errors.ts';
 import { columnLetter } from '../../header.ts';
-import { interpretInput } from '../../input.ts';
+import { interpretInput, type ParsedInput, parseIsoDateTime } from '../../input.ts';
 import type { CellWrite, WritePlan } from '../../plan.ts';
-import type { TabSnapshot, WriteOptions } from '../../source.ts';
+import type { WriteOptions } from '../../source.ts';
+import type { CellTab } from '../cell-tab.ts';
+import { columnDateFormat } from '../date-column.ts';
 import { RowMap } from '../row-map.ts';
+import { isDateFormat } from '../values.ts';
 import { parseArea } from './cell-area.ts';
 import { styleOf, writeCellXml } from './cell-write.ts';
 import { deleteSheetRows, unshareFormulas } from './row-delete.ts';
@@ -37,6 +40,8 @@ export interface SheetRowChanges {
   cleared: number[];
   /** The header written in row 1 of an empty tab. */
   newHeader: boolean;
+  /** The header row's formulas have new results (their columns may have new names). */
+  header?: boolean;
   /** Rows appended (numbered after the deletes). */
   appended: number[];
 }
@@ -57,6 +62,26 @@ function mergedCovered(sheet: SheetXml): (row: number, column: number) => boolea
     );
 }
 
+/** The date format of a column near a sheet row (1-based column), when its cells are dates. */
+type DateColumns = (column: number, sheetRow: number) => string | undefined;
+
+/**
+ * ISO 8601 text written into a cell formatted as a date, or into a column of dates, is a date: the value a
+ * date cell reads as, written back changed, stays a date (with the cell's format, else the column's).
+ */
+function asDateWhereDates(
+  parsed: ParsedInput,
+  cellFormat: string | undefined,
+  columnFormat: () => string | undefined,
+): ParsedInput {
+  if (parsed.kind !== 'text') return parsed;
+  const date = parseIsoDateTime(parsed.value);
+  if (!date) return parsed;
+  if (isDateFormat(cellFormat)) return { kind: 'date', ...date };
+  const numFmt = columnFormat();
+  return numFmt === undefined ? parsed : { kind: 'date', ...date, numFmt };
+}
+
 /** Writes `cells` into sheet row `number`; `template` gives style ids for columns the cells do not name. */
 function writeRow(
   edit: SheetEdit,
@@ -64,6 +89,7 @@ function writeRow(
   cells: readonly CellWrite[],
   options: WriteOptions,
   template?: ReadonlyMap<number, number>,
+  dates?: DateColumns,
 ): boolean {
   const { sheet } = edit;
   const slot = sheet.ensureRow(number);
@@ -83,13 +109,17 @@ function writeRow(
     if (existing && isSharedFormulaMaster(existing.xml)) {
       // Overwriting the master would orphan the cells that borrow its text: give each its own formula.
       unshareFormulas(sheet);
-      return writeRow(edit, number, cells, options, template);
+      return writeRow(edit, number, cells, options, template, dates);
     }
-    const parsed = interpretInput(value, options);
+    const style = styleOf(existing?.xml);
+    let parsed = interpretInput(value, options);
+    if (dates) {
+      parsed = asDateWhereDates(parsed, edit.styles.numFmt(style), () => dates(column + 1, number));
+    }
     if (parsed.kind === 'formula') formula = true;
     const target = {
       ref: cellRef(column + 1, number),
-      style: styleOf(existing?.xml),
+      style,
       prefix: sheet.prefix,
       date1904: edit.date1904,
     };
@@ -225,11 +255,13 @@ function updateDimension(sheet: SheetXml, columns: number): void {
 
 export function applyPlanToSheet(
   edit: SheetEdit,
-  tab: TabSnapshot,
+  tab: CellTab,
   plan: WritePlan,
   options: WriteOptions,
 ): EditResult {
   const { sheet } = edit;
+  const dates: DateColumns = (column, sheetRow) =>
+    columnDateFormat(tab, column - 1, sheetRow - tab.headerRow - 1);
   let formulas = false;
   const deletes = splitTableDeletes(
     edit.tables,
@@ -239,7 +271,9 @@ export function applyPlanToSheet(
 
   // 1. Updates, in place, with the row numbers the client saw.
   for (const update of plan.updates) {
-    if (writeRow(edit, tab.headerRow + update.row, update.cells, options)) formulas = true;
+    // An update whose every value the cells already read as (round-trip.ts) leaves the row's bytes alone.
+    if (update.cells.length === 0) continue;
+    if (writeRow(edit, tab.headerRow + update.row, update.cells, options, undefined, dates)) formulas = true;
   }
 
   // 2. Deletes; then the rows kept for a table are emptied.
@@ -272,7 +306,7 @@ export function applyPlanToSheet(
   for (const cells of plan.appends) {
     last++;
     appended.push(last);
-    if (writeRow(edit, last, cells, options, template)) formulas = true;
+    if (writeRow(edit, last, cells, options, template, dates)) formulas = true;
     for (const { column, value } of cells) if (value !== null && value !== '') filled.add(column + 1);
   }
   growTables(edit.tables, before, last, filled);

@@ -419,24 +419,28 @@ export class TabBuilder implements CellSink {
     };
   }
 
-  /** The data rows' formulas, by their place in the grid (`row * columns + column`). */
+  /** The data rows' formulas, by their place in the grid (`row * columns + column`), and the header row's. */
   #formulasIn(
     top: number,
     bottom: number,
     columns: number,
     covered: (row: number, column: number) => boolean,
-  ): Pick<EncodedTab, 'formulaAt' | 'formulaTexts'> {
+  ): Pick<EncodedTab, 'formulaAt' | 'formulaTexts' | 'headerFormulas'> {
     const f = this.formulaCells;
     const at: number[] = [];
     const texts: string[] = [];
+    const header: [number, string][] = [];
     for (let i = 0; i < f.length; i++) {
       const row = f.rows[i]!;
       const column = f.columns[i]!;
-      if (row <= top || row > bottom || column > columns || covered(row, column)) continue;
-      at.push((row - top - 1) * columns + column - 1);
-      texts.push(f.texts[i]!);
+      if (row < top || row > bottom || column > columns || covered(row, column)) continue;
+      if (row === top) header.push([column - 1, f.texts[i]!]);
+      else {
+        at.push((row - top - 1) * columns + column - 1);
+        texts.push(f.texts[i]!);
+      }
     }
-    return { formulaAt: Uint32Array.from(at), formulaTexts: texts };
+    return { formulaAt: Uint32Array.from(at), formulaTexts: texts, headerFormulas: header };
   }
 }
 
