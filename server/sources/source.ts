@@ -63,6 +63,21 @@ export interface WriteResult {
   deleted: number;
   /** The spreadsheet as it is after the write (the replica is refreshed from this). */
   snapshot: SpreadsheetSnapshot;
+  /** How to take the write back, from a source that can (a local file); absent where it cannot (Google). */
+  undo?: WriteUndo;
+}
+
+/**
+ * A write's way back, for when its change could not be recorded: the replica calls exactly one of the two.
+ */
+export interface WriteUndo {
+  /**
+   * Put back the version the write replaced, only if the source still holds what the write left (never over a
+   * save made since). Resolves whether it did.
+   */
+  revert(): Promise<boolean>;
+  /** The write stays: let go of what `revert` would have needed. */
+  keep(): void;
 }
 
 /** A source's own limits (capabilities as data: the writer never has to guess). */
