@@ -151,7 +151,10 @@ export class Replica {
         throw answerFor(err, false);
       }
     }
-    const { undo, ...result } = await slot.source.write(sourceSheetId, mutations, options);
+    const { undo, ...result } = await slot.source.write(sourceSheetId, mutations, {
+      ...options,
+      undoable: true,
+    });
     slot.generation++;
     slot.entry = entryOf(result.snapshot);
     // Writes committed together share a version: when one of them had to undo it, the others are answered alike.

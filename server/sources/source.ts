@@ -49,6 +49,11 @@ export interface WriteOptions {
    * e.g. to check `If-Match`. Throwing aborts the write with nothing changed.
    */
   precondition?: (tab: TabSnapshot) => void;
+  /**
+   * The caller calls the result's `undo` (`keep` or `revert`) once it knows whether the write stays (the replica
+   * does, after recording). Unset: a source lets go of what an undo would need at once.
+   */
+  undoable?: boolean;
 }
 
 /** What a watcher waits for, as a source that pays for its checks may want to know. */

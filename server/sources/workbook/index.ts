@@ -69,7 +69,10 @@ class WorkbookSource implements Source {
     this.#format.assertStorable?.(mutations, options);
     const result = await this.#open().write(sourceSheetId, mutations, options);
     const undo = this.#undo.undoFor(result.snapshot.version);
-    return undo ? { ...result, undo } : result;
+    if (!undo) return result;
+    if (options.undoable) return { ...result, undo };
+    undo.keep(); // nobody will ask: no link of the old version stays beside the file
+    return result;
   }
 
   watch(onOutsideChange: () => void): Unwatch {
