@@ -26,6 +26,7 @@ import { readRegularFile } from './guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from './guard/unreadable.ts';
 import { checkZipPackage } from './guard/zip-package.ts';
 import { assertNotLocked, fileError } from './lock.ts';
+import { assertNotReadOnly } from './read-only.ts';
 import { FileQueue } from './write-queue.ts';
 
 interface WriteJob {
@@ -255,6 +256,7 @@ export class WorkbookFile {
    */
   async #attempt(jobs: WriteJob[], failed: Map<WriteJob, unknown>): Promise<boolean> {
     await assertNotLocked(this.path);
+    assertNotReadOnly(this.path);
     const loaded = await this.#loadDocument();
     const { doc } = loaded;
     const outcomes = new Map<WriteJob, Outcome>();
