@@ -104,10 +104,10 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.#inFlight.values()]);
   }
 
-  /** New work may be due: look now. */
+  /** New work may be due: look now (also while backing off: new work was just stored, so the database writes). */
   wake(): void {
     if (!this.#running) return;
-    setImmediate(() => this.#pump());
+    setImmediate(() => this.#pump(false, true));
   }
 
   /** Another process committed something (it may have queued, replayed or resumed): look at the queue. */
@@ -136,13 +136,13 @@ export class DeliveryWorker {
     }
   }
 
-  #pump(force = false): void {
+  #pump(force = false, woken = false): void {
     if (!this.#running && !force) return;
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
     }
-    if (!force && !this.#claiming.due()) {
+    if (!force && !woken && !this.#claiming.due()) {
       this.#schedule(); // backing off after a failure: the timer says when to try again
       return;
     }

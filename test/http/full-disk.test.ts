@@ -11,6 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -137,5 +139,91 @@ describe('a full data-dir disk', () => {
     // The file was replaced, the recording failed (SQLITE_FULL) and the replace was undone.
     expect(said).toMatch(/Recording changes failed/);
     expect(said).toMatch(/SQLITE_FULL/);
+  }, 60_000);
+});
+
+/** A webhook receiver that holds every request until told to drop them (the attempt fails) or answers 200. */
+async function startHoldingReceiver() {
+  let mode: 'hold' | 'ok' = 'hold';
+  const held: http.ServerResponse[] = [];
+  const delivered: string[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (mode === 'hold') return void held.push(res);
+      delivered.push(Buffer.concat(chunks).toString('utf8'));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    held: () => held.length,
+    delivered,
+    /** Every held request fails (its connection is cut); later ones are answered 200. */
+    dropHeldThenAnswer() {
+      mode = 'ok';
+      for (const res of held.splice(0)) res.socket?.destroy();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('webhook notifications queued when the disk fills', () => {
+  it('are kept and sent once there is room again', async () => {
+    const { dataDir, connection, key } = await prepare();
+    // A short lease: an attempt whose outcome could not be recorded is claimable again soon.
+    server = await startTmpfsServer(dataDir, 24, {
+      SHEETPORT_MIN_FREE_MB: '4',
+      SHEETPORT_DELIVERY_LEASE_MS: '1500',
+    });
+    const s = server;
+    const receiver = await startHoldingReceiver();
+    try {
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const registered = await fetch(`${s.url}/v1/webhooks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          url: receiver.url,
+          spreadsheet_id: connection.spreadsheetId,
+          sheet_name: 'People',
+          events: ['row.inserted'],
+        }),
+      });
+      expect(registered.status).toBe(201);
+      const rows = `${s.url}/api/spreadsheets/${connection.userKey}/People`;
+      const append = (name: string) =>
+        fetch(rows, { method: 'POST', headers, body: JSON.stringify({ Name: name, Age: 1 }) });
+      const queued = ['queued 1', 'queued 2', 'queued 3'];
+      for (const name of queued) expect((await append(name)).status).toBe(201);
+      for (let waited = 0; waited < 10_000 && receiver.held() < queued.length; waited += 100)
+        await sleep(100);
+      expect(receiver.held()).toBe(queued.length);
+
+      // The disk fills while the attempts are out; they fail, and neither their failure nor the next claim can
+      // be recorded.
+      s.fill();
+      receiver.dropHeldThenAnswer();
+      await sleep(4000);
+      expect(s.alive()).toBe(true);
+      expect(receiver.delivered).toEqual([]);
+
+      s.free();
+      expect((await append('after')).status).toBe(201);
+      const names = [...queued, 'after'];
+      const arrived = () => names.filter((n) => receiver.delivered.some((body) => body.includes(`"${n}"`)));
+      for (let waited = 0; waited < 20_000 && arrived().length < names.length; waited += 200)
+        await sleep(200);
+      expect(arrived()).toEqual(names);
+      expect(s.stderr()).toMatch(/Webhook delivery worker \(recording an attempt\) failed/);
+      expect(s.alive()).toBe(true);
+    } finally {
+      await receiver.close();
+    }
   }, 60_000);
 });
