@@ -155,11 +155,12 @@ export class Replica {
       ...options,
       undoable: true,
     });
-    slot.generation++;
-    slot.entry = entryOf(result.snapshot);
     // Writes committed together share a version: when one of them had to undo it, the others are answered alike.
     if (slot.undone?.version === result.snapshot.version) throw slot.undone.error;
+    // From here the source has the write: whatever cannot be recorded takes it back.
     try {
+      slot.generation++;
+      slot.entry = entryOf(result.snapshot);
       this.#record(connection, slot, result.snapshot);
     } catch (err) {
       throw await this.#undo(slot, result.snapshot.version, undo, err);
