@@ -14,8 +14,11 @@ import { AppError } from '../errors.ts';
 export const MIN_FREE_MB_ENV = 'SHEETPORT_MIN_FREE_MB';
 const DEFAULT_MIN_FREE_MB = 32;
 
-/** SQLite's and the file system's ways of saying "no room" (or "the disk would not take it"). */
-const SQLITE_STORAGE_CODES = /^SQLITE_(FULL|IOERR)/;
+/**
+ * SQLite's and the file system's ways of saying "no room": SQLITE_FULL, and the write errors a full disk causes
+ * where SQLite cannot tell (a short write, no room to grow the shared-memory file).
+ */
+const SQLITE_STORAGE_CODES = /^SQLITE_(FULL|IOERR_WRITE|IOERR_SHMSIZE)$/;
 const ERRNO_STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
 /** A failure that means the data dir could not store what it was given (not a bug, not bad input). */
