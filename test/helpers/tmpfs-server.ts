@@ -1,7 +1,8 @@
 /**
- * A real `sheetport serve` whose data dir is a small tmpfs, to meet a real full disk. The server runs in its own
- * user and mount namespace (`unshare --user --map-root-user --mount`), where any user may mount a tmpfs: no root
- * needed, and nothing is mounted on the machine itself. The data dir prepared beforehand (keys, connections) is
+ * A real `sheetport serve` whose data dir is a small tmpfs, to meet a real full disk. The server runs in a mount
+ * namespace of its own (`unshare --mount`; for a user other than root also a user namespace, `--user
+ * --map-root-user`, where any user may mount a tmpfs), so nothing is mounted on the machine itself and nothing
+ * is left mounted if the test dies. The data dir prepared beforehand (keys, connections) is
  * copied onto the tmpfs at start; the test reaches the tmpfs through `/proc/<pid>/root`, which shows the
  * server's mounts. Linux only (CI and the development machines are Linux).
  */
@@ -35,12 +36,12 @@ export async function startTmpfsServer(
   const script =
     'set -e; D="$1"; shift; cp -a "$D" "$D.seed"; mount -t tmpfs -o size=' +
     `${sizeMb}m tmpfs "$D"; cp -a "$D.seed/." "$D/"; chmod 700 "$D"; exec "$@"`;
+  // Root (CI) has the right to mount in a mount namespace of its own; another user gets it in a user namespace.
+  const namespaces = process.getuid?.() === 0 ? ['--mount'] : ['--user', '--map-root-user', '--mount'];
   const child = spawn(
     'unshare',
     [
-      '--user',
-      '--map-root-user',
-      '--mount',
+      ...namespaces,
       'sh',
       '-c',
       script,
