@@ -10,6 +10,7 @@
  * margin off, recording failing after the file was replaced (the replace is undone).
  */
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -115,6 +116,16 @@ async function scenario(env: Record<string, string>) {
   s.free();
   const after = await append('after');
   expect(after.status).toBe(201);
+  // The request log writes again too (its lines from the full period are lost).
+  const afterId = after.headers.get('x-request-id')!;
+  const logged = () => {
+    const dir = s.inDataDir('logs');
+    return readdirSync(dir)
+      .filter((name) => name.startsWith('requests.'))
+      .some((name) => readFileSync(path.join(dir, name), 'utf8').includes(afterId));
+  };
+  for (let waited = 0; waited < 5000 && !logged(); waited += 100) await sleep(100);
+  expect(logged()).toBe(true);
   const names = (await feed()).map((e) => e.values?.Name);
   expect(names).toEqual(['before', 'after']);
   const listed = ((await (await read()).json()) as { Name: string }[]).map((r) => r.Name);
