@@ -269,7 +269,10 @@ export class Replica {
    * is logged once until recording works again and thrown: the caller decides what it means for its answer.
    */
   #record(connection: ConnectionRecord, slot: Slot, snapshot: SpreadsheetSnapshot): void {
-    if (slot.recorded?.version === snapshot.version) return;
+    if (slot.recorded?.version === snapshot.version) {
+      slot.unrecorded = false; // what failed to record was undone: the source is back at the recorded version
+      return;
+    }
     try {
       this.#onChange(connection, slot.recorded, snapshot);
     } catch (err) {
