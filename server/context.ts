@@ -3,6 +3,7 @@ import { ChangeRecorder } from './changes/recorder.ts';
 import { type BackupPolicy, type FileLimits, resolveBackupPolicy, resolveFileLimits } from './config.ts';
 import { AdminAccess } from './http/admin-access.ts';
 import type { AppDeps } from './http/deps.ts';
+import { RetryStreak } from './lib/retry-streak.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { ConnectionFollower } from './replica/follow-connections.ts';
 import { Replica } from './replica/replica.ts';
@@ -19,6 +20,7 @@ import { openDatabase } from './store/db.ts';
 import { DeliveryStore } from './store/deliveries.ts';
 import { DeliveryLogQuery } from './store/delivery-log.ts';
 import { IdempotencyStore } from './store/idempotency.ts';
+import { assertRoomToRecord, minFreeBytes } from './store/storage-room.ts';
 import { UsageStore } from './store/usage.ts';
 import { WebhookStore } from './store/webhooks.ts';
 import { DEFAULT_EVENT_RULES, type EventRules } from './webhooks/events.ts';
@@ -66,6 +68,9 @@ export interface ContextOptions {
   /** How many versions of a local file its writes keep in `<data dir>/backups` (defaults and SHEETPORT_BACKUPS_*
    * variables in config.ts; `keep: 0` turns backups off). */
   backups?: Partial<Omit<BackupPolicy, 'dir'>>;
+  /** Writes are refused (507) while the data dir's file system has less free than this (default: SHEETPORT_MIN_FREE_MB
+   * or 32 MB; 0 turns the check off). */
+  minFreeBytes?: number;
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -112,15 +117,18 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
   };
+  const minFree = options.minFreeBytes ?? minFreeBytes();
   const replica = new Replica(
     (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
     (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
     log,
+    () => assertRoomToRecord(options.dataDir, minFree),
   );
   const connections = new ConnectionStore(db);
   const follower = new ConnectionFollower(replica, () => connections.list(), {
     ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
     subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
+    log,
   });
   const usage = new UsageStore(db);
   const adminAccess = new AdminAccess({
@@ -128,7 +136,9 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     now,
     rotate: () => rotateAdminToken(db),
   });
-  const flushTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS);
+  // A failed flush (a full disk) keeps its counts and is retried with backoff: it must never end the process.
+  const flushing = new RetryStreak({ name: 'Saving usage counts', log, now, maxMs: 10_000 });
+  const flushTimer = setInterval(() => flushing.run(() => usage.flush()), USAGE_FLUSH_MS);
   flushTimer.unref();
   let backgroundStarted = false;
   let syncPaused = false;
@@ -185,7 +195,11 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
       follower.stop();
       await worker.stop();
       clearInterval(flushTimer);
-      usage.flush();
+      try {
+        usage.flush();
+      } catch (err) {
+        log('Saving usage counts at stop failed; the last counts are lost', err);
+      }
       await replica.close();
       db.close();
     },

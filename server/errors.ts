@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'locked'
+  | 'insufficient_storage'
   | 'rate_limit_exceeded'
   | 'upstream_error'
   | 'upstream_unavailable'
@@ -41,6 +42,7 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   locked: 423,
+  insufficient_storage: 507,
   rate_limit_exceeded: 429,
   upstream_error: 502,
   upstream_unavailable: 503,

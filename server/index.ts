@@ -9,6 +9,7 @@ export { redactSecrets } from './lib/redact-secrets.ts';
 export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
 
 import { createServiceContext, type ServiceContext } from './context.ts';
+import { throttledReport } from './lib/retry-streak.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 import { openServerLog } from './logs/server-log.ts';
@@ -98,7 +99,8 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
   try {
     if (options.requestLog !== false)
       requestLog = await openRequestLog(options.dataDir, {
-        onError: (err) => context.log('Request log write failed:', err),
+        // A full disk fails every line: said once a minute, never thrown (the request is answered anyway).
+        onError: throttledReport('Writing the request log', context.log),
         ...options.requestLog,
       });
     // The tunnel reaches a second app, `/api` and `/v1` only, on its own listener that opens only with the

@@ -137,6 +137,14 @@ function ConnectionCard({
         <span class="muted">
           {connection.source} · <code>{connection.location}</code>
         </span>
+        {connection.read_only ? (
+          <span
+            class="badge pending"
+            title="Its owner made the file read-only: SheetPort refuses writes to it"
+          >
+            read-only: writes refused
+          </span>
+        ) : null}
       </header>
       <div class="settings">
         <label class="inline">

@@ -9,6 +9,8 @@ export interface Connection {
   public_read: boolean;
   created_at: string;
   location: string;
+  /** Its owner made the file read-only: SheetPort refuses writes to it. */
+  read_only?: boolean;
 }
 
 export interface SheetSummary {

@@ -1,4 +1,5 @@
 /** The JSON shape of a connection with its tabs: one shape for the API (`/v1/spreadsheets`, `/admin`) and the CLI. */
+import { isReadOnly } from '../sources/index.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 import { toPublicSheetId } from './sheet-id.ts';
@@ -13,6 +14,11 @@ export function connectionJson(connection: ConnectionRecord) {
     public_read: connection.publicRead,
     created_at: connection.createdAt,
   };
+}
+
+/** What the dashboard (`/admin`) shows of a connection: where it lives, and whether its owner made it read-only. */
+export function adminConnectionJson(connection: ConnectionRecord) {
+  return { ...connectionJson(connection), location: connection.location, read_only: isReadOnly(connection) };
 }
 
 /** A connection with its tabs, each with its stable `sheet_id`. */

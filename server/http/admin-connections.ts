@@ -6,7 +6,7 @@
  */
 import type { Request } from 'express';
 import { connectSpreadsheet } from '../connections/connect.ts';
-import { connectionJson, describeSpreadsheet } from '../connections/describe.ts';
+import { adminConnectionJson, describeSpreadsheet } from '../connections/describe.ts';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
 import { adminBody } from './admin.ts';
@@ -82,7 +82,7 @@ function forceOf(req: Request): boolean {
 
 export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.get('/admin/connections', 'admin', (_req, res) => {
-    res.json({ data: deps.connections.list().map((c) => ({ ...connectionJson(c), location: c.location })) });
+    res.json({ data: deps.connections.list().map(adminConnectionJson) });
   });
 
   routes.post('/admin/connections', 'admin', async (req, res) => {
@@ -124,7 +124,7 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
     deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
     const after = deps.connections.getBySpreadsheetId(connection.spreadsheetId);
     if (!after) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
-    res.json({ ...connectionJson(after), location: after.location });
+    res.json(adminConnectionJson(after));
   });
 
   // The dashboard's preview: the first rows of one tab, as the API returns them (`values` as the row API's).

@@ -5,9 +5,11 @@
  * query (`?stream_token=`; the request log redacts it). A cross-site page can neither get one (it has no admin
  * token, and no CORS answer lets it read one) nor read the stream; the stream changes nothing.
  */
+
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
+import { RetryStreak } from '../lib/retry-streak.ts';
 import { ChangeLogTail } from '../store/change-log-tail.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
@@ -100,8 +102,12 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
       res.write(`event: deliveries\ndata: ${JSON.stringify({ version: fingerprint })}\n\n`);
     };
     res.write('retry: 3000\n\n');
-    check();
-    const poll = setInterval(check, POLL_MS);
+    // From a timer a throw would end the process: a failing look (the database unreadable) is logged once and
+    // tried again on the next tick.
+    const looking = new RetryStreak({ name: "The dashboard's event stream", log: deps.log, minMs: POLL_MS });
+    const look = () => looking.run(check);
+    look();
+    const poll = setInterval(look, POLL_MS);
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     streams.open.add(res);
     req.on('close', () => {

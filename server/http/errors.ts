@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { redactSecrets } from '../lib/redact-secrets.ts';
+import { insufficientStorage, isStorageFailure } from '../store/storage-room.ts';
 import { NOT_UTF8 } from './body.ts';
 import { locals } from './locals.ts';
 import { redactUrl } from './redact-url.ts';
@@ -29,6 +30,8 @@ function fromFrameworkError(err: unknown): AppError | null {
       return new AppError('invalid_body', 'Request body could not be read.');
   }
   if (e.status === 400) return new AppError('invalid_body', 'Malformed request.');
+  // The database or a file in the data dir could not take what was written (a full disk): nothing was stored.
+  if (isStorageFailure(err)) return insufficientStorage();
   return null;
 }
 

@@ -3,6 +3,7 @@
  * polling, a failed recording) goes to `<data dir>/logs/server.<n>.log` as JSON lines, rotated like the request
  * log, and to stderr as before, so a terminal still shows it.
  */
+import { throttledReport } from '../lib/retry-streak.ts';
 import { openRotatingLog, type RequestLogOptions } from './request-log.ts';
 
 export const SERVER_LOG_STEM = 'server';
@@ -19,7 +20,8 @@ export async function openServerLog(
   const echo = options.echo ?? ((message: string, err?: unknown) => console.error(message, err ?? ''));
   const { logger, close } = await openRotatingLog(dataDir, SERVER_LOG_STEM, {
     ...options,
-    onError: (err) => echo('Server log write failed:', err),
+    // A full disk fails every line: said on stderr once a minute (each message itself is echoed there anyway).
+    onError: throttledReport('Writing the server log', echo),
   });
   return {
     log(message, err) {

@@ -3,6 +3,7 @@
  * reads. The connection list is re-read now and then because another process (the CLI) may add or remove
  * connections in the shared database; a removed connection is let go.
  */
+import { RetryStreak } from '../lib/retry-streak.ts';
 import { type Cancel, realTimers, type Timers } from '../lib/timers.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 import type { Replica } from './replica.ts';
@@ -13,6 +14,8 @@ export interface FollowOptions {
   timers?: Timers;
   /** Whether a spreadsheet has subscribers (webhooks): its source may check less often without them. */
   subscribed?: (spreadsheetId: string) => boolean;
+  /** Where a failing look (the database unreadable) is reported, once until it works again. */
+  log?: (message: string, err?: unknown) => void;
 }
 
 export class ConnectionFollower {
@@ -22,6 +25,7 @@ export class ConnectionFollower {
   readonly #timers: Timers;
   readonly #subscribed: ((spreadsheetId: string) => boolean) | undefined;
   #timer: Cancel | null = null;
+  readonly #syncing: RetryStreak;
 
   constructor(replica: Replica, list: () => ConnectionRecord[], options: FollowOptions = {}) {
     this.#replica = replica;
@@ -29,11 +33,14 @@ export class ConnectionFollower {
     this.#syncMs = options.syncMs ?? 2000;
     this.#timers = options.timers ?? realTimers;
     this.#subscribed = options.subscribed;
+    this.#syncing = new RetryStreak({ name: 'Following connections', log: options.log ?? (() => {}) });
   }
 
   start(): void {
-    this.sync();
-    this.#timer = this.#timers.every(this.#syncMs, () => this.sync());
+    // From a timer, a throw would end the process: a failing look is retried with backoff instead.
+    const look = () => this.#syncing.run(() => this.sync());
+    look();
+    this.#timer = this.#timers.every(this.#syncMs, look);
   }
 
   stop(): void {
@@ -41,7 +48,7 @@ export class ConnectionFollower {
     this.#timer = null;
   }
 
-  /** Follow new connections and let go of removed ones. */
+  /** Follow new connections and let go of removed ones; look again at changes whose recording failed. */
   sync(): void {
     const current = new Map(this.#list().map((c) => [c.spreadsheetId, c]));
     for (const id of this.#replica.followed()) {
@@ -53,6 +60,10 @@ export class ConnectionFollower {
       const subscribed = this.#subscribed;
       const id = connection.spreadsheetId;
       this.#replica.follow(connection, subscribed ? { subscribed: () => subscribed(id) } : undefined);
+    }
+    for (const id of this.#replica.unrecorded()) {
+      const connection = current.get(id);
+      if (connection) this.#replica.observe(connection).catch(() => {}); // its failure is logged there
     }
   }
 }

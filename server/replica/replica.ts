@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { RetryStreak } from '../lib/retry-streak.ts';
 import type {
   Mutation,
   Source,
@@ -9,8 +10,10 @@ import type {
   WatchInterest,
   WriteOptions,
   WriteResult,
+  WriteUndo,
 } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
+import { insufficientStorage, isStorageFailure } from '../store/storage-room.ts';
 
 /** One connection's tabs as last read, with the lookups the routes need. Immutable: a change makes a new one. */
 export interface ReplicaEntry {
@@ -38,6 +41,10 @@ interface Slot {
   generation: number;
   /** Set while the replica follows the source's outside changes (see `follow`). */
   unwatch: Unwatch | null;
+  /** A snapshot whose recording failed (a full disk) is waiting: the follower looks again until it is recorded. */
+  unrecorded: boolean;
+  /** A write's version that was undone because it could not be recorded, and what its writers were answered. */
+  undone: { version: string; error: AppError } | null;
 }
 
 /**
@@ -63,16 +70,22 @@ export class Replica {
   readonly #openSource: (connection: ConnectionRecord) => Source;
   readonly #onChange: ChangeListener;
   readonly #log: (message: string, err?: unknown) => void;
+  readonly #assertCanRecord: () => void;
+  readonly #recording: RetryStreak;
   readonly #slots = new Map<string, Slot>();
 
+  /** `assertCanRecord` throws (507) when a write's change could not be recorded now: checked before each write. */
   constructor(
     openSource: (connection: ConnectionRecord) => Source,
     onChange: ChangeListener = () => {},
     log: (message: string, err?: unknown) => void = () => {},
+    assertCanRecord: () => void = () => {},
   ) {
     this.#openSource = openSource;
     this.#onChange = onChange;
     this.#log = log;
+    this.#assertCanRecord = assertCanRecord;
+    this.#recording = new RetryStreak({ name: 'Recording changes', log });
   }
 
   /** The connection's copy, current as of the source's cheap version. Records nothing (see `observe`). */
@@ -99,8 +112,17 @@ export class Replica {
     // in between has recorded its own, and the same version is never recorded twice).
     await new Promise((resolve) => setImmediate(resolve));
     const slot = this.#slot(connection);
-    this.#record(connection, slot, slot.entry?.snapshot ?? entry.snapshot);
+    try {
+      this.#record(connection, slot, slot.entry?.snapshot ?? entry.snapshot);
+    } catch {
+      // Logged by #record; the follower looks again (`unrecorded`) until there is room.
+    }
     return entry;
+  }
+
+  /** Connections with a snapshot whose recording failed and waits for another look. */
+  unrecorded(): string[] {
+    return [...this.#slots].filter(([, slot]) => slot.unrecorded).map(([id]) => id);
   }
 
   async tabByName(connection: ConnectionRecord, name: string): Promise<TabSnapshot> {
@@ -122,16 +144,57 @@ export class Replica {
     options: WriteOptions,
   ): Promise<WriteResult> {
     const slot = this.#slot(connection);
+    // A write is answered only once its change is recorded: one the data dir could not record is refused
+    // before the source takes it.
+    this.#assertCanRecord();
     // An outside change a read has loaded but nobody recorded yet is recorded on its own first, so it is not
-    // merged into this write's changes.
-    if (slot.entry) this.#record(connection, slot, slot.entry.snapshot);
-    const result = await slot.source.write(sourceSheetId, mutations, options);
-    slot.generation++;
-    // The write was redone on a save made meanwhile by another program: that save is an outside change.
-    if (result.before) this.#record(connection, slot, result.before);
-    slot.entry = entryOf(result.snapshot);
-    this.#record(connection, slot, result.snapshot);
+    // merged into this write's changes (and when it cannot be, the write is not made either).
+    if (slot.entry) {
+      try {
+        this.#record(connection, slot, slot.entry.snapshot);
+      } catch (err) {
+        throw answerFor(err, false);
+      }
+    }
+    const { undo, ...result } = await slot.source.write(sourceSheetId, mutations, {
+      ...options,
+      undoable: true,
+    });
+    // Writes committed together share a version: when one of them had to undo it, the others are answered alike.
+    if (slot.undone?.version === result.snapshot.version) throw slot.undone.error;
+    // From here the source has the write: whatever cannot be recorded takes it back.
+    try {
+      slot.generation++;
+      // The write was redone on a save made meanwhile by another program: that save is an outside change.
+      if (result.before) this.#record(connection, slot, result.before);
+      slot.entry = entryOf(result.snapshot);
+      this.#record(connection, slot, result.snapshot);
+    } catch (err) {
+      throw await this.#undo(slot, result.snapshot.version, undo, err);
+    }
+    undo?.keep();
     return result;
+  }
+
+  /**
+   * The source took a write whose change could not be recorded: put back what it replaced, so nothing unrecorded
+   * stays, and say what happened. A source that cannot undo (or a file saved again meanwhile) keeps the write;
+   * it is recorded once there is room (the follower looks again), and the answer says so.
+   */
+  async #undo(slot: Slot, version: string, undo: WriteUndo | undefined, cause: unknown): Promise<AppError> {
+    let undone = false;
+    try {
+      undone = (await undo?.revert()) ?? false;
+    } catch (err) {
+      this.#log('Undoing a write that could not be recorded failed', err);
+    }
+    const error = answerFor(cause, !undone);
+    if (undone) {
+      slot.generation++;
+      slot.entry = null; // read again: the source holds the version before the write
+      slot.undone = { version, error };
+    }
+    return error;
   }
 
   /**
@@ -189,6 +252,8 @@ export class Replica {
         check: null,
         generation: 0,
         unwatch: null,
+        unrecorded: false,
+        undone: null,
       };
       this.#slots.set(connection.spreadsheetId, slot);
     }
@@ -207,16 +272,42 @@ export class Replica {
   }
 
   /**
-   * Hand a new snapshot to the change listener, once per version. A failure there (the database) must not turn
-   * a write the source already has into an error answer, so it is logged instead.
+   * Hand a new snapshot to the change listener, once per version. A failure there (the database, a full disk)
+   * is logged once until recording works again and thrown: the caller decides what it means for its answer.
    */
   #record(connection: ConnectionRecord, slot: Slot, snapshot: SpreadsheetSnapshot): void {
-    if (slot.recorded?.version === snapshot.version) return;
+    if (slot.recorded?.version === snapshot.version) {
+      slot.unrecorded = false; // what failed to record was undone: the source is back at the recorded version
+      return;
+    }
     try {
       this.#onChange(connection, slot.recorded, snapshot);
-      slot.recorded = snapshot;
     } catch (err) {
-      this.#log('Recording a change failed', err);
+      slot.unrecorded = true;
+      this.#recording.failed(err);
+      throw err;
     }
+    slot.recorded = snapshot;
+    slot.unrecorded = false;
+    this.#recording.succeeded();
   }
+}
+
+/** What a write whose change could not be recorded answers: 507 for a full data dir, else 500. */
+function answerFor(cause: unknown, sourceKeptIt: boolean): AppError {
+  if (cause instanceof AppError) return cause;
+  if (isStorageFailure(cause)) {
+    if (!sourceKeptIt) return insufficientStorage();
+    return new AppError(
+      'insufficient_storage',
+      "SheetPort's data folder has no room to record this write, and the spreadsheet took it already; it is " +
+        'recorded once there is room. Check the rows before retrying.',
+    );
+  }
+  return new AppError(
+    'internal_error',
+    sourceKeptIt
+      ? 'The write reached the spreadsheet but could not be recorded; it is recorded on a later look.'
+      : 'The write could not be recorded, so it was not made.',
+  );
 }

@@ -101,6 +101,11 @@ export async function createDemoSpreadsheet(dir: string): Promise<ResolvedLocati
   return { ...(await kind.createDemo(dir)), kind };
 }
 
+/** Whether a connection's spreadsheet was made read-only by its owner (its writes are refused). */
+export function isReadOnly(ref: { sourceKind: string; location: string }): boolean {
+  return sourceKind(ref.sourceKind).readOnly?.(ref.location) ?? false;
+}
+
 /** The service is stopping: every kind ends the work under way that could outlast the stop deadline. */
 export function stopSourceWork(): void {
   for (const kind of KINDS) kind.stopWork?.();

@@ -80,6 +80,11 @@ export interface SourceKind {
   readonly accounts?: KindAccounts;
   /** The service is stopping: end work under way that could outlast its stop deadline (a long parse). */
   stopWork?(): void;
+  /**
+   * Whether the spreadsheet at `location` is one its owner made read-only (a local file without write permission):
+   * writes to it are refused, and the dashboard says so. Absent: never.
+   */
+  readOnly?(location: string): boolean;
   /** The previous versions its writes keep, for a kind that replaces local files (`sheetport backups`). */
   readonly backups?: KindBackups;
 }

@@ -49,6 +49,11 @@ export interface WriteOptions {
    * e.g. to check `If-Match`. Throwing aborts the write with nothing changed.
    */
   precondition?: (tab: TabSnapshot) => void;
+  /**
+   * The caller calls the result's `undo` (`keep` or `revert`) once it knows whether the write stays (the replica
+   * does, after recording). Unset: a source lets go of what an undo would need at once.
+   */
+  undoable?: boolean;
 }
 
 /** What a watcher waits for, as a source that pays for its checks may want to know. */
@@ -68,6 +73,21 @@ export interface WriteResult {
    * made outside SheetPort (a save landing while the write was prepared) that is recorded before the write's own.
    */
   before?: SpreadsheetSnapshot;
+  /** How to take the write back, from a source that can (a local file); absent where it cannot (Google). */
+  undo?: WriteUndo;
+}
+
+/**
+ * A write's way back, for when its change could not be recorded: the replica calls exactly one of the two.
+ */
+export interface WriteUndo {
+  /**
+   * Put back the version the write replaced, only if the source still holds what the write left (never over a
+   * save made since). Resolves whether it did.
+   */
+  revert(): Promise<boolean>;
+  /** The write stays: let go of what `revert` would have needed. */
+  keep(): void;
 }
 
 /** A source's own limits (capabilities as data: the writer never has to guess). */

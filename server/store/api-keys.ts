@@ -241,7 +241,12 @@ export class ApiKeyStore {
     const last = this.lastTouch.get(id);
     if (last !== undefined && ms - last < TOUCH_INTERVAL_MS && ms >= last) return false;
     this.lastTouch.set(id, ms);
-    return this.stmts.touch.run(now.toISOString(), id).changes > 0;
+    try {
+      return this.stmts.touch.run(now.toISOString(), id).changes > 0;
+    } catch {
+      // A full disk: a request is answered without it (tried again after the interval); it is a hint only.
+      return false;
+    }
   }
 }
 

@@ -70,28 +70,33 @@ export class UsageStore {
     this.#dirty.add(c);
   }
 
-  /** Write pending increments. Cheap when nothing changed. */
+  /**
+   * Write pending increments. Cheap when nothing changed. A failed write (a full disk) keeps them for the next
+   * flush: they are taken off only once the transaction has committed.
+   */
   flush(): void {
     if (this.#dirty.size === 0) return;
-    const batch = [...this.#dirty];
-    this.#dirty.clear();
+    const batch = [...this.#dirty].map((c) => ({ c, sent: { ...c.pending } }));
     this.#db.transaction(() => {
-      for (const c of batch) {
-        this.#add.run(
-          c.subject,
-          c.day,
-          c.pending.requests,
-          c.pending.refusedPerSecond,
-          c.pending.refusedDaily,
-        );
-        c.pending = { requests: 0, refusedPerSecond: 0, refusedDaily: 0 };
-      }
+      for (const { c, sent } of batch)
+        this.#add.run(c.subject, c.day, sent.requests, sent.refusedPerSecond, sent.refusedDaily);
     })();
+    for (const { c, sent } of batch) {
+      c.pending.requests -= sent.requests;
+      c.pending.refusedPerSecond -= sent.refusedPerSecond;
+      c.pending.refusedDaily -= sent.refusedDaily;
+      const { requests, refusedPerSecond, refusedDaily } = c.pending;
+      if (requests === 0 && refusedPerSecond === 0 && refusedDaily === 0) this.#dirty.delete(c);
+    }
   }
 
   /** The last `days` UTC days (today included), newest first; days without requests are omitted. */
   history(subject: string, nowMs: number, days = 30): DayUsage[] {
-    this.flush();
+    try {
+      this.flush();
+    } catch {
+      // A full disk: what is stored is answered; the pending counts are written by a later flush.
+    }
     const from = utcDay(nowMs - (days - 1) * 86_400_000);
     return this.#history.all(subject, from);
   }

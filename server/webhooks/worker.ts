@@ -1,3 +1,4 @@
+import { RetryStreak } from '../lib/retry-streak.ts';
 import type { DeliveryRecord, DeliveryStore } from '../store/deliveries.ts';
 import type { WebhookStore } from '../store/webhooks.ts';
 import { targetOf } from './attempt-target.ts';
@@ -62,6 +63,10 @@ export class DeliveryWorker {
   #pumping = false;
   #pumpAgain = false;
   #lastPurge = 0;
+  /** The database failing (a full disk): each kind of failure is logged once, claims back off, nothing is lost. */
+  readonly #claiming: RetryStreak;
+  readonly #settling: RetryStreak;
+  readonly #peeking: RetryStreak;
 
   constructor(options: WorkerOptions) {
     this.#o = {
@@ -73,6 +78,12 @@ export class DeliveryWorker {
       log: () => {},
       ...options,
     };
+    const streak = (name: string) =>
+      new RetryStreak({ name, log: this.#o.log, now: this.#o.now, maxMs: 30_000 });
+    this.#claiming = streak('Webhook delivery worker (claiming due deliveries)');
+    // The lease runs out and the delivery is sent again: at least once, same delivery id.
+    this.#settling = streak('Webhook delivery worker (recording an attempt)');
+    this.#peeking = streak('Webhook delivery worker (reading the database version)');
   }
 
   start(): void {
@@ -93,20 +104,21 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.#inFlight.values()]);
   }
 
-  /** New work may be due: look now. */
+  /** New work may be due: look now (also while backing off: new work was just stored, so the database writes). */
   wake(): void {
     if (!this.#running) return;
-    setImmediate(() => this.#pump());
+    setImmediate(() => this.#pump(false, true));
   }
 
   /** Another process committed something (it may have queued, replayed or resumed): look at the queue. */
   #checkExternal(): void {
     try {
       const version = this.#o.deliveries.externalVersion();
+      this.#peeking.succeeded();
       if (version === this.#externalVersion) return;
       this.#externalVersion = version;
     } catch (err) {
-      this.#o.log('Webhook delivery worker could not read the database version', err);
+      this.#peeking.failed(err);
       return;
     }
     this.wake();
@@ -124,10 +136,14 @@ export class DeliveryWorker {
     }
   }
 
-  #pump(force = false): void {
+  #pump(force = false, woken = false): void {
     if (!this.#running && !force) return;
     if (this.#pumping) {
       this.#pumpAgain = true;
+      return;
+    }
+    if (!force && !woken && !this.#claiming.due()) {
+      this.#schedule(); // backing off after a failure: the timer says when to try again
       return;
     }
     this.#pumping = true;
@@ -137,8 +153,9 @@ export class DeliveryWorker {
         this.#claimAndSend();
       } while (this.#pumpAgain);
       this.#purgeNowAndThen();
+      this.#claiming.succeeded();
     } catch (err) {
-      this.#o.log('Webhook delivery worker failed to claim work', err);
+      this.#claiming.failed(err);
     } finally {
       this.#pumping = false;
     }
@@ -214,18 +231,28 @@ export class DeliveryWorker {
         },
         next,
       );
+      this.#settling.succeeded();
     } catch (err) {
-      // The lease runs out and the delivery is sent again: at least once, same delivery id.
-      this.#o.log('Recording a webhook attempt failed', err);
+      this.#settling.failed(err);
     }
   }
 
   #schedule(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const due = this.#o.deliveries.nextDueAt();
-    if (due === null) return;
-    const delay = Math.min(MAX_SLEEP_MS, Math.max(0, due - this.#o.now()));
+    let delay: number;
+    if (this.#claiming.failures > 0) delay = this.#claiming.waitMs();
+    else {
+      let due: number | null;
+      try {
+        due = this.#o.deliveries.nextDueAt();
+      } catch (err) {
+        this.#claiming.failed(err);
+        due = this.#o.now() + this.#claiming.waitMs();
+      }
+      if (due === null) return;
+      delay = Math.min(MAX_SLEEP_MS, Math.max(0, due - this.#o.now()));
+    }
     this.#timer = setTimeout(() => this.#pump(), delay);
     this.#timer.unref();
   }

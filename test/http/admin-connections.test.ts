@@ -85,6 +85,7 @@ describe('POST /admin/connections', () => {
         public_read: false,
         created_at: body.created_at,
         location: body.location,
+        read_only: false,
       },
     ]);
   });

@@ -122,10 +122,11 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDE
 const codeOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 
 /**
- * Puts `temp` at `filePath` only if the file there is still version `basedOn`. Synchronous from the first call
- * to the last: this process never runs anything while the path is empty.
+ * Puts `temp` at `filePath` only if the file there is still version `basedOn` (else throws ChangedMeanwhile and
+ * leaves `temp` where it is). Synchronous from the first call to the last: this process never runs anything
+ * while the path is empty.
  */
-function swapIn(filePath: string, temp: string, basedOn: string): void {
+export function swapIn(filePath: string, temp: string, basedOn: string): void {
   const aside = tempPathFor(filePath, 'prev');
   try {
     fsSync.renameSync(filePath, aside);

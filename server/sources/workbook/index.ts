@@ -21,6 +21,7 @@ import type {
 import { BackupKeeper } from './backups.ts';
 import { watchFile } from './file-watch.ts';
 import { formatForExtension, type WorkbookFormat } from './formats.ts';
+import { LastReplaceUndo, undoOfFile } from './undo-replace.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
 
 /** Excel's own limits; `.csv` files use them too, since Excel is what opens them. */
@@ -30,6 +31,7 @@ class WorkbookSource implements Source {
   readonly kind = 'workbook';
   readonly capabilities: SourceCapabilities;
   #file: WorkbookFile | null;
+  readonly #undo: LastReplaceUndo;
   readonly #options: SourceOptions;
   readonly #watches = new Set<Unwatch>();
 
@@ -37,11 +39,13 @@ class WorkbookSource implements Source {
 
   constructor(
     file: WorkbookFile,
+    undo: LastReplaceUndo,
     format: WorkbookFormat,
     capabilities: SourceCapabilities,
     options: SourceOptions,
   ) {
     this.#file = file;
+    this.#undo = undo;
     this.#format = format;
     this.capabilities = capabilities;
     this.#options = options;
@@ -63,7 +67,12 @@ class WorkbookSource implements Source {
   async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
     assertStorable(mutations, this.capabilities.limits, options);
     this.#format.assertStorable?.(mutations, options);
-    return this.#open().write(sourceSheetId, mutations, options);
+    const result = await this.#open().write(sourceSheetId, mutations, options);
+    const undo = this.#undo.undoFor(result.snapshot.version);
+    if (!undo) return result;
+    if (options.undoable) return { ...result, undo };
+    undo.keep(); // nobody will ask: no link of the old version stays beside the file
+    return result;
   }
 
   watch(onOutsideChange: () => void): Unwatch {
@@ -107,10 +116,8 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
           ...(options.log ? { log: options.log } : {}),
         })
       : null;
-  return new WorkbookSource(
-    fileFor(filePath, format, resolveFileLimits(options.fileLimits), keeper),
-    format,
-    capabilities,
-    options,
-  );
+  // A write whose change cannot be recorded is taken back (undo-replace.ts); the backups keep their version first.
+  const undo = new LastReplaceUndo(keeper);
+  const file = fileFor(filePath, format, resolveFileLimits(options.fileLimits), undo);
+  return new WorkbookSource(file, undoOfFile(file, undo), format, capabilities, options);
 }

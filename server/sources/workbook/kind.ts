@@ -14,6 +14,7 @@ import { createDemoWorkbook } from './demo.ts';
 import { formatForExtension } from './formats.ts';
 import { cancelAllParses } from './guard/parse-off-thread.ts';
 import { createWorkbookSource } from './index.ts';
+import { isReadOnlyFile } from './read-only.ts';
 
 async function resolveLocation(input: string): Promise<ResolvedLocation> {
   const resolved = path.resolve(input);
@@ -53,6 +54,7 @@ export const workbookKind: SourceKind = {
   resolveLocation,
   open: (location, options) => createWorkbookSource(location, options),
   stopWork: cancelAllParses,
+  readOnly: isReadOnlyFile,
   backups: workbookBackups,
   async createDemo(dir) {
     const location = path.join(dir, 'demo.xlsx');

@@ -28,6 +28,7 @@ import { parserFailure, reasonOf } from './guard/unreadable.ts';
 import { checkZipPackage } from './guard/zip-package.ts';
 import { removeLeftovers } from './leftovers.ts';
 import { assertNotLocked, fileError } from './lock.ts';
+import { assertNotReadOnly } from './read-only.ts';
 import { FileQueue } from './write-queue.ts';
 
 interface WriteJob {
@@ -258,6 +259,7 @@ export class WorkbookFile {
    */
   async #attempt(jobs: WriteJob[], failed: Map<WriteJob, unknown>): Promise<boolean> {
     await assertNotLocked(this.path);
+    assertNotReadOnly(this.path);
     const loaded = await this.#loadDocument();
     const { doc } = loaded;
     const outcomes = new Map<WriteJob, Outcome>();

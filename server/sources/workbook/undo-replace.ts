@@ -1,0 +1,97 @@
+/**
+ * Taking a write back when its change could not be recorded (the data dir is full): the version a replace drops
+ * is kept as a hard link beside the file, under SheetPort's temp-file name (watchers ignore it, and a leftover
+ * is swept like any temp file), until the replica says the write stays. Undoing renames it back over the file,
+ * only while the file is still exactly what the write left (atomic-file.ts's conditional swap).
+ *
+ * It costs one link and one unlink per write, no copy. Where no hard link can be made (a file system without
+ * them) the write simply cannot be undone. Only the last replace of each file is held: a newer write lets go of
+ * the older one.
+ */
+import fsSync from 'node:fs';
+import type { WriteUndo } from '../source.ts';
+import { ChangedMeanwhile, type PreviousVersionKeeper, swapIn, tempPathFor } from './atomic-file.ts';
+import { statSignature } from './workbook-file.ts';
+
+interface Held {
+  /** The previous version's hard link. */
+  link: string;
+  filePath: string;
+  /** The signature the replace left: undoing is allowed only while the file still has it. */
+  left: string;
+}
+
+const removeQuietly = (file: string) => fsSync.rmSync(file, { force: true });
+
+export class LastReplaceUndo implements PreviousVersionKeeper {
+  readonly #inner: PreviousVersionKeeper | null;
+  #held: Held | null = null;
+
+  /** `inner` (the backups) keeps its version first, so it sees the file with no extra link. */
+  constructor(inner: PreviousVersionKeeper | null) {
+    this.#inner = inner;
+  }
+
+  async beforeReplace(filePath: string): Promise<(replaced: boolean) => Promise<void>> {
+    const settleInner = await this.#inner?.beforeReplace(filePath);
+    let link: string | null = tempPathFor(filePath);
+    try {
+      fsSync.linkSync(filePath, link);
+    } catch {
+      link = null; // no hard links here: this write cannot be undone
+    }
+    return async (replaced) => {
+      await settleInner?.(replaced);
+      if (!link) return;
+      const left = replaced ? await statSignature(filePath).catch(() => null) : null;
+      if (left === null) {
+        removeQuietly(link);
+        return;
+      }
+      this.#letGo();
+      this.#held = { link, filePath, left };
+    };
+  }
+
+  /** The way back from the write that left the file at `version`, if that was the last replace. */
+  undoFor(version: string): WriteUndo | undefined {
+    const held = this.#held;
+    if (!held || held.left !== version) return undefined;
+    return {
+      revert: async () => {
+        if (this.#held !== held) return false;
+        this.#held = null;
+        try {
+          // Only over what the write left: a save made since stays, even one landing this instant.
+          swapIn(held.filePath, held.link, held.left);
+          return true;
+        } catch (err) {
+          removeQuietly(held.link);
+          if (err instanceof ChangedMeanwhile) return false;
+          throw err;
+        }
+      },
+      keep: () => {
+        if (this.#held === held) this.#letGo();
+      },
+    };
+  }
+
+  #letGo(): void {
+    if (this.#held) removeQuietly(this.#held.link);
+    this.#held = null;
+  }
+}
+
+/**
+ * The undo a file's writes go through: the one made by the Source that opened the file first, since that is the
+ * keeper the shared file uses (workbook-file.ts `fileFor`); it lives as long as the file.
+ */
+const undoers = new WeakMap<object, LastReplaceUndo>();
+
+export function undoOfFile(file: object, made: LastReplaceUndo): LastReplaceUndo {
+  const known = undoers.get(file);
+  if (known) return known;
+  undoers.set(file, made);
+  return made;
+}

@@ -1,0 +1,166 @@
+/**
+ * A workbook its owner made read-only (mode 0444) is never written: a write answers 502 `upstream_error` with
+ * `reason: "read_only"` and leaves the file's bytes and mode as they were, reads go on, and the dashboard's
+ * connection JSON says `read_only: true`.
+ *
+ * Two real set-ups: `sheetport serve` running as an ordinary user who owns the file and its folder (so a rename
+ * over it would succeed: exactly the case to refuse); as root (CI) the server is started as `nobody` through
+ * setpriv, as any other user it simply runs as that user. And the service running as whoever runs the tests
+ * (root in CI, where `access(W_OK)` says yes to everything and only the mode tells).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { chmod, chown, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServiceContext } from '../../server/context.ts';
+import { openSecretsProvider } from '../../server/secrets/choose.ts';
+import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+
+const BIN = path.resolve('bin/sheetport.js');
+const NOBODY = 65534;
+const sha = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+
+let dir: string | null = null;
+let child: ChildProcess | null = null;
+let h: Harness | null = null;
+
+afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exit = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exit;
+  }
+  await h?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Refusal {
+  error: { code: string; reason?: string; message: string; request_id: string };
+}
+
+async function expectRefused(res: Response, file: string): Promise<void> {
+  expect(res.status).toBe(502);
+  const body = (await res.json()) as Refusal;
+  expect(body.error.code).toBe('upstream_error');
+  expect(body.error.reason).toBe('read_only');
+  expect(body.error.message).toContain(path.basename(file));
+  expect(body.error.message).not.toContain(path.dirname(file)); // no paths reach a client
+}
+
+describe('a workbook its owner made read-only', () => {
+  it('is not written by `sheetport serve` running as an ordinary user who owns it and its folder', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-read-only-'));
+    const dataDir = path.join(dir, 'data');
+    const book = await writePeopleWorkbook(dir);
+    openSecretsProvider(dataDir, { env: { SHEETPORT_SECRETS: 'file' } });
+    const setup = createServiceContext({ dataDir, log: () => {} });
+    const connection = setup.connections.create({
+      name: 'people.xlsx',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: book,
+    });
+    const { key } = setup.keys.create({
+      name: 'k',
+      scope: 'read_write',
+      plan: 'enterprise',
+      perSecond: 1000,
+      daily: 1e9,
+    });
+    const adminToken = setup.adminToken;
+    await setup.close();
+
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      // Everything belongs to the ordinary user the server runs as: the folder is theirs to rename in.
+      for (const p of [dir, dataDir, book]) await chown(p, NOBODY, NOBODY);
+      const { readdir } = await import('node:fs/promises');
+      for (const name of await readdir(dataDir, { recursive: true }))
+        await chown(path.join(dataDir, name), NOBODY, NOBODY);
+    }
+    await chmod(book, 0o444);
+    const before = { bytes: await sha(book), mode: (await stat(book)).mode };
+
+    const serve = [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir];
+    child = asRoot
+      ? spawn(
+          'setpriv',
+          [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, ...serve],
+          { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, HOME: dir } },
+        )
+      : spawn(process.execPath, serve, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+    const { url } = JSON.parse(line.toString()) as { url: string };
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const rows = `${url}/api/spreadsheets/${connection.userKey}/People`;
+
+    await expectRefused(
+      await fetch(rows, { method: 'POST', headers, body: JSON.stringify({ Name: 'Dee' }) }),
+      book,
+    );
+    await expectRefused(
+      await fetch(`${rows}/1`, { method: 'PATCH', headers, body: JSON.stringify({ Age: 99 }) }),
+      book,
+    );
+    await expectRefused(await fetch(`${rows}/1`, { method: 'DELETE', headers }), book);
+    const read = await fetch(rows, { headers });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { Name: string }[])[0]!.Name).toBe('Ann');
+
+    const after = await stat(book);
+    expect(await sha(book)).toBe(before.bytes);
+    expect(after.mode).toBe(before.mode);
+    if (asRoot) expect(after.uid).toBe(NOBODY);
+
+    const listed = await fetch(`${url}/admin/connections`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    expect(listed.status).toBe(200);
+    const { data } = (await listed.json()) as { data: { spreadsheet_id: string; read_only: boolean }[] };
+    expect(data.find((c) => c.spreadsheet_id === connection.spreadsheetId)?.read_only).toBe(true);
+  }, 30_000);
+
+  it('is not written by the service running as this user (root in CI), and is again once writable', async () => {
+    h = await startHarness();
+    const book = await writePeopleWorkbook(h.dir);
+    const connection = h.connect(book);
+    await chmod(book, 0o444);
+    const before = { bytes: await sha(book), mode: (await stat(book)).mode };
+    const json = { 'content-type': 'application/json' };
+
+    await expectRefused(
+      (await h.fetch(rowsPath(connection, 'People'), {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ Name: 'Dee' }),
+      })) as unknown as Response,
+      book,
+    );
+    expect((await h.fetch(rowsPath(connection, 'People'))).status).toBe(200);
+    expect(await sha(book)).toBe(before.bytes);
+    expect((await stat(book)).mode).toBe(before.mode);
+
+    const adminList = async () =>
+      (await (await h!.fetch('/admin/connections', { auth: h!.context.adminToken })).json()).data.find(
+        (c: { spreadsheet_id: string }) => c.spreadsheet_id === connection.spreadsheetId,
+      );
+    expect((await adminList()).read_only).toBe(true);
+
+    // The owner allows writes again: they work, and the card no longer says read-only.
+    await chmod(book, 0o644);
+    const res = await h.fetch(rowsPath(connection, 'People'), {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ Name: 'Dee' }),
+    });
+    expect(res.status).toBe(201);
+    expect((await adminList()).read_only).toBe(false);
+  });
+});
