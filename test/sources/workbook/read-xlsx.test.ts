@@ -115,7 +115,7 @@ describe('reading .xlsx values', () => {
   it('rejects unsupported extensions and reports missing and corrupt files without paths', async () => {
     const dir = await tempDir();
     expect(() => createWorkbookSource(path.join(dir, 'a.ods'))).toThrow(
-      expect.objectContaining({ code: 'invalid_parameter' }),
+      expect.objectContaining({ code: 'unsupported_media_type', details: { parameter: 'location' } }),
     );
 
     const missing = createWorkbookSource(path.join(dir, 'missing.xlsx'));
