@@ -33,6 +33,7 @@ import { configureAppLog, logsDir } from './app-log.ts';
 import { registerIpcHandlers } from './ipc.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { loginItemsFor } from './login-item.ts';
+import { chooseSqliteBinding } from './sqlite-binding.ts';
 import { type TrayModel, trayMenuTemplate } from './tray-menu.ts';
 import { checkForUpdatesOnStart } from './updates.ts';
 import { createDashboardWindow, signInDashboardWindow } from './windows.ts';
@@ -43,7 +44,18 @@ const dataDir = resolveDataDir();
 // Chromium's own files (cache, cookies) go in a subfolder, apart from the service's data.
 app.setPath('sessionData', path.join(app.getPath('userData'), 'Chromium'));
 
-if (!app.requestSingleInstanceLock()) {
+// Electron cannot load Node's build of better-sqlite3 unless it is N-API; from a checkout the app uses the one
+// `npm run app:native` prepared, and says so in one line when it is not there (main/sqlite-binding.ts).
+const sqlite = chooseSqliteBinding({
+  versions: process.versions,
+  appRoot: app.getAppPath(),
+  packaged: app.isPackaged,
+});
+
+if (sqlite.kind === 'missing') {
+  process.stderr.write(`${sqlite.message}\n`);
+  app.exit(1);
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   runApp();
@@ -70,6 +82,7 @@ function runApp(): void {
         dataDir,
         port: Number(process.env.SHEETPORT_PORT) || DEFAULT_PORT,
         host: DEFAULT_HOST,
+        ...(sqlite.kind === 'electron' ? { sqliteBinding: sqlite.path } : {}),
         log: (message, err) => {
           logError(message, err);
           lifecycle.noteError(message, err);

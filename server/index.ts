@@ -45,6 +45,11 @@ export interface ServerConfig {
   tunnel?: boolean;
   /** Who makes the public URL: ngrok by default (loaded only when a tunnel opens); tests pass a fake. */
   tunnelProvider?: TunnelProvider;
+  /**
+   * The path of better-sqlite3's compiled addon when the host is not Node (the tray app passes its Electron
+   * build, see main/sqlite-binding.ts); omitted, better-sqlite3 loads Node's own.
+   */
+  sqliteBinding?: string;
 }
 
 export interface RunningServer {
@@ -92,6 +97,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
     rateLimits: options.rateLimits !== false,
     allowLanWebhooks: options.allowLanWebhooks === true,
     ...(options.deliveryLogDays !== undefined ? { deliveryLogDays: options.deliveryLogDays } : {}),
+    ...(options.sqliteBinding ? { sqliteBinding: options.sqliteBinding } : {}),
     ...(log ? { log } : {}),
   });
   let requestLog: RequestLog | null = null;
