@@ -7,6 +7,8 @@ export { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
 export { redactSecrets } from './lib/redact-secrets.ts';
 // The file types a local workbook may have (the desktop app's file picker offers them).
 export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
+// The demo workbook `npm start` connects; the desktop app's smoke check (`--smoke`) reads it through the API.
+export { createDemoSpreadsheet } from './sources/index.ts';
 
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
