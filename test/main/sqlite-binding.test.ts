@@ -2,19 +2,16 @@
  * Which better-sqlite3 addon the tray app loads, through the real pieces: scripts/electron-native.ts prepares the
  * Electron build (here by copying Node's N-API prebuild, as it does on every machine with better-sqlite3 13),
  * main/sqlite-binding.ts chooses it when `process.versions.electron` is set, and a real server opens its
- * database through better-sqlite3's `nativeBinding` with it; Node's own addon is loaded otherwise. When the
- * Electron build cannot be made, `npm run app`'s launcher says so in one line and exits 1.
+ * database through better-sqlite3's `nativeBinding` with it; Node's own addon is loaded otherwise
+ * (test/main/start-app.test.ts has `npm run app`'s one-line messages).
  *
  * Electron itself cannot run here (no binary), so "inside Electron" is the `versions` value the main process
  * passes; everything after that choice is the real code.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chooseSqliteBinding, electronSqliteBuildPath } from '../../main/sqlite-binding.ts';
 import { isNodeApiAddon, prepareElectronSqlite } from '../../scripts/electron-native.ts';
@@ -126,81 +123,5 @@ describe('better-sqlite3 for Electron and for Node', () => {
     expect(choice.message).not.toContain('\n');
     expect(choice.message).toContain(`Electron ${electronVersion}`);
     expect(choice.message).toContain('`npm run app:native`');
-  });
-});
-
-const run = promisify(execFile);
-const startApp = path.join(repo, 'scripts/start-app.ts');
-
-/** A port nothing listens on: taken from the OS, then released. */
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function launch(root: string, env: NodeJS.ProcessEnv) {
-  try {
-    const out = await run(process.execPath, [startApp], { cwd: root, env: { ...process.env, ...env } });
-    return { code: 0, ...out };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-describe('npm run app when something is missing', () => {
-  it('an addon built for one Node ABI that cannot be rebuilt offline: one line, exit 1, no stack trace', async () => {
-    // Stands for better-sqlite3 12 and earlier, whose addon is built against one Node ABI (it exports
-    // node_register_module_v127): @electron/rebuild must download Electron's headers, here from a closed port.
-    const root = checkoutWith('abi-addon', ['electron', '@electron/rebuild']);
-    const pkg = path.join(root, 'node_modules', 'better-sqlite3');
-    mkdirSync(path.join(pkg, 'lib'), { recursive: true });
-    mkdirSync(path.join(pkg, 'build', 'Release'), { recursive: true });
-    writeFileSync(
-      path.join(pkg, 'package.json'),
-      JSON.stringify({ name: 'better-sqlite3', version: '12.4.1' }),
-    );
-    writeFileSync(
-      path.join(pkg, 'binding.gyp'),
-      "{'targets':[{'target_name':'better_sqlite3','sources':['x.c']}]}",
-    );
-    writeFileSync(
-      path.join(pkg, 'build', 'Release', 'better_sqlite3.node'),
-      '\u007fELF node_register_module_v127',
-    );
-    const home = path.join(root, 'home');
-    mkdirSync(home);
-
-    const result = await launch(root, {
-      HOME: home,
-      ELECTRON_REBUILD_DIST_URL: `http://127.0.0.1:${await closedPort()}`,
-    });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(
-      /^SheetPort: could not build better-sqlite3 12\.4\.1 for Electron \d+\.\d+\.\d+ \(Electron's headers could not be downloaded: ECONNREFUSED\); with network access run `npm run app:native`\.$/,
-    );
-  });
-
-  it('no Electron binary: the addon is prepared, then one line naming the install command, exit 1', async () => {
-    const root = checkoutWith('no-binary', ['better-sqlite3']);
-    // The electron package without its downloaded binary, as ELECTRON_SKIP_BINARY_DOWNLOAD=1 leaves it.
-    mkdirSync(path.join(root, 'node_modules', 'electron'));
-    writeFileSync(
-      path.join(root, 'node_modules/electron/package.json'),
-      JSON.stringify({ version: electronVersion }),
-    );
-
-    const result = await launch(root, {});
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe(`better-sqlite3 prepared for Electron ${electronVersion}\n`);
-    expect(result.stderr).toBe(
-      "SheetPort: Electron's binary is not installed (node_modules/electron/dist); with network access run `node node_modules/electron/install.js`, then start again.\n",
-    );
   });
 });
