@@ -6,7 +6,7 @@
  */
 // First: evaluated before the modules below load (ES modules evaluate in import order).
 import '../server/small-footprint-first.ts';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -22,6 +22,7 @@ import {
 } from 'electron';
 import log from 'electron-log/main';
 import {
+  createDemoSpreadsheet,
   DEFAULT_HOST,
   DEFAULT_PORT,
   type RunningServer,
@@ -33,19 +34,39 @@ import { configureAppLog, logsDir } from './app-log.ts';
 import { registerIpcHandlers } from './ipc.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { loginItemsFor } from './login-item.ts';
+import { runSmoke, SMOKE_EXIT_MS, SMOKE_FLAG, SMOKE_TIMEOUT_LINE } from './smoke.ts';
+import { chooseSqliteBinding } from './sqlite-binding.ts';
 import { type TrayModel, trayMenuTemplate } from './tray-menu.ts';
 import { checkForUpdatesOnStart } from './updates.ts';
 import { createDashboardWindow, signInDashboardWindow } from './windows.ts';
 
+// `npm run app:smoke`: the first start checked end to end in a throwaway data dir, beside a running app.
+const smoke = process.argv.includes(SMOKE_FLAG);
 // The same folder the CLI uses (SHEETPORT_DATA_DIR, else the per-user app-data folder, which is Electron's
 // userData for an app named SheetPort), so `sheetport` commands and the app share connections and keys.
-const dataDir = resolveDataDir();
+const dataDir = smoke ? mkdtempSync(path.join(os.tmpdir(), 'sheetport-smoke-')) : resolveDataDir();
 // Chromium's own files (cache, cookies) go in a subfolder, apart from the service's data.
-app.setPath('sessionData', path.join(app.getPath('userData'), 'Chromium'));
+app.setPath('sessionData', path.join(smoke ? dataDir : app.getPath('userData'), 'Chromium'));
 
-if (!app.requestSingleInstanceLock()) {
+// Electron cannot load Node's build of better-sqlite3 unless it is N-API; from a checkout the app uses the one
+// `npm run app:native` prepared, and says so in one line when it is not there (main/sqlite-binding.ts).
+const sqlite = chooseSqliteBinding({
+  versions: process.versions,
+  appRoot: app.getAppPath(),
+  packaged: app.isPackaged,
+});
+
+if (sqlite.kind === 'missing') {
+  process.stderr.write(`${sqlite.message}\n`);
+  app.exit(1);
+} else if (!smoke && !app.requestSingleInstanceLock()) {
   app.quit();
 } else {
+  if (smoke)
+    setTimeout(() => {
+      process.stdout.write(`${SMOKE_TIMEOUT_LINE}\n`);
+      app.exit(1);
+    }, SMOKE_EXIT_MS);
   runApp();
 }
 
@@ -68,8 +89,9 @@ function runApp(): void {
     start: async () => {
       server = await startServer({
         dataDir,
-        port: Number(process.env.SHEETPORT_PORT) || DEFAULT_PORT,
+        port: smoke ? 0 : Number(process.env.SHEETPORT_PORT) || DEFAULT_PORT,
         host: DEFAULT_HOST,
+        ...(sqlite.kind === 'electron' ? { sqliteBinding: sqlite.path } : {}),
         log: (message, err) => {
           logError(message, err);
           lifecycle.noteError(message, err);
@@ -145,6 +167,28 @@ function runApp(): void {
     tray.setContextMenu(Menu.buildFromTemplate(menu));
   }
 
+  /** The smoke check's one line on stdout, then the server stopped, the throwaway data dir removed, exit 0 or 1. */
+  async function finishSmoke(trayCreated: true | string): Promise<void> {
+    const result = await runSmoke({
+      server: server ? { url: server.url, adminToken: server.adminToken } : null,
+      startError: lifecycle.state.startError,
+      createDemo: async () => (await createDemoSpreadsheet(dataDir)).location,
+      tray: trayCreated,
+      fetch,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    process.stdout.write(`${result.line}\n`);
+    try {
+      await lifecycle.stop();
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (err) {
+      // A temporary folder left behind (a file still locked on Windows) does not change the verdict.
+      logError('Smoke check cleanup failed', err);
+    }
+    app.exit(result.ok ? 0 : 1);
+  }
+
   registerIpcHandlers(ipcMain, () => (server ? { ids: trustedIds, port: server.port } : null), {
     pickFile: async () => {
       const options = {
@@ -181,13 +225,20 @@ function runApp(): void {
       process.platform === 'darwin'
         ? nativeImage.createFromPath(path.join(assets, 'trayTemplate.png'))
         : nativeImage.createFromPath(path.join(assets, 'icons', '32x32.png'));
-    tray = new Tray(icon);
-    // Windows users expect a click on the tray icon to open the window; elsewhere a click opens the menu.
-    if (process.platform === 'win32') tray.on('click', () => showDashboard());
-    refreshTray();
+    let trayCreated: true | string = true;
+    try {
+      tray = new Tray(icon);
+      // Windows users expect a click on the tray icon to open the window; elsewhere a click opens the menu.
+      if (process.platform === 'win32') tray.on('click', () => showDashboard());
+      refreshTray();
+    } catch (err) {
+      if (!smoke) throw err;
+      trayCreated = err instanceof Error ? err.message : String(err);
+    }
     await lifecycle.start();
     if (lifecycle.state.phase === 'failed') logError(`Server did not start: ${lifecycle.state.startError}`);
     else log.info(`Server running at ${lifecycle.state.url} (data dir ${dataDir})`);
+    if (smoke) return finishSmoke(trayCreated);
     void checkForUpdatesOnStart(
       app.isPackaged,
       async () => (await import('electron-updater')).default.autoUpdater,

@@ -49,6 +49,8 @@ export interface ServiceContext extends AppDeps {
 
 export interface ContextOptions {
   dataDir: string;
+  /** better-sqlite3's addon for a runtime other than Node (the tray app's Electron build); default: Node's. */
+  sqliteBinding?: string;
   allowedHosts?: readonly string[];
   clock?: () => Date;
   log?: (message: string, err?: unknown) => void;
@@ -79,7 +81,10 @@ const USAGE_FLUSH_MS = 1000;
 /** Opens the data dir and wires the stores, sources and replica. One code path for CLI, tests and Electron. */
 export function createServiceContext(options: ContextOptions): ServiceContext {
   const clock = options.clock ?? (() => new Date());
-  const db = openDatabase(options.dataDir);
+  const db = openDatabase(
+    options.dataDir,
+    options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {},
+  );
   const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
   const allowLan = options.allowLanWebhooks === true;

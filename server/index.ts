@@ -7,6 +7,8 @@ export { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
 export { redactSecrets } from './lib/redact-secrets.ts';
 // The file types a local workbook may have (the desktop app's file picker offers them).
 export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
+// The demo workbook `npm start` connects; the desktop app's smoke check (`--smoke`) reads it through the API.
+export { createDemoSpreadsheet } from './sources/index.ts';
 
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { throttledReport } from './lib/retry-streak.ts';
@@ -46,6 +48,11 @@ export interface ServerConfig {
   tunnel?: boolean;
   /** Who makes the public URL: ngrok by default (loaded only when a tunnel opens); tests pass a fake. */
   tunnelProvider?: TunnelProvider;
+  /**
+   * The path of better-sqlite3's compiled addon when the host is not Node (the tray app passes its Electron
+   * build, see main/sqlite-binding.ts); omitted, better-sqlite3 loads Node's own.
+   */
+  sqliteBinding?: string;
 }
 
 export interface RunningServer {
@@ -93,6 +100,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
     rateLimits: options.rateLimits !== false,
     allowLanWebhooks: options.allowLanWebhooks === true,
     ...(options.deliveryLogDays !== undefined ? { deliveryLogDays: options.deliveryLogDays } : {}),
+    ...(options.sqliteBinding ? { sqliteBinding: options.sqliteBinding } : {}),
     ...(log ? { log } : {}),
   });
   let requestLog: RequestLog | null = null;

@@ -3,11 +3,10 @@
  * `--allow-host` tunnel name), with a strict CSP (no inline script, nothing from elsewhere) and no framing. The
  * page carries no secret: it reads the admin token from its URL fragment, which browsers never send.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler, Router } from 'express';
 import { AppError } from '../errors.ts';
 import { isLoopbackRequest } from './admin.ts';
+import { defaultUiDir } from './ui-dir.ts';
 
 export const UI_CSP = [
   "default-src 'self'",
@@ -20,15 +19,6 @@ export const UI_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-/** renderer/dist beside server/ (a checkout), or one level further up (the compiled package's dist/server). */
-export function defaultUiDir(): string | null {
-  for (const rel of ['../../renderer/dist', '../../../renderer/dist']) {
-    const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(`${dir}/index.html`)) return dir;
-  }
-  return null;
-}
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader('Content-Security-Policy', UI_CSP);

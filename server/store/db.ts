@@ -22,6 +22,11 @@ export const DB_FILE_NAME = 'sheetport.db';
 export interface OpenDatabaseOptions {
   /** The data dir's secrets provider, when the caller already opened it (default: openSecretsProvider). */
   secrets?: SecretsProvider;
+  /**
+   * better-sqlite3's compiled addon to load instead of the one it finds itself (its `nativeBinding` option): for a
+   * runtime other than Node, such as the tray app's Electron, whose build lives apart from Node's.
+   */
+  nativeBinding?: string;
 }
 
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Database.Database {
@@ -34,7 +39,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   tightenIfPresent(`${file}-wal`);
   tightenIfPresent(`${file}-shm`);
   const provider = options.secrets ?? openSecretsProvider(dataDir);
-  const db = new Database(file);
+  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   try {
     // busy_timeout first: switching to WAL needs a lock, and another process may be opening the file right now.
     db.pragma('busy_timeout = 5000');

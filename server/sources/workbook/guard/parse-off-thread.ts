@@ -12,15 +12,21 @@
 import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../../config.ts';
 import { AppError, type ErrorCode } from '../../../errors.ts';
+import { unpackedUrl } from '../../../lib/archive-path.ts';
 import type { FormatName } from '../formats.ts';
 import type { ParseJob, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
-// The worker runs from source (.ts, Node's type stripping) in a checkout and as .js from the build.
-const WORKER_URL = new URL(
-  `./parse-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
-  import.meta.url,
-);
+/**
+ * The worker's script beside the module at `moduleUrl`: from source (.ts, Node's type stripping) in a checkout,
+ * as .js from the build, and from `app.asar.unpacked/` in the packaged tray app, since a worker thread cannot be
+ * relied on to read the app's archive (electron-builder.yml unpacks the worker and what it imports).
+ */
+export function parseWorkerUrl(moduleUrl: string): URL {
+  return unpackedUrl(new URL(`./parse-worker${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl));
+}
+
+const WORKER_URL = parseWorkerUrl(import.meta.url);
 /** Workers kept warm, and the largest file after which a worker is kept. */
 const MAX_IDLE = 2;
 const KEEP_AFTER_BYTES = 4 * 1024 * 1024;

@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * A packaged desktop app keeps its files in one archive (`resources/app.asar`) that only its main thread's
+ * file functions can read. What must be a real file on disk (a worker thread's script and everything it
+ * imports, files served as streams) is packed unpacked beside it, in `app.asar.unpacked/` at the same relative
+ * path. These map a path inside such an archive to that twin; any other path, or one whose twin is not there,
+ * is returned as it is, so a checkout and the installed CLI are unaffected.
+ */
+export function unpackedPath(file: string, exists: (file: string) => boolean = existsSync): string {
+  const twin = file.replace(/\.asar(?=[\\/])/, '.asar.unpacked');
+  return twin !== file && exists(twin) ? twin : file;
+}
+
+/** The other way: a path in `app.asar.unpacked/` to its place inside the archive, when that is there. */
+export function packedPath(file: string, exists: (file: string) => boolean = existsSync): string {
+  const packed = file.replace(/\.asar\.unpacked(?=[\\/])/, '.asar');
+  return packed !== file && exists(packed) ? packed : file;
+}
+
+/** unpackedPath for a `file:` URL (a module's or a worker's). */
+export function unpackedUrl(url: URL, exists?: (file: string) => boolean): URL {
+  if (url.protocol !== 'file:') return url;
+  const file = fileURLToPath(url);
+  const twin = unpackedPath(file, exists);
+  return twin === file ? url : pathToFileURL(twin);
+}
