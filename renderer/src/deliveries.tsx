@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from './api.ts';
+import { FilterSelect } from './filter-select.tsx';
 import { useDeliveryUpdates } from './live.ts';
 import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
@@ -36,39 +37,18 @@ export function DeliveriesSection() {
         </span>
       </h2>
       <form class="card form-row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
-        <label>
-          Webhook
-          <select value={webhook} onChange={(e) => setWebhook(e.currentTarget.value)}>
-            <option value="">All webhooks</option>
-            {hooks.data?.data.map((w) => (
-              <option key={w.webhook_id} value={w.webhook_id}>
-                {shortUrl(w.url, 40)} ({w.webhook_id})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          State
-          <select value={state} onChange={(e) => setState(e.currentTarget.value)}>
-            <option value="">Any state</option>
-            {STATES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Event
-          <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
-            <option value="">Any event</option>
-            {EVENTS.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Webhook"
+          any="All webhooks"
+          value={webhook}
+          options={(hooks.data?.data ?? []).map((w) => ({
+            value: w.webhook_id,
+            label: `${shortUrl(w.url, 40)} (${w.webhook_id})`,
+          }))}
+          onChange={setWebhook}
+        />
+        <FilterSelect label="State" any="Any state" value={state} options={STATES} onChange={setState} />
+        <FilterSelect label="Event" any="Any event" value={event} options={EVENTS} onChange={setEvent} />
       </form>
       <div class="split">
         <div>

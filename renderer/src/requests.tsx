@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from './api.ts';
+import { FilterSelect } from './filter-select.tsx';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import type { ApiKey, RequestLine } from './types.ts';
@@ -60,28 +61,23 @@ export function RequestsSection() {
             autoComplete="off"
           />
         </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">Any status</option>
-            {STATUS_CLASSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Key
-          <select value={keyId} onChange={(e) => setKeyId(e.currentTarget.value)}>
-            <option value="">Any key</option>
-            {keys.data?.data.map((k) => (
-              <option key={k.id} value={k.id}>
-                {k.name ? `${k.name} (${k.id})` : k.id}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          any="Any status"
+          value={status}
+          options={STATUS_CLASSES}
+          onChange={setStatus}
+        />
+        <FilterSelect
+          label="Key"
+          any="Any key"
+          value={keyId}
+          options={(keys.data?.data ?? []).map((k) => ({
+            value: k.id,
+            label: k.name ? `${k.name} (${k.id})` : k.id,
+          }))}
+          onChange={setKeyId}
+        />
         <button type="submit">Find</button>
         <button type="button" onClick={lines.reload}>
           Refresh

@@ -17,9 +17,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServiceContext } from '../../server/context.ts';
-import { openSecretsProvider } from '../../server/secrets/choose.ts';
-import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { prepareDataDir } from '../helpers/prepared-data-dir.ts';
 import { startTmpfsServer, type TmpfsServer } from '../helpers/tmpfs-server.ts';
 
 let dir: string;
@@ -41,31 +39,8 @@ const sha = async (file: string) =>
     .digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function prepare() {
-  const dataDir = path.join(dir, 'data');
-  const book = await writePeopleWorkbook(dir);
-  // The secrets in a file: the OS keychain is not the point here (and the server runs in its own namespaces).
-  openSecretsProvider(dataDir, { env: { SHEETPORT_SECRETS: 'file' } });
-  const setup = createServiceContext({ dataDir, log: () => {} });
-  const connection = setup.connections.create({
-    name: 'people.xlsx',
-    sourceKind: 'workbook',
-    idPrefix: 'wb_',
-    location: book,
-  });
-  const { key } = setup.keys.create({
-    name: 'k',
-    scope: 'read_write',
-    plan: 'enterprise',
-    perSecond: 1000,
-    daily: 1e9,
-  });
-  await setup.close();
-  return { dataDir, book, connection, key };
-}
-
 async function scenario(env: Record<string, string>) {
-  const { dataDir, book, connection, key } = await prepare();
+  const { dataDir, book, connection, key } = await prepareDataDir(dir);
   server = await startTmpfsServer(dataDir, 24, env);
   const s = server;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -186,7 +161,7 @@ async function startHoldingReceiver() {
 
 describe('webhook notifications queued when the disk fills', () => {
   it('are kept and sent once there is room again', async () => {
-    const { dataDir, connection, key } = await prepare();
+    const { dataDir, connection, key } = await prepareDataDir(dir);
     // A short lease: an attempt whose outcome could not be recorded is claimable again soon.
     server = await startTmpfsServer(dataDir, 24, {
       SHEETPORT_MIN_FREE_MB: '4',

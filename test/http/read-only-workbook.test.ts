@@ -15,10 +15,9 @@ import { chmod, chown, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServiceContext } from '../../server/context.ts';
-import { openSecretsProvider } from '../../server/secrets/choose.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+import { prepareDataDir } from '../helpers/prepared-data-dir.ts';
 
 const BIN = path.resolve('bin/sheetport.js');
 const NOBODY = 65534;
@@ -57,25 +56,7 @@ async function expectRefused(res: Response, file: string): Promise<void> {
 describe('a workbook its owner made read-only', () => {
   it('is not written by `sheetport serve` running as an ordinary user who owns it and its folder', async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-read-only-'));
-    const dataDir = path.join(dir, 'data');
-    const book = await writePeopleWorkbook(dir);
-    openSecretsProvider(dataDir, { env: { SHEETPORT_SECRETS: 'file' } });
-    const setup = createServiceContext({ dataDir, log: () => {} });
-    const connection = setup.connections.create({
-      name: 'people.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: book,
-    });
-    const { key } = setup.keys.create({
-      name: 'k',
-      scope: 'read_write',
-      plan: 'enterprise',
-      perSecond: 1000,
-      daily: 1e9,
-    });
-    const adminToken = setup.adminToken;
-    await setup.close();
+    const { dataDir, book, connection, key, adminToken } = await prepareDataDir(dir);
 
     const asRoot = process.getuid?.() === 0;
     if (asRoot) {
