@@ -5,8 +5,13 @@
  * of the value a cell already reads as does not touch that cell at all: its type, number format, style and
  * formula stay. For every kind of source, applied when a write is planned.
  */
-import type { CellWrite } from './plan.ts';
-import type { CellValue, TabSnapshot } from './source.ts';
+import type { CellInput, CellValue, TabSnapshot } from './source.ts';
+
+/** A cell of a planned write (plan.ts's CellWrite; named by shape so planning and this stay one-way). */
+interface CellWrite {
+  column: number;
+  value: CellInput;
+}
 
 /** Whether writing `value` into a cell that reads as `current` (or, for a formula, as `formula`) changes it. */
 function writesSame(
@@ -23,14 +28,14 @@ function writesSame(
  * The cells of an update of API row `row` that change something: each column's last write in the batch,
  * unless it equals what the cell reads as now.
  */
-export function changedCells(tab: TabSnapshot, row: number, cells: readonly CellWrite[]): CellWrite[] {
-  const last = new Map<number, CellWrite>();
+export function changedCells<C extends CellWrite>(tab: TabSnapshot, row: number, cells: readonly C[]): C[] {
+  const last = new Map<number, C>();
   for (const cell of cells) {
     last.delete(cell.column);
     last.set(cell.column, cell);
   }
   const current = tab.typed[row - 1] ?? [];
-  const out: CellWrite[] = [];
+  const out: C[] = [];
   for (const cell of last.values()) {
     const isFormulaText = typeof cell.value === 'string' && cell.value.startsWith('=');
     const formula = isFormulaText ? tab.withFormulas?.[row - 1]?.[cell.column] : undefined;
