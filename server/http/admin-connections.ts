@@ -127,7 +127,8 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
     res.json(adminConnectionJson(after));
   });
 
-  // The dashboard's preview: the first rows of one tab, as the API returns them (`values` as the row API's).
+  // The dashboard's preview: the first rows of one tab as arrays in header order, in the row API's `values` modes.
+  // Unlike the row API, an empty cell with `values=formatted` is "" (the displayed text as held), not null.
   routes.get('/admin/connections/:id/sheets/:sheet/preview', 'admin', async (req, res) => {
     const connection = connectionOf(req);
     const sheet = String(req.params.sheet);

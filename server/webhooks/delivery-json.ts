@@ -1,7 +1,7 @@
 /**
  * A delivery and its attempts as the API, the dashboard and the CLI show them (one set of shapes, so they cannot
  * drift). The `/v1` API shows an attempt at a loopback or private address without its response excerpt and with
- * a coarse error (CONTRACT 4); the admin surface and the CLI show everything, with the address it went to and
+ * a coarse error (docs/api.md, "Delivery log"); the admin surface and the CLI show everything, with the address it went to and
  * the headers it sent (the API does not: a key holder could replay a signed request to the receiver).
  */
 import { iso } from '../lib/iso-time.ts';
