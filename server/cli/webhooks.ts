@@ -157,7 +157,7 @@ interface CreateOptions {
 
 async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<void> {
   const { url, needsLan } = checkUrl(opts.url, opts.allowLan === true);
-  const events = parseEvents(opts.event);
+  const events = eventsFromFlags(opts.event);
   await withServiceAsync(g, async (service) => {
     const connection = service.connections.resolve(opts.spreadsheet);
     if (!connection) {
@@ -219,7 +219,7 @@ function checkUrl(raw: string, allowLan: boolean): { url: string; needsLan: bool
 }
 
 /** --event values (repeatable, commas allowed): known and unique; none given means all four. */
-function parseEvents(raw: string[]): WebhookEvent[] {
+function eventsFromFlags(raw: string[]): WebhookEvent[] {
   const given = raw
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
