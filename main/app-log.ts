@@ -61,7 +61,8 @@ export function configureAppLog(logger: FileLogger, dataDir: string): string {
   logger.transports.file.resolvePathFn = () => file;
   logger.transports.file.maxSize = APP_LOG_MAX_BYTES;
   logger.transports.file.archiveLogFn = (old) => rotateAppLog(old.toString());
-  // Like the service's logs: nothing shaped like a key, token or code reaches the data dir (CONTRACT 5).
+  // Like the service's logs: nothing shaped like a key, token or code reaches the data dir (docs/security.md,
+  // "Secrets a request carries").
   logger.hooks.push((message: { data: unknown[] }, _transport?: unknown, transportName?: string) =>
     transportName === 'file' ? { ...message, data: message.data.map(redacted) } : message,
   );

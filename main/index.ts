@@ -80,7 +80,7 @@ function runApp(): void {
   const trustedIds = new Set<number>();
   const loginItems = loginItemsFor(process.platform, app, process.env, os.homedir(), process.execPath);
   let server: RunningServer | null = null;
-  let tray: Tray | null = null; // kept in a module-level variable so it is never garbage-collected
+  let tray: Tray | null = null; // held by the closures below for the app's life, so it is never garbage-collected
   let win: BrowserWindow | null = null;
   let quitting = false;
   let drained = false;

@@ -34,6 +34,35 @@ function sectionFromHash(): SectionId {
 type SignInNotice = 'none' | 'expired' | 'ended';
 
 export function App() {
+  const session = useSession();
+  const section = useSection();
+  if (session.exchanging) {
+    return (
+      <main id="main" class="signin">
+        <h1>SheetPort dashboard</h1>
+        <p role="status">Signing in…</p>
+      </main>
+    );
+  }
+  if (!session.signedIn) {
+    return <SignIn notice={session.notice} error={session.exchangeError} onSignedIn={session.signedInNow} />;
+  }
+  const View = SECTIONS.find((s) => s.id === section)!.view;
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <TopBar section={section} onSignOut={session.signOutNow} />
+      <main id="main" tabIndex={-1}>
+        <View />
+      </main>
+    </>
+  );
+}
+
+/** Whether the page is signed in: a sign-in code in the address is traded first; a session that ends signs out. */
+function useSession() {
   // Read once, before the first paint: the code leaves the address bar at once.
   const [code] = useState(() => takeSignInCode());
   const [signedIn, setSignedIn] = useState(() => code === null && currentSession() !== null);
@@ -62,6 +91,25 @@ export function App() {
     window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
     return () => window.removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
   }, []);
+  return {
+    signedIn,
+    exchanging,
+    notice,
+    exchangeError,
+    signedInNow: () => {
+      setNotice('none');
+      setSignedIn(true);
+    },
+    signOutNow: () => {
+      void signOut();
+      setNotice('none');
+      setSignedIn(false);
+    },
+  };
+}
+
+/** The section the address names (`#keys`), followed as it changes. */
+function useSection(): SectionId {
   const [section, setSection] = useState<SectionId>(() => sectionFromHash());
   useEffect(() => {
     const onHash = () => setSection(sectionFromHash());
@@ -79,62 +127,29 @@ export function App() {
     }
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [section]);
+  return section;
+}
 
-  if (exchanging) {
-    return (
-      <main id="main" class="signin">
-        <h1>SheetPort dashboard</h1>
-        <p role="status">Signing in…</p>
-      </main>
-    );
-  }
-  if (!signedIn) {
-    return (
-      <SignIn
-        notice={notice}
-        error={exchangeError}
-        onSignedIn={() => {
-          setNotice('none');
-          setSignedIn(true);
-        }}
-      />
-    );
-  }
-  const View = SECTIONS.find((s) => s.id === section)!.view;
+/** The title, the sections and Sign out. */
+function TopBar({ section, onSignOut }: { section: SectionId; onSignOut: () => void }) {
   return (
-    <>
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header class="top">
-        <h1>SheetPort</h1>
-        <nav aria-label="Sections">
-          <ul>
-            {SECTIONS.map((s) => (
-              <li key={s.id}>
-                <a href={`#${s.id}`} aria-current={s.id === section ? 'page' : undefined}>
-                  {s.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <button
-          type="button"
-          class="small"
-          onClick={() => {
-            void signOut();
-            setNotice('none');
-            setSignedIn(false);
-          }}
-        >
-          Sign out
-        </button>
-      </header>
-      <main id="main" tabIndex={-1}>
-        <View />
-      </main>
-    </>
+    <header class="top">
+      <h1>SheetPort</h1>
+      <nav aria-label="Sections">
+        <ul>
+          {SECTIONS.map((s) => (
+            <li key={s.id}>
+              <a href={`#${s.id}`} aria-current={s.id === section ? 'page' : undefined}>
+                {s.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <button type="button" class="small" onClick={onSignOut}>
+        Sign out
+      </button>
+    </header>
   );
 }
 

@@ -36,20 +36,15 @@ export function DeliveriesSection() {
           {live ? 'live' : 'not live'}
         </span>
       </h2>
-      <form class="card form-row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
-        <FilterSelect
-          label="Webhook"
-          any="All webhooks"
-          value={webhook}
-          options={(hooks.data?.data ?? []).map((w) => ({
-            value: w.webhook_id,
-            label: `${shortUrl(w.url, 40)} (${w.webhook_id})`,
-          }))}
-          onChange={setWebhook}
-        />
-        <FilterSelect label="State" any="Any state" value={state} options={STATES} onChange={setState} />
-        <FilterSelect label="Event" any="Any event" value={event} options={EVENTS} onChange={setEvent} />
-      </form>
+      <DeliveryFilters
+        webhooks={hooks.data?.data ?? []}
+        webhook={webhook}
+        state={state}
+        event={event}
+        onWebhook={setWebhook}
+        onState={setState}
+        onEvent={setEvent}
+      />
       <div class="split">
         <div>
           {list.error ? <ErrorNote error={list.error} /> : null}
@@ -58,50 +53,111 @@ export function DeliveriesSection() {
             <Empty>No deliveries{webhook || state || event ? ' match these filters' : ' yet'}.</Empty>
           ) : null}
           {list.data && list.data.data.length > 0 ? (
-            <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-              <table class="stack">
-                <caption>{quantity(list.data.meta.total, 'delivery', 'deliveries')}, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Created</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Webhook</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.data.map((d) => (
-                    <tr key={d.delivery_id} class={selected?.delivery_id === d.delivery_id ? 'selected' : ''}>
-                      <td data-label="Created">
-                        <button
-                          type="button"
-                          class="link"
-                          aria-pressed={selected?.delivery_id === d.delivery_id}
-                          onClick={() => setSelected(d)}
-                        >
-                          {new Date(d.created_at).toLocaleString()}
-                          <span class="visually-hidden"> — show delivery {d.delivery_id}</span>
-                        </button>
-                      </td>
-                      <td data-label="Event">{d.event}</td>
-                      <td data-label="State">
-                        <span class={`badge ${d.state}`}>{d.state}</span>
-                      </td>
-                      <td data-label="Attempts">{d.attempts}</td>
-                      <td data-label="Webhook">
-                        <WebhookTarget id={d.webhook_id} url={urlOf(d.webhook_id)} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </Scrollable>
+            <DeliveryTable
+              deliveries={list.data.data}
+              total={list.data.meta.total}
+              selected={selected}
+              onSelect={setSelected}
+              urlOf={urlOf}
+            />
           ) : null}
         </div>
         {selected ? <DeliveryPanel delivery={selected} version={version} onReplayed={list.reload} /> : null}
       </div>
     </section>
+  );
+}
+
+/** The log's filters: by webhook, state and event. */
+function DeliveryFilters({
+  webhooks,
+  webhook,
+  state,
+  event,
+  onWebhook,
+  onState,
+  onEvent,
+}: {
+  webhooks: Webhook[];
+  webhook: string;
+  state: string;
+  event: string;
+  onWebhook: (value: string) => void;
+  onState: (value: string) => void;
+  onEvent: (value: string) => void;
+}) {
+  return (
+    <form class="card form-row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
+      <FilterSelect
+        label="Webhook"
+        any="All webhooks"
+        value={webhook}
+        options={webhooks.map((w) => ({
+          value: w.webhook_id,
+          label: `${shortUrl(w.url, 40)} (${w.webhook_id})`,
+        }))}
+        onChange={onWebhook}
+      />
+      <FilterSelect label="State" any="Any state" value={state} options={STATES} onChange={onState} />
+      <FilterSelect label="Event" any="Any event" value={event} options={EVENTS} onChange={onEvent} />
+    </form>
+  );
+}
+
+/** One page of the log, newest first; a row's button shows that delivery in full. */
+function DeliveryTable({
+  deliveries,
+  total,
+  selected,
+  onSelect,
+  urlOf,
+}: {
+  deliveries: Delivery[];
+  total: number;
+  selected: Delivery | null;
+  onSelect: (delivery: Delivery) => void;
+  urlOf: (webhookId: string) => string | null;
+}) {
+  return (
+    <Scrollable class="table-wrap" label="Table (scrolls sideways)">
+      <table class="stack">
+        <caption>{quantity(total, 'delivery', 'deliveries')}, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Created</th>
+            <th scope="col">Event</th>
+            <th scope="col">State</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Webhook</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr key={d.delivery_id} class={selected?.delivery_id === d.delivery_id ? 'selected' : ''}>
+              <td data-label="Created">
+                <button
+                  type="button"
+                  class="link"
+                  aria-pressed={selected?.delivery_id === d.delivery_id}
+                  onClick={() => onSelect(d)}
+                >
+                  {new Date(d.created_at).toLocaleString()}
+                  <span class="visually-hidden"> — show delivery {d.delivery_id}</span>
+                </button>
+              </td>
+              <td data-label="Event">{d.event}</td>
+              <td data-label="State">
+                <span class={`badge ${d.state}`}>{d.state}</span>
+              </td>
+              <td data-label="Attempts">{d.attempts}</td>
+              <td data-label="Webhook">
+                <WebhookTarget id={d.webhook_id} url={urlOf(d.webhook_id)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scrollable>
   );
 }
 
@@ -173,22 +229,7 @@ function DeliveryPanel({
     }
   };
   const d = detail.data;
-  // The stream says when the log changes; an attempt due within seconds is also watched here, so a replay that
-  // goes out and settles between two looks of the stream still shows its outcome.
-  useEffect(() => {
-    if (!d) return;
-    const dueSoon =
-      d.state === 'in_flight' ||
-      (d.state === 'pending' &&
-        d.next_attempt_at !== null &&
-        Date.parse(d.next_attempt_at) - Date.now() < 15_000);
-    if (!dueSoon) return;
-    const timer = setTimeout(() => {
-      detail.reload();
-      onReplayed();
-    }, 1000);
-    return () => clearTimeout(timer);
-  }, [d, detail.reload, onReplayed]);
+  useDueSoonRefresh(d, detail.reload, onReplayed);
   return (
     <aside class="card detail" aria-labelledby="delivery-title">
       <h3 id="delivery-title">Delivery {delivery.delivery_id}</h3>
@@ -209,48 +250,8 @@ function DeliveryPanel({
           {error ? <ErrorNote error={error} /> : null}
           <h4>Attempts</h4>
           {d.attempt_log.length === 0 ? <Empty>Not attempted yet.</Empty> : null}
-          {d.attempt_log.length > 0 ? (
-            <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">#</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Error / response</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.attempt_log.map((a) => (
-                    <tr key={a.attempt}>
-                      <td data-label="#">
-                        {a.attempt}
-                        {a.trigger === 'replay' ? ' (replay)' : ''}
-                      </td>
-                      <td data-label="Started">{new Date(a.started_at).toLocaleTimeString()}</td>
-                      <td data-label="Status">{a.status ?? '—'}</td>
-                      <td data-label="Duration">{a.duration_ms} ms</td>
-                      <td data-label="Error / response">
-                        {a.error ? <div class="error-text">{a.error}</div> : null}
-                        {a.response_excerpt ? <code class="excerpt">{a.response_excerpt}</code> : null}
-                        {a.target_address ? <div class="muted">to {a.target_address}</div> : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </Scrollable>
-          ) : null}
-          <h4>{headersOf(d).title}</h4>
-          <dl class="headers">
-            {headersOf(d).headers.map(([k, v]) => (
-              <div key={k}>
-                <dt>{k}</dt>
-                <dd>{v}</dd>
-              </div>
-            ))}
-          </dl>
+          {d.attempt_log.length > 0 ? <AttemptTable attempts={d.attempt_log} /> : null}
+          <SentHeaders delivery={d} />
           <h4>Payload</h4>
           <Scrollable class="payload" label="Payload">
             <pre>{JSON.stringify(d.payload, null, 2)}</pre>
@@ -258,5 +259,81 @@ function DeliveryPanel({
         </>
       ) : null}
     </aside>
+  );
+}
+
+/**
+ * The stream says when the log changes; an attempt due within seconds is also watched here, so a replay that goes
+ * out and settles between two looks of the stream still shows its outcome.
+ */
+function useDueSoonRefresh(d: DeliveryDetail | null, reload: () => void, onReplayed: () => void) {
+  useEffect(() => {
+    if (!d) return;
+    const dueSoon =
+      d.state === 'in_flight' ||
+      (d.state === 'pending' &&
+        d.next_attempt_at !== null &&
+        Date.parse(d.next_attempt_at) - Date.now() < 15_000);
+    if (!dueSoon) return;
+    const timer = setTimeout(() => {
+      reload();
+      onReplayed();
+    }, 1000);
+    return () => clearTimeout(timer);
+  }, [d, reload, onReplayed]);
+}
+
+/** Every attempt of a delivery: when, the receiver's status, how long, and its error or response. */
+function AttemptTable({ attempts }: { attempts: DeliveryDetail['attempt_log'] }) {
+  return (
+    <Scrollable class="table-wrap" label="Table (scrolls sideways)">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Started</th>
+            <th scope="col">Status</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Error / response</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr key={a.attempt}>
+              <td data-label="#">
+                {a.attempt}
+                {a.trigger === 'replay' ? ' (replay)' : ''}
+              </td>
+              <td data-label="Started">{new Date(a.started_at).toLocaleTimeString()}</td>
+              <td data-label="Status">{a.status ?? '—'}</td>
+              <td data-label="Duration">{a.duration_ms} ms</td>
+              <td data-label="Error / response">
+                {a.error ? <div class="error-text">{a.error}</div> : null}
+                {a.response_excerpt ? <code class="excerpt">{a.response_excerpt}</code> : null}
+                {a.target_address ? <div class="muted">to {a.target_address}</div> : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scrollable>
+  );
+}
+
+/** The headers the delivery was sent with (see headersOf). */
+function SentHeaders({ delivery }: { delivery: DeliveryDetail }) {
+  const { title, headers } = headersOf(delivery);
+  return (
+    <>
+      <h4>{title}</h4>
+      <dl class="headers">
+        {headers.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
   );
 }

@@ -156,7 +156,6 @@ function KeyRow({
   nameOf: (id: string) => string;
 }) {
   const usage = useResource(() => api<UsageReport>(`/admin/keys/${enc(apiKey.id)}/usage`), apiKey.id);
-  const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const act = async (run: () => Promise<unknown>) => {
     setError(null);
@@ -183,66 +182,90 @@ function KeyRow({
         <Reach ids={apiKey.connections} nameOf={nameOf} />
       </td>
       <td data-label="Plan">
-        {apiKey.revoked_at || apiKey.plan === 'enterprise' ? (
-          apiKey.plan
-        ) : (
-          <select
-            aria-label={`Plan of ${label}`}
-            value={apiKey.plan}
-            onChange={(e) =>
-              act(() =>
-                api(`/admin/keys/${enc(apiKey.id)}`, {
-                  method: 'PATCH',
-                  body: { plan: e.currentTarget.value },
-                }),
-              )
-            }
-          >
-            <option value="free">free</option>
-            <option value="pro">pro</option>
-          </select>
-        )}
+        <PlanChoice apiKey={apiKey} label={label} act={act} />
         <div class="muted">
           {apiKey.limits.per_second}/s, {apiKey.limits.daily}/day
         </div>
       </td>
       <td data-label="Today">{apiKey.today?.requests ?? 0}</td>
       <td data-label="Last 30 days">
-        {series ? (
-          <Sparkline
-            points={series}
-            label={`${quantity(
-              series.reduce((a, b) => a + b, 0),
-              'request',
-            )} in 30 days, at most ${Math.max(...series)} a day`}
-          />
-        ) : (
-          <span class="muted">…</span>
-        )}
+        <UsageSparkline series={series} />
       </td>
       <td data-label="Status">
         {apiKey.revoked_at ? `revoked ${apiKey.revoked_at.slice(0, 10)}` : 'active'}
       </td>
-      <td>
-        {apiKey.revoked_at ? null : confirming ? (
-          <>
-            <button
-              type="button"
-              class="danger small"
-              onClick={() => act(() => api(`/admin/keys/${enc(apiKey.id)}`, { method: 'DELETE' }))}
-            >
-              Yes, revoke {label}
-            </button>{' '}
-            <button type="button" class="small" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </>
-        ) : (
-          <button type="button" class="danger-outline small" onClick={() => setConfirming(true)}>
-            Revoke<span class="visually-hidden"> {label}</span>
-          </button>
-        )}
-      </td>
+      <td>{apiKey.revoked_at ? null : <RevokeButton apiKey={apiKey} label={label} act={act} />}</td>
     </tr>
+  );
+}
+
+type Act = (run: () => Promise<unknown>) => Promise<void>;
+
+/** The key's plan: a choice between free and pro while it is active and not enterprise. */
+function PlanChoice({ apiKey, label, act }: { apiKey: ApiKey; label: string; act: Act }) {
+  return (
+    <>
+      {apiKey.revoked_at || apiKey.plan === 'enterprise' ? (
+        apiKey.plan
+      ) : (
+        <select
+          aria-label={`Plan of ${label}`}
+          value={apiKey.plan}
+          onChange={(e) =>
+            act(() =>
+              api(`/admin/keys/${enc(apiKey.id)}`, {
+                method: 'PATCH',
+                body: { plan: e.currentTarget.value },
+              }),
+            )
+          }
+        >
+          <option value="free">free</option>
+          <option value="pro">pro</option>
+        </select>
+      )}
+    </>
+  );
+}
+
+/** Requests per day over the last 30 days, or an ellipsis while they load. */
+function UsageSparkline({ series }: { series: number[] | null }) {
+  return (
+    <>
+      {series ? (
+        <Sparkline
+          points={series}
+          label={`${quantity(
+            series.reduce((a, b) => a + b, 0),
+            'request',
+          )} in 30 days, at most ${Math.max(...series)} a day`}
+        />
+      ) : (
+        <span class="muted">…</span>
+      )}
+    </>
+  );
+}
+
+/** Revoke, asked twice. */
+function RevokeButton({ apiKey, label, act }: { apiKey: ApiKey; label: string; act: Act }) {
+  const [confirming, setConfirming] = useState(false);
+  return confirming ? (
+    <>
+      <button
+        type="button"
+        class="danger small"
+        onClick={() => act(() => api(`/admin/keys/${enc(apiKey.id)}`, { method: 'DELETE' }))}
+      >
+        Yes, revoke {label}
+      </button>{' '}
+      <button type="button" class="small" onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
+    </>
+  ) : (
+    <button type="button" class="danger-outline small" onClick={() => setConfirming(true)}>
+      Revoke<span class="visually-hidden"> {label}</span>
+    </button>
   );
 }

@@ -102,32 +102,8 @@ function ConnectionCard({
     `${connection.spreadsheet_id}/${changes[connection.spreadsheet_id] ?? 0}`,
   );
   const [tab, setTab] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
   const sheets = detail.data?.sheets ?? [];
   const shown = sheets.find((s) => s.name === tab) ?? sheets[0] ?? null;
-
-  const togglePublic = async (on: boolean) => {
-    setError(null);
-    try {
-      await api(`/admin/connections/${enc(connection.spreadsheet_id)}`, {
-        method: 'PATCH',
-        body: { public_read: on },
-      });
-      onChanged();
-    } catch (err) {
-      setError(err as Error);
-    }
-  };
-  const remove = async () => {
-    setError(null);
-    try {
-      await api(`/admin/connections/${enc(connection.spreadsheet_id)}?force=true`, { method: 'DELETE' });
-      onChanged();
-    } catch (err) {
-      setError(err as Error);
-    }
-  };
 
   const titleId = `conn-${connection.spreadsheet_id}`;
   return (
@@ -146,50 +122,12 @@ function ConnectionCard({
           </span>
         ) : null}
       </header>
-      <div class="settings">
-        <label class="inline">
-          <input
-            type="checkbox"
-            checked={connection.public_read}
-            onChange={(e) => togglePublic(e.currentTarget.checked)}
-          />
-          Public read (reads without an API key)
-        </label>
-        {confirming ? (
-          <span class="confirm">
-            Remove {connection.name} and its webhooks?{' '}
-            <button type="button" class="danger" onClick={remove}>
-              Yes, remove
-            </button>{' '}
-            <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </span>
-        ) : (
-          <button type="button" class="danger-outline" onClick={() => setConfirming(true)}>
-            Remove
-          </button>
-        )}
-      </div>
-      {error ? <ErrorNote error={error} /> : null}
+      <ConnectionSettings connection={connection} onChanged={onChanged} />
       {detail.error ? <ErrorNote error={detail.error} /> : null}
       {detail.loading && !detail.data ? <Loading what="tabs" /> : null}
       {detail.data && sheets.length === 0 ? <Empty>This spreadsheet has no tabs.</Empty> : null}
       {sheets.length > 0 ? (
-        <fieldset class="tabs">
-          <legend class="visually-hidden">Tabs of {connection.name}</legend>
-          {sheets.map((s) => (
-            <button
-              key={s.sheet_id}
-              type="button"
-              class="tab"
-              aria-pressed={shown?.sheet_id === s.sheet_id}
-              onClick={() => setTab(s.name)}
-            >
-              {s.name} <span class="muted">({quantity(s.row_count, 'row')})</span>
-            </button>
-          ))}
-        </fieldset>
+        <TabChoice connection={connection} sheets={sheets} shownId={shown?.sheet_id} onChoose={setTab} />
       ) : null}
       {shown ? (
         <TabPanel
@@ -263,37 +201,139 @@ function TabPanel({
       {preview.loading && !preview.data ? <Loading what="rows" /> : null}
       {preview.data && preview.data.rows.length === 0 ? <Empty>This tab has no rows yet.</Empty> : null}
       {preview.data && preview.data.rows.length > 0 ? (
-        <Scrollable class="table-wrap" label="Table (scrolls sideways)">
-          <table>
-            <caption>
-              First {preview.data.rows.length} of {quantity(preview.data.row_count, 'row')} of {sheetName} (
-              {PREVIEW_VALUES.find(([value]) => value === values)?.[1].toLowerCase()})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                {preview.data.header.map((h) => (
-                  <th scope="col" key={h}>
-                    {h}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {preview.data.rows.map((row, i) => (
-                <tr key={i}>
-                  <td class="muted">{i + 1}</td>
-                  {row.map((v, j) => (
-                    <td key={j} class={`v-${v === null ? 'null' : typeof v}`}>
-                      {cell(v)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scrollable>
+        <PreviewTable preview={preview.data} sheetName={sheetName} values={values} />
       ) : null}
     </div>
+  );
+}
+
+/** Public read on or off, and removing the spreadsheet (asked twice). */
+function ConnectionSettings({ connection, onChanged }: { connection: Connection; onChanged: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const togglePublic = async (on: boolean) => {
+    setError(null);
+    try {
+      await api(`/admin/connections/${enc(connection.spreadsheet_id)}`, {
+        method: 'PATCH',
+        body: { public_read: on },
+      });
+      onChanged();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const remove = async () => {
+    setError(null);
+    try {
+      await api(`/admin/connections/${enc(connection.spreadsheet_id)}?force=true`, { method: 'DELETE' });
+      onChanged();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  return (
+    <>
+      <div class="settings">
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={connection.public_read}
+            onChange={(e) => togglePublic(e.currentTarget.checked)}
+          />
+          Public read (reads without an API key)
+        </label>
+        {confirming ? (
+          <span class="confirm">
+            Remove {connection.name} and its webhooks?{' '}
+            <button type="button" class="danger" onClick={remove}>
+              Yes, remove
+            </button>{' '}
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </span>
+        ) : (
+          <button type="button" class="danger-outline" onClick={() => setConfirming(true)}>
+            Remove
+          </button>
+        )}
+      </div>
+      {error ? <ErrorNote error={error} /> : null}
+    </>
+  );
+}
+
+/** The spreadsheet's tabs, one pressed: the one previewed. */
+function TabChoice({
+  connection,
+  sheets,
+  shownId,
+  onChoose,
+}: {
+  connection: Connection;
+  sheets: ConnectionDetail['sheets'];
+  shownId: string | undefined;
+  onChoose: (name: string) => void;
+}) {
+  return (
+    <fieldset class="tabs">
+      <legend class="visually-hidden">Tabs of {connection.name}</legend>
+      {sheets.map((s) => (
+        <button
+          key={s.sheet_id}
+          type="button"
+          class="tab"
+          aria-pressed={shownId === s.sheet_id}
+          onClick={() => onChoose(s.name)}
+        >
+          {s.name} <span class="muted">({quantity(s.row_count, 'row')})</span>
+        </button>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The first rows of a tab, in the chosen `values` mode. */
+function PreviewTable({
+  preview,
+  sheetName,
+  values,
+}: {
+  preview: Preview;
+  sheetName: string;
+  values: PreviewValues;
+}) {
+  return (
+    <Scrollable class="table-wrap" label="Table (scrolls sideways)">
+      <table>
+        <caption>
+          First {preview.rows.length} of {quantity(preview.row_count, 'row')} of {sheetName} (
+          {PREVIEW_VALUES.find(([value]) => value === values)?.[1].toLowerCase()})
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            {preview.header.map((h) => (
+              <th scope="col" key={h}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {preview.rows.map((row, i) => (
+            <tr key={i}>
+              <td class="muted">{i + 1}</td>
+              {row.map((v, j) => (
+                <td key={j} class={`v-${v === null ? 'null' : typeof v}`}>
+                  {cell(v)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scrollable>
   );
 }

@@ -212,65 +212,124 @@ function WebhookCard({
       </p>
       <HealthLine health={webhook.health} />
       {editing ? (
-        <form class="form-row" onSubmit={save}>
-          <label>
-            Receiver URL
-            <input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-          </label>
-          <EventChoices value={events} onChange={setEvents} legend="Events" />
-          <button type="submit">Save</button>
-          <button type="button" onClick={() => setEditing(false)}>
-            Cancel
-          </button>
-        </form>
+        <WebhookEditForm
+          url={url}
+          events={events}
+          onUrl={setUrl}
+          onEvents={setEvents}
+          onSave={save}
+          onCancel={() => setEditing(false)}
+        />
       ) : (
-        <div class="actions">
-          <button type="button" onClick={() => setEditing(true)}>
-            Edit
-          </button>
-          <button
-            type="button"
-            onClick={() =>
-              act(() =>
-                api(path, {
-                  method: 'PATCH',
-                  body: { status: webhook.status === 'active' ? 'paused' : 'active' },
-                }),
-              )
-            }
-          >
-            {webhook.status === 'active' ? 'Pause' : 'Resume'}
-          </button>
-          <button
-            type="button"
-            onClick={() =>
-              act(async () => {
-                const r = await api<{ webhook_id: string; secret: string }>(`${path}/rotate-secret`, {
-                  method: 'POST',
-                });
-                onSecret({ id: r.webhook_id, secret: r.secret });
-              })
-            }
-          >
-            Rotate secret
-          </button>
-          {confirming ? (
-            <>
-              <button type="button" class="danger" onClick={() => act(() => api(path, { method: 'DELETE' }))}>
-                Yes, delete
-              </button>
-              <button type="button" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </>
-          ) : (
-            <button type="button" class="danger-outline" onClick={() => setConfirming(true)}>
-              Delete
-            </button>
-          )}
-        </div>
+        <WebhookActions
+          webhook={webhook}
+          path={path}
+          act={act}
+          confirming={confirming}
+          onConfirming={setConfirming}
+          onEdit={() => setEditing(true)}
+          onSecret={onSecret}
+        />
       )}
       {error ? <ErrorNote error={error} /> : null}
     </article>
+  );
+}
+
+/** A webhook's receiver URL and events, changed together. */
+function WebhookEditForm({
+  url,
+  events,
+  onUrl,
+  onEvents,
+  onSave,
+  onCancel,
+}: {
+  url: string;
+  events: string[];
+  onUrl: (url: string) => void;
+  onEvents: (events: string[]) => void;
+  onSave: (e: Event) => void;
+  onCancel: () => void;
+}) {
+  return (
+    <form class="form-row" onSubmit={onSave}>
+      <label>
+        Receiver URL
+        <input type="url" required value={url} onInput={(e) => onUrl(e.currentTarget.value)} />
+      </label>
+      <EventChoices value={events} onChange={onEvents} legend="Events" />
+      <button type="submit">Save</button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+/** Edit, pause or resume, rotate the secret, delete (asked twice). */
+function WebhookActions({
+  webhook,
+  path,
+  act,
+  confirming,
+  onConfirming,
+  onEdit,
+  onSecret,
+}: {
+  webhook: Webhook;
+  path: string;
+  act: (run: () => Promise<unknown>) => Promise<boolean>;
+  confirming: boolean;
+  onConfirming: (confirming: boolean) => void;
+  onEdit: () => void;
+  onSecret: (s: { id: string; secret: string }) => void;
+}) {
+  return (
+    <div class="actions">
+      <button type="button" onClick={onEdit}>
+        Edit
+      </button>
+      <button
+        type="button"
+        onClick={() =>
+          act(() =>
+            api(path, {
+              method: 'PATCH',
+              body: { status: webhook.status === 'active' ? 'paused' : 'active' },
+            }),
+          )
+        }
+      >
+        {webhook.status === 'active' ? 'Pause' : 'Resume'}
+      </button>
+      <button
+        type="button"
+        onClick={() =>
+          act(async () => {
+            const r = await api<{ webhook_id: string; secret: string }>(`${path}/rotate-secret`, {
+              method: 'POST',
+            });
+            onSecret({ id: r.webhook_id, secret: r.secret });
+          })
+        }
+      >
+        Rotate secret
+      </button>
+      {confirming ? (
+        <>
+          <button type="button" class="danger" onClick={() => act(() => api(path, { method: 'DELETE' }))}>
+            Yes, delete
+          </button>
+          <button type="button" onClick={() => onConfirming(false)}>
+            Cancel
+          </button>
+        </>
+      ) : (
+        <button type="button" class="danger-outline" onClick={() => onConfirming(true)}>
+          Delete
+        </button>
+      )}
+    </div>
   );
 }

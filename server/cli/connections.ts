@@ -27,6 +27,15 @@ function kindHelp(): string {
 }
 
 export function registerConnectionCommands(program: Command): void {
+  registerConnect(program);
+  const connections = program.command('connections').description('list or remove registered spreadsheets');
+  registerList(connections);
+  registerRemove(connections);
+  registerSet(connections);
+}
+
+/** `sheetport connect`. */
+function registerConnect(program: Command): void {
   program
     .command('connect')
     .description(`register a spreadsheet: ${kindNames().join(' or ')} (kinds: ${kindHelp()})`)
@@ -41,8 +50,10 @@ export function registerConnectionCommands(program: Command): void {
     .action(async (first: string, second: string | undefined, opts: { name?: string }, cmd: Command) => {
       await connect(first, second, opts, globals(cmd));
     });
+}
 
-  const connections = program.command('connections').description('list or remove registered spreadsheets');
+/** `sheetport connections list`. */
+function registerList(connections: Command): void {
   connections
     .command('list')
     .description('list registered spreadsheets')
@@ -66,6 +77,10 @@ export function registerConnectionCommands(program: Command): void {
         );
       });
     });
+}
+
+/** `sheetport connections remove`. */
+function registerRemove(connections: Command): void {
   connections
     .command('remove')
     .description('forget a spreadsheet (the file itself is not touched)')
@@ -100,7 +115,10 @@ export function registerConnectionCommands(program: Command): void {
         );
       });
     });
+}
 
+/** `sheetport connections set`. */
+function registerSet(connections: Command): void {
   connections
     .command('set')
     .description("change a connection's settings")

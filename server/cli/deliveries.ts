@@ -20,7 +20,13 @@ export function registerDeliveryCommands(program: Command): void {
   const deliveries = program
     .command('deliveries')
     .description('the webhook delivery log: list, inspect and replay deliveries');
+  registerList(deliveries);
+  registerShow(deliveries);
+  registerReplay(deliveries);
+}
 
+/** `sheetport deliveries list`. */
+function registerList(deliveries: Command): void {
   deliveries
     .command('list')
     .description("a webhook's deliveries, newest first")
@@ -56,7 +62,10 @@ export function registerDeliveryCommands(program: Command): void {
         }
       });
     });
+}
 
+/** `sheetport deliveries show`. */
+function registerShow(deliveries: Command): void {
   deliveries
     .command('show')
     .description('one delivery: its payload and every attempt')
@@ -94,7 +103,10 @@ export function registerDeliveryCommands(program: Command): void {
         print(lines.join('\n'));
       });
     });
+}
 
+/** `sheetport deliveries replay`. */
+function registerReplay(deliveries: Command): void {
   deliveries
     .command('replay')
     .description('send a delivery again now (the running service sends it within about a second)')

@@ -19,6 +19,15 @@ import {
 
 export function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('create, list or revoke API keys');
+  registerCreate(keys);
+  registerList(keys);
+  registerRevoke(keys);
+  registerSetPlan(keys);
+  registerUsage(keys);
+}
+
+/** `keys create`: a new key, shown once. */
+function registerCreate(keys: Command): void {
   keys
     .command('create')
     .description('create an API key (shown once)')
@@ -74,6 +83,10 @@ export function registerKeyCommands(program: Command): void {
         });
       },
     );
+}
+
+/** `keys list`: every key, never the key itself. */
+function registerList(keys: Command): void {
   keys
     .command('list')
     .description('list API keys (never the keys themselves)')
@@ -99,6 +112,10 @@ export function registerKeyCommands(program: Command): void {
         );
       });
     });
+}
+
+/** `keys revoke`: a key refused from now on. */
+function registerRevoke(keys: Command): void {
   keys
     .command('revoke')
     .description('revoke an API key; requests using it fail from now on')
@@ -114,7 +131,10 @@ export function registerKeyCommands(program: Command): void {
         print(revokedNow ? `Revoked ${id}.` : `${id} was already revoked (${before.revokedAt}).`);
       });
     });
+}
 
+/** `keys set-plan`: a key's rate-limit plan. */
+function registerSetPlan(keys: Command): void {
   keys
     .command('set-plan')
     .description("change a key's rate-limit plan")
@@ -138,6 +158,10 @@ export function registerKeyCommands(program: Command): void {
         );
       });
     });
+}
+
+/** `keys usage`: requests per day and refusals by limit. */
+function registerUsage(keys: Command): void {
   keys
     .command('usage')
     .description('requests per day (last 30 days) and refused requests by limit')

@@ -7,7 +7,7 @@ import { resolveDataDir } from '../config.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
 import { accountsOf, defaultAccountsKind } from '../sources/index.ts';
 import { globals, print, printJson } from './kit.ts';
-import { openBrowser } from './open-browser.ts';
+import { openInBrowser } from './open-browser.ts';
 import { askPassphrase } from './passphrase.ts';
 
 interface LoginFlags {
@@ -44,7 +44,10 @@ export function registerLoginCommand(program: Command): void {
           } else {
             say(`Opening the ${accounts.provider} consent page in your browser. If none opens, visit:`);
             say(url);
-            openBrowser(url, () => say('Could not start a browser; open the URL above yourself.'));
+            void openInBrowser(url).then((outcome) => {
+              if (!outcome.opened)
+                say(`Could not start a browser (${outcome.reason}); open the URL above yourself.`);
+            });
           }
           say(`Waiting for ${accounts.provider} ...`);
         },

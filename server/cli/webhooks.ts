@@ -25,7 +25,14 @@ export function registerWebhookCommands(program: Command): void {
   const webhooks = program
     .command('webhooks')
     .description('register, list, pause, resume or delete webhooks (signed POSTs on row changes)');
+  registerList(webhooks);
+  registerCreate(webhooks);
+  registerDelete(webhooks);
+  registerRotateSecret(webhooks);
+}
 
+/** `sheetport webhooks list`. */
+function registerList(webhooks: Command): void {
   webhooks
     .command('list')
     .description('list webhooks (never their secrets)')
@@ -59,7 +66,10 @@ export function registerWebhookCommands(program: Command): void {
         );
       });
     });
+}
 
+/** `sheetport webhooks create`. */
+function registerCreate(webhooks: Command): void {
   webhooks
     .command('create')
     .description('register a webhook on one sheet (the signing secret is shown once)')
@@ -107,7 +117,10 @@ export function registerWebhookCommands(program: Command): void {
         setStatus(id, status, globals(cmd));
       });
   }
+}
 
+/** `sheetport webhooks delete`. */
+function registerDelete(webhooks: Command): void {
   webhooks
     .command('delete')
     .description('delete a webhook and its delivery log')
@@ -121,7 +134,10 @@ export function registerWebhookCommands(program: Command): void {
         print(`Deleted webhook ${id} (${found.url}) and its delivery log.`);
       });
     });
+}
 
+/** `sheetport webhooks rotate-secret`. */
+function registerRotateSecret(webhooks: Command): void {
   webhooks
     .command('rotate-secret')
     .description('replace the signing secret (the new one is shown once)')
@@ -157,7 +173,7 @@ interface CreateOptions {
 
 async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<void> {
   const { url, needsLan } = checkUrl(opts.url, opts.allowLan === true);
-  const events = parseEvents(opts.event);
+  const events = eventsFromFlags(opts.event);
   await withServiceAsync(g, async (service) => {
     const connection = service.connections.resolve(opts.spreadsheet);
     if (!connection) {
@@ -219,7 +235,7 @@ function checkUrl(raw: string, allowLan: boolean): { url: string; needsLan: bool
 }
 
 /** --event values (repeatable, commas allowed): known and unique; none given means all four. */
-function parseEvents(raw: string[]): WebhookEvent[] {
+function eventsFromFlags(raw: string[]): WebhookEvent[] {
   const given = raw
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())

@@ -4,11 +4,12 @@
  * removing answers what `sheetport connections remove --json` prints. Access `admin` (loopback and the admin
  * token), like the rest of `/admin`.
  */
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { adminConnectionJson, describeSpreadsheet } from '../connections/describe.ts';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
+import type { ConnectionRecord } from '../store/connections.ts';
 import { adminBody } from './admin.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
@@ -85,7 +86,51 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
     res.json({ data: deps.connections.list().map(adminConnectionJson) });
   });
 
-  routes.post('/admin/connections', 'admin', async (req, res) => {
+  routes.post('/admin/connections', 'admin', connect(deps));
+
+  // With its tabs: reading them may fail (a moved file) and answers the source's error then.
+  routes.get('/admin/connections/:id', 'admin', async (req, res) => {
+    const connection = connectionNamed(deps, req);
+    const { snapshot } = await deps.replica.get(connection);
+    res.json({ ...describeSpreadsheet(connection, snapshot), location: connection.location });
+  });
+
+  routes.patch('/admin/connections/:id', 'admin', (req, res) => {
+    const connection = connectionNamed(deps, req);
+    const body = adminBody(req.body, ['public_read']);
+    if (typeof body.public_read !== 'boolean') {
+      throw new AppError('invalid_body', '"public_read" must be true or false.', { field: 'public_read' });
+    }
+    deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
+    const after = deps.connections.getBySpreadsheetId(connection.spreadsheetId);
+    if (!after) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
+    res.json(adminConnectionJson(after));
+  });
+
+  routes.get('/admin/connections/:id/sheets/:sheet/preview', 'admin', previewTab(deps));
+
+  routes.delete('/admin/connections/:id', 'admin', async (req, res) => {
+    // A bad parameter is the caller's mistake whatever the id names, so it is refused first.
+    const force = forceOf(req);
+    const found = deps.connections.resolve(String(req.params.id));
+    // Removed by the CLI (another process) between the lookup and the removal: not found either way.
+    const removal = found ? deps.connections.removeWithWebhooks(found.spreadsheetId, { force }) : null;
+    if (!found || !removal?.removed) {
+      throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
+    }
+    await deps.replica.forget(found.spreadsheetId);
+    res.json({
+      removed: true,
+      spreadsheet_id: found.spreadsheetId,
+      name: found.name,
+      webhooks_removed: removal.webhooksRemoved.length,
+    });
+  });
+}
+
+/** `POST /admin/connections`: the use case `sheetport connect` runs; 201 when the spreadsheet is new. */
+function connect(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
     const fields = connectBody(req.body);
     const location = stringField(fields, 'location', true) as string;
     const kind = stringField(fields, 'kind', false);
@@ -100,36 +145,22 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
       location: connection.location,
       created,
     });
-  });
-
-  const connectionOf = (req: Request) => {
-    const found = deps.connections.resolve(String(req.params.id));
-    if (!found) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
-    return found;
   };
+}
 
-  // With its tabs: reading them may fail (a moved file) and answers the source's error then.
-  routes.get('/admin/connections/:id', 'admin', async (req, res) => {
-    const connection = connectionOf(req);
-    const { snapshot } = await deps.replica.get(connection);
-    res.json({ ...describeSpreadsheet(connection, snapshot), location: connection.location });
-  });
+function connectionNamed(deps: AppDeps, req: Request): ConnectionRecord {
+  const found = deps.connections.resolve(String(req.params.id));
+  if (!found) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
+  return found;
+}
 
-  routes.patch('/admin/connections/:id', 'admin', (req, res) => {
-    const connection = connectionOf(req);
-    const body = adminBody(req.body, ['public_read']);
-    if (typeof body.public_read !== 'boolean') {
-      throw new AppError('invalid_body', '"public_read" must be true or false.', { field: 'public_read' });
-    }
-    deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
-    const after = deps.connections.getBySpreadsheetId(connection.spreadsheetId);
-    if (!after) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
-    res.json(adminConnectionJson(after));
-  });
-
-  // The dashboard's preview: the first rows of one tab, as the API returns them (`values` as the row API's).
-  routes.get('/admin/connections/:id/sheets/:sheet/preview', 'admin', async (req, res) => {
-    const connection = connectionOf(req);
+/**
+ * The dashboard's preview: the first rows of one tab as arrays in header order, in the row API's `values` modes.
+ * Unlike the row API, an empty cell with `values=formatted` is "" (the displayed text as held), not null.
+ */
+function previewTab(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const connection = connectionNamed(deps, req);
     const sheet = String(req.params.sheet);
     const limit = previewLimit(req);
     const values = previewValues(req);
@@ -150,23 +181,5 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
       values,
       rows: rows.slice(0, limit),
     });
-  });
-
-  routes.delete('/admin/connections/:id', 'admin', async (req, res) => {
-    // A bad parameter is the caller's mistake whatever the id names, so it is refused first.
-    const force = forceOf(req);
-    const found = deps.connections.resolve(String(req.params.id));
-    // Removed by the CLI (another process) between the lookup and the removal: not found either way.
-    const removal = found ? deps.connections.removeWithWebhooks(found.spreadsheetId, { force }) : null;
-    if (!found || !removal?.removed) {
-      throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
-    }
-    await deps.replica.forget(found.spreadsheetId);
-    res.json({
-      removed: true,
-      spreadsheet_id: found.spreadsheetId,
-      name: found.name,
-      webhooks_removed: removal.webhooksRemoved.length,
-    });
-  });
+  };
 }

@@ -7,7 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { setPagingHeaders } from './paging.ts';
 import type { RouteTable } from './route-table.ts';
 import { DELIVERY_LOG_LIMITS, parseState } from './v1/deliveries.ts';
-import { replayFromRequest } from './webhook-changes.ts';
+import { replayFromRequest } from './webhook-requests.ts';
 
 /**
  * The dashboard's delivery log: every webhook's deliveries newest first (filter by webhook, state, event), one

@@ -8,7 +8,7 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Request } from 'express';
 import { AppError } from '../errors.ts';
-import { LOGS_DIR, REQUEST_LOG_STEM } from '../logs/request-log.ts';
+import { LOGS_DIR, REQUEST_LOG_STEM, type RequestLogEntry } from '../logs/request-log.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -17,16 +17,11 @@ const LIMITS = { default: 100, max: 500 };
 const TAIL_BYTES = 1024 * 1024;
 const FILE_NAME = new RegExp(`^${REQUEST_LOG_STEM}\\.(\\d+)\\.log$`);
 
-export interface RequestLine {
+/** A request log line as the dashboard shows it: the entry as written, with its time, and never its error. */
+export type RequestLine = Omit<RequestLogEntry, 'aborted' | 'err'> & {
   time: string | null;
-  request_id: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  key_id: string | null;
   aborted: boolean;
-}
+};
 
 /** Which lines to keep; every member left out keeps every line. */
 export interface RequestLogFilter {

@@ -1,7 +1,7 @@
 /**
  * `/admin/webhooks`: the dashboard's webhooks, every one whatever key registered it, each with its health (its
  * newest attempt and its failures in a row, from the delivery log). Registering and changing
- * go through the same steps and body rules as `/v1/webhooks` (webhook-changes.ts); the answers have the same
+ * go through the same steps and body rules as `/v1/webhooks` (webhook-requests.ts); the answers have the same
  * shapes. Access `admin` (loopback and the admin token).
  */
 import type { Request } from 'express';
@@ -16,7 +16,7 @@ import {
   currentSheetName,
   patchWebhookFromBody,
   requireNoBody,
-} from './webhook-changes.ts';
+} from './webhook-requests.ts';
 
 export function mountAdminWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   // The /v1 shape plus the receiver's health, which only the owner's dashboard shows.

@@ -4,8 +4,8 @@ import { redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../store/storage-room.ts';
 import { NOT_UTF8 } from './body.ts';
 import { locals } from './locals.ts';
+import { noteFailureCause } from './log-requests.ts';
 import { redactUrl } from './redact-url.ts';
-import { noteFailureCause } from './request-log.ts';
 
 /** Body-parser and http-errors failures carry a `type` or `status`; map them onto contract codes. */
 function fromFrameworkError(err: unknown): AppError | null {

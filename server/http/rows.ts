@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { projectRow } from '../rows/engine.ts';
@@ -21,56 +21,34 @@ const BASE = '/api/spreadsheets/:userKey/:sheetName';
 
 /** The seed's row routes: `/api/spreadsheets/{userKey}/{sheetName}[/{row}]`. */
 export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
-  const connectionOf = (req: Request): ConnectionRecord => {
-    const connection = deps.connections.getByUserKey(String(req.params.userKey));
-    if (!connection)
-      throw new AppError('spreadsheet_not_found', 'No spreadsheet is connected under this userKey.');
-    return connection;
-  };
-  const tabOf = (req: Request, connection: ConnectionRecord): Promise<TabSnapshot> =>
-    deps.replica.tabByName(connection, String(req.params.sheetName));
-  /** A read's tab, with how old it is in the headers. */
-  const readTab = async (req: Request, res: Response, connection: ConnectionRecord): Promise<TabSnapshot> => {
-    const tab = await tabOf(req, connection);
-    setFreshnessHeaders(res, deps.replica.freshness(connection));
-    return tab;
-  };
-  /**
-   * The source names the failing mutation by `index`; on these routes that is the position in a POSTed array,
-   * and means nothing for one object, a PUT or a DELETE, whose errors answer exactly like a GET's.
-   */
-  const write = async (
-    connection: ConnectionRecord,
-    tab: TabSnapshot,
-    mutations: Mutation[],
-    options: WriteOptions,
-    keepIndex = false,
-  ): Promise<WriteResult> => {
-    try {
-      return await deps.replica.write(connection, tab.sourceSheetId, mutations, options);
-    } catch (e) {
-      if (keepIndex || !isAppError(e) || !('index' in e.details)) throw e;
-      const { index: _index, ...details } = e.details;
-      throw new AppError(e.code, e.message, details);
-    }
-  };
+  routes.get(BASE, 'public_read', listRows(deps));
+  routes.get(`${BASE}/:row`, 'public_read', getRow(deps));
+  routes.post(BASE, 'write', appendRows(deps));
+  const update = updateRow(deps);
+  routes.put(`${BASE}/:row`, 'write', update);
+  routes.patch(`${BASE}/:row`, 'write', update);
+  routes.delete(`${BASE}/:row`, 'write', deleteRow(deps));
+}
 
-  routes.get(BASE, 'public_read', async (req, res) => {
-    const connection = connectionOf(req);
+function listRows(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const connection = connectionOf(deps, req);
     authorizeRead(res, connection);
     const query = parseListQuery(req.query, API_LIST_LIMITS);
-    const tab = await readTab(req, res, connection);
+    const tab = await readTab(deps, req, res, connection);
     const page = renderPage(tab, query);
     setPagingHeaders(req, res, page.total, query.limit, query.offset);
     send(res, 200, page.rendered);
-  });
+  };
+}
 
-  routes.get(`${BASE}/:row`, 'public_read', async (req, res) => {
-    const connection = connectionOf(req);
+function getRow(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const connection = connectionOf(deps, req);
     authorizeRead(res, connection);
     const row = parseRowNumber(String(req.params.row));
     const view = parseRowViewQuery(req.query);
-    const tab = await readTab(req, res, connection);
+    const tab = await readTab(deps, req, res, connection);
     const typed = tab.typed[row - 1];
     if (!typed) throw rowNotFound(row, tab);
     const etag = rowEtag(typed);
@@ -82,16 +60,19 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
     }
     const projected = projectRow(tab, row, view.fields, view.values);
     send(res, 200, renderOne({ index: row, ...projected }, view));
-  });
+  };
+}
 
-  routes.post(BASE, 'write', async (req, res) => {
-    const connection = connectionOf(req);
+function appendRows(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const connection = connectionOf(deps, req);
     const key = authorize(res, connection, 'write');
     const rows = parseAppendBody(req.body);
     const userEntered = parseInputMode(req.query.input);
-    const tab = await tabOf(req, connection);
+    const tab = await tabOf(deps, req, connection);
     const mutations: Mutation[] = rows.map((values) => ({ op: 'append', values }));
     const result = await write(
+      deps,
       connection,
       tab,
       mutations,
@@ -99,16 +80,19 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
       Array.isArray(req.body),
     );
     res.status(201).json({ appended: result.appended });
-  });
+  };
+}
 
-  const update = async (req: Request, res: Response) => {
-    const connection = connectionOf(req);
+/** PUT and PATCH of one row (both merge the given fields into it). */
+function updateRow(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const connection = connectionOf(deps, req);
     const key = authorize(res, connection, 'write');
     const row = parseRowNumber(String(req.params.row));
     const values = parseUpdateBody(req.body);
     const userEntered = parseInputMode(req.query.input);
-    const tab = await tabOf(req, connection);
-    const result = await write(connection, tab, [{ op: 'update', row, values }], {
+    const tab = await tabOf(deps, req, connection);
+    const result = await write(deps, connection, tab, [{ op: 'update', row, values }], {
       allowFormulas: key.allowFormulas,
       userEntered,
       precondition: ifMatch(req, row),
@@ -117,21 +101,65 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
     if (after) res.setHeader('ETag', rowEtag(after));
     res.status(200).json({ updated: result.updated, row });
   };
-  routes.put(`${BASE}/:row`, 'write', update);
-  routes.patch(`${BASE}/:row`, 'write', update);
+}
 
-  routes.delete(`${BASE}/:row`, 'write', async (req, res) => {
-    const connection = connectionOf(req);
+function deleteRow(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const connection = connectionOf(deps, req);
     const key = authorize(res, connection, 'write');
     const row = parseRowNumber(String(req.params.row));
-    const tab = await tabOf(req, connection);
-    const result = await write(connection, tab, [{ op: 'delete', row }], {
+    const tab = await tabOf(deps, req, connection);
+    const result = await write(deps, connection, tab, [{ op: 'delete', row }], {
       allowFormulas: key.allowFormulas,
       userEntered: false,
       precondition: ifMatch(req, row),
     });
     res.status(200).json({ deleted: result.deleted, row });
-  });
+  };
+}
+
+function connectionOf(deps: AppDeps, req: Request): ConnectionRecord {
+  const connection = deps.connections.getByUserKey(String(req.params.userKey));
+  if (!connection)
+    throw new AppError('spreadsheet_not_found', 'No spreadsheet is connected under this userKey.');
+  return connection;
+}
+
+function tabOf(deps: AppDeps, req: Request, connection: ConnectionRecord): Promise<TabSnapshot> {
+  return deps.replica.tabByName(connection, String(req.params.sheetName));
+}
+
+/** A read's tab, with how old it is in the headers. */
+async function readTab(
+  deps: AppDeps,
+  req: Request,
+  res: Response,
+  connection: ConnectionRecord,
+): Promise<TabSnapshot> {
+  const tab = await tabOf(deps, req, connection);
+  setFreshnessHeaders(res, deps.replica.freshness(connection));
+  return tab;
+}
+
+/**
+ * The source names the failing mutation by `index`; on these routes that is the position in a POSTed array,
+ * and means nothing for one object, a PUT or a DELETE, whose errors answer exactly like a GET's.
+ */
+async function write(
+  deps: AppDeps,
+  connection: ConnectionRecord,
+  tab: TabSnapshot,
+  mutations: Mutation[],
+  options: WriteOptions,
+  keepIndex = false,
+): Promise<WriteResult> {
+  try {
+    return await deps.replica.write(connection, tab.sourceSheetId, mutations, options);
+  } catch (e) {
+    if (keepIndex || !isAppError(e) || !('index' in e.details)) throw e;
+    const { index: _index, ...details } = e.details;
+    throw new AppError(e.code, e.message, details);
+  }
 }
 
 function rowNotFound(row: number, tab: TabSnapshot): AppError {

@@ -32,7 +32,7 @@ export interface RequestLogOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** One finished request, as logged. Never holds a credential: see server/http/request-log.ts. */
+/** One finished request, as logged. Never holds a credential: see server/http/log-requests.ts. */
 export interface RequestLogEntry {
   request_id: string;
   method: string;

@@ -1,6 +1,6 @@
 /**
  * Row diff of two versions of one tab: aligns rows by content, not by position, so deleting row 3 of 1,000 is
- * one deletion and not 997 updates (CONTRACT §6). Pure, no I/O. The header is the caller's business: only the
+ * one deletion and not 997 updates (docs/api.md, "Events"). Pure, no I/O. The header is the caller's business: only the
  * data rows are compared.
  *
  * Row equality: two rows are equal when every cell is equal, a shorter row counting as padded with null

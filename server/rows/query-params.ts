@@ -5,8 +5,8 @@
  */
 import { AppError } from '../errors.ts';
 import { isOutputFormat, OUTPUT_FORMAT_NAMES, type OutputFormat } from './formats/index.ts';
+import { parseSearch, splitEscaped, splitSortKeys } from './parameter-grammar.ts';
 import type { Filter, ListQuery, SortKey, ValuesMode } from './query.ts';
-import { parseSearch, splitEscaped, splitSortKeys } from './search.ts';
 
 export interface ListParamOptions {
   defaultLimit: number;

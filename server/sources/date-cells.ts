@@ -1,5 +1,5 @@
 /**
- * ISO 8601 text written where dates are (CONTRACT 2): into a cell that holds a date, or into a column whose
+ * ISO 8601 text written where dates are (docs/api.md, "How writes behave"): into a cell that holds a date, or into a column whose
  * cells are dates, such text is a date, as the value a date cell reads as must be when written back changed.
  * Which cells hold dates is each kind's own knowledge (number formats); which cell speaks for a column is
  * the same for every kind: the nearest value above the row, else below, as a spreadsheet extends a

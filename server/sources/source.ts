@@ -1,5 +1,6 @@
 /**
- * The one interface every spreadsheet source implements (local workbook files now, Google Sheets later).
+ * The one interface every spreadsheet source implements: each kind registered in sources/index.ts (local
+ * workbook files, Google Sheets) opens one.
  * Routes, the replica and webhooks only ever talk to a Source; they never ask which kind it is.
  */
 

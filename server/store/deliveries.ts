@@ -33,7 +33,8 @@ export interface AttemptRecord {
   requestHeaders: Record<string, string> | null;
 }
 
-interface Row {
+/** A `deliveries` row as SQLite returns it; toDeliveryRecord is the one mapping to a DeliveryRecord. */
+export interface DeliveryRow {
   id: string;
   webhook_id: string;
   event: string;
@@ -46,13 +47,14 @@ interface Row {
   completed_at: number | null;
 }
 
-const COLUMNS =
+/** The columns a DeliveryRow holds, for a SELECT. */
+export const DELIVERY_COLUMNS =
   'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
-const PREFIXED = COLUMNS.split(', ')
+const PREFIXED = DELIVERY_COLUMNS.split(', ')
   .map((c) => `d.${c}`)
   .join(', ');
 
-function toRecord(row: Row): DeliveryRecord {
+export function toDeliveryRecord(row: DeliveryRow): DeliveryRecord {
   return {
     id: row.id,
     webhookId: row.webhook_id,
@@ -85,12 +87,12 @@ export class DeliveryStore {
       ),
       // Two index-driven halves (deliveries_due serves both the filter and the order), so a claim reads only
       // the rows it returns however long the queue is; an OR across both states would scan and sort it all.
-      duePending: db.prepare<[number, number], Row>(
+      duePending: db.prepare<[number, number], DeliveryRow>(
         `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'
          ORDER BY d.next_attempt_at LIMIT ?`,
       ),
-      dueExpired: db.prepare<[number, number], Row>(
+      dueExpired: db.prepare<[number, number], DeliveryRow>(
         `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.state = 'in_flight' AND d.lease_until <= ? AND w.status = 'active'
          ORDER BY d.lease_until LIMIT ?`,
@@ -117,7 +119,7 @@ export class DeliveryStore {
         `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @next_attempt_at,
            lease_until = NULL, replay = 0, completed_at = @completed_at WHERE id = @id`,
       ),
-      get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
+      get: db.prepare<[string], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = ?`),
       attempts: db.prepare<
         [string],
         Omit<AttemptRecord, 'requestHeaders'> & { requestHeaders: string | null }
@@ -142,11 +144,11 @@ export class DeliveryStore {
           'SELECT COUNT(*) FROM deliveries WHERE webhook_id = ? AND state = ?',
         )
         .pluck(),
-      page: db.prepare<[string, number, number], Row>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+      page: db.prepare<[string, number, number], DeliveryRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
       ),
-      pageState: db.prepare<[string, string, number, number], Row>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = ? AND state = ?
+      pageState: db.prepare<[string, string, number, number], DeliveryRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = ? AND state = ?
          ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
       ),
     };
@@ -177,7 +179,7 @@ export class DeliveryStore {
       ];
       for (const row of rows) {
         if (claimed.length >= limit) break;
-        const d = toRecord(row);
+        const d = toDeliveryRecord(row);
         if (!accept(d)) continue;
         this.#stmts.claim.run(nowMs + leaseMs, d.id);
         claimed.push({ ...d, state: 'in_flight' });
@@ -228,7 +230,7 @@ export class DeliveryStore {
 
   get(id: string): DeliveryRecord | null {
     const row = this.#stmts.get.get(id);
-    return row ? toRecord(row) : null;
+    return row ? toDeliveryRecord(row) : null;
   }
 
   attemptsOf(id: string): AttemptRecord[] {
@@ -247,7 +249,7 @@ export class DeliveryStore {
     const total = options.state
       ? this.#stmts.countState.get(webhookId, options.state)!
       : this.#stmts.count.get(webhookId)!;
-    return { total, data: rows.map(toRecord) };
+    return { total, data: rows.map(toDeliveryRecord) };
   }
 
   /**

@@ -5,7 +5,13 @@
  * per-webhook log of the `/v1` API stays in deliveries.ts.
  */
 import type Database from 'better-sqlite3';
-import type { DeliveryRecord, DeliveryState } from './deliveries.ts';
+import {
+  DELIVERY_COLUMNS,
+  type DeliveryRecord,
+  type DeliveryRow,
+  type DeliveryState,
+  toDeliveryRecord,
+} from './deliveries.ts';
 
 export interface DeliveryLogFilter {
   webhookId?: string;
@@ -27,19 +33,6 @@ export interface WebhookHealthRecord {
 // Health looks at the attempts of a webhook's newest deliveries only, so reading it costs the same at any size.
 export const HEALTH_WINDOW = 200;
 const SUCCEEDED = 'a.error IS NULL AND a.status BETWEEN 200 AND 299';
-
-interface Row {
-  id: string;
-  webhook_id: string;
-  event: string;
-  payload: string;
-  state: DeliveryState;
-  attempts: number;
-  next_attempt_at: number | null;
-  replay: number;
-  created_at: number;
-  completed_at: number | null;
-}
 
 export class DeliveryLogQuery {
   readonly #db: Database.Database;
@@ -111,31 +104,15 @@ export class DeliveryLogQuery {
       .pluck()
       .get(...args) as number;
     const rows = this.#db
-      .prepare<(string | number)[], Row>(
-        `SELECT id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at
-         FROM deliveries ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+      .prepare<(string | number)[], DeliveryRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
       )
       .all(...args, filter.limit, filter.offset);
-    return { total, data: rows.map(toRecord) };
+    return { total, data: rows.map(toDeliveryRecord) };
   }
 
   /** Changes whenever any delivery is queued, attempted, replayed or settled (by this process or another). */
   fingerprint(): string {
     return this.#fingerprint.get() as string;
   }
-}
-
-function toRecord(row: Row): DeliveryRecord {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    event: row.event,
-    payload: row.payload,
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    replay: row.replay === 1,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-  };
 }

@@ -1,5 +1,5 @@
 /**
- * Where a delivery attempt went, and what the API may show of it (CONTRACT 4). A key holder chooses the URL, so
+ * Where a delivery attempt went, and what the API may show of it (docs/api.md, "Delivery log"). A key holder chooses the URL, so
  * a webhook could point at a service on the user's own machine or LAN; the delivery log must not become a window
  * onto it (reading its answers, scanning its ports). So for an attempt at a loopback or private address the API
  * shows no response excerpt and only a coarse error; the CLI and the admin surface show everything.

@@ -1,8 +1,8 @@
 /**
  * A delivery and its attempts as the API, the dashboard and the CLI show them (one set of shapes, so they cannot
  * drift). The `/v1` API shows an attempt at a loopback or private address without its response excerpt and with
- * a coarse error (CONTRACT 4); the admin surface and the CLI show everything, with the address it went to and
- * the headers it sent (the API does not: a key holder could replay a signed request to the receiver).
+ * a coarse error (docs/api.md, "Delivery log"); the admin surface and the CLI show everything, with the address it
+ * went to and the headers it sent (the API does not: a key holder could replay a signed request to the receiver).
  */
 import { iso } from '../lib/iso-time.ts';
 import type { AttemptRecord, DeliveryRecord } from '../store/deliveries.ts';
@@ -25,15 +25,22 @@ export function deliveryLogEntryJson(d: DeliveryRecord) {
   return { ...deliveryJson(d), webhook_id: d.webhookId };
 }
 
-/** One attempt for the `/v1` API: in full for a public target, else without excerpt and with a coarse error. */
-export function apiAttemptJson(a: AttemptRecord) {
-  const shown = detailsShown(a.targetKind);
+/** What every view of an attempt shows: when it ran, how long, and the receiver's status. */
+function attemptTimingJson(a: AttemptRecord) {
   return {
     attempt: a.attempt,
     trigger: a.trigger,
     started_at: iso(a.startedAt),
     duration_ms: a.durationMs,
     status: a.status,
+  };
+}
+
+/** One attempt for the `/v1` API: in full for a public target, else without excerpt and with a coarse error. */
+export function apiAttemptJson(a: AttemptRecord) {
+  const shown = detailsShown(a.targetKind);
+  return {
+    ...attemptTimingJson(a),
     error: shown ? a.error : coarseError(a),
     response_excerpt: shown ? a.responseExcerpt : null,
   };
@@ -42,11 +49,7 @@ export function apiAttemptJson(a: AttemptRecord) {
 /** One attempt for the admin surface and the CLI: everything recorded. */
 export function fullAttemptJson(a: AttemptRecord) {
   return {
-    attempt: a.attempt,
-    trigger: a.trigger,
-    started_at: iso(a.startedAt),
-    duration_ms: a.durationMs,
-    status: a.status,
+    ...attemptTimingJson(a),
     error: a.error,
     response_excerpt: a.responseExcerpt,
     target_address: a.targetAddress,
@@ -62,8 +65,7 @@ export function deliveryDetailJson(
   attemptJson: (a: AttemptRecord) => object,
 ) {
   return {
-    ...deliveryJson(d),
-    webhook_id: d.webhookId,
+    ...deliveryLogEntryJson(d),
     payload: JSON.parse(d.payload) as unknown,
     attempt_log: attempts.map(attemptJson),
   };

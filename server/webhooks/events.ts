@@ -19,7 +19,7 @@ export interface Notification {
 }
 
 export interface EventRules {
-  /** A change touching more rows than this is one bulk.import (CONTRACT 6: 100, configurable). */
+  /** A change touching more rows than this is one bulk.import (docs/api.md, "Events": 100, configurable). */
   bulkThreshold: number;
   /** Entries per bulk.import payload (seed: 500). */
   maxEntries: number;
@@ -30,7 +30,7 @@ export const DEFAULT_EVENT_RULES: EventRules = { bulkThreshold: 100, maxEntries:
 const EVENT_OF = { inserted: 'row.inserted', updated: 'row.updated', deleted: 'row.deleted' } as const;
 
 /**
- * The notifications one change of a tab produces (CONTRACT 6): more than `bulkThreshold` changed rows is one
+ * The notifications one change of a tab produces (docs/api.md, "Events"): more than `bulkThreshold` changed rows is one
  * bulk.import with at most `maxEntries` entries (and `truncated: true` when there were more); otherwise one
  * notification per event type that occurred, in the order inserted, updated, deleted, each with all its rows.
  * `before` is keyed by the old header, `after` by the new one.

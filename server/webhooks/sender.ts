@@ -20,6 +20,7 @@ import {
   literalIp,
   policyFor,
   safeLookup,
+  type TargetPolicy,
   validateWebhookUrl,
 } from './target-safety.ts';
 
@@ -62,116 +63,138 @@ export interface DeliverOptions {
 
 export function deliver(opts: DeliverOptions): Promise<AttemptResult> {
   const started = performance.now();
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-
   return new Promise<AttemptResult>((resolve) => {
-    let settled = false;
-    let status: number | null = null;
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    let req: http.ClientRequest | undefined;
-    let res: http.IncomingMessage | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    // The best knowledge of where the attempt went: resolved, then tried, then connected (the last word).
-    let address: string | null = null;
-
-    const finish = (ok: boolean, error: string | null): void => {
-      if (settled) return;
-      settled = true;
-      if (timer !== undefined) clearTimeout(timer);
-      res?.destroy();
-      req?.destroy();
-      const excerpt = Buffer.concat(kept, keptBytes);
-      resolve({
-        ok,
-        status,
-        durationMs: Math.round(performance.now() - started),
-        error,
-        responseExcerpt: keptBytes >= EXCERPT_BYTES ? utf8Prefix(excerpt) : excerpt.toString('utf8'),
-        address,
-      });
-    };
-
+    const attempt = new Attempt(started, resolve);
     try {
-      const target = typeof opts.url === 'string' ? opts.url : opts.url.href;
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        finish(false, 'invalid url');
-        return;
-      }
-      const policy = policyFor(url, opts.allowLan);
-      // Node's net skips `lookup` for IP literals, so those are checked here.
-      const ip = literalIp(url.hostname);
-      address = ip;
-      if (ip !== null && !isAddressAllowed(ip, policy)) {
-        finish(false, `address not allowed: ${ip}`);
-        return;
-      }
-      try {
-        // Same rules as registration, re-applied: settings (allowLan) may have changed since.
-        validateWebhookUrl(target, { allowLan: opts.allowLan });
-      } catch (err) {
-        finish(false, isAppError(err) ? `url refused: ${err.message}` : 'invalid url');
-        return;
-      }
-
-      timer = setTimeout(() => finish(false, 'timeout'), timeoutMs);
-
-      const client = url.protocol === 'https:' ? https : http;
-      const request = client.request(url, {
-        method: 'POST',
-        headers: { ...opts.headers, 'Content-Length': String(opts.body.length) },
-        agent: false,
-        lookup: noteAddress(
-          safeLookup({ ...policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) }),
-          (a) => {
-            address = a;
-          },
-        ),
-      });
-      req = request;
-
-      request.on('error', (err) => {
-        address = keepLocal(address, addressOf(err));
-        finish(false, describeError(err));
-      });
-      request.on('socket', (socket: Socket) => {
-        // Defence in depth: whatever path led here, the peer must be an allowed address.
-        socket.once('connect', () => {
-          const peer = socket.remoteAddress;
-          if (peer !== undefined) address = peer;
-          if (peer !== undefined && !isAddressAllowed(peer, policy)) {
-            finish(false, `address not allowed: ${peer}`);
-          }
-        });
-      });
-      request.on('response', (response) => {
-        res = response;
-        status = response.statusCode ?? null;
-        const complete = (): void => finish(isSuccess(status), statusError(status));
-        response.on('data', (chunk: Buffer) => {
-          const room = EXCERPT_BYTES - keptBytes;
-          if (room > 0) {
-            const part = chunk.subarray(0, room);
-            kept.push(part);
-            keptBytes += part.length;
-          }
-          // We keep no more than this, so there is nothing more to wait for: the status is known.
-          if (keptBytes >= EXCERPT_BYTES) complete();
-        });
-        response.on('end', complete);
-        response.on('error', (err) => finish(false, describeError(err)));
-        response.on('close', () => {
-          if (!response.complete) finish(false, 'ECONNRESET');
-        });
-      });
-      request.end(opts.body);
+      const target = checkTarget(opts);
+      attempt.address = target.address;
+      if ('refused' in target) attempt.finish(false, target.refused);
+      else attempt.send(target.url, target.policy, opts);
     } catch (err) {
-      finish(false, describeError(err));
+      attempt.finish(false, describeError(err));
     }
   });
+}
+
+/** Where an attempt may go, or why it may not: checked before anything is sent. */
+type CheckedTarget =
+  | { url: URL; policy: TargetPolicy; address: string | null }
+  | { refused: string; address: string | null };
+
+function checkTarget(opts: DeliverOptions): CheckedTarget {
+  const target = typeof opts.url === 'string' ? opts.url : opts.url.href;
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return { refused: 'invalid url', address: null };
+  }
+  const policy = policyFor(url, opts.allowLan);
+  // Node's net skips `lookup` for IP literals, so those are checked here.
+  const ip = literalIp(url.hostname);
+  if (ip !== null && !isAddressAllowed(ip, policy))
+    return { refused: `address not allowed: ${ip}`, address: ip };
+  try {
+    // Same rules as registration, re-applied: settings (allowLan) may have changed since.
+    validateWebhookUrl(target, { allowLan: opts.allowLan });
+  } catch (err) {
+    return { refused: isAppError(err) ? `url refused: ${err.message}` : 'invalid url', address: ip };
+  }
+  return { url, policy, address: ip };
+}
+
+/** One attempt under way: what it has learnt so far, settled once by `finish`. */
+class Attempt {
+  /** The best knowledge of where the attempt went: resolved, then tried, then connected (the last word). */
+  address: string | null = null;
+  readonly #started: number;
+  readonly #resolve: (result: AttemptResult) => void;
+  #settled = false;
+  #status: number | null = null;
+  readonly #kept: Buffer[] = [];
+  #keptBytes = 0;
+  #req: http.ClientRequest | undefined;
+  #res: http.IncomingMessage | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(started: number, resolve: (result: AttemptResult) => void) {
+    this.#started = started;
+    this.#resolve = resolve;
+  }
+
+  finish(ok: boolean, error: string | null): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#res?.destroy();
+    this.#req?.destroy();
+    const excerpt = Buffer.concat(this.#kept, this.#keptBytes);
+    this.#resolve({
+      ok,
+      status: this.#status,
+      durationMs: Math.round(performance.now() - this.#started),
+      error,
+      responseExcerpt: this.#keptBytes >= EXCERPT_BYTES ? utf8Prefix(excerpt) : excerpt.toString('utf8'),
+      address: this.address,
+    });
+  }
+
+  /** POST the body, under one time-out from here to the last byte read. */
+  send(url: URL, policy: TargetPolicy, opts: DeliverOptions): void {
+    this.#timer = setTimeout(() => this.finish(false, 'timeout'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(url, {
+      method: 'POST',
+      headers: { ...opts.headers, 'Content-Length': String(opts.body.length) },
+      agent: false,
+      lookup: noteAddress(safeLookup({ ...policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) }), (a) => {
+        this.address = a;
+      }),
+    });
+    this.#req = request;
+    request.on('error', (err) => {
+      this.address = keepLocal(this.address, addressOf(err));
+      this.finish(false, describeError(err));
+    });
+    request.on('socket', (socket: Socket) => this.#checkPeer(socket, policy));
+    request.on('response', (response) => this.#read(response));
+    request.end(opts.body);
+  }
+
+  /** Defence in depth: whatever path led here, the peer must be an allowed address. */
+  #checkPeer(socket: Socket, policy: TargetPolicy): void {
+    socket.once('connect', () => {
+      const peer = socket.remoteAddress;
+      if (peer !== undefined) this.address = peer;
+      if (peer !== undefined && !isAddressAllowed(peer, policy)) {
+        this.finish(false, `address not allowed: ${peer}`);
+      }
+    });
+  }
+
+  #read(response: http.IncomingMessage): void {
+    this.#res = response;
+    this.#status = response.statusCode ?? null;
+    const complete = (): void => this.finish(isSuccess(this.#status), statusError(this.#status));
+    response.on('data', (chunk: Buffer) => {
+      this.#keep(chunk);
+      // We keep no more than this, so there is nothing more to wait for: the status is known.
+      if (this.#keptBytes >= EXCERPT_BYTES) complete();
+    });
+    response.on('end', complete);
+    response.on('error', (err) => this.finish(false, describeError(err)));
+    response.on('close', () => {
+      if (!response.complete) this.finish(false, 'ECONNRESET');
+    });
+  }
+
+  #keep(chunk: Buffer): void {
+    const room = EXCERPT_BYTES - this.#keptBytes;
+    if (room <= 0) return;
+    const part = chunk.subarray(0, room);
+    this.#kept.push(part);
+    this.#keptBytes += part.length;
+  }
 }
 
 function isSuccess(status: number | null): boolean {

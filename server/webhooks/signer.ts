@@ -1,5 +1,5 @@
 /**
- * Signing of webhook deliveries (CONTRACT 6). Pure functions apart from reading our version once.
+ * Signing of webhook deliveries (docs/api.md, "Verifying signatures"). Pure functions apart from reading our version once.
  *
  * Two signatures go out with every attempt:
  * - `X-Service-Signature`: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the secret's UTF-8

@@ -1,5 +1,5 @@
 /**
- * Where a webhook may be sent (CONTRACT 6). SheetPort runs on the user's own machine, so a local receiver
+ * Where a webhook may be sent (docs/api.md, "Webhook targets"). SheetPort runs on the user's own machine, so a local receiver
  * (`http://localhost:5678`, a local n8n) is a normal target; what must never be reachable is the cloud
  * metadata service and other link-local endpoints, and the LAN only when the user allowed it.
  *

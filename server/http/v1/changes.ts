@@ -59,7 +59,7 @@ function entryJson(e: ChangeEntry) {
 }
 
 /**
- * The change feed (CONTRACT 4): `GET /v1/spreadsheets/{id}/rows?sheet=NAME&updated_since=ISO` lists the rows
+ * The change feed (docs/api.md, "Change feed"): `GET /v1/spreadsheets/{id}/rows?sheet=NAME&updated_since=ISO` lists the rows
  * inserted, updated or deleted after the instant, oldest change first. A change is recorded when SheetPort
  * sees it: its own writes at once, an edit saved by another program when the source says it changed (the
  * follower), or when this route looks first.

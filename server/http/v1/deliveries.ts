@@ -7,7 +7,7 @@ import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
-import { replayFromRequest } from '../webhook-changes.ts';
+import { replayFromRequest } from '../webhook-requests.ts';
 import { webhookOf } from './webhooks.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };

@@ -12,7 +12,7 @@ import {
   currentSheetName,
   patchWebhookFromBody,
   requireNoBody,
-} from '../webhook-changes.ts';
+} from '../webhook-requests.ts';
 
 /**
  * A webhook belongs to the API key that registered it: through `/v1` only that key sees and manages it, and only

@@ -1,5 +1,5 @@
 /**
- * Google cells as the API returns them (CONTRACT 2): typed from the cell's own value type and its number format,
+ * Google cells as the API returns them (docs/api.md, "Google Sheets"): typed from the cell's own value type and its number format,
  * never guessed from the text. A number under a DATE / TIME / DATE_TIME format is a date: its serial number
  * (days since 1899-12-30, the same epoch as Excel's) becomes ISO 8601 the way the workbook kind writes it.
  */

@@ -1,6 +1,6 @@
 /**
  * The `google` kind: spreadsheets in Google Sheets, located by their spreadsheet id (bare, or inside a
- * docs.google.com URL). The connection's spreadsheet id is Google's own id (CONTRACT 1), hence no prefix.
+ * docs.google.com URL). The connection's spreadsheet id is Google's own id (docs/api.md, "Google Sheets"), hence no prefix.
  */
 import { existsSync } from 'node:fs';
 import type { SourceKind } from '../kind.ts';

@@ -46,7 +46,7 @@ function requiredString(body: Record<string, unknown>, field: string): string {
 }
 
 /** A non-empty array of distinct known event types. */
-export function parseEvents(raw: unknown): WebhookEvent[] {
+function eventsFromBody(raw: unknown): WebhookEvent[] {
   const known = WEBHOOK_EVENTS.join(', ');
   if (!Array.isArray(raw))
     throw invalidBody(`"events" must be an array of event types (${known}).`, 'events');
@@ -84,7 +84,7 @@ export async function createWebhookFromBody(
   const { url } = validateWebhookUrl(body.url, { allowLan: deps.allowLanWebhooks });
   const spreadsheetId = requiredString(body, 'spreadsheet_id');
   const sheetName = requiredString(body, 'sheet_name');
-  const events = body.events === undefined ? [...WEBHOOK_EVENTS] : parseEvents(body.events);
+  const events = body.events === undefined ? [...WEBHOOK_EVENTS] : eventsFromBody(body.events);
   const connection = deps.connections.getBySpreadsheetId(spreadsheetId);
   if (!connection) {
     throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${spreadsheetId}".`, {
@@ -108,7 +108,7 @@ export function patchWebhookFromBody(deps: AppDeps, webhook: WebhookRecord, rawB
   if (body.url !== undefined) {
     change.url = validateWebhookUrl(body.url, { allowLan: deps.allowLanWebhooks }).url.toString();
   }
-  if (body.events !== undefined) change.events = parseEvents(body.events);
+  if (body.events !== undefined) change.events = eventsFromBody(body.events);
   if (body.status !== undefined) change.status = parseStatus(body.status);
   const updated = deps.webhooks.update(webhook.id, change);
   if (!updated) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);

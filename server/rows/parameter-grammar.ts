@@ -1,5 +1,6 @@
 /**
- * The tiny escape grammar shared by `search`, `search_exact`, `sort` and `fields`:
+ * Parses the list parameters (match.ts then matches rows against the parsed search): the tiny escape grammar
+ * shared by `search`, `search_exact`, `sort` and `fields`:
  * items are separated by unescaped `,`; in search items the field ends at the first unescaped `:`.
  * `\,` `\:` `\\` (and `\-`, so a sort key can name a field that starts with '-') stand for the character
  * itself. A backslash before any other character is kept literally, so header names with a stray

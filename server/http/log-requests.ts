@@ -1,3 +1,4 @@
+/** The middleware that writes the request log (logs/request-log.ts holds the log itself). */
 import type { RequestHandler, Response } from 'express';
 import type { RequestLog } from '../logs/request-log.ts';
 import { locals } from './locals.ts';
