@@ -222,11 +222,11 @@ export interface GoogleConfig {
   apiRoot?: string;
   /** OAuth authorize/token/revoke root (the API root when only that is set, else Google's). */
   oauthRoot?: string;
-  /** Age (ms) past which the cached version is checked again on the next read. */
+  /** Age (ms) past which the cached version is checked again on the next read (the kind's default: 5 s). */
   maxAgeMs?: number;
-  /** Sheets reads per minute per account SheetPort allows itself. */
+  /** Sheets reads per minute per account SheetPort allows itself (the kind's default: 60). */
   readsPerMinute?: number;
-  /** Sheets writes per minute per account. */
+  /** Sheets writes per minute per account (the kind's default: 60). */
   writesPerMinute?: number;
   /** The OAuth client (a "Desktop app" client) a login goes through. */
   clientId?: string;
