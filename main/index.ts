@@ -26,6 +26,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_PORT,
   type RunningServer,
+  readConfig,
   resolveDataDir,
   startServer,
   WORKBOOK_EXTENSIONS,
@@ -42,6 +43,8 @@ import { createDashboardWindow, signInDashboardWindow } from './windows.ts';
 
 // `npm run app:smoke`: the first start checked end to end in a throwaway data dir, beside a running app.
 const smoke = process.argv.includes(SMOKE_FLAG);
+// The environment's settings (server/config.ts), read once and handed to the server.
+const config = readConfig();
 // The same folder the CLI uses (SHEETPORT_DATA_DIR, else the per-user app-data folder, which is Electron's
 // userData for an app named SheetPort), so `sheetport` commands and the app share connections and keys.
 const dataDir = smoke ? mkdtempSync(path.join(os.tmpdir(), 'sheetport-smoke-')) : resolveDataDir();
@@ -89,7 +92,8 @@ function runApp(): void {
     start: async () => {
       server = await startServer({
         dataDir,
-        port: smoke ? 0 : Number(process.env.SHEETPORT_PORT) || DEFAULT_PORT,
+        config,
+        port: smoke ? 0 : (config.port ?? DEFAULT_PORT),
         host: DEFAULT_HOST,
         ...(sqlite.kind === 'electron' ? { sqliteBinding: sqlite.path } : {}),
         log: (message, err) => {

@@ -1,6 +1,22 @@
 /**
- * Defaults and the data directory, in one place. The CLI, the server and the tray app all resolve the data
- * directory here so they share one database.
+ * The service's configuration, in one place: defaults, the data directory, and every `SHEETPORT_*` environment
+ * variable. This is the only module that reads them: `readConfig()` turns the environment into one typed
+ * `SheetPortConfig` (invalid values fall back to the defaults), and the entry points (the CLI, `startServer`, the
+ * tray app) pass it, or the parts they need, down. Tests build a config instead of setting variables.
+ * The CLI, the server and the tray app all resolve the data directory here so they share one database.
+ *
+ * The variables (docs/api.md and the README say what each one is for):
+ * - SHEETPORT_DATA_DIR: the data directory (below the `--data-dir` flag)
+ * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`)
+ * - SHEETPORT_DEBUG: CLI errors print their stack
+ * - SHEETPORT_MAX_FILE_MB, _MAX_INFLATED_MB, _PARSE_TIMEOUT_MS, _PARSE_MEMORY_MB, _MAX_CELLS, _MAX_TEXT_MB: file limits
+ * - SHEETPORT_BACKUPS_KEEP, _BACKUPS_MAX_AGE_DAYS, _BACKUPS_MAX_MB: backups of local workbooks
+ * - SHEETPORT_MIN_FREE_MB: free space a write needs on the data dir's disk
+ * - SHEETPORT_DELIVERY_LEASE_MS: how long a claimed webhook delivery is held
+ * - SHEETPORT_LOG_MAX_MB, SHEETPORT_LOG_FILES: rotation of the logs
+ * - SHEETPORT_SECRETS: where a new data dir keeps its secrets (file, keychain, auto)
+ * - SHEETPORT_GOOGLE_API_ROOT, _OAUTH_ROOT, _MAX_AGE_MS, _READS_PER_MINUTE, _WRITES_PER_MINUTE, _CLIENT_ID,
+ *   _CLIENT_SECRET, _PASSPHRASE: the Google Sheets kind
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +52,11 @@ export function resolveDataDir(options: ResolveDataDirOptions = {}): string {
   const fromEnv = env[DATA_DIR_ENV];
   if (fromEnv) return path.resolve(fromEnv);
   return defaultDataDir(platform, env, home);
+}
+
+/** This machine's OS app-data folder for SheetPort (no flag, no SHEETPORT_DATA_DIR). */
+export function osDataDir(): string {
+  return defaultDataDir(process.platform, process.env, os.homedir());
 }
 
 /** The OS app-data folder for SheetPort (no flag/env). Paths use the separators of `platform`. */
@@ -171,3 +192,160 @@ export function resolveBackupPolicy(
 
 /** After SIGTERM/SIGINT the service stops gracefully for at most this long, then exits regardless. */
 export const STOP_DEADLINE_MS = 5000;
+
+/** Free space (MB) a write needs on the data dir's file system unless SHEETPORT_MIN_FREE_MB says otherwise. */
+export const DEFAULT_MIN_FREE_MB = 32;
+
+/** Every environment variable SheetPort reads, by the setting it feeds. */
+export const ENV = {
+  dataDir: DATA_DIR_ENV,
+  port: 'SHEETPORT_PORT',
+  debug: 'SHEETPORT_DEBUG',
+  minFreeMb: 'SHEETPORT_MIN_FREE_MB',
+  deliveryLeaseMs: 'SHEETPORT_DELIVERY_LEASE_MS',
+  logMaxMb: 'SHEETPORT_LOG_MAX_MB',
+  logFiles: 'SHEETPORT_LOG_FILES',
+  secrets: 'SHEETPORT_SECRETS',
+  googleApiRoot: 'SHEETPORT_GOOGLE_API_ROOT',
+  googleOauthRoot: 'SHEETPORT_GOOGLE_OAUTH_ROOT',
+  googleMaxAgeMs: 'SHEETPORT_GOOGLE_MAX_AGE_MS',
+  googleReadsPerMinute: 'SHEETPORT_GOOGLE_READS_PER_MINUTE',
+  googleWritesPerMinute: 'SHEETPORT_GOOGLE_WRITES_PER_MINUTE',
+  googleClientId: 'SHEETPORT_GOOGLE_CLIENT_ID',
+  googleClientSecret: 'SHEETPORT_GOOGLE_CLIENT_SECRET',
+  googlePassphrase: 'SHEETPORT_GOOGLE_PASSPHRASE',
+} as const;
+
+/** What the environment may tell the Google Sheets kind; its own defaults (sources/google/) fill the rest. */
+export interface GoogleConfig {
+  /** Sheets and Drive API root (Google's when unset; the fake's in tests). */
+  apiRoot?: string;
+  /** OAuth authorize/token/revoke root (the API root when only that is set, else Google's). */
+  oauthRoot?: string;
+  /** Age (ms) past which the cached version is checked again on the next read (the kind's default: 5 s). */
+  maxAgeMs?: number;
+  /** Sheets reads per minute per account SheetPort allows itself (the kind's default: 60). */
+  readsPerMinute?: number;
+  /** Sheets writes per minute per account (the kind's default: 60). */
+  writesPerMinute?: number;
+  /** The OAuth client (a "Desktop app" client) a login goes through. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Opens (and seals) a Google login kept encrypted in the secrets file. */
+  passphrase?: string;
+}
+
+/** How the request and server logs rotate; unset fields take the log's own defaults (logs/request-log.ts). */
+export interface LogRotation {
+  /** A file is rotated once it reaches this size. */
+  maxBytes?: number;
+  /** Rotated files kept besides the current one. */
+  keepFiles?: number;
+}
+
+/** Where a new data dir keeps its secrets: forced to the file or the keychain, or `auto` (secrets/choose.ts). */
+export type SecretsChoice = 'auto' | 'file' | 'keychain';
+
+/** Everything the environment configures, typed and checked. Build one with `readConfig`, or by hand in tests. */
+export interface SheetPortConfig {
+  /** SHEETPORT_DATA_DIR, resolved; unset when the variable is (the `--data-dir` flag and the OS folder decide). */
+  dataDir?: string;
+  /** The tray app's port; unset: DEFAULT_PORT. */
+  port?: number;
+  /** CLI errors print their stack. */
+  debug: boolean;
+  fileLimits: FileLimits;
+  /** Backup limits per file; the folder is `<data dir>/backups` (backupPolicyFor). */
+  backups: Omit<BackupPolicy, 'dir'>;
+  /** Writes are refused (507) while the data dir's disk has less free than this; 0 turns the check off. */
+  minFreeBytes: number;
+  /** How long a claimed webhook delivery is held before another start may send it; unset: the worker's default. */
+  deliveryLeaseMs?: number;
+  logs: LogRotation;
+  /** As SHEETPORT_SECRETS says; a value other than file, keychain or auto is kept as given and refused where a
+   * data dir's secrets are first chosen (secrets/choose.ts), so a command that never opens them is not stopped. */
+  secrets: string;
+  google: GoogleConfig;
+}
+
+const defined = <T extends object>(values: T): Partial<T> =>
+  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** A number 0 or more from the environment; unset, empty or invalid: undefined. */
+function nonNegative(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  const n = Number(raw);
+  return raw && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** A number over 0 from the environment, times `scale`; unset, empty or invalid: undefined. */
+function positive(env: NodeJS.ProcessEnv, name: string, scale = 1): number | undefined {
+  const raw = env[name];
+  const n = Number(raw);
+  return raw && Number.isFinite(n) && n > 0 ? n * scale : undefined;
+}
+
+/** SHEETPORT_MIN_FREE_MB (any finite number; below 0 counts as 0), else the default. */
+function minFreeFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env[ENV.minFreeMb];
+  const mb =
+    raw !== undefined && raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : DEFAULT_MIN_FREE_MB;
+  return Math.max(0, mb) * 1024 * 1024;
+}
+
+function googleFrom(env: NodeJS.ProcessEnv): GoogleConfig {
+  return defined({
+    apiRoot: env[ENV.googleApiRoot] || undefined,
+    oauthRoot: env[ENV.googleOauthRoot] || undefined,
+    maxAgeMs: nonNegative(env, ENV.googleMaxAgeMs),
+    readsPerMinute: nonNegative(env, ENV.googleReadsPerMinute),
+    writesPerMinute: nonNegative(env, ENV.googleWritesPerMinute),
+    clientId: env[ENV.googleClientId] || undefined,
+    clientSecret: env[ENV.googleClientSecret] || undefined,
+    passphrase: env[ENV.googlePassphrase] || undefined,
+  });
+}
+
+/** SHEETPORT_SECRETS as given (trimmed), `auto` when unset; secrets/choose.ts checks it. */
+export function secretsChoice(env: NodeJS.ProcessEnv = process.env): string {
+  return env[ENV.secrets]?.trim() || 'auto';
+}
+
+/** The configuration the environment gives (`process.env` unless another is passed); invalid values fall back. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): SheetPortConfig {
+  const { dir: _dir, ...backups } = resolveBackupPolicy('', {}, env);
+  const port = positive(env, ENV.port);
+  const lease = positive(env, ENV.deliveryLeaseMs);
+  return {
+    ...(env[DATA_DIR_ENV] ? { dataDir: path.resolve(env[DATA_DIR_ENV]) } : {}),
+    ...(port !== undefined ? { port } : {}),
+    debug: Boolean(env[ENV.debug]),
+    fileLimits: resolveFileLimits({}, env),
+    backups,
+    minFreeBytes: minFreeFrom(env),
+    ...(lease !== undefined ? { deliveryLeaseMs: lease } : {}),
+    logs: defined({
+      maxBytes: positive(env, ENV.logMaxMb, 1024 * 1024),
+      keepFiles: positive(env, ENV.logFiles),
+    }),
+    secrets: secretsChoice(env),
+    google: googleFrom(env),
+  };
+}
+
+/** The configuration with no variable set: every default. */
+export const defaultConfig = (): SheetPortConfig => readConfig({});
+
+/** The backup policy of `dataDir` under `settings`, with `overrides` (fields left undefined are ignored) on top. */
+export function backupPolicyFor(
+  dataDir: string,
+  settings: Omit<BackupPolicy, 'dir'>,
+  overrides: Partial<Omit<BackupPolicy, 'dir'>> = {},
+): BackupPolicy {
+  return { ...settings, ...defined(overrides), dir: path.join(dataDir, BACKUPS_DIR) };
+}
+
+/** `limits` with `overrides` (fields left undefined are ignored) on top. */
+export function fileLimitsWith(limits: FileLimits, overrides: Partial<FileLimits> = {}): FileLimits {
+  return { ...limits, ...defined(overrides) };
+}

@@ -1,6 +1,13 @@
 import type Database from 'better-sqlite3';
 import { ChangeRecorder } from './changes/recorder.ts';
-import { type BackupPolicy, type FileLimits, resolveBackupPolicy, resolveFileLimits } from './config.ts';
+import {
+  type BackupPolicy,
+  backupPolicyFor,
+  type FileLimits,
+  fileLimitsWith,
+  readConfig,
+  type SheetPortConfig,
+} from './config.ts';
 import { AdminAccess } from './http/admin-access.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RetryStreak } from './lib/retry-streak.ts';
@@ -8,7 +15,7 @@ import { RateLimiter } from './limits/rate-limiter.ts';
 import { ConnectionFollower } from './replica/follow-connections.ts';
 import { Replica } from './replica/replica.ts';
 import { secretsOf } from './secrets/db-binding.ts';
-import { openSource, type SourceOptions } from './sources/index.ts';
+import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
 import { loadOrCreateAdminToken, rotateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
@@ -20,7 +27,7 @@ import { openDatabase } from './store/db.ts';
 import { DeliveryStore } from './store/deliveries.ts';
 import { DeliveryLogQuery } from './store/delivery-log.ts';
 import { IdempotencyStore } from './store/idempotency.ts';
-import { assertRoomToRecord, minFreeBytes } from './store/storage-room.ts';
+import { assertRoomToRecord } from './store/storage-room.ts';
 import { UsageStore } from './store/usage.ts';
 import { WebhookStore } from './store/webhooks.ts';
 import { DEFAULT_EVENT_RULES, type EventRules } from './webhooks/events.ts';
@@ -49,6 +56,9 @@ export interface ServiceContext extends AppDeps {
 
 export interface ContextOptions {
   dataDir: string;
+  /** What the environment configures (config.ts); default: `readConfig()` of this process. The fields below
+   * override parts of it. */
+  config?: SheetPortConfig;
   /** better-sqlite3's addon for a runtime other than Node (the tray app's Electron build); default: Node's. */
   sqliteBinding?: string;
   allowedHosts?: readonly string[];
@@ -65,13 +75,13 @@ export interface ContextOptions {
   watchPollMs?: number;
   /** Finished webhook deliveries are kept this many days (default 30). */
   deliveryLogDays?: number;
-  /** Bounds on reading workbook files (defaults and SHEETPORT_* variables in config.ts). */
+  /** Bounds on reading workbook files, over the config's. */
   fileLimits?: Partial<FileLimits>;
-  /** How many versions of a local file its writes keep in `<data dir>/backups` (defaults and SHEETPORT_BACKUPS_*
-   * variables in config.ts; `keep: 0` turns backups off). */
+  /** How many versions of a local file its writes keep in `<data dir>/backups`, over the config's (`keep: 0` turns
+   * backups off). */
   backups?: Partial<Omit<BackupPolicy, 'dir'>>;
-  /** Writes are refused (507) while the data dir's file system has less free than this (default: SHEETPORT_MIN_FREE_MB
-   * or 32 MB; 0 turns the check off). */
+  /** Writes are refused (507) while the data dir's file system has less free than this (default: the config's;
+   * 0 turns the check off). */
   minFreeBytes?: number;
 }
 
@@ -80,16 +90,17 @@ const USAGE_FLUSH_MS = 1000;
 
 /** Opens the data dir and wires the stores, sources and replica. One code path for CLI, tests and Electron. */
 export function createServiceContext(options: ContextOptions): ServiceContext {
+  const config = options.config ?? readConfig();
   const clock = options.clock ?? (() => new Date());
-  const db = openDatabase(
-    options.dataDir,
-    options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {},
-  );
+  const db = openDatabase(options.dataDir, {
+    secretsChoice: config.secrets,
+    ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
+  });
   const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
   const allowLan = options.allowLanWebhooks === true;
   // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
-  const leaseMs = options.leaseMs ?? (Number(process.env.SHEETPORT_DELIVERY_LEASE_MS) || undefined);
+  const leaseMs = options.leaseMs ?? config.deliveryLeaseMs;
   const webhooks = new WebhookStore(db, clock);
   const deliveries = new DeliveryStore(db);
   const changeLog = new ChangeLogStore(db);
@@ -114,15 +125,16 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     onQueued: () => worker.wake(),
   });
   const sourceOptions: SourceOptions = {
-    fileLimits: resolveFileLimits(options.fileLimits),
-    backups: resolveBackupPolicy(options.dataDir, options.backups),
+    ...sourceSettings(config),
+    fileLimits: fileLimitsWith(config.fileLimits, options.fileLimits),
+    backups: backupPolicyFor(options.dataDir, config.backups, options.backups),
     log,
     secrets: secretsOf(db).provider,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
   };
-  const minFree = options.minFreeBytes ?? minFreeBytes();
+  const minFree = options.minFreeBytes ?? config.minFreeBytes;
   const replica = new Replica(
     (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
     (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
@@ -170,6 +182,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     deliveries,
     deliveryLog: new DeliveryLogQuery(db),
     dataDir: options.dataDir,
+    sourceOptions,
     changeLog,
     allowLanWebhooks: allowLan,
     wakeDeliveries: () => worker.wake(),

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
-import { STOP_DEADLINE_MS } from './config.ts';
+import { readConfig, type SheetPortConfig, STOP_DEADLINE_MS } from './config.ts';
 
 // What an embedder (the desktop app) needs to choose the same data dir and address as the CLI.
-export { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from './config.ts';
+export { DEFAULT_HOST, DEFAULT_PORT, readConfig, resolveDataDir } from './config.ts';
 export { redactSecrets } from './lib/redact-secrets.ts';
 // The file types a local workbook may have (the desktop app's file picker offers them).
 export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
@@ -31,6 +31,8 @@ export type { TunnelProvider, TunnelStatus } from './tunnel/provider.ts';
  */
 export interface ServerConfig {
   dataDir: string;
+  /** What the environment configures (config.ts); default: `readConfig()` of this process. */
+  config?: SheetPortConfig;
   port: number;
   host: string;
   allowedHosts?: readonly string[];
@@ -92,10 +94,12 @@ export interface ServerStatus {
 /** The whole service on one port: what `sheetport serve`, `npm start` and the tray app all run. */
 export async function startServer(options: ServerConfig): Promise<RunningServer> {
   // Without a logger of the embedder's, the service's own messages go to <data dir>/logs/ (and stderr).
-  const serverLog = options.log ? null : await openServerLog(options.dataDir);
+  const config = options.config ?? readConfig();
+  const serverLog = options.log ? null : await openServerLog(options.dataDir, config.logs);
   const log = options.log ?? serverLog?.log;
   const context = createServiceContext({
     dataDir: options.dataDir,
+    config,
     allowedHosts: options.allowedHosts ?? [],
     rateLimits: options.rateLimits !== false,
     allowLanWebhooks: options.allowLanWebhooks === true,
@@ -109,6 +113,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
       requestLog = await openRequestLog(options.dataDir, {
         // A full disk fails every line: said once a minute, never thrown (the request is answered anyway).
         onError: throttledReport('Writing the request log', context.log),
+        ...config.logs,
         ...options.requestLog,
       });
     // The tunnel reaches a second app, `/api` and `/v1` only, on its own listener that opens only with the

@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
-import { accountsOf, defaultAccountsKind } from '../sources/index.ts';
-import { globals, print, printJson, printTable } from './kit.ts';
+import { accountsOf, defaultAccountsKind, sourceSettings } from '../sources/index.ts';
+import { cliConfig, globals, print, printJson, printTable } from './kit.ts';
 
 export function registerAccountCommands(program: Command): void {
   const kind = defaultAccountsKind();
@@ -16,7 +16,9 @@ export function registerAccountCommands(program: Command): void {
     .option(...KIND_OPTION)
     .action((opts: { kind: string }, cmd: Command) => {
       const g = globals(cmd);
-      const all = accountsOf(opts.kind).list(openSecretsProvider(resolveDataDir({ flag: g.dataDir })));
+      const all = accountsOf(opts.kind).list(
+        openSecretsProvider(resolveDataDir({ flag: g.dataDir }), { choice: cliConfig().secrets }),
+      );
       if (g.json) return printJson(all);
       if (all.length === 0) return print(`No accounts. Log in with: sheetport login ${opts.kind}`);
       printTable(
@@ -31,9 +33,15 @@ export function registerAccountCommands(program: Command): void {
     .option(...KIND_OPTION)
     .action(async (account: string | undefined, opts: { kind: string }, cmd: Command) => {
       const g = globals(cmd);
-      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }));
+      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }), {
+        choice: cliConfig().secrets,
+      });
       const of = accountsOf(opts.kind);
-      const outcome = await of.logout({ secrets, ...(account ? { account } : {}) });
+      const outcome = await of.logout({
+        secrets,
+        sources: sourceSettings(cliConfig()),
+        ...(account ? { account } : {}),
+      });
       if (g.json) return printJson(outcome);
       const note =
         outcome.revoked === 'revoked'

@@ -7,10 +7,19 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { resolveBackupPolicy, resolveDataDir } from '../config.ts';
+import { backupPolicyFor, resolveDataDir } from '../config.ts';
 import { quantity } from '../lib/quantity.ts';
 import { type BackupEntry, localBackups } from '../sources/index.ts';
-import { CliError, type GlobalOptions, globals, iso, print, printJson, printTable } from './kit.ts';
+import {
+  CliError,
+  cliConfig,
+  type GlobalOptions,
+  globals,
+  iso,
+  print,
+  printJson,
+  printTable,
+} from './kit.ts';
 
 export function registerBackupCommands(program: Command): void {
   const backups = program
@@ -70,7 +79,7 @@ export function registerBackupCommands(program: Command): void {
 }
 
 function policyOf(g: GlobalOptions) {
-  return resolveBackupPolicy(resolveDataDir({ flag: g.dataDir }));
+  return backupPolicyFor(resolveDataDir({ flag: g.dataDir }), cliConfig().backups);
 }
 
 /** The names a file's backups may be filed under: the path as given (absolute) and, if it exists, its real path. */

@@ -5,10 +5,11 @@ import { describeSpreadsheet } from '../connections/describe.ts';
 import { isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
-import { kindNames, sourceKind } from '../sources/index.ts';
+import { kindNames, sourceKind, sourceSettings } from '../sources/index.ts';
 import {
   alignedLines,
   CliError,
+  cliConfig,
   connectionJson,
   type GlobalOptions,
   globals,
@@ -182,7 +183,11 @@ async function connect(
   // `connect <location>`, or `connect <kind> <location>` when the kind is said.
   const input = second === undefined ? { location: first } : { kind: first, location: second };
   const connected = await withStoresAsync(g, ({ connections }) =>
-    connectSpreadsheet(connections, { ...input, ...(opts.name ? { name: opts.name } : {}) }),
+    connectSpreadsheet(
+      connections,
+      { ...input, ...(opts.name ? { name: opts.name } : {}) },
+      sourceSettings(cliConfig()),
+    ),
   );
   const { connection, snapshot, created } = connected;
   const json = { ...describeSpreadsheet(connection, snapshot), location: connection.location, created };

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { resolveDataDir } from '../config.ts';
+import { readConfig, resolveDataDir, type SheetPortConfig } from '../config.ts';
 import { createServiceContext, type ServiceContext } from '../context.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
 import { ApiKeyStore } from '../store/api-keys.ts';
@@ -31,6 +31,14 @@ export class CliError extends Error {
 
 export function globals(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals<GlobalOptions>();
+}
+
+let config: SheetPortConfig | undefined;
+
+/** What the environment configures (config.ts), read once for every command this process runs. */
+export function cliConfig(): SheetPortConfig {
+  config ??= readConfig();
+  return config;
 }
 
 // --- stores ------------------------------------------------------------------------------------------------------
@@ -75,7 +83,7 @@ export async function withServiceAsync<T>(
   const dataDir = resolveDataDir({ flag: g.dataDir });
   let service: ServiceContext;
   try {
-    service = createServiceContext({ dataDir, log: () => {} });
+    service = createServiceContext({ dataDir, config: cliConfig(), log: () => {} });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
@@ -91,7 +99,7 @@ function openStores(g: GlobalOptions): { stores: Stores; close: () => void } {
   const dataDir = resolveDataDir({ flag: g.dataDir });
   let db: ReturnType<typeof openDatabase>;
   try {
-    db = openDatabase(dataDir);
+    db = openDatabase(dataDir, { secretsChoice: cliConfig().secrets });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
@@ -157,8 +165,7 @@ export function printError(err: unknown, json: boolean): void {
   if (json)
     process.stderr.write(`${JSON.stringify({ error: { code, message, ...(reason ? { reason } : {}) } })}\n`);
   else process.stderr.write(`error: ${message}\n`);
-  if (process.env.SHEETPORT_DEBUG && err instanceof Error && err.stack)
-    process.stderr.write(`${err.stack}\n`);
+  if (cliConfig().debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
 }
 
 // --- option parsers ----------------------------------------------------------------------------------------------

@@ -5,8 +5,8 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
-import { accountsOf, defaultAccountsKind } from '../sources/index.ts';
-import { globals, print, printJson } from './kit.ts';
+import { accountsOf, defaultAccountsKind, sourceSettings } from '../sources/index.ts';
+import { cliConfig, globals, print, printJson } from './kit.ts';
 import { openInBrowser } from './open-browser.ts';
 import { askPassphrase } from './passphrase.ts';
 
@@ -32,11 +32,15 @@ export function registerLoginCommand(program: Command): void {
       // With --json, stdout carries only the result; the steps go to stderr.
       const say = g.json ? (line: string) => process.stderr.write(`${line}\n`) : print;
       const accounts = accountsOf(kind);
-      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }));
+      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }), {
+        choice: cliConfig().secrets,
+      });
+      const sources = sourceSettings(cliConfig());
       const outcome = await accounts.login({
         secrets,
+        sources,
         allowFileStorage: opts.allowFileStorage === true,
-        passphrase: () => askPassphrase(accounts),
+        passphrase: () => askPassphrase(accounts, accounts.passphrase(sources)),
         showConsentUrl: (url) => {
           if (!opts.browser) {
             say('Open this URL in a browser and allow access:');

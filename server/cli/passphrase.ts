@@ -36,10 +36,10 @@ export function readHidden(question: string, cancelled = 'Login cancelled.'): Pr
 
 export async function askPassphrase(
   accounts: Pick<KindAccounts, 'provider' | 'passphraseEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
+  /** The passphrase the configuration carries (from the environment variable), if any. */
+  configured: string | undefined,
 ): Promise<string> {
-  const fromEnv = env[accounts.passphraseEnv];
-  if (fromEnv) return fromEnv;
+  if (configured) return configured;
   const what = `the ${accounts.provider} login`;
   if (!process.stdin.isTTY) {
     throw new CliError('usage', `Set ${accounts.passphraseEnv} to the passphrase that encrypts ${what}.`);

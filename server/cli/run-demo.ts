@@ -4,8 +4,8 @@ import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT } from '../config.ts';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { logStrayErrors, startServer, stopOnSignals } from '../index.ts';
 import { findPackageFile } from '../lib/package-file.ts';
-import { createDemoSpreadsheet } from '../sources/index.ts';
-import { type Stores, withStoresAsync } from './kit.ts';
+import { createDemoSpreadsheet, sourceSettings } from '../sources/index.ts';
+import { cliConfig, type Stores, withStoresAsync } from './kit.ts';
 import { cliCommand, exportLine } from './shell-line.ts';
 import { startService } from './start-service.ts';
 import { startedByNpmScript, whenParentExits } from './stop-with-parent.ts';
@@ -32,11 +32,15 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const demo = await createDemoSpreadsheet(options.dataDir);
   const workbook = demo.location;
   const { connection, state } = await withStoresAsync({ dataDir: options.dataDir }, async (stores) => {
-    const { connection } = await connectSpreadsheet(stores.connections, {
-      location: demo.location,
-      kind: demo.kind.name,
-      name: demo.name,
-    });
+    const { connection } = await connectSpreadsheet(
+      stores.connections,
+      {
+        location: demo.location,
+        kind: demo.kind.name,
+        name: demo.name,
+      },
+      sourceSettings(cliConfig()),
+    );
     return { connection, state: loadOrCreateKey(options.dataDir, stores.keys) };
   });
 
@@ -130,7 +134,7 @@ function loadOrCreateKey(dataDir: string, keys: Stores['keys']): DemoState {
 }
 
 async function startOnPort(options: DemoOptions) {
-  const base = { dataDir: options.dataDir, host: DEFAULT_HOST };
+  const base = { dataDir: options.dataDir, host: DEFAULT_HOST, config: cliConfig() };
   // A port the user chose is theirs: a busy one is said plainly, as `serve` says it.
   if (options.port !== undefined) return startService({ ...base, port: options.port });
   try {

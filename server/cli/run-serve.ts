@@ -1,8 +1,11 @@
+import type { SheetPortConfig } from '../config.ts';
 import { logStrayErrors, stopOnSignals } from '../index.ts';
 import { startService } from './start-service.ts';
 
 export interface ServeOptions {
   dataDir: string;
+  /** What the environment configures (config.ts). */
+  config: SheetPortConfig;
   port: number;
   host: string;
   allowedHosts: string[];

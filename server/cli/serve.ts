@@ -1,12 +1,12 @@
 /** `sheetport serve` and `sheetport demo`: run the HTTP service (loaded lazily, only these commands need it). */
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { DATA_DIR_ENV, DEFAULT_HOST, DEFAULT_PORT, defaultDataDir, resolveDataDir } from '../config.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir } from '../config.ts';
 import { runningFromSource } from '../lib/package-file.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
 import {
+  cliConfig,
   type GlobalOptions,
   globals,
   parseCount,
@@ -46,6 +46,7 @@ export function registerServeCommands(program: Command): void {
         const { runServe } = await import('./run-serve.ts');
         await runServe({
           dataDir,
+          config: cliConfig(),
           port: opts.port,
           host: opts.host,
           allowedHosts: opts.allowHost,
@@ -75,11 +76,12 @@ export function registerServeCommands(program: Command): void {
  * `<checkout>/.demo` in a checkout, `<OS app-data>/SheetPort-demo` in an installed copy (whose own folder may not
  * be writable). --data-dir or SHEETPORT_DATA_DIR override; `npm start` prints the line that points the CLI there.
  */
-export function demoDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  if (flag || env[DATA_DIR_ENV]) return resolveDataDir({ flag, env });
+export function demoDataDir(flag: string | undefined, fromEnv = cliConfig().dataDir): string {
+  if (flag) return resolveDataDir({ flag });
+  if (fromEnv) return fromEnv;
   // Two levels up from server/cli/: the checkout's root.
   if (runningFromSource()) return fileURLToPath(new URL('../../.demo', import.meta.url));
-  return `${defaultDataDir(process.platform, env, os.homedir())}-demo`;
+  return `${osDataDir()}-demo`;
 }
 
 /**
@@ -92,7 +94,7 @@ function nextSteps(g: GlobalOptions, dataDir: string): string[] {
     keys: stores.keys.list().filter((k) => !k.revokedAt).length,
   }));
   if (connections > 0 && keys > 0) return [];
-  const isDefault = dataDir === defaultDataDir(process.platform, process.env, os.homedir());
+  const isDefault = dataDir === osDataDir();
   const cli = cliCommand(isDefault ? null : dataDir);
   const steps = [`Data dir: ${dataDir}`];
   if (connections === 0)

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
 import { SECRET_NAMES, type SecretsProvider } from '../secrets/provider.ts';
-import { CliError, globals, print, printJson } from './kit.ts';
+import { CliError, cliConfig, globals, print, printJson } from './kit.ts';
 import { readHidden } from './passphrase.ts';
 
 /** ngrok's authtokens are one word of letters, digits and `_`; anything with spaces inside is a paste gone wrong. */
@@ -44,7 +44,9 @@ export function registerTunnelCommands(program: Command): void {
     .option('--remove', 'delete the stored authtoken instead')
     .action(async (opts: { remove?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }));
+      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }), {
+        choice: cliConfig().secrets,
+      });
       const where = secrets.kind === 'keychain' ? 'the OS keychain' : secrets.where;
       if (opts.remove) {
         const removed = secrets.delete(SECRET_NAMES.tunnelAuthtoken);

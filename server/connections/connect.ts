@@ -27,7 +27,7 @@ export interface Connected {
 export async function connectSpreadsheet(
   connections: ConnectionStore,
   input: ConnectInput,
-  sourceOptions: SourceOptions = {},
+  sourceOptions: SourceOptions,
 ): Promise<Connected> {
   const kind = kindFor(input.location, input.kind);
   const resolved = await kind.resolveLocation(input.location);

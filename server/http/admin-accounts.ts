@@ -18,7 +18,7 @@ function accountsJson(
   kind: string,
   accounts: KindAccounts,
   secrets: SecretsProvider,
-  env: NodeJS.ProcessEnv,
+  passphrase: string | undefined,
 ) {
   return {
     kind,
@@ -28,7 +28,7 @@ function accountsJson(
     storage: secrets.kind,
     storage_where: secrets.where,
     passphrase_env: accounts.passphraseEnv,
-    passphrase_set: Boolean(env[accounts.passphraseEnv]),
+    passphrase_set: Boolean(passphrase),
   };
 }
 
@@ -41,7 +41,7 @@ function checkFileStorage(
   accounts: KindAccounts,
   secrets: SecretsProvider,
   allowed: boolean,
-  env: NodeJS.ProcessEnv,
+  passphrase: string | undefined,
 ): void {
   if (secrets.kind !== 'file') return;
   if (!allowed) {
@@ -52,7 +52,7 @@ function checkFileStorage(
       { field: 'allow_file_storage' },
     );
   }
-  if (!env[accounts.passphraseEnv]) {
+  if (!passphrase) {
     throw new AppError(
       'invalid_body',
       `No OS keychain holds this data dir's secrets, and ${accounts.passphraseEnv} is not set: the ${accounts.provider} login kept in ${secrets.where} is encrypted with it. Set it and restart the server.`,
@@ -73,17 +73,18 @@ function allowFileStorage(body: unknown): boolean {
   return value;
 }
 
-export function mountAdminAccountRoutes(
-  routes: RouteTable,
-  deps: AppDeps,
-  logins: AccountLogins,
-  env: NodeJS.ProcessEnv = process.env,
-): void {
+export function mountAdminAccountRoutes(routes: RouteTable, deps: AppDeps, logins: AccountLogins): void {
   const secrets = () => secretsOf(deps.connections.db).provider;
+  // The server's configuration (config.ts) carries the passphrase; the page never does.
+  const passphraseOf = (accounts: KindAccounts) => accounts.passphrase(deps.sourceOptions);
 
   routes.get('/admin/accounts', 'admin', (_req, res) => {
     const withAccounts = kindNames().filter((name) => sourceKind(name).accounts);
-    res.json({ data: withAccounts.map((name) => accountsJson(name, accountsOf(name), secrets(), env)) });
+    res.json({
+      data: withAccounts.map((name) =>
+        accountsJson(name, accountsOf(name), secrets(), passphraseOf(accountsOf(name))),
+      ),
+    });
   });
 
   routes.post('/admin/accounts/:kind/logins', 'admin', async (req, res) => {
@@ -91,15 +92,15 @@ export function mountAdminAccountRoutes(
     const accounts = accountsOf(kind);
     const allowed = allowFileStorage(req.body);
     const store = secrets();
-    checkFileStorage(accounts, store, allowed, env);
+    checkFileStorage(accounts, store, allowed, passphraseOf(accounts));
     const login = await logins.start(kind, (show, signal) =>
       accounts.login({
         secrets: store,
         allowFileStorage: allowed,
         // Checked above: set whenever the login goes into the secrets file.
-        passphrase: async () => env[accounts.passphraseEnv] ?? '',
+        passphrase: async () => passphraseOf(accounts) ?? '',
         showConsentUrl: show,
-        env,
+        sources: deps.sourceOptions,
         signal,
       }),
     );
@@ -114,6 +115,12 @@ export function mountAdminAccountRoutes(
 
   routes.delete('/admin/accounts/:kind/:account', 'admin', async (req, res) => {
     const accounts = accountsOf(String(req.params.kind));
-    res.json(await accounts.logout({ secrets: secrets(), account: String(req.params.account), env }));
+    res.json(
+      await accounts.logout({
+        secrets: secrets(),
+        account: String(req.params.account),
+        sources: deps.sourceOptions,
+      }),
+    );
   });
 }

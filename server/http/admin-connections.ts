@@ -135,11 +135,15 @@ function connect(deps: AppDeps): RequestHandler {
     const location = stringField(fields, 'location', true) as string;
     const kind = stringField(fields, 'kind', false);
     const name = stringField(fields, 'name', false);
-    const { connection, snapshot, created } = await connectSpreadsheet(deps.connections, {
-      location,
-      ...(kind ? { kind } : {}),
-      ...(name ? { name } : {}),
-    });
+    const { connection, snapshot, created } = await connectSpreadsheet(
+      deps.connections,
+      {
+        location,
+        ...(kind ? { kind } : {}),
+        ...(name ? { name } : {}),
+      },
+      deps.sourceOptions,
+    );
     res.status(created ? 201 : 200).json({
       ...describeSpreadsheet(connection, snapshot),
       location: connection.location,

@@ -1,5 +1,6 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { Replica } from '../replica/replica.ts';
+import type { SourceOptions } from '../sources/index.ts';
 import type { ApiKeyStore } from '../store/api-keys.ts';
 import type { ChangeLogStore } from '../store/change-log.ts';
 import type { ConnectionStore } from '../store/connections.ts';
@@ -37,4 +38,7 @@ export interface AppDeps {
   /** Extra `Host` names to accept besides loopback (a tunnel). */
   allowedHosts: readonly string[];
   log: (message: string, err?: unknown) => void;
+  /** How this service opens sources (file limits, backups, the Google kind's settings, the secrets): connecting a
+   * spreadsheet and logging in to an account use the same. */
+  sourceOptions: SourceOptions;
 }

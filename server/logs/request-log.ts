@@ -15,21 +15,16 @@ export const LOGS_DIR = 'logs';
 /** File name stem: files are `requests.1.log`, `requests.2.log`, ... (highest number = the current one). */
 export const REQUEST_LOG_STEM = 'requests';
 
-/** Environment overrides of the rotation (documented in docs/api.md, "Logs"). */
-export const LOG_MAX_MB_ENV = 'SHEETPORT_LOG_MAX_MB';
-export const LOG_FILES_ENV = 'SHEETPORT_LOG_FILES';
-
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 const DEFAULT_KEEP_FILES = 5;
 
 export interface RequestLogOptions {
-  /** A file is rotated once it reaches this size (default 10 MB, or $SHEETPORT_LOG_MAX_MB). */
+  /** A file is rotated once it reaches this size (default 10 MB; SHEETPORT_LOG_MAX_MB, read in config.ts). */
   maxBytes?: number;
-  /** Rotated files kept besides the current one (default 5, or $SHEETPORT_LOG_FILES). */
+  /** Rotated files kept besides the current one (default 5; SHEETPORT_LOG_FILES, read in config.ts). */
   keepFiles?: number;
   /** Where a failing log write is reported (a full disk must not take the service down). */
   onError?: (err: unknown) => void;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** One finished request, as logged. Never holds a credential: see server/http/log-requests.ts. */
@@ -80,9 +75,8 @@ export async function openRotatingLog(
   stem: string,
   options: RequestLogOptions & { onError: (err: unknown) => void },
 ): Promise<{ logger: Logger; close(): Promise<void> }> {
-  const env = options.env ?? process.env;
-  const maxBytes = options.maxBytes ?? positive(env[LOG_MAX_MB_ENV], 1024 * 1024) ?? DEFAULT_MAX_BYTES;
-  const keepFiles = options.keepFiles ?? positive(env[LOG_FILES_ENV], 1) ?? DEFAULT_KEEP_FILES;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const keepFiles = options.keepFiles ?? DEFAULT_KEEP_FILES;
   const dir = path.join(dataDir, LOGS_DIR);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
@@ -125,12 +119,6 @@ export async function openRotatingLog(
       return closed;
     },
   };
-}
-
-/** A positive number from an environment variable, times `unit`; undefined when unset or not a number. */
-function positive(raw: string | undefined, unit: number): number | undefined {
-  const n = Number(raw);
-  return raw && Number.isFinite(n) && n > 0 ? n * unit : undefined;
 }
 
 function tighten(file: string): void {

@@ -10,13 +10,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ENV, secretsChoice } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createPrivateFileOnce, ensurePrivateDir } from '../lib/private-files.ts';
 import { FileSecretsProvider } from './file-provider.ts';
 import { type KeychainProbe, KeychainSecretsProvider, probeKeychain } from './keychain-provider.ts';
 import type { SecretsKind, SecretsProvider } from './provider.ts';
 
-export const SECRETS_ENV = 'SHEETPORT_SECRETS';
+export const SECRETS_ENV = ENV.secrets;
 export const SECRETS_RECORD_FILE_NAME = 'secrets-provider.json';
 
 interface SecretsRecord {
@@ -27,14 +28,16 @@ interface SecretsRecord {
 }
 
 export interface OpenSecretsOptions {
+  /** SHEETPORT_SECRETS as the configuration carries it (config.ts); when unset, read (there) from `env`. */
+  choice?: string;
+  /** The environment the choice is read from when `choice` is unset; default this process's. */
   env?: NodeJS.ProcessEnv;
   /** Tests replace the keychain probe; the real one talks to the OS. */
   probe?: () => KeychainProbe;
 }
 
 export function openSecretsProvider(dataDir: string, options: OpenSecretsOptions = {}): SecretsProvider {
-  const env = options.env ?? process.env;
-  const forced = forcedKind(env);
+  const forced = forcedKind(options.choice ?? secretsChoice(options.env));
   const recordFile = path.join(dataDir, SECRETS_RECORD_FILE_NAME);
   let record = readRecord(recordFile);
   if (!record) {
@@ -64,8 +67,8 @@ export function openSecretsProvider(dataDir: string, options: OpenSecretsOptions
   );
 }
 
-function forcedKind(env: NodeJS.ProcessEnv): SecretsKind | null {
-  const value = env[SECRETS_ENV]?.trim();
+function forcedKind(choice: string): SecretsKind | null {
+  const value = choice.trim();
   if (!value || value === 'auto') return null;
   if (value === 'file' || value === 'keychain') return value;
   throw new AppError(

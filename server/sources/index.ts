@@ -2,6 +2,7 @@
  * The one registry of source kinds. Adding a kind is a folder under sources/ and one line in KINDS; the rest of
  * the service reaches sources only through this module and the Source interface, and never names a kind.
  */
+import type { SheetPortConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { googleKind } from './google/kind.ts';
 import type { KindAccounts, KindBackups, ResolvedLocation, SourceKind, SourceOptions } from './kind.ts';
@@ -84,6 +85,11 @@ export function kindFor(input: string, named?: string): SourceKind {
     );
   }
   return kind;
+}
+
+/** The part of the configuration (config.ts) sources are opened with: file limits and each kind's settings. */
+export function sourceSettings(config: SheetPortConfig): Pick<SourceOptions, 'fileLimits' | 'google'> {
+  return { fileLimits: config.fileLimits, google: config.google };
 }
 
 /** Open a Source on a registered connection (or anything with its kind and location). */

@@ -3,7 +3,7 @@
  * location a user typed, how to open a Source on it, and how to describe itself. Every kind is one folder under
  * sources/ plus one line in sources/index.ts; nothing outside sources/ names a kind.
  */
-import type { BackupPolicy, FileLimits } from '../config.ts';
+import type { BackupPolicy, FileLimits, GoogleConfig } from '../config.ts';
 import type { Timers } from '../lib/timers.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
 import type { Source } from './source.ts';
@@ -20,19 +20,14 @@ export interface SourceOptions {
   secrets?: SecretsProvider;
   /** The service's epoch-ms clock: remote sources date their copies and pace their quota by it. */
   now?: () => number;
-  /** Google Sheets endpoints and pacing; unset fields come from the environment, then Google's defaults. */
+  /** Google Sheets endpoints, pacing and OAuth client (config.ts); unset fields take Google's defaults. */
   google?: GoogleSettings;
   /** Where and how many previous versions of a local file a write keeps (config.ts); none when unset. */
   backups?: BackupPolicy;
 }
 
-export interface GoogleSettings {
-  /** Sheets and Drive API root (SHEETPORT_GOOGLE_API_ROOT; https://sheets.googleapis.com/ and Drive's). */
-  apiRoot?: string;
-  /** OAuth authorize/token/revoke root (SHEETPORT_GOOGLE_OAUTH_ROOT; Google's). */
-  oauthRoot?: string;
-  /** Age (ms) past which the cached version is checked again on the next read (default 5 s). */
-  maxAgeMs?: number;
+/** What config.ts reads from the environment (endpoints, pacing, the OAuth client, the passphrase), and more. */
+export interface GoogleSettings extends GoogleConfig {
   /** How long (ms) a read waits for that check before it is served from the replica (default 2 s). */
   waitMs?: number;
   /** One request's deadline (ms) before it counts as timed out. */
@@ -41,10 +36,6 @@ export interface GoogleSettings {
   retryBaseMs?: number;
   /** Which stored login to use (`google-token:<account>`); the default account of the last login when unset. */
   account?: string;
-  /** Sheets reads per minute per account SheetPort allows itself (SHEETPORT_GOOGLE_READS_PER_MINUTE; 60). */
-  readsPerMinute?: number;
-  /** Sheets writes per minute per account (SHEETPORT_GOOGLE_WRITES_PER_MINUTE; 60). */
-  writesPerMinute?: number;
   /** How long a write past the budget waits for a slot before 503 (ms; 5 s). */
   writeQueueMs?: number;
   /** Epoch-ms clock (tests inject one, with `timers`); SourceOptions.now when unset. */
@@ -131,8 +122,8 @@ export interface AccountLogin {
   allowFileStorage: boolean;
   /** Asked only when the login goes into the secrets file. */
   passphrase: () => Promise<string>;
-  settings?: GoogleSettings;
-  env?: NodeJS.ProcessEnv;
+  /** The settings sources are opened with; the kind takes its own part (Google's endpoints and OAuth client). */
+  sources?: SourceOptions;
   timeoutMs?: number;
   /** Ends a login still waiting for the browser (the service is stopping). */
   signal?: AbortSignal;
@@ -149,8 +140,8 @@ export interface AccountLogout {
   /** The default account when unset. */
   account?: string;
   passphrase?: string;
-  settings?: GoogleSettings;
-  env?: NodeJS.ProcessEnv;
+  /** As AccountLogin's. */
+  sources?: SourceOptions;
 }
 
 export interface LogoutOutcome {
@@ -163,8 +154,10 @@ export interface KindAccounts {
   readonly provider: string;
   /** Where a user ends SheetPort's access by hand when the provider could not be told at logout. */
   readonly permissionsUrl: string;
-  /** The environment variable holding the passphrase of a login kept in the secrets file. */
+  /** The environment variable holding the passphrase of a login kept in the secrets file (for messages). */
   readonly passphraseEnv: string;
+  /** That passphrase, as the configuration given to sources carries it; undefined when it is not set. */
+  passphrase(options: SourceOptions): string | undefined;
   login(request: AccountLogin): Promise<LoginOutcome>;
   list(secrets: SecretsProvider): { account: string; default: boolean }[];
   logout(request: AccountLogout): Promise<LogoutOutcome>;

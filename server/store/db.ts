@@ -22,6 +22,8 @@ export const DB_FILE_NAME = 'sheetport.db';
 export interface OpenDatabaseOptions {
   /** The data dir's secrets provider, when the caller already opened it (default: openSecretsProvider). */
   secrets?: SecretsProvider;
+  /** Where a new data dir keeps its secrets (config.ts's `secrets`); default: as the environment says. */
+  secretsChoice?: string;
   /**
    * better-sqlite3's compiled addon to load instead of the one it finds itself (its `nativeBinding` option): for a
    * runtime other than Node, such as the tray app's Electron, whose build lives apart from Node's.
@@ -38,7 +40,12 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   ensurePrivateFile(file);
   tightenIfPresent(`${file}-wal`);
   tightenIfPresent(`${file}-shm`);
-  const provider = options.secrets ?? openSecretsProvider(dataDir);
+  const provider =
+    options.secrets ??
+    openSecretsProvider(
+      dataDir,
+      options.secretsChoice !== undefined ? { choice: options.secretsChoice } : {},
+    );
   const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   try {
     // busy_timeout first: switching to WAL needs a lock, and another process may be opening the file right now.

@@ -2,17 +2,14 @@
  * Whether the data dir can take a recording: a write is answered only once its change is recorded, so a write the
  * data dir cannot record is refused before its source takes it (507 `insufficient_storage`).
  *
- * The check before a write is the free space of the data dir's file system (statfs) against a margin: SQLite
+ * The check before a write is the free space of the data dir's file system (statfs) against a margin (config.ts's
+ * minFreeBytes, SHEETPORT_MIN_FREE_MB; docs/api.md, "When the disk is full"): SQLite
  * needs room to grow its WAL, and a full file system fails a transaction only at its commit, too late to keep
  * the source untouched. A quota or a change bigger than the margin can still fail the recording after the check;
  * the replica then undoes the write where the source can (see replica.ts).
  */
 import { statfsSync } from 'node:fs';
 import { AppError } from '../errors.ts';
-
-/** The environment variable setting the margin, in MB (documented in docs/api.md, "When the disk is full"). */
-export const MIN_FREE_MB_ENV = 'SHEETPORT_MIN_FREE_MB';
-const DEFAULT_MIN_FREE_MB = 32;
 
 /**
  * SQLite's and the file system's ways of saying "no room": SQLITE_FULL, and the write errors a full disk causes
@@ -33,14 +30,6 @@ export function insufficientStorage(): AppError {
     'insufficient_storage',
     "SheetPort's data folder has no room to record this write, so nothing was written; free some disk space and retry.",
   );
-}
-
-/** The margin from the environment (MB), else the default; 0 turns the check off. */
-export function minFreeBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[MIN_FREE_MB_ENV];
-  const mb =
-    raw !== undefined && raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : DEFAULT_MIN_FREE_MB;
-  return Math.max(0, mb) * 1024 * 1024;
 }
 
 /**

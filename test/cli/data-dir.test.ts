@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOST, DEFAULT_PORT, resolveDataDir } from '../../server/config.ts';
@@ -49,14 +50,18 @@ describe('resolveDataDir', () => {
   });
 
   it('defaults to the process environment', () => {
-    const before = process.env.SHEETPORT_DATA_DIR;
-    process.env.SHEETPORT_DATA_DIR = '/from/env';
-    try {
-      expect(resolveDataDir()).toBe('/from/env');
-    } finally {
-      if (before === undefined) delete process.env.SHEETPORT_DATA_DIR;
-      else process.env.SHEETPORT_DATA_DIR = before;
-    }
+    // A process started with the variable set, as a user starts `sheetport`: this one's environment stays as it is.
+    const config = new URL('../../server/config.ts', import.meta.url).href;
+    const printed = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { resolveDataDir } from '${config}'; console.log(resolveDataDir());`,
+      ],
+      { env: { ...process.env, SHEETPORT_DATA_DIR: '/from/env' }, encoding: 'utf8' },
+    );
+    expect(printed.trim()).toBe('/from/env');
   });
 
   it('exports the listening defaults', () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { drive as driveApi } from '@googleapis/drive';
 import { sheets as sheetsApi } from '@googleapis/sheets';
 import { OAuth2Client } from 'google-auth-library';
+import type { GoogleConfig } from '../../server/config.ts';
 import { FileSecretsProvider } from '../../server/secrets/file-provider.ts';
 import type { SecretsProvider } from '../../server/secrets/provider.ts';
 import { saveTokens } from '../../server/sources/google/tokens.ts';
@@ -83,14 +84,14 @@ export async function startGoogleAccount(): Promise<GoogleAccount> {
 }
 
 /**
- * The environment `sheetport serve` would be started with to log in against the fake: its roots, a Desktop-app
- * client, and the passphrase that seals a login kept in the secrets file (tests have no OS keychain).
+ * The Google settings `sheetport serve` would be configured with to log in against the fake: its roots, a
+ * Desktop-app client, and the passphrase that seals a login kept in the secrets file (tests have no OS keychain).
  */
-export function desktopLoginEnv(fakeUrl: string): Record<string, string> {
+export function desktopLogin(fakeUrl: string): GoogleConfig {
   return {
-    SHEETPORT_GOOGLE_API_ROOT: fakeUrl,
-    SHEETPORT_GOOGLE_CLIENT_ID: 'desktop-client',
-    SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret',
-    SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
+    apiRoot: fakeUrl,
+    clientId: 'desktop-client',
+    clientSecret: 'desktop-secret',
+    passphrase: 'a long passphrase',
   };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe } from 'vitest';
 import { createApp } from '../../server/app.ts';
+import type { GoogleConfig, SheetPortConfig } from '../../server/config.ts';
 import { connectSpreadsheet } from '../../server/connections/connect.ts';
 import { type ContextOptions, createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
@@ -12,6 +13,7 @@ import { secretsOf } from '../../server/secrets/db-binding.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { seedWorkbook } from '../fakes/google-sheets/seed.ts';
+import { googleConfig } from './config.ts';
 import { fileHash } from './fixtures.ts';
 import { type GoogleAccount, startGoogleAccount, storeLogin } from './google.ts';
 
@@ -67,47 +69,29 @@ const UNLIMITED = { plan: 'enterprise', perSecond: 1_000_000, daily: 1_000_000_0
 
 /** How old (ms) a Google copy may be before a read asks Drive again: short, so outside edits show up fast. */
 const GOOGLE_MAX_AGE_MS = 40;
-/** The service finds the fake, and paces itself, through the environment, as `sheetport serve` would. The quota
- * budget is lifted: these suites are not about it (test/http/google-freshness.test.ts is). */
-const googleEnv = (fakeUrl: string): Record<string, string> => ({
-  SHEETPORT_GOOGLE_API_ROOT: fakeUrl,
-  SHEETPORT_GOOGLE_MAX_AGE_MS: String(GOOGLE_MAX_AGE_MS),
-  SHEETPORT_GOOGLE_READS_PER_MINUTE: '1000000',
-  SHEETPORT_GOOGLE_WRITES_PER_MINUTE: '1000000',
+/** The service finds the fake, and paces itself, through its configuration, as `sheetport serve` would through
+ * SHEETPORT_GOOGLE_*. The quota budget is lifted: these suites are not about it (google-freshness.test.ts is). */
+const harnessGoogle = (fakeUrl: string): GoogleConfig => ({
+  apiRoot: fakeUrl,
+  maxAgeMs: GOOGLE_MAX_AGE_MS,
+  readsPerMinute: 1_000_000,
+  writesPerMinute: 1_000_000,
 });
 
-/** One fake (and environment) shared by the Google harnesses open at once, so a restart over the same data dir
- * finds its spreadsheets; the last one to close stops it and restores the environment. */
-let sharedGoogle: {
-  account: Promise<GoogleAccount>;
-  users: number;
-  saved: Record<string, string | undefined>;
-} | null = null;
+/** One fake shared by the Google harnesses open at once, so a restart over the same data dir finds its
+ * spreadsheets; the last one to close stops it. */
+let sharedGoogle: { account: Promise<GoogleAccount>; users: number } | null = null;
 
 async function acquireGoogle(): Promise<GoogleAccount> {
-  if (!sharedGoogle) {
-    const saved: Record<string, string | undefined> = {};
-    const account = startGoogleAccount().then((a) => {
-      for (const [name, value] of Object.entries(googleEnv(a.fake.url))) {
-        saved[name] = process.env[name];
-        process.env[name] = value;
-      }
-      return a;
-    });
-    sharedGoogle = { account, users: 0, saved };
-  }
+  sharedGoogle ??= { account: startGoogleAccount(), users: 0 };
   sharedGoogle.users++;
   return sharedGoogle.account;
 }
 
 async function releaseGoogle(): Promise<void> {
   if (!sharedGoogle || --sharedGoogle.users > 0) return;
-  const { account, saved } = sharedGoogle;
+  const { account } = sharedGoogle;
   sharedGoogle = null;
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await (await account).close();
 }
 
@@ -178,6 +162,10 @@ export async function startHarness(
     clock?: () => Date;
     dataDir?: string;
     fileLimits?: ContextOptions['fileLimits'];
+    /** Google settings over the harness's own (a suite that runs its own fake, or sets the quota). */
+    google?: GoogleConfig;
+    /** Other settings over the test configuration (test/helpers/config.ts). */
+    config?: Partial<SheetPortConfig>;
   } = {},
 ): Promise<Harness> {
   const kind = options.kind ?? 'workbook';
@@ -185,6 +173,10 @@ export async function startHarness(
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-test-'));
   const context = createServiceContext({
     dataDir: options.dataDir ?? path.join(dir, 'data'),
+    config: googleConfig(
+      { ...(google ? harnessGoogle(google.fake.url) : {}), ...options.google },
+      options.config,
+    ),
     log: () => {},
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.fileLimits ? { fileLimits: options.fileLimits } : {}),
@@ -215,7 +207,11 @@ export async function startHarness(
       if (!google) return workbookBook(connect(file), file);
       const { id } = await seedWorkbook(google.fake.store, file);
       // As `sheetport connect google <id>` does: the spreadsheet is read, then registered under Google's id.
-      const { connection } = await connectSpreadsheet(context.connections, { location: id });
+      const { connection } = await connectSpreadsheet(
+        context.connections,
+        { location: id },
+        context.sourceOptions,
+      );
       return googleBook(connection, google);
     },
     createKey: (options) => context.keys.create({ ...UNLIMITED, ...options }).key,

@@ -3,7 +3,7 @@
  * 0600 file (no OS keychain, as in every test): refused without the opt-in, then the login started over the admin
  * API, its consent URL followed as a browser would (the fake approves a plain GET and redirects to the server's
  * loopback listener), the tokens sealed with SHEETPORT_GOOGLE_PASSPHRASE, a spreadsheet connected with them, and
- * the account logged out. A real server (startServer) with the fake's roots in its environment.
+ * the account logged out. A real server (startServer) configured with the fake's roots and a Desktop-app client.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
-import { desktopLoginEnv, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+import { googleConfig } from '../helpers/config.ts';
+import { desktopLogin, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { type DocNode, expectDocumentedError } from '../helpers/openapi-doc.ts';
 
 let dir: string;
@@ -20,9 +21,14 @@ let service: RunningServer;
 
 beforeAll(async () => {
   google = await startGoogleAccount();
-  Object.assign(process.env, desktopLoginEnv(google.fake.url));
   dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-admin-accounts-'));
-  service = await startServer({ dataDir: path.join(dir, 'data'), port: 0, host: '127.0.0.1', log: () => {} });
+  service = await startServer({
+    dataDir: path.join(dir, 'data'),
+    config: googleConfig(desktopLogin(google.fake.url)),
+    port: 0,
+    host: '127.0.0.1',
+    log: () => {},
+  });
 });
 
 afterAll(async () => {
@@ -45,11 +51,15 @@ const LOGINS = '/admin/accounts/{kind}/logins';
 /** Answers whose JSON is walked by the assertions. */
 type Answer = Omit<Response, 'json'> & { json(): Promise<Node> };
 
-function admin(pathname: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
-  return fetch(`${service.url}${pathname}`, {
+function admin(
+  pathname: string,
+  init: { method?: string; body?: unknown } = {},
+  server: RunningServer = service,
+): Promise<Answer> {
+  return fetch(`${server.url}${pathname}`, {
     method: init.method ?? 'GET',
     headers: {
-      Authorization: `Bearer ${service.adminToken}`,
+      Authorization: `Bearer ${server.adminToken}`,
       ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
     },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
@@ -82,18 +92,25 @@ describe('Google logins over the admin API', () => {
   });
 
   it('without an OAuth client configured, says which variables to set', async () => {
-    const clientId = process.env.SHEETPORT_GOOGLE_CLIENT_ID;
-    delete process.env.SHEETPORT_GOOGLE_CLIENT_ID;
+    const { clientId: _unset, ...withoutClient } = desktopLogin(google.fake.url);
+    const bare = await startServer({
+      dataDir: path.join(dir, 'no-client'),
+      config: googleConfig({}, { google: withoutClient }),
+      port: 0,
+      host: '127.0.0.1',
+      log: () => {},
+    });
     try {
-      const res = await admin('/admin/accounts/google/logins', {
-        method: 'POST',
-        body: { allow_file_storage: true },
-      });
+      const res = await admin(
+        '/admin/accounts/google/logins',
+        { method: 'POST', body: { allow_file_storage: true } },
+        bare,
+      );
       expect(res.status).toBe(400);
       const error = await expectDocumented(res, 'post', LOGINS);
       expect(error.message).toMatch(/SHEETPORT_GOOGLE_CLIENT_ID and SHEETPORT_GOOGLE_CLIENT_SECRET/);
     } finally {
-      process.env.SHEETPORT_GOOGLE_CLIENT_ID = clientId;
+      await bare.stop();
     }
   });
 
@@ -177,6 +194,7 @@ describe('Google logins over the admin API', () => {
   it('a login still waiting for its browser closes its loopback listener when the server stops', async () => {
     const own = await startServer({
       dataDir: path.join(dir, 'stopping'),
+      config: googleConfig(desktopLogin(google.fake.url)),
       port: 0,
       host: '127.0.0.1',
       log: () => {},

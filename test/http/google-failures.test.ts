@@ -14,15 +14,14 @@ import { type Harness, rowsPath, startHarness, type TestResponse } from '../help
 import { expectDocumentedError } from '../helpers/openapi-doc.ts';
 
 // The OAuth client the fake's tokens were issued to, so a refresh reaches the token endpoint's own answer.
-const ENV = { SHEETPORT_GOOGLE_CLIENT_ID: 'fake-client', SHEETPORT_GOOGLE_CLIENT_SECRET: 'fake-secret' };
+const CLIENT = { clientId: 'fake-client', clientSecret: 'fake-secret' };
 const PROJECT = '123456789012';
 
 let h: Harness;
 let google: GoogleAccount;
 
 beforeAll(async () => {
-  Object.assign(process.env, ENV);
-  h = await startHarness({ kind: 'google' });
+  h = await startHarness({ kind: 'google', google: CLIENT });
   google = h.google as GoogleAccount;
   google.fake.switches.projectNumber = PROJECT;
 });
@@ -32,7 +31,6 @@ afterEach(() => {
 });
 afterAll(async () => {
   await h.close();
-  for (const name of Object.keys(ENV)) delete process.env[name];
 });
 
 function connect(location: string): Promise<TestResponse> {
@@ -151,7 +149,11 @@ describe('a tab deleted in Google Sheets', () => {
       valueInputOption: 'RAW',
       requestBody: { values: [['Key'], ['a']] },
     });
-    const { connection } = await connectSpreadsheet(h.context.connections, { location: id });
+    const { connection } = await connectSpreadsheet(
+      h.context.connections,
+      { location: id },
+      h.context.sourceOptions,
+    );
     try {
       expect((await h.fetch(rowsPath(connection, 'Extra'))).status).toBe(200);
 

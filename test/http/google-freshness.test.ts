@@ -3,7 +3,8 @@
  * injected service clock: `X-Data-Age` on every read; the replica is re-checked (Drive) only past the max age
  * (5 s); while Google is unavailable, or past the per-account read budget, reads come from the replica with
  * `Warning: 110`; past the write budget a write is refused with 503 and Retry-After, nothing written; a revoked
- * grant answers 502 google_login_required. Budgets are set small through the environment, as a user would.
+ * grant answers 502 google_login_required. Budgets are set small in the service's configuration, as a user would
+ * through SHEETPORT_GOOGLE_READS_PER_MINUTE / _WRITES_PER_MINUTE.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectSpreadsheet } from '../../server/connections/connect.ts';
@@ -12,12 +13,12 @@ import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { type GoogleAccount, startGoogleAccount, storeLogin } from '../helpers/google.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
-const ENV = {
-  SHEETPORT_GOOGLE_READS_PER_MINUTE: '3',
-  SHEETPORT_GOOGLE_WRITES_PER_MINUTE: '1',
+const GOOGLE = {
+  readsPerMinute: 3,
+  writesPerMinute: 1,
   // The client the fake's tokens were issued to, so a refresh reaches Google's own answer.
-  SHEETPORT_GOOGLE_CLIENT_ID: 'fake-client',
-  SHEETPORT_GOOGLE_CLIENT_SECRET: 'fake-secret',
+  clientId: 'fake-client',
+  clientSecret: 'fake-secret',
 };
 
 let account: GoogleAccount;
@@ -29,22 +30,19 @@ const advance = (ms: number) => {
 
 beforeAll(async () => {
   account = await startGoogleAccount();
-  process.env.SHEETPORT_GOOGLE_API_ROOT = account.fake.url;
-  Object.assign(process.env, ENV);
-  h = await startHarness({ clock: () => new Date(nowMs) });
+  h = await startHarness({ clock: () => new Date(nowMs), google: { apiRoot: account.fake.url, ...GOOGLE } });
   storeLogin(account.fake, secretsOf(h.context.db).provider);
 });
 afterEach(() => account.fake.switches.clearFailures());
 afterAll(async () => {
-  delete process.env.SHEETPORT_GOOGLE_API_ROOT;
-  for (const name of Object.keys(ENV)) delete process.env[name];
   await h.close();
   await account.close();
 });
 
 async function connected(title: string, rows: (string | number)[][]): Promise<ConnectionRecord> {
   const id = await account.createSpreadsheet(title, ['Item', 'Qty'], rows);
-  return (await connectSpreadsheet(h.context.connections, { location: id })).connection;
+  return (await connectSpreadsheet(h.context.connections, { location: id }, h.context.sourceOptions))
+    .connection;
 }
 
 const items = async (res: Response) => ((await res.json()) as { Item: string }[]).map((r) => r.Item);

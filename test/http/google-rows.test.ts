@@ -16,9 +16,8 @@ let spreadsheetId: string;
 
 beforeAll(async () => {
   account = await startGoogleAccount();
-  // The service finds Google where the environment says, as `sheetport serve` would against the fake.
-  process.env.SHEETPORT_GOOGLE_API_ROOT = account.fake.url;
-  h = await startHarness();
+  // The service finds Google where its configuration says, as `sheetport serve` would against the fake.
+  h = await startHarness({ google: { apiRoot: account.fake.url } });
   storeLogin(account.fake, secretsOf(h.context.db).provider);
   spreadsheetId = await account.createSpreadsheet(
     'Team',
@@ -41,11 +40,11 @@ beforeAll(async () => {
     },
   });
   const url = `https://docs.google.com/spreadsheets/d/${spreadsheetId}/edit#gid=0`;
-  people = (await connectSpreadsheet(h.context.connections, { location: url })).connection;
+  people = (await connectSpreadsheet(h.context.connections, { location: url }, h.context.sourceOptions))
+    .connection;
 });
 afterEach(() => account.fake.switches.clearFailures());
 afterAll(async () => {
-  delete process.env.SHEETPORT_GOOGLE_API_ROOT;
   await h.close();
   await account.close();
 });

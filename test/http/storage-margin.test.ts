@@ -1,24 +1,13 @@
 /**
  * A write the data dir could not record is refused before the spreadsheet takes it, for every kind (a workbook
  * file, a Google spreadsheet on the Sheets fake): the service runs with a free-space margin larger than any disk
- * has (`SHEETPORT_MIN_FREE_MB`), so the real free-space check (statfs of the data dir) says "no room". Every
+ * has (its configuration's `minFreeBytes`, SHEETPORT_MIN_FREE_MB), so the real free-space check (statfs of the data dir) says "no room". Every
  * write form answers 507 `insufficient_storage` in the error envelope and the spreadsheet is unchanged; reads
  * answer. (The real full disk, with the margin and without it, is test/http/full-disk.test.ts.)
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { MIN_FREE_MB_ENV } from '../../server/store/storage-room.ts';
+import { afterEach, expect, it } from 'vitest';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
-
-let previous: string | undefined;
-beforeEach(() => {
-  previous = process.env[MIN_FREE_MB_ENV];
-  process.env[MIN_FREE_MB_ENV] = String(2 ** 40); // an exabyte: no disk has it free
-});
-afterEach(() => {
-  if (previous === undefined) delete process.env[MIN_FREE_MB_ENV];
-  else process.env[MIN_FREE_MB_ENV] = previous;
-});
 
 forEachKind((kind) => {
   let h: Harness;
@@ -27,7 +16,7 @@ forEachKind((kind) => {
   });
 
   it('refuses every write with 507 before the spreadsheet takes it; reads answer', async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, config: { minFreeBytes: 2 ** 60 } }); // an exabyte: no disk has it free
     const book = await h.connectBook(await writePeopleWorkbook(h.dir));
     const { connection } = book;
     const before = await book.fingerprint();

@@ -10,7 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import type { SheetPortConfig } from '../../server/config.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
+import { testConfig } from '../helpers/config.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -91,12 +93,17 @@ export function signInUrl(service: { url: string; signInCode(): string }): strin
   return `${service.url}/ui/#code=${encodeURIComponent(service.signInCode())}`;
 }
 
-/** `beforeGoto` sees the page before the dashboard loads (to listen to its console, say). */
-export async function openDashboard(beforeGoto: (page: Page) => void = () => {}): Promise<DashboardSession> {
+/** `beforeGoto` sees the page before the dashboard loads (to listen to its console, say); `config` is the
+ * server's (default: test/helpers/config.ts's). */
+export async function openDashboard(
+  beforeGoto: (page: Page) => void = () => {},
+  config: SheetPortConfig = testConfig(),
+): Promise<DashboardSession> {
   buildDashboard();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-ui-'));
   const service = await startServer({
     dataDir: path.join(dir, 'data'),
+    config,
     port: 0,
     host: '127.0.0.1',
     log: () => {},

@@ -8,7 +8,8 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { desktopLoginEnv, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
+import { googleConfig } from '../helpers/config.ts';
+import { desktopLogin, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { type DashboardSession, openDashboard } from './browser.ts';
 
 let google: GoogleAccount;
@@ -19,9 +20,8 @@ const expectAccessible = () => ui.expectAccessible();
 
 beforeAll(async () => {
   google = await startGoogleAccount();
-  // The server reads its Google settings from the environment, as `sheetport serve` does.
-  Object.assign(process.env, desktopLoginEnv(google.fake.url));
-  ui = await openDashboard();
+  // The server's Google settings, as `sheetport serve` reads them from SHEETPORT_GOOGLE_*.
+  ui = await openDashboard(undefined, googleConfig(desktopLogin(google.fake.url)));
   ({ browser, page } = ui);
 }, 60_000);
 

@@ -24,7 +24,6 @@ const MIN_PASSPHRASE = 8;
 
 async function login(request: AccountLogin): Promise<LoginOutcome> {
   const { secrets } = request;
-  const env = request.env ?? process.env;
   const inFile = secrets.kind === 'file';
   if (inFile && !request.allowFileStorage) {
     throw new AppError(
@@ -45,8 +44,7 @@ async function login(request: AccountLogin): Promise<LoginOutcome> {
     );
   }
   const { account, tokens } = await loopbackLogin({
-    settings: googleSettings(request.settings, env),
-    env,
+    settings: googleSettings(request.sources?.google),
     showConsentUrl: request.showConsentUrl,
     ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
@@ -72,9 +70,8 @@ async function revoke(
 ): Promise<LogoutOutcome['revoked']> {
   const token = tokens?.refresh_token ?? tokens?.access_token;
   if (!token) return 'not_possible';
-  const env = request.env ?? process.env;
   try {
-    await oauthClient(googleSettings(request.settings, env), env).revokeToken(token);
+    await oauthClient(googleSettings(request.sources?.google)).revokeToken(token);
     return 'revoked';
   } catch (err) {
     // Google answers invalid_token for a grant that is already gone: nothing left to revoke.
@@ -96,7 +93,7 @@ async function logout(request: AccountLogout): Promise<LogoutOutcome> {
   }
   let tokens: StoredTokens | null = null;
   try {
-    tokens = loadTokens(secrets, account, request.passphrase ?? (request.env ?? process.env)[PASSPHRASE_ENV]);
+    tokens = loadTokens(secrets, account, request.passphrase ?? request.sources?.google?.passphrase);
   } catch {
     // Sealed and no passphrase: the tokens are still forgotten, only the revocation at Google is not possible.
   }
@@ -114,6 +111,7 @@ export const googleAccounts: KindAccounts = {
   provider: 'Google',
   permissionsUrl: 'https://myaccount.google.com/permissions',
   passphraseEnv: PASSPHRASE_ENV,
+  passphrase: (options) => options.google?.passphrase,
   login,
   list,
   logout,

@@ -1,6 +1,6 @@
 /**
  * Google's own clients (Sheets v4, Drive v3, OAuth2) pointed at the configured endpoints: Google's by default,
- * the fake in tests (SHEETPORT_GOOGLE_API_ROOT / SHEETPORT_GOOGLE_OAUTH_ROOT). Their built-in retries are off:
+ * the fake in tests (GoogleConfig's apiRoot / oauthRoot, config.ts). Their built-in retries are off:
  * retry.ts decides what may be retried, since a retried append could land twice.
  */
 import type { drive as driveApi } from '@googleapis/drive';
@@ -27,39 +27,22 @@ export interface GoogleClients {
 const withSlash = (url: string): string => (url.endsWith('/') ? url : `${url}/`);
 const withoutSlash = (url: string): string => url.replace(/\/+$/, '');
 
-/** Settings with the environment filled in (explicit settings win). */
-export function googleSettings(settings: GoogleSettings = {}, env = process.env): GoogleSettings {
-  const apiRoot = settings.apiRoot ?? env.SHEETPORT_GOOGLE_API_ROOT;
-  // The fake serves OAuth on the API's port, so an API root alone points OAuth there too.
-  const oauthRoot = settings.oauthRoot ?? env.SHEETPORT_GOOGLE_OAUTH_ROOT ?? apiRoot;
-  const numberFrom = (name: string): number | undefined => {
-    const value = Number(env[name]);
-    return env[name] && Number.isFinite(value) && value >= 0 ? value : undefined;
-  };
-  const fromEnv: GoogleSettings = {};
-  const maxAgeMs = numberFrom('SHEETPORT_GOOGLE_MAX_AGE_MS');
-  const reads = numberFrom('SHEETPORT_GOOGLE_READS_PER_MINUTE');
-  const writes = numberFrom('SHEETPORT_GOOGLE_WRITES_PER_MINUTE');
-  if (maxAgeMs !== undefined) fromEnv.maxAgeMs = maxAgeMs;
-  if (reads !== undefined) fromEnv.readsPerMinute = reads;
-  if (writes !== undefined) fromEnv.writesPerMinute = writes;
-  return {
-    ...fromEnv,
-    ...settings,
-    ...(apiRoot ? { apiRoot } : {}),
-    ...(oauthRoot ? { oauthRoot } : {}),
-  };
+/** The settings with the OAuth root filled in: the fake serves OAuth on the API's port, so an API root alone
+ * points OAuth there too. */
+export function googleSettings(settings: GoogleSettings = {}): GoogleSettings {
+  const oauthRoot = settings.oauthRoot ?? settings.apiRoot;
+  return { ...settings, ...(oauthRoot ? { oauthRoot } : {}) };
 }
 
-/** An OAuth2 client for the configured endpoints and the client id/secret of SHEETPORT_GOOGLE_CLIENT_ID/_SECRET. */
-export function oauthClient(settings: GoogleSettings, env = process.env): OAuth2Client {
+/** An OAuth2 client for the configured endpoints and OAuth client (id and secret). */
+export function oauthClient(settings: GoogleSettings): OAuth2Client {
   const root = settings.oauthRoot ? withoutSlash(settings.oauthRoot) : undefined;
   const { OAuth2Client } = googleLibraries();
   return new OAuth2Client({
     // A 401 before the stored expiry (a grant cut short, a skewed clock) refreshes once instead of failing.
     forceRefreshOnFailure: true,
-    ...(env.SHEETPORT_GOOGLE_CLIENT_ID ? { clientId: env.SHEETPORT_GOOGLE_CLIENT_ID } : {}),
-    ...(env.SHEETPORT_GOOGLE_CLIENT_SECRET ? { clientSecret: env.SHEETPORT_GOOGLE_CLIENT_SECRET } : {}),
+    ...(settings.clientId ? { clientId: settings.clientId } : {}),
+    ...(settings.clientSecret ? { clientSecret: settings.clientSecret } : {}),
     endpoints: {
       oauth2AuthBaseUrl: root ? `${root}/o/oauth2/v2/auth` : GOOGLE_AUTH_URL,
       oauth2TokenUrl: root ? `${root}/token` : GOOGLE_TOKEN_URL,
@@ -72,7 +55,7 @@ export function oauthClient(settings: GoogleSettings, env = process.env): OAuth2
 export function googleClients(options: SourceOptions): GoogleClients {
   const settings = googleSettings(options.google);
   const account = resolveAccount(options.secrets, settings.account);
-  const tokens = loadTokens(options.secrets, account);
+  const tokens = loadTokens(options.secrets, account, settings.passphrase);
   if (!tokens || (!tokens.access_token && !tokens.refresh_token)) throw loginRequired();
   const auth = oauthClient(settings);
   auth.setCredentials(tokens);
@@ -81,7 +64,7 @@ export function googleClients(options: SourceOptions): GoogleClients {
   if (secrets) {
     auth.on('tokens', (fresh) => {
       try {
-        saveTokens(secrets, account, fresh);
+        saveTokens(secrets, account, fresh, { passphrase: settings.passphrase });
       } catch (err) {
         // The call goes on with the new token in memory; the next start refreshes again.
         options.log?.('Keeping a refreshed Google token failed', err);

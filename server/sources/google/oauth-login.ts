@@ -29,8 +29,8 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
 const CALLBACK_PATH = '/oauth2callback';
 
 export interface LoopbackLoginOptions {
+  /** Endpoints and the OAuth client (config.ts). */
   settings: GoogleSettings;
-  env?: NodeJS.ProcessEnv;
   /** Shows the consent URL: printed, or opened in a browser (the caller decides). */
   showConsentUrl: (url: string) => void;
   timeoutMs?: number;
@@ -43,8 +43,8 @@ export interface LoopbackLoginResult {
   tokens: StoredTokens;
 }
 
-function requireClient(env: NodeJS.ProcessEnv): void {
-  if (!env.SHEETPORT_GOOGLE_CLIENT_ID || !env.SHEETPORT_GOOGLE_CLIENT_SECRET) {
+function requireClient(settings: GoogleSettings): void {
+  if (!settings.clientId || !settings.clientSecret) {
     throw new AppError(
       'invalid_parameter',
       'Set SHEETPORT_GOOGLE_CLIENT_ID and SHEETPORT_GOOGLE_CLIENT_SECRET to a Google OAuth client of type "Desktop app" (see the README).',
@@ -143,9 +143,8 @@ function listen(server: Server): Promise<number> {
 
 /** Run the whole flow; resolves with the account's address and its tokens (never printed, never logged). */
 export async function loopbackLogin(options: LoopbackLoginOptions): Promise<LoopbackLoginResult> {
-  const env = options.env ?? process.env;
-  requireClient(env);
-  const client = oauthClient(options.settings, env);
+  requireClient(options.settings);
+  const client = oauthClient(options.settings);
   const server = createServer();
   try {
     const port = await listen(server);

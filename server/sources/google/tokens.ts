@@ -4,6 +4,7 @@
  * address. `google-accounts` lists the accounts and names the default one. Never in SQLite, logs or error
  * messages.
  */
+import { ENV } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { SecretsProvider } from '../../secrets/provider.ts';
 import { isSealedTokens, openTokens, sealTokens } from './token-crypto.ts';
@@ -19,7 +20,7 @@ export interface StoredTokens {
 /** The account used when none is named and nobody has logged in with `sheetport login google`. */
 export const DEFAULT_ACCOUNT = 'default';
 /** Where the passphrase of sealed tokens comes from for `serve` (and, without a terminal, for the CLI). */
-export const PASSPHRASE_ENV = 'SHEETPORT_GOOGLE_PASSPHRASE';
+export const PASSPHRASE_ENV = ENV.googlePassphrase;
 const ACCOUNTS_SECRET = 'google-accounts';
 
 export interface AccountIndex {
@@ -62,7 +63,7 @@ function passphraseProblem(message: string): AppError {
 export function loadTokens(
   secrets: SecretsProvider | undefined,
   account: string,
-  passphrase: string | undefined = process.env[PASSPHRASE_ENV],
+  passphrase: string | undefined,
 ): StoredTokens | null {
   const raw = secrets?.get(tokenSecretName(account));
   if (!raw) return null;
@@ -88,7 +89,7 @@ export function loadTokens(
 }
 
 export interface SaveOptions {
-  /** Seal with this passphrase (default: SHEETPORT_GOOGLE_PASSPHRASE). */
+  /** Seal with (and open the stored login with) this passphrase: GoogleConfig's, config.ts. */
   passphrase?: string | undefined;
   /** Seal even if the stored value is not sealed (a login onto the secrets file); default: keep as stored. */
   seal?: boolean;
@@ -101,7 +102,7 @@ export function saveTokens(
   fresh: StoredTokens,
   options: SaveOptions = {},
 ): void {
-  const passphrase = 'passphrase' in options ? options.passphrase : process.env[PASSPHRASE_ENV];
+  const { passphrase } = options;
   const stored = secrets.get(tokenSecretName(account));
   const seal = options.seal ?? (stored !== null && isSealedTokens(stored));
   const before = options.seal !== undefined ? {} : (loadTokens(secrets, account, passphrase) ?? {});

@@ -3,7 +3,7 @@
  * No account, no network; the product's embedded default.
  */
 import path from 'node:path';
-import { resolveFileLimits } from '../../config.ts';
+import { DEFAULT_FILE_LIMITS, fileLimitsWith } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { WORKBOOK_EXTENSIONS_TEXT } from '../../lib/workbook-file-types.ts';
 import { assertStorable } from '../cell-rules.ts';
@@ -118,6 +118,6 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
       : null;
   // A write whose change cannot be recorded is taken back (undo-replace.ts); the backups keep their version first.
   const undo = new LastReplaceUndo(keeper);
-  const file = fileFor(filePath, format, resolveFileLimits(options.fileLimits), undo);
+  const file = fileFor(filePath, format, fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits), undo);
   return new WorkbookSource(file, undoOfFile(file, undo), format, capabilities, options);
 }
