@@ -16,7 +16,7 @@ const CONFIG = 'server/config.ts';
  */
 const HOST_FACTS: Record<string, string> = {
   'server/cli/stop-with-parent.ts': 'npm_lifecycle_event: whether npm started the process',
-  'server/cli/dashboard.ts': 'DISPLAY / WAYLAND_DISPLAY: whether a browser can open',
+  'server/cli/open-browser.ts': 'DISPLAY / WAYLAND_DISPLAY: whether a browser can open',
   'server/small-footprint.ts': 'NODE_OPTIONS: the heap flags the process was given',
   'main/index.ts':
     'XDG_CONFIG_HOME and APPIMAGE: where the login item goes and what it starts (main/login-item.ts)',
