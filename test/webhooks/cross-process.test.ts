@@ -2,15 +2,12 @@
  * Work queued by another process (the CLI in a second terminal) reaches a running, idle server's delivery
  * worker within a second: the worker polls SQLite's data_version, so nothing else has to wake it.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cliJson } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 
 let h: Harness;
 let closeReceiver: (() => Promise<void>) | undefined;
@@ -19,20 +16,8 @@ afterEach(async () => {
   await h?.close();
 });
 
-/** `node bin/sheetport.js --data-dir D ...args --json` as a real second process. */
-function cli(dataDir: string, ...args: string[]): Promise<unknown> {
-  const env = { ...process.env };
-  delete env.SHEETPORT_DATA_DIR;
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, '--data-dir', dataDir, ...args, '--json'],
-      { env, encoding: 'utf8', timeout: 20_000 },
-      (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-    );
-  });
-}
+/** `sheetport ...args --json --data-dir D` as a real second process. */
+const cli = (dataDir: string, ...args: string[]): Promise<unknown> => cliJson(args, { dataDir });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
