@@ -15,6 +15,10 @@ import { fileURLToPath } from 'node:url';
 
 export const SHEETPORT_BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 
+/** CLI output read as loosely as `JSON.parse` reads it, for suites that walk it freely. */
+// biome-ignore lint/suspicious/noExplicitAny: the same type JSON.parse returns
+export type AnyJson = any;
+
 export interface CliOptions {
   /** Appended to the arguments as `--data-dir <dir>`. */
   dataDir?: string;
@@ -110,7 +114,7 @@ export async function cliJson<T = unknown>(args: string[], options: CliOptions =
 export function cliError(args: string[], run: CliRun, json = true): { code: string; message: string } {
   const lines = run.stderr.split('\n').filter(Boolean);
   const what = `sheetport ${args.join(' ')} (exit ${run.code}, stdout ${JSON.stringify(run.stdout)})`;
-  if (run.code !== 1 || run.stdout !== '' || lines.length !== 1 || /\bat .*:\d+:\d+/.test(run.stderr))
+  if (run.code !== 1 || run.stdout !== '' || lines.length !== 1 || /^\s+at .*:\d+:\d+/m.test(run.stderr))
     throw new Error(`${what} did not fail with one line on stderr:\n${run.stderr}`);
   if (!json) {
     if (!lines[0]!.startsWith('error: ')) throw new Error(`${what}: stderr is not "error: ...": ${lines[0]}`);
