@@ -29,6 +29,8 @@ export interface CliOptions {
   cwd?: string;
   /** Killed (SIGTERM) after this long; 20 s unless given. */
   timeoutMs?: number;
+  /** Called once with the first stdout line that is a bare http:// URL (a login's consent page). */
+  onUrl?: (url: string) => Promise<void> | void;
   /** A program the CLI runs under, e.g. `['setpriv', '--reuid=65534', ...]`: it is given `node bin/sheetport.js ...`. */
   wrap?: string[];
 }
@@ -69,8 +71,14 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   });
   let stdout = '';
   let stderr = '';
+  let urlSeen = false;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
+    const url = /^(http:\/\/\S+)$/m.exec(stdout)?.[1];
+    if (url && options.onUrl && !urlSeen) {
+      urlSeen = true;
+      void options.onUrl(url);
+    }
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
