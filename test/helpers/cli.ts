@@ -159,11 +159,12 @@ process.on('exit', () => {
 
 /**
  * Start a long-running `sheetport ...args` and wait until its stdout shows a whole line (or, with `until`,
- * until its stdout so far matches `until`). Throws with its stderr if it exits first.
+ * until its stdout so far matches `until`). Throws with its stderr if it exits first. Its stderr is shown in the
+ * test's output as it comes, unless `quiet`.
  */
 export async function startCli(
   args: string[],
-  options: CliOptions & { until?: RegExp } = {},
+  options: CliOptions & { until?: RegExp; quiet?: boolean } = {},
 ): Promise<RunningCli> {
   const [program, argv] = command(args, options);
   const child = spawn(program, argv, {
@@ -181,7 +182,7 @@ export async function startCli(
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     err += chunk;
-    process.stderr.write(chunk);
+    if (!options.quiet) process.stderr.write(chunk);
   });
   const shown = new Promise<string>((resolve) => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -207,11 +208,13 @@ export async function startCli(
   };
 }
 
+export type RunningServe = RunningCli & { url: string };
+
 /** `sheetport serve --port 0 --json` on `dataDir`: its URL once it listens. */
 export async function startServe(
   dataDir: string,
-  options: Omit<CliOptions, 'dataDir'> = {},
-): Promise<RunningCli & { url: string }> {
+  options: Omit<CliOptions, 'dataDir'> & { quiet?: boolean } = {},
+): Promise<RunningServe> {
   const server = await startCli(['serve', '--port', '0', '--json'], { ...options, dataDir });
   return { ...server, url: (JSON.parse(server.line) as { url: string }).url };
 }
