@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { BaselineStore } from '../../server/store/baselines.ts';
-import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
 const open: ServiceContext[] = [];
@@ -34,15 +34,7 @@ describe('a baseline read from the same file version', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = (await first.replica.observe(conn)).byName.get('People')!;
-    registerWebhook(first.webhooks, {
-      url: 'https://hooks.example.com/in',
-      spreadsheetId: conn.spreadsheetId,
-      sheetName: 'People',
-      sourceSheetId: tab.sourceSheetId,
-      events: ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'],
-      apiKeyId: null,
-    });
+    const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in');
     // What an older engine stored for the same file: Ann's age unread (null), one row fewer.
     const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     expect(stored.sourceVersion).toMatch(/.+/);
@@ -110,15 +102,7 @@ describe('a baseline read from the same file version', () => {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = (await first.replica.observe(conn)).byName.get('People')!;
-    registerWebhook(first.webhooks, {
-      url: 'https://hooks.example.com/in',
-      spreadsheetId: conn.spreadsheetId,
-      sheetName: 'People',
-      sourceSheetId: tab.sourceSheetId,
-      events: ['row.updated'],
-      apiKeyId: null,
-    });
+    const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in', { events: ['row.updated'] });
     const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     const older = {
       ...stored,

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cliJson } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { webhookOverHttp } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
 let closeReceiver: (() => Promise<void>) | undefined;
@@ -26,17 +26,8 @@ describe('work queued by another process', () => {
     h = await startHarness();
     const conn = h.connect(await writePeopleWorkbook(h.dir));
     h.context.startBackground();
-    let secret = '';
-    const r = await startReceiver(() => secret);
+    const { receiver: r, webhookId } = await webhookOverHttp(h, conn);
     closeReceiver = r.close;
-    const created = await (
-      await h.fetch('/v1/webhooks', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: r.url, spreadsheet_id: conn.spreadsheetId, sheet_name: 'People' }),
-      })
-    ).json();
-    secret = created.secret;
     const append = (name: string) =>
       h.fetch(rowsPath(conn, 'People'), {
         method: 'POST',
@@ -48,7 +39,7 @@ describe('work queued by another process', () => {
     expect((await append('Sent')).status).toBe(201);
     await r.waitFor(1);
     const sentId = String(r.received[0]!.headers['x-service-delivery']);
-    await h.fetch(`/v1/webhooks/${created.webhook_id}`, {
+    await h.fetch(`/v1/webhooks/${webhookId}`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ status: 'paused' }),
@@ -60,7 +51,7 @@ describe('work queued by another process', () => {
     expect(h.context.deliveries.nextDueAt()).toBeNull();
 
     const dataDir = path.join(h.dir, 'data');
-    await cli(dataDir, 'webhooks', 'resume', created.webhook_id);
+    await cli(dataDir, 'webhooks', 'resume', webhookId);
     const resumed = performance.now();
     await r.waitFor(2, 2000);
     const resumeMs = performance.now() - resumed;
