@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
-import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
@@ -46,12 +46,7 @@ describe('changes made while SheetPort was stopped', () => {
     const dataDir = path.join(h.dir, 'offline-data');
     // First run: the tab is seen once (its baseline stored), a webhook registered, then the service stops.
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = first.connections.create({
-      name: 'offline.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
+    const conn = connectFile(first.connections, file);
     const { receiver } = await webhookInContext(first, conn, { events: ['row.updated'] });
     await first.close();
     // Meanwhile the user edits the sheet.

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { STOP_DEADLINE_MS } from '../../server/config.ts';
 import { createServiceContext } from '../../server/context.ts';
 import { type RunningServe, startServe } from '../helpers/cli.ts';
+import { connectFile } from '../helpers/fixtures.ts';
 import { writeZipBomb } from '../helpers/zip-bomb.ts';
 
 let dir: string;
@@ -31,18 +32,8 @@ describe('sheetport serve on SIGTERM', () => {
     const fifoFile = path.join(dir, 'fifo.xlsx');
     execFileSync('mkfifo', [fifoFile]);
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const slow = setup.connections.create({
-      name: 'slow.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: slowFile,
-    });
-    const fifo = setup.connections.create({
-      name: 'fifo.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: fifoFile,
-    });
+    const slow = connectFile(setup.connections, slowFile);
+    const fifo = connectFile(setup.connections, fifoFile);
     const { key } = setup.keys.create({
       name: 'k',
       scope: 'read',

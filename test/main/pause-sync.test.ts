@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
-import { writeCsv } from '../helpers/fixtures.ts';
+import { connectFile, writeCsv } from '../helpers/fixtures.ts';
 import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
 let dir: string;
@@ -30,12 +30,7 @@ describe('pause and resume sync through startServer', () => {
 
     // Register a connection, a key and a webhook the way the CLI would, before the server starts.
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const conn = setup.connections.create({
-      name: 'people.csv',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
+    const conn = connectFile(setup.connections, file);
     const { key } = setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
 import { type RunningServe, startServe } from '../helpers/cli.ts';
-import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 
 const WEBHOOKS = 20;
 const APPENDS = 50; // 20 webhooks x 50 appends = 1,000 notifications
@@ -50,12 +50,7 @@ describe('crash safety of the outbox', () => {
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const conn = setup.connections.create({
-      name: 'people.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: await writePeopleWorkbook(dir),
-    });
+    const conn = connectFile(setup.connections, await writePeopleWorkbook(dir));
     const tab = (await setup.replica.observe(conn)).byName.get('People')!;
     const { key } = setup.keys.create({
       scope: 'read_write',
