@@ -4,6 +4,7 @@ import { drive as driveApi } from '@googleapis/drive';
 import { sheets as sheetsApi } from '@googleapis/sheets';
 import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { googleFailure } from '../helpers/google.ts';
 import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
 
 let fake: FakeGoogle;
@@ -28,13 +29,8 @@ async function newSpreadsheet(name: string): Promise<string> {
 }
 
 async function status(call: Promise<unknown>): Promise<{ status: number; data: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; response: { data: unknown } };
-    return { status: e.status, data: e.response.data };
-  }
-  throw new Error('expected the call to fail');
+  const { status, body } = await googleFailure(call);
+  return { status, data: body };
 }
 
 describe('Google Sheets fake through the googleapis clients', () => {

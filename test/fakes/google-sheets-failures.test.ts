@@ -7,6 +7,7 @@ import { drive as driveApi } from '@googleapis/drive';
 import { sheets as sheetsApi } from '@googleapis/sheets';
 import { OAuth2Client } from 'google-auth-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { googleFailure } from '../helpers/google.ts';
 import { seedFile } from './google-sheets/admin-routes.ts';
 import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
 
@@ -44,15 +45,7 @@ type Envelope = {
   };
 };
 
-async function failure(call: Promise<unknown>): Promise<{ status: number; body: Envelope }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; response: { data: Envelope } };
-    return { status: e.status, body: e.response.data };
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (call: Promise<unknown>) => googleFailure<Envelope>(call);
 
 async function newSpreadsheet(name: string): Promise<string> {
   const created = await drive.files.create({

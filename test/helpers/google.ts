@@ -94,3 +94,16 @@ export function desktopLoginEnv(fakeUrl: string): Record<string, string> {
     SHEETPORT_GOOGLE_PASSPHRASE: 'a long passphrase',
   };
 }
+
+/** The status and body of a googleapis call that must fail (a GaxiosError); throws if it succeeds. */
+export async function googleFailure<Body = unknown>(
+  call: Promise<unknown>,
+): Promise<{ status: number; body: Body }> {
+  try {
+    await call;
+  } catch (error) {
+    const e = error as { status: number; response: { data: Body } };
+    return { status: e.status, body: e.response.data };
+  }
+  throw new Error('expected the call to fail');
+}
