@@ -1,10 +1,9 @@
 // The fake through Google's own Node clients (@googleapis/sheets, @googleapis/drive) over HTTP:
 // the calls a SheetPort Google source makes, answered as Google answers them.
-import { drive as driveApi } from '@googleapis/drive';
-import { sheets as sheetsApi } from '@googleapis/sheets';
-import { OAuth2Client } from 'google-auth-library';
+import type { drive as driveApi } from '@googleapis/drive';
+import type { sheets as sheetsApi } from '@googleapis/sheets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { googleFailure } from '../helpers/google.ts';
+import { googleClients, googleFailure } from '../helpers/google.ts';
 import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
 
 let fake: FakeGoogle;
@@ -14,10 +13,7 @@ const noRetry = { retry: false };
 
 beforeAll(async () => {
   fake = await startFakeGoogle();
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.oauth.issue().access_token, expiry_date: Date.now() + 3_600_000 });
-  sheets = sheetsApi({ version: 'v4', auth, rootUrl: `${fake.url}/` });
-  drive = driveApi({ version: 'v3', auth, rootUrl: `${fake.url}/` });
+  ({ sheets, drive } = googleClients(fake));
 });
 afterAll(() => fake.close());
 
