@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WORKBOOK_FILE_ARG } from '../../server/lib/workbook-file-types.ts';
-import { type RunningCli, startCli } from '../helpers/cli.ts';
+import { pasteIntoBash, type RunningCli, startCli } from '../helpers/cli.ts';
 
-const exec = promisify(execFile);
 const dirs: string[] = [];
 const children: RunningCli[] = [];
 afterAll(async () => {
@@ -30,20 +27,7 @@ async function startUntil(args: string[], pattern: RegExp) {
 }
 
 /** Run a printed line the way a user does: pasted into a shell, here bash, from an unrelated directory. */
-async function shell(script: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const clean = { ...process.env, ...env };
-  delete clean.SHEETPORT_DATA_DIR;
-  // curl exits non-zero on an HTTP error status, so a failing request fails the script.
-  const { stdout } = await exec(
-    'bash',
-    ['-euo', 'pipefail', '-c', `curl() { command curl -sS --fail-with-body "$@"; }\n${script}`],
-    {
-      cwd: os.tmpdir(),
-      env: clean,
-    },
-  );
-  return stdout;
-}
+const shell = pasteIntoBash;
 
 /** The indented line of `out` that starts with `prefix`. */
 function lineStarting(out: string, prefix: string): string {

@@ -5,17 +5,14 @@
  * Every route the README's prose names (`GET /v1/...?...`) is written as docs/api.md's route table writes it,
  * required query parameters included.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type RunningCli, startCli } from '../helpers/cli.ts';
+import { pasteIntoBash, type RunningCli, startCli } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const exec = promisify(execFile);
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 let tmp: string | undefined;
@@ -34,16 +31,7 @@ function readmeCurlCommands(): string[] {
 }
 
 /** A pasted script in bash, where curl fails on an HTTP error status and prints the body it got. */
-async function bash(script: string): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.SHEETPORT_DATA_DIR;
-  const { stdout } = await exec(
-    'bash',
-    ['-euo', 'pipefail', '-c', `curl() { command curl -sS --fail-with-body "$@"; }\n${script}`],
-    { cwd: os.tmpdir(), env },
-  );
-  return stdout;
-}
+const bash = (script: string) => pasteIntoBash(script);
 
 describe("the README's examples", () => {
   it('every curl command answers 2xx against `npm start`, and the change feed shows the appended row', async () => {

@@ -9,9 +9,11 @@
  * waits for its first stdout line (the JSON line of `--json`, or the line a test names) and stops it on
  * `stop()`.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 export const SHEETPORT_BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 
@@ -217,4 +219,19 @@ export async function startServe(
 ): Promise<RunningServe> {
   const server = await startCli(['serve', '--port', '0', '--json'], { ...options, dataDir });
   return { ...server, url: (JSON.parse(server.line) as { url: string }).url };
+}
+
+/**
+ * A line the CLI printed (or the README shows), pasted the way a user does: into bash, from an unrelated
+ * directory, with the CLI's environment (see the top of this file) plus `env`. curl fails on an HTTP error status
+ * and prints the body it got, so a refused request fails the script. Resolves to stdout; rejects as execFile does
+ * (the error carries stdout and stderr).
+ */
+export async function pasteIntoBash(script: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    'bash',
+    ['-euo', 'pipefail', '-c', `curl() { command curl -sS --fail-with-body "$@"; }\n${script}`],
+    { cwd: os.tmpdir(), env: cliEnv(env) },
+  );
+  return stdout;
 }
