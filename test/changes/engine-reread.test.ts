@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { BaselineStore } from '../../server/store/baselines.ts';
-import { registerWebhook } from '../../server/webhooks/register.ts';
-import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
 const open: ServiceContext[] = [];
@@ -28,21 +28,8 @@ describe('a baseline read from the same file version', () => {
     const file = await writePeopleWorkbook(h.dir, 'same.xlsx');
     const dataDir = path.join(h.dir, 'reread-data');
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = first.connections.create({
-      name: 'same.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
-    const tab = (await first.replica.observe(conn)).byName.get('People')!;
-    registerWebhook(first.webhooks, {
-      url: 'https://hooks.example.com/in',
-      spreadsheetId: conn.spreadsheetId,
-      sheetName: 'People',
-      sourceSheetId: tab.sourceSheetId,
-      events: ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'],
-      apiKeyId: null,
-    });
+    const conn = connectFile(first.connections, file);
+    const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in');
     // What an older engine stored for the same file: Ann's age unread (null), one row fewer.
     const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     expect(stored.sourceVersion).toMatch(/.+/);
@@ -77,12 +64,7 @@ describe('a baseline read from the same file version', () => {
     const file = await writePeopleWorkbook(h.dir, 'two-tabs.xlsx');
     const context = createServiceContext({ dataDir: path.join(h.dir, 'two-tabs-data'), log: () => {} });
     open.push(context);
-    const conn = context.connections.create({
-      name: 'two-tabs.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
+    const conn = connectFile(context.connections, file);
     const tab = (await context.replica.observe(conn)).byName.get('People')!;
     const result = await context.replica.write(
       conn,
@@ -104,21 +86,8 @@ describe('a baseline read from the same file version', () => {
     const file = await writePeopleWorkbook(h.dir, 'other.xlsx');
     const dataDir = path.join(h.dir, 'other-data');
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = first.connections.create({
-      name: 'other.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
-    const tab = (await first.replica.observe(conn)).byName.get('People')!;
-    registerWebhook(first.webhooks, {
-      url: 'https://hooks.example.com/in',
-      spreadsheetId: conn.spreadsheetId,
-      sheetName: 'People',
-      sourceSheetId: tab.sourceSheetId,
-      events: ['row.updated'],
-      apiKeyId: null,
-    });
+    const conn = connectFile(first.connections, file);
+    const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in', { events: ['row.updated'] });
     const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
     const older = {
       ...stored,

@@ -4,10 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import type { WebhookEvent } from '../../server/store/webhook-events.ts';
-import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
 const ALL: WebhookEvent[] = ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'];
 let h: Harness;
@@ -24,26 +23,9 @@ async function setup(events: WebhookEvent[] = ALL) {
   h.context.startBackground();
   const file = await writePeopleWorkbook(h.dir);
   const conn = h.connect(file);
-  const tab = (await h.context.replica.observe(conn)).byName.get('People')!;
-  let secret = '';
-  const receiver = await startReceiver(() => secret);
+  const { receiver, webhookId, sourceSheetId } = await webhookInContext(h.context, conn, { events });
   closers.push(receiver.close);
-  const created = registerWebhook(h.context.webhooks, {
-    url: receiver.url,
-    spreadsheetId: conn.spreadsheetId,
-    sheetName: 'People',
-    sourceSheetId: tab.sourceSheetId,
-    events,
-    apiKeyId: null,
-  });
-  secret = created.secret;
-  return {
-    conn,
-    file,
-    receiver,
-    webhookId: created.record.id,
-    sheetId: toPublicSheetId(conn.spreadsheetId, tab.sourceSheetId),
-  };
+  return { conn, file, receiver, webhookId, sheetId: toPublicSheetId(conn.spreadsheetId, sourceSheetId) };
 }
 
 const json = (method: string, body: unknown) => ({

@@ -4,17 +4,13 @@
  * recorded a second time by a server that saw the older version. Real CLI processes, a real server
  * (startServer), a real .csv file edited on disk and a real receiver.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
+import { cliJson } from '../helpers/cli.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-
-const BIN = path.resolve('bin/sheetport.js');
-const exec = promisify(execFile);
 
 let dir: string;
 let dataDir: string;
@@ -35,12 +31,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(...args: string[]): Promise<Record<string, unknown>> {
-  const env = { ...process.env };
-  delete env.SHEETPORT_DATA_DIR;
-  const { stdout } = await exec(process.execPath, [BIN, ...args, '--data-dir', dataDir, '--json'], { env });
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
+const cli = (...args: string[]) => cliJson<Record<string, unknown>>(args, { dataDir });
 
 async function receiverFor(secret: { value: string }) {
   const receiver = await startReceiver(() => secret.value);

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
-import { registerWebhook } from '../../server/webhooks/register.ts';
-import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -13,18 +12,7 @@ describe('API writes notify webhooks', () => {
     h = await startHarness();
     h.context.startBackground();
     const conn = h.connect(await writePeopleWorkbook(h.dir));
-    const tab = (await h.context.replica.observe(conn)).byName.get('People')!;
-    let secret = '';
-    const receiver = await startReceiver(() => secret);
-    const created = registerWebhook(h.context.webhooks, {
-      url: receiver.url,
-      spreadsheetId: conn.spreadsheetId,
-      sheetName: 'People',
-      sourceSheetId: tab.sourceSheetId,
-      events: ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'],
-      apiKeyId: null,
-    });
-    secret = created.secret;
+    const { receiver, webhookId, sourceSheetId } = await webhookInContext(h.context, conn);
     const res = await h.fetch(rowsPath(conn, 'People'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -36,14 +24,14 @@ describe('API writes notify webhooks', () => {
     expect(r!.signatureOk).toBe(true);
     expect(r!.standardOk).toBe(true);
     expect(r!.json).toMatchObject({
-      webhook_id: created.record.id,
+      webhook_id: webhookId,
       event: 'row.inserted',
       spreadsheet_id: conn.spreadsheetId,
       sheet_name: 'People',
       changed_rows: [{ row_index: 7, before: null, after: { Name: 'Dee', Age: 52 } }],
     });
     expect(r!.headers['x-service-event']).toBe('row.inserted');
-    expect(toPublicSheetId(conn.spreadsheetId, tab.sourceSheetId)).toContain('~');
+    expect(toPublicSheetId(conn.spreadsheetId, sourceSheetId)).toContain('~');
     await receiver.close();
   });
 });
@@ -58,23 +46,8 @@ describe('changes made while SheetPort was stopped', () => {
     const dataDir = path.join(h.dir, 'offline-data');
     // First run: the tab is seen once (its baseline stored), a webhook registered, then the service stops.
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = first.connections.create({
-      name: 'offline.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
-    const tab = (await first.replica.observe(conn)).byName.get('People')!;
-    let secret = '';
-    const receiver = await startReceiver(() => secret);
-    secret = registerWebhook(first.webhooks, {
-      url: receiver.url,
-      spreadsheetId: conn.spreadsheetId,
-      sheetName: 'People',
-      sourceSheetId: tab.sourceSheetId,
-      events: ['row.updated'],
-      apiKeyId: null,
-    }).secret;
+    const conn = connectFile(first.connections, file);
+    const { receiver } = await webhookInContext(first, conn, { events: ['row.updated'] });
     await first.close();
     // Meanwhile the user edits the sheet.
     const wb = new ExcelJS.Workbook();

@@ -3,16 +3,12 @@
  * running server (startServer, the same entry `serve` and the tray app use) the server takes the new token at
  * once; without one, the next start does.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
-
-const run = promisify(execFile);
-const BIN = new URL('../../bin/sheetport.js', import.meta.url).pathname;
+import { runCli, succeeded } from '../helpers/cli.ts';
 
 let dir: string;
 let service: RunningServer | null = null;
@@ -26,8 +22,7 @@ const adminStatus = async (url: string, token: string) =>
   (await fetch(`${url}/admin/keys`, { headers: { Authorization: `Bearer ${token}` } })).status;
 
 async function cli(dataDir: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [BIN, '--data-dir', dataDir, ...args]);
-  return stdout.trim();
+  return succeeded(args, await runCli(args, { dataDir })).stdout.trim();
 }
 
 describe('sheetport admin-token --rotate', () => {

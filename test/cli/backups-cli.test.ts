@@ -1,19 +1,16 @@
 /**
  * `sheetport backups list|restore` as a child process, over versions kept by real writes to a workbook file.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveBackupPolicy } from '../../server/config.ts';
 import type { Source } from '../../server/sources/source.ts';
 import { createWorkbookSource } from '../../server/sources/workbook/index.ts';
+import { type AnyJson, cliFails, cliJson, runCli, succeeded } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
-const exec = promisify(execFile);
 let dir: string;
 let dataDir: string;
 let file: string;
@@ -21,19 +18,7 @@ let source: Source;
 /** The file's bytes before each write: what each backup should hold, oldest first. */
 const states: Buffer[] = [];
 
-async function cli(...args: string[]) {
-  const { stdout } = await exec(process.execPath, [BIN, ...args, '--json', '--data-dir', dataDir]);
-  return JSON.parse(stdout);
-}
-async function cliFails(...args: string[]) {
-  try {
-    await exec(process.execPath, [BIN, ...args, '--json', '--data-dir', dataDir]);
-  } catch (err) {
-    const e = err as { code: number; stderr: string };
-    return { code: e.code, error: JSON.parse(e.stderr).error };
-  }
-  throw new Error('expected the command to fail');
-}
+const cli = (...args: string[]) => cliJson<AnyJson>(args, { dataDir });
 const append = (order: string) =>
   source.write('1', [{ op: 'append', values: { Order: order, Qty: 1 } }], {
     allowFormulas: false,
@@ -75,7 +60,7 @@ describe('sheetport backups', () => {
     expect(await cli('backups', 'list', file)).toEqual(all);
     expect(await cli('backups', 'list', path.join(dir, 'other.csv'))).toEqual([]);
 
-    const { stdout } = await exec(process.execPath, [BIN, 'backups', 'list', '--data-dir', dataDir]);
+    const { stdout } = succeeded(['backups', 'list'], await runCli(['backups', 'list'], { dataDir }));
     expect(stdout).toMatch(/^ID\s+BACKED_UP_AT\s+SIZE\s+FILE\n/);
     expect(stdout).toContain(all[0].id);
   });
@@ -83,16 +68,14 @@ describe('sheetport backups', () => {
   it('refuses to restore without --yes when it cannot ask, and an unknown id', async () => {
     const [newest] = await cli('backups', 'list');
     const before = await fsp.readFile(file);
-    expect(await cliFails('backups', 'restore', newest.id)).toMatchObject({
-      code: 1,
-      error: { code: 'usage', message: expect.stringMatching(/add --yes/) },
+    // cliFails: exit 1 and one error envelope on stderr.
+    expect(await cliFails(['backups', 'restore', newest.id], { dataDir })).toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/add --yes/),
     });
     expect(
-      await cliFails('backups', 'restore', '0123456789abcdef-20240101T000000000Z', '--yes'),
-    ).toMatchObject({
-      code: 1,
-      error: { code: 'not_found' },
-    });
+      await cliFails(['backups', 'restore', '0123456789abcdef-20240101T000000000Z', '--yes'], { dataDir }),
+    ).toMatchObject({ code: 'not_found' });
     expect((await fsp.readFile(file)).equals(before)).toBe(true);
   });
 
@@ -121,15 +104,8 @@ describe('sheetport backups', () => {
   it('creates the file again when it was deleted', async () => {
     const [newest] = await cli('backups', 'list');
     await fsp.rm(file);
-    const { stdout } = await exec(process.execPath, [
-      BIN,
-      'backups',
-      'restore',
-      newest.id,
-      '--yes',
-      '--data-dir',
-      dataDir,
-    ]);
+    const restore = ['backups', 'restore', newest.id, '--yes'];
+    const { stdout } = succeeded(restore, await runCli(restore, { dataDir }));
     expect(stdout).toContain(`Restored ${file}`);
     expect(stdout).toContain('created again');
     expect((await fsp.readFile(file)).equals(fs.readFileSync(newest.backup_file))).toBe(true);

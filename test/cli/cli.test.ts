@@ -1,4 +1,4 @@
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
+import { type CliRun, cliError, runCliSync, succeeded } from '../helpers/cli.ts';
 
 let tmp: string;
 let dataDir: string;
@@ -20,47 +19,21 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `node bin/sheetport.js ...args` as a real child process. */
-function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Run {
-  const env = { ...process.env, ...options.env };
-  delete env.SHEETPORT_DEBUG;
-  if (!options.env?.SHEETPORT_DATA_DIR) delete env.SHEETPORT_DATA_DIR;
-  const r: SpawnSyncReturns<string> = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? tmp,
-    env,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** `node bin/sheetport.js ...args` as a real child process, from the temp dir unless told. */
+function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliRun {
+  return runCliSync(args, { cwd: options.cwd ?? tmp, env: options.env });
 }
 
 /** Run with --json --data-dir and parse stdout; fails with stderr when the command failed. */
 function ok<T = unknown>(args: string[]): T {
-  const r = run([...args, '--json', '--data-dir', dataDir]);
-  if (r.code !== 0) throw new Error(`sheetport ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  expect(r.stderr).toBe('');
-  return JSON.parse(r.stdout) as T;
+  const full = [...args, '--json', '--data-dir', dataDir];
+  return JSON.parse(succeeded(full, run(full)).stdout) as T;
 }
 
 /** Expect exit 1 with exactly one line on stderr; with --json that line is an error envelope. */
 function fails(args: string[], json = true): { code: string; message: string } {
-  const r = run(json ? [...args, '--json', '--data-dir', dataDir] : [...args, '--data-dir', dataDir]);
-  expect(r.code).toBe(1);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.split('\n').filter(Boolean);
-  expect(lines).toHaveLength(1);
-  expect(r.stderr).not.toMatch(/\bat .*:\d+:\d+/); // no stack trace
-  if (!json) {
-    expect(lines[0]).toMatch(/^error: /);
-    return { code: '', message: lines[0]!.slice('error: '.length) };
-  }
-  return (JSON.parse(lines[0]!) as { error: { code: string; message: string } }).error;
+  const full = json ? [...args, '--json', '--data-dir', dataDir] : [...args, '--data-dir', dataDir];
+  return cliError(full, run(full), json);
 }
 
 async function writeXlsx(file: string): Promise<void> {

@@ -2,16 +2,13 @@
  * `sheetport connections remove` refuses a connection that has webhooks (listing them) and, with --force,
  * removes them too and says how many.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
+import { type CliRun, cliJson, runCli } from '../helpers/cli.ts';
 
 let tmp: string;
 let dataDir: string;
@@ -22,24 +19,9 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  delete env.SHEETPORT_DATA_DIR;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args, '--data-dir', dataDir],
-      { cwd: tmp, env, encoding: 'utf8', timeout: 20_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-    );
-  });
-}
+const run = (...args: string[]): Promise<CliRun> => runCli(args, { dataDir, cwd: tmp });
 
-async function ok<T>(...args: string[]): Promise<T> {
-  const r = await run(...args, '--json');
-  if (r.code !== 0) throw new Error(`sheetport ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
-}
+const ok = <T>(...args: string[]): Promise<T> => cliJson<T>(args, { dataDir, cwd: tmp });
 
 async function workbook(name: string): Promise<string> {
   const file = path.join(tmp, name);

@@ -4,16 +4,12 @@
  * start (no display, no xdg-open) it prints the URL and says so instead of claiming to open it. Nothing of the
  * sign-in (token, code, session) reaches the data dir's logs.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
-
-const run = promisify(execFile);
-const BIN = new URL('../../bin/sheetport.js', import.meta.url).pathname;
+import { runCli } from '../helpers/cli.ts';
 
 let dir: string;
 let dataDir: string;
@@ -33,20 +29,10 @@ afterAll(async () => {
 
 /** The CLI with this environment (no display unless given), its exit code and output. */
 async function dashboard(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const { DISPLAY: _d, WAYLAND_DISPLAY: _w, ...rest } = process.env;
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [BIN, 'dashboard', '--data-dir', dataDir, ...args],
-      {
-        env: { ...rest, ...env },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+  return runCli(['dashboard', ...args], {
+    dataDir,
+    env: { DISPLAY: undefined, WAYLAND_DISPLAY: undefined, ...env },
+  });
 }
 
 function codeOf(url: string): string {

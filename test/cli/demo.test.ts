@@ -1,27 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type RunningCli, startCli } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
 let dir: string;
-const children: ChildProcess[] = [];
+const children: RunningCli[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) await c.stop('SIGKILL');
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function demo(dataDir: string) {
-  const child = spawn(process.execPath, [BIN, 'demo', '--json', '--port', '0', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const demo = await startCli(['demo', '--json', '--port', '0'], { dataDir });
+  children.push(demo);
   return {
-    child,
-    info: JSON.parse(line.toString()) as { url: string; key: string; user_key: string; curl: string },
+    demo,
+    info: JSON.parse(demo.line) as { url: string; key: string; user_key: string; curl: string },
   };
 }
 
@@ -38,8 +33,7 @@ describe('npm start (sheetport demo)', () => {
     expect(rows).toHaveLength(3);
     expect(Object.keys(rows[0]!)).toContain('Order ID');
     expect(res.headers.get('x-ratelimit-limit')).toBe('100'); // the demo key is Pro
-    first.child.kill('SIGTERM');
-    expect((await once(first.child, 'exit'))[0]).toBe(0);
+    expect(await first.demo.stop('SIGTERM')).toBe(0);
     // Every file of the demo's data dir, the demo workbook included, is readable by the user only.
     for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
@@ -50,7 +44,6 @@ describe('npm start (sheetport demo)', () => {
     const second = await demo(dir);
     expect(second.info.key).toBe(first.info.key);
     expect(second.info.user_key).toBe(first.info.user_key);
-    second.child.kill('SIGTERM');
-    await once(second.child, 'exit');
+    await second.demo.stop('SIGTERM');
   });
 });

@@ -1,18 +1,14 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WORKBOOK_FILE_ARG } from '../../server/lib/workbook-file-types.ts';
+import { pasteIntoBash, type RunningCli, startCli } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
-const exec = promisify(execFile);
 const dirs: string[] = [];
-const children: ChildProcess[] = [];
+const children: RunningCli[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) await c.stop('SIGKILL');
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
@@ -25,32 +21,13 @@ async function awkwardDir(): Promise<string> {
 
 /** Start a long-running CLI command; `out()` is its stdout so far, `until` resolves once it shows `pattern`. */
 async function startUntil(args: string[], pattern: RegExp) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  let text = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    text += chunk;
-  });
-  while (!pattern.test(text)) await once(child.stdout!, 'data');
-  return { child, out: text, now: () => text };
+  const started = await startCli(args, { until: pattern });
+  children.push(started);
+  return { started, out: started.stdout(), now: started.stdout };
 }
 
 /** Run a printed line the way a user does: pasted into a shell, here bash, from an unrelated directory. */
-async function shell(script: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const clean = { ...process.env, ...env };
-  delete clean.SHEETPORT_DATA_DIR;
-  // curl exits non-zero on an HTTP error status, so a failing request fails the script.
-  const { stdout } = await exec(
-    'bash',
-    ['-euo', 'pipefail', '-c', `curl() { command curl -sS --fail-with-body "$@"; }\n${script}`],
-    {
-      cwd: os.tmpdir(),
-      env: clean,
-    },
-  );
-  return stdout;
-}
+const shell = pasteIntoBash;
 
 /** The indented line of `out` that starts with `prefix`. */
 function lineStarting(out: string, prefix: string): string {
@@ -74,7 +51,7 @@ async function readmeShellBlocks(section: string): Promise<string[]> {
 describe('npm start: every printed line works when pasted', () => {
   it('the export line sets what the README uses; the curl, CLI and README lines then work', async () => {
     const dataDir = path.join(await awkwardDir(), 'demo data');
-    const { child, out } = await startUntil(['demo', '--port', '0', '--data-dir', dataDir], /Ctrl-C/);
+    const { started, out } = await startUntil(['demo', '--port', '0', '--data-dir', dataDir], /Ctrl-C/);
     const exportLine = lineStarting(out, 'export ');
     const curlLine = lineStarting(out, 'curl ');
     const cliLine = out
@@ -108,15 +85,14 @@ describe('npm start: every printed line works when pasted', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     for (const block of blocks) await shell(`${exportLine}\n${block}`);
 
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await started.stop('SIGTERM');
   });
 });
 
 describe('sheetport serve on an empty data dir', () => {
   it('says what to do next, in lines that work when pasted', async () => {
     const dataDir = await awkwardDir();
-    const { child, out } = await startUntil(['serve', '--port', '0', '--data-dir', dataDir], /demo\)/);
+    const { started, out } = await startUntil(['serve', '--port', '0', '--data-dir', dataDir], /demo\)/);
     expect(out).toContain('No spreadsheets connected yet');
     const connectLine = lineStarting(out, 'node ').replace(WORKBOOK_FILE_ARG, '"$CSV"');
     const keysLine = out
@@ -127,14 +103,12 @@ describe('sheetport serve on an empty data dir', () => {
     await writeFile(csv, 'name\nAnn\n');
     expect(await shell(connectLine, { CSV: csv })).toContain('Connected');
     expect(await shell(keysLine)).toMatch(/sp_\S+/);
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await started.stop('SIGTERM');
 
     // With a connection and a key there is nothing to suggest.
     const again = await startUntil(['serve', '--port', '0', '--data-dir', dataDir], /listening/);
     await new Promise((r) => setTimeout(r, 500));
     expect(again.now()).not.toContain('In another terminal');
-    again.child.kill('SIGTERM');
-    await once(again.child, 'exit');
+    await again.started.stop('SIGTERM');
   });
 });

@@ -3,17 +3,15 @@
  * and connecting, as real CLI processes against the Sheets fake: one line on stderr that says what to do, no stack
  * trace, exit code 1, nothing registered. With --json the line is the error object, reason included.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSecretsProvider } from '../../server/secrets/choose.ts';
 import { seedFile } from '../fakes/google-sheets/admin-routes.ts';
+import { type CliRun, runCli } from '../helpers/cli.ts';
 import { type GoogleAccount, startGoogleAccount, storeLogin } from '../helpers/google.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 const PROJECT = '123456789012';
 
 let account: GoogleAccount;
@@ -21,36 +19,13 @@ let tmp: string;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
 /** Run the CLI; `onUrl` gets the consent URL once it is printed. */
 function cli(
   args: string[],
   runEnv: NodeJS.ProcessEnv,
   onUrl?: (url: string) => Promise<void>,
-): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: runEnv });
-    let out = '';
-    let err = '';
-    let seen = false;
-    child.stdout.on('data', (d) => {
-      out += d;
-      const url = /^(http:\/\/\S+)$/m.exec(out)?.[1];
-      if (url && onUrl && !seen) {
-        seen = true;
-        void onUrl(url);
-      }
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
+): Promise<CliRun> {
+  return runCli(args, { env: runEnv, onUrl, timeoutMs: 60_000 });
 }
 
 beforeAll(async () => {
@@ -83,13 +58,13 @@ afterAll(async () => {
 async function connectFails(location: string): Promise<string> {
   const run = await cli(['connect', 'google', location], env);
   expect(run.code).toBe(1);
-  expect(run.out).toBe('');
-  const lines = run.err.trimEnd().split('\n');
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^error: /);
-  expect(run.err).not.toMatch(/\n\s+at |Error:|GaxiosError/);
+  expect(run.stderr).not.toMatch(/\n\s+at |Error:|GaxiosError/);
   const list = await cli(['connections', 'list', '--json'], env);
-  expect(JSON.parse(list.out)).toEqual([]);
+  expect(JSON.parse(list.stdout)).toEqual([]);
   return lines[0] as string;
 }
 
@@ -109,7 +84,7 @@ describe('sheetport connect google, when Google refuses', () => {
         'account that can.',
     );
     const json = await cli(['connect', 'google', id, '--json'], env);
-    expect(JSON.parse(json.err)).toEqual({
+    expect(JSON.parse(json.stderr)).toEqual({
       error: { code: 'upstream_error', reason: 'google_access_denied', message: expect.any(String) },
     });
   });
@@ -174,13 +149,13 @@ describe('sheetport login google, cancelled in the browser', () => {
     );
     expect(page).toMatch(/Sign-in was not completed/);
     expect(run.code).toBe(1);
-    const lines = run.err.trimEnd().split('\n');
+    const lines = run.stderr.trimEnd().split('\n');
     expect(lines).toEqual([
       'error: The Google sign-in was cancelled in the browser, so SheetPort has no access; run ' +
         '`sheetport login google` again and choose Allow (or Continue) on the consent page.',
     ]);
     const accounts = await cli(['accounts', 'list', '--json'], loginEnv);
     expect(accounts.code).toBe(0);
-    expect(JSON.stringify(JSON.parse(accounts.out))).not.toMatch(/fake\.user/);
+    expect(JSON.stringify(JSON.parse(accounts.stdout))).not.toMatch(/fake\.user/);
   });
 });

@@ -4,18 +4,15 @@
  * tabs in aligned columns. Through the real CLI (bin/sheetport.js as a child process), and, to reach every
  * command, through the program that CLI builds.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../server/cli.ts';
 import { kindNames, sourceKind } from '../../server/sources/index.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
+import { runCliSync } from '../helpers/cli.ts';
 
 let tmp: string;
 beforeAll(() => {
@@ -24,15 +21,8 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function sheetport(...args: string[]): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, COLUMNS: '100' };
-  delete env.SHEETPORT_DATA_DIR;
-  const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', path.join(tmp, 'data')], {
-    cwd: tmp,
-    env,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  if (r.status !== 0) throw new Error(`sheetport ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const r = runCliSync(args, { dataDir: path.join(tmp, 'data'), cwd: tmp, env: { COLUMNS: '100' } });
+  if (r.code !== 0) throw new Error(`sheetport ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return r.stdout;
 }
 

@@ -1,27 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
+import { type AnyJson, cliJson, runCli } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
-const exec = promisify(execFile);
 let dir: string;
 
-async function cli(...args: string[]) {
-  const { stdout } = await exec(process.execPath, [BIN, ...args, '--json', '--data-dir', dir]);
-  return JSON.parse(stdout);
-}
+const cli = (...args: string[]) => cliJson<AnyJson>(args, { dataDir: dir });
 async function cliFails(...args: string[]) {
-  try {
-    await exec(process.execPath, [BIN, ...args, '--json', '--data-dir', dir]);
-  } catch (err) {
-    const e = err as { code: number; stderr: string };
-    return { code: e.code, stderr: e.stderr };
-  }
-  throw new Error('expected the command to fail');
+  const run = await runCli([...args, '--json'], { dataDir: dir });
+  if (run.code === 0) throw new Error('expected the command to fail');
+  return run;
 }
 
 beforeAll(async () => {

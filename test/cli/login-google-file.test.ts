@@ -4,15 +4,12 @@
  * and commands that use the login need SHEETPORT_GOOGLE_PASSPHRASE. Also: a redirect with a wrong `state` is
  * refused and the login goes on waiting for the right one. Real CLI processes against the Google fake.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google-sheets/server.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
+import { type CliRun, runCli } from '../helpers/cli.ts';
 
 let fake: FakeGoogle;
 let tmp: string;
@@ -52,32 +49,14 @@ function envFor(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessE
   return env;
 }
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
 /** Run the CLI; `onUrl` gets the consent URL once it is printed. */
-function cli(args: string[], env: NodeJS.ProcessEnv, onUrl?: (url: string) => Promise<void>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env });
-    let out = '';
-    let err = '';
-    let seen = false;
-    child.stdout.on('data', (d) => {
-      out += d;
-      const url = /^(http:\/\/\S+)$/m.exec(out)?.[1];
-      if (url && onUrl && !seen) {
-        seen = true;
-        void onUrl(url);
-      }
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onUrl?: (url: string) => Promise<void>,
+): Promise<CliRun> {
+  // A passphrase envFor left out stays out, whatever the shell running the tests has.
+  return runCli(args, { env: { SHEETPORT_GOOGLE_PASSPHRASE: undefined, ...env }, onUrl, timeoutMs: 60_000 });
 }
 
 const secretsFile = (dataDir: string) => path.join(dataDir, 'secrets.json');
@@ -89,8 +68,8 @@ describe('sheetport login google without an OS keychain', () => {
       throw new Error('no consent URL should be shown');
     });
     expect(run.code).toBe(1);
-    expect(run.err).toMatch(/No OS keychain/);
-    expect(run.err).toMatch(/--allow-file-storage/);
+    expect(run.stderr).toMatch(/No OS keychain/);
+    expect(run.stderr).toMatch(/--allow-file-storage/);
     const stored = fs.existsSync(secretsFile(dataDir)) ? fs.readFileSync(secretsFile(dataDir), 'utf8') : '';
     expect(stored).not.toMatch(/google-token/);
   });
@@ -113,7 +92,7 @@ describe('sheetport login google without an OS keychain', () => {
     );
     expect(forged).toBe(400);
     expect(login.code).toBe(0);
-    expect(login.out).toMatch(
+    expect(login.stdout).toMatch(
       /Logged in as fake\.user@example\.com .*secrets\.json, encrypted with your passphrase/,
     );
 
@@ -126,13 +105,13 @@ describe('sheetport login google without an OS keychain', () => {
     const connect = ['connect', 'google', spreadsheetId, '--json'];
     const without = await cli(connect, envFor(dataDir));
     expect(without.code).toBe(1);
-    expect(JSON.parse(without.err).error).toMatchObject({ code: 'upstream_error' });
-    expect(without.err).toMatch(/SHEETPORT_GOOGLE_PASSPHRASE/);
+    expect(JSON.parse(without.stderr).error).toMatchObject({ code: 'upstream_error' });
+    expect(without.stderr).toMatch(/SHEETPORT_GOOGLE_PASSPHRASE/);
     const wrong = await cli(connect, envFor(dataDir, { SHEETPORT_GOOGLE_PASSPHRASE: 'not the one at all' }));
     expect(wrong.code).toBe(1);
-    expect(wrong.err).toMatch(/does not open/);
+    expect(wrong.stderr).toMatch(/does not open/);
     const right = await cli(connect, envFor(dataDir, { SHEETPORT_GOOGLE_PASSPHRASE: passphrase }));
     expect(right.code).toBe(0);
-    expect(JSON.parse(right.out)).toMatchObject({ spreadsheet_id: spreadsheetId, name: 'Stock' });
+    expect(JSON.parse(right.stdout)).toMatchObject({ spreadsheet_id: spreadsheetId, name: 'Stock' });
   }, 60_000);
 });

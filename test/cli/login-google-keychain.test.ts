@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../helpers/cli.ts', import.meta.url));
 const FAKE = fileURLToPath(new URL('../fakes/google-sheets/server.ts', import.meta.url));
 
 let root: string;
@@ -30,21 +30,17 @@ afterEach(() => {
 
 // The scenario, run by node inside the session bus. argv: data dir.
 const SCENARIO = `
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { startFakeGoogle } from ${JSON.stringify(FAKE)};
+import { runCli } from ${JSON.stringify(CLI)};
 const dataDir = process.argv[1];
 let offset = 0;
 const fake = await startFakeGoogle({ clock: () => Date.now() + offset });
 const env = { ...process.env, SHEETPORT_DATA_DIR: dataDir, SHEETPORT_GOOGLE_API_ROOT: fake.url,
   SHEETPORT_GOOGLE_CLIENT_ID: 'desktop-client', SHEETPORT_GOOGLE_CLIENT_SECRET: 'desktop-secret' };
-const cli = (args, onLine) => new Promise((resolve) => {
-  const child = spawn(process.execPath, [${JSON.stringify(BIN)}, ...args], { env });
-  let out = '', err = '';
-  child.stdout.on('data', (d) => { out += d; onLine?.(out); });
-  child.stderr.on('data', (d) => { err += d; });
-  child.on('exit', (code) => resolve({ code, out, err }));
-});
+const cli = (args, onUrl) => runCli(args, { env, onUrl, timeoutMs: 60_000 })
+  .then((r) => ({ code: r.code, out: r.stdout, err: r.stderr }));
 const lookup = (name) => {
   const id = JSON.parse(readFileSync(dataDir + '/secrets-provider.json', 'utf8')).id;
   try { return execFileSync('secret-tool', ['lookup', 'service', 'SheetPort', 'username', id + '/' + name], { encoding: 'utf8' }); }
@@ -61,9 +57,8 @@ try {
     headers: h, body: JSON.stringify({ values: [['City'], ['Oslo']] }) });
 
   let followed = null;
-  const login = await cli(['login', 'google', '--no-browser'], (out) => {
-    const url = /^(http:\\/\\/\\S+)$/m.exec(out)?.[1];
-    if (url && !followed) followed = fetch(url).then((r) => r.status);
+  const login = await cli(['login', 'google', '--no-browser'], (url) => {
+    followed = fetch(url).then((r) => r.status);
   });
   result.login = { code: login.code, said: login.out.trim().split('\\n').at(-1), callbackStatus: await followed };
   const afterLogin = JSON.parse(lookup('google-token:fake.user@example.com') ?? 'null');

@@ -5,24 +5,20 @@
  * Every route the README's prose names (`GET /v1/...?...`) is written as docs/api.md's route table writes it,
  * required query parameters included.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pasteIntoBash, type RunningCli, startCli } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin/sheetport.js');
-const exec = promisify(execFile);
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 let tmp: string | undefined;
-let demo: ChildProcess | undefined;
-afterAll(() => {
-  if (demo && demo.exitCode === null) demo.kill('SIGKILL');
+let demo: RunningCli | undefined;
+afterAll(async () => {
+  await demo?.stop('SIGKILL');
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -35,25 +31,13 @@ function readmeCurlCommands(): string[] {
 }
 
 /** A pasted script in bash, where curl fails on an HTTP error status and prints the body it got. */
-async function bash(script: string): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.SHEETPORT_DATA_DIR;
-  const { stdout } = await exec(
-    'bash',
-    ['-euo', 'pipefail', '-c', `curl() { command curl -sS --fail-with-body "$@"; }\n${script}`],
-    { cwd: os.tmpdir(), env },
-  );
-  return stdout;
-}
+const bash = (script: string) => pasteIntoBash(script);
 
 describe("the README's examples", () => {
   it('every curl command answers 2xx against `npm start`, and the change feed shows the appended row', async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-readme-'));
-    demo = spawn(process.execPath, [BIN, 'demo', '--json', '--port', '0', '--data-dir', tmp], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const [line] = (await once(demo.stdout!, 'data')) as [Buffer];
-    const { exports } = JSON.parse(line.toString()) as { exports: string };
+    demo = await startCli(['demo', '--json', '--port', '0'], { dataDir: tmp });
+    const { exports } = JSON.parse(demo.line) as { exports: string };
 
     const commands = readmeCurlCommands();
     expect(commands.length).toBeGreaterThanOrEqual(4);
@@ -75,8 +59,7 @@ describe("the README's examples", () => {
       }),
     );
 
-    demo.kill('SIGTERM');
-    await once(demo, 'exit');
+    await demo.stop('SIGTERM');
   }, 120_000);
 
   it("names routes as docs/api.md's route table does, required parameters included", () => {

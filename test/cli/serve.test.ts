@@ -1,30 +1,21 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnyJson, cliJson, type RunningCli, startServe } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
-const exec = promisify(execFile);
 let dir: string;
-let server: ChildProcess;
+let server: RunningCli;
 let url: string;
 
-const cli = async (...args: string[]) =>
-  JSON.parse((await exec(process.execPath, [BIN, ...args, '--json', '--data-dir', dir])).stdout);
+const cli = (...args: string[]) => cliJson<AnyJson>(args, { dataDir: dir });
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-serve-'));
-  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--data-dir', dir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [line] = (await once(server.stdout!, 'data')) as [Buffer];
-  url = JSON.parse(line.toString()).url;
+  ({ url, ...server } = await startServe(dir));
 });
 afterAll(async () => {
-  if (server.exitCode === null) server.kill('SIGKILL');
+  await server.stop('SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -49,8 +40,6 @@ describe('sheetport serve with the CLI on the same data dir', () => {
     });
     expect(revoked.status).toBe(401);
 
-    server.kill('SIGTERM');
-    const [code] = await once(server, 'exit');
-    expect(code).toBe(0);
+    expect(await server.stop('SIGTERM')).toBe(0);
   });
 });

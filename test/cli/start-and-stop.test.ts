@@ -3,16 +3,16 @@
  * to the shell that runs the script, which does not pass it on), and a busy port given to `demo` or `serve`.
  * Real processes: npm, the shell it runs, the CLI, a port held by another listener.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliSync } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin/sheetport.js');
 
 let tmp: string;
 const leftovers: number[] = [];
@@ -89,12 +89,11 @@ describe('a busy port', () => {
     const port = (holder.address() as net.AddressInfo).port;
     try {
       const said = (command: string) => {
-        const r = spawnSync(
-          process.execPath,
-          [BIN, command, '--port', String(port), '--data-dir', path.join(tmp, command)],
-          { cwd: tmp, encoding: 'utf8', timeout: 60_000 },
-        );
-        return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+        return runCliSync([command, '--port', String(port)], {
+          dataDir: path.join(tmp, command),
+          cwd: tmp,
+          timeoutMs: 60_000,
+        });
       };
       const expected = {
         code: 1,

@@ -2,16 +2,14 @@
  * `sheetport tunnel token`: the authtoken goes from standard input into the data dir's secrets provider (the
  * 0600 secrets file here: vitest sets SHEETPORT_SECRETS=file), is never printed, and `--remove` deletes it.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSecretsProvider } from '../../server/secrets/choose.ts';
 import { SECRET_NAMES } from '../../server/secrets/provider.ts';
+import { runCliSync } from '../helpers/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 const AUTHTOKEN = '2fakeAuthtoken_0123456789abcdef';
 
 let dir: string;
@@ -25,13 +23,7 @@ afterEach(() => {
 });
 
 function run(args: string[], input = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], {
-    input,
-    encoding: 'utf8',
-    timeout: 20_000,
-    env: { ...process.env, SHEETPORT_SECRETS: 'file' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runCliSync(args, { dataDir, input, env: { SHEETPORT_SECRETS: 'file' } });
 }
 
 /** Every file under the data dir that holds `text`, by name. */

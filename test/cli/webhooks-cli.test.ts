@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
@@ -10,8 +8,8 @@ import { startServer } from '../../server/index.ts';
 import { openDatabase } from '../../server/store/db.ts';
 import { DeliveryStore } from '../../server/store/deliveries.ts';
 import { WebhookStore } from '../../server/store/webhooks.ts';
+import { type CliRun, cliError, runCli, succeeded } from '../helpers/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 
 let tmp: string;
@@ -19,54 +17,24 @@ let dataDir: string;
 let spreadsheetId: string;
 let userKey: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `node bin/sheetport.js ...args --data-dir <tmp>` as a real child process. */
-function run(args: string[]): Promise<Run> {
-  const env = { ...process.env };
-  delete env.SHEETPORT_DEBUG;
-  delete env.SHEETPORT_DATA_DIR;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args, '--data-dir', dataDir],
-      { cwd: tmp, env, encoding: 'utf8', timeout: 20_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const run = (args: string[]): Promise<CliRun> => runCli(args, { dataDir, cwd: tmp });
 
 /** With --json; exits 0 with nothing on stderr; parsed stdout. */
 async function ok<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  const r = await run([...args, '--json']);
-  if (r.code !== 0) throw new Error(`sheetport ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  expect(r.stderr).toBe('');
-  return JSON.parse(r.stdout) as T;
+  const full = [...args, '--json'];
+  return JSON.parse(succeeded(full, await run(full)).stdout) as T;
 }
 
 /** Without --json; exits 0; stdout. */
 async function human(...args: string[]): Promise<string> {
-  const r = await run(args);
-  if (r.code !== 0) throw new Error(`sheetport ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  expect(r.stderr).toBe('');
-  return r.stdout;
+  return succeeded(args, await run(args)).stdout;
 }
 
 /** Exit 1, nothing on stdout, one JSON error line on stderr (and a one-line `error: ...` without --json). */
 async function fails(...args: string[]): Promise<{ code: string; message: string }> {
-  const r = await run([...args, '--json']);
-  expect(r.code).toBe(1);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.split('\n').filter(Boolean);
-  expect(lines).toHaveLength(1);
-  return (JSON.parse(lines[0]!) as { error: { code: string; message: string } }).error;
+  const full = [...args, '--json'];
+  return cliError(full, await run(full));
 }
 
 interface WebhookJson {

@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quantity } from '../../server/lib/quantity.ts';
+import { runCli, succeeded } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
-const exec = promisify(execFile);
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-wording-'));
@@ -17,7 +14,7 @@ afterAll(async () => {
 });
 
 const cli = async (...args: string[]) =>
-  (await exec(process.execPath, [BIN, ...args, '--data-dir', path.join(dir, 'data')])).stdout;
+  succeeded(args, await runCli(args, { dataDir: path.join(dir, 'data') })).stdout;
 
 describe('CLI counts', () => {
   it('agree in number with their noun', () => {

@@ -1,9 +1,9 @@
 // The fake through Google's own Node clients (@googleapis/sheets, @googleapis/drive) over HTTP:
 // the calls a SheetPort Google source makes, answered as Google answers them.
-import { drive as driveApi } from '@googleapis/drive';
-import { sheets as sheetsApi } from '@googleapis/sheets';
-import { OAuth2Client } from 'google-auth-library';
+import type { drive as driveApi } from '@googleapis/drive';
+import type { sheets as sheetsApi } from '@googleapis/sheets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { googleClients, googleFailure } from '../helpers/google.ts';
 import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
 
 let fake: FakeGoogle;
@@ -13,10 +13,7 @@ const noRetry = { retry: false };
 
 beforeAll(async () => {
   fake = await startFakeGoogle();
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.oauth.issue().access_token, expiry_date: Date.now() + 3_600_000 });
-  sheets = sheetsApi({ version: 'v4', auth, rootUrl: `${fake.url}/` });
-  drive = driveApi({ version: 'v3', auth, rootUrl: `${fake.url}/` });
+  ({ sheets, drive } = googleClients(fake));
 });
 afterAll(() => fake.close());
 
@@ -28,13 +25,8 @@ async function newSpreadsheet(name: string): Promise<string> {
 }
 
 async function status(call: Promise<unknown>): Promise<{ status: number; data: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; response: { data: unknown } };
-    return { status: e.status, data: e.response.data };
-  }
-  throw new Error('expected the call to fail');
+  const { status, body } = await googleFailure(call);
+  return { status, data: body };
 }
 
 describe('Google Sheets fake through the googleapis clients', () => {

@@ -3,10 +3,11 @@
 // as Google sends them. Where a real recording exists (test/fixtures/google-recordings, gspread's cassettes),
 // the fake's body is compared with the recorded one.
 import { readFile } from 'node:fs/promises';
-import { drive as driveApi } from '@googleapis/drive';
-import { sheets as sheetsApi } from '@googleapis/sheets';
+import type { drive as driveApi } from '@googleapis/drive';
+import type { sheets as sheetsApi } from '@googleapis/sheets';
 import { OAuth2Client } from 'google-auth-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { googleClients, googleFailure } from '../helpers/google.ts';
 import { seedFile } from './google-sheets/admin-routes.ts';
 import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
 
@@ -23,10 +24,7 @@ const noRetry = { retry: false };
 beforeAll(async () => {
   fake = await startFakeGoogle();
   fake.switches.projectNumber = '123456789012';
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.oauth.issue().access_token, expiry_date: Date.now() + 3_600_000 });
-  sheets = sheetsApi({ version: 'v4', auth, rootUrl: `${fake.url}/`, retry: false });
-  drive = driveApi({ version: 'v3', auth, rootUrl: `${fake.url}/`, retry: false });
+  ({ sheets, drive } = googleClients(fake, { retry: false }));
 });
 afterEach(() => {
   fake.switches.quota = undefined;
@@ -44,15 +42,7 @@ type Envelope = {
   };
 };
 
-async function failure(call: Promise<unknown>): Promise<{ status: number; body: Envelope }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; response: { data: Envelope } };
-    return { status: e.status, body: e.response.data };
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (call: Promise<unknown>) => googleFailure<Envelope>(call);
 
 async function newSpreadsheet(name: string): Promise<string> {
   const created = await drive.files.create({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
+import type { ConnectionRecord, ConnectionStore } from '../../server/store/connections.ts';
 
 /**
  * A small workbook with every kind of value the API types: text, numbers with formats, dates, booleans,
@@ -43,4 +44,14 @@ export async function fileHash(file: string): Promise<string> {
   return createHash('sha256')
     .update(await readFile(file))
     .digest('hex');
+}
+
+/** `file` registered as a workbook connection named after it, as `sheetport connect <file>` registers it. */
+export function connectFile(connections: Pick<ConnectionStore, 'create'>, file: string): ConnectionRecord {
+  return connections.create({
+    name: path.basename(file),
+    sourceKind: 'workbook',
+    idPrefix: 'wb_',
+    location: file,
+  });
 }

@@ -36,16 +36,26 @@ export function storeLogin(fake: FakeGoogle, secrets: SecretsProvider): void {
   saveTokens(secrets, 'default', { ...fake.oauth.issue(), expiry_date: Date.now() + 3_600_000 });
 }
 
+/**
+ * Google's own clients (googleapis) against `fake`, with a token of their own; `retry: false` makes a refused
+ * call fail at once instead of being retried.
+ */
+export function googleClients(
+  fake: FakeGoogle,
+  options: { retry?: boolean } = {},
+): { sheets: ReturnType<typeof sheetsApi>; drive: ReturnType<typeof driveApi> } {
+  const auth = new OAuth2Client();
+  auth.setCredentials({ access_token: fake.oauth.issue().access_token, expiry_date: Date.now() + 3_600_000 });
+  const common = { auth, rootUrl: `${fake.url}/`, ...options };
+  return { sheets: sheetsApi({ version: 'v4', ...common }), drive: driveApi({ version: 'v3', ...common }) };
+}
+
 export async function startGoogleAccount(): Promise<GoogleAccount> {
   const fake = await startFakeGoogle();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-google-'));
   const secrets = new FileSecretsProvider(dir);
   storeLogin(fake, secrets);
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.oauth.issue().access_token, expiry_date: Date.now() + 3_600_000 });
-  const common = { auth, rootUrl: `${fake.url}/`, retry: false };
-  const sheets = sheetsApi({ version: 'v4', ...common });
-  const drive = driveApi({ version: 'v3', ...common });
+  const { sheets, drive } = googleClients(fake, { retry: false });
   const write = async (id: string, header: string[], rows: CellValue[][]) => {
     await sheets.spreadsheets.values.update({
       spreadsheetId: id,
@@ -94,4 +104,17 @@ export function desktopLogin(fakeUrl: string): GoogleConfig {
     clientSecret: 'desktop-secret',
     passphrase: 'a long passphrase',
   };
+}
+
+/** The status and body of a googleapis call that must fail (a GaxiosError); throws if it succeeds. */
+export async function googleFailure<Body = unknown>(
+  call: Promise<unknown>,
+): Promise<{ status: number; body: Body }> {
+  try {
+    await call;
+  } catch (error) {
+    const e = error as { status: number; response: { data: Body } };
+    return { status: e.status, body: e.response.data };
+  }
+  throw new Error('expected the call to fail');
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createServiceContext } from '../../server/context.ts';
 import { openSecretsProvider } from '../../server/secrets/choose.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
-import { writePeopleWorkbook } from './fixtures.ts';
+import { connectFile, writePeopleWorkbook } from './fixtures.ts';
 
 export interface PreparedDataDir {
   dataDir: string;
@@ -23,12 +23,7 @@ export async function prepareDataDir(dir: string): Promise<PreparedDataDir> {
   const book = await writePeopleWorkbook(dir);
   openSecretsProvider(dataDir, { env: { SHEETPORT_SECRETS: 'file' } });
   const setup = createServiceContext({ dataDir, log: () => {} });
-  const connection = setup.connections.create({
-    name: 'people.xlsx',
-    sourceKind: 'workbook',
-    idPrefix: 'wb_',
-    location: book,
-  });
+  const connection = connectFile(setup.connections, book);
   const { key } = setup.keys.create({
     name: 'k',
     scope: 'read_write',

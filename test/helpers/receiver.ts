@@ -71,3 +71,5 @@ export async function startReceiver(
       }),
   };
 }
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

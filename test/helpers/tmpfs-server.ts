@@ -6,12 +6,10 @@
  * copied onto the tmpfs at start; the test reaches the tmpfs through `/proc/<pid>/root`, which shows the
  * server's mounts. Linux only (CI and the development machines are Linux).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-
-const BIN = path.resolve('bin/sheetport.js');
+import { startServe } from './cli.ts';
 
 export interface TmpfsServer {
   url: string;
@@ -38,43 +36,17 @@ export async function startTmpfsServer(
     `${sizeMb}m tmpfs "$D"; cp -a "$D.seed/." "$D/"; chmod 700 "$D"; exec "$@"`;
   // Root (CI) has the right to mount in a mount namespace of its own; another user gets it in a user namespace.
   const namespaces = process.getuid?.() === 0 ? ['--mount'] : ['--user', '--map-root-user', '--mount'];
-  const child = spawn(
-    'unshare',
-    [
-      ...namespaces,
-      'sh',
-      '-c',
-      script,
-      'sh',
-      dataDir,
-      process.execPath,
-      BIN,
-      'serve',
-      '--port',
-      '0',
-      '--json',
-      '--data-dir',
-      dataDir,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
-  );
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const started = once(child.stdout!, 'data') as Promise<[Buffer]>;
-  const exited = once(child, 'exit').then(() => {
-    throw new Error(`the server did not start: ${err}`);
-  });
-  const [line] = await Promise.race([started, exited]);
-  const { url } = JSON.parse(line.toString()) as { url: string };
+  // Its stderr (the full disk's errors) is for the test to read, not for the test's output.
+  const wrap = ['unshare', ...namespaces, 'sh', '-c', script, 'sh', dataDir];
+  const server = await startServe(dataDir, { wrap, env, quiet: true });
+  const { child, url } = server;
   const pid = child.pid!;
   const inDataDir = (name: string) => path.join(`/proc/${pid}/root`, dataDir, name);
   const filler = inDataDir('filler');
   return {
     url,
     child,
-    stderr: () => err,
+    stderr: server.stderr,
     inDataDir,
     fill() {
       const fd = openSync(filler, 'a');
@@ -102,10 +74,7 @@ export async function startTmpfsServer(
     },
     alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exit = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exit;
+      await server.stop('SIGTERM');
     },
   };
 }

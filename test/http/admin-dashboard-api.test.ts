@@ -4,20 +4,16 @@
  * with /v1's rules; the delivery log across webhooks with filters and replay; the request log by request id;
  * server.json and `sheetport dashboard --no-browser`.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { createDemoWorkbook } from '../../server/sources/workbook/demo.ts';
+import { runCli, succeeded } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { documentedCodes } from '../helpers/openapi-doc.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-
-const run = promisify(execFile);
-const BIN = new URL('../../bin/sheetport.js', import.meta.url).pathname;
 
 let dir: string;
 let dataDir: string;
@@ -315,7 +311,8 @@ describe('server.json and sheetport dashboard', () => {
     const file = path.join(dataDir, 'server.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ url: service.url, pid: process.pid });
-    const { stdout } = await run(process.execPath, [BIN, 'dashboard', '--no-browser', '--data-dir', dataDir]);
+    const dashboard = ['dashboard', '--no-browser'];
+    const { stdout } = succeeded(dashboard, await runCli(dashboard, { dataDir }));
     expect(stdout.trim()).toMatch(new RegExp(`^${service.url}/ui/#code=spc_[A-Za-z0-9_-]{32}$`));
     expect(stdout).not.toContain(service.context.adminToken);
   });
@@ -329,15 +326,9 @@ describe('server.json and sheetport dashboard', () => {
     });
     await other.stop();
     await expect(stat(path.join(dir, 'other', 'server.json'))).rejects.toThrow();
-    const failed = await run(process.execPath, [
-      BIN,
-      'dashboard',
-      '--no-browser',
-      '--data-dir',
-      path.join(dir, 'other'),
-    ]).catch((err: { code: number; stderr: string }) => err);
-    expect((failed as { code: number }).code).not.toBe(0);
-    expect((failed as { stderr: string }).stderr).toMatch(/No SheetPort server is running/);
+    const failed = await runCli(['dashboard', '--no-browser'], { dataDir: path.join(dir, 'other') });
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/No SheetPort server is running/);
   });
 });
 

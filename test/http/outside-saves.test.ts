@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { webhookOverHttp } from '../helpers/webhook-to-receiver.ts';
 
 /**
  * The other program. Commands on stdin, one a line:
@@ -172,22 +172,8 @@ describe('a save by another program while an API write is under way', () => {
 
   it('under load: every outside save survives, and every acknowledged API row is kept or its removal recorded', async () => {
     const { conn, book } = await setup();
-    let secret = '';
-    const receiver = await startReceiver(() => secret);
+    const { receiver } = await webhookOverHttp(h, conn);
     try {
-      const created = await (
-        await h.fetch('/v1/webhooks', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            url: receiver.url,
-            spreadsheet_id: conn.spreadsheetId,
-            sheet_name: 'People',
-          }),
-        })
-      ).json();
-      secret = created.secret;
-
       saver = startSaver(book);
       const SECONDS = 30;
       saver.send(`loop ${SECONDS}`);

@@ -8,18 +8,16 @@
  * setpriv, as any other user it simply runs as that user. And the service running as whoever runs the tests
  * (root in CI, where `access(W_OK)` says yes to everything and only the mode tells).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { chmod, chown, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type RunningServe, startServe } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { prepareDataDir } from '../helpers/prepared-data-dir.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
 const NOBODY = 65534;
 const sha = async (file: string) =>
   createHash('sha256')
@@ -27,15 +25,11 @@ const sha = async (file: string) =>
     .digest('hex');
 
 let dir: string | null = null;
-let child: ChildProcess | null = null;
+let server: RunningServe | null = null;
 let h: Harness | null = null;
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exit = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exit;
-  }
+  await server?.stop('SIGTERM');
   await h?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -69,16 +63,16 @@ describe('a workbook its owner made read-only', () => {
     await chmod(book, 0o444);
     const before = { bytes: await sha(book), mode: (await stat(book)).mode };
 
-    const serve = [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir];
-    child = asRoot
-      ? spawn(
-          'setpriv',
-          [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, ...serve],
-          { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, HOME: dir } },
-        )
-      : spawn(process.execPath, serve, { stdio: ['ignore', 'pipe', 'inherit'] });
-    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-    const { url } = JSON.parse(line.toString()) as { url: string };
+    server = await startServe(
+      dataDir,
+      asRoot
+        ? {
+            wrap: ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'],
+            env: { HOME: dir },
+          }
+        : {},
+    );
+    const { url } = server;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const rows = `${url}/api/spreadsheets/${connection.userKey}/People`;
 

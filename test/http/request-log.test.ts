@@ -1,16 +1,12 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../server/index.ts';
+import { startServer } from '../../server/index.ts';
 import { LOGS_DIR } from '../../server/logs/request-log.ts';
+import { csvServices } from '../helpers/csv-services.ts';
 
-const dirs: string[] = [];
-const services: RunningServer[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.stop();
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const services = csvServices('sheetport-reqlog-');
+afterEach(services.stopAll);
 
 interface LogLine {
   level: string;
@@ -30,25 +26,10 @@ interface ErrorBody {
 
 /** A real service (the same startServer `sheetport serve` runs) over a temp data dir with one CSV connected. */
 async function start(requestLog: { maxBytes?: number; keepFiles?: number } = {}) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-reqlog-'));
-  dirs.push(dir);
-  const dataDir = path.join(dir, 'data');
   const serverLog: string[] = [];
-  const service = await startServer({
-    dataDir,
-    port: 0,
-    host: '127.0.0.1',
+  const { service, dataDir, connection } = await services.start({
     requestLog,
     log: (message, err) => serverLog.push(`${message} ${err instanceof Error ? err.message : ''}`),
-  });
-  services.push(service);
-  const csv = path.join(dir, 'team.csv');
-  await writeFile(csv, 'name,age\nAnn,31\nBob,25\n');
-  const connection = service.context.connections.create({
-    name: 'team',
-    sourceKind: 'workbook',
-    idPrefix: 'wb_',
-    location: csv,
   });
   const { record, key } = service.context.keys.create({ name: 't', scope: 'read_write', plan: 'pro' });
   const get = (p: string) => fetch(service.url + p, { headers: { authorization: `Bearer ${key}` } });
@@ -160,7 +141,7 @@ describe('request log', () => {
     await first.get('/openapi.json');
     await first.service.stop();
     const again = await startServer({ dataDir: first.dataDir, port: 0, host: '127.0.0.1', log: () => {} });
-    services.push(again);
+    services.track(again);
     await fetch(`${again.url}/openapi.json`);
     await again.stop();
     const { lines } = await readLines(first.dataDir);

@@ -4,20 +4,15 @@
  * in the data dir), real HTTP, then, after the service stopped, every file under the data dir read byte by byte.
  */
 
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../server/index.ts';
 import { SECRETS_FILE_NAME } from '../../server/secrets/file-provider.ts';
+import { csvServices } from '../helpers/csv-services.ts';
 
-const dirs: string[] = [];
-const services: RunningServer[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.stop();
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const services = csvServices('sheetport-secrets-');
+afterEach(services.stopAll);
 
 interface Answer {
   status: number;
@@ -69,19 +64,7 @@ async function filesHolding(dir: string, needle: string, except: (file: string) 
 
 describe('secrets sent in odd places never reach the data dir', () => {
   it('a key in X-Request-Id, in queries (sp_ and sp%5F), in path segments and in other headers', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-secrets-'));
-    dirs.push(dir);
-    const dataDir = path.join(dir, 'data');
-    const service = await startServer({ dataDir, port: 0, host: '127.0.0.1', log: () => {} });
-    services.push(service);
-    const csv = path.join(dir, 'team.csv');
-    await writeFile(csv, 'name,age\nAnn,31\nBob,25\n');
-    const connection = service.context.connections.create({
-      name: 'team',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: csv,
-    });
+    const { dataDir, service, connection } = await services.start();
     const { key } = service.context.keys.create({ name: 'caller', scope: 'read_write', plan: 'pro' });
     // Another real key, the one a careless client pastes everywhere.
     const { key: leaked } = service.context.keys.create({ name: 'pasted', scope: 'read_write', plan: 'pro' });

@@ -3,22 +3,22 @@
  * workbook takes far longer to parse than the stop deadline (limits raised so the parse runs), next to a
  * FIFO connection, which answers at once instead of hanging a thread for ever.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STOP_DEADLINE_MS } from '../../server/config.ts';
 import { createServiceContext } from '../../server/context.ts';
+import { type RunningServe, startServe } from '../helpers/cli.ts';
+import { connectFile } from '../helpers/fixtures.ts';
 import { writeZipBomb } from '../helpers/zip-bomb.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
 let dir: string;
-let server: ChildProcess | null = null;
+let server: RunningServe | null = null;
 
 afterAll(async () => {
-  if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+  await server?.stop('SIGKILL');
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -32,18 +32,8 @@ describe('sheetport serve on SIGTERM', () => {
     const fifoFile = path.join(dir, 'fifo.xlsx');
     execFileSync('mkfifo', [fifoFile]);
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const slow = setup.connections.create({
-      name: 'slow.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: slowFile,
-    });
-    const fifo = setup.connections.create({
-      name: 'fifo.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: fifoFile,
-    });
+    const slow = connectFile(setup.connections, slowFile);
+    const fifo = connectFile(setup.connections, fifoFile);
     const { key } = setup.keys.create({
       name: 'k',
       scope: 'read',
@@ -53,18 +43,15 @@ describe('sheetport serve on SIGTERM', () => {
     });
     await setup.close();
 
-    server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+    server = await startServe(dataDir, {
       // Limits raised so the big workbook is really parsed (for minutes) instead of refused.
       env: {
-        ...process.env,
         SHEETPORT_MAX_INFLATED_MB: '1000',
         SHEETPORT_PARSE_TIMEOUT_MS: '600000',
         SHEETPORT_PARSE_MEMORY_MB: '3000',
       },
     });
-    const [line] = (await once(server.stdout!, 'data')) as [Buffer];
-    const { url } = JSON.parse(line.toString());
+    const { url } = server;
     const get = (userKey: string) =>
       fetch(`${url}/api/spreadsheets/${userKey}/Bomb`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -87,8 +74,7 @@ describe('sheetport serve on SIGTERM', () => {
     expect(slowDone).toBe(false); // still parsing
 
     const signalled = performance.now();
-    server.kill('SIGTERM');
-    const [code] = await once(server, 'exit');
+    const code = await server.stop('SIGTERM');
     const stoppedIn = performance.now() - signalled;
     expect(code).toBe(0);
     expect(stoppedIn).toBeLessThan(STOP_DEADLINE_MS + 2000);

@@ -9,9 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
-import { registerWebhook } from '../../server/webhooks/register.ts';
-import { writeCsv } from '../helpers/fixtures.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { connectFile, writeCsv } from '../helpers/fixtures.ts';
+import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
 let dir: string;
 let server: RunningServer | null = null;
@@ -30,30 +29,18 @@ describe('pause and resume sync through startServer', () => {
     const file = await writeCsv(dir, 'people.csv', 'Name,Age\nAnn,30\n');
 
     // Register a connection, a key and a webhook the way the CLI would, before the server starts.
-    let secret = '';
-    const receiver = await startReceiver(() => secret);
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const conn = setup.connections.create({
-      name: 'people.csv',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file,
-    });
-    const tab = (await setup.replica.observe(conn)).byName.get('people')!;
+    const conn = connectFile(setup.connections, file);
     const { key } = setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',
       perSecond: 10_000,
       daily: 1e6,
     });
-    secret = registerWebhook(setup.webhooks, {
-      url: receiver.url,
-      spreadsheetId: conn.spreadsheetId,
+    const { receiver } = await webhookInContext(setup, conn, {
       sheetName: 'people',
-      sourceSheetId: tab.sourceSheetId,
       events: ['row.inserted'],
-      apiKeyId: null,
-    }).secret;
+    });
     await setup.close();
 
     server = await startServer({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, requestLog: false });

@@ -1,46 +1,19 @@
-/**
- * Which better-sqlite3 addon the tray app loads, through the real pieces: scripts/electron-native.ts prepares the
- * Electron build (here by copying Node's N-API prebuild, as it does on every machine with better-sqlite3 13),
- * main/sqlite-binding.ts chooses it when `process.versions.electron` is set, and a real server opens its
- * database through better-sqlite3's `nativeBinding` with it; Node's own addon is loaded otherwise
- * (test/main/start-app.test.ts has `npm run app`'s one-line messages).
- *
- * Electron itself cannot run here (no binary), so "inside Electron" is the `versions` value the main process
- * passes; everything after that choice is the real code.
- */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chooseSqliteBinding, electronSqliteBuildPath } from '../../main/sqlite-binding.ts';
 import { isNodeApiAddon, prepareElectronSqlite } from '../../scripts/electron-native.ts';
 import { DEFAULT_HOST, startServer } from '../../server/index.ts';
+import { checkouts, electronVersion, repo } from '../helpers/checkout.ts';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const loaded = createRequire(import.meta.url).cache;
 const nodeAddon = (
   createRequire(path.join(repo, 'node_modules/better-sqlite3/lib/binding.js'))(
     path.join(repo, 'node_modules/better-sqlite3/lib/binding.js'),
   ) as { getPrebuildPath(): string }
 ).getPrebuildPath();
-const electronVersion = (
-  JSON.parse(readFileSync(path.join(repo, 'node_modules/electron/package.json'), 'utf8')) as {
-    version: string;
-  }
-).version;
-
-const temp = mkdtempSync(path.join(os.tmpdir(), 'sheetport-native-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-/** A checkout's root whose node_modules holds the real packages named (symlinked) and a cache of its own. */
-function checkoutWith(name: string, packages: string[]): string {
-  const root = path.join(temp, name);
-  mkdirSync(path.join(root, 'node_modules', '@electron'), { recursive: true });
-  for (const pkg of packages)
-    symlinkSync(path.join(repo, 'node_modules', pkg), path.join(root, 'node_modules', pkg), 'dir');
-  return root;
-}
+const { dir: temp, checkoutWith, remove } = checkouts('sheetport-native-');
+afterAll(remove);
 
 async function readOpenApi(url: string): Promise<number> {
   const res = await fetch(`${url}/openapi.json`);

@@ -6,30 +6,15 @@
  * (ELECTRON_OVERRIDE_DIST_PATH, the electron package's own override) that reports how it was started.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkouts, electronVersion, repo } from '../helpers/checkout.ts';
 
-const repo = path.resolve(import.meta.dirname, '../..');
-const electronVersion = (
-  JSON.parse(readFileSync(path.join(repo, 'node_modules/electron/package.json'), 'utf8')) as {
-    version: string;
-  }
-).version;
-const temp = mkdtempSync(path.join(os.tmpdir(), 'sheetport-start-app-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-/** A checkout's root whose node_modules holds the real packages named (symlinked) and a cache of its own. */
-function checkoutWith(name: string, packages: string[]): string {
-  const root = path.join(temp, name);
-  mkdirSync(path.join(root, 'node_modules', '@electron'), { recursive: true });
-  for (const pkg of packages)
-    symlinkSync(path.join(repo, 'node_modules', pkg), path.join(root, 'node_modules', pkg), 'dir');
-  return root;
-}
+const { checkoutWith, remove } = checkouts('sheetport-start-app-');
+afterAll(remove);
 
 const run = promisify(execFile);
 const startApp = path.join(repo, 'scripts/start-app.ts');

@@ -1,12 +1,9 @@
 /** The admin token lives in the secrets provider: the CLI prints the one the running service checks. */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -18,9 +15,7 @@ describe('sheetport admin-token', () => {
   it('prints the token /admin accepts, from the secrets provider (no admin-token file)', async () => {
     h = await startHarness();
     const dataDir = path.join(h.dir, 'data');
-    const r = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, 'admin-token', '--json'], {
-      encoding: 'utf8',
-    });
+    const r = await runCli(['admin-token', '--json'], { dataDir });
     expect(r.stderr.replace(/.*ExperimentalWarning.*\n?|.*--trace-warnings.*\n?/g, '')).toBe('');
     const printed = JSON.parse(r.stdout) as { admin_token: string; secrets: string };
     expect(printed).toEqual({ admin_token: h.context.adminToken, secrets: 'file' });

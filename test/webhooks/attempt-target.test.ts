@@ -2,25 +2,21 @@
  * Each attempt records the address it actually went to, and the API decides what to show by that address,
  * not by the URL's text: a public-looking name that resolves to loopback is a loopback target.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { createServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
 import { isOwnAddress, targetOf } from '../../server/webhooks/attempt-target.ts';
 import { deliver } from '../../server/webhooks/sender.ts';
+import { cliJson } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import type { TestResponse } from '../helpers/harness.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
-const run = promisify(execFile);
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -179,16 +175,12 @@ describe('the delivery log of a name that resolves to loopback', () => {
       response_excerpt: null,
     });
 
-    const { stdout } = await run(process.execPath, [
-      BIN,
-      '--data-dir',
-      dataDir,
-      'deliveries',
-      'show',
-      deliveryId,
-      '--json',
-    ]);
-    const shown = JSON.parse(stdout) as { attempt_log: Record<string, unknown>[] };
+    const shown = await cliJson<{ attempt_log: Record<string, unknown>[] }>(
+      ['deliveries', 'show', deliveryId],
+      {
+        dataDir,
+      },
+    );
     expect(shown.attempt_log[0]).toMatchObject({ target_address: '127.0.0.1', target_kind: 'loopback' });
     const detailedError = shown.attempt_log[0]!.error;
     expect(detailedError).toMatch(/^(EPROTO|ERR_SSL_[A-Z_]+|ECONNRESET)$/);

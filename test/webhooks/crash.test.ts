@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,28 +6,26 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
-import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { type RunningServe, startServe } from '../helpers/cli.ts';
+import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 
-const BIN = path.resolve('bin/sheetport.js');
 const WEBHOOKS = 20;
 const APPENDS = 50; // 20 webhooks x 50 appends = 1,000 notifications
 
 let dir: string;
-const children: ChildProcess[] = [];
+const children: RunningServe[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) await c.stop('SIGKILL');
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+async function serve(dataDir: string): Promise<RunningServe> {
+  const server = await startServe(dataDir, {
     // A short lease so deliveries caught in flight by the kill go out again quickly after the restart.
-    env: { ...process.env, SHEETPORT_DELIVERY_LEASE_MS: '1000' },
+    env: { SHEETPORT_DELIVERY_LEASE_MS: '1000' },
   });
-  children.push(child);
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { child, url: JSON.parse(line.toString()).url };
+  children.push(server);
+  return server;
 }
 
 describe('crash safety of the outbox', () => {
@@ -54,12 +50,7 @@ describe('crash safety of the outbox', () => {
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const conn = setup.connections.create({
-      name: 'people.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: await writePeopleWorkbook(dir),
-    });
+    const conn = connectFile(setup.connections, await writePeopleWorkbook(dir));
     const tab = (await setup.replica.observe(conn)).byName.get('People')!;
     const { key } = setup.keys.create({
       scope: 'read_write',
@@ -89,8 +80,7 @@ describe('crash safety of the outbox', () => {
       expect(res.status).toBe(201); // answered only once its notifications are in the outbox
     }
     while (total < 100) await new Promise((r) => setTimeout(r, 20));
-    first.child.kill('SIGKILL');
-    await once(first.child, 'exit');
+    await first.stop('SIGKILL');
     const beforeRestart = seen.size;
     expect(beforeRestart).toBeLessThan(WEBHOOKS * APPENDS);
 
@@ -98,8 +88,7 @@ describe('crash safety of the outbox', () => {
     const deadline = Date.now() + 60_000;
     while (seen.size < WEBHOOKS * APPENDS && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
-    second.child.kill('SIGTERM');
-    await once(second.child, 'exit');
+    await second.stop('SIGTERM');
     receiver.closeAllConnections();
     receiver.close();
 

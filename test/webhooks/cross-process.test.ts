@@ -2,15 +2,12 @@
  * Work queued by another process (the CLI in a second terminal) reaches a running, idle server's delivery
  * worker within a second: the worker polls SQLite's data_version, so nothing else has to wake it.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cliJson } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
-import { startReceiver } from '../helpers/receiver.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
+import { webhookOverHttp } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
 let closeReceiver: (() => Promise<void>) | undefined;
@@ -19,20 +16,8 @@ afterEach(async () => {
   await h?.close();
 });
 
-/** `node bin/sheetport.js --data-dir D ...args --json` as a real second process. */
-function cli(dataDir: string, ...args: string[]): Promise<unknown> {
-  const env = { ...process.env };
-  delete env.SHEETPORT_DATA_DIR;
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, '--data-dir', dataDir, ...args, '--json'],
-      { env, encoding: 'utf8', timeout: 20_000 },
-      (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-    );
-  });
-}
+/** `sheetport ...args --json --data-dir D` as a real second process. */
+const cli = (dataDir: string, ...args: string[]): Promise<unknown> => cliJson(args, { dataDir });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -41,17 +26,8 @@ describe('work queued by another process', () => {
     h = await startHarness();
     const conn = h.connect(await writePeopleWorkbook(h.dir));
     h.context.startBackground();
-    let secret = '';
-    const r = await startReceiver(() => secret);
+    const { receiver: r, webhookId } = await webhookOverHttp(h, conn);
     closeReceiver = r.close;
-    const created = await (
-      await h.fetch('/v1/webhooks', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: r.url, spreadsheet_id: conn.spreadsheetId, sheet_name: 'People' }),
-      })
-    ).json();
-    secret = created.secret;
     const append = (name: string) =>
       h.fetch(rowsPath(conn, 'People'), {
         method: 'POST',
@@ -63,7 +39,7 @@ describe('work queued by another process', () => {
     expect((await append('Sent')).status).toBe(201);
     await r.waitFor(1);
     const sentId = String(r.received[0]!.headers['x-service-delivery']);
-    await h.fetch(`/v1/webhooks/${created.webhook_id}`, {
+    await h.fetch(`/v1/webhooks/${webhookId}`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ status: 'paused' }),
@@ -75,7 +51,7 @@ describe('work queued by another process', () => {
     expect(h.context.deliveries.nextDueAt()).toBeNull();
 
     const dataDir = path.join(h.dir, 'data');
-    await cli(dataDir, 'webhooks', 'resume', created.webhook_id);
+    await cli(dataDir, 'webhooks', 'resume', webhookId);
     const resumed = performance.now();
     await r.waitFor(2, 2000);
     const resumeMs = performance.now() - resumed;

@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
-import { registerWebhook } from '../../server/webhooks/register.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 /** The delivery schedule is driven by an injected clock: no test waits 30 minutes. */
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -40,24 +40,16 @@ async function oneDelivery(
 ): Promise<{ conn: ConnectionRecord; deliveryId: string; webhookId: string }> {
   h = await startHarness({ clock });
   const conn = h.connect(await writePeopleWorkbook(h.dir));
-  const tab = (await h.context.replica.observe(conn)).byName.get('People')!;
-  const { record } = registerWebhook(h.context.webhooks, {
-    url,
-    spreadsheetId: conn.spreadsheetId,
-    sheetName: 'People',
-    sourceSheetId: tab.sourceSheetId,
-    events: ['row.inserted'],
-    apiKeyId: null,
-  });
+  const { webhookId } = await webhookOnTab(h.context, conn, url, { events: ['row.inserted'] });
   const res = await h.fetch(rowsPath(conn, 'People'), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{"Name":"x"}',
   });
   expect(res.status).toBe(201);
-  const { data } = h.context.deliveries.page(record.id, { limit: 10, offset: 0 });
+  const { data } = h.context.deliveries.page(webhookId, { limit: 10, offset: 0 });
   expect(data).toHaveLength(1);
-  return { conn, deliveryId: data[0]!.id, webhookId: record.id };
+  return { conn, deliveryId: data[0]!.id, webhookId };
 }
 
 const state = (id: string) => h.context.deliveries.get(id)!;

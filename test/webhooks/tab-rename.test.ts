@@ -2,18 +2,13 @@
  * A webhook follows its tab by the tab's stable id; the name it shows (API, CLI) and the name in its payloads
  * follow a rename made in the file by another program.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cliJson } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
-import { startReceiver } from '../helpers/receiver.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/sheetport.js', import.meta.url));
-const run = promisify(execFile);
+import { webhookOverHttp } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
 let closeReceiver: (() => Promise<void>) | undefined;
@@ -35,33 +30,18 @@ describe('a renamed tab', () => {
     const file = await writePeopleWorkbook(h.dir);
     const conn = h.connect(file);
     h.context.startBackground();
-    let secret = '';
-    const r = await startReceiver(() => secret);
+    const { receiver: r, webhookId } = await webhookOverHttp(h, conn);
     closeReceiver = r.close;
-    const created = await (
-      await h.fetch('/v1/webhooks', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: r.url, spreadsheet_id: conn.spreadsheetId, sheet_name: 'People' }),
-      })
-    ).json();
-    secret = created.secret;
 
     // Excel (here openpyxl) renames the tab while SheetPort runs.
     await runPython(RENAME, [file, 'People', 'Staff']);
-    const res = await h.fetch(`/v1/webhooks/${created.webhook_id}`);
+    const res = await h.fetch(`/v1/webhooks/${webhookId}`);
     expect((await res.json()).sheet_name).toBe('Staff');
 
     // What the database holds, which the CLI (with no replica of its own) shows.
-    const { stdout } = await run(process.execPath, [
-      BIN,
-      '--data-dir',
-      path.join(h.dir, 'data'),
-      'webhooks',
-      'list',
-      '--json',
+    expect(await cliJson(['webhooks', 'list'], { dataDir: path.join(h.dir, 'data') })).toMatchObject([
+      { webhook_id: webhookId, sheet_name: 'Staff' },
     ]);
-    expect(JSON.parse(stdout)).toMatchObject([{ webhook_id: created.webhook_id, sheet_name: 'Staff' }]);
 
     const appended = await h.fetch(rowsPath(conn, 'Staff'), {
       method: 'POST',
@@ -71,7 +51,7 @@ describe('a renamed tab', () => {
     expect(appended.status).toBe(201);
     await r.waitFor(1);
     expect(r.received[0]!.json).toMatchObject({
-      webhook_id: created.webhook_id,
+      webhook_id: webhookId,
       event: 'row.inserted',
       sheet_name: 'Staff',
     });
