@@ -5,15 +5,13 @@
  */
 import { displayText, FormatTable } from '../cell-format.ts';
 import { type CellTab, Kind } from '../cell-tab.ts';
+import { type DecodedCell, decodeCell, type ReadContext } from './cell-decode.ts';
 import type { ReadRow } from './edited-tab.ts';
+import { mergeCover, mergeRefsIn } from './merged-cells.ts';
 import type { ScannedCell } from './scanned-cell.ts';
 import { scanSheet } from './sheet-scan.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import type { StylesPart } from './styles-part.ts';
-import { type DecodedCell, decodeCell, mergeCover, type ReadContext } from './tab-builder.ts';
-
-const MERGE_REF = /<(?:[A-Za-z_][\w.-]*:)?mergeCell\b[^>]*?\bref\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-const mergesIn = (tail: string) => [...tail.matchAll(MERGE_REF)].map((m) => m[1] ?? m[2] ?? '');
 
 /** Row `number` of `sheet`, read with the strings and formats of `old` (the tab before the write); null if none. */
 export function readSheetRow(
@@ -25,7 +23,7 @@ export function readSheetRow(
 ): ReadRow | null {
   const slot = sheet.row(number);
   if (!slot) return null;
-  const covered = mergeCover(mergesIn(sheet.tail));
+  const covered = mergeCover(mergeRefsIn(sheet.tail));
   const formats = new FormatTable(old.formats);
   const ctx: ReadContext = { date1904, styles, sharedString: (index) => old.shared.get(index) };
   const row: ReadRow = { values: [], codes: [], texts: [], formulas: [] };

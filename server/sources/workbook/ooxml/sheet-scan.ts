@@ -7,8 +7,9 @@
  * for being unusual: only slower.
  *
  * What a cell reports is the file's own text: its `t` attribute, its `<v>` text or inline string (runs
- * joined, phonetic guides left out), its style id and its formula; `decodeCell` (tab-builder.ts) turns that into a value.
+ * joined, phonetic guides left out), its style id and its formula; `decodeCell` (cell-decode.ts) turns that into a value.
  */
+import { mergeRefsIn } from './merged-cells.ts';
 import type { CellSink, ScannedCell, SheetScan } from './scanned-cell.ts';
 import { scanWithSaxes } from './sheet-scan-saxes.ts';
 
@@ -23,13 +24,6 @@ export function scanSheet(xml: string, sink: CellSink): SheetScan {
 class Unsupported extends Error {}
 
 const SHEET_DATA = /<([A-Za-z_][\w.-]*:)?sheetData\b[^>]*?(\/?)>/;
-const MERGE = /<(?:[A-Za-z_][\w.-]*:)?mergeCell\b[^>]*?\bref\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-
-function mergesOf(tail: string): string[] {
-  const merges: string[] = [];
-  for (const m of tail.matchAll(MERGE)) merges.push(decodeEntities(m[1] ?? m[2] ?? ''));
-  return merges;
-}
 
 /** null when the part needs a full XML parser (see the top of this file); the sink must then be reset. */
 function scanFast(xml: string, sink: CellSink): SheetScan | null {
@@ -37,7 +31,7 @@ function scanFast(xml: string, sink: CellSink): SheetScan | null {
   if (!open) return { merges: [] };
   if (xml.lastIndexOf('<!DOCTYPE', open.index) >= 0) return null;
   const bodyStart = open.index + open[0].length;
-  if (open[2] === '/') return { merges: mergesOf(xml.slice(bodyStart)) };
+  if (open[2] === '/') return { merges: mergeRefsIn(xml.slice(bodyStart)) };
   const prefix = open[1] ?? '';
   const close = xml.indexOf(`</${prefix}sheetData>`, bodyStart);
   if (close < 0) return null;
@@ -47,7 +41,7 @@ function scanFast(xml: string, sink: CellSink): SheetScan | null {
     if (e instanceof Unsupported) return null;
     throw e;
   }
-  return { merges: mergesOf(xml.slice(close)) };
+  return { merges: mergeRefsIn(xml.slice(close)) };
 }
 
 const SLASH = 47;

@@ -9,9 +9,10 @@ import type { EncodedTab } from '../cell-tab.ts';
 import { WorkbookEvaluator } from '../formulas/evaluator.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { decodeCellText } from '../ooxml-text.ts';
+import type { ReadContext } from './cell-decode.ts';
 import type { OoxmlPackage } from './ooxml-package.ts';
 import { scanSheet } from './sheet-scan.ts';
-import { type ReadContext, TabBuilder } from './tab-builder.ts';
+import { TabBuilder } from './tab-builder.ts';
 import type { Tab, WorkbookTabs } from './workbook-tabs.ts';
 
 /** A tab read from the file as the parse thread sends it (what `KnownTab` is made from on the other side). */
