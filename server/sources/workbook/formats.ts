@@ -18,7 +18,7 @@ import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-docume
 /** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
 export type FormatName = 'xlsx' | 'csv';
 
-/** The format that reads each workbook extension (extensions.ts holds the list). */
+/** The format that reads each workbook extension (lib/workbook-file-types.ts holds the list). */
 const FORMAT_OF: Record<WorkbookExtension, FormatName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
 
 /** What a read sends from the parse thread. */

@@ -7,7 +7,7 @@
  *
  * Reads never parse on the event loop: the bytes come through the file guard (regular file, size limit),
  * zip packages through the package check, and the parse runs in a worker with a heap cap and a deadline
- * (`sources/guard/`). A write needs the document itself in this thread, so it parses here, but only a file
+ * (`workbook/guard/`). A write needs the document itself in this thread, so it parses here, but only a file
  * whose exact version the worker has parsed already, so its size and parse time are known to be bounded.
  * A file that cannot be read is remembered as such until its signature changes: repeated requests get the
  * same answer at once instead of repeating the work.
