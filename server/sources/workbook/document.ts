@@ -21,13 +21,9 @@ export interface WorkbookDocument {
   serialize(): Promise<readonly Uint8Array[]>;
 }
 
-/**
- * Parses a file's bytes; its tabs are refused (GridTooLarge) past `limits`. `known`: what the format kept of a
- * read of these very bytes in the parse thread (see formats.ts), so the tabs are not read again.
- */
+/** Parses a file's bytes; its tabs are refused (GridTooLarge) past `limits`. */
 export type DocumentParser = (
   bytes: Uint8Array,
   fileName: string,
   limits?: GridLimits,
-  known?: unknown,
 ) => Promise<WorkbookDocument>;

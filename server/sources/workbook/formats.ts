@@ -4,7 +4,7 @@
  *
  * A file is read in the parse thread and used in the service's thread: each format says what its read sends
  * across (`readOffThread`, with the buffers that move instead of being copied) and what the service makes of it
- * (`received`): the tabs, and whatever a write may later hand back to `parse` so the tabs are not read twice.
+ * (`received`): the tabs, and how a write gets its document from the same bytes without reading them again.
  */
 
 import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
@@ -18,7 +18,7 @@ import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-docume
 /** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
 export type FormatName = 'xlsx' | 'csv';
 
-/** The format that reads each workbook extension (extensions.ts holds the list). */
+/** The format that reads each workbook extension (lib/workbook-file-types.ts holds the list). */
 const FORMAT_OF: Record<WorkbookExtension, FormatName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
 
 /** What a read sends from the parse thread. */
@@ -27,18 +27,20 @@ export interface OffThreadRead {
   transfer: ArrayBuffer[];
 }
 
-/** A read as the service holds it: the tabs, and what `parse` may take back for a write. */
+/** A read as the service holds it: the tabs, and how a write gets its document. */
 export interface ReceivedRead {
   tabs: TabSnapshot[];
-  known: unknown;
+  /**
+   * The document a write edits, parsed in the service's thread from the very bytes that were read: the tabs
+   * read are taken over, not read again.
+   */
+  documentFor: DocumentParser;
 }
 
 export interface WorkbookFormat {
   name: FormatName;
   /** A zip package (OOXML): its central directory and inflated sizes are checked before parsing. */
   zipPackage: boolean;
-  /** The document a write edits (`known`: what `received` kept of the read of these bytes). */
-  parse: DocumentParser;
   readOffThread(bytes: Uint8Array, fileName: string, limits: GridLimits): Promise<OffThreadRead>;
   received(payload: unknown): ReceivedRead;
   /** What this kind of file cannot store beyond the cell limits, refused (400) before anything is written. */
@@ -53,8 +55,6 @@ const FORMATS: Record<FormatName, WorkbookFormat> = {
   xlsx: {
     name: 'xlsx',
     zipPackage: true,
-    parse: (bytes, _fileName, limits, known) =>
-      OoxmlDocument.parse(bytes, limits, (known as KnownTab[]) ?? []),
     async readOffThread(bytes, _fileName, limits) {
       const tabs = (await OoxmlDocument.parse(bytes, limits)).readTabs();
       const payload: XlsxPayload = { tabs };
@@ -66,17 +66,22 @@ const FORMATS: Record<FormatName, WorkbookFormat> = {
         hasFormulas: t.hasFormulas,
         uncomputed: t.uncomputed,
       }));
-      return { tabs: known.map((k) => k.tab), known };
+      return {
+        tabs: known.map((k) => k.tab),
+        documentFor: (bytes, _fileName, limits) => OoxmlDocument.parse(bytes, limits, known),
+      };
     },
   },
   csv: {
     name: 'csv',
     zipPackage: false,
-    parse: async (bytes, fileName, limits) => CsvDocument.parse(bytes, fileName, limits),
     async readOffThread(bytes, fileName, limits) {
       return { payload: CsvDocument.parse(bytes, fileName, limits).tabs(), transfer: [] };
     },
-    received: (payload) => ({ tabs: payload as TabSnapshot[], known: undefined }),
+    received: (payload) => ({
+      tabs: payload as TabSnapshot[],
+      documentFor: async (bytes, fileName, limits) => CsvDocument.parse(bytes, fileName, limits),
+    }),
     assertStorable: assertCsvKeepsText,
   },
 };

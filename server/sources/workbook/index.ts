@@ -93,7 +93,9 @@ class WorkbookSource implements Source {
   }
 }
 
-/** A Source over a local workbook file (its format chosen by extension, any case: extensions.ts). */
+/**
+ * A Source over a local workbook file (its format chosen by extension, any case: lib/workbook-file-types.ts).
+ */
 export function createWorkbookSource(filePath: string, options: SourceOptions = {}): Source {
   const ext = path.extname(filePath).toLowerCase();
   const format = formatForExtension(ext);

@@ -1,4 +1,7 @@
-/** The `workbook` kind: a local `.xlsx`, `.xlsm` or `.csv` file (extensions.ts), named by its path. */
+/**
+ * The `workbook` kind: a local `.xlsx`, `.xlsm` or `.csv` file (the list is lib/workbook-file-types.ts),
+ * named by its path.
+ */
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';

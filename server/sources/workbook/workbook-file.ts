@@ -7,7 +7,7 @@
  *
  * Reads never parse on the event loop: the bytes come through the file guard (regular file, size limit),
  * zip packages through the package check, and the parse runs in a worker with a heap cap and a deadline
- * (`sources/guard/`). A write needs the document itself in this thread, so it parses here, but only a file
+ * (`workbook/guard/`). A write needs the document itself in this thread, so it parses here, but only a file
  * whose exact version the worker has parsed already, so its size and parse time are known to be bounded.
  * A file that cannot be read is remembered as such until its signature changes: repeated requests get the
  * same answer at once instead of repeating the work.
@@ -21,7 +21,7 @@ import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteRes
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import type { WorkbookDocument } from './document.ts';
 import { signatureOf } from './file-signature.ts';
-import type { WorkbookFormat } from './formats.ts';
+import type { ReceivedRead, WorkbookFormat } from './formats.ts';
 import { parseOffThread, warmParseWorker } from './guard/parse-off-thread.ts';
 import { readRegularFile } from './guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from './guard/unreadable.ts';
@@ -41,16 +41,14 @@ interface WriteJob {
 
 type Outcome = { ok: true; counts: WritePlan['counts'] } | { ok: false; error: unknown };
 
-interface Loaded {
-  /** Stat signature of the file the tabs were read from (or last written as). */
-  signature: string;
-  /** The tabs as the parse worker returned them; unused once `doc` is set. */
-  tabs: TabSnapshot[];
-  /** What the format kept of that read for a write's document (formats.ts), so it is not read again. */
-  known: unknown;
-  /** The parsed document, only once a write needed it (parsed in this thread). */
-  doc: WorkbookDocument | null;
-}
+/**
+ * The file's content at one version (the stat signature of the file it was read from, or last written as):
+ * the parse worker's read of it (its tabs, and how a write gets its document, formats.ts), until a write
+ * needs the document itself, parsed in this thread.
+ */
+type Loaded =
+  | { signature: string; read: ReceivedRead; doc: null }
+  | { signature: string; read: null; doc: WorkbookDocument };
 
 /** A write's view of the file: the document in this thread and the signature it matches. */
 interface LoadedDocument {
@@ -63,7 +61,7 @@ interface LoadedDocument {
   read: SpreadsheetSnapshot | null;
 }
 
-const tabsOf = (loaded: Loaded): TabSnapshot[] => loaded.doc?.tabs() ?? loaded.tabs;
+const tabsOf = (loaded: Loaded): TabSnapshot[] => (loaded.doc ? loaded.doc.tabs() : loaded.read.tabs);
 
 /** How often a write re-reads and re-applies when another program keeps saving the file under us. */
 const MAX_ATTEMPTS = 5;
@@ -158,8 +156,7 @@ export class WorkbookFile {
           limits: this.#limits,
         });
         this.#failure = null;
-        const { tabs, known } = this.#format.received(payload);
-        this.#cache = { signature: after, tabs, known, doc: null };
+        this.#cache = { signature: after, read: this.#format.received(payload), doc: null };
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);
@@ -201,19 +198,16 @@ export class WorkbookFile {
       }
       let doc: WorkbookDocument;
       try {
-        doc = await this.#format.parse(
-          bytes,
-          this.path,
-          { maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars },
-          loaded.known,
-        );
+        doc = await loaded.read.documentFor(bytes, this.path, {
+          maxCells: this.#limits.maxCells,
+          maxTextChars: this.#limits.maxTextChars,
+        });
       } catch (e) {
         throw parserFailure(e, this.path);
       }
-      const read = { title: this.title, version: loaded.signature, tabs: loaded.tabs };
-      loaded.doc = doc;
-      loaded.tabs = [];
-      loaded.known = undefined;
+      const read = { title: this.title, version: loaded.signature, tabs: loaded.read.tabs };
+      // Kept for later writes while the file is unchanged; the worker's read is let go.
+      if (this.#cache === loaded) this.#cache = { signature: loaded.signature, read: null, doc };
       return { signature: loaded.signature, doc, read };
     }
   }
@@ -309,7 +303,7 @@ export class WorkbookFile {
         if (e instanceof ChangedMeanwhile) return false;
         throw fileError(e, this.path);
       }
-      this.#cache = { signature, tabs: [], known: undefined, doc };
+      this.#cache = { signature, read: null, doc };
       snapshot = { title: this.title, version: signature, tabs: doc.tabs() };
     }
 

@@ -12,7 +12,7 @@
  * conditional-format rules and data-validation lists, row page breaks.
  */
 import ExcelJS from 'exceljs';
-import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
+import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formulas/formula-text.ts';
 import { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
 const T = ExcelJS.ValueType;

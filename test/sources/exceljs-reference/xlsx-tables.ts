@@ -13,7 +13,7 @@
 import type ExcelJS from 'exceljs';
 import { AppError } from '../../../server/errors.ts';
 import { columnLetter } from '../../../server/sources/header.ts';
-import { shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
+import { shiftRange } from '../../../server/sources/workbook/formulas/formula-text.ts';
 import type { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
 export interface TableColumnModel {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { interpretInput, parseUserEntered } from '../../../server/sources/input.ts';
 import { isoFromDate } from '../../../server/sources/serial-dates.ts';
-import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formula-refs.ts';
+import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formulas/formula-text.ts';
 import { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
 describe('formula reference shifting after deleting row 5 of Orders', () => {

@@ -3,7 +3,7 @@
  * the master's text moved to their place, as Excel shows them), its style, and whether the file holds a
  * cached result for it. What `?values=formula` shows and what the evaluator computes come from here.
  */
-import { translateFormula } from './formula-translate.ts';
+import { translateFormula } from '../formulas/formula-text.ts';
 import type { ScannedCell } from './scanned-cell.ts';
 
 export class FormulaCells {

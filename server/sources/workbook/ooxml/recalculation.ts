@@ -1,13 +1,14 @@
 /**
  * After a write: the formulas whose inputs the write may have changed are computed again, and their results
  * written into the sheets as cached values (so readers that do not calculate see them too). Which formulas:
- * those in rows the write touched, those whose references reach such rows (formulas.ts's precedents), and so
- * on down the chain; a formula whose inputs its text cannot show (a defined name, a table, INDIRECT, TODAY) is
- * always computed again. Every other cell, and every other row's bytes, stay as they were.
+ * those in rows the write touched, those whose references reach such rows (precedentsOf in
+ * formulas/formula-text.ts), and so on down the chain; a formula whose inputs its text cannot show (a defined
+ * name, a table, INDIRECT, TODAY) is always computed again. Every other cell, and every other row's bytes,
+ * stay as they were.
  */
 import type { CellTab } from '../cell-tab.ts';
 import { type DefinedName, type FormulaResult, WorkbookEvaluator } from '../formulas/evaluator.ts';
-import { type Precedents, precedentsOf } from '../formulas/precedents.ts';
+import { type Precedents, precedentsOf } from '../formulas/formula-text.ts';
 import { snapshotCells } from '../formulas/snapshot-cells.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { withCachedResult } from './cached-result.ts';

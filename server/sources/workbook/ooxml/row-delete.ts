@@ -6,9 +6,8 @@
  * Not shifted (as with today's engine): drawing anchors of images and charts, formulas inside
  * conditional-format rules and validation lists, and ranges kept in extension lists (`x14:`).
  */
-import { type ShiftContext, shiftFormula, shiftRange } from '../formula-refs.ts';
+import { type ShiftContext, shiftFormula, shiftRange, translateFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
-import { translateFormula } from './formula-translate.ts';
 import { parseRow, renumberRow, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';

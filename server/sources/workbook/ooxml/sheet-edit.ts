@@ -14,12 +14,13 @@ import { RowMap } from '../row-map.ts';
 import { isDateFormat } from '../values.ts';
 import { parseArea } from './cell-area.ts';
 import { styleOf, writeCellXml } from './cell-write.ts';
+import { mergeCover, mergeRefsIn } from './merged-cells.ts';
 import { deleteSheetRows, unshareFormulas } from './row-delete.ts';
 import { cellAt, cellRef, parseRow, putCell, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import { setTableArea, type TablePart } from './table-parts.ts';
-import { getAttr, setAttr, tagPattern } from './xml-text.ts';
+import { getAttr, setAttr } from './xml-text.ts';
 
 export interface EditResult {
   changed: boolean;
@@ -44,22 +45,6 @@ export interface SheetRowChanges {
   header?: boolean;
   /** Rows appended (numbered after the deletes). */
   appended: number[];
-}
-
-/** Cells hidden under a merge (every cell of a merged range but its top-left one), from the sheet's tail. */
-function mergedCovered(sheet: SheetXml): (row: number, column: number) => boolean {
-  const areas = [...sheet.tail.matchAll(tagPattern('mergeCell'))]
-    .map(([tag]) => parseArea(getAttr(tag, 'ref')))
-    .filter((area) => area !== null);
-  return (row, column) =>
-    areas.some(
-      (a) =>
-        row >= a.top &&
-        row <= a.bottom &&
-        column >= a.left &&
-        column <= a.right &&
-        (row !== a.top || column !== a.left),
-    );
 }
 
 /** The date format of a column near a sheet row (1-based column), when its cells are dates. */
@@ -101,7 +86,7 @@ function writeRow(
         putCell(row, column, `<${sheet.prefix}c r="${cellRef(column, number)}" s="${style}"/>`);
     }
   }
-  const covered = mergedCovered(sheet);
+  const covered = mergeCover(mergeRefsIn(sheet.tail));
   for (const { column, value } of cells) {
     // A merged non-anchor cell cannot hold a value: writing to it is a no-op, as typing into it is in Excel.
     if (covered(number, column + 1)) continue;

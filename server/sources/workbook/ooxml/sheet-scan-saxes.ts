@@ -11,99 +11,118 @@ const localName = (name: string) => {
   return colon < 0 ? name : name.slice(colon + 1);
 };
 
-export function scanWithSaxes(xml: string, sink: CellSink): SheetScan {
-  const merges: string[] = [];
-  const parser = new SaxesParser({ position: false });
-  let inSheetData = false;
-  let rowNumber = 0;
-  let columnNumber = 0;
-  let cell: ScannedCell | null = null;
-  let collecting: 'v' | 't' | 'f' | null = null;
-  let phonetic = 0;
-  let text = '';
+type Attributes = Record<string, string>;
 
-  parser.on('opentag', (tag) => {
-    const name = localName(tag.name);
-    const attrs = tag.attributes as Record<string, string>;
-    if (!inSheetData) {
-      if (name === 'sheetData') inSheetData = true;
-      else if (name === 'mergeCell' && attrs.ref) merges.push(attrs.ref);
+/** Where the parse is in the part, and the cell being read. */
+class CellReader {
+  readonly merges: string[] = [];
+  readonly #sink: CellSink;
+  #inSheetData = false;
+  #rowNumber = 0;
+  #columnNumber = 0;
+  #cell: ScannedCell | null = null;
+  #collecting: 'v' | 't' | 'f' | null = null;
+  #phonetic = 0;
+  #text = '';
+
+  constructor(sink: CellSink) {
+    this.#sink = sink;
+  }
+
+  open(tagName: string, attrs: Attributes): void {
+    const name = localName(tagName);
+    if (!this.#inSheetData) {
+      if (name === 'sheetData') this.#inSheetData = true;
+      else if (name === 'mergeCell' && attrs.ref) this.merges.push(attrs.ref);
       return;
     }
     switch (name) {
       case 'row': {
         const r = Number(attrs.r);
-        rowNumber = Number.isInteger(r) && r > 0 ? r : rowNumber + 1;
-        columnNumber = 0;
+        this.#rowNumber = Number.isInteger(r) && r > 0 ? r : this.#rowNumber + 1;
+        this.#columnNumber = 0;
         break;
       }
-      case 'c': {
-        const at = attrs.r === undefined ? undefined : parseCellRef(attrs.r);
-        if (at) {
-          columnNumber = at.column;
-          if (at.row !== rowNumber) rowNumber = at.row;
-        } else columnNumber++;
-        const s = attrs.s === undefined ? 0 : Number(attrs.s);
-        cell = {
-          row: rowNumber,
-          column: columnNumber,
-          style: Number.isInteger(s) && s >= 0 ? s : 0,
-          type: attrs.t,
-          value: undefined,
-          formula: undefined,
-          formulaType: undefined,
-          sharedIndex: undefined,
-          formulaRef: undefined,
-        };
+      case 'c':
+        this.#openCell(attrs);
         break;
-      }
       case 'f':
-        if (cell) {
-          cell.formula = '';
-          cell.formulaType = attrs.t;
-          cell.sharedIndex = attrs.si;
-          cell.formulaRef = attrs.ref;
-          collecting = 'f';
-          text = '';
+        if (this.#cell) {
+          this.#cell.formula = '';
+          this.#cell.formulaType = attrs.t;
+          this.#cell.sharedIndex = attrs.si;
+          this.#cell.formulaRef = attrs.ref;
+          this.#collecting = 'f';
+          this.#text = '';
         }
         break;
       case 'v':
-        collecting = 'v';
-        text = '';
+        this.#collecting = 'v';
+        this.#text = '';
         break;
       case 'rPh':
-        phonetic++;
+        this.#phonetic++;
         break;
       case 't':
-        if (cell && phonetic === 0) {
-          collecting = 't';
-          if (cell.value === undefined) cell.value = '';
+        if (this.#cell && this.#phonetic === 0) {
+          this.#collecting = 't';
+          if (this.#cell.value === undefined) this.#cell.value = '';
         }
         break;
     }
-  });
-  const onText = (chunk: string) => {
-    if (collecting === 'v' || collecting === 'f') text += chunk;
-    else if (collecting === 't' && cell) cell.value += chunk;
-  };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
-  parser.on('closetag', (tag) => {
-    if (!inSheetData) return;
-    const name = localName(tag.name);
+  }
+
+  #openCell(attrs: Attributes): void {
+    const at = attrs.r === undefined ? undefined : parseCellRef(attrs.r);
+    if (at) {
+      this.#columnNumber = at.column;
+      if (at.row !== this.#rowNumber) this.#rowNumber = at.row;
+    } else this.#columnNumber++;
+    const s = attrs.s === undefined ? 0 : Number(attrs.s);
+    this.#cell = {
+      row: this.#rowNumber,
+      column: this.#columnNumber,
+      style: Number.isInteger(s) && s >= 0 ? s : 0,
+      type: attrs.t,
+      value: undefined,
+      formula: undefined,
+      formulaType: undefined,
+      sharedIndex: undefined,
+      formulaRef: undefined,
+    };
+  }
+
+  text(chunk: string): void {
+    if (this.#collecting === 'v' || this.#collecting === 'f') this.#text += chunk;
+    else if (this.#collecting === 't' && this.#cell) this.#cell.value += chunk;
+  }
+
+  close(tagName: string): void {
+    if (!this.#inSheetData) return;
+    const name = localName(tagName);
+    const cell = this.#cell;
     if (name === 'v') {
-      if (cell && cell.type !== 'inlineStr') cell.value = text;
-      collecting = null;
+      if (cell && cell.type !== 'inlineStr') cell.value = this.#text;
+      this.#collecting = null;
     } else if (name === 'f') {
-      if (cell) cell.formula = text;
-      collecting = null;
-    } else if (name === 't') collecting = null;
-    else if (name === 'rPh') phonetic--;
+      if (cell) cell.formula = this.#text;
+      this.#collecting = null;
+    } else if (name === 't') this.#collecting = null;
+    else if (name === 'rPh') this.#phonetic--;
     else if (name === 'c') {
-      if (cell) sink.cell(cell);
-      cell = null;
-    } else if (name === 'sheetData') inSheetData = false;
-  });
+      if (cell) this.#sink.cell(cell);
+      this.#cell = null;
+    } else if (name === 'sheetData') this.#inSheetData = false;
+  }
+}
+
+export function scanWithSaxes(xml: string, sink: CellSink): SheetScan {
+  const reader = new CellReader(sink);
+  const parser = new SaxesParser({ position: false });
+  parser.on('opentag', (tag) => reader.open(tag.name, tag.attributes as Attributes));
+  parser.on('text', (chunk) => reader.text(chunk));
+  parser.on('cdata', (chunk) => reader.text(chunk));
+  parser.on('closetag', (tag) => reader.close(tag.name));
   parser.write(xml).close();
-  return { merges };
+  return { merges: reader.merges };
 }

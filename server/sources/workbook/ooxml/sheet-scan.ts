@@ -7,10 +7,28 @@
  * for being unusual: only slower.
  *
  * What a cell reports is the file's own text: its `t` attribute, its `<v>` text or inline string (runs
- * joined, phonetic guides left out), its style id and its formula; `decodeCell` (tab-builder.ts) turns that into a value.
+ * joined, phonetic guides left out), its style id and its formula; `decodeCell` (cell-decode.ts) turns that
+ * into a value. The scanner's text primitives (character codes, entities, digits) are in sheet-scan-text.ts.
  */
+import { mergeRefsIn } from './merged-cells.ts';
 import type { CellSink, ScannedCell, SheetScan } from './scanned-cell.ts';
 import { scanWithSaxes } from './sheet-scan-saxes.ts';
+import {
+  APOS,
+  BANG,
+  COLON,
+  cellType,
+  DOLLAR,
+  decodeEntities,
+  digits,
+  EQUALS,
+  isNameEnd,
+  isSpace,
+  QUESTION,
+  QUOTE,
+  SLASH,
+  Unsupported,
+} from './sheet-scan-text.ts';
 
 /** Reads every cell of the worksheet XML `xml`, in file order, into `sink`. */
 export function scanSheet(xml: string, sink: CellSink): SheetScan {
@@ -20,16 +38,7 @@ export function scanSheet(xml: string, sink: CellSink): SheetScan {
   return scanWithSaxes(xml, sink);
 }
 
-class Unsupported extends Error {}
-
 const SHEET_DATA = /<([A-Za-z_][\w.-]*:)?sheetData\b[^>]*?(\/?)>/;
-const MERGE = /<(?:[A-Za-z_][\w.-]*:)?mergeCell\b[^>]*?\bref\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-
-function mergesOf(tail: string): string[] {
-  const merges: string[] = [];
-  for (const m of tail.matchAll(MERGE)) merges.push(decodeEntities(m[1] ?? m[2] ?? ''));
-  return merges;
-}
 
 /** null when the part needs a full XML parser (see the top of this file); the sink must then be reset. */
 function scanFast(xml: string, sink: CellSink): SheetScan | null {
@@ -37,7 +46,7 @@ function scanFast(xml: string, sink: CellSink): SheetScan | null {
   if (!open) return { merges: [] };
   if (xml.lastIndexOf('<!DOCTYPE', open.index) >= 0) return null;
   const bodyStart = open.index + open[0].length;
-  if (open[2] === '/') return { merges: mergesOf(xml.slice(bodyStart)) };
+  if (open[2] === '/') return { merges: mergeRefsIn(xml.slice(bodyStart)) };
   const prefix = open[1] ?? '';
   const close = xml.indexOf(`</${prefix}sheetData>`, bodyStart);
   if (close < 0) return null;
@@ -47,24 +56,7 @@ function scanFast(xml: string, sink: CellSink): SheetScan | null {
     if (e instanceof Unsupported) return null;
     throw e;
   }
-  return { merges: mergesOf(xml.slice(close)) };
-}
-
-const SLASH = 47;
-const COLON = 58;
-const BANG = 33;
-const QUESTION = 63;
-const DOLLAR = 36;
-const QUOTE = 34;
-const APOS = 39;
-const EQUALS = 61;
-
-function isSpace(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
-}
-
-function isNameEnd(code: number): boolean {
-  return code === EQUALS || isSpace(code);
+  return { merges: mergeRefsIn(xml.slice(close)) };
 }
 
 /** The tag just read: where its local name is, whether it closes or closes itself, where its attributes are. */
@@ -405,42 +397,4 @@ class Scanner {
     }
     return undefined;
   }
-}
-
-const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/** XML's five named entities and character references; anything else is not for this scanner. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&([^;&]*);?/g, (whole, body: string) => {
-    if (!whole.endsWith(';')) throw new Unsupported();
-    const named = NAMED[body];
-    if (named !== undefined) return named;
-    const code = body.startsWith('#x')
-      ? Number.parseInt(body.slice(2), 16)
-      : body.startsWith('#')
-        ? Number.parseInt(body.slice(1), 10)
-        : Number.NaN;
-    if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) throw new Unsupported();
-    return String.fromCodePoint(code);
-  });
-}
-
-/** A run of ASCII digits as a number; -1 when there is anything else, 0 when there is nothing. */
-function digits(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let p = from; p < to; p++) {
-    const d = text.charCodeAt(p) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-const CELL_TYPES = ['s', 'n', 'b', 'e', 'str', 'inlineStr', 'd'];
-
-/** A cell's `t`, as one of the shared constant strings when it is a known type. */
-function cellType(text: string, from: number, to: number): string {
-  for (const type of CELL_TYPES) if (to - from === type.length && text.startsWith(type, from)) return type;
-  const raw = text.slice(from, to);
-  return raw.includes('&') ? decodeEntities(raw) : raw;
 }

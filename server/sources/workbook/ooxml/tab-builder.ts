@@ -5,115 +5,18 @@
  * whatever order the file lists them; distinct strings are stored once.
  */
 import { resolveHeader } from '../../header.ts';
-import { isoFromDate, serialToDate } from '../../serial-dates.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
-import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, displayText, FormatTable } from '../cell-format.ts';
+import { AS_IS, displayText, FormatTable } from '../cell-format.ts';
 import { type EncodedTab, Kind } from '../cell-tab.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
-import { decodeCellText } from '../ooxml-text.ts';
-import { isDateFormat, isGeneralFormat } from '../values.ts';
-import { parseArea } from './cell-area.ts';
+import { type DecodedCell, decodeCell, type ReadContext } from './cell-decode.ts';
 import { FormulaCells } from './formula-cells.ts';
+import { mergeCover } from './merged-cells.ts';
 import type { CellSink, ScannedCell } from './scanned-cell.ts';
-import type { StylesPart } from './styles-part.ts';
 
 /** Excel's widest row (XFD); a reference past it is no cell of a sheet. */
 const MAX_COLUMNS = 16_384;
-
-/** Days between the 1900 and 1904 date systems' day zero. */
-const DATE1904_OFFSET = 1462;
-
-export interface ReadContext {
-  date1904: boolean;
-  styles: StylesPart;
-  /** Shared string `index` as the cell shows it (escapes undone); '' when there is none. */
-  sharedString(index: number): string;
-}
-
-/** Whether a format shows dates, per format code (the test is a regex; a sheet has few distinct codes). */
-const dateFormats = new Map<string, boolean>();
-function showsDate(numFmt: string | undefined): boolean {
-  if (numFmt === undefined) return false;
-  let known = dateFormats.get(numFmt);
-  if (known === undefined) {
-    known = isDateFormat(numFmt);
-    if (dateFormats.size > 10_000) dateFormats.clear();
-    dateFormats.set(numFmt, known);
-  }
-  return known;
-}
-
-/** A cell's value as the service reads it: kind, the value (a number, or a text), and its format code. */
-export interface DecodedCell {
-  kind: number;
-  number: number;
-  text: string;
-  code: number;
-}
-
-/**
- * The rules of reading one cell: numbers under a date format are dates, formulas read as their cached result,
- * booleans as booleans, errors as their text, inline and shared strings with OOXML's `_xHHHH_` escapes undone.
- * Writes `out` and returns false for an empty cell.
- */
-export function decodeCell(
-  cell: ScannedCell,
-  ctx: ReadContext,
-  formats: FormatTable,
-  out: DecodedCell,
-): boolean {
-  const { type, value } = cell;
-  if (value === undefined) return false;
-  const numFmt = () => ctx.styles.numFmt(cell.style);
-  const text = (s: string) => {
-    if (s === '') return false;
-    out.kind = Kind.Text;
-    out.text = decodeCellText(s);
-    out.code = AS_IS;
-    return true;
-  };
-  if (type === 'inlineStr' || type === 'str' || type === 'd') return text(value);
-  if (type === 's' && cell.formula === undefined) {
-    const shared = ctx.sharedString(Number.parseInt(value, 10));
-    if (shared === '') return false;
-    out.kind = Kind.Text;
-    out.text = shared;
-    out.code = AS_IS;
-    return true;
-  }
-  if (type === 'b') {
-    out.kind = Kind.Boolean;
-    out.number = Number.parseInt(value, 10) !== 0 ? 1 : 0;
-    out.code = BOOLEAN;
-    return true;
-  }
-  if (type === 'e') {
-    out.kind = Kind.Error;
-    out.text = value;
-    out.code = AS_IS;
-    return true;
-  }
-  if (value === '') return false;
-  const n = Number.parseFloat(value);
-  if (!Number.isFinite(n)) return false;
-  const pattern = numFmt();
-  if (!showsDate(pattern)) {
-    out.kind = Kind.Number;
-    out.number = n;
-    out.code = formats.code(pattern);
-    return true;
-  }
-  const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
-  const iso = isoFromDate(date);
-  if (iso === null) return false;
-  out.kind = Kind.Date;
-  out.number = n;
-  out.text = iso;
-  out.code = formats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
-  if (!iso.includes('-') && date.getUTCDate() === 31) out.code |= DAY_ONE;
-  return true;
-}
 
 /** Growable typed arrays of the cells scanned so far. */
 class CellList {
@@ -159,24 +62,6 @@ class CellList {
     this.values = grown(this.values, (n) => new Float64Array(n));
     this.codes = grown(this.codes, (n) => new Uint16Array(n));
   }
-}
-
-/** Column ranges per row that merges cover (every cell of a merge but its top-left one). */
-export function mergeCover(merges: readonly string[]): (row: number, column: number) => boolean {
-  const byRow = new Map<number, [number, number][]>();
-  for (const ref of merges) {
-    const area = parseArea(ref);
-    if (!area) continue;
-    for (let r = area.top; r <= area.bottom; r++) {
-      const left = r === area.top ? area.left + 1 : area.left;
-      if (left > area.right) continue;
-      const list = byRow.get(r) ?? [];
-      list.push([left, area.right]);
-      byRow.set(r, list);
-    }
-  }
-  if (byRow.size === 0) return () => false;
-  return (row, column) => byRow.get(row)?.some(([l, r]) => column >= l && column <= r) ?? false;
 }
 
 export class TabBuilder implements CellSink {

@@ -1,7 +1,8 @@
 /**
- * A zip package opened for surgical work: the directory is read once (guard/zip-directory.ts), parts are
- * inflated one at a time and only when asked for, and each entry's raw bytes (local header, compressed
- * data, data descriptor) and central record stay reachable so a writer can copy them untouched.
+ * A zip package opened for surgical work: the directory is read once per archive opened
+ * (guard/zip-directory.ts; the package check before a parse reads it on its own), parts are inflated one at a
+ * time and only when asked for, and each entry's raw bytes (local header, compressed data, data descriptor)
+ * and central record stay reachable so a writer can copy them untouched.
  */
 import { inflateRawSync } from 'node:zlib';
 import { AppError } from '../../../errors.ts';

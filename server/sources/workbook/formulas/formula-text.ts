@@ -1,0 +1,197 @@
+/**
+ * Formula text, in one place: the A1 references a formula's text holds, rewritten when rows are deleted
+ * (`shiftFormula`, `shiftRange`) or when a formula moves to another cell (`translateFormula`, which gives
+ * each cell of a shared formula its own text), and read as the rows a formula depends on (`precedentsOf`,
+ * recalculation's input). Formula text comes from the sheet's `<f>` elements (ooxml/sheet-scan.ts, shared
+ * formulas resolved in ooxml/formula-cells.ts).
+ *
+ * A tokenizer, not a parser: it skips "string literals", recognises `Sheet!`/`'Sheet name'!` prefixes, and
+ * leaves function names (`LOG10(`), structured references (`Tbl1[...]`) and external workbook references
+ * (`[1]Sheet!A1`) alone. Rules follow Excel: references below deleted rows move up, ranges shrink, a
+ * reference to a deleted cell becomes #REF!; a moved formula's relative references (no `$`) move with it.
+ */
+import { columnLetter } from '../../header.ts';
+import { columnNumber } from '../ooxml/cell-ref.ts';
+import type { RowMap } from '../row-map.ts';
+
+const SHEET = String.raw`(?:'(?:[^']|'')+'|[A-Za-z_\u00C0-\uFFFF][A-Za-z0-9_.\u00C0-\uFFFF]*)!`;
+const CELL = String.raw`(\$?)([A-Za-z]{1,3})(\$?)(\d+)`;
+const ROWS = String.raw`(\$?)(\d+):(\$?)(\d+)`;
+/** Not part of a longer name before; not a function call, table or sheet name after. */
+const BEFORE = String.raw`(?<![A-Za-z0-9_.$!'\]\u00C0-\uFFFF])`;
+const AFTER = String.raw`(?![A-Za-z0-9_(\[!.])`;
+/** A cell, a cell range or a row range, with an optional sheet: groups 1 sheet, 2-9 cells, 10-13 rows. */
+const REF = new RegExp(`${BEFORE}(${SHEET})?(?:${CELL}(?::${CELL})?|${ROWS})${AFTER}`, 'g');
+
+/** The formula with `edit` applied to every stretch outside its string literals ("" escapes a quote). */
+function outsideStrings(formula: string, edit: (code: string) => string): string {
+  let out = '';
+  let i = 0;
+  while (i < formula.length) {
+    const quote = formula.indexOf('"', i);
+    if (quote < 0) {
+      out += edit(formula.slice(i));
+      break;
+    }
+    out += edit(formula.slice(i, quote));
+    let end = quote + 1;
+    while (end < formula.length) {
+      if (formula[end] === '"') {
+        if (formula[end + 1] === '"') end += 2;
+        else break;
+      } else end++;
+    }
+    out += formula.slice(quote, end + 1);
+    i = end + 1;
+  }
+  return out;
+}
+
+// --- rows deleted -------------------------------------------------------------------------------------
+
+export interface ShiftContext {
+  /** Name of the sheet whose rows were deleted. */
+  sheetName: string;
+  /** True when the formula lives on that sheet, so unqualified references point at it. */
+  onSameSheet: boolean;
+  rows: RowMap;
+}
+
+function unquoteSheet(prefix: string): string {
+  const name = prefix.slice(0, -1);
+  return name.startsWith("'") ? name.slice(1, -1).replace(/''/g, "'") : name;
+}
+
+function shiftSegment(text: string, ctx: ShiftContext): string {
+  const target = ctx.sheetName.toLowerCase();
+  return text.replace(REF, (match: string, ...g: (string | undefined)[]) => {
+    const prefix = g[0];
+    const applies = prefix ? unquoteSheet(prefix).toLowerCase() === target : ctx.onSameSheet;
+    if (!applies) return match;
+    const p = prefix ?? '';
+    if (g[2] !== undefined) {
+      const [, c1, col1, r1, row1, c2, col2, r2, row2] = g as string[];
+      if (col2 === undefined) {
+        const row = ctx.rows.row(Number(row1));
+        return row === null ? '#REF!' : `${p}${c1}${col1}${r1}${row}`;
+      }
+      const span = ctx.rows.span(Math.min(Number(row1), Number(row2)), Math.max(Number(row1), Number(row2)));
+      return span === null ? '#REF!' : `${p}${c1}${col1}${r1}${span[0]}:${c2}${col2}${r2}${span[1]}`;
+    }
+    const [ra, rowA, rb, rowB] = g.slice(9, 13) as string[];
+    const span = ctx.rows.span(Math.min(Number(rowA), Number(rowB)), Math.max(Number(rowA), Number(rowB)));
+    return span === null ? '#REF!' : `${p}${ra}${span[0]}:${rb}${span[1]}`;
+  });
+}
+
+/** The formula with its references to `ctx.sheetName` adjusted for the deleted rows. */
+export function shiftFormula(formula: string, ctx: ShiftContext): string {
+  return outsideStrings(formula, (code) => shiftSegment(code, ctx));
+}
+
+const RANGE = /^(\$?[A-Za-z]{1,3})(\$?)(\d+)(?::(\$?[A-Za-z]{1,3})(\$?)(\d+))?$/;
+
+/** A plain range like `A2:C5` or `B7` (merges, conditional formats, filters) after the delete; null if gone. */
+export function shiftRange(range: string, rows: RowMap): string | null {
+  const m = RANGE.exec(range.trim());
+  if (!m) return range;
+  const [, col1, d1, row1, col2, d2, row2] = m as unknown as string[];
+  if (col2 === undefined) {
+    const row = rows.row(Number(row1));
+    return row === null ? null : `${col1}${d1}${row}`;
+  }
+  const span = rows.span(Number(row1), Number(row2));
+  return span === null ? null : `${col1}${d1}${span[0]}:${col2}${d2}${span[1]}`;
+}
+
+// --- a formula moved ----------------------------------------------------------------------------------
+
+function moveColumn(absolute: string, letters: string, by: number): string {
+  if (absolute === '$' || by === 0) return `${absolute}${letters}`;
+  return columnLetter(Math.max(1, columnNumber(letters) + by));
+}
+
+function moveRow(absolute: string, row: string, by: number): string {
+  if (absolute === '$' || by === 0) return `${absolute}${row}`;
+  return String(Math.max(1, Number(row) + by));
+}
+
+function translateSegment(text: string, rows: number, columns: number): string {
+  return text.replace(REF, (match: string, ...g: (string | undefined)[]) => {
+    const sheet = g[0] ?? '';
+    if (g[2] !== undefined) {
+      const [, c1, col1, r1, row1, c2, col2, r2, row2] = g as string[];
+      const first = `${moveColumn(c1 as string, col1 as string, columns)}${moveRow(r1 as string, row1 as string, rows)}`;
+      if (col2 === undefined) return `${sheet}${first}`;
+      return `${sheet}${first}:${moveColumn(c2 as string, col2, columns)}${moveRow(r2 as string, row2 as string, rows)}`;
+    }
+    const [ra, rowA, rb, rowB] = g.slice(9, 13) as string[];
+    if (rowA === undefined) return match;
+    return `${sheet}${moveRow(ra as string, rowA, rows)}:${moveRow(rb as string, rowB as string, rows)}`;
+  });
+}
+
+/** The formula as it reads after moving it `rows` down and `columns` right (as copying it does). */
+export function translateFormula(formula: string, rows: number, columns: number): string {
+  return outsideStrings(formula, (code) => translateSegment(code, rows, columns));
+}
+
+// --- what a formula reads -----------------------------------------------------------------------------
+
+export interface RowSpan {
+  /** Lower-cased tab name. */
+  sheet: string;
+  top: number;
+  bottom: number;
+}
+
+/** Row spans read, or 'always' when the text cannot tell. */
+export type Precedents = RowSpan[] | 'always';
+
+/** As REF, the sheet's name captured (quoted 1, bare 2), whole columns too: 3-6 cells, 7-8 rows, 9-10 columns. */
+const NAMED_SHEET = String.raw`(?:'((?:[^']|'')+)'|([A-Za-z_\u00C0-\uFFFF][A-Za-z0-9_.\u00C0-\uFFFF]*))!`;
+const READ_CELL = String.raw`\$?([A-Za-z]{1,3})\$?(\d+)`;
+const READ_REF = new RegExp(
+  String.raw`${BEFORE}(?:${NAMED_SHEET})?(?:${READ_CELL}(?::${READ_CELL})?|\$?(\d+):\$?(\d+)|\$?([A-Za-z]{1,3}):\$?([A-Za-z]{1,3}))${AFTER}`,
+  'g',
+);
+/** Functions whose inputs are computed, or whose result changes without any input changing. */
+const DYNAMIC = /\b(?:INDIRECT|OFFSET|NOW|TODAY|RAND|RANDBETWEEN|CELL|INFO)\s*\(/i;
+const MAX_ROW = 1_048_576;
+
+/**
+ * What a formula reads, as row spans per tab, so a write recomputes only the formulas it can have changed.
+ * A formula whose inputs the text does not show (a defined name, a table, INDIRECT, OFFSET, a volatile
+ * function such as TODAY) is recomputed after every write. `names`: defined names and table names,
+ * lower-cased.
+ */
+export function precedentsOf(formula: string, sheet: string, names: ReadonlySet<string>): Precedents {
+  const code = withoutStrings(formula);
+  if (code.includes('[') || DYNAMIC.test(code)) return 'always';
+  for (const word of code.match(/[A-Za-z_\\\u00C0-\uFFFF][A-Za-z0-9_.\\\u00C0-\uFFFF]*/g) ?? []) {
+    if (names.has(word.toLowerCase())) return 'always';
+  }
+  const spans: RowSpan[] = [];
+  for (const m of code.matchAll(READ_REF)) {
+    const tab = (m[1]?.replace(/''/g, "'") ?? m[2] ?? sheet).toLowerCase();
+    if (m[4] !== undefined) {
+      const first = Number(m[4]);
+      const last = m[6] === undefined ? first : Number(m[6]);
+      // A column reference that is not one (`LOG10` is a function, caught by the lookahead) needs no care here.
+      if (columnNumber(m[3]!) > 16_384) continue;
+      spans.push({ sheet: tab, top: Math.min(first, last), bottom: Math.max(first, last) });
+    } else if (m[7] !== undefined) {
+      const a = Number(m[7]);
+      const b = Number(m[8]);
+      spans.push({ sheet: tab, top: Math.min(a, b), bottom: Math.max(a, b) });
+    } else if (m[9] !== undefined) {
+      spans.push({ sheet: tab, top: 1, bottom: MAX_ROW });
+    }
+  }
+  return spans;
+}
+
+/** The formula with every "string literal" blanked (same length), so nothing inside one reads as a reference. */
+function withoutStrings(formula: string): string {
+  return formula.replace(/"(?:[^"]|"")*"/g, (s) => `"${' '.repeat(s.length - 2)}"`);
+}

@@ -1,0 +1,107 @@
+/**
+ * One scanned cell as the service reads it: numbers under a date format are dates (in either date system),
+ * formulas read as their cached result, booleans as booleans, errors as their text, strings with OOXML's
+ * `_xHHHH_` escapes undone. Shared by the tab read (tab-builder.ts) and a row read back after a write
+ * (sheet-row-read.ts), so both read a cell the same way.
+ */
+import { isoFromDate, serialToDate } from '../../serial-dates.ts';
+import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, type FormatTable } from '../cell-format.ts';
+import { Kind } from '../cell-tab.ts';
+import { decodeCellText } from '../ooxml-text.ts';
+import { isDateFormat, isGeneralFormat } from '../values.ts';
+import type { ScannedCell } from './scanned-cell.ts';
+import type { StylesPart } from './styles-part.ts';
+
+/** Days between the 1900 and 1904 date systems' day zero. */
+const DATE1904_OFFSET = 1462;
+
+export interface ReadContext {
+  date1904: boolean;
+  styles: StylesPart;
+  /** Shared string `index` as the cell shows it (escapes undone); '' when there is none. */
+  sharedString(index: number): string;
+}
+
+/** Whether a format shows dates, per format code (the test is a regex; a sheet has few distinct codes). */
+const dateFormats = new Map<string, boolean>();
+function showsDate(numFmt: string | undefined): boolean {
+  if (numFmt === undefined) return false;
+  let known = dateFormats.get(numFmt);
+  if (known === undefined) {
+    known = isDateFormat(numFmt);
+    if (dateFormats.size > 10_000) dateFormats.clear();
+    dateFormats.set(numFmt, known);
+  }
+  return known;
+}
+
+/** A cell's value as the service reads it: kind, the value (a number, or a text), and its format code. */
+export interface DecodedCell {
+  kind: number;
+  number: number;
+  text: string;
+  code: number;
+}
+
+/**
+ * The rules of reading one cell: numbers under a date format are dates, formulas read as their cached result,
+ * booleans as booleans, errors as their text, inline and shared strings with OOXML's `_xHHHH_` escapes undone.
+ * Writes `out` and returns false for an empty cell.
+ */
+export function decodeCell(
+  cell: ScannedCell,
+  ctx: ReadContext,
+  formats: FormatTable,
+  out: DecodedCell,
+): boolean {
+  const { type, value } = cell;
+  if (value === undefined) return false;
+  const numFmt = () => ctx.styles.numFmt(cell.style);
+  const text = (s: string) => {
+    if (s === '') return false;
+    out.kind = Kind.Text;
+    out.text = decodeCellText(s);
+    out.code = AS_IS;
+    return true;
+  };
+  if (type === 'inlineStr' || type === 'str' || type === 'd') return text(value);
+  if (type === 's' && cell.formula === undefined) {
+    const shared = ctx.sharedString(Number.parseInt(value, 10));
+    if (shared === '') return false;
+    out.kind = Kind.Text;
+    out.text = shared;
+    out.code = AS_IS;
+    return true;
+  }
+  if (type === 'b') {
+    out.kind = Kind.Boolean;
+    out.number = Number.parseInt(value, 10) !== 0 ? 1 : 0;
+    out.code = BOOLEAN;
+    return true;
+  }
+  if (type === 'e') {
+    out.kind = Kind.Error;
+    out.text = value;
+    out.code = AS_IS;
+    return true;
+  }
+  if (value === '') return false;
+  const n = Number.parseFloat(value);
+  if (!Number.isFinite(n)) return false;
+  const pattern = numFmt();
+  if (!showsDate(pattern)) {
+    out.kind = Kind.Number;
+    out.number = n;
+    out.code = formats.code(pattern);
+    return true;
+  }
+  const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
+  const iso = isoFromDate(date);
+  if (iso === null) return false;
+  out.kind = Kind.Date;
+  out.number = n;
+  out.text = iso;
+  out.code = formats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
+  if (!iso.includes('-') && date.getUTCDate() === 31) out.code |= DAY_ONE;
+  return true;
+}

@@ -1,0 +1,91 @@
+/**
+ * What a write leaves for formulas: the ones it reached computed again (recalculation.ts) with the tabs
+ * read back from the rewritten rows, and the workbook told to recalculate on open (its calcChain dropped).
+ */
+import type { CellTab } from '../cell-tab.ts';
+import type { RowMap } from '../row-map.ts';
+import { editedTab } from './edited-tab.ts';
+import { CONTENT_TYPES } from './ooxml-package.ts';
+import type { OpenWorkbook } from './open-workbook.ts';
+import { relsNameOf, removeOverrides, removeRelsTo } from './package-parts.ts';
+import { type RecalcTab, recalculate, type Spans } from './recalculation.ts';
+import type { SheetRowChanges } from './sheet-edit.ts';
+import { readSheetRow } from './sheet-row-read.ts';
+import { tableInfos } from './tab-read.ts';
+import { readWorkbookInfo, withFullCalcOnLoad } from './workbook-part.ts';
+import { definedNames, type Tab } from './workbook-tabs.ts';
+
+const MAX_ROW = 1_048_576;
+
+/** The rows whose values the write may have changed, as they are numbered now. */
+function changedSpans(rows: SheetRowChanges, deleted: RowMap | undefined): Spans {
+  const changed: Spans = [];
+  for (const row of rows.updated) {
+    const now = deleted ? deleted.row(row) : row;
+    if (now !== null) changed.push([now, now]);
+  }
+  for (const row of [...rows.appended, ...rows.cleared]) changed.push([row, row]);
+  if (rows.newHeader) changed.push([1, 1]);
+  if (deleted) changed.push([Math.min(...rows.deleted), MAX_ROW]);
+  return changed;
+}
+
+/** The formulas the write reached computed again, their results cached in the sheets and in the tabs. */
+export function recalculateAfterWrite(
+  wb: OpenWorkbook,
+  written: Tab,
+  rows: SheetRowChanges,
+  deleted: RowMap | undefined,
+): void {
+  const { pkg, book, held } = wb;
+  held.all();
+  const tabs: RecalcTab[] = book.list.map((t) => ({
+    name: t.entry.name,
+    snapshot: held.peek(t.entry.sheetId) as CellTab,
+    sheet: () => pkg.sheetXml(t.part),
+  }));
+  // The workbook as the write left it: a row delete rewrites defined names.
+  const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
+  const rewritten = recalculate({
+    tabs,
+    changed: new Map([[written.entry.name.toLowerCase(), changedSpans(rows, deleted)]]),
+    names: definedNames(info),
+    tables: tableInfos(pkg, book),
+    date1904: book.date1904,
+    precedents: wb.precedents,
+  });
+  for (const [tab, rowList] of rewritten) {
+    const t = book.named(tab.name) as Tab;
+    const sheet = pkg.sheetXml(t.part);
+    const changes: SheetRowChanges = {
+      updated: [...new Set(rowList)],
+      deleted: [],
+      cleared: [],
+      newHeader: false,
+      header: rowList.includes(tab.snapshot.headerRow),
+      appended: [],
+    };
+    const reread = (row: number) => readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904);
+    held.set(t.entry.sheetId, editedTab(tab.snapshot, changes, reread));
+  }
+}
+
+/** Cached formula results may be stale now: Excel recalculates on open, and calcChain would be wrong. */
+export function markRecalculation(wb: OpenWorkbook, formulasTouched: boolean): void {
+  const { pkg } = wb;
+  const calcChain = pkg.relTarget('calcChain');
+  const hasCalcChain =
+    calcChain !== undefined && pkg.archive.has(calcChain) && pkg.texts.get(calcChain) !== null;
+  if (!hasCalcChain && !formulasTouched) return;
+  const workbook = pkg.text(pkg.workbookPart) ?? '';
+  const flagged = withFullCalcOnLoad(workbook);
+  if (flagged !== workbook) pkg.setText(pkg.workbookPart, flagged);
+  if (!hasCalcChain || calcChain === undefined) return;
+  const removed = new Set([calcChain]);
+  pkg.setText(calcChain, null);
+  const relsName = pkg.partName(relsNameOf(pkg.workbookPart));
+  const rels = pkg.text(relsName);
+  if (rels !== undefined) pkg.setText(relsName, removeRelsTo(rels, pkg.workbookPart, removed));
+  const types = pkg.text(CONTENT_TYPES);
+  if (types !== undefined) pkg.setText(CONTENT_TYPES, removeOverrides(types, removed));
+}

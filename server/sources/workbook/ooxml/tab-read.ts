@@ -1,0 +1,108 @@
+/**
+ * Reading tabs from their sheet parts into the tabs the service serves: each sheet scanned into a builder,
+ * the formulas the file holds no result for computed (over every tab given, since they may read any), then
+ * finished into encoded tabs within the grid limits.
+ */
+import { AppError } from '../../../errors.ts';
+import { type GridLimits, GridTooLarge } from '../../tab.ts';
+import type { EncodedTab } from '../cell-tab.ts';
+import { WorkbookEvaluator } from '../formulas/evaluator.ts';
+import type { TableInfo } from '../formulas/structured-refs.ts';
+import { decodeCellText } from '../ooxml-text.ts';
+import type { ReadContext } from './cell-decode.ts';
+import type { OoxmlPackage } from './ooxml-package.ts';
+import { scanSheet } from './sheet-scan.ts';
+import { TabBuilder } from './tab-builder.ts';
+import type { Tab, WorkbookTabs } from './workbook-tabs.ts';
+
+/** A tab read from the file as the parse thread sends it (what `KnownTab` is made from on the other side). */
+export interface ReadTab {
+  encoded: EncodedTab;
+  hasFormulas: boolean;
+  uncomputed: boolean;
+}
+
+/** A tab's sheet scanned, not yet made into the tab the service serves. */
+export interface Scan {
+  tab: Tab;
+  builder: TabBuilder;
+  merges: string[];
+}
+
+/** What reading needs of the document: its package, its tabs and the limits a tab must keep within. */
+export interface TabReader {
+  pkg: OoxmlPackage;
+  book: WorkbookTabs;
+  limits: GridLimits | undefined;
+}
+
+export function scanTab(reader: TabReader, tab: Tab): Scan {
+  const { pkg, book } = reader;
+  const sst = pkg.sharedStrings();
+  const xml = pkg.text(tab.part) ?? '';
+  const ctx: ReadContext = {
+    date1904: book.date1904,
+    styles: pkg.styles(),
+    sharedString: (index) => decodeCellText(sst[index] ?? ''),
+  };
+  // About 30 characters of XML a cell in a typical sheet; the guess only sizes the first allocation.
+  const builder = new TabBuilder(ctx, sst.length, Math.ceil(xml.length / 30));
+  try {
+    return { tab, builder, merges: scanSheet(xml, builder).merges };
+  } catch (e) {
+    throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+  }
+}
+
+/** The scanned tabs as the service serves them, with the formulas the file has no result for computed. */
+export function finishTabs(reader: TabReader, scans: Scan[]): ReadTab[] {
+  if (scans.some((s) => s.builder.formulaCells.anyUncached())) computeFormulas(reader, scans);
+  return scans.map(({ tab, builder, merges }) => {
+    try {
+      return {
+        encoded: builder.finish(tab.entry.sheetId, tab.entry.name, merges, reader.limits),
+        hasFormulas: builder.formulas > 0,
+        uncomputed: builder.formulaCells.anyUncached(),
+      };
+    } catch (e) {
+      if (e instanceof GridTooLarge) throw e;
+      throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+    }
+  });
+}
+
+function computeFormulas(reader: TabReader, scans: Scan[]): void {
+  const evaluator = new WorkbookEvaluator(
+    scans.map((s) => s.builder.sheetCells(s.tab.entry.name)),
+    reader.book.names,
+    tableInfos(reader.pkg, reader.book),
+  );
+  for (const { tab, builder } of scans) {
+    const f = builder.formulaCells;
+    for (let i = 0; i < f.length; i++) {
+      if (f.cached[i]) continue;
+      const result = evaluator.result(tab.entry.name, f.rows[i]!, f.columns[i]!);
+      if (result) builder.addComputed(f.rows[i]!, f.columns[i]!, f.styles[i]!, result);
+    }
+  }
+}
+
+/** Every tab's Excel tables, as structured references name them. */
+export function tableInfos(pkg: OoxmlPackage, book: WorkbookTabs): TableInfo[] {
+  return book.list.flatMap((tab) =>
+    pkg.tablesOf(tab.part).flatMap((t) =>
+      t.area
+        ? [
+            {
+              name: t.name,
+              sheet: tab.entry.name,
+              area: t.area,
+              headerRow: t.headerRow,
+              totalsRow: t.totalsRow,
+              columns: t.columns,
+            },
+          ]
+        : [],
+    ),
+  );
+}
