@@ -16,6 +16,7 @@ import { isoFromDate } from '../serial-dates.ts';
 import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import { buildTab, type GridLimits } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
+import { refuseOversizedCsv } from './csv-grid-bound.ts';
 import type { WorkbookDocument } from './document.ts';
 import { readCsvCell } from './values.ts';
 
@@ -130,6 +131,8 @@ export class CsvDocument implements WorkbookDocument {
     const firstLf = text.indexOf('\n');
     const eol = firstLf > 0 && text[firstLf - 1] === '\r' ? '\r\n' : '\n';
     const delimiter = detectDelimiter(text);
+    const name = path.basename(fileName, path.extname(fileName));
+    refuseOversizedCsv(text, delimiter, name, limits);
     let parsed: { record: string[]; info: { bytes: number } }[];
     try {
       parsed = parse(body, {
@@ -155,7 +158,6 @@ export class CsvDocument implements WorkbookDocument {
     });
     // A new (empty) file gets the conventional trailing newline; otherwise keep what the file had.
     const finalNewline = text === '' || text.endsWith('\n');
-    const name = path.basename(fileName, path.extname(fileName));
     return new CsvDocument({ records, name, delimiter, eol, bom, finalNewline, limits });
   }
 
