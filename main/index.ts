@@ -59,6 +59,22 @@ const sqlite = chooseSqliteBinding({
   packaged: app.isPackaged,
 });
 
+/** What the app holds for its life, shared by the setups below (the fields are set up in this order).
+ * Declared before the start below runs: a class, unlike a function, is not usable before its declaration. */
+class TrayApp {
+  readonly logError = (message: string, err?: unknown) => log.error(message, err ?? '');
+  readonly assets = path.join(app.getAppPath(), 'assets');
+  readonly preload = path.join(import.meta.dirname, 'preload.cjs');
+  readonly trustedIds = new Set<number>();
+  readonly loginItems = loginItemsFor(process.platform, app, process.env, os.homedir(), process.execPath);
+  server: RunningServer | null = null;
+  tray: Tray | null = null; // held here for the app's life, so it is never garbage-collected
+  win: BrowserWindow | null = null;
+  quitting = false;
+  drained = false;
+  readonly lifecycle: Lifecycle = setupLifecycle(this);
+}
+
 if (sqlite.kind === 'missing') {
   process.stderr.write(`${sqlite.message}\n`);
   app.exit(1);
@@ -73,168 +89,183 @@ if (sqlite.kind === 'missing') {
   runApp();
 }
 
+/** The app: the log first, then one setup per concern, in the order they must happen. */
 function runApp(): void {
   mkdirSync(logsDir(dataDir), { recursive: true });
   configureAppLog(log, dataDir);
-  const logError = (message: string, err?: unknown) => log.error(message, err ?? '');
+  const ta = new TrayApp();
+  setupIpc(ta);
+  setupQuit(ta);
+  setupTrayWhenReady(ta);
+}
 
-  const assets = path.join(app.getAppPath(), 'assets');
-  const preload = path.join(import.meta.dirname, 'preload.cjs');
-  const trustedIds = new Set<number>();
-  const loginItems = loginItemsFor(process.platform, app, process.env, os.homedir(), process.execPath);
-  let server: RunningServer | null = null;
-  let tray: Tray | null = null; // held by the closures below for the app's life, so it is never garbage-collected
-  let win: BrowserWindow | null = null;
-  let quitting = false;
-  let drained = false;
-
+/** The server's start, stop and state; each change of state redraws the tray menu. */
+function setupLifecycle(ta: TrayApp): Lifecycle {
   const lifecycle = new Lifecycle({
     start: async () => {
-      server = await startServer({
+      ta.server = await startServer({
         dataDir,
         config,
         port: smoke ? 0 : (config.port ?? DEFAULT_PORT),
         host: DEFAULT_HOST,
         ...(sqlite.kind === 'electron' ? { sqliteBinding: sqlite.path } : {}),
         log: (message, err) => {
-          logError(message, err);
+          ta.logError(message, err);
           lifecycle.noteError(message, err);
         },
       });
-      return server;
+      return ta.server;
     },
-    onChange: () => refreshTray(),
+    onChange: () => refreshTray(ta),
   });
+  return lifecycle;
+}
 
-  const showDashboard = () => {
-    if (!server) return;
-    if (!win || win.isDestroyed()) {
-      win = createDashboardWindow({
-        port: server.port,
-        signInCode: () => lifecycle.signInCode() ?? '',
-        preload,
-        icon: path.join(assets, 'icons', '256x256.png'),
-        trustedIds,
-        quitting: () => quitting,
-      });
-    }
-    if (win.isMinimized()) win.restore();
-    win.show();
-    win.focus();
-  };
+function showDashboard(ta: TrayApp): void {
+  if (!ta.server) return;
+  if (!ta.win || ta.win.isDestroyed()) {
+    ta.win = createDashboardWindow({
+      port: ta.server.port,
+      signInCode: () => ta.lifecycle.signInCode() ?? '',
+      preload: ta.preload,
+      icon: path.join(ta.assets, 'icons', '256x256.png'),
+      trustedIds: ta.trustedIds,
+      quitting: () => ta.quitting,
+    });
+  }
+  if (ta.win.isMinimized()) ta.win.restore();
+  ta.win.show();
+  ta.win.focus();
+}
 
-  const model = (): TrayModel => ({
-    ...lifecycle.state,
+function trayModel(ta: TrayApp): TrayModel {
+  return {
+    ...ta.lifecycle.state,
     // A login entry for `electron .` would start Electron without the app, so only a packaged app offers it.
-    launchAtLoginSupported: app.isPackaged && loginItems.supported,
-    launchAtLogin: app.isPackaged && loginItems.isEnabled(),
+    launchAtLoginSupported: app.isPackaged && ta.loginItems.supported,
+    launchAtLogin: app.isPackaged && ta.loginItems.isEnabled(),
+  };
+}
+
+/** After the user confirms: a new admin token, and the dashboard window signed in again with a fresh code. */
+async function rotateAdminToken(ta: TrayApp): Promise<void> {
+  const choice = await dialog.showMessageBox({
+    type: 'warning',
+    buttons: ['Rotate', 'Cancel'],
+    defaultId: 1,
+    cancelId: 1,
+    title: 'Rotate admin token',
+    message: 'Replace the admin token?',
+    detail:
+      'Scripts that use the current token and dashboards open in a browser stop working; `sheetport admin-token` prints the new one.',
   });
-
-  /** After the user confirms: a new admin token, and the dashboard window signed in again with a fresh code. */
-  async function rotateAdminToken(): Promise<void> {
-    const choice = await dialog.showMessageBox({
-      type: 'warning',
-      buttons: ['Rotate', 'Cancel'],
-      defaultId: 1,
-      cancelId: 1,
-      title: 'Rotate admin token',
-      message: 'Replace the admin token?',
-      detail:
-        'Scripts that use the current token and dashboards open in a browser stop working; `sheetport admin-token` prints the new one.',
-    });
-    if (choice.response !== 0 || !lifecycle.rotateAdminToken()) return;
-    const port = lifecycle.state.port;
-    if (win && !win.isDestroyed() && port !== null) {
-      signInDashboardWindow(win, port, () => lifecycle.signInCode() ?? '');
-    }
+  const { lifecycle, win } = ta;
+  if (choice.response !== 0 || !lifecycle.rotateAdminToken()) return;
+  const port = lifecycle.state.port;
+  if (win && !win.isDestroyed() && port !== null) {
+    signInDashboardWindow(win, port, () => lifecycle.signInCode() ?? '');
   }
+}
 
-  function refreshTray(): void {
-    if (!tray) return;
-    const menu = trayMenuTemplate(model(), {
-      openDashboard: showDashboard,
-      copyApiUrl: () => {
-        if (lifecycle.state.url) clipboard.writeText(lifecycle.state.url);
-      },
-      toggleSync: () => void lifecycle.toggleSync().catch((err) => logError('Pause/resume failed', err)),
-      toggleTunnel: () => void lifecycle.toggleTunnel().catch((err) => logError('Tunnel switch failed', err)),
-      openLogs: () => void shell.openPath(logsDir(dataDir)),
-      rotateAdminToken: () => void rotateAdminToken(),
-      setLaunchAtLogin: (on) => {
-        loginItems.setEnabled(on);
-        refreshTray();
-      },
-      quit: () => app.quit(),
-    });
-    tray.setToolTip(`SheetPort: ${menu[0]?.label ?? ''}`);
-    // Linux shows a changed menu only when it is set again.
-    tray.setContextMenu(Menu.buildFromTemplate(menu));
+function refreshTray(ta: TrayApp): void {
+  if (!ta.tray) return;
+  const { lifecycle, logError } = ta;
+  const menu = trayMenuTemplate(trayModel(ta), {
+    openDashboard: () => showDashboard(ta),
+    copyApiUrl: () => {
+      if (lifecycle.state.url) clipboard.writeText(lifecycle.state.url);
+    },
+    toggleSync: () => void lifecycle.toggleSync().catch((err) => logError('Pause/resume failed', err)),
+    toggleTunnel: () => void lifecycle.toggleTunnel().catch((err) => logError('Tunnel switch failed', err)),
+    openLogs: () => void shell.openPath(logsDir(dataDir)),
+    rotateAdminToken: () => void rotateAdminToken(ta),
+    setLaunchAtLogin: (on) => {
+      ta.loginItems.setEnabled(on);
+      refreshTray(ta);
+    },
+    quit: () => app.quit(),
+  });
+  ta.tray.setToolTip(`SheetPort: ${menu[0]?.label ?? ''}`);
+  // Linux shows a changed menu only when it is set again.
+  ta.tray.setContextMenu(Menu.buildFromTemplate(menu));
+}
+
+/** The smoke check's one line on stdout, then the server stopped, the throwaway data dir removed, exit 0 or 1. */
+async function finishSmoke(ta: TrayApp, trayCreated: true | string): Promise<void> {
+  const { server, lifecycle } = ta;
+  const result = await runSmoke({
+    server: server ? { url: server.url, adminToken: server.adminToken } : null,
+    startError: lifecycle.state.startError,
+    createDemo: async () => (await createDemoSpreadsheet(dataDir)).location,
+    tray: trayCreated,
+    fetch,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+  process.stdout.write(`${result.line}\n`);
+  try {
+    await lifecycle.stop();
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
+  } catch (err) {
+    // A temporary folder left behind (a file still locked on Windows) does not change the verdict.
+    ta.logError('Smoke check cleanup failed', err);
   }
+  app.exit(result.ok ? 0 : 1);
+}
 
-  /** The smoke check's one line on stdout, then the server stopped, the throwaway data dir removed, exit 0 or 1. */
-  async function finishSmoke(trayCreated: true | string): Promise<void> {
-    const result = await runSmoke({
-      server: server ? { url: server.url, adminToken: server.adminToken } : null,
-      startError: lifecycle.state.startError,
-      createDemo: async () => (await createDemoSpreadsheet(dataDir)).location,
-      tray: trayCreated,
-      fetch,
-      now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    });
-    process.stdout.write(`${result.line}\n`);
-    try {
-      await lifecycle.stop();
-      rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
-    } catch (err) {
-      // A temporary folder left behind (a file still locked on Windows) does not change the verdict.
-      logError('Smoke check cleanup failed', err);
-    }
-    app.exit(result.ok ? 0 : 1);
-  }
-
-  registerIpcHandlers(ipcMain, () => (server ? { ids: trustedIds, port: server.port } : null), {
+/** What the dashboard's preload may ask of the main process (main/ipc.ts). */
+function setupIpc(ta: TrayApp): void {
+  registerIpcHandlers(ipcMain, () => (ta.server ? { ids: ta.trustedIds, port: ta.server.port } : null), {
     pickFile: async () => {
       const options = {
         title: 'Add a workbook',
         properties: ['openFile' as const],
         filters: [{ name: 'Workbooks', extensions: WORKBOOK_EXTENSIONS.map((ext) => ext.slice(1)) }],
       };
-      const picked = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+      const picked = ta.win
+        ? await dialog.showOpenDialog(ta.win, options)
+        : await dialog.showOpenDialog(options);
       return picked.canceled ? null : (picked.filePaths[0] ?? null);
     },
     copyText: (text) => clipboard.writeText(text),
     openExternal: (url) => shell.openExternal(url),
   });
+}
 
-  app.on('second-instance', () => showDashboard());
+/** A second launch, closed windows and Quit: the app ends only after the server has drained. */
+function setupQuit(ta: TrayApp): void {
+  app.on('second-instance', () => showDashboard(ta));
   // The tray keeps the app alive with no window open; Quit in the tray menu ends it.
   app.on('window-all-closed', () => {});
   app.on('before-quit', (event) => {
-    quitting = true;
-    if (drained) return;
+    ta.quitting = true;
+    if (ta.drained) return;
     event.preventDefault();
-    void lifecycle.stop().then((outcome) => {
+    void ta.lifecycle.stop().then((outcome) => {
       log.info(
         `Server stopped (${outcome === 'drained' ? 'deliveries in flight finished' : 'deadline reached'})`,
       );
-      drained = true;
+      ta.drained = true;
       app.quit();
     });
   });
+}
 
+/** Once Electron is ready: the tray icon, the server started, then the smoke check's verdict or the update check. */
+function setupTrayWhenReady(ta: TrayApp): void {
+  const { lifecycle, logError } = ta;
   void app.whenReady().then(async () => {
     if (process.platform === 'darwin') app.dock?.hide();
     const icon =
       process.platform === 'darwin'
-        ? nativeImage.createFromPath(path.join(assets, 'trayTemplate.png'))
-        : nativeImage.createFromPath(path.join(assets, 'icons', '32x32.png'));
+        ? nativeImage.createFromPath(path.join(ta.assets, 'trayTemplate.png'))
+        : nativeImage.createFromPath(path.join(ta.assets, 'icons', '32x32.png'));
     let trayCreated: true | string = true;
     try {
-      tray = new Tray(icon);
+      ta.tray = new Tray(icon);
       // Windows users expect a click on the tray icon to open the window; elsewhere a click opens the menu.
-      if (process.platform === 'win32') tray.on('click', () => showDashboard());
-      refreshTray();
+      if (process.platform === 'win32') ta.tray.on('click', () => showDashboard(ta));
+      refreshTray(ta);
     } catch (err) {
       if (!smoke) throw err;
       trayCreated = err instanceof Error ? err.message : String(err);
@@ -242,7 +273,7 @@ function runApp(): void {
     await lifecycle.start();
     if (lifecycle.state.phase === 'failed') logError(`Server did not start: ${lifecycle.state.startError}`);
     else log.info(`Server running at ${lifecycle.state.url} (data dir ${dataDir})`);
-    if (smoke) return finishSmoke(trayCreated);
+    if (smoke) return finishSmoke(ta, trayCreated);
     void checkForUpdatesOnStart(
       app.isPackaged,
       async () => (await import('electron-updater')).default.autoUpdater,

@@ -88,6 +88,17 @@ export interface ContextOptions {
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
 const USAGE_FLUSH_MS = 1000;
 
+type Log = (message: string, err?: unknown) => void;
+
+/** What the helpers below share: the settings, the database and the service's clock and log. */
+interface Wiring {
+  options: ContextOptions;
+  config: SheetPortConfig;
+  db: Database.Database;
+  now: () => number;
+  log: Log;
+}
+
 /** Opens the data dir and wires the stores, sources and replica. One code path for CLI, tests and Electron. */
 export function createServiceContext(options: ContextOptions): ServiceContext {
   const config = options.config ?? readConfig();
@@ -98,71 +109,23 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   });
   const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
+  const wiring: Wiring = { options, config, db, now, log };
   const allowLan = options.allowLanWebhooks === true;
-  // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
-  const leaseMs = options.leaseMs ?? config.deliveryLeaseMs;
   const webhooks = new WebhookStore(db, clock);
   const deliveries = new DeliveryStore(db);
   const changeLog = new ChangeLogStore(db);
-  const worker = new DeliveryWorker({
-    deliveries,
-    webhooks,
-    now,
-    send: options.webhookSend ?? ((attempt) => deliver({ ...attempt, allowLan })),
-    sign: signedHeaders,
-    ...(leaseMs !== undefined ? { leaseMs } : {}),
-    ...(options.deliveryLogDays !== undefined ? { retentionMs: options.deliveryLogDays * 86_400_000 } : {}),
-    log,
-  });
-  const recorder = new ChangeRecorder({
-    db,
-    baselines: new BaselineStore(db),
-    changeLog,
-    webhooks,
-    deliveries,
-    now,
-    rules: options.eventRules ?? DEFAULT_EVENT_RULES,
-    onQueued: () => worker.wake(),
-  });
-  const sourceOptions: SourceOptions = {
-    ...sourceSettings(config),
-    fileLimits: fileLimitsWith(config.fileLimits, options.fileLimits),
-    backups: backupPolicyFor(options.dataDir, config.backups, options.backups),
-    log,
-    secrets: secretsOf(db).provider,
-    // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
-    now,
-    ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
-  };
-  const minFree = options.minFreeBytes ?? config.minFreeBytes;
-  const replica = new Replica(
-    (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
-    (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
-    log,
-    () => assertRoomToRecord(options.dataDir, minFree),
-  );
-  const connections = new ConnectionStore(db);
-  const follower = new ConnectionFollower(replica, () => connections.list(), {
-    ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
-    subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
-    log,
-  });
+  const worker = deliveryWorkerFor(wiring, webhooks, deliveries, allowLan);
+  const recorder = changeRecorderFor(wiring, changeLog, webhooks, deliveries, worker);
+  const sourceOptions = sourceOptionsFor(wiring);
+  const { replica, connections, follower } = followedReplica(wiring, sourceOptions, recorder, webhooks);
   const usage = new UsageStore(db);
   const adminAccess = new AdminAccess({
     token: loadOrCreateAdminToken(db, options.dataDir),
     now,
     rotate: () => rotateAdminToken(db),
   });
-  // A failed flush (a full disk) keeps its counts and is retried with backoff: it must never end the process.
-  const flushing = new RetryStreak({ name: 'Saving usage counts', log, now, maxMs: 10_000 });
-  const flushTimer = setInterval(() => flushing.run(() => usage.flush()), USAGE_FLUSH_MS);
-  flushTimer.unref();
-  let backgroundStarted = false;
-  let syncPaused = false;
-  const startSync = () => {
-    worker.start();
-    follower.start();
-  };
+  const flushTimer = startUsageFlush(usage, log, now);
+  const sync = syncSwitch(worker, follower, replica);
   return {
     db,
     connections,
@@ -189,6 +152,124 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     recorder,
     worker,
     follower,
+    startBackground: sync.startBackground,
+    pauseSync: sync.pauseSync,
+    resumeSync: sync.resumeSync,
+    get syncPaused() {
+      return sync.paused;
+    },
+    async close() {
+      follower.stop();
+      await worker.stop();
+      clearInterval(flushTimer);
+      try {
+        usage.flush();
+      } catch (err) {
+        log('Saving usage counts at stop failed; the last counts are lost', err);
+      }
+      await replica.close();
+      db.close();
+    },
+  };
+}
+
+/** The worker that sends queued webhook deliveries. */
+function deliveryWorkerFor(
+  { options, config, now, log }: Wiring,
+  webhooks: WebhookStore,
+  deliveries: DeliveryStore,
+  allowLan: boolean,
+): DeliveryWorker {
+  // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
+  const leaseMs = options.leaseMs ?? config.deliveryLeaseMs;
+  return new DeliveryWorker({
+    deliveries,
+    webhooks,
+    now,
+    send: options.webhookSend ?? ((attempt) => deliver({ ...attempt, allowLan })),
+    sign: signedHeaders,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(options.deliveryLogDays !== undefined ? { retentionMs: options.deliveryLogDays * 86_400_000 } : {}),
+    log,
+  });
+}
+
+/** The recorder of each change, which queues its webhook deliveries and wakes the worker. */
+function changeRecorderFor(
+  { options, db, now }: Wiring,
+  changeLog: ChangeLogStore,
+  webhooks: WebhookStore,
+  deliveries: DeliveryStore,
+  worker: DeliveryWorker,
+): ChangeRecorder {
+  return new ChangeRecorder({
+    db,
+    baselines: new BaselineStore(db),
+    changeLog,
+    webhooks,
+    deliveries,
+    now,
+    rules: options.eventRules ?? DEFAULT_EVENT_RULES,
+    onQueued: () => worker.wake(),
+  });
+}
+
+/** What every Source the service opens is given: the config's settings with the options' overrides. */
+function sourceOptionsFor({ options, config, db, now, log }: Wiring): SourceOptions {
+  return {
+    ...sourceSettings(config),
+    fileLimits: fileLimitsWith(config.fileLimits, options.fileLimits),
+    backups: backupPolicyFor(options.dataDir, config.backups, options.backups),
+    log,
+    secrets: secretsOf(db).provider,
+    // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
+    now,
+    ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
+  };
+}
+
+/** The replica (opening sources, recording each change) and the follower that keeps it watching every
+ * connection. */
+function followedReplica(
+  { options, config, db, log }: Wiring,
+  sourceOptions: SourceOptions,
+  recorder: ChangeRecorder,
+  webhooks: WebhookStore,
+): { replica: Replica; connections: ConnectionStore; follower: ConnectionFollower } {
+  const minFree = options.minFreeBytes ?? config.minFreeBytes;
+  const replica = new Replica(
+    (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
+    (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
+    log,
+    () => assertRoomToRecord(options.dataDir, minFree),
+  );
+  const connections = new ConnectionStore(db);
+  const follower = new ConnectionFollower(replica, () => connections.list(), {
+    ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
+    subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
+    log,
+  });
+  return { replica, connections, follower };
+}
+
+/** Flushes the usage counts every USAGE_FLUSH_MS; the timer does not keep the process alive. */
+function startUsageFlush(usage: UsageStore, log: Log, now: () => number): NodeJS.Timeout {
+  // A failed flush (a full disk) keeps its counts and is retried with backoff: it must never end the process.
+  const flushing = new RetryStreak({ name: 'Saving usage counts', log, now, maxMs: 10_000 });
+  const flushTimer = setInterval(() => flushing.run(() => usage.flush()), USAGE_FLUSH_MS);
+  flushTimer.unref();
+  return flushTimer;
+}
+
+/** The background work's switch: started once by the service, paused and resumed by the tray. */
+function syncSwitch(worker: DeliveryWorker, follower: ConnectionFollower, replica: Replica) {
+  let backgroundStarted = false;
+  let syncPaused = false;
+  const startSync = () => {
+    worker.start();
+    follower.start();
+  };
+  return {
     startBackground() {
       backgroundStarted = true;
       if (!syncPaused) startSync();
@@ -206,20 +287,8 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
       syncPaused = false;
       if (backgroundStarted) startSync();
     },
-    get syncPaused() {
+    get paused() {
       return syncPaused;
-    },
-    async close() {
-      follower.stop();
-      await worker.stop();
-      clearInterval(flushTimer);
-      try {
-        usage.flush();
-      } catch (err) {
-        log('Saving usage counts at stop failed; the last counts are lost', err);
-      }
-      await replica.close();
-      db.close();
     },
   };
 }

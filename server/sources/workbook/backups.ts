@@ -2,7 +2,7 @@
  * Backups of local workbooks: before a write replaces a file, the version it replaces is kept as
  * `<data dir>/backups/<file id>/<time>-<name>`, the file id being the first 16 hex digits of the SHA-256 of the
  * file's absolute path, with `source.json` in that folder naming the file. `sheetport backups list|restore`
- * reads them back.
+ * reads them back (backup-restore.ts); the folder's layout and the pruning rules are in backup-versions.ts.
  *
  * Keeping a version costs no copy where it can be avoided: the file is hard-linked into its folder just before
  * the rename that replaces it, so after the rename the old inode belongs to the backup alone. Where no link can
@@ -14,128 +14,32 @@
  * A write never fails for want of a backup: the service's keeper logs the failure and the write goes on. A
  * restore is stricter: it puts nothing back unless the version it replaces was kept.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fsSync, { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { BackupPolicy } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFileAtomic } from '../../lib/private-files.ts';
-import type { BackupEntry, KindBackups, RestoreOutcome } from '../kind.ts';
+import type { BackupEntry } from '../kind.ts';
+import type { PreviousVersionKeeper } from './atomic-file.ts';
 import {
-  ChangedMeanwhile,
-  type PreviousVersionKeeper,
-  replaceFileAtomically,
-  tempPathFor,
-} from './atomic-file.ts';
-import { signatureOf } from './file-signature.ts';
-import { assertNotLocked } from './lock.ts';
+  codeOf,
+  DAY_MS,
+  fileIdOf,
+  type KeptVersion,
+  SOURCE_FILE,
+  sourceOf,
+  stampOf,
+  VERSION,
+  versionsIn,
+  versionsToDrop,
+} from './backup-versions.ts';
 
-/** In each file's folder: `{"path": "<the file's absolute path>"}`. */
-export const SOURCE_FILE = 'source.json';
-
-const DAY_MS = 86_400_000;
-const FOLDER = /^[0-9a-f]{16}$/;
-/** A version: `<stamp>-<file name>`, the stamp being the UTC time to the millisecond (`20240301T093000123Z`). */
-const VERSION = /^(\d{8}T\d{9}Z)-(.+)$/;
-/** A backup's id: `<file id>-<stamp>`. */
-const ID = /^([0-9a-f]{16})-(\d{8}T\d{9}Z)$/;
 /** A copy under way (`copyVersion`); one a crash left behind is swept by a later pruning. */
 const PARTIAL = /^\..+\.partial$/;
 
 type Log = (message: string, err?: unknown) => void;
-
-/** The name of a file's backup folder. */
-export function fileIdOf(filePath: string): string {
-  return createHash('sha256').update(path.resolve(filePath)).digest('hex').slice(0, 16);
-}
-
-/** `20240301T093000123Z`: sorts as the time does, and is a valid file name everywhere (no colons). */
-export function stampOf(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:.]/g, '');
-}
-
-/** Epoch ms of a stamp; NaN when it is not one. */
-export function timeOfStamp(stamp: string): number {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/.exec(stamp);
-  if (!m) return Number.NaN;
-  const [, y, mo, d, h, mi, s, ms] = m.map(Number) as number[];
-  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms!);
-}
-
-/** One kept version of a file, as pruning sees it. */
-export interface KeptVersion {
-  name: string;
-  /** When it was backed up (epoch ms). */
-  time: number;
-  bytes: number;
-}
-
-export type PruneRules = Pick<BackupPolicy, 'keep' | 'maxAgeDays' | 'maxBytes'>;
-
-/**
- * The versions of one file to drop, newest first: all but the newest `keep`; those backed up more than
- * `maxAgeDays` before `now`; then, oldest first, those that bring the rest over `maxBytes` together. 0 turns
- * each rule off. `protect` (the version just made) is never dropped, even when it alone is over `maxBytes`.
- */
-export function versionsToDrop(
-  versions: readonly KeptVersion[],
-  rules: PruneRules,
-  now: number,
-  protect?: string,
-): KeptVersion[] {
-  const newestFirst = [...versions].sort(
-    (a, b) => b.time - a.time || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0),
-  );
-  const drop = new Set<KeptVersion>();
-  newestFirst.forEach((v, i) => {
-    if (v.name === protect) return;
-    if (rules.keep > 0 && i >= rules.keep) drop.add(v);
-    else if (rules.maxAgeDays > 0 && now - v.time > rules.maxAgeDays * DAY_MS) drop.add(v);
-  });
-  if (rules.maxBytes > 0) {
-    let total = newestFirst.reduce((sum, v) => (drop.has(v) ? sum : sum + v.bytes), 0);
-    for (let i = newestFirst.length - 1; i >= 0 && total > rules.maxBytes; i--) {
-      const v = newestFirst[i]!;
-      if (drop.has(v) || v.name === protect) continue;
-      drop.add(v);
-      total -= v.bytes;
-    }
-  }
-  return newestFirst.filter((v) => drop.has(v));
-}
-
-const codeOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
-
-/** The versions in one file's folder (none when it does not exist). */
-async function versionsIn(folder: string): Promise<KeptVersion[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(folder);
-  } catch (err) {
-    if (codeOf(err) === 'ENOENT') return [];
-    throw err;
-  }
-  const versions: KeptVersion[] = [];
-  for (const name of names) {
-    const m = VERSION.exec(name);
-    const time = m ? timeOfStamp(m[1]!) : Number.NaN;
-    if (Number.isNaN(time)) continue;
-    const st = await fs.lstat(path.join(folder, name)).catch(() => null); // removed meanwhile: skip it
-    if (st?.isFile()) versions.push({ name, time, bytes: st.size });
-  }
-  return versions;
-}
-
-/** The file a folder's versions belong to, from its `source.json`; null when missing or unreadable. */
-async function sourceOf(folder: string): Promise<string | null> {
-  try {
-    const { path: file } = JSON.parse(await fs.readFile(path.join(folder, SOURCE_FILE), 'utf8'));
-    return typeof file === 'string' ? file : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Copy `from` to `to` (0600), through a hidden partial file so `to` never holds half a copy. */
 async function copyVersion(from: string, to: string): Promise<void> {
@@ -311,110 +215,3 @@ export class BackupKeeper implements PreviousVersionKeeper {
     }
   }
 }
-
-/** Every kept version, newest first; only those of `files` when given. */
-export async function listBackups(policy: BackupPolicy, files?: readonly string[]): Promise<BackupEntry[]> {
-  let folders: string[];
-  try {
-    folders = (await fs.readdir(policy.dir)).filter((n) => FOLDER.test(n));
-  } catch (err) {
-    if (codeOf(err) === 'ENOENT') return [];
-    throw err;
-  }
-  const wanted = files?.map((f) => path.resolve(f));
-  const wantedIds = wanted?.map(fileIdOf);
-  const entries: BackupEntry[] = [];
-  for (const id of folders) {
-    const folder = path.join(policy.dir, id);
-    const source = await sourceOf(folder);
-    if (wanted && !wantedIds?.includes(id) && !(source !== null && wanted.includes(source))) continue;
-    for (const v of await versionsIn(folder)) {
-      const stamp = VERSION.exec(v.name)![1]!;
-      entries.push({
-        id: `${id}-${stamp}`,
-        path: source,
-        file: path.join(folder, v.name),
-        time: v.time,
-        bytes: v.bytes,
-      });
-    }
-  }
-  return entries.sort((a, b) => b.time - a.time || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-}
-
-/**
- * Put the version `id` back at its file's path, atomically, after keeping the current version (so the restore
- * can be undone). A file that no longer exists is created again.
- */
-export async function restoreBackup(
-  policy: BackupPolicy,
-  id: string,
-  options: Omit<KeeperOptions, 'strict'> = {},
-): Promise<RestoreOutcome> {
-  const m = ID.exec(id);
-  const folder = m ? path.join(policy.dir, m[1]!) : null;
-  const version = folder ? (await versionsIn(folder)).find((v) => v.name.startsWith(`${m![2]}-`)) : undefined;
-  if (!folder || !version)
-    throw new AppError(
-      'not_found',
-      `No backup with id '${id}' in ${policy.dir}; see: sheetport backups list`,
-    );
-  const target = await sourceOf(folder);
-  if (!target)
-    throw new AppError(
-      'not_found',
-      `Backup ${id} does not say which file it is a version of (${path.join(folder, SOURCE_FILE)} is missing).`,
-    );
-  const restored: BackupEntry = {
-    id,
-    path: target,
-    file: path.join(folder, version.name),
-    time: version.time,
-    bytes: version.bytes,
-  };
-  await assertNotLocked(target);
-  const bytes = await fs.readFile(restored.file);
-  const current = await fs.stat(target).catch((err) => {
-    if (codeOf(err) === 'ENOENT') return null;
-    throw err;
-  });
-  if (!current) {
-    await createFile(target, bytes);
-    return { restored, replaced: null };
-  }
-  const keeper = new BackupKeeper(policy, { ...options, strict: true });
-  try {
-    // Replaced only if it is still the version just kept: a save landing meanwhile is not lost.
-    await replaceFileAtomically(target, bytes, { keeper, basedOn: signatureOf(current) });
-  } catch (err) {
-    if (!(err instanceof ChangedMeanwhile)) throw err;
-    throw new AppError(
-      'conflict',
-      `${path.basename(target)} was saved by another program meanwhile; try again`,
-    );
-  }
-  return { restored, replaced: keeper.lastKept };
-}
-
-/** A file deleted since its backup: written whole to a temp file beside it, then renamed into place. */
-async function createFile(filePath: string, bytes: Uint8Array): Promise<void> {
-  const temp = tempPathFor(filePath);
-  try {
-    const handle = await fs.open(temp, 'wx');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temp, filePath);
-  } finally {
-    await fs.rm(temp, { force: true }).catch(() => {});
-  }
-}
-
-/** What the workbook kind offers `sheetport backups`. */
-export const workbookBackups: KindBackups = {
-  list: listBackups,
-  restore: (policy, id, log) => restoreBackup(policy, id, log ? { log } : {}),
-};

@@ -12,7 +12,7 @@ import {
   workbookExtension,
 } from '../../lib/workbook-file-types.ts';
 import type { ResolvedLocation, SourceKind } from '../kind.ts';
-import { workbookBackups } from './backups.ts';
+import { workbookBackups } from './backup-restore.ts';
 import { createDemoWorkbook } from './demo.ts';
 import { formatForExtension } from './formats.ts';
 import { cancelAllParses } from './guard/parse-off-thread.ts';

@@ -9,16 +9,16 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKUP_ENV, DEFAULT_BACKUP_POLICY, resolveBackupPolicy } from '../../../server/config.ts';
 import { replaceFileAtomically } from '../../../server/sources/workbook/atomic-file.ts';
+import { listBackups } from '../../../server/sources/workbook/backup-restore.ts';
 import {
-  BackupKeeper,
   fileIdOf,
   type KeptVersion,
-  listBackups,
   SOURCE_FILE,
   stampOf,
   timeOfStamp,
   versionsToDrop,
-} from '../../../server/sources/workbook/backups.ts';
+} from '../../../server/sources/workbook/backup-versions.ts';
+import { BackupKeeper } from '../../../server/sources/workbook/backups.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2024, 2, 1, 12, 0, 0);
