@@ -17,6 +17,7 @@ import { Replica } from './replica/replica.ts';
 import { secretsOf } from './secrets/db-binding.ts';
 import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
+import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
 import { loadOrCreateAdminToken, rotateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
 import { BaselineStore } from './store/baselines.ts';
@@ -132,6 +133,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     keys: new ApiKeyStore(db, clock),
     idempotency: new IdempotencyStore(db, clock),
     replica,
+    spreadsheets: new Spreadsheets(replica),
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
     now,

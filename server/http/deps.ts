@@ -1,6 +1,7 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { Replica } from '../replica/replica.ts';
 import type { SourceOptions } from '../sources/index.ts';
+import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import type { ApiKeyStore } from '../store/api-keys.ts';
 import type { ChangeLogStore } from '../store/change-log.ts';
 import type { ConnectionStore } from '../store/connections.ts';
@@ -17,6 +18,8 @@ export interface AppDeps {
   keys: ApiKeyStore;
   idempotency: IdempotencyStore;
   replica: Replica;
+  /** Every connected spreadsheet: reads, writes, tab lookups and looks for outside changes go through it. */
+  spreadsheets: Spreadsheets;
   usage: UsageStore;
   /** Per-key limits; null turns rate limiting off (`sheetport serve --no-rate-limits`). */
   limiter: RateLimiter | null;
