@@ -2,21 +2,22 @@
  * Google requests a realistic session spends (not part of `vitest run`; run with `node bench/google-session.ts`).
  *
  * The Google fake sits behind a counting proxy, so every request SheetPort sends is counted by kind (Drive
- * metadata check, Sheets read, Sheets write, OAuth). SheetPort runs its real replica and Google source with a
+ * metadata check, Sheets read, Sheets write, OAuth). SheetPort runs its real Spreadsheet and Google source with a
  * manual clock (time is injected, so five minutes and an hour take a few seconds); the HTTP layer is left out,
  * since it adds no Google request of its own. Another user's edits go to the fake directly and are not counted.
  *
  * 1. Busy: 5 minutes on one sheet with 100 reads (one every 3 s), 10 appends (one every 30 s) and 5 edits made
  *    in the browser by someone else.
- * 2. Idle: one hour with one webhook on the sheet (the replica follows it: a Drive check every 30 s), no reads,
+ * 2. Idle: one hour with one webhook on the sheet (the spreadsheet is followed: a Drive check every 30 s), no reads,
  *    and one outside edit halfway.
  * 3. Idle: one hour with no webhook and no reads (checks stop 10 minutes after the last look), one outside edit
  *    halfway (seen by the next read, not counted here).
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Replica } from '../server/replica/replica.ts';
 import { openSource, type SourceOptions } from '../server/sources/index.ts';
+import { InProcessOwnership } from '../server/spreadsheets/ownership.ts';
+import { Spreadsheets } from '../server/spreadsheets/spreadsheets.ts';
 import type { ConnectionRecord } from '../server/store/connections.ts';
 import { startGoogleAccount } from '../test/helpers/google.ts';
 import { ManualTimers } from '../test/helpers/manual-timers.ts';
@@ -92,8 +93,12 @@ async function main(): Promise<void> {
   };
 
   // --- busy: 5 minutes, one event a second at most -------------------------------------------------------------
-  const replica = new Replica((c) => openSource(c, options));
-  await replica.get(connection); // the first look, as when the connection is made
+  const spreadsheets = new Spreadsheets({
+    openSource: (c) => openSource(c, options),
+    ownership: new InProcessOwnership(),
+  });
+  const spreadsheet = spreadsheets.of(connection);
+  await spreadsheet.read(); // the first look, as when the connection is made
   const start = { ...counts };
   let reads = 0;
   let writes = 0;
@@ -101,19 +106,14 @@ async function main(): Promise<void> {
     await tick(1_000);
     if (second % 60 === 30) await outsideEdit();
     if (second % 3 === 0) {
-      await replica.get(connection);
+      await spreadsheet.read();
       reads++;
     }
     if (second % 30 === 15) {
-      await replica.write(
-        connection,
-        '0',
-        [{ op: 'append', values: { Item: `row ${second}`, Qty: second } }],
-        {
-          allowFormulas: false,
-          userEntered: false,
-        },
-      );
+      await spreadsheet.write('0', [{ op: 'append', values: { Item: `row ${second}`, Qty: second } }], {
+        allowFormulas: false,
+        userEntered: false,
+      });
       writes++;
     }
   }
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   // --- idle: one hour, one webhook -----------------------------------------------------------------------------
   const idleHour = async (subscribed: boolean): Promise<Counts> => {
     const idleStart = { ...counts };
-    replica.follow(connection, { subscribed: () => subscribed });
+    spreadsheet.follow({ subscribed: () => subscribed });
     await settle();
     for (let second = 1; second <= 3600; second++) {
       timers.advance(1_000);
@@ -131,13 +131,13 @@ async function main(): Promise<void> {
       if (second % 30 === 0) await settle();
     }
     await settle();
-    replica.unfollow(connection.spreadsheetId);
+    spreadsheet.unfollow();
     return diff(counts, idleStart);
   };
   print('Idle hour with one webhook: 1 outside edit', await idleHour(true));
   print('Idle hour, no webhook and no reader: 1 outside edit', await idleHour(false));
 
-  await replica.close();
+  await spreadsheets.close();
   proxy.close();
   await account.close();
 }

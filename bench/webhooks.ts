@@ -63,7 +63,7 @@ async function main(): Promise<void> {
       idPrefix: 'wb_',
       location: file,
     });
-    const tab = await context.replica.tabByName(conn, 'Data');
+    const tab = await context.spreadsheets.of(conn).tab({ name: 'Data' });
     const { record } = registerWebhook(context.webhooks, {
       url,
       spreadsheetId: conn.spreadsheetId,

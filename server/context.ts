@@ -12,11 +12,11 @@ import { AdminAccess } from './http/admin-access.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RetryStreak } from './lib/retry-streak.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
-import { ConnectionFollower } from './replica/follow-connections.ts';
-import { Replica } from './replica/replica.ts';
 import { secretsOf } from './secrets/db-binding.ts';
 import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
+import { ConnectionFollower } from './spreadsheets/follow-connections.ts';
+import { InProcessOwnership } from './spreadsheets/ownership.ts';
 import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
 import { loadOrCreateAdminToken, rotateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
@@ -100,7 +100,7 @@ interface Wiring {
   log: Log;
 }
 
-/** Opens the data dir and wires the stores, sources and replica. One code path for CLI, tests and Electron. */
+/** Opens the data dir and wires the stores, sources and spreadsheets. One code path for CLI, tests and Electron. */
 export function createServiceContext(options: ContextOptions): ServiceContext {
   const config = options.config ?? readConfig();
   const clock = options.clock ?? (() => new Date());
@@ -118,7 +118,12 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const worker = deliveryWorkerFor(wiring, webhooks, deliveries, allowLan);
   const recorder = changeRecorderFor(wiring, changeLog, webhooks, deliveries, worker);
   const sourceOptions = sourceOptionsFor(wiring);
-  const { replica, connections, follower } = followedReplica(wiring, sourceOptions, recorder, webhooks);
+  const { spreadsheets, connections, follower } = followedSpreadsheets(
+    wiring,
+    sourceOptions,
+    recorder,
+    webhooks,
+  );
   const usage = new UsageStore(db);
   const adminAccess = new AdminAccess({
     token: loadOrCreateAdminToken(db, options.dataDir),
@@ -126,14 +131,13 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     rotate: () => rotateAdminToken(db),
   });
   const flushTimer = startUsageFlush(usage, log, now);
-  const sync = syncSwitch(worker, follower, replica);
+  const sync = syncSwitch(worker, follower, spreadsheets);
   return {
     db,
     connections,
     keys: new ApiKeyStore(db, clock),
     idempotency: new IdempotencyStore(db, clock),
-    replica,
-    spreadsheets: new Spreadsheets(replica),
+    spreadsheets,
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
     now,
@@ -169,7 +173,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
       } catch (err) {
         log('Saving usage counts at stop failed; the last counts are lost', err);
       }
-      await replica.close();
+      await spreadsheets.close();
       db.close();
     },
   };
@@ -230,28 +234,29 @@ function sourceOptionsFor({ options, config, db, now, log }: Wiring): SourceOpti
   };
 }
 
-/** The replica (opening sources, recording each change) and the follower that keeps it watching every
- * connection. */
-function followedReplica(
+/** Every spreadsheet (opening sources, recording each change, owned by this process) and the follower that keeps
+ * each one watched. */
+function followedSpreadsheets(
   { options, config, db, log }: Wiring,
   sourceOptions: SourceOptions,
   recorder: ChangeRecorder,
   webhooks: WebhookStore,
-): { replica: Replica; connections: ConnectionStore; follower: ConnectionFollower } {
+): { spreadsheets: Spreadsheets; connections: ConnectionStore; follower: ConnectionFollower } {
   const minFree = options.minFreeBytes ?? config.minFreeBytes;
-  const replica = new Replica(
-    (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
-    (connection, before, after) => recorder.record(connection.spreadsheetId, before, after),
+  const spreadsheets = new Spreadsheets({
+    openSource: (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
+    record: (spreadsheetId, before, after) => recorder.record(spreadsheetId, before, after),
+    assertCanRecord: () => assertRoomToRecord(options.dataDir, minFree),
+    ownership: new InProcessOwnership(),
     log,
-    () => assertRoomToRecord(options.dataDir, minFree),
-  );
+  });
   const connections = new ConnectionStore(db);
-  const follower = new ConnectionFollower(replica, () => connections.list(), {
+  const follower = new ConnectionFollower(spreadsheets, () => connections.list(), {
     ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
     subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
     log,
   });
-  return { replica, connections, follower };
+  return { spreadsheets, connections, follower };
 }
 
 /** Flushes the usage counts every USAGE_FLUSH_MS; the timer does not keep the process alive. */
@@ -264,7 +269,7 @@ function startUsageFlush(usage: UsageStore, log: Log, now: () => number): NodeJS
 }
 
 /** The background work's switch: started once by the service, paused and resumed by the tray. */
-function syncSwitch(worker: DeliveryWorker, follower: ConnectionFollower, replica: Replica) {
+function syncSwitch(worker: DeliveryWorker, follower: ConnectionFollower, spreadsheets: Spreadsheets) {
   let backgroundStarted = false;
   let syncPaused = false;
   const startSync = () => {
@@ -280,7 +285,7 @@ function syncSwitch(worker: DeliveryWorker, follower: ConnectionFollower, replic
       if (syncPaused) return;
       syncPaused = true;
       follower.stop();
-      for (const id of replica.followed()) replica.unfollow(id);
+      spreadsheets.unfollowAll();
       // The worker's stop keeps its queue: nothing queued is dropped, it waits in SQLite for resume.
       await worker.stop();
     },

@@ -72,7 +72,7 @@ export async function withStoresAsync<T>(g: GlobalOptions, fn: (stores: Stores) 
 }
 
 /**
- * The whole service wired on the data dir (stores, sources, replica, change recorder), without its background
+ * The whole service wired on the data dir (stores, sources, spreadsheets, change recorder), without its background
  * work (no delivery, no watching): for commands that must look at a spreadsheet as the service does, such as
  * registering a webhook (which records the tab's content as of now, so the next change is notified).
  */

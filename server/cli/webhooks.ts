@@ -183,7 +183,7 @@ async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<voi
       );
     }
     const { record, secret } = await registerWebhookOnTab(
-      { webhooks: service.webhooks, observe: (c) => service.replica.observe(c) },
+      { webhooks: service.webhooks, spreadsheets: service.spreadsheets },
       { connection, sheetName: opts.sheet, url, events, apiKeyId: null },
     );
     if (g.json) return printJson(createdWebhookJson(record, secret));

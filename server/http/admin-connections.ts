@@ -91,7 +91,7 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
   // With its tabs: reading them may fail (a moved file) and answers the source's error then.
   routes.get('/admin/connections/:id', 'admin', async (req, res) => {
     const connection = connectionNamed(deps, req);
-    const { snapshot } = await deps.replica.get(connection);
+    const snapshot = await deps.spreadsheets.of(connection).read();
     res.json({ ...describeSpreadsheet(connection, snapshot), location: connection.location });
   });
 
@@ -118,7 +118,7 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
     if (!found || !removal?.removed) {
       throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
     }
-    await deps.replica.forget(found.spreadsheetId);
+    await deps.spreadsheets.forget(found.spreadsheetId);
     res.json({
       removed: true,
       spreadsheet_id: found.spreadsheetId,
@@ -168,9 +168,7 @@ function previewTab(deps: AppDeps): RequestHandler {
     const sheet = String(req.params.sheet);
     const limit = previewLimit(req);
     const values = previewValues(req);
-    const tab = (await deps.replica.get(connection)).byName.get(sheet);
-    if (!tab)
-      throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
+    const tab = await deps.spreadsheets.of(connection).tab({ name: sheet });
     const rows =
       values === 'formatted'
         ? tab.formatted

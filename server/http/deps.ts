@@ -1,5 +1,4 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
-import type { Replica } from '../replica/replica.ts';
 import type { SourceOptions } from '../sources/index.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import type { ApiKeyStore } from '../store/api-keys.ts';
@@ -17,7 +16,6 @@ export interface AppDeps {
   connections: ConnectionStore;
   keys: ApiKeyStore;
   idempotency: IdempotencyStore;
-  replica: Replica;
   /** Every connected spreadsheet: reads, writes, tab lookups and looks for outside changes go through it. */
   spreadsheets: Spreadsheets;
   usage: UsageStore;

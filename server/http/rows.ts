@@ -126,7 +126,7 @@ function connectionOf(deps: AppDeps, req: Request): ConnectionRecord {
 }
 
 function tabOf(deps: AppDeps, req: Request, connection: ConnectionRecord): Promise<TabSnapshot> {
-  return deps.replica.tabByName(connection, String(req.params.sheetName));
+  return deps.spreadsheets.of(connection).tab({ name: String(req.params.sheetName) });
 }
 
 /** A read's tab, with how old it is in the headers. */
@@ -137,7 +137,7 @@ async function readTab(
   connection: ConnectionRecord,
 ): Promise<TabSnapshot> {
   const tab = await tabOf(deps, req, connection);
-  setFreshnessHeaders(res, deps.replica.freshness(connection));
+  setFreshnessHeaders(res, deps.spreadsheets.of(connection).freshness());
   return tab;
 }
 
@@ -154,7 +154,7 @@ async function write(
   keepIndex = false,
 ): Promise<WriteResult> {
   try {
-    return await deps.replica.write(connection, tab.sourceSheetId, mutations, options);
+    return await deps.spreadsheets.of(connection).write(tab.sourceSheetId, mutations, options);
   } catch (e) {
     if (keepIndex || !isAppError(e) || !('index' in e.details)) throw e;
     const { index: _index, ...details } = e.details;

@@ -93,7 +93,7 @@ export async function createWebhookFromBody(
   }
   options.authorize?.(connection);
   return registerWebhookOnTab(
-    { webhooks: deps.webhooks, observe: (c) => deps.replica.observe(c) },
+    { webhooks: deps.webhooks, spreadsheets: deps.spreadsheets },
     { connection, sheetName, url: url.toString(), events, apiKeyId: options.apiKeyId },
   );
 }
@@ -129,7 +129,7 @@ export async function currentSheetName(deps: AppDeps, w: WebhookRecord): Promise
   const connection = deps.connections.getBySpreadsheetId(w.spreadsheetId);
   if (!connection) return w.sheetName;
   try {
-    return (await deps.replica.get(connection)).bySourceSheetId.get(w.sourceSheetId)?.name ?? w.sheetName;
+    return (await deps.spreadsheets.of(connection).tab({ sourceSheetId: w.sourceSheetId })).name;
   } catch {
     return w.sheetName;
   }

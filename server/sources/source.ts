@@ -1,7 +1,7 @@
 /**
  * The one interface every spreadsheet source implements: each kind registered in sources/index.ts (local
  * workbook files, Google Sheets) opens one.
- * Routes, the replica and webhooks only ever talk to a Source; they never ask which kind it is.
+ * A Spreadsheet (spreadsheets/) is the only thing that talks to a Source; it never asks which kind it is.
  */
 
 /** A cell value as the API returns it: numbers, booleans, text, ISO 8601 date/time strings, or null when empty. */
@@ -51,7 +51,7 @@ export interface WriteOptions {
    */
   precondition?: (tab: TabSnapshot) => void;
   /**
-   * The caller calls the result's `undo` (`keep` or `revert`) once it knows whether the write stays (the replica
+   * The caller calls the result's `undo` (`keep` or `revert`) once it knows whether the write stays (the Spreadsheet
    * does, after recording). Unset: a source lets go of what an undo would need at once.
    */
   undoable?: boolean;
@@ -67,7 +67,7 @@ export interface WriteResult {
   appended: number;
   updated: number;
   deleted: number;
-  /** The spreadsheet as it is after the write (the replica is refreshed from this). */
+  /** The spreadsheet as it is after the write (the Spreadsheet's copy is replaced by this). */
   snapshot: SpreadsheetSnapshot;
   /**
    * The spreadsheet the write was applied on, when the source read it anew for this write: it may hold a change
@@ -79,7 +79,7 @@ export interface WriteResult {
 }
 
 /**
- * A write's way back, for when its change could not be recorded: the replica calls exactly one of the two.
+ * A write's way back, for when its change could not be recorded: the Spreadsheet calls exactly one of the two.
  */
 export interface WriteUndo {
   /**

@@ -1,31 +1,92 @@
-import type { Replica } from '../replica/replica.ts';
+import type { AppError } from '../errors.ts';
+import type { RetryStreak } from '../lib/retry-streak.ts';
 import type {
   Mutation,
+  Source,
   SourceFreshness,
   SpreadsheetSnapshot,
   TabSnapshot,
+  WatchInterest,
   WriteOptions,
   WriteResult,
 } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
+import { CurrentCopy } from './current-copy.ts';
+import { Following } from './following.ts';
+import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';
+import { type RecordChange, Recording } from './recording.ts';
 import { resolveTab, type TabRef } from './tab-resolver.ts';
+import { Turns } from './turns.ts';
+import { type PendingWrite, writeTurn } from './write.ts';
+
+/** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */
+export interface SpreadsheetServices {
+  openSource: (connection: ConnectionRecord) => Source;
+  record: RecordChange;
+  /** Throws (507) when a write's change could not be recorded now: checked before each write. */
+  assertCanRecord: () => void;
+  ownership: Ownership;
+  /** The recorder's failures, logged once until it works again. */
+  recordingStreak: RetryStreak;
+  log: (message: string, err?: unknown) => void;
+}
 
 /**
- * One connected spreadsheet: the only way routes, the CLI and webhook registration read it, write it, look at it
- * for outside changes, or find one of its tabs.
+ * One connected spreadsheet, and its one owner in this process: the only way routes, the CLI and webhook
+ * registration read it, write it, look at it for outside changes, or find one of its tabs.
+ *
+ * Reading records nothing. What the service has seen is recorded (diffed into the change log and the webhook
+ * outbox, or kept as the first baseline) by `observe` (the follower on every outside change, webhook registration
+ * and the change feed before they answer) and by every write, before it is answered. Writes and recordings take
+ * turns (turns.ts); watching, recording and writing need the spreadsheet's lease (ownership.ts).
  */
 export class Spreadsheet {
-  readonly connection: ConnectionRecord;
-  readonly #replica: Replica;
+  /** The connection's newest stored record (`Spreadsheets.of` updates it). */
+  connection: ConnectionRecord;
+  readonly #services: SpreadsheetServices;
+  readonly #copy: CurrentCopy;
+  readonly #recording: Recording;
+  readonly #turns: Turns<PendingWrite>;
+  readonly #following: Following;
+  #lease: Promise<Lease | null> | null = null;
+  /** Why this object is done (its lease lost, closed); every later call answers with it. */
+  #ended: AppError | null = null;
+  readonly #onEnd: (spreadsheet: Spreadsheet) => void;
 
-  constructor(connection: ConnectionRecord, replica: Replica) {
+  /** `onEnd` is told once the spreadsheet is closed or its lease lost, so its registry lets it go. */
+  constructor(connection: ConnectionRecord, services: SpreadsheetServices, onEnd: (s: Spreadsheet) => void) {
     this.connection = connection;
-    this.#replica = replica;
+    this.#services = services;
+    this.#onEnd = onEnd;
+    this.#copy = new CurrentCopy(services.openSource(connection));
+    this.#recording = new Recording(connection.spreadsheetId, services.record, services.recordingStreak);
+    this.#following = new Following(
+      this.#copy.source,
+      () => this.#owns(),
+      () => void this.observe().catch(() => {}),
+    );
+    this.#turns = new Turns((writes) =>
+      writeTurn(
+        {
+          copy: this.#copy,
+          recording: this.#recording,
+          confirmOwner: () => this.#confirmOwner(),
+          assertCanRecord: services.assertCanRecord,
+          log: services.log,
+        },
+        writes,
+      ),
+    );
+  }
+
+  get spreadsheetId(): string {
+    return this.connection.spreadsheetId;
   }
 
   /** Its tabs as of the source's cheap version. Records nothing (see `observe`). */
   async read(): Promise<SpreadsheetSnapshot> {
-    return (await this.#replica.get(this.connection)).snapshot;
+    if (this.#ended) throw this.#ended;
+    return this.#copy.current();
   }
 
   /** One tab, by the one rule of tab-resolver.ts. */
@@ -33,18 +94,86 @@ export class Spreadsheet {
     return resolveTab(await this.read(), ref);
   }
 
-  /** Look now and record what changed outside SheetPort since the last look (its webhooks are queued). */
+  /**
+   * Look now and record what changed outside SheetPort since the last recorded snapshot (its webhooks are
+   * queued). On the first sight since start the stored baseline stands in for the last snapshot, so edits made
+   * while SheetPort was stopped count too. A recording that fails is logged and looked at again by the follower.
+   */
   async observe(): Promise<SpreadsheetSnapshot> {
-    return (await this.#replica.observe(this.connection)).snapshot;
+    const seen = await this.read();
+    // Readers waiting on the same read are answered first: recording can be long (a first sight stores the
+    // whole tab), and a reader should not wait for it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.#turns.run(async () => {
+      if (!(await this.#owns())) return; // the owner records, elsewhere
+      // The newest copy by then: a write in between recorded its own, and a version is never recorded twice.
+      await this.#recording.record(this.#copy.snapshot ?? seen).catch(() => {});
+    });
+    return seen;
   }
 
-  /** Mutations of one tab, all or none; answered once the change is recorded. */
+  /** Mutations of one tab, all or none; answered once the change is recorded (write.ts says in what order). */
   write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    return this.#replica.write(this.connection, sourceSheetId, mutations, options);
+    return new Promise((resolve, reject) =>
+      this.#turns.submit({ sourceSheetId, mutations, options, resolve, reject }),
+    );
   }
 
-  /** How current the copy is, as its source says. */
+  /** How current the copy is, as its source says (a source that cannot lag: age 0). */
   freshness(): SourceFreshness {
-    return this.#replica.freshness(this.connection);
+    return this.#copy.source.freshness?.() ?? { ageMs: 0, stale: false };
+  }
+
+  /** Keep looking for outside changes while nobody reads (following.ts); looks once now too. */
+  follow(interest?: WatchInterest): void {
+    if (!this.#ended) this.#following.start(interest);
+  }
+
+  /** Stop watching for outside changes; reads and writes go on (pause sync). */
+  unfollow(): void {
+    this.#following.stop();
+  }
+
+  get followed(): boolean {
+    return this.#following.on;
+  }
+
+  /** A change was seen whose recording failed: the follower looks again. */
+  get unrecorded(): boolean {
+    return this.#recording.unrecorded;
+  }
+
+  /** Stop watching, give up ownership and close the source; later calls answer `reason`. */
+  async close(reason: AppError = ownershipEnded(this.spreadsheetId)): Promise<void> {
+    if (this.#ended) return;
+    this.#end(reason);
+    const lease = await this.#lease?.catch(() => null);
+    if (lease) await this.#services.ownership.release(lease, reason);
+    await this.#copy.source.close();
+  }
+
+  #end(reason: AppError): void {
+    this.#ended = reason;
+    this.#following.stop();
+    this.#onEnd(this);
+  }
+
+  /** This spreadsheet's lease, asked for once (again after a refusal); null while another owner holds it. */
+  async #owns(): Promise<Lease | null> {
+    if (this.#ended) return null;
+    this.#lease ??= this.#services.ownership.acquire(this.spreadsheetId).then((lease) => {
+      if (!lease) this.#lease = null;
+      lease?.lost.addEventListener('abort', () => {
+        if (!this.#ended) void this.close(lease.lost.reason as AppError);
+      });
+      return lease;
+    });
+    const lease = await this.#lease;
+    return lease && (await this.#services.ownership.renew(lease)) ? lease : null;
+  }
+
+  async #confirmOwner(): Promise<void> {
+    if (await this.#owns()) return;
+    throw this.#ended ?? ownershipEnded(this.spreadsheetId);
   }
 }

@@ -1,28 +1,78 @@
-import type { Replica } from '../replica/replica.ts';
+import { AppError } from '../errors.ts';
+import { RetryStreak } from '../lib/retry-streak.ts';
+import type { Source } from '../sources/source.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
+import type { Ownership } from './ownership.ts';
+import type { RecordChange } from './recording.ts';
 import { Spreadsheet } from './spreadsheet.ts';
 
-/** Every connected spreadsheet, one `Spreadsheet` per connection. */
+export interface SpreadsheetsOptions {
+  openSource: (connection: ConnectionRecord) => Source;
+  /** The change recorder (changes/recorder.ts); default: records nothing. */
+  record?: RecordChange;
+  /** Throws (507) when a write's change could not be recorded now; default: never. */
+  assertCanRecord?: () => void;
+  ownership: Ownership;
+  log?: (message: string, err?: unknown) => void;
+}
+
+/** Every connected spreadsheet of this service, one `Spreadsheet` per connection. */
 export class Spreadsheets {
-  readonly #replica: Replica;
+  readonly #services: ConstructorParameters<typeof Spreadsheet>[1];
   readonly #open = new Map<string, Spreadsheet>();
 
-  constructor(replica: Replica) {
-    this.#replica = replica;
+  constructor(options: SpreadsheetsOptions) {
+    const log = options.log ?? (() => {});
+    this.#services = {
+      openSource: options.openSource,
+      record: options.record ?? (() => {}),
+      assertCanRecord: options.assertCanRecord ?? (() => {}),
+      ownership: options.ownership,
+      recordingStreak: new RetryStreak({ name: 'Recording changes', log }),
+      log,
+    };
   }
 
-  /** The connection's spreadsheet (the same object for as long as the connection is unchanged). */
+  /** The connection's spreadsheet: the same object for as long as it is open (it opens on first use). */
   of(connection: ConnectionRecord): Spreadsheet {
     const open = this.#open.get(connection.spreadsheetId);
-    if (open && open.connection === connection) return open;
-    const spreadsheet = new Spreadsheet(connection, this.#replica);
+    if (open) {
+      open.connection = connection;
+      return open;
+    }
+    const spreadsheet = new Spreadsheet(connection, this.#services, (ended) => {
+      if (this.#open.get(ended.spreadsheetId) === ended) this.#open.delete(ended.spreadsheetId);
+    });
     this.#open.set(connection.spreadsheetId, spreadsheet);
     return spreadsheet;
   }
 
-  /** A removed connection: its source closes and its copy goes. */
+  /** A removed connection: its source closes and its copy goes; a write still waiting answers 404. */
   async forget(spreadsheetId: string): Promise<void> {
-    this.#open.delete(spreadsheetId);
-    await this.#replica.forget(spreadsheetId);
+    await this.#open
+      .get(spreadsheetId)
+      ?.close(
+        new AppError('spreadsheet_not_found', 'This spreadsheet was disconnected; the write was not made.'),
+      );
+  }
+
+  /** The spreadsheets being followed (connection follower). */
+  followed(): string[] {
+    return [...this.#open.values()].filter((s) => s.followed).map((s) => s.spreadsheetId);
+  }
+
+  /** Spreadsheets with a change whose recording failed, waiting for another look. */
+  unrecorded(): Spreadsheet[] {
+    return [...this.#open.values()].filter((s) => s.unrecorded);
+  }
+
+  /** Stop watching every spreadsheet for outside changes; reads and writes go on (pause sync). */
+  unfollowAll(): void {
+    for (const spreadsheet of this.#open.values()) spreadsheet.unfollow();
+  }
+
+  /** The service stops: every spreadsheet closes and gives up its lease. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#open.values()].map((s) => s.close()));
   }
 }

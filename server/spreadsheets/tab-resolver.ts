@@ -28,12 +28,12 @@ export function resolveTab(snapshot: SpreadsheetSnapshot, ref: TabRef): TabSnaps
   if (exact) return exact;
   const folded = tabs.filter((t) => t.name.toLowerCase() === ref.name.toLowerCase());
   if (folded.length === 1) return folded[0] as TabSnapshot;
-  const names = tabs.map((t) => `"${t.name}"`).join(', ') || '(none)';
-  throw new AppError(
-    'sheet_not_found',
-    `No tab named "${ref.name}" in this spreadsheet; its tabs: ${names}.`,
-    {
-      sheet: ref.name,
-    },
-  );
+  const listed = (some: readonly TabSnapshot[]) => some.map((t) => `"${t.name}"`).join(', ') || '(none)';
+  const message =
+    folded.length > 1
+      ? `No tab named exactly "${ref.name}"; the tabs ${listed(folded)} differ from it only in letter case: ` +
+        'name one of them exactly.'
+      : `No tab named "${ref.name}" in this spreadsheet (a tab renamed or deleted since is gone under its old ` +
+        `name); its tabs: ${listed(tabs)}.`;
+  throw new AppError('sheet_not_found', message, { sheet: ref.name });
 }

@@ -3,9 +3,8 @@
  * secret is made here (webhooks own its format, see secret.ts) and handed to the store, which only keeps it,
  * sealed.
  */
-import { AppError } from '../errors.ts';
-import type { ReplicaEntry } from '../replica/replica.ts';
-import type { TabSnapshot } from '../sources/source.ts';
+import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
+import { resolveTab } from '../spreadsheets/tab-resolver.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
 import type { WebhookEvent } from '../store/webhook-events.ts';
 import type { CreateWebhookInput, WebhookRecord, WebhookStore } from '../store/webhooks.ts';
@@ -22,7 +21,7 @@ export function registerWebhook(
 
 export interface WebhookOnTab {
   connection: ConnectionRecord;
-  /** The tab's name: exact, or differing only in case from exactly one tab. */
+  /** The tab's name, found by the one rule of spreadsheets/tab-resolver.ts. */
   sheetName: string;
   /** Already checked (target-safety.ts). */
   url: string;
@@ -31,15 +30,15 @@ export interface WebhookOnTab {
 }
 
 /**
- * A webhook on a tab named by the user. The spreadsheet is observed first (replica.observe records its content
- * as of now), so the very next change to the tab is notified, whoever registered the webhook.
+ * A webhook on a tab named by the user. The spreadsheet is observed first (`Spreadsheet.observe` records its
+ * content as of now), so the very next change to the tab is notified, whoever registered the webhook.
  */
 export async function registerWebhookOnTab(
-  deps: { webhooks: WebhookStore; observe: (connection: ConnectionRecord) => Promise<ReplicaEntry> },
+  deps: { webhooks: WebhookStore; spreadsheets: Spreadsheets },
   input: WebhookOnTab,
 ): Promise<{ record: WebhookRecord; secret: string }> {
-  const { snapshot } = await deps.observe(input.connection);
-  const tab = findTab(snapshot.tabs, input.sheetName);
+  const snapshot = await deps.spreadsheets.of(input.connection).observe();
+  const tab = resolveTab(snapshot, { name: input.sheetName });
   return registerWebhook(deps.webhooks, {
     url: input.url,
     spreadsheetId: input.connection.spreadsheetId,
@@ -47,18 +46,6 @@ export async function registerWebhookOnTab(
     sourceSheetId: tab.sourceSheetId,
     events: input.events,
     apiKeyId: input.apiKeyId,
-  });
-}
-
-/** The tab named `name`: the exact match, else the one tab whose name differs only in case. */
-export function findTab(tabs: readonly TabSnapshot[], name: string): TabSnapshot {
-  const exact = tabs.find((t) => t.name === name);
-  if (exact) return exact;
-  const folded = tabs.filter((t) => t.name.toLowerCase() === name.toLowerCase());
-  if (folded.length === 1) return folded[0] as TabSnapshot;
-  const names = tabs.map((t) => `"${t.name}"`).join(', ') || '(none)';
-  throw new AppError('sheet_not_found', `No tab named "${name}" in this spreadsheet; its tabs: ${names}.`, {
-    sheet: name,
   });
 }
 

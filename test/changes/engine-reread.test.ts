@@ -51,7 +51,7 @@ describe('a baseline read from the same file version', () => {
 
     const second = createServiceContext({ dataDir, log: () => {} });
     open.push(second);
-    const seen = (await second.replica.observe(conn)).byName.get('People')!;
+    const seen = (await second.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === 'People')!;
     expect(count(second, 'deliveries')).toBe(0);
     expect(count(second, 'change_log')).toBe(0);
     const now = new BaselineStore(second.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
@@ -65,16 +65,13 @@ describe('a baseline read from the same file version', () => {
     const context = createServiceContext({ dataDir: path.join(h.dir, 'two-tabs-data'), log: () => {} });
     open.push(context);
     const conn = connectFile(context.connections, file);
-    const tab = (await context.replica.observe(conn)).byName.get('People')!;
-    const result = await context.replica.write(
-      conn,
-      tab.sourceSheetId,
-      [{ op: 'append', values: { Name: 'Eve' } }],
-      {
+    const tab = (await context.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === 'People')!;
+    const result = await context.spreadsheets
+      .of(conn)
+      .write(tab.sourceSheetId, [{ op: 'append', values: { Name: 'Eve' } }], {
         allowFormulas: false,
         userEntered: false,
-      },
-    );
+      });
     const versions = [...new BaselineStore(context.db).checkpoints(conn.spreadsheetId).values()].map(
       (b) => b.sourceVersion,
     );
@@ -107,7 +104,7 @@ describe('a baseline read from the same file version', () => {
 
     const second = createServiceContext({ dataDir, log: () => {} });
     open.push(second);
-    await second.replica.observe(conn);
+    await second.spreadsheets.of(conn).observe();
     expect(count(second, 'deliveries')).toBe(1);
     expect(count(second, 'change_log')).toBe(1);
   });

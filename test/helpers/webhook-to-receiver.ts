@@ -25,13 +25,13 @@ export interface WebhookInContextOptions {
  * now is where the notifications start.
  */
 export async function webhookOnTab(
-  context: Pick<ServiceContext, 'replica' | 'webhooks'>,
+  context: Pick<ServiceContext, 'spreadsheets' | 'webhooks'>,
   conn: ConnectionRecord,
   url: string,
   options: Omit<WebhookInContextOptions, 'respond'> = {},
 ): Promise<{ webhookId: string; secret: string; sourceSheetId: string }> {
   const sheetName = options.sheetName ?? 'People';
-  const tab = (await context.replica.observe(conn)).byName.get(sheetName);
+  const tab = (await context.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === sheetName);
   if (!tab) throw new Error(`no tab ${sheetName} in ${conn.location}`);
   const created = registerWebhook(context.webhooks, {
     url,
@@ -46,7 +46,7 @@ export async function webhookOnTab(
 
 /** `webhookOnTab` to a new receiver, which checks the signatures with the webhook's secret. */
 export async function webhookInContext(
-  context: Pick<ServiceContext, 'replica' | 'webhooks'>,
+  context: Pick<ServiceContext, 'spreadsheets' | 'webhooks'>,
   conn: ConnectionRecord,
   options: WebhookInContextOptions = {},
 ): Promise<{ receiver: Receiver; webhookId: string; sourceSheetId: string }> {

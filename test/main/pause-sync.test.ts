@@ -70,7 +70,7 @@ describe('pause and resume sync through startServer', () => {
         n: number;
       };
     expect(pending().n).toBe(1); // Bob's insert: held, not dropped
-    expect(server.context.replica.followed()).toEqual([]);
+    expect(server.context.spreadsheets.followed()).toEqual([]);
 
     server.resumeSync();
     expect(server.status().syncPaused).toBe(false);

@@ -51,7 +51,7 @@ describe('crash safety of the outbox', () => {
 
     const setup = createServiceContext({ dataDir, log: () => {} });
     const conn = connectFile(setup.connections, await writePeopleWorkbook(dir));
-    const tab = (await setup.replica.observe(conn)).byName.get('People')!;
+    const tab = (await setup.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === 'People')!;
     const { key } = setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',

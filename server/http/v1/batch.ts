@@ -150,8 +150,7 @@ export function mountBatchRoutes(routes: RouteTable, deps: AppDeps): void {
     const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
     if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
     const key = authorize(res, connection, 'write');
-    const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);
-    if (!tab) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
+    const tab = await deps.spreadsheets.of(connection).tab({ sourceSheetId: parsed.sourceSheetId });
     return { connection, tab, allowFormulas: key.allowFormulas };
   };
 
@@ -160,7 +159,7 @@ export function mountBatchRoutes(routes: RouteTable, deps: AppDeps): void {
     const mutations = parseBatchBody(req.body);
     const userEntered = parseInputMode(req.query.input);
     try {
-      const result = await deps.replica.write(connection, tab.sourceSheetId, mutations, {
+      const result = await deps.spreadsheets.of(connection).write(tab.sourceSheetId, mutations, {
         allowFormulas,
         userEntered,
       });

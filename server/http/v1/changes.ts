@@ -85,9 +85,9 @@ export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
     const sinceMs = parseUtcInstant(since, 'updated_since');
     const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
     // Observed first: an edit saved by another program since the last look is in the feed it answers with.
-    const tab = (await deps.replica.observe(connection)).byName.get(sheet);
-    if (!tab)
-      throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
+    const spreadsheet = deps.spreadsheets.of(connection);
+    await spreadsheet.observe();
+    const tab = await spreadsheet.tab({ name: sheet });
     const page = deps.changeLog.page(connection.spreadsheetId, tab.sourceSheetId, sinceMs, limit, offset);
     setPagingHeaders(req, res, page.total, limit, offset);
     res.json({

@@ -25,9 +25,8 @@ export function mountSheetRoutes(routes: RouteTable, deps: AppDeps): void {
     const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
     if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
     authorizeRead(res, connection);
-    const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);
-    if (!tab) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
-    setFreshnessHeaders(res, deps.replica.freshness(connection));
+    const tab = await deps.spreadsheets.of(connection).tab({ sourceSheetId: parsed.sourceSheetId });
+    setFreshnessHeaders(res, deps.spreadsheets.of(connection).freshness());
     return { connection, tab };
   };
 

@@ -1,6 +1,5 @@
 import { describeSpreadsheet } from '../../connections/describe.ts';
 import { AppError } from '../../errors.ts';
-import type { ReplicaEntry } from '../../replica/replica.ts';
 import type { SpreadsheetSnapshot } from '../../sources/source.ts';
 import { apiKeyOf, authorize, mayReach } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -12,8 +11,8 @@ export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void 
     const reachable = deps.connections.list().filter((c) => mayReach(key, c));
     const data = await Promise.all(
       reachable.map(async (connection) => {
-        const read = await withinWait(deps.replica.get(connection));
-        if ('entry' in read) return describeSpreadsheet(connection, read.entry.snapshot);
+        const read = await withinWait(deps.spreadsheets.of(connection).read());
+        if ('snapshot' in read) return describeSpreadsheet(connection, read.snapshot);
         // One unreadable (moved, corrupt) or slow (a huge file being parsed) workbook must not hide or hold
         // up the others: list it without tabs, saying why.
         const message =
@@ -32,7 +31,7 @@ export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void 
     const connection = deps.connections.getBySpreadsheetId(String(req.params.id));
     if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id.');
     authorize(res, connection, 'read');
-    res.json(describeSpreadsheet(connection, (await deps.replica.get(connection)).snapshot));
+    res.json(describeSpreadsheet(connection, await deps.spreadsheets.of(connection).read()));
   });
 }
 
@@ -40,10 +39,10 @@ export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void 
 const LIST_WAIT_MS = 2000;
 const SLOW = Symbol('slow');
 
-/** The entry, or why there is none: the read failed, or took longer than the list waits. */
+/** The snapshot, or why there is none: the read failed, or took longer than the list waits. */
 async function withinWait(
-  read: Promise<ReplicaEntry>,
-): Promise<{ entry: ReplicaEntry } | { error: unknown }> {
+  read: Promise<SpreadsheetSnapshot>,
+): Promise<{ snapshot: SpreadsheetSnapshot } | { error: unknown }> {
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<{ error: unknown }>((resolve) => {
     timer = setTimeout(() => resolve({ error: SLOW }), LIST_WAIT_MS);
@@ -51,7 +50,7 @@ async function withinWait(
   try {
     return await Promise.race([
       read.then(
-        (entry) => ({ entry }),
+        (snapshot) => ({ snapshot }),
         (error: unknown) => ({ error }),
       ),
       slow,

@@ -1,7 +1,7 @@
 /**
  * Taking a write back when its change could not be recorded (the data dir is full): the version a replace drops
  * is kept as a hard link beside the file, under SheetPort's temp-file name (watchers ignore it, and a leftover
- * is swept like any temp file), until the replica says the write stays. Undoing renames it back over the file,
+ * is swept like any temp file), until the Spreadsheet says the write stays. Undoing renames it back over the file,
  * only while the file is still exactly what the write left (atomic-file.ts's conditional swap).
  *
  * It costs one link and one unlink per write, no copy. Where no hard link can be made (a file system without

@@ -1,12 +1,12 @@
 /**
- * Keeps the replica following every registered connection, so outside changes are noticed whether or not anyone
+ * Keeps every registered connection's spreadsheet followed, so outside changes are noticed whether or not anyone
  * reads. The connection list is re-read now and then because another process (the CLI) may add or remove
  * connections in the shared database; a removed connection is let go.
  */
 import { RetryStreak } from '../lib/retry-streak.ts';
 import { type Cancel, realTimers, type Timers } from '../lib/timers.ts';
 import type { ConnectionRecord } from '../store/connections.ts';
-import type { Replica } from './replica.ts';
+import type { Spreadsheets } from './spreadsheets.ts';
 
 export interface FollowOptions {
   /** How often the connection list is re-read (ms). */
@@ -19,7 +19,7 @@ export interface FollowOptions {
 }
 
 export class ConnectionFollower {
-  readonly #replica: Replica;
+  readonly #spreadsheets: Spreadsheets;
   readonly #list: () => ConnectionRecord[];
   readonly #syncMs: number;
   readonly #timers: Timers;
@@ -27,8 +27,8 @@ export class ConnectionFollower {
   #timer: Cancel | null = null;
   readonly #syncing: RetryStreak;
 
-  constructor(replica: Replica, list: () => ConnectionRecord[], options: FollowOptions = {}) {
-    this.#replica = replica;
+  constructor(spreadsheets: Spreadsheets, list: () => ConnectionRecord[], options: FollowOptions = {}) {
+    this.#spreadsheets = spreadsheets;
     this.#list = list;
     this.#syncMs = options.syncMs ?? 2000;
     this.#timers = options.timers ?? realTimers;
@@ -51,19 +51,18 @@ export class ConnectionFollower {
   /** Follow new connections and let go of removed ones; look again at changes whose recording failed. */
   sync(): void {
     const current = new Map(this.#list().map((c) => [c.spreadsheetId, c]));
-    for (const id of this.#replica.followed()) {
-      if (!current.has(id)) void this.#replica.forget(id);
+    for (const id of this.#spreadsheets.followed()) {
+      if (!current.has(id)) void this.#spreadsheets.forget(id);
     }
-    const followed = new Set(this.#replica.followed());
+    const followed = new Set(this.#spreadsheets.followed());
     for (const connection of current.values()) {
       if (followed.has(connection.spreadsheetId)) continue;
       const subscribed = this.#subscribed;
       const id = connection.spreadsheetId;
-      this.#replica.follow(connection, subscribed ? { subscribed: () => subscribed(id) } : undefined);
+      this.#spreadsheets.of(connection).follow(subscribed ? { subscribed: () => subscribed(id) } : undefined);
     }
-    for (const id of this.#replica.unrecorded()) {
-      const connection = current.get(id);
-      if (connection) this.#replica.observe(connection).catch(() => {}); // its failure is logged there
+    for (const spreadsheet of this.#spreadsheets.unrecorded()) {
+      if (current.has(spreadsheet.spreadsheetId)) spreadsheet.observe().catch(() => {}); // its failure is logged there
     }
   }
 }

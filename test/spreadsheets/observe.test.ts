@@ -1,6 +1,6 @@
 /**
  * Reading records nothing; observing does. Over real HTTP and a real .csv file: a GET serves a save made by
- * another program but leaves the change log and the baselines alone; `replica.observe` (what the follower, the
+ * another program but leaves the change log and the baselines alone; `Spreadsheet.observe` (what the follower, the
  * webhook registration and the change feed call) records the first baseline, then the change.
  */
 import { writeFile } from 'node:fs/promises';
@@ -14,7 +14,7 @@ afterEach(() => h?.close());
 const count = (table: string, spreadsheetId: string) =>
   h.context.db.prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`).pluck().get(spreadsheetId);
 
-describe('Replica.observe', () => {
+describe('Spreadsheet.observe', () => {
   it('is what records: a read serves the new content and records nothing', async () => {
     h = await startHarness();
     const file = await writeCsv(h.dir, 'team.csv', 'Name,Age\nAda,36\n');
@@ -24,7 +24,7 @@ describe('Replica.observe', () => {
     expect(await first.json()).toEqual([{ Name: 'Ada', Age: 36 }]);
     expect(count('tab_baselines', conn.spreadsheetId)).toBe(0);
 
-    await h.context.replica.observe(conn);
+    await h.context.spreadsheets.of(conn).observe();
     expect(count('tab_baselines', conn.spreadsheetId)).toBe(1);
     expect(count('change_log', conn.spreadsheetId)).toBe(0);
 
@@ -34,7 +34,7 @@ describe('Replica.observe', () => {
     expect(await read.json()).toEqual([{ Name: 'Ada', Age: 37 }]);
     expect(count('change_log', conn.spreadsheetId)).toBe(0);
 
-    await h.context.replica.observe(conn);
+    await h.context.spreadsheets.of(conn).observe();
     const logged = h.context.db
       .prepare('SELECT row_index, change FROM change_log WHERE spreadsheet_id = ?')
       .all(conn.spreadsheetId);

@@ -1,14 +1,15 @@
 /**
- * The replica follows every registered connection (real workbook sources, an injected clock for the list sync):
+ * Every registered connection's spreadsheet is followed (real workbook sources, an injected clock for the list sync):
  * new connections are followed and looked at, removed ones let go, and the list is re-read on its own timer.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConnectionFollower } from '../../server/replica/follow-connections.ts';
-import { Replica } from '../../server/replica/replica.ts';
 import { openSource } from '../../server/sources/index.ts';
+import { ConnectionFollower } from '../../server/spreadsheets/follow-connections.ts';
+import { InProcessOwnership } from '../../server/spreadsheets/ownership.ts';
+import { Spreadsheets } from '../../server/spreadsheets/spreadsheets.ts';
 import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { ManualTimers } from '../helpers/manual-timers.ts';
 
@@ -34,33 +35,36 @@ describe('ConnectionFollower', () => {
   it('follows new connections, lets removed ones go, and re-reads the list on its timer', async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-follow-'));
     const seen: string[] = [];
-    const replica = new Replica(
-      (c) => openSource(c, { pollMs: 600_000 }),
-      (c) => seen.push(c.spreadsheetId),
-    );
+    const spreadsheets = new Spreadsheets({
+      openSource: (c) => openSource(c, { pollMs: 600_000 }),
+      record: (spreadsheetId) => {
+        seen.push(spreadsheetId);
+      },
+      ownership: new InProcessOwnership(),
+    });
     const a = await connection('a');
     const b = await connection('b');
     let list = [a];
     const timers = new ManualTimers();
-    const follower = new ConnectionFollower(replica, () => list, { syncMs: 2000, timers });
+    const follower = new ConnectionFollower(spreadsheets, () => list, { syncMs: 2000, timers });
 
     follower.start();
-    expect(replica.followed()).toEqual(['a']);
+    expect(spreadsheets.followed()).toEqual(['a']);
     list = [a, b];
     timers.advance(1999);
-    expect(replica.followed()).toEqual(['a']);
+    expect(spreadsheets.followed()).toEqual(['a']);
     timers.advance(1);
-    expect(replica.followed().sort()).toEqual(['a', 'b']);
+    expect(spreadsheets.followed().sort()).toEqual(['a', 'b']);
     // Following looks at the spreadsheet at once: its first snapshot reaches the change listener (just after
     // the readers of that first read are answered).
-    await Promise.all([replica.get(a), replica.get(b)]);
+    await Promise.all([spreadsheets.of(a).read(), spreadsheets.of(b).read()]);
     await vi.waitFor(() => expect(seen.sort()).toEqual(['a', 'b']));
 
     list = [b];
     timers.advance(2000);
-    expect(replica.followed()).toEqual(['b']);
+    expect(spreadsheets.followed()).toEqual(['b']);
     follower.stop();
     expect(timers.active).toBe(0);
-    await replica.close();
+    await spreadsheets.close();
   });
 });

@@ -1,0 +1,49 @@
+import type { RetryStreak } from '../lib/retry-streak.ts';
+import type { SpreadsheetSnapshot } from '../sources/source.ts';
+
+/**
+ * The change recorder as a Spreadsheet calls it (changes/recorder.ts): the previous recorded snapshot (null on
+ * the first sight since start: the stored baseline stands in) and the new one. It may reject (the database, a
+ * full disk); a write is answered only once it resolved.
+ */
+export type RecordChange = (
+  spreadsheetId: string,
+  before: SpreadsheetSnapshot | null,
+  after: SpreadsheetSnapshot,
+) => Promise<void> | void;
+
+/** What one spreadsheet has recorded: each version is handed to the recorder once, and the next is diffed
+ * against it. Called within the spreadsheet's turns only (turns.ts), so recordings never overlap. */
+export class Recording {
+  readonly #spreadsheetId: string;
+  readonly #record: RecordChange;
+  /** Shared by every spreadsheet: a failing recorder (a full disk) is logged once until it works again. */
+  readonly #streak: RetryStreak;
+  #recorded: SpreadsheetSnapshot | null = null;
+  /** A snapshot whose recording failed is waiting: the follower looks again until it is recorded. */
+  unrecorded = false;
+
+  constructor(spreadsheetId: string, record: RecordChange, streak: RetryStreak) {
+    this.#spreadsheetId = spreadsheetId;
+    this.#record = record;
+    this.#streak = streak;
+  }
+
+  /** Record `snapshot` unless it is the version recorded last. Rejects with the recorder's error. */
+  async record(snapshot: SpreadsheetSnapshot): Promise<void> {
+    if (this.#recorded?.version === snapshot.version) {
+      this.unrecorded = false; // what failed to record was undone: the source is back at the recorded version
+      return;
+    }
+    try {
+      await this.#record(this.#spreadsheetId, this.#recorded, snapshot);
+    } catch (err) {
+      this.unrecorded = true;
+      this.#streak.failed(err);
+      throw err;
+    }
+    this.#recorded = snapshot;
+    this.unrecorded = false;
+    this.#streak.succeeded();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * One spreadsheet's turns: a write or a recording runs only after the one before it settled, in arrival order,
+ * so changes are recorded in the order the spreadsheet took them. Writes that arrive while a turn runs share the
+ * next turn: they reach the source together, and a source that commits concurrent writes as one (the workbook
+ * kind's group commit) still can.
+ */
+export class Turns<W> {
+  #tail: Promise<unknown> = Promise.resolve();
+  #waiting: W[] | null = null;
+  readonly #writeTurn: (writes: W[]) => Promise<void>;
+
+  /** `writeTurn` answers every write it is given itself; what it throws is not reported here. */
+  constructor(writeTurn: (writes: W[]) => Promise<void>) {
+    this.#writeTurn = writeTurn;
+  }
+
+  /** Run `task` alone, after everything queued before it. */
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task);
+    this.#tail = result.catch(() => {});
+    return result;
+  }
+
+  /** Queue a write for the next write turn. */
+  submit(write: W): void {
+    if (this.#waiting) {
+      this.#waiting.push(write);
+      return;
+    }
+    const writes = [write];
+    this.#waiting = writes;
+    void this.run(() => {
+      this.#waiting = null;
+      return this.#writeTurn(writes);
+    });
+  }
+
+  /** Resolves once everything queued so far has settled. */
+  async idle(): Promise<void> {
+    await this.#tail;
+  }
+}

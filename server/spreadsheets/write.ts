@@ -1,0 +1,87 @@
+import type { AppError } from '../errors.ts';
+import type { Mutation, WriteOptions, WriteResult } from '../sources/source.ts';
+import type { CurrentCopy } from './current-copy.ts';
+import type { Recording } from './recording.ts';
+import { answerFor, undoUnrecorded } from './undo-answer.ts';
+
+/** One write waiting for its turn, with the way to answer its caller. */
+export interface PendingWrite {
+  sourceSheetId: string;
+  mutations: Mutation[];
+  options: WriteOptions;
+  resolve: (result: WriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What a write turn works with: the spreadsheet's parts, lent by its `Spreadsheet`. */
+export interface WriteParts {
+  copy: CurrentCopy;
+  recording: Recording;
+  /** Throws (the lease's reason) unless this process still owns the spreadsheet. */
+  confirmOwner: () => Promise<void>;
+  /** Throws (507) when a change could not be recorded now. */
+  assertCanRecord: () => void;
+  log: (message: string, err?: unknown) => void;
+}
+
+/**
+ * One turn of writes to a spreadsheet, in this order: the owner is confirmed; a change that could not be
+ * recorded is refused before the source takes it; an outside change a read has loaded but nobody recorded is
+ * recorded on its own (not merged into these writes' changes); the source takes the writes; each change is
+ * recorded (its webhooks queued) in arrival order; only then is each write answered. A write whose change cannot
+ * be recorded is undone where the source can.
+ */
+export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Promise<void> {
+  const refuse = (error: unknown) => {
+    for (const write of writes) write.reject(error);
+  };
+  try {
+    await parts.confirmOwner();
+    parts.assertCanRecord();
+  } catch (err) {
+    return refuse(err);
+  }
+  if (parts.copy.snapshot) {
+    try {
+      await parts.recording.record(parts.copy.snapshot);
+    } catch (err) {
+      return refuse(answerFor(err, false));
+    }
+  }
+  // Together, so a source that commits concurrent writes as one replace (group commit) does so.
+  const taken = await Promise.allSettled(
+    writes.map((w) =>
+      parts.copy.source.write(w.sourceSheetId, w.mutations, { ...w.options, undoable: true }),
+    ),
+  );
+  let undone = null as { version: string; error: AppError } | null;
+  for (const [i, outcome] of taken.entries()) {
+    const write = writes[i] as PendingWrite;
+    if (outcome.status === 'rejected') {
+      write.reject(outcome.reason);
+      continue;
+    }
+    const { undo, ...result } = outcome.value;
+    // Writes committed together share a version: when one of them had to undo it, the others are answered alike.
+    if (undone?.version === result.snapshot.version) {
+      write.reject(undone.error);
+      continue;
+    }
+    try {
+      // The write was redone on a save made meanwhile by another program: that save is an outside change.
+      if (result.before) await parts.recording.record(result.before);
+      parts.copy.replace(result.snapshot);
+      await parts.recording.record(result.snapshot);
+    } catch (err) {
+      const { error, reverted } = await undoUnrecorded(undo, err, parts.log);
+      if (reverted) {
+        parts.copy.replace(null); // read again: the source holds the version before the write
+        undone = { version: result.snapshot.version, error };
+      }
+      write.reject(error);
+      continue;
+    }
+    undo?.keep();
+    write.resolve(result);
+  }
+}
