@@ -72,13 +72,13 @@ function parseStatus(raw: unknown): WebhookStatus {
 }
 
 /**
- * Registers a webhook from a create body. `authorize` runs once the spreadsheet is known (a key's reach);
- * the secret in the answer is shown this once.
+ * Registers a webhook from a create body. `authorize` runs once the spreadsheet is known (a key's reach, from
+ * the route pipeline; the admin surface reaches every spreadsheet); the secret in the answer is shown this once.
  */
 export async function createWebhookFromBody(
   deps: AppDeps,
   rawBody: unknown,
-  options: { apiKeyId: string | null; authorize?: (connection: ConnectionRecord) => void },
+  options: { apiKeyId: string | null; authorize: (connection: ConnectionRecord) => void },
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const body = objectBody(rawBody, CREATE_KEYS);
   const { url } = validateWebhookUrl(body.url, { allowLan: deps.allowLanWebhooks });
@@ -91,7 +91,7 @@ export async function createWebhookFromBody(
       field: 'spreadsheet_id',
     });
   }
-  options.authorize?.(connection);
+  options.authorize(connection);
   return registerWebhookOnTab(
     { webhooks: deps.webhooks, observe: (c) => deps.replica.observe(c) },
     { connection, sheetName, url: url.toString(), events, apiKeyId: options.apiKeyId },

@@ -2,7 +2,6 @@ import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { ChangeEntry } from '../../store/change-log.ts';
-import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
@@ -65,39 +64,46 @@ function entryJson(e: ChangeEntry) {
  * follower), or when this route looks first.
  */
 export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
-  routes.get('/v1/spreadsheets/:id/rows', 'read', async (req, res) => {
-    const id = String(req.params.id);
-    const connection = deps.connections.getBySpreadsheetId(id);
-    if (!connection) throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${id}".`);
-    authorize(res, connection, 'read');
-    const query = req.query as Record<string, unknown>;
-    const sheet = singleQuery(query, 'sheet');
-    if (sheet === undefined || sheet === '') {
-      throw invalidParameter('sheet', 'Parameter "sheet" (the tab name) is required.');
-    }
-    const since = singleQuery(query, 'updated_since');
-    if (since === undefined || since === '') {
-      throw invalidParameter(
-        'updated_since',
-        'Parameter "updated_since" (an ISO 8601 UTC instant, e.g. 2024-03-01T09:30:00Z) is required.',
-      );
-    }
-    const sinceMs = parseUtcInstant(since, 'updated_since');
-    const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
-    // Observed first: an edit saved by another program since the last look is in the feed it answers with.
-    const tab = (await deps.replica.observe(connection)).byName.get(sheet);
-    if (!tab)
-      throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
-    const page = deps.changeLog.page(connection.spreadsheetId, tab.sourceSheetId, sinceMs, limit, offset);
-    setPagingHeaders(req, res, page.total, limit, offset);
-    res.json({
-      data: page.data.map(entryJson),
-      meta: {
-        total: page.total,
+  routes.get(
+    '/v1/spreadsheets/:id/rows',
+    { access: 'read', resource: 'connection' },
+    async (req, res, ctx) => {
+      const { connection } = ctx;
+      const query = req.query as Record<string, unknown>;
+      const sheet = singleQuery(query, 'sheet');
+      if (sheet === undefined || sheet === '') {
+        throw invalidParameter('sheet', 'Parameter "sheet" (the tab name) is required.');
+      }
+      const since = singleQuery(query, 'updated_since');
+      if (since === undefined || since === '') {
+        throw invalidParameter(
+          'updated_since',
+          'Parameter "updated_since" (an ISO 8601 UTC instant, e.g. 2024-03-01T09:30:00Z) is required.',
+        );
+      }
+      const sinceMs = parseUtcInstant(since, 'updated_since');
+      const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
+      // Observed first: an edit saved by another program since the last look is in the feed it answers with.
+      const tab = (await deps.replica.observe(connection)).byName.get(sheet);
+      if (!tab)
+        throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
+      const page = await deps.changeLog.page(
+        connection.spreadsheetId,
+        tab.sourceSheetId,
+        sinceMs,
         limit,
         offset,
-        next_updated_since: new Date(page.newest ?? sinceMs).toISOString(),
-      },
-    });
-  });
+      );
+      setPagingHeaders(req, res, page.total, limit, offset);
+      res.json({
+        data: page.data.map(entryJson),
+        meta: {
+          total: page.total,
+          limit,
+          offset,
+          next_updated_since: new Date(page.newest ?? sinceMs).toISOString(),
+        },
+      });
+    },
+  );
 }
