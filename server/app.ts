@@ -60,12 +60,12 @@ function onTunnel(entry: RouteEntry): boolean {
 /**
  * Builds the Express app from its parts. No listen, no globals: tests build many side by side.
  * Routes are declared with full paths, their access level and the resource they act on in one table
- * (route-table.ts); the OpenAPI test lists it.
+ * (route-table.ts); `routes` lists what it mounted (the OpenAPI and route pipeline tests read it).
  */
 export function createApp(
   deps: AppDeps,
   options: AppOptions = {},
-): { app: Express; router: Router; closeStreams: () => void } {
+): { app: Express; router: Router; routes: readonly RouteEntry[]; closeStreams: () => void } {
   const tunnel = options.surface === 'tunnel';
   const app = express();
   app.disable('x-powered-by');
@@ -132,5 +132,5 @@ export function createApp(
     eventStreams.closeAll();
     logins.stopAll();
   };
-  return { app, router, closeStreams };
+  return { app, router, routes: routes.entries, closeStreams };
 }
