@@ -64,46 +64,42 @@ function entryJson(e: ChangeEntry) {
  * follower), or when this route looks first.
  */
 export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
-  routes.get(
-    '/v1/spreadsheets/:id/rows',
-    { access: 'read', resource: 'connection' },
-    async (req, res, ctx) => {
-      const { connection } = ctx;
-      const query = req.query as Record<string, unknown>;
-      const sheet = singleQuery(query, 'sheet');
-      if (sheet === undefined || sheet === '') {
-        throw invalidParameter('sheet', 'Parameter "sheet" (the tab name) is required.');
-      }
-      const since = singleQuery(query, 'updated_since');
-      if (since === undefined || since === '') {
-        throw invalidParameter(
-          'updated_since',
-          'Parameter "updated_since" (an ISO 8601 UTC instant, e.g. 2024-03-01T09:30:00Z) is required.',
-        );
-      }
-      const sinceMs = parseUtcInstant(since, 'updated_since');
-      const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
-      // Observed first: an edit saved by another program since the last look is in the feed it answers with.
-      const tab = (await deps.replica.observe(connection)).byName.get(sheet);
-      if (!tab)
-        throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
-      const page = await deps.changeLog.page(
-        connection.spreadsheetId,
-        tab.sourceSheetId,
-        sinceMs,
+  const feed = { access: 'read', resource: 'connection' } as const;
+  routes.get('/v1/spreadsheets/:id/rows', feed, async (req, res, { connection }) => {
+    const query = req.query as Record<string, unknown>;
+    const sheet = singleQuery(query, 'sheet');
+    if (sheet === undefined || sheet === '') {
+      throw invalidParameter('sheet', 'Parameter "sheet" (the tab name) is required.');
+    }
+    const since = singleQuery(query, 'updated_since');
+    if (since === undefined || since === '') {
+      throw invalidParameter(
+        'updated_since',
+        'Parameter "updated_since" (an ISO 8601 UTC instant, e.g. 2024-03-01T09:30:00Z) is required.',
+      );
+    }
+    const sinceMs = parseUtcInstant(since, 'updated_since');
+    const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
+    // Observed first: an edit saved by another program since the last look is in the feed it answers with.
+    const tab = (await deps.replica.observe(connection)).byName.get(sheet);
+    if (!tab)
+      throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
+    const page = await deps.changeLog.page(
+      connection.spreadsheetId,
+      tab.sourceSheetId,
+      sinceMs,
+      limit,
+      offset,
+    );
+    setPagingHeaders(req, res, page.total, limit, offset);
+    res.json({
+      data: page.data.map(entryJson),
+      meta: {
+        total: page.total,
         limit,
         offset,
-      );
-      setPagingHeaders(req, res, page.total, limit, offset);
-      res.json({
-        data: page.data.map(entryJson),
-        meta: {
-          total: page.total,
-          limit,
-          offset,
-          next_updated_since: new Date(page.newest ?? sinceMs).toISOString(),
-        },
-      });
-    },
-  );
+        next_updated_since: new Date(page.newest ?? sinceMs).toISOString(),
+      },
+    });
+  });
 }
