@@ -3,13 +3,13 @@
  * `requireApiKey` first, and checks the key against the resource it resolves with `reachOf` before the
  * handler runs; handlers never call these.
  */
-import type { Request, RequestHandler, Response } from 'express';
-import { parsePublicSheetId } from '../connections/sheet-id.ts';
+import type { RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/api-keys.ts';
 import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
 import type { WebhookRecord } from '../store/webhooks.ts';
 import { locals } from './locals.ts';
+import { connectionOfPath } from './resolve/connection.ts';
 import type { KeyAccess } from './route-table.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -31,7 +31,7 @@ export function requireApiKey(
     if (
       !header &&
       access === 'public_read' &&
-      (await connectionOfRoute(req, connections))?.publicRead === true
+      (await connectionOfPath(connections, req))?.publicRead === true
     ) {
       // `req.ip` is the socket's address, except on the tunnel-only listener, which trusts exactly one proxy hop
       // (the tunnel's X-Forwarded-For): there each real client keeps its own limit (app.ts).
@@ -49,17 +49,6 @@ export function requireApiKey(
     if (access === 'read_write' && record.scope !== 'read_write') return next(readOnlyKey(req.method));
     next();
   };
-}
-
-/** The connection a public-read route names, by its `userKey` or `sheetId` parameter. */
-async function connectionOfRoute(
-  req: Request,
-  connections: ConnectionStore,
-): Promise<ConnectionRecord | null> {
-  const { userKey, sheetId } = req.params as { userKey?: string; sheetId?: string };
-  if (userKey !== undefined) return await connections.getByUserKey(userKey);
-  const parsed = sheetId === undefined ? null : parsePublicSheetId(sheetId);
-  return parsed ? await connections.getBySpreadsheetId(parsed.spreadsheetId) : null;
 }
 
 /** A read of a route that needs read_write (the delivery log) is not a write: say which it is. */

@@ -57,7 +57,7 @@ async function resolveResource(
     case 'none':
       return caller as AnyContext;
     case 'connection': {
-      const connection = await resolveConnection(deps, req);
+      const connection = await resolveConnection(deps.connections, req);
       caller.reach(connection);
       return { ...caller, connection, spreadsheet: deps.spreadsheets.of(connection) } as AnyContext;
     }

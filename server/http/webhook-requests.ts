@@ -85,7 +85,7 @@ export async function createWebhookFromBody(
   const spreadsheetId = requiredString(body, 'spreadsheet_id');
   const sheetName = requiredString(body, 'sheet_name');
   const events = body.events === undefined ? [...WEBHOOK_EVENTS] : eventsFromBody(body.events);
-  const connection = deps.connections.getBySpreadsheetId(spreadsheetId);
+  const connection = await deps.connections.getBySpreadsheetId(spreadsheetId);
   if (!connection) {
     throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${spreadsheetId}".`, {
       field: 'spreadsheet_id',

@@ -16,7 +16,7 @@ import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
 import type { TabRef } from '../../spreadsheets/tab-resolver.ts';
 import type { ConnectionRecord } from '../../store/connections.ts';
 import type { AppDeps } from '../deps.ts';
-import { resolveConnection } from './connection.ts';
+import { connectionOfPath, resolveConnection } from './connection.ts';
 
 export interface TabAddress {
   connection: ConnectionRecord;
@@ -36,11 +36,11 @@ export async function tabAddress(deps: AppDeps, req: Request): Promise<TabAddres
           '`GET /v1/spreadsheets/{spreadsheet_id}` lists its tabs.',
         { sheet: name },
       );
-    return { connection: await resolveConnection(deps, req), ref: { name }, missing };
+    return { connection: await resolveConnection(deps.connections, req), ref: { name }, missing };
   }
   const missing = () => new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
+  const connection = await connectionOfPath(deps.connections, req);
   const parsed = parsePublicSheetId(sheetId);
-  const connection = parsed && (await deps.connections.getBySpreadsheetId(parsed.spreadsheetId));
   if (!parsed || !connection) throw missing();
   return { connection, ref: { sourceSheetId: parsed.sourceSheetId }, missing };
 }
