@@ -52,7 +52,7 @@ function urlOf(e: RouteEntry): string {
 }
 
 /** The route called with `key`; writes get an empty object, which no write accepts, so nothing is written. */
-function call(e: RouteEntry, key: string): Promise<TestResponse> {
+function call(e: RouteEntry, key: string | null): Promise<TestResponse> {
   const body = e.method === 'get' || e.method === 'delete' ? undefined : '{}';
   return h.fetch(urlOf(e), {
     method: e.method.toUpperCase(),
@@ -153,6 +153,27 @@ describe('the routes of the real app', () => {
           );
         }
       }
+    }
+  });
+
+  it('opens the public_read routes without a key only for a public-read connection, /api and /v1 alike', async () => {
+    const publicRead = routes.filter((e) => e.access === 'public_read');
+    expect(new Set(publicRead.map((e) => e.path.split('/')[1]))).toEqual(new Set(['api', 'v1']));
+    const anonymous = () =>
+      Promise.all(
+        publicRead.map(async (e) => {
+          const res = await call(e, null);
+          // Row 999 is past the end: the tab was found and read.
+          const code = res.status === 200 ? 'ok' : (await res.json()).error.code;
+          return [label(e), code] as const;
+        }),
+      );
+    for (const [route, code] of await anonymous()) expect(code, route).toBe('unauthorized');
+    await h.context.connections.setPublicRead(conn.id, true);
+    try {
+      for (const [route, code] of await anonymous()) expect(['ok', 'row_not_found'], route).toContain(code);
+    } finally {
+      await h.context.connections.setPublicRead(conn.id, false);
     }
   });
 });
