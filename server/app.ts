@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler, Router } from 'express';
+import express, { type Express, Router } from 'express';
 import { AccountLogins } from './http/account-logins.ts';
 import { mountAdminRoutes, requireAdmin, requireLoopback } from './http/admin.ts';
 import { mountAdminAccountRoutes } from './http/admin-accounts.ts';
@@ -9,19 +9,17 @@ import { mountAdminRequestRoutes } from './http/admin-requests.ts';
 import { mountAdminSignInRoutes } from './http/admin-sign-in.ts';
 import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
 import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
-import { requireApiKey } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { hostGuard } from './http/host-guard.ts';
-import { idempotency } from './http/idempotency.ts';
 import { logRequests } from './http/log-requests.ts';
 import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
-import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
-import { type Access, type RouteEntry, RouteTable } from './http/route-table.ts';
+import { routePipeline } from './http/route-pipeline.ts';
+import { type RouteEntry, RouteTable } from './http/route-table.ts';
 import { mountRowRoutes } from './http/rows.ts';
 import { uiRouter } from './http/ui.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
@@ -61,13 +59,13 @@ function onTunnel(entry: RouteEntry): boolean {
 
 /**
  * Builds the Express app from its parts. No listen, no globals: tests build many side by side.
- * Routes are declared with full paths and their access level in one table (route-table.ts); the OpenAPI test
- * lists it.
+ * Routes are declared with full paths, their access level and the resource they act on in one table
+ * (route-table.ts); `routes` lists what it mounted (the OpenAPI and route pipeline tests read it).
  */
 export function createApp(
   deps: AppDeps,
   options: AppOptions = {},
-): { app: Express; router: Router; closeStreams: () => void } {
+): { app: Express; router: Router; routes: readonly RouteEntry[]; closeStreams: () => void } {
   const tunnel = options.surface === 'tunnel';
   const app = express();
   app.disable('x-powered-by');
@@ -95,23 +93,15 @@ export function createApp(
   // The dashboard's files: loopback only, like /admin (ui.ts), and never mounted on the tunnel's app.
   if (!tunnel) app.use('/ui', options.uiDir === undefined ? uiRouter() : uiRouter(options.uiDir));
   const eventStreams = new AdminEventStreams(deps.now);
-  const keyed = (access: 'public_read' | 'read' | 'write'): RequestHandler[] => [
-    requireApiKey(deps.keys, deps.connections, access),
-    ...(deps.limiter ? [rateLimit(deps.limiter)] : []),
-    jsonBody(),
-    idempotency(deps.idempotency),
-  ];
-  const guardsOf: Record<Access, RequestHandler[]> = {
+  // Every route's guards and the resource it acts on run in the route pipeline (http/route-pipeline.ts).
+  const pipeline = routePipeline(deps, {
     public: [],
-    public_read: keyed('public_read'),
-    read: keyed('read'),
-    write: keyed('write'),
     admin: [requireAdmin(deps.adminAccess, (req) => eventStreams.admits(req)), jsonBody()],
     sign_in: [requireLoopback(), jsonBody()],
-  };
+  });
 
   const router = Router();
-  const routes = new RouteTable(router, (access) => guardsOf[access], tunnel ? onTunnel : undefined);
+  const routes = new RouteTable(router, pipeline, tunnel ? onTunnel : undefined);
   mountMetaRoutes(routes);
   mountAdminRoutes(routes, deps);
   mountAdminDeliveryRoutes(routes, deps);
@@ -125,10 +115,10 @@ export function createApp(
   const logins = new AccountLogins(deps.now);
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
-  mountRowRoutes(routes, deps);
+  mountRowRoutes(routes);
   mountSpreadsheetRoutes(routes, deps);
-  mountSheetRoutes(routes, deps);
-  mountBatchRoutes(routes, deps);
+  mountSheetRoutes(routes);
+  mountBatchRoutes(routes);
   mountChangeFeedRoutes(routes, deps);
   mountWebhookRoutes(routes, deps);
   mountDeliveryRoutes(routes, deps);
@@ -142,5 +132,5 @@ export function createApp(
     eventStreams.closeAll();
     logins.stopAll();
   };
-  return { app, router, closeStreams };
+  return { app, router, routes: routes.entries, closeStreams };
 }

@@ -72,26 +72,26 @@ function parseStatus(raw: unknown): WebhookStatus {
 }
 
 /**
- * Registers a webhook from a create body. `authorize` runs once the spreadsheet is known (a key's reach);
- * the secret in the answer is shown this once.
+ * Registers a webhook from a create body. `authorize` runs once the spreadsheet is known (a key's reach, from
+ * the route pipeline; the admin surface reaches every spreadsheet); the secret in the answer is shown this once.
  */
 export async function createWebhookFromBody(
   deps: AppDeps,
   rawBody: unknown,
-  options: { apiKeyId: string | null; authorize?: (connection: ConnectionRecord) => void },
+  options: { apiKeyId: string | null; authorize: (connection: ConnectionRecord) => void },
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const body = objectBody(rawBody, CREATE_KEYS);
   const { url } = validateWebhookUrl(body.url, { allowLan: deps.allowLanWebhooks });
   const spreadsheetId = requiredString(body, 'spreadsheet_id');
   const sheetName = requiredString(body, 'sheet_name');
   const events = body.events === undefined ? [...WEBHOOK_EVENTS] : eventsFromBody(body.events);
-  const connection = deps.connections.getBySpreadsheetId(spreadsheetId);
+  const connection = await deps.connections.getBySpreadsheetId(spreadsheetId);
   if (!connection) {
     throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${spreadsheetId}".`, {
       field: 'spreadsheet_id',
     });
   }
-  options.authorize?.(connection);
+  options.authorize(connection);
   return registerWebhookOnTab(
     { webhooks: deps.webhooks, spreadsheets: deps.spreadsheets },
     { connection, sheetName, url: url.toString(), events, apiKeyId: options.apiKeyId },

@@ -1,12 +1,7 @@
-import type { Request, Response } from 'express';
-import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
-import { quantity } from '../../lib/quantity.ts';
-import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
-import type { ConnectionRecord } from '../../store/connections.ts';
-import { authorize } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { CellInput, Mutation } from '../../sources/source.ts';
+import { atMutation, writeMutations } from '../mutation-errors.ts';
+import type { RouteHandler, RouteTable } from '../route-table.ts';
 import { parseInputMode, parseRowObject } from '../row-input.ts';
 
 export const MAX_MUTATIONS = 500;
@@ -23,16 +18,6 @@ const isOp = (op: unknown): op is Mutation['op'] => typeof op === 'string' && Ob
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An AppError about mutation `index`: the message starts with `mutations[index]: `, details carry `index`. */
-function atIndex(
-  index: number,
-  code: AppError['code'],
-  message: string,
-  details: Record<string, unknown> = {},
-): AppError {
-  return new AppError(code, `mutations[${index}]: ${message}`, { ...details, index });
-}
-
 /** A client's value for a message, kept short (`5`, `"5"`, `null`, `an object`). */
 function shown(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -43,7 +28,7 @@ function shown(v: unknown): string {
 
 function parseRow(raw: unknown, index: number): number {
   if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 1) {
-    throw atIndex(index, 'invalid_body', `"row" must be a positive integer, got ${shown(raw)}.`);
+    throw atMutation(index, 'invalid_body', `"row" must be a positive integer, got ${shown(raw)}.`);
   }
   return raw;
 }
@@ -52,7 +37,7 @@ function parseRow(raw: unknown, index: number): number {
 function appendValues(raw: unknown, index: number): Record<string, CellInput> {
   const values = parseValues(raw, index);
   if (!Object.values(values).some((v) => v !== null && v !== '')) {
-    throw atIndex(index, 'invalid_body', 'an appended row needs at least one non-empty value.');
+    throw atMutation(index, 'invalid_body', 'an appended row needs at least one non-empty value.');
   }
   return values;
 }
@@ -66,15 +51,15 @@ function parseValues(raw: unknown, index: number): Record<string, CellInput> {
     throw e;
   }
   if (Object.keys(values).length === 0) {
-    throw atIndex(index, 'invalid_body', '"values" names no field.');
+    throw atMutation(index, 'invalid_body', '"values" names no field.');
   }
   return values;
 }
 
 function parseMutation(raw: unknown, index: number): Mutation {
-  if (!isPlainObject(raw)) throw atIndex(index, 'invalid_body', 'each mutation must be a JSON object.');
+  if (!isPlainObject(raw)) throw atMutation(index, 'invalid_body', 'each mutation must be a JSON object.');
   if (!isOp(raw.op)) {
-    throw atIndex(
+    throw atMutation(
       index,
       'invalid_body',
       `"op" must be "append", "update" or "delete", got ${shown(raw.op)}.`,
@@ -84,10 +69,14 @@ function parseMutation(raw: unknown, index: number): Mutation {
   const allowed = KEYS[op];
   const extra = Object.keys(raw).find((k) => !allowed.includes(k));
   if (extra !== undefined) {
-    throw atIndex(index, 'invalid_body', `"${op}" takes ${allowed.join(', ')}; unexpected key "${extra}".`);
+    throw atMutation(
+      index,
+      'invalid_body',
+      `"${op}" takes ${allowed.join(', ')}; unexpected key "${extra}".`,
+    );
   }
   const missing = allowed.find((k) => !Object.hasOwn(raw, k));
-  if (missing !== undefined) throw atIndex(index, 'invalid_body', `"${op}" needs "${missing}".`);
+  if (missing !== undefined) throw atMutation(index, 'invalid_body', `"${op}" needs "${missing}".`);
   switch (op) {
     case 'append':
       return { op, values: appendValues(raw.values, index) };
@@ -123,53 +112,21 @@ export function parseBatchBody(body: unknown): Mutation[] {
   return list.map(parseMutation);
 }
 
-/**
- * The source reports a problem with one mutation as an error carrying its `index` (and, for a missing row,
- * `row` and `row_count`). In a batch a row beyond the end is a bad request body (400 invalid_body), not a
- * missing resource; every message is prefixed with the mutation's position.
- */
-function batchError(e: unknown): unknown {
-  if (!isAppError(e) || typeof e.details.index !== 'number') return e;
-  const { index, ...details } = e.details;
-  if (e.code === 'row_not_found') {
-    const count =
-      typeof details.row_count === 'number' ? ` (the tab has ${quantity(details.row_count, 'row')})` : '';
-    return atIndex(index, 'invalid_body', `row ${String(details.row)} does not exist${count}.`, details);
-  }
-  return atIndex(index, e.code, e.message.charAt(0).toLowerCase() + e.message.slice(1), details);
-}
-
 /** `POST /v1/sheets/{sheetId}/rows:batchUpdate` (and `/rows/batchUpdate`): up to 500 mutations, all or none. */
-export function mountBatchRoutes(routes: RouteTable, deps: AppDeps): void {
-  const resolve = async (
-    req: Request,
-    res: Response,
-  ): Promise<{ connection: ConnectionRecord; tab: TabSnapshot; allowFormulas: boolean }> => {
-    const sheetId = String(req.params.sheetId);
-    const parsed = parsePublicSheetId(sheetId);
-    const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
-    if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
-    const key = authorize(res, connection, 'write');
-    const tab = await deps.spreadsheets.of(connection).tab({ sourceSheetId: parsed.sourceSheetId });
-    return { connection, tab, allowFormulas: key.allowFormulas };
-  };
-
-  const batchUpdate = async (req: Request, res: Response) => {
-    const { connection, tab, allowFormulas } = await resolve(req, res);
+export function mountBatchRoutes(routes: RouteTable): void {
+  const batchUpdate: RouteHandler<'read_write', 'tab'> = async (req, res, { key, spreadsheet, tab }) => {
     const mutations = parseBatchBody(req.body);
     const userEntered = parseInputMode(req.query.input);
-    try {
-      const result = await deps.spreadsheets.of(connection).write(tab.sourceSheetId, mutations, {
-        allowFormulas,
-        userEntered,
-      });
-      res.status(200).json({ appended: result.appended, updated: result.updated, deleted: result.deleted });
-    } catch (e) {
-      throw batchError(e);
-    }
+    const options = { allowFormulas: key.allowFormulas, userEntered };
+    const result = await writeMutations(spreadsheet, tab.sourceSheetId, mutations, options, 'batch');
+    res.status(200).json({ appended: result.appended, updated: result.updated, deleted: result.deleted });
   };
 
   // path-to-regexp v8: a literal colon must be escaped, else `:batchUpdate` would be a parameter.
-  routes.post('/v1/sheets/:sheetId/rows\\:batchUpdate', 'write', batchUpdate);
-  routes.post('/v1/sheets/:sheetId/rows/batchUpdate', 'write', batchUpdate);
+  routes.post(
+    '/v1/sheets/:sheetId/rows\\:batchUpdate',
+    { access: 'read_write', resource: 'tab' },
+    batchUpdate,
+  );
+  routes.post('/v1/sheets/:sheetId/rows/batchUpdate', { access: 'read_write', resource: 'tab' }, batchUpdate);
 }

@@ -2,7 +2,6 @@ import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { ChangeEntry } from '../../store/change-log.ts';
-import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
@@ -65,11 +64,8 @@ function entryJson(e: ChangeEntry) {
  * follower), or when this route looks first.
  */
 export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
-  routes.get('/v1/spreadsheets/:id/rows', 'read', async (req, res) => {
-    const id = String(req.params.id);
-    const connection = deps.connections.getBySpreadsheetId(id);
-    if (!connection) throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${id}".`);
-    authorize(res, connection, 'read');
+  const feed = { access: 'read', resource: 'connection' } as const;
+  routes.get('/v1/spreadsheets/:id/rows', feed, async (req, res, { connection }) => {
     const query = req.query as Record<string, unknown>;
     const sheet = singleQuery(query, 'sheet');
     if (sheet === undefined || sheet === '') {
@@ -88,7 +84,13 @@ export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
     const spreadsheet = deps.spreadsheets.of(connection);
     await spreadsheet.observe();
     const tab = await spreadsheet.tab({ name: sheet });
-    const page = deps.changeLog.page(connection.spreadsheetId, tab.sourceSheetId, sinceMs, limit, offset);
+    const page = await deps.changeLog.page(
+      connection.spreadsheetId,
+      tab.sourceSheetId,
+      sinceMs,
+      limit,
+      offset,
+    );
     setPagingHeaders(req, res, page.total, limit, offset);
     res.json({
       data: page.data.map(entryJson),

@@ -1,19 +1,15 @@
-import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
-import type { WebhookRecord } from '../../store/webhooks.ts';
+import type { DeliveryState } from '../../store/deliveries.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks/delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
 import { replayFromRequest } from '../webhook-requests.ts';
-import { webhookOf } from './webhooks.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
 
-/** Delivery logs need a read_write key: they show what receivers answered. */
 export function parseState(query: Record<string, unknown>): DeliveryState | undefined {
   const raw = singleQuery(query, 'state');
   if (raw === undefined || raw === '') return undefined;
@@ -25,39 +21,28 @@ export function parseState(query: Record<string, unknown>): DeliveryState | unde
   return raw as DeliveryState;
 }
 
-/** The webhook's delivery log: one delivery per notification, every attempt of it, and replay. */
+/**
+ * The webhook's delivery log: one delivery per notification, every attempt of it, and replay. Reading it needs a
+ * read_write key too: it shows what receivers answered.
+ */
 export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
-  const deliveryOf = (
-    req: Request,
-    res: Response,
-    access: 'read' | 'write',
-  ): { webhook: WebhookRecord; delivery: DeliveryRecord } => {
-    const webhook = webhookOf(res, deps, String(req.params.id), access);
-    const deliveryId = String(req.params.deliveryId);
-    const delivery = deps.deliveries.get(deliveryId);
-    if (!delivery || delivery.webhookId !== webhook.id) {
-      throw new AppError('not_found', `No delivery with id "${deliveryId}" for this webhook.`);
-    }
-    return { webhook, delivery };
-  };
-
-  routes.get('/v1/webhooks/:id/deliveries', 'write', (req, res) => {
-    const webhook = webhookOf(res, deps, String(req.params.id), 'read');
+  const log = '/v1/webhooks/:id/deliveries';
+  routes.get(log, { access: 'read_write', resource: 'webhook' }, async (req, res, { webhook }) => {
     const query = req.query as Record<string, unknown>;
     const state = parseState(query);
     const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
-    const page = deps.deliveries.page(webhook.id, { ...(state ? { state } : {}), limit, offset });
+    const page = await deps.deliveries.page(webhook.id, { ...(state ? { state } : {}), limit, offset });
     setPagingHeaders(req, res, page.total, limit, offset);
     res.json({ data: page.data.map(deliveryJson), meta: { total: page.total, limit, offset } });
   });
 
-  routes.get('/v1/webhooks/:id/deliveries/:deliveryId', 'write', (req, res) => {
-    const { delivery } = deliveryOf(req, res, 'read');
-    res.json(deliveryDetailJson(delivery, deps.deliveries.attemptsOf(delivery.id), apiAttemptJson));
+  routes.get(`${log}/:deliveryId`, { access: 'read_write', resource: 'delivery' }, async (_req, res, ctx) => {
+    const attempts = await deps.deliveries.attemptsOf(ctx.delivery.id);
+    res.json(deliveryDetailJson(ctx.delivery, attempts, apiAttemptJson));
   });
 
-  routes.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', 'write', (req, res) => {
-    const { delivery } = deliveryOf(req, res, 'write');
-    res.status(202).json(replayFromRequest(deps, delivery, req.body));
+  const replay = `${log}/:deliveryId/replay`;
+  routes.post(replay, { access: 'read_write', resource: 'delivery' }, async (req, res, { delivery }) => {
+    res.status(202).json(await replayFromRequest(deps, delivery, req.body));
   });
 }

@@ -1,12 +1,6 @@
-import type { Request, Response } from 'express';
-import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError } from '../../errors.ts';
 import { renderPage } from '../../rows/page-cache.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
-import type { TabSnapshot } from '../../sources/source.ts';
-import type { ConnectionRecord } from '../../store/connections.ts';
-import { authorizeRead } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
 import { setFreshnessHeaders } from '../freshness-headers.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
@@ -15,34 +9,20 @@ import { send } from '../rows.ts';
 export const V1_LIST_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
 /** `/v1/sheets/{sheetId}`: a tab by its stable id, which survives renames. */
-export function mountSheetRoutes(routes: RouteTable, deps: AppDeps): void {
-  const resolve = async (
-    req: Request,
-    res: Response,
-  ): Promise<{ connection: ConnectionRecord; tab: TabSnapshot }> => {
-    const sheetId = String(req.params.sheetId);
-    const parsed = parsePublicSheetId(sheetId);
-    const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
-    if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
-    authorizeRead(res, connection);
-    const tab = await deps.spreadsheets.of(connection).tab({ sourceSheetId: parsed.sourceSheetId });
-    setFreshnessHeaders(res, deps.spreadsheets.of(connection).freshness());
-    return { connection, tab };
-  };
-
-  routes.get('/v1/sheets/:sheetId', 'public_read', async (req, res) => {
-    const { connection, tab } = await resolve(req, res);
+export function mountSheetRoutes(routes: RouteTable): void {
+  routes.get('/v1/sheets/:sheetId', { access: 'public_read', resource: 'tab' }, (req, res, ctx) => {
+    setFreshnessHeaders(res, ctx.spreadsheet.freshness());
     res.json({
       sheet_id: String(req.params.sheetId),
-      spreadsheet_id: connection.spreadsheetId,
-      name: tab.name,
-      header: tab.header,
-      row_count: tab.typed.length,
+      spreadsheet_id: ctx.connection.spreadsheetId,
+      name: ctx.tab.name,
+      header: ctx.tab.header,
+      row_count: ctx.tab.typed.length,
     });
   });
 
-  routes.get('/v1/sheets/:sheetId/rows', 'public_read', async (req, res) => {
-    const { tab } = await resolve(req, res);
+  routes.get('/v1/sheets/:sheetId/rows', { access: 'public_read', resource: 'tab' }, (req, res, ctx) => {
+    setFreshnessHeaders(res, ctx.spreadsheet.freshness());
     // The /v1 listing is always shape B; only JSON is offered here (the /api routes carry the other formats).
     const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };
     if (query.format !== 'json') {
@@ -50,7 +30,7 @@ export function mountSheetRoutes(routes: RouteTable, deps: AppDeps): void {
         parameter: 'format',
       });
     }
-    const page = renderPage(tab, query);
+    const page = renderPage(ctx.tab, query);
     setPagingHeaders(req, res, page.total, query.limit, query.offset);
     send(res, 200, page.rendered);
   });

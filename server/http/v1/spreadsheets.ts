@@ -1,14 +1,13 @@
 import { describeSpreadsheet } from '../../connections/describe.ts';
 import { AppError } from '../../errors.ts';
 import type { SpreadsheetSnapshot } from '../../sources/source.ts';
-import { apiKeyOf, authorize, mayReach } from '../auth.ts';
+import { mayReach } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import type { RouteTable } from '../route-table.ts';
 
 export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void {
-  routes.get('/v1/spreadsheets', 'read', async (_req, res) => {
-    const key = apiKeyOf(res);
-    const reachable = deps.connections.list().filter((c) => mayReach(key, c));
+  routes.get('/v1/spreadsheets', { access: 'read', resource: 'none' }, async (_req, res, { key }) => {
+    const reachable = (await deps.connections.list()).filter((c) => mayReach(key, c.spreadsheetId));
     const data = await Promise.all(
       reachable.map(async (connection) => {
         const read = await withinWait(deps.spreadsheets.of(connection).read());
@@ -27,11 +26,8 @@ export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void 
     res.json({ data });
   });
 
-  routes.get('/v1/spreadsheets/:id', 'read', async (req, res) => {
-    const connection = deps.connections.getBySpreadsheetId(String(req.params.id));
-    if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id.');
-    authorize(res, connection, 'read');
-    res.json(describeSpreadsheet(connection, await deps.spreadsheets.of(connection).read()));
+  routes.get('/v1/spreadsheets/:id', { access: 'read', resource: 'connection' }, async (_req, res, ctx) => {
+    res.json(describeSpreadsheet(ctx.connection, await ctx.spreadsheet.read()));
   });
 }
 

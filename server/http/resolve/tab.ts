@@ -1,0 +1,55 @@
+/**
+ * The `tab` a route names, in two steps so the key is checked against the spreadsheet before its tabs are read:
+ * `tabAddress` finds the connection, `resolveTab` the tab through its Spreadsheet (tab-resolver.ts, the one rule).
+ * - `/api/spreadsheets/:userKey/:sheetName`: the connection by userKey, the tab by name; a miss says where the
+ *   tabs are listed, since a name is what a rename or a deletion breaks;
+ * - `/v1/sheets/:sheetId`: a public sheet_id (`<spreadsheet_id>~<source sheet id>`); one 404 `sheet_not_found`
+ *   naming it for every way it can miss (malformed, no such spreadsheet, no such tab), since the caller knows
+ *   only the id.
+ * Which tab a reference finds is tab-resolver.ts's rule alone; these only word the 404.
+ */
+import type { Request } from 'express';
+import { parsePublicSheetId } from '../../connections/sheet-id.ts';
+import { AppError, isAppError } from '../../errors.ts';
+import type { TabSnapshot } from '../../sources/source.ts';
+import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
+import type { TabRef } from '../../spreadsheets/tab-resolver.ts';
+import type { ConnectionRecord } from '../../store/connections.ts';
+import type { AppDeps } from '../deps.ts';
+import { connectionOfPath, resolveConnection } from './connection.ts';
+
+export interface TabAddress {
+  connection: ConnectionRecord;
+  ref: TabRef;
+  /** The error for a tab the reference does not find. */
+  missing: () => AppError;
+}
+
+export async function tabAddress(deps: AppDeps, req: Request): Promise<TabAddress> {
+  const { sheetId } = req.params as { sheetId?: string };
+  if (sheetId === undefined) {
+    const name = String(req.params.sheetName);
+    const missing = () =>
+      new AppError(
+        'sheet_not_found',
+        `No tab named "${name}" in this spreadsheet (a tab renamed or deleted since is gone under its old name); ` +
+          '`GET /v1/spreadsheets/{spreadsheet_id}` lists its tabs.',
+        { sheet: name },
+      );
+    return { connection: await resolveConnection(deps.connections, req), ref: { name }, missing };
+  }
+  const missing = () => new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
+  const connection = await connectionOfPath(deps.connections, req);
+  const parsed = parsePublicSheetId(sheetId);
+  if (!parsed || !connection) throw missing();
+  return { connection, ref: { sourceSheetId: parsed.sourceSheetId }, missing };
+}
+
+export async function resolveTab(spreadsheet: Spreadsheet, address: TabAddress): Promise<TabSnapshot> {
+  try {
+    return await spreadsheet.tab(address.ref);
+  } catch (e) {
+    if (isAppError(e) && e.code === 'sheet_not_found') throw address.missing();
+    throw e;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The `webhook` a `/v1` route names by `:id`, and a `delivery` of it by `:deliveryId`. A key sees only the
+ * webhooks it owns (auth.ts keyOwns): any other id is 404 `not_found`, the answer for one that does not exist,
+ * so another key's webhooks are not revealed.
+ */
+import type { Request } from 'express';
+import { AppError } from '../../errors.ts';
+import type { ApiKeyRecord } from '../../store/api-keys.ts';
+import type { DeliveryRecord } from '../../store/deliveries.ts';
+import type { WebhookRecord } from '../../store/webhooks.ts';
+import { keyOwns } from '../auth.ts';
+import type { AppDeps } from '../deps.ts';
+
+export async function resolveWebhook(deps: AppDeps, req: Request, key: ApiKeyRecord): Promise<WebhookRecord> {
+  const id = String(req.params.id);
+  const webhook = await deps.webhooks.get(id);
+  if (!webhook || !keyOwns(key, webhook)) throw new AppError('not_found', `No webhook with id "${id}".`);
+  return webhook;
+}
+
+export async function resolveDelivery(
+  deps: AppDeps,
+  req: Request,
+  webhook: WebhookRecord,
+): Promise<DeliveryRecord> {
+  const deliveryId = String(req.params.deliveryId);
+  const delivery = await deps.deliveries.get(deliveryId);
+  if (!delivery || delivery.webhookId !== webhook.id) {
+    throw new AppError('not_found', `No delivery with id "${deliveryId}" for this webhook.`);
+  }
+  return delivery;
+}
