@@ -1,6 +1,6 @@
 /**
  * The pure query engine: validate field names, filter, sort, page and project the rows of one tab.
- * Order of operations is the contract's: filter, then sort, then offset/limit.
+ * Order of operations is docs/api.md's (List rows): filter, then sort, then offset/limit.
  *
  * Works over row indices, never copying rows: per-column search text (match.ts) and sort orders (sort.ts)
  * are cached per snapshot array in WeakMaps, so a 100k-row tab answers search+sort+limit in a few ms.
