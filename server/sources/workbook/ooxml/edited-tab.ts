@@ -48,7 +48,7 @@ export function editedTab(
     headerRow: typed.length === 0 && header.length === 0 ? 0 : headerRow,
     typed: width === oldWidth ? typed : typed.map((row) => padTo(row, width, null)),
     codes: codesOf(old, rows.rowCodes, width),
-    formats: old.formats,
+    numberFormats: old.numberFormats,
     shared: old.shared,
     formulas:
       inPlace && width === oldWidth
