@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_FILE_LIMITS } from '../server/config.ts';
-import { formatNamed } from '../server/sources/workbook/formats.ts';
+import { engineNamed } from '../server/sources/workbook/engines.ts';
 import { fileFor, releaseFile } from '../server/sources/workbook/workbook-file.ts';
 import { generateRows, HEADER, writeOrdersWorkbook } from './data.ts';
 
@@ -21,7 +21,7 @@ const ROUNDS = 7;
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sheetport-first-write-'));
 const file = path.join(dir, 'orders.xlsx');
 await writeOrdersWorkbook(file, generateRows(ROWS));
-const workbook = fileFor(file, formatNamed('xlsx'), { ...DEFAULT_FILE_LIMITS });
+const workbook = fileFor(file, engineNamed('xlsx'), { ...DEFAULT_FILE_LIMITS });
 const first = await workbook.read();
 const sheetId = first.tabs[0]!.sourceSheetId;
 const options = { allowFormulas: false, userEntered: false };

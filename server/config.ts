@@ -235,7 +235,7 @@ export interface GoogleConfig {
   passphrase?: string;
 }
 
-/** How the request and server logs rotate; unset fields take the log's own defaults (logs/request-log.ts). */
+/** How the request and server logs rotate; unset fields take the log's own defaults (logs/rotating-log.ts). */
 export interface LogRotation {
   /** A file is rotated once it reaches this size. */
   maxBytes?: number;

@@ -1,6 +1,7 @@
 /**
- * One error type for the whole service. Every failure that reaches a client is an AppError with a code
- * from the contract; the error middleware turns it into the envelope `{"error":{code,message,request_id,...}}`.
+ * One error type for the whole service. Every failure that reaches a client is an AppError with one of the
+ * codes docs/api.md lists ("Errors"); the error middleware turns it into the envelope
+ * `{"error":{code,message,request_id,...}}`.
  */
 export type ErrorCode =
   | 'unauthorized'

@@ -1,6 +1,6 @@
 /**
  * The file extensions a local workbook may have: the one list. The workbook kind (what it claims, its errors
- * and help text), the format registry (formats.ts maps each to its engine), the desktop app's file picker and the
+ * and help text), the engine registry (sources/workbook/engines.ts maps each to its engine), the desktop app's file picker and the
  * dashboard's path field all read it. It imports nothing, so the dashboard's bundle can take it too.
  *
  * `.xlsm` (a macro-enabled workbook) is the same OOXML package as `.xlsx` with a VBA project inside; the engine

@@ -1,28 +1,15 @@
 /**
- * The request log: one JSON line per HTTP request in `<data dir>/logs/requests.<n>.log`, written by pino through
- * pino-roll (size-based rotation, oldest files removed). Writes are asynchronous: a line is handed to sonic-boom,
- * which writes it from libuv's thread pool, and lines that arrive meanwhile go out together in the next write.
- * `close()` writes out what is still buffered.
+ * The request log: one JSON line per HTTP request in `<data dir>/logs/requests.<n>.log`, through the rotating
+ * writer the server log uses too (rotating-log.ts). `close()` writes out what is still buffered.
  */
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import pino, { type Logger } from 'pino';
-import pinoRoll from 'pino-roll';
-import { redactSecrets } from '../lib/redact-secrets.ts';
+import { LOGS_DIR, type LogRotation, openRotatingLog } from './rotating-log.ts';
 
-/** Folder under the data dir holding every log SheetPort writes. */
-export const LOGS_DIR = 'logs';
+/** The folder of the request log files, for those who read them (the admin request list). */
+export { LOGS_DIR };
 /** File name stem: files are `requests.1.log`, `requests.2.log`, ... (highest number = the current one). */
 export const REQUEST_LOG_STEM = 'requests';
 
-const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-const DEFAULT_KEEP_FILES = 5;
-
-export interface RequestLogOptions {
-  /** A file is rotated once it reaches this size (default 10 MB; SHEETPORT_LOG_MAX_MB, read in config.ts). */
-  maxBytes?: number;
-  /** Rotated files kept besides the current one (default 5; SHEETPORT_LOG_FILES, read in config.ts). */
-  keepFiles?: number;
+export interface RequestLogOptions extends LogRotation {
   /** Where a failing log write is reported (a full disk must not take the service down). */
   onError?: (err: unknown) => void;
 }
@@ -64,67 +51,4 @@ export async function openRequestLog(dataDir: string, options: RequestLogOptions
       return close();
     },
   };
-}
-
-/**
- * A pino logger writing JSON lines to `<data dir>/logs/<stem>.<n>.log`, rotated by size (pino-roll), files 0600
- * in a 0700 folder, secrets redacted from every line. Shared by the request log and the server log.
- */
-export async function openRotatingLog(
-  dataDir: string,
-  stem: string,
-  options: RequestLogOptions & { onError: (err: unknown) => void },
-): Promise<{ logger: Logger; close(): Promise<void> }> {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const keepFiles = options.keepFiles ?? DEFAULT_KEEP_FILES;
-  const dir = path.join(dataDir, LOGS_DIR);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  // Files an older version created with a looser mode; new ones are 0600 from their creation (mode below).
-  for (const name of readdirSync(dir)) if (name.startsWith(`${stem}.`)) tighten(path.join(dir, name));
-
-  const stream = await pinoRoll({
-    file: path.join(dir, stem),
-    extension: '.log',
-    size: `${Math.max(1, Math.floor(maxBytes))}b`,
-    // pino-roll counts the file being written among the kept ones; ours are the closed files besides it.
-    limit: { count: keepFiles + 1, removeOtherLogFiles: true },
-    mode: 0o600,
-    sync: false,
-  });
-  stream.on('error', options.onError);
-
-  const logger: Logger = pino(
-    {
-      base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      serializers: { err: pino.stdSerializers.errWithCause },
-      // The last step before a line reaches the file: whatever a message, an error or a field carries, nothing
-      // shaped like a secret is written (lib/redact-secrets.ts).
-      hooks: { streamWrite: redactSecrets },
-    },
-    stream,
-  );
-
-  let closed: Promise<void> | null = null;
-  return {
-    logger,
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        if (stream.destroyed) return resolve();
-        stream.once('close', () => resolve());
-        stream.end();
-      });
-      return closed;
-    },
-  };
-}
-
-function tighten(file: string): void {
-  try {
-    chmodSync(file, 0o600);
-  } catch {
-    // Removed meanwhile, or not ours to change: the next rotation writes a 0600 file anyway.
-  }
 }

@@ -4,7 +4,7 @@
  * log, and to stderr as before, so a terminal still shows it.
  */
 import { throttledReport } from '../lib/retry-streak.ts';
-import { openRotatingLog, type RequestLogOptions } from './request-log.ts';
+import { type LogRotation, openRotatingLog } from './rotating-log.ts';
 
 export const SERVER_LOG_STEM = 'server';
 
@@ -15,7 +15,7 @@ export interface ServerLog {
 
 export async function openServerLog(
   dataDir: string,
-  options: RequestLogOptions & { echo?: (message: string, err?: unknown) => void } = {},
+  options: LogRotation & { echo?: (message: string, err?: unknown) => void } = {},
 ): Promise<ServerLog> {
   const echo = options.echo ?? ((message: string, err?: unknown) => console.error(message, err ?? ''));
   const { logger, close } = await openRotatingLog(dataDir, SERVER_LOG_STEM, {

@@ -1,11 +1,12 @@
 /**
  * The pure query engine: validate field names, filter, sort, page and project the rows of one tab.
- * Order of operations is the contract's: filter, then sort, then offset/limit.
+ * Order of operations is docs/api.md's (List rows): filter, then sort, then offset/limit.
  *
  * Works over row indices, never copying rows: per-column search text (match.ts) and sort orders (sort.ts)
  * are cached per snapshot array in WeakMaps, so a 100k-row tab answers search+sort+limit in a few ms.
  */
 import { AppError } from '../errors.ts';
+import { OwnerCache } from '../lib/owner-cache.ts';
 import type { CellValue } from '../sources/source.ts';
 import type { RowsToRender } from './formats/index.ts';
 import { matchRows, stringForm } from './match.ts';
@@ -81,32 +82,20 @@ interface Filtered {
 
 /** Recent filter results per snapshot array: a client paging through a search, or a dashboard polling the
  * same query, pays for the column scan once. Snapshots are immutable, so entries never go stale. */
-const filterCache = new WeakMap<unknown[][], Map<string, Filtered>>();
 const FILTER_CACHE_SIZE = 32;
+const filterCache = new OwnerCache<unknown[][], string, Filtered | null>(FILTER_CACHE_SIZE);
 
 function cachedFilter(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered | null {
   if (q.filters.length === 0) return null;
   const owner: unknown[][] = q.values === 'typed' ? tab.typed : tab.formatted;
-  let cache = filterCache.get(owner);
-  if (!cache) {
-    cache = new Map();
-    filterCache.set(owner, cache);
-  }
   const key = JSON.stringify(q.filters.map((f, i) => [filterCols[i], f.exact, f.value]));
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key); // re-insert: Map order is the LRU order
-    cache.set(key, hit);
-    return hit;
-  }
-  const hits = filterRows(tab, q, filterCols);
-  if (hits === null) return null;
-  let total = 0;
-  for (let r = 0; r < hits.length; r++) total += hits[r]!;
-  const entry = { hits, total };
-  cache.set(key, entry);
-  if (cache.size > FILTER_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return entry;
+  return filterCache.get(owner, key, () => {
+    const hits = filterRows(tab, q, filterCols);
+    if (hits === null) return null;
+    let total = 0;
+    for (let r = 0; r < hits.length; r++) total += hits[r]!;
+    return { hits, total };
+  });
 }
 
 /** Bitmap of rows passing every filter (AND), or null when nothing filters. */

@@ -4,6 +4,7 @@
  * `indexOf` scans over contiguous memory plus a binary search per hit, instead of 100k scattered
  * per-row string reads; the result is a bitmap of matching rows.
  */
+import { OwnerCache } from '../lib/owner-cache.ts';
 import type { CellValue } from '../sources/source.ts';
 import { foldText } from './collation.ts';
 
@@ -21,7 +22,10 @@ interface ColumnText {
 /** Returns the value of a cell as the API returns it in `mode` (typed value, or displayed text / null). */
 export type CellReader = (row: number, col: number) => CellValue;
 
-const caches = { exact: new WeakMap<object, Map<number, ColumnText>>(), folded: new WeakMap() };
+const caches = {
+  exact: new OwnerCache<object, number, ColumnText>(),
+  folded: new OwnerCache<object, number, ColumnText>(),
+};
 
 /** The string a search matches against: numbers via String(n), booleans true/false, empty as ''. */
 export function stringForm(v: CellValue): string {
@@ -45,18 +49,7 @@ function build(n: number, col: number, read: CellReader, folded: boolean): Colum
 }
 
 function columnText(owner: object, n: number, col: number, read: CellReader, folded: boolean): ColumnText {
-  const cache: WeakMap<object, Map<number, ColumnText>> = folded ? caches.folded : caches.exact;
-  let perCol = cache.get(owner);
-  if (!perCol) {
-    perCol = new Map();
-    cache.set(owner, perCol);
-  }
-  let ct = perCol.get(col);
-  if (!ct) {
-    ct = build(n, col, read, folded);
-    perCol.set(col, ct);
-  }
-  return ct;
+  return (folded ? caches.folded : caches.exact).get(owner, col, () => build(n, col, read, folded));
 }
 
 /** Row whose span contains `pos`: the last r with starts[r] <= pos. */

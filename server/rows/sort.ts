@@ -10,6 +10,7 @@
  * In formatted mode we still compare the typed values (so "$1,000.00" sorts as the number 1000, dates by
  * their ISO value); only the notion of "empty" comes from the displayed text ('' sorts last).
  */
+import { OwnerCache } from '../lib/owner-cache.ts';
 import type { CellValue } from '../sources/source.ts';
 import { compareFolded, foldText } from './collation.ts';
 
@@ -34,10 +35,10 @@ interface ColumnRanks {
  * so entries die with the snapshot. Typed mode keys on `typed`, formatted mode on `formatted` (in a snapshot
  * they are created together, so either identifies the pair).
  */
-const rankCache = new WeakMap<object, Map<number, ColumnRanks>>();
-const orderCache = new WeakMap<object, Map<string, Uint32Array>>();
+const rankCache = new OwnerCache<object, number, ColumnRanks>();
 /** Sorted orders kept per snapshot (each is 4 bytes a row); the least recently used spec is evicted. */
 const MAX_ORDERS_PER_TAB = 16;
+const orderCache = new OwnerCache<object, string, Uint32Array>(MAX_ORDERS_PER_TAB);
 
 function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): boolean {
   const t = tab.typed[row]?.[col] ?? null;
@@ -99,17 +100,7 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
 
 function columnRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
-  let perCol = rankCache.get(owner);
-  if (!perCol) {
-    perCol = new Map();
-    rankCache.set(owner, perCol);
-  }
-  let ranks = perCol.get(col);
-  if (!ranks) {
-    ranks = computeRanks(tab, col, mode);
-    perCol.set(col, ranks);
-  }
-  return ranks;
+  return rankCache.get(owner, col, () => computeRanks(tab, col, mode));
 }
 
 /** Stable counting sort of `order` by one key; empties go to the last bucket whatever the direction. */
@@ -140,28 +131,14 @@ export interface ResolvedSortKey {
 export function sortedOrder(tab: SortableTab, keys: ResolvedSortKey[], mode: ValueMode): Uint32Array {
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
   const spec = keys.map((k) => (k.descending ? `-${k.col}` : `${k.col}`)).join(',');
-  let perSpec = orderCache.get(owner);
-  if (!perSpec) {
-    perSpec = new Map();
-    orderCache.set(owner, perSpec);
-  }
-  const hit = perSpec.get(spec);
-  if (hit) {
-    // Map keeps insertion order: re-inserting marks the spec as most recently used.
-    perSpec.delete(spec);
-    perSpec.set(spec, hit);
-    return hit;
-  }
-
-  let order: Uint32Array = new Uint32Array(tab.typed.length);
-  for (let i = 0; i < order.length; i++) order[i] = i;
-  // LSD: sorting by the least significant key first; stability makes earlier keys dominate.
-  for (let k = keys.length - 1; k >= 0; k--) {
-    const key = keys[k]!;
-    order = countingSort(order, columnRanks(tab, key.col, mode), key.descending);
-  }
-
-  perSpec.set(spec, order);
-  if (perSpec.size > MAX_ORDERS_PER_TAB) perSpec.delete(perSpec.keys().next().value!);
-  return order;
+  return orderCache.get(owner, spec, () => {
+    let order: Uint32Array = new Uint32Array(tab.typed.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    // LSD: sorting by the least significant key first; stability makes earlier keys dominate.
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const key = keys[k]!;
+      order = countingSort(order, columnRanks(tab, key.col, mode), key.descending);
+    }
+    return order;
+  });
 }

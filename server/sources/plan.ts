@@ -69,6 +69,21 @@ function checkRow(row: unknown, rowCount: number, index: number): number {
   return row;
 }
 
+/** A row that exists and that an earlier mutation of the batch did not delete (`ifDeleted` ends the error when one did). */
+function checkLiveRow(
+  row: unknown,
+  rowCount: number,
+  deleted: ReadonlySet<number>,
+  index: number,
+  ifDeleted: string,
+): number {
+  const checked = checkRow(row, rowCount, index);
+  if (deleted.has(checked)) {
+    throw new AppError('invalid_body', `Row ${checked} ${ifDeleted}.`, { row: checked, index });
+  }
+  return checked;
+}
+
 /**
  * Header for a tab that has none yet: the keys of the appended objects in first-seen order (union over the
  * batch). Keys must be usable as header names as they are: non-empty and without surrounding spaces
@@ -124,26 +139,14 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
         break;
       }
       case 'update': {
-        const row = checkRow(m.row, rowCount, index);
-        if (deleted.has(row)) {
-          throw new AppError('invalid_body', `Row ${row} is deleted earlier in this batch.`, {
-            row,
-            index,
-          });
-        }
+        const row = checkLiveRow(m.row, rowCount, deleted, index, 'is deleted earlier in this batch');
         const cells = toCells(checkValues(m.values, index), index);
         updates.set(row, [...(updates.get(row) ?? []), ...cells]);
         counts.updated++;
         break;
       }
       case 'delete': {
-        const row = checkRow(m.row, rowCount, index);
-        if (deleted.has(row)) {
-          throw new AppError('invalid_body', `Row ${row} is deleted twice in this batch.`, {
-            row,
-            index,
-          });
-        }
+        const row = checkLiveRow(m.row, rowCount, deleted, index, 'is deleted twice in this batch');
         deleted.add(row);
         counts.deleted++;
         break;

@@ -64,12 +64,12 @@ const offThread = await import(onDisk('dist/server/sources/workbook/guard/parse-
 const { defaultUiDir } = await import(onDisk('dist/server/http/ui-dir.js'));
 const { findPackageFile } = await import(onDisk('dist/server/lib/package-file.js'));
 const { resolveFileLimits } = await import(onDisk('dist/server/config.js'));
-const { formatNamed } = await import(onDisk('dist/server/sources/workbook/formats.js'));
+const { engineNamed } = await import(onDisk('dist/server/sources/workbook/engines.js'));
 const guard = 'dist/server/sources/workbook/guard/parse-off-thread.js';
 const payload = await offThread.parseOffThread({
-  format: 'xlsx', filePath: workbook, bytes: readFileSync(workbook), limits: resolveFileLimits({}, {}),
+  engine: 'xlsx', filePath: workbook, bytes: readFileSync(workbook), limits: resolveFileLimits({}, {}),
 });
-const tabs = formatNamed('xlsx').received(payload).tabs;
+const tabs = engineNamed('xlsx').received(payload).tabs;
 const Database = createRequire(onDisk('dist/server/store/db.js'))('better-sqlite3');
 const db = new Database(':memory:');
 const sqlite = db.prepare('select sqlite_version() as v').get().v;

@@ -19,6 +19,7 @@ const NONE = -0x40000000;
  * The matched pairs of a longest common subsequence of `a` and `b`, or null when a shortest edit script needs
  * more than `maxD` insertions + deletions (the search stops after about maxD²/2 diagonal steps).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: 140 lines, split into named steps by the change recording work; remove this line with that split
 export function lcsMatches(a: Int32Array, b: Int32Array, maxD: number): Matches | null {
   const n = a.length;
   const m = b.length;

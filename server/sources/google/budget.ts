@@ -7,6 +7,7 @@
  *
  * One budget per account per service context: every source opened with the same SourceOptions shares it.
  */
+import { OwnerCache } from '../../lib/owner-cache.ts';
 import type { SourceOptions } from '../kind.ts';
 import { unavailable } from './errors.ts';
 
@@ -89,19 +90,9 @@ export class QuotaBudget {
   }
 }
 
-const budgets = new WeakMap<SourceOptions, Map<string, QuotaBudget>>();
+const budgets = new OwnerCache<SourceOptions, string, QuotaBudget>();
 
 /** The budget of `account` among the sources opened with `options` (one service context). */
 export function budgetFor(options: SourceOptions, account: string, make: () => QuotaBudget): QuotaBudget {
-  let byAccount = budgets.get(options);
-  if (!byAccount) {
-    byAccount = new Map();
-    budgets.set(options, byAccount);
-  }
-  let budget = byAccount.get(account);
-  if (!budget) {
-    budget = make();
-    byAccount.set(account, budget);
-  }
-  return budget;
+  return budgets.get(options, account, make);
 }

@@ -10,20 +10,20 @@ import type { GoogleNumberFormat } from './cells.ts';
 const MAX_COLUMNS = 18_278;
 
 export class DateCells {
-  readonly #formats = new Map<number, GoogleNumberFormat>();
+  readonly #numberFormats = new Map<number, GoogleNumberFormat>();
 
   /** 0-based grid row and column. */
   set(row: number, column: number, format: GoogleNumberFormat): void {
-    this.#formats.set(row * MAX_COLUMNS + column, format);
+    this.#numberFormats.set(row * MAX_COLUMNS + column, format);
   }
 
   get(row: number, column: number): GoogleNumberFormat | undefined {
-    return this.#formats.get(row * MAX_COLUMNS + column);
+    return this.#numberFormats.get(row * MAX_COLUMNS + column);
   }
 
   /** The date format of data column `column` near data row `index` (0-based) of `tab`, or undefined. */
   ofColumn(tab: TabSnapshot, column: number, index: number): GoogleNumberFormat | undefined {
-    if (this.#formats.size === 0) return undefined;
+    if (this.#numberFormats.size === 0) return undefined;
     const row = nearestFilledRow(tab.typed, column, index);
     return row < 0 ? undefined : this.get(tab.headerRow + row, column);
   }

@@ -1,5 +1,5 @@
 /**
- * Google's failures as contract errors, each with a message that says what to do. Nothing of Google's own
+ * Google's failures as the API's errors (docs/api.md), each with a message that says what to do. Nothing of Google's own
  * wording is copied into a message: answers can echo request details, and tokens must never reach a client or a
  * log. Only checked words (an API's host name, a project number, a quota's name) are taken from the answer.
  *   429 / 5xx / no answer -> 503 upstream_unavailable with retry_after (Retry-After)

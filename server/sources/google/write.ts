@@ -3,13 +3,14 @@
  * - One plain append: `values.append` RAW with INSERT_ROWS, anchored on the first empty row below the data.
  *   An empty origin belongs to no table, so Google writes exactly there (the table trap of values.append,
  *   where a whole-sheet or header range lands after some other block, cannot misplace it).
- * - Anything else (updates, deletes, several appends, formulas, formats, a new header): ONE
+ * - Anything else (updates, deletes, several appends, formulas, number formats, a new header): ONE
  *   `spreadsheets.batchUpdate` (updateCells / deleteDimension / appendDimension), which Google applies all or
  *   nothing, for one unit of write quota.
  * Sheets has no idempotency key: after a failure that may have landed, the append looks at the tab's tail and
  * the batch at Drive's version before sending again (retry.ts).
  */
 import type { sheets_v4 } from '@googleapis/sheets';
+import { columnLetter } from '../header.ts';
 import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import { cellWrite, type DatePlace, fieldsFor, type GoogleCellWrite } from './cell-data.ts';
@@ -26,18 +27,6 @@ export interface WriteTarget {
   /** Drive's version before the write, and a way to ask for the current one. */
   versionBefore: string;
   checkVersion: () => Promise<string>;
-}
-
-/** `A`, `B`, ..., `Z`, `AA` for a 1-based column number. */
-export function columnLetters(column: number): string {
-  let n = column;
-  let letters = '';
-  while (n > 0) {
-    const rest = (n - 1) % 26;
-    letters = String.fromCharCode(65 + rest) + letters;
-    n = Math.floor((n - 1) / 26);
-  }
-  return letters;
 }
 
 /** A1 sheet name, always quoted ('It''s'), which is valid for every title. */
@@ -106,7 +95,7 @@ async function tailHolds(target: WriteTarget, origin: number, sent: unknown[]): 
   const width = Math.max(sent.length, 1);
   const { data } = await target.clients.sheets.spreadsheets.values.get({
     spreadsheetId: target.spreadsheetId,
-    range: `${quotedTitle(target.sheet.title)}!A${origin}:${columnLetters(width)}`,
+    range: `${quotedTitle(target.sheet.title)}!A${origin}:${columnLetter(width)}`,
     valueRenderOption: 'UNFORMATTED_VALUE',
     dateTimeRenderOption: 'SERIAL_NUMBER',
   });

@@ -1,5 +1,5 @@
 /**
- * A workbook tab in memory: typed values as row arrays (what the query engine, the diff and the formats read),
+ * A workbook tab in memory: typed values as row arrays (what the query engine, the diff and the output formats read),
  * one small format code per cell, and the displayed text computed only when asked for (`formatted`).
  *
  * Between the parse thread and the service a tab travels as `EncodedTab`: flat typed arrays (moved, not copied)
@@ -7,7 +7,7 @@
  * copy between threads costs the distinct strings only.
  */
 import type { CellValue, TabSnapshot } from '../source.ts';
-import { displayText } from './cell-format.ts';
+import { displayText } from './number-formats.ts';
 
 /** What a cell holds. Date: an ISO 8601 text (a number under a date format); Error: `#DIV/0!` and the like. */
 export const Kind = { Empty: 0, Number: 1, Text: 2, Boolean: 3, Date: 4, Error: 5 } as const;
@@ -26,9 +26,9 @@ export interface EncodedTab {
   /** The number, the boolean (0/1), or the index in `strings` of a text, date or error. */
   values: Float64Array;
   strings: string[];
-  /** Format codes (cell-format.ts), and the number formats they name. */
+  /** Format codes (number-formats.ts), and the number formats they name. */
   codes: Uint16Array;
-  formats: string[];
+  numberFormats: string[];
   /** Shared string index -> index in `strings` (-1 for one the tab does not use). */
   sst: Int32Array;
   /** The formula cells of the data rows: their place (as in `kinds`) and their text without `=`. */
@@ -74,7 +74,7 @@ export interface CellTabInit {
   headerRow: number;
   typed: CellValue[][];
   codes: Uint16Array;
-  formats: string[];
+  numberFormats: string[];
   shared: SharedStrings;
   /** Formula text (without `=`) by data cell (`row * header.length + column`). */
   formulas?: ReadonlyMap<number, string>;
@@ -86,7 +86,7 @@ const NO_FORMULAS: ReadonlyMap<number, string> = new Map();
 
 /**
  * A TabSnapshot whose displayed texts are made on first use. It reads as a plain snapshot: its own fields are
- * the snapshot's (`formatted` among them), the rest (codes, formats, header texts, shared strings) are not
+ * the snapshot's (`formatted` among them), the rest (codes, number formats, header texts, shared strings) are not
  * enumerable, so equality checks and JSON see exactly a TabSnapshot.
  */
 export class CellTab implements TabSnapshot {
@@ -102,7 +102,7 @@ export class CellTab implements TabSnapshot {
   /** Format code of each data cell, row by row (`row * header.length + column`). */
   declare readonly codes: Uint16Array;
   /** The number formats the codes name (shared by the versions of a tab; only ever grows). */
-  declare readonly formats: string[];
+  declare readonly numberFormats: string[];
   /** The workbook's shared strings this tab uses: what a write needs to read back a row it rewrote. */
   declare readonly shared: SharedStrings;
   /** Formula text (without `=`) by data cell (`row * header.length + column`). */
@@ -129,14 +129,14 @@ export class CellTab implements TabSnapshot {
         enumerable: true,
         get: () => {
           formatted ??= init.typed.map((row, r) =>
-            row.map((value, c) => displayText(value, init.codes[r * width + c] ?? 0, init.formats)),
+            row.map((value, c) => displayText(value, init.codes[r * width + c] ?? 0, init.numberFormats)),
           );
           return formatted;
         },
       },
       headerTexts: { value: init.headerTexts },
       codes: { value: init.codes },
-      formats: { value: init.formats },
+      numberFormats: { value: init.numberFormats },
       shared: { value: init.shared },
       formulas: { value: init.formulas ?? NO_FORMULAS },
       headerFormulas: { value: init.headerFormulas ?? NO_FORMULAS },
@@ -201,7 +201,7 @@ export function decodeTab(tab: EncodedTab): CellTab {
     headerRow: tab.headerRow,
     typed,
     codes: tab.codes,
-    formats: tab.formats,
+    numberFormats: tab.numberFormats,
     shared: new SharedStrings(strings, tab.sst),
     formulas: formulaMap(tab),
     headerFormulas: tab.headerFormulas?.length ? new Map(tab.headerFormulas) : NO_FORMULAS,

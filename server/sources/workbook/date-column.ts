@@ -1,7 +1,7 @@
 /** Whether a column of a held tab holds dates (sources/date-cells.ts), for writes of ISO 8601 text. */
 import { nearestFilledRow } from '../date-cells.ts';
-import { DAY_ONE, FIRST_FORMAT } from './cell-format.ts';
 import type { CellTab } from './cell-tab.ts';
+import { DAY_ONE, FIRST_NUMBER_FORMAT } from './number-formats.ts';
 import { isDateFormat } from './values.ts';
 
 /** The number format of data column `column`'s dates near data row `index` (0-based), or undefined. */
@@ -9,7 +9,7 @@ export function columnDateFormat(tab: CellTab, column: number, index: number): s
   const row = nearestFilledRow(tab.typed, column, index);
   if (row < 0 || typeof tab.typed[row]![column] !== 'string') return undefined;
   const code = tab.codes[row * tab.header.length + column] ?? 0;
-  if (code < FIRST_FORMAT) return undefined;
-  const format = tab.formats[(code & ~DAY_ONE) - FIRST_FORMAT];
+  if (code < FIRST_NUMBER_FORMAT) return undefined;
+  const format = tab.numberFormats[(code & ~DAY_ONE) - FIRST_NUMBER_FORMAT];
   return isDateFormat(format) ? format : undefined;
 }

@@ -19,8 +19,8 @@ import type {
   WriteResult,
 } from '../source.ts';
 import { BackupKeeper } from './backups.ts';
+import { engineForExtension, type WorkbookEngine } from './engines.ts';
 import { watchFile } from './file-watch.ts';
-import { formatForExtension, type WorkbookFormat } from './formats.ts';
 import { LastReplaceUndo, undoOfFile } from './undo-replace.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
 
@@ -35,18 +35,18 @@ class WorkbookSource implements Source {
   readonly #options: SourceOptions;
   readonly #watches = new Set<Unwatch>();
 
-  readonly #format: WorkbookFormat;
+  readonly #engine: WorkbookEngine;
 
   constructor(
     file: WorkbookFile,
     undo: LastReplaceUndo,
-    format: WorkbookFormat,
+    engine: WorkbookEngine,
     capabilities: SourceCapabilities,
     options: SourceOptions,
   ) {
     this.#file = file;
     this.#undo = undo;
-    this.#format = format;
+    this.#engine = engine;
     this.capabilities = capabilities;
     this.#options = options;
   }
@@ -66,7 +66,7 @@ class WorkbookSource implements Source {
 
   async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
     assertStorable(mutations, this.capabilities.limits, options);
-    this.#format.assertStorable?.(mutations, options);
+    this.#engine.assertStorable?.(mutations, options);
     const result = await this.#open().write(sourceSheetId, mutations, options);
     const undo = this.#undo.undoFor(result.snapshot.version);
     if (!undo) return result;
@@ -94,12 +94,12 @@ class WorkbookSource implements Source {
 }
 
 /**
- * A Source over a local workbook file (its format chosen by extension, any case: lib/workbook-file-types.ts).
+ * A Source over a local workbook file (its engine chosen by extension, any case: lib/workbook-file-types.ts).
  */
 export function createWorkbookSource(filePath: string, options: SourceOptions = {}): Source {
   const ext = path.extname(filePath).toLowerCase();
-  const format = formatForExtension(ext);
-  if (!format) {
+  const engine = engineForExtension(ext);
+  if (!engine) {
     // The same answer as connecting such a file (kind.ts resolveLocation), which normally refuses it first.
     throw new AppError(
       'unsupported_media_type',
@@ -108,7 +108,7 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
     );
   }
   // A .csv file holds neither formulas (the guard stores them as text) nor formatting.
-  const rich = format.zipPackage;
+  const rich = engine.zipPackage;
   const capabilities = { formulas: rich, styles: rich, limits: EXCEL_LIMITS };
   // Each write keeps the version it replaces, unless backups are off (`keep: 0`) or not asked for.
   const keeper =
@@ -120,6 +120,6 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
       : null;
   // A write whose change cannot be recorded is taken back (undo-replace.ts); the backups keep their version first.
   const undo = new LastReplaceUndo(keeper);
-  const file = fileFor(filePath, format, fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits), undo);
-  return new WorkbookSource(file, undoOfFile(file, undo), format, capabilities, options);
+  const file = fileFor(filePath, engine, fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits), undo);
+  return new WorkbookSource(file, undoOfFile(file, undo), engine, capabilities, options);
 }

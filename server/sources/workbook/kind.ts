@@ -14,7 +14,7 @@ import {
 import type { ResolvedLocation, SourceKind } from '../kind.ts';
 import { workbookBackups } from './backup-restore.ts';
 import { createDemoWorkbook } from './demo.ts';
-import { formatForExtension } from './formats.ts';
+import { engineForExtension } from './engines.ts';
 import { cancelAllParses } from './guard/parse-off-thread.ts';
 import { createWorkbookSource } from './index.ts';
 import { isReadOnlyFile } from './read-only.ts';
@@ -33,7 +33,7 @@ async function resolveLocation(input: string): Promise<ResolvedLocation> {
   // is judged by the file it leads to: a link to a non-workbook gets the same answer as that file itself.
   const location = await fs.realpath(resolved);
   const ext = path.extname(location);
-  if (!formatForExtension(ext)) {
+  if (!engineForExtension(ext)) {
     const hint = refusedExtensionHint(ext);
     const via = location === resolved ? '' : ` (${resolved} leads to ${location})`;
     throw new AppError(

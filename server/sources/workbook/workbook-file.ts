@@ -20,8 +20,8 @@ import { planWrite, type WritePlan } from '../plan.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import type { WorkbookDocument } from './document.ts';
+import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { signatureOf } from './file-signature.ts';
-import type { ReceivedRead, WorkbookFormat } from './formats.ts';
 import { parseOffThread, warmParseWorker } from './guard/parse-off-thread.ts';
 import { readRegularFile } from './guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from './guard/unreadable.ts';
@@ -43,7 +43,7 @@ type Outcome = { ok: true; counts: WritePlan['counts'] } | { ok: false; error: u
 
 /**
  * The file's content at one version (the stat signature of the file it was read from, or last written as):
- * the parse worker's read of it (its tabs, and how a write gets its document, formats.ts), until a write
+ * the parse worker's read of it (its tabs, and how a write gets its document, engines.ts), until a write
  * needs the document itself, parsed in this thread.
  */
 type Loaded =
@@ -81,7 +81,7 @@ export async function statSignature(filePath: string): Promise<string> {
 export class WorkbookFile {
   readonly path: string;
   readonly title: string;
-  readonly #format: WorkbookFormat;
+  readonly #engine: WorkbookEngine;
   readonly #limits: FileLimits;
   /** Keeps the version each write replaces (backups.ts); null when backups are off. */
   readonly #keeper: PreviousVersionKeeper | null;
@@ -95,13 +95,13 @@ export class WorkbookFile {
 
   constructor(
     filePath: string,
-    format: WorkbookFormat,
+    engine: WorkbookEngine,
     limits: FileLimits,
     keeper: PreviousVersionKeeper | null = null,
   ) {
     this.path = filePath;
     this.title = path.basename(filePath);
-    this.#format = format;
+    this.#engine = engine;
     this.#limits = limits;
     this.#keeper = keeper;
     this.#queue = new FileQueue((jobs) => this.#flush(jobs));
@@ -150,13 +150,13 @@ export class WorkbookFile {
       const after = signature;
       try {
         const payload = await parseOffThread({
-          format: this.#format.name,
+          engine: this.#engine.name,
           filePath: this.path,
           bytes,
           limits: this.#limits,
         });
         this.#failure = null;
-        this.#cache = { signature: after, read: this.#format.received(payload), doc: null };
+        this.#cache = { signature: after, read: this.#engine.received(payload), doc: null };
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);
@@ -169,7 +169,7 @@ export class WorkbookFile {
   async #readBytes(): Promise<{ bytes: Uint8Array; signature: string }> {
     try {
       const read = await readRegularFile(this.path, this.#limits.maxFileBytes);
-      if (this.#format.zipPackage) checkZipPackage(read.bytes, this.path, this.#limits.maxInflatedBytes);
+      if (this.#engine.zipPackage) checkZipPackage(read.bytes, this.path, this.#limits.maxInflatedBytes);
       return read;
     } catch (e) {
       // What stat says now is what was refused (a FIFO or device has a signature too).
@@ -326,14 +326,14 @@ const files = new Map<string, WorkbookFile>();
 /** The first Source to open a path sets its limits and backups, for as long as any Source uses it. */
 export function fileFor(
   filePath: string,
-  format: WorkbookFormat,
+  engine: WorkbookEngine,
   limits: FileLimits,
   keeper: PreviousVersionKeeper | null = null,
 ): WorkbookFile {
   const key = path.resolve(filePath);
   let file = files.get(key);
   if (!file) {
-    file = new WorkbookFile(key, format, limits, keeper);
+    file = new WorkbookFile(key, engine, limits, keeper);
     warmParseWorker(limits);
     files.set(key, file);
   }

@@ -34,17 +34,24 @@ function outsideStrings(formula: string, edit: (code: string) => string): string
       break;
     }
     out += edit(formula.slice(i, quote));
-    let end = quote + 1;
-    while (end < formula.length) {
-      if (formula[end] === '"') {
-        if (formula[end + 1] === '"') end += 2;
-        else break;
-      } else end++;
-    }
-    out += formula.slice(quote, end + 1);
-    i = end + 1;
+    const end = quotedEnd(formula, quote);
+    out += formula.slice(quote, end);
+    i = end;
   }
   return out;
+}
+
+/** Index after the quote that closes the one at `start` (`"` or `'`; doubled, it stands for itself). */
+export function quotedEnd(text: string, start: number): number {
+  const quote = text[start];
+  let i = start + 1;
+  while (i < text.length) {
+    if (text[i] === quote) {
+      if (text[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return text.length;
 }
 
 // --- rows deleted -------------------------------------------------------------------------------------

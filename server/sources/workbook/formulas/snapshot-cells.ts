@@ -4,8 +4,8 @@
  * its texts.
  */
 import { dateToSerial } from '../../serial-dates.ts';
-import { AS_IS, BOOLEAN } from '../cell-format.ts';
 import type { CellTab } from '../cell-tab.ts';
+import { AS_IS, BOOLEAN } from '../number-formats.ts';
 import type { SheetCells } from './evaluator.ts';
 import { formulaLibrary } from './parser.ts';
 

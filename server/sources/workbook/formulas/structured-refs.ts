@@ -6,6 +6,7 @@
  */
 import { columnLetter } from '../../header.ts';
 import type { Area } from '../ooxml/cell-area.ts';
+import { quotedEnd } from './formula-text.ts';
 
 export interface TableInfo {
   name: string;
@@ -42,14 +43,8 @@ export function resolveStructuredRefs(
   let i = 0;
   while (i < formula.length) {
     const ch = formula[i]!;
-    if (ch === '"') {
-      const end = stringEnd(formula, i);
-      out += formula.slice(i, end);
-      i = end;
-      continue;
-    }
-    if (ch === "'") {
-      // A quoted sheet name ('My Sheet'!A1): copied whole, brackets inside it are not references.
+    if (ch === '"' || ch === "'") {
+      // A text literal, or a quoted sheet name ('My Sheet'!A1): copied whole, brackets inside are not references.
       const end = quotedEnd(formula, i);
       out += formula.slice(i, end);
       i = end;
@@ -94,28 +89,6 @@ export function resolveStructuredRefs(
 function findTable(tables: readonly TableInfo[], name: string): TableInfo | undefined {
   const lower = name.toLowerCase();
   return tables.find((t) => t.name.toLowerCase() === lower);
-}
-
-function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    if (text[i] === '"') {
-      if (text[i + 1] === '"') i += 2;
-      else return i + 1;
-    } else i++;
-  }
-  return text.length;
-}
-
-function quotedEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    if (text[i] === "'") {
-      if (text[i + 1] === "'") i += 2;
-      else return i + 1;
-    } else i++;
-  }
-  return text.length;
 }
 
 /** Index after the `]` matching the `[` at `start`; `'` escapes the next character inside column names. */

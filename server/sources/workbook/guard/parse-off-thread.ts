@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../../config.ts';
 import { AppError, type ErrorCode } from '../../../errors.ts';
 import { unpackedUrl } from '../../../lib/archive-path.ts';
-import type { FormatName } from '../formats.ts';
+import type { EngineName } from '../engines.ts';
 import type { ParseJob, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
@@ -34,7 +34,7 @@ const KEEP_AFTER_BYTES = 4 * 1024 * 1024;
 const IDLE_MS = 30_000;
 
 export interface OffThreadParse {
-  format: FormatName;
+  engine: EngineName;
   filePath: string;
   /** Taken over: the buffer is moved to the worker and unusable here afterwards. */
   bytes: Uint8Array;
@@ -113,13 +113,13 @@ export function cancelAllParses(): void {
   for (const cancel of [...running]) cancel();
 }
 
-/** The format's read of the file (formats.ts `readOffThread`), as it arrived in this thread. */
+/** The engine's read of the file (engines.ts `readOffThread`), as it arrived in this thread. */
 export function parseOffThread(request: OffThreadParse): Promise<unknown> {
   const { filePath, limits } = request;
   const size = request.bytes.byteLength;
   const buffer = ownBuffer(request.bytes);
   const job: ParseJob = {
-    format: request.format,
+    engine: request.engine,
     filePath,
     bytes: buffer,
     maxInflatedBytes: limits.maxInflatedBytes,

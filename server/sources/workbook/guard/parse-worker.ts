@@ -6,19 +6,19 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { GridLimits } from '../../tab.ts';
-import { type FormatName, formatNamed } from '../formats.ts';
+import { type EngineName, engineNamed } from '../engines.ts';
 import { parserFailure } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
 
 export interface ParseJob {
-  format: FormatName;
+  engine: EngineName;
   filePath: string;
   bytes: ArrayBuffer;
   maxInflatedBytes: number;
   grid: GridLimits;
 }
 
-/** What the worker posts back: the format's read (formats.ts), or the error in a form structured clone keeps. */
+/** What the worker posts back: the engine's read (engines.ts), or the error in a form structured clone keeps. */
 export type ParseReply =
   | { ok: true; payload: unknown }
   | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } | null };
@@ -29,10 +29,10 @@ let transfer: ArrayBuffer[] = [];
 async function run(job: ParseJob): Promise<ParseReply> {
   transfer = [];
   const bytes = new Uint8Array(job.bytes);
-  const format = formatNamed(job.format);
+  const engine = engineNamed(job.engine);
   try {
-    if (format.zipPackage) checkZipPackage(bytes, job.filePath, job.maxInflatedBytes);
-    const read = await format.readOffThread(bytes, job.filePath, job.grid);
+    if (engine.zipPackage) checkZipPackage(bytes, job.filePath, job.maxInflatedBytes);
+    const read = await engine.readOffThread(bytes, job.filePath, job.grid);
     transfer = read.transfer;
     return { ok: true, payload: read.payload };
   } catch (e) {

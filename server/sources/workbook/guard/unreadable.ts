@@ -1,6 +1,7 @@
 /**
- * The one way a source says "this file cannot be read as a spreadsheet": 502 `upstream_error` with the
- * contract's `reason`. Messages name the file by its base name only and never quote a library.
+ * The one way a source says "this file cannot be read as a spreadsheet": 502 `upstream_error` with a `reason`
+ * (docs/api.md, "Files SheetPort will not read"). Messages name the file by its base name only and never quote a
+ * library.
  */
 import path from 'node:path';
 import { AppError } from '../../../errors.ts';

@@ -5,8 +5,8 @@
  * (sheet-row-read.ts), so both read a cell the same way.
  */
 import { isoFromDate, serialToDate } from '../../serial-dates.ts';
-import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, type FormatTable } from '../cell-format.ts';
 import { Kind } from '../cell-tab.ts';
+import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, type NumberFormatTable } from '../number-formats.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { isDateFormat, isGeneralFormat } from '../values.ts';
 import type { ScannedCell } from './scanned-cell.ts';
@@ -51,7 +51,7 @@ export interface DecodedCell {
 export function decodeCell(
   cell: ScannedCell,
   ctx: ReadContext,
-  formats: FormatTable,
+  numberFormats: NumberFormatTable,
   out: DecodedCell,
 ): boolean {
   const { type, value } = cell;
@@ -92,7 +92,7 @@ export function decodeCell(
   if (!showsDate(pattern)) {
     out.kind = Kind.Number;
     out.number = n;
-    out.code = formats.code(pattern);
+    out.code = numberFormats.code(pattern);
     return true;
   }
   const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
@@ -101,7 +101,7 @@ export function decodeCell(
   out.kind = Kind.Date;
   out.number = n;
   out.text = iso;
-  out.code = formats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
+  out.code = numberFormats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
   if (!iso.includes('-') && date.getUTCDate() === 31) out.code |= DAY_ONE;
   return true;
 }

@@ -28,24 +28,62 @@ export function editedTab(
   /** How a kept row's formulas read now (a delete moved the references below it). */
   shiftFormula: (text: string) => string = (text) => text,
 ): CellTab {
-  const deleted = new RowMap(changes.deleted);
-  let headerRow = old.headerRow;
-  let headerTexts = old.headerTexts;
-  if (changes.newHeader) {
-    headerRow = 1;
-    headerTexts = readRow(1)?.texts ?? [];
-  } else if (changes.header) {
-    const texts = padTo(readRow(headerRow)?.texts ?? [], old.headerTexts.length, '');
-    if (texts.some((text, i) => text !== old.headerTexts[i])) headerTexts = texts;
-  }
-  let width = headerTexts.length;
+  const { headerRow, headerTexts } = headerAfter(old, changes, readRow);
+  const origins = rowOrigins(old, changes, headerRow);
+  // Rows keep their places when nothing was deleted: a kept row is the old row of the same index.
+  const inPlace = changes.deleted.length === 0 && headerRow === old.headerRow;
+  const rows = assembleRows(old, origins, headerRow, headerTexts.length, inPlace, readRow, shiftFormula);
+  const width = trimEmptyEnd(rows.typed, rows.rowCodes, headerTexts);
+  const header =
+    width === old.header.length && headerTexts === old.headerTexts
+      ? old.header
+      : resolveHeader(headerTexts.slice(0, width));
+  const oldWidth = old.header.length;
+  const { typed, rowFormulas } = rows;
+  return new CellTab({
+    sourceSheetId: old.sourceSheetId,
+    name: old.name,
+    header,
+    headerTexts: headerTexts.slice(0, width),
+    headerRow: typed.length === 0 && header.length === 0 ? 0 : headerRow,
+    typed: width === oldWidth ? typed : typed.map((row) => padTo(row, width, null)),
+    codes: codesOf(old, rows.rowCodes, width),
+    numberFormats: old.numberFormats,
+    shared: old.shared,
+    formulas:
+      inPlace && width === oldWidth
+        ? formulasInPlace(old, origins, rowFormulas, typed.length, width)
+        : placeFormulas(rowFormulas, typed.length, width),
+    headerFormulas: changes.newHeader ? undefined : shiftHeaderFormulas(old.headerFormulas, shiftFormula),
+  });
+}
 
-  // Where each row of the new version comes from: an old row (its index) or the written sheet (-1).
-  const source: number[] = [];
+/** The header row's number and texts after the write (the old ones when the write left them alone). */
+function headerAfter(
+  old: CellTab,
+  changes: SheetRowChanges,
+  readRow: (row: number) => ReadRow | null,
+): { headerRow: number; headerTexts: string[] } {
+  if (changes.newHeader) return { headerRow: 1, headerTexts: readRow(1)?.texts ?? [] };
+  if (changes.header) {
+    const texts = padTo(readRow(old.headerRow)?.texts ?? [], old.headerTexts.length, '');
+    if (texts.some((text, i) => text !== old.headerTexts[i]))
+      return { headerRow: old.headerRow, headerTexts: texts };
+  }
+  return { headerRow: old.headerRow, headerTexts: old.headerTexts };
+}
+
+/**
+ * Where each row of the new version comes from, by its index: an old row (its index), the written sheet (-1),
+ * or nowhere (undefined: an empty row).
+ */
+function rowOrigins(old: CellTab, changes: SheetRowChanges, headerRow: number): (number | undefined)[] {
+  const deleted = new RowMap(changes.deleted);
+  const origins: (number | undefined)[] = [];
   const at = (sheetRow: number) => sheetRow - headerRow - 1;
   old.typed.forEach((_, i) => {
     const moved = deleted.row(old.headerRow + 1 + i);
-    if (moved !== null) source[at(moved)] = i;
+    if (moved !== null) origins[at(moved)] = i;
   });
   const reread = new Set<number>();
   for (const row of changes.updated) {
@@ -53,45 +91,68 @@ export function editedTab(
     if (moved !== null) reread.add(moved);
   }
   for (const row of [...changes.cleared, ...changes.appended]) reread.add(row);
-  for (const row of reread) if (row > headerRow) source[at(row)] = -1;
+  for (const row of reread) if (row > headerRow) origins[at(row)] = -1;
+  return origins;
+}
 
-  const typed: CellValue[][] = [];
-  // Per row: the old row's index, or the format codes read back with it.
-  const rowCodes: (number | number[])[] = [];
-  // Formulas of the rows read back, by row of the new version; the kept rows' come from the old version.
-  const rowFormulas: [row: number, column: number, text: string][] = [];
-  // Rows keep their places when nothing was deleted: a kept row is the old row of the same index.
-  const inPlace = changes.deleted.length === 0 && headerRow === old.headerRow;
+interface AssembledRows {
+  typed: CellValue[][];
+  /** Per row: the old row's index, or the format codes read back with it. */
+  rowCodes: (number | number[])[];
+  /** Formulas of the new version as [row, column, text]; the kept rows' come from the old version. */
+  rowFormulas: [row: number, column: number, text: string][];
+}
+
+/** The new version's rows: kept rows from the old version, the others read back from the written sheet. */
+function assembleRows(
+  old: CellTab,
+  origins: readonly (number | undefined)[],
+  headerRow: number,
+  width: number,
+  inPlace: boolean,
+  readRow: (row: number) => ReadRow | null,
+  shiftFormula: (text: string) => string,
+): AssembledRows {
+  const rows: AssembledRows = { typed: [], rowCodes: [], rowFormulas: [] };
+  // Rows in place keep their formulas in the old map (formulasInPlace), so they need no list by row.
   const oldFormulas = inPlace ? null : formulasByRow(old);
-  for (let k = 0; k < source.length; k++) {
-    const from = source[k];
+  for (let k = 0; k < origins.length; k++) {
+    const from = origins[k];
     if (from !== undefined && from >= 0) {
-      typed.push(old.typed[from]!);
-      rowCodes.push(from);
+      rows.typed.push(old.typed[from]!);
+      rows.rowCodes.push(from);
       for (const [column, text] of oldFormulas?.get(from) ?? [])
-        rowFormulas.push([k, column, shiftFormula(text)]);
+        rows.rowFormulas.push([k, column, shiftFormula(text)]);
       continue;
     }
     const read = from === -1 ? readRow(headerRow + 1 + k) : null;
-    typed.push(padTo(read?.values ?? [], width, null));
-    rowCodes.push(padTo(read?.codes ?? [], width, 0));
+    rows.typed.push(padTo(read?.values ?? [], width, null));
+    rows.rowCodes.push(padTo(read?.codes ?? [], width, 0));
     read?.formulas.forEach((text, column) => {
-      if (text !== undefined) rowFormulas.push([k, column, text]);
+      if (text !== undefined) rows.rowFormulas.push([k, column, text]);
     });
   }
-  // Trailing empty rows are not rows (a tab ends at its last row with a value).
+  return rows;
+}
+
+/**
+ * Drops trailing empty rows (a tab ends at its last row with a value) from `typed` and `rowCodes`, and returns
+ * the width left once trailing columns with no header text and no value are gone.
+ */
+function trimEmptyEnd(typed: CellValue[][], rowCodes: unknown[], headerTexts: readonly string[]): number {
   while (typed.length > 0 && typed.at(-1)!.every((v) => v === null)) {
     typed.pop();
     rowCodes.pop();
   }
-  // A column with no header text and no value left is not a column any more.
+  let width = headerTexts.length;
   while (width > 0 && headerTexts[width - 1] === '' && typed.every((row) => row[width - 1] === null)) width--;
-  const header =
-    width === old.header.length && headerTexts === old.headerTexts
-      ? old.header
-      : resolveHeader(headerTexts.slice(0, width));
+  return width;
+}
+
+/** The new version's format codes, row-major at `width`: kept rows copied from the old version's. */
+function codesOf(old: CellTab, rowCodes: readonly (number | number[])[], width: number): Uint16Array {
   const oldWidth = old.header.length;
-  const codes = new Uint16Array(typed.length * width);
+  const codes = new Uint16Array(rowCodes.length * width);
   for (let r = 0; r < rowCodes.length; ) {
     const row = rowCodes[r]!;
     if (typeof row !== 'number') {
@@ -110,22 +171,7 @@ export function editedTab(
     codes.set(old.codes.subarray(row * width, (row + end - r) * width), r * width);
     r = end;
   }
-  return new CellTab({
-    sourceSheetId: old.sourceSheetId,
-    name: old.name,
-    header,
-    headerTexts: headerTexts.slice(0, width),
-    headerRow: typed.length === 0 && header.length === 0 ? 0 : headerRow,
-    typed: width === oldWidth ? typed : typed.map((row) => padTo(row, width, null)),
-    codes,
-    formats: old.formats,
-    shared: old.shared,
-    formulas:
-      inPlace && width === oldWidth
-        ? formulasInPlace(old, source, rowFormulas, typed.length, width)
-        : placeFormulas(rowFormulas, typed.length, width),
-    headerFormulas: changes.newHeader ? undefined : shiftHeaderFormulas(old.headerFormulas, shiftFormula),
-  });
+  return codes;
 }
 
 /** The header row's formulas after the write (a delete below moved their references). */
@@ -144,14 +190,14 @@ export function shiftHeaderFormulas(
  */
 function formulasInPlace(
   old: CellTab,
-  source: readonly (number | undefined)[],
+  origins: readonly (number | undefined)[],
   reread: readonly [number, number, string][],
   rows: number,
   width: number,
 ): Map<number, string> {
   const map = new Map(old.formulas);
-  for (let k = 0; k < source.length; k++) {
-    if (source[k] !== undefined && source[k]! >= 0 && k < rows) continue;
+  for (let k = 0; k < origins.length; k++) {
+    if (origins[k] !== undefined && origins[k]! >= 0 && k < rows) continue;
     for (let c = 0; c < width; c++) map.delete(k * width + c);
   }
   if (rows < old.typed.length) for (const [at] of old.formulas) if (at >= rows * width) map.delete(at);

@@ -90,7 +90,7 @@ function styleKey(style: CellStyle | undefined): string {
 
 /** The cell styles of the workbook (cellXfs), each with its font, fill and number format, added once each. */
 class Styles {
-  readonly #formats: string[] = [];
+  readonly #numberFormats: string[] = [];
   readonly #fonts = [DEFAULT_FONT];
   readonly #fills = ['<patternFill patternType="none"/>', '<patternFill patternType="gray125"/>'];
   readonly #xfs = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'];
@@ -102,7 +102,9 @@ class Styles {
     const known = this.#ids.get(key);
     if (known !== undefined) return known;
     const s = style ?? {};
-    const numFmtId = hasFormat(s) ? this.#add(this.#formats, s.numFmt as string) + FIRST_CUSTOM_FORMAT : 0;
+    const numFmtId = hasFormat(s)
+      ? this.#add(this.#numberFormats, s.numFmt as string) + FIRST_CUSTOM_FORMAT
+      : 0;
     const fontId =
       s.bold || s.color
         ? this.#add(
@@ -139,12 +141,12 @@ class Styles {
   }
 
   xml(): string {
-    const formats = this.#formats
+    const numFmts = this.#numberFormats
       .map((code, i) => `<numFmt numFmtId="${i + FIRST_CUSTOM_FORMAT}" formatCode="${escapeXml(code)}"/>`)
       .join('');
     return (
       `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}">` +
-      (formats ? `<numFmts count="${this.#formats.length}">${formats}</numFmts>` : '') +
+      (numFmts ? `<numFmts count="${this.#numberFormats.length}">${numFmts}</numFmts>` : '') +
       `<fonts count="${this.#fonts.length}">${this.#fonts.map((f) => `<font>${f}</font>`).join('')}</fonts>` +
       `<fills count="${this.#fills.length}">${this.#fills.map((f) => `<fill>${f}</fill>`).join('')}</fills>` +
       '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +

@@ -1,10 +1,11 @@
 /**
  * One row of a sheet part as a write left it, read back for `editedTab` (edited-tab.ts): values, number
- * formats, display texts and formula texts, merged non-anchor cells empty. Shared strings and formats are
+ * number formats, display texts and formula texts, merged non-anchor cells empty. Shared strings and number formats are
  * the tab's own (a write adds to them), so the row reads as a fresh read of the file would.
  */
-import { displayText, FormatTable } from '../cell-format.ts';
+
 import { type CellTab, Kind } from '../cell-tab.ts';
+import { displayText, NumberFormatTable } from '../number-formats.ts';
 import { type DecodedCell, decodeCell, type ReadContext } from './cell-decode.ts';
 import type { ReadRow } from './edited-tab.ts';
 import { mergeCover, mergeRefsIn } from './merged-cells.ts';
@@ -13,7 +14,7 @@ import { scanSheet } from './sheet-scan.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import type { StylesPart } from './styles-part.ts';
 
-/** Row `number` of `sheet`, read with the strings and formats of `old` (the tab before the write); null if none. */
+/** Row `number` of `sheet`, read with the strings and number formats of `old` (the tab before the write); null if none. */
 export function readSheetRow(
   sheet: SheetXml,
   number: number,
@@ -24,7 +25,7 @@ export function readSheetRow(
   const slot = sheet.row(number);
   if (!slot) return null;
   const covered = mergeCover(mergeRefsIn(sheet.tail));
-  const formats = new FormatTable(old.formats);
+  const numberFormats = new NumberFormatTable(old.numberFormats);
   const ctx: ReadContext = { date1904, styles, sharedString: (index) => old.shared.get(index) };
   const row: ReadRow = { values: [], codes: [], texts: [], formulas: [] };
   const decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
@@ -39,7 +40,7 @@ export function readSheetRow(
         row.formulas[c] =
           cell.formula !== '' ? cell.formula : old.formulas.get((number - old.headerRow - 1) * oldWidth + c);
       }
-      if (!decodeCell(cell, ctx, formats, decoded)) return;
+      if (!decodeCell(cell, ctx, numberFormats, decoded)) return;
       const value =
         decoded.kind === Kind.Number
           ? decoded.number
@@ -53,7 +54,7 @@ export function readSheetRow(
       }
       row.values[c] = value;
       row.codes[c] = decoded.code;
-      row.texts[c] = displayText(value, decoded.code, formats.formats);
+      row.texts[c] = displayText(value, decoded.code, numberFormats.patterns);
     },
     reset: () => {
       row.values = [];

@@ -23,6 +23,28 @@ export function isNameEnd(code: number): boolean {
   return code === EQUALS || isSpace(code);
 }
 
+/**
+ * From just after an attribute's name (spaces, `=`, spaces, an opening quote): where its value starts. Its end
+ * is the next quote of the same kind (attributeValueEnd).
+ */
+export function attributeValueStart(xml: string, from: number, end: number): number {
+  let p = from;
+  while (p < end && isSpace(xml.charCodeAt(p))) p++;
+  if (xml.charCodeAt(p) !== EQUALS) throw new Unsupported();
+  p++;
+  while (p < end && isSpace(xml.charCodeAt(p))) p++;
+  const quote = xml.charCodeAt(p);
+  if (quote !== QUOTE && quote !== APOS) throw new Unsupported();
+  return p + 1;
+}
+
+/** The closing quote of the value that starts at `valueStart`, before the tag's `end`. */
+export function attributeValueEnd(xml: string, valueStart: number, end: number): number {
+  const valueEnd = xml.indexOf(xml.charCodeAt(valueStart - 1) === QUOTE ? '"' : "'", valueStart);
+  if (valueEnd < 0 || valueEnd >= end) throw new Unsupported();
+  return valueEnd;
+}
+
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** XML's five named entities and character references; anything else is not for this scanner. */

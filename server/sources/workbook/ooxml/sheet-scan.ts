@@ -14,18 +14,17 @@ import { mergeRefsIn } from './merged-cells.ts';
 import type { CellSink, ScannedCell, SheetScan } from './scanned-cell.ts';
 import { scanWithSaxes } from './sheet-scan-saxes.ts';
 import {
-  APOS,
+  attributeValueEnd,
+  attributeValueStart,
   BANG,
   COLON,
   cellType,
   DOLLAR,
   decodeEntities,
   digits,
-  EQUALS,
   isNameEnd,
   isSpace,
   QUESTION,
-  QUOTE,
   SLASH,
   Unsupported,
 } from './sheet-scan-text.ts';
@@ -293,15 +292,8 @@ class Scanner {
       const nameStart = p;
       while (p < end && !isNameEnd(xml.charCodeAt(p))) p++;
       const nameLength = p - nameStart;
-      while (p < end && isSpace(xml.charCodeAt(p))) p++;
-      if (xml.charCodeAt(p) !== EQUALS) throw new Unsupported();
-      p++;
-      while (p < end && isSpace(xml.charCodeAt(p))) p++;
-      const quote = xml.charCodeAt(p);
-      if (quote !== QUOTE && quote !== APOS) throw new Unsupported();
-      const valueStart = p + 1;
-      const valueEnd = xml.indexOf(quote === QUOTE ? '"' : "'", valueStart);
-      if (valueEnd < 0 || valueEnd >= end) throw new Unsupported();
+      const valueStart = attributeValueStart(xml, p, end);
+      const valueEnd = attributeValueEnd(xml, valueStart, end);
       p = valueEnd + 1;
       if (nameLength !== 1) continue;
       switch (xml.charCodeAt(nameStart)) {
@@ -379,18 +371,12 @@ class Scanner {
       while (at < end && isSpace(xml.charCodeAt(at))) at++;
       if (at >= end) break;
       const nameStart = at;
-      while (at < end && xml.charCodeAt(at) !== EQUALS && !isSpace(xml.charCodeAt(at))) at++;
+      while (at < end && !isNameEnd(xml.charCodeAt(at))) at++;
       const attrName = xml.slice(nameStart, at);
-      while (at < end && isSpace(xml.charCodeAt(at))) at++;
-      if (xml.charCodeAt(at) !== EQUALS) throw new Unsupported();
-      at++;
-      while (at < end && isSpace(xml.charCodeAt(at))) at++;
-      const quote = xml.charCodeAt(at);
-      if (quote !== QUOTE && quote !== APOS) throw new Unsupported();
-      const valueEnd = xml.indexOf(quote === QUOTE ? '"' : "'", at + 1);
-      if (valueEnd < 0 || valueEnd >= end) throw new Unsupported();
+      const valueStart = attributeValueStart(xml, at, end);
+      const valueEnd = attributeValueEnd(xml, valueStart, end);
       if (attrName === name) {
-        const raw = xml.slice(at + 1, valueEnd);
+        const raw = xml.slice(valueStart, valueEnd);
         return raw.includes('&') ? decodeEntities(raw) : raw;
       }
       at = valueEnd + 1;

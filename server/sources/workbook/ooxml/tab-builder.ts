@@ -6,10 +6,10 @@
  */
 import { resolveHeader } from '../../header.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
-import { AS_IS, displayText, FormatTable } from '../cell-format.ts';
 import { type EncodedTab, Kind } from '../cell-tab.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
+import { AS_IS, displayText, NumberFormatTable } from '../number-formats.ts';
 import { type DecodedCell, decodeCell, type ReadContext } from './cell-decode.ts';
 import { FormulaCells } from './formula-cells.ts';
 import { mergeCover } from './merged-cells.ts';
@@ -66,7 +66,7 @@ class CellList {
 
 export class TabBuilder implements CellSink {
   readonly #ctx: ReadContext;
-  readonly #formats = new FormatTable();
+  readonly #numberFormats = new NumberFormatTable();
   readonly #capacity: number;
   #cells: CellList;
   /** Date cells by serial and format code: a column of dates repeats few days, and each costs a conversion. */
@@ -115,7 +115,7 @@ export class TabBuilder implements CellSink {
       return;
     }
     const d = this.#decoded;
-    if (!decodeCell(cell, this.#ctx, this.#formats, d)) return;
+    if (!decodeCell(cell, this.#ctx, this.#numberFormats, d)) return;
     if (d.kind === Kind.Date) {
       this.#cells.push(cell.row, cell.column, Kind.Date, this.#dateId(d), d.code);
       return;
@@ -250,9 +250,9 @@ export class TabBuilder implements CellSink {
       if (row > bottom) bottom = row;
       if (column > columns) columns = column;
     }
-    const formats = this.#formats.formats;
+    const numberFormats = this.#numberFormats.patterns;
     if (bottom === 0) {
-      return { ...encoded(sourceSheetId, name, [], 0, 0, 0, this.#strings, formats), sst: this.#sst };
+      return { ...encoded(sourceSheetId, name, [], 0, 0, 0, this.#strings, numberFormats), sst: this.#sst };
     }
     const spanned = bottom - top + 1;
     if (limits && spanned * columns > limits.maxCells) {
@@ -277,7 +277,7 @@ export class TabBuilder implements CellSink {
       if (row === top) {
         const typed =
           kind === Kind.Number ? value : kind === Kind.Boolean ? value === 1 : this.#strings[value]!;
-        headerTexts[column] = displayText(typed, cells.codes[i]!, formats);
+        headerTexts[column] = displayText(typed, cells.codes[i]!, numberFormats);
         continue;
       }
       const at = (row - top - 1) * columns + column;
@@ -294,7 +294,7 @@ export class TabBuilder implements CellSink {
     }
     const header = resolveHeader(headerTexts);
     return {
-      ...encoded(sourceSheetId, name, header, top, rows, columns, this.#strings, formats),
+      ...encoded(sourceSheetId, name, header, top, rows, columns, this.#strings, numberFormats),
       headerTexts,
       kinds,
       values,
@@ -337,7 +337,7 @@ function encoded(
   rows: number,
   columns: number,
   strings: string[],
-  formats: string[],
+  numberFormats: string[],
 ): EncodedTab {
   return {
     sourceSheetId,
@@ -351,7 +351,7 @@ function encoded(
     values: new Float64Array(rows * columns),
     strings,
     codes: new Uint16Array(rows * columns),
-    formats,
+    numberFormats,
     sst: new Int32Array(0),
     formulaAt: new Uint32Array(0),
     formulaTexts: [],

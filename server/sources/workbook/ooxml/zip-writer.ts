@@ -35,35 +35,51 @@ function dosDateTime(at: Date): { time: number; date: number } {
 function freshEntry(name: string, content: Uint8Array | Precompressed, offset: number, now: Date): Written {
   const nameBytes = Buffer.from(name, 'utf8');
   const deflated: Precompressed = content instanceof Uint8Array ? precompressed(content) : content;
-  const crc = deflated.crc32;
-  const { time, date } = dosDateTime(now);
-  const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : UTF8_FLAG;
+  const common: HeaderFields = {
+    flags: /^[\x20-\x7e]*$/.test(name) ? 0 : UTF8_FLAG,
+    ...dosDateTime(now),
+    crc: deflated.crc32,
+    compressedSize: deflated.compressedSize,
+    size: deflated.size,
+    nameLength: nameBytes.length,
+  };
   const local = Buffer.alloc(30);
   local.writeUInt32LE(LOCAL_SIG, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(flags, 6);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt16LE(time, 10);
-  local.writeUInt16LE(date, 12);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(deflated.compressedSize, 18);
-  local.writeUInt32LE(deflated.size, 22);
-  local.writeUInt16LE(nameBytes.length, 26);
+  writeHeaderFields(local, 4, common);
   local.writeUInt16LE(0, 28);
   const central = Buffer.alloc(46);
   central.writeUInt32LE(CENTRAL_SIG, 0);
   central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(flags, 8);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt16LE(time, 12);
-  central.writeUInt16LE(date, 14);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(deflated.compressedSize, 20);
-  central.writeUInt32LE(deflated.size, 24);
-  central.writeUInt16LE(nameBytes.length, 28);
+  writeHeaderFields(central, 6, common);
   central.writeUInt32LE(offset, 42);
   return { local: [local, nameBytes, ...deflated.chunks], central: Buffer.concat([central, nameBytes]) };
+}
+
+/** The fields a local header and its central directory entry share, in the same order. */
+interface HeaderFields {
+  flags: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  nameLength: number;
+}
+
+/**
+ * Writes the shared fields from `at` on (4 in a local header, 6 in a central entry, after "version made by"):
+ * version needed 2.0, flags, method 8 (deflate), DOS time and date, CRC-32, sizes, name length.
+ */
+function writeHeaderFields(header: Buffer, at: number, f: HeaderFields): void {
+  header.writeUInt16LE(20, at);
+  header.writeUInt16LE(f.flags, at + 2);
+  header.writeUInt16LE(8, at + 4);
+  header.writeUInt16LE(f.time, at + 6);
+  header.writeUInt16LE(f.date, at + 8);
+  header.writeUInt32LE(f.crc, at + 10);
+  header.writeUInt32LE(f.compressedSize, at + 14);
+  header.writeUInt32LE(f.size, at + 18);
+  header.writeUInt16LE(f.nameLength, at + 22);
 }
 
 function precompressed(content: Uint8Array): Precompressed {

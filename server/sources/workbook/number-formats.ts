@@ -13,8 +13,8 @@ import { formatValue, isGeneralFormat } from './values.ts';
 export const AS_IS = 0;
 /** Booleans display TRUE / FALSE. */
 export const BOOLEAN = 1;
-/** Codes from here on are a number format: `formats[(code & ~DAY_ONE) - FIRST_FORMAT]`. */
-export const FIRST_FORMAT = 2;
+/** Codes from here on are a number format: `numberFormats[(code & ~DAY_ONE) - FIRST_NUMBER_FORMAT]`. */
+export const FIRST_NUMBER_FORMAT = 2;
 /**
  * Set on the code of a date cell whose ISO text is a bare time on day one (1899-12-31, serials 1 to 2): its
  * text cannot tell it from day zero, and a date format shows the day.
@@ -25,14 +25,15 @@ export const DAY_ONE = 0x8000;
 export const DEFAULT_DATE_FORMAT = 'mm-dd-yy';
 
 /** The format codes of one tab: number formats numbered as they are first met. */
-export class FormatTable {
-  readonly formats: string[];
+export class NumberFormatTable {
+  /** The number formats' patterns, by code - FIRST_NUMBER_FORMAT. */
+  readonly patterns: string[];
   readonly #codes = new Map<string, number>();
 
-  constructor(formats: string[] = []) {
-    this.formats = formats;
-    formats.forEach((f, i) => {
-      this.#codes.set(f, FIRST_FORMAT + i);
+  constructor(patterns: string[] = []) {
+    this.patterns = patterns;
+    patterns.forEach((f, i) => {
+      this.#codes.set(f, FIRST_NUMBER_FORMAT + i);
     });
   }
 
@@ -41,20 +42,20 @@ export class FormatTable {
     const key = pattern ?? 'General';
     let code = this.#codes.get(key);
     if (code === undefined) {
-      code = FIRST_FORMAT + this.formats.length;
-      this.formats.push(key);
+      code = FIRST_NUMBER_FORMAT + this.patterns.length;
+      this.patterns.push(key);
       this.#codes.set(key, code);
     }
     return code;
   }
 }
 
-/** The displayed text of a cell with value `typed` and format `code` (formats: the tab's table). */
-export function displayText(typed: CellValue, code: number, formats: readonly string[]): string {
+/** The displayed text of a cell with value `typed` and format code `code` (numberFormats: the tab's table). */
+export function displayText(typed: CellValue, code: number, numberFormats: readonly string[]): string {
   if (typed === null) return '';
   if (code === AS_IS) return String(typed);
   if (code === BOOLEAN) return typed ? 'TRUE' : 'FALSE';
-  const pattern = formats[(code & ~DAY_ONE) - FIRST_FORMAT];
+  const pattern = numberFormats[(code & ~DAY_ONE) - FIRST_NUMBER_FORMAT];
   if (typeof typed === 'number') return formatNumber(pattern, typed);
   if (typeof typed === 'string') return formatNumber(pattern, isoToSerial(typed, (code & DAY_ONE) !== 0));
   return String(typed);

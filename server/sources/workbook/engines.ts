@@ -1,8 +1,8 @@
 /**
- * The file kinds a workbook source reads, by extension, and the engine that parses each. The parse worker
- * looks a format up by name here, so the engine can change without touching the guards around it.
+ * The engines of the workbook kind: the reader/writer of each file type it opens, chosen by extension. The
+ * parse worker looks an engine up by name here, so an engine can change without touching the guards around it.
  *
- * A file is read in the parse thread and used in the service's thread: each format says what its read sends
+ * A file is read in the parse thread and used in the service's thread: each engine says what its read sends
  * across (`readOffThread`, with the buffers that move instead of being copied) and what the service makes of it
  * (`received`): the tabs, and how a write gets its document from the same bytes without reading them again.
  */
@@ -16,10 +16,10 @@ import type { DocumentParser } from './document.ts';
 import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-document.ts';
 
 /** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
-export type FormatName = 'xlsx' | 'csv';
+export type EngineName = 'xlsx' | 'csv';
 
-/** The format that reads each workbook extension (lib/workbook-file-types.ts holds the list). */
-const FORMAT_OF: Record<WorkbookExtension, FormatName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
+/** The engine that reads each workbook extension (lib/workbook-file-types.ts holds the list). */
+const ENGINE_OF: Record<WorkbookExtension, EngineName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
 
 /** What a read sends from the parse thread. */
 export interface OffThreadRead {
@@ -37,13 +37,13 @@ export interface ReceivedRead {
   documentFor: DocumentParser;
 }
 
-export interface WorkbookFormat {
-  name: FormatName;
+export interface WorkbookEngine {
+  name: EngineName;
   /** A zip package (OOXML): its central directory and inflated sizes are checked before parsing. */
   zipPackage: boolean;
   readOffThread(bytes: Uint8Array, fileName: string, limits: GridLimits): Promise<OffThreadRead>;
   received(payload: unknown): ReceivedRead;
-  /** What this kind of file cannot store beyond the cell limits, refused (400) before anything is written. */
+  /** What this file type cannot store beyond the cell limits, refused (400) before anything is written. */
   assertStorable?(mutations: readonly Mutation[], options: WriteOptions): void;
 }
 
@@ -51,7 +51,7 @@ interface XlsxPayload {
   tabs: ReadTab[];
 }
 
-const FORMATS: Record<FormatName, WorkbookFormat> = {
+const ENGINES: Record<EngineName, WorkbookEngine> = {
   xlsx: {
     name: 'xlsx',
     zipPackage: true,
@@ -86,12 +86,12 @@ const FORMATS: Record<FormatName, WorkbookFormat> = {
   },
 };
 
-/** The format of a workbook extension (`.xlsx`, `.xlsm`, `.csv`, any case); undefined for any other. */
-export function formatForExtension(ext: string): WorkbookFormat | undefined {
+/** The engine of a workbook extension (`.xlsx`, `.xlsm`, `.csv`, any case); undefined for any other. */
+export function engineForExtension(ext: string): WorkbookEngine | undefined {
   const known = workbookExtension(ext);
-  return known === undefined ? undefined : FORMATS[FORMAT_OF[known]];
+  return known === undefined ? undefined : ENGINES[ENGINE_OF[known]];
 }
 
-export function formatNamed(name: FormatName): WorkbookFormat {
-  return FORMATS[name];
+export function engineNamed(name: EngineName): WorkbookEngine {
+  return ENGINES[name];
 }
