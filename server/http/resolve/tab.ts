@@ -1,8 +1,8 @@
 /**
  * The `tab` a route names, in two steps so the key is checked against the spreadsheet before its tabs are read:
  * `tabAddress` finds the connection, `resolveTab` the tab through its Spreadsheet (tab-resolver.ts, the one rule).
- * - `/api/spreadsheets/:userKey/:sheetName`: the connection by userKey, the tab by name; a miss says where the
- *   tabs are listed, since a name is what a rename or a deletion breaks;
+ * - `/api/spreadsheets/:userKey/:sheetName`: the connection by userKey, the tab by name; a miss is the
+ *   resolver's own 404 (the tabs there are, or those differing only in case);
  * - `/v1/sheets/:sheetId`: a public sheet_id (`<spreadsheet_id>~<source sheet id>`); one 404 `sheet_not_found`
  *   naming it for every way it can miss (malformed, no such spreadsheet, no such tab), since the caller knows
  *   only the id.
@@ -21,22 +21,15 @@ import { connectionOfPath, resolveConnection } from './connection.ts';
 export interface TabAddress {
   connection: ConnectionRecord;
   ref: TabRef;
-  /** The error for a tab the reference does not find. */
-  missing: () => AppError;
+  /** The error for a sheet_id that finds no tab (a name's miss is worded by the resolver). */
+  missing?: () => AppError;
 }
 
 export async function tabAddress(deps: AppDeps, req: Request): Promise<TabAddress> {
   const { sheetId } = req.params as { sheetId?: string };
   if (sheetId === undefined) {
     const name = String(req.params.sheetName);
-    const missing = () =>
-      new AppError(
-        'sheet_not_found',
-        `No tab named "${name}" in this spreadsheet (a tab renamed or deleted since is gone under its old name); ` +
-          '`GET /v1/spreadsheets/{spreadsheet_id}` lists its tabs.',
-        { sheet: name },
-      );
-    return { connection: await resolveConnection(deps.connections, req), ref: { name }, missing };
+    return { connection: await resolveConnection(deps.connections, req), ref: { name } };
   }
   const missing = () => new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
   const connection = await connectionOfPath(deps.connections, req);
@@ -49,7 +42,9 @@ export async function resolveTab(spreadsheet: Spreadsheet, address: TabAddress):
   try {
     return await spreadsheet.tab(address.ref);
   } catch (e) {
-    if (isAppError(e) && e.code === 'sheet_not_found') throw address.missing();
+    // A name's miss says it in the resolver's words (the tabs there are, or the ones differing only in case);
+    // a sheet_id's says the id, the one thing its caller knows.
+    if (isAppError(e) && e.code === 'sheet_not_found' && address.missing) throw address.missing();
     throw e;
   }
 }
