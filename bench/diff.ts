@@ -5,7 +5,7 @@
  */
 
 import { seededRandom } from '../server/lib/seeded-random.ts';
-import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/replica/diff.ts';
+import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/changes/diff/row-diff.ts';
 import type { CellValue } from '../server/sources/source.ts';
 import { applyDiff } from '../test/helpers/apply-diff.ts';
 

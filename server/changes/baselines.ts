@@ -1,6 +1,6 @@
 /**
  * A tab's recorded content, put together from its last checkpoint and the change-log entries recorded since:
- * the entries of one recorded change (one instant) are one row diff (replica/diff.ts), replayed on the rows
+ * the entries of one recorded change (one instant) are one row diff (changes/diff/row-diff.ts), replayed on the rows
  * before it. A write thus costs the rows it changed, not a copy of the whole tab.
  */
 import type { CellValue } from '../sources/source.ts';

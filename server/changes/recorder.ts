@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { diffRows } from '../replica/diff.ts';
+import { diffRows } from './diff/row-diff.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import type { Baseline, BaselineStore } from '../store/baselines.ts';
