@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
+import type { ChangeEntry } from '../../repositories/change-log.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { ChangeEntry } from '../../store/change-log.ts';
 import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
@@ -88,7 +88,13 @@ export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
     const tab = (await deps.replica.observe(connection)).byName.get(sheet);
     if (!tab)
       throw new AppError('sheet_not_found', `No tab named "${sheet}" in this spreadsheet.`, { sheet });
-    const page = deps.changeLog.page(connection.spreadsheetId, tab.sourceSheetId, sinceMs, limit, offset);
+    const page = await deps.changeLog.page(
+      connection.spreadsheetId,
+      tab.sourceSheetId,
+      sinceMs,
+      limit,
+      offset,
+    );
     setPagingHeaders(req, res, page.total, limit, offset);
     res.json({
       data: page.data.map(entryJson),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type DiffOptions, diffRows, type RowChange, rowHash, rowsEqual } from '../../../server/changes/diff/row-diff.ts';
+import {
+  type DiffOptions,
+  diffRows,
+  type RowChange,
+  rowHash,
+  rowsEqual,
+} from '../../../server/changes/diff/row-diff.ts';
 import type { CellValue } from '../../../server/sources/source.ts';
 import { applyDiff } from '../../helpers/apply-diff.ts';
 
