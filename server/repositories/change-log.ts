@@ -52,7 +52,7 @@ export interface PlannedNotification {
 export interface RowChanges {
   /** The change log's entries, in diff order (their instant is given when they are stored). */
   entries: Omit<ChangeEntry, 'updatedAt'>[];
-  /** The same rows, positional, for the baseline's redo. */
+  /** The same rows, positional: the row edits the baseline keeps after its checkpoint. */
   edits: RowEdit[];
   notifications: PlannedNotification[];
 }
