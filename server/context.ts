@@ -20,8 +20,9 @@ import { InProcessOwnership } from './spreadsheets/ownership.ts';
 import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
 import { loadOrCreateAdminToken, rotateAdminToken } from './store/admin-token.ts';
 import { ApiKeyStore } from './store/api-keys.ts';
-import { BaselineStore } from './store/baselines.ts';
-import { ChangeLogStore } from './store/change-log.ts';
+import { SqliteBaselines } from './store/baselines.ts';
+import { SqliteChangeLog } from './store/change-log.ts';
+import { SqliteChangeRecording } from './store/change-recording.ts';
 import type { ConnectionRecord } from './store/connections.ts';
 import { ConnectionStore } from './store/connections.ts';
 import { openDatabase } from './store/db.ts';
@@ -114,9 +115,9 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const allowLan = options.allowLanWebhooks === true;
   const webhooks = new WebhookStore(db, clock);
   const deliveries = new DeliveryStore(db);
-  const changeLog = new ChangeLogStore(db);
+  const changeLog = new SqliteChangeLog(db);
   const worker = deliveryWorkerFor(wiring, webhooks, deliveries, allowLan);
-  const recorder = changeRecorderFor(wiring, changeLog, webhooks, deliveries, worker);
+  const recorder = changeRecorderFor(wiring, changeLog, worker);
   const sourceOptions = sourceOptionsFor(wiring);
   const { spreadsheets, connections, follower } = followedSpreadsheets(
     wiring,
@@ -203,17 +204,11 @@ function deliveryWorkerFor(
 /** The recorder of each change, which queues its webhook deliveries and wakes the worker. */
 function changeRecorderFor(
   { options, db, now }: Wiring,
-  changeLog: ChangeLogStore,
-  webhooks: WebhookStore,
-  deliveries: DeliveryStore,
+  changeLog: SqliteChangeLog,
   worker: DeliveryWorker,
 ): ChangeRecorder {
   return new ChangeRecorder({
-    db,
-    baselines: new BaselineStore(db),
-    changeLog,
-    webhooks,
-    deliveries,
+    recording: new SqliteChangeRecording(db, new SqliteBaselines(db), changeLog),
     now,
     rules: options.eventRules ?? DEFAULT_EVENT_RULES,
     onQueued: () => worker.wake(),

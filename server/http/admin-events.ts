@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
-import { ChangeLogTail } from '../store/change-log-tail.ts';
+import type { ChangeLog } from '../repositories/change-log.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -65,12 +65,14 @@ export class AdminEventStreams {
  * `sheets`: the tabs whose rows changed since the last event (a write through the API, or an outside save the
  * connection follower recorded), by their public sheet ids, so an open preview reads its tab again.
  */
-function sheetChanges(tail: ChangeLogTail): () => string | null {
-  let seen = tail.head();
-  return () => {
-    const head = tail.head();
+function sheetChanges(changeLog: ChangeLog): () => Promise<string | null> {
+  // The stream starts at the log's end as the first look finds it: only later changes are announced.
+  let seen: number | null = null;
+  return async () => {
+    const head = await changeLog.head();
+    seen ??= head;
     if (head === seen) return null;
-    const changed = tail.tabsAfter(seen).map((t) => ({
+    const changed = (await changeLog.tabsAfter(seen)).map((t) => ({
       spreadsheet_id: t.spreadsheetId,
       sheet_id: toPublicSheetId(t.spreadsheetId, t.sourceSheetId),
     }));
@@ -80,7 +82,6 @@ function sheetChanges(tail: ChangeLogTail): () => string | null {
 }
 
 export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams: AdminEventStreams): void {
-  const tail = new ChangeLogTail(deps.connections.db);
   routes.post('/admin/events/token', 'admin', (_req, res) => {
     const { token, expiresAt } = streams.issue();
     res.status(201).json({ stream_token: token, expires_at: new Date(expiresAt).toISOString() });
@@ -92,9 +93,9 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
     res.setHeader('Cache-Control', 'no-store');
     res.flushHeaders();
     let last = '';
-    const sheets = sheetChanges(tail);
-    const check = () => {
-      const changed = sheets();
+    const sheets = sheetChanges(deps.changeLog);
+    const check = async () => {
+      const changed = await sheets();
       if (changed) res.write(changed);
       const fingerprint = deps.deliveryLog.fingerprint();
       if (fingerprint === last) return;
@@ -103,9 +104,21 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
     };
     res.write('retry: 3000\n\n');
     // From a timer a throw would end the process: a failing look (the database unreadable) is logged once and
-    // tried again on the next tick.
+    // tried again on the next tick; a look still under way is not started twice.
     const looking = new RetryStreak({ name: "The dashboard's event stream", log: deps.log, minMs: POLL_MS });
-    const look = () => looking.run(check);
+    let busy = false;
+    const look = () => {
+      if (busy || !looking.due()) return;
+      busy = true;
+      check()
+        .then(
+          () => looking.succeeded(),
+          (err: unknown) => looking.failed(err),
+        )
+        .finally(() => {
+          busy = false;
+        });
+    };
     look();
     const poll = setInterval(look, POLL_MS);
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);

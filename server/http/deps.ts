@@ -1,8 +1,8 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { ChangeLog } from '../repositories/change-log.ts';
 import type { SourceOptions } from '../sources/index.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import type { ApiKeyStore } from '../store/api-keys.ts';
-import type { ChangeLogStore } from '../store/change-log.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import type { DeliveryStore } from '../store/deliveries.ts';
 import type { DeliveryLogQuery } from '../store/delivery-log.ts';
@@ -25,7 +25,7 @@ export interface AppDeps {
   deliveries: DeliveryStore;
   /** The delivery log across webhooks (the dashboard's view). */
   deliveryLog: DeliveryLogQuery;
-  changeLog: ChangeLogStore;
+  changeLog: ChangeLog;
   /** Webhook URLs may point at private (LAN) addresses. */
   allowLanWebhooks: boolean;
   /** Who may call the loopback-only `/admin` API: the admin token, sign-in codes and dashboard sessions. */

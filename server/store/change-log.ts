@@ -1,29 +1,29 @@
 import type Database from 'better-sqlite3';
+import type { ChangedTab, ChangeEntry, ChangeFeedPage, ChangeLog } from '../repositories/change-log.ts';
 import type { CellValue } from '../sources/source.ts';
 
-export interface ChangeEntry {
+interface EntryRow {
   row_index: number;
-  change: 'inserted' | 'updated' | 'deleted';
-  /** Epoch ms; unique per recorded change of a tab and increasing (see `nextInstant`). */
-  updatedAt: number;
-  values: Record<string, CellValue> | null;
+  change: ChangeEntry['change'];
+  updated_at: number;
+  row_values: string | null;
 }
 
-/** The change feed behind `GET /v1/spreadsheets/{id}/rows?updated_since=`: one row per changed row. */
-export class ChangeLogStore {
+/**
+ * The change log in SQLite (repositories/change-log.ts): the feed behind `GET /v1/spreadsheets/{id}/rows?
+ * updated_since=`, one row per changed row, and its end for the dashboard's live preview (the newest seq, an
+ * index lookup cheap enough to ask every second). Entries are appended inside the change recording's
+ * transaction (change-recording.ts).
+ */
+export class SqliteChangeLog implements ChangeLog {
   readonly #insert: Database.Statement<[string, string, number, string, number, string | null]>;
   readonly #last: Database.Statement<[string, string], number | null>;
-  readonly #page: Database.Statement<
-    [string, string, number, number, number],
-    { row_index: number; change: ChangeEntry['change']; updated_at: number; row_values: string | null }
-  >;
+  readonly #page: Database.Statement<[string, string, number, number, number], EntryRow>;
   readonly #count: Database.Statement<[string, string, number], number>;
   readonly #newest: Database.Statement<[string, string, number], number | null>;
+  readonly #head: Database.Statement<[], number>;
+  readonly #tabsAfter: Database.Statement<[number], { spreadsheet_id: string; source_sheet_id: string }>;
   readonly #lastByTab = new Map<string, number>();
-  readonly #since: Database.Statement<
-    [string, string, number],
-    { row_index: number; change: ChangeEntry['change']; updated_at: number; row_values: string | null }
-  >;
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
@@ -39,10 +39,6 @@ export class ChangeLogStore {
        WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?
        ORDER BY seq LIMIT ? OFFSET ?`,
     );
-    this.#since = db.prepare(
-      `SELECT row_index, change, updated_at, row_values FROM change_log
-       WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ? ORDER BY seq`,
-    );
     this.#count = db
       .prepare<[string, string, number], number>(
         'SELECT COUNT(*) FROM change_log WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?',
@@ -53,6 +49,35 @@ export class ChangeLogStore {
         'SELECT MAX(updated_at) FROM change_log WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?',
       )
       .pluck();
+    this.#head = db.prepare<[], number>('SELECT IFNULL(MAX(seq), 0) FROM change_log').pluck();
+    this.#tabsAfter = db.prepare(
+      'SELECT DISTINCT spreadsheet_id, source_sheet_id FROM change_log WHERE seq > ? ORDER BY spreadsheet_id, source_sheet_id',
+    );
+  }
+
+  async page(
+    spreadsheetId: string,
+    sourceSheetId: string,
+    sinceMs: number,
+    limit: number,
+    offset: number,
+  ): Promise<ChangeFeedPage> {
+    const rows = this.#page.all(spreadsheetId, sourceSheetId, sinceMs, limit, offset);
+    return {
+      total: this.#count.get(spreadsheetId, sourceSheetId, sinceMs) ?? 0,
+      newest: this.#newest.get(spreadsheetId, sourceSheetId, sinceMs) ?? null,
+      data: rows.map(toEntry),
+    };
+  }
+
+  async head(): Promise<number> {
+    return this.#head.get() ?? 0;
+  }
+
+  async tabsAfter(head: number): Promise<ChangedTab[]> {
+    return this.#tabsAfter
+      .all(head)
+      .map((r) => ({ spreadsheetId: r.spreadsheet_id, sourceSheetId: r.source_sheet_id }));
   }
 
   /**
@@ -61,28 +86,14 @@ export class ChangeLogStore {
    * to the last instant it saw can never skip a change recorded in the same millisecond.
    */
   nextInstant(spreadsheetId: string, sourceSheetId: string, nowMs: number): number {
-    const instant = Math.max(nowMs, this.lastInstant(spreadsheetId, sourceSheetId) + 1);
-    this.#lastByTab.set(`${spreadsheetId}\u0000${sourceSheetId}`, instant);
+    const key = `${spreadsheetId}\u0000${sourceSheetId}`;
+    const last = this.#lastByTab.get(key) ?? this.#last.get(spreadsheetId, sourceSheetId) ?? 0;
+    const instant = Math.max(nowMs, last + 1);
+    this.#lastByTab.set(key, instant);
     return instant;
   }
 
-  /** The instant of the tab's newest change (0 when it has none). */
-  lastInstant(spreadsheetId: string, sourceSheetId: string): number {
-    const key = `${spreadsheetId}\u0000${sourceSheetId}`;
-    let last = this.#lastByTab.get(key);
-    if (last === undefined) {
-      last = this.#last.get(spreadsheetId, sourceSheetId) ?? 0;
-      this.#lastByTab.set(key, last);
-    }
-    return last;
-  }
-
-  /** Every change of the tab after `afterMs`, oldest first (what a checkpoint does not hold yet). */
-  since(spreadsheetId: string, sourceSheetId: string, afterMs: number): ChangeEntry[] {
-    return this.#since.all(spreadsheetId, sourceSheetId, afterMs).map(toEntry);
-  }
-
-  /** Call inside the transaction that records the change. */
+  /** Inside the transaction that records the change. */
   append(spreadsheetId: string, sourceSheetId: string, entry: ChangeEntry): void {
     this.#insert.run(
       spreadsheetId,
@@ -93,30 +104,9 @@ export class ChangeLogStore {
       entry.values ? JSON.stringify(entry.values) : null,
     );
   }
-
-  /** Changes after `sinceMs`, oldest first; `newest` is the instant of the newest one (to resume from). */
-  page(
-    spreadsheetId: string,
-    sourceSheetId: string,
-    sinceMs: number,
-    limit: number,
-    offset: number,
-  ): { total: number; newest: number | null; data: ChangeEntry[] } {
-    const rows = this.#page.all(spreadsheetId, sourceSheetId, sinceMs, limit, offset);
-    return {
-      total: this.#count.get(spreadsheetId, sourceSheetId, sinceMs) ?? 0,
-      newest: this.#newest.get(spreadsheetId, sourceSheetId, sinceMs) ?? null,
-      data: rows.map(toEntry),
-    };
-  }
 }
 
-function toEntry(r: {
-  row_index: number;
-  change: ChangeEntry['change'];
-  updated_at: number;
-  row_values: string | null;
-}): ChangeEntry {
+function toEntry(r: EntryRow): ChangeEntry {
   return {
     row_index: r.row_index,
     change: r.change,

@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { SecretBox } from '../secrets/at-rest.ts';
+import { convertBaselinesToFormat1 } from './baselines-before-format-1.ts';
 import { sealPlaintext } from './seal-at-rest.ts';
 export interface Migration {
   version: number;
@@ -274,5 +275,29 @@ export const MIGRATIONS: readonly Migration[] = [
       -- signatures), so the dashboard and the CLI show what the receiver got. NULL for older attempts.
       ALTER TABLE delivery_attempts ADD COLUMN request_headers TEXT;
     `,
+  },
+  {
+    version: 11,
+    name: 'baseline-format-1',
+    sql: `
+      -- Baselines get a stored format of their own (store/baseline-format.ts, format 1), no longer the change
+      -- feed's JSON: a checkpoint in that format plus the row edits recorded after it, one row per recorded
+      -- change (baseline_redo, dropped with its baseline). Checkpoints stored before are converted by up();
+      -- one that cannot be read is dropped, and its tab's next look is a first sight.
+      CREATE TABLE baseline_redo (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        spreadsheet_id   TEXT NOT NULL,
+        source_sheet_id  TEXT NOT NULL,
+        content          BLOB NOT NULL,
+        FOREIGN KEY (spreadsheet_id, source_sheet_id)
+          REFERENCES tab_baselines (spreadsheet_id, source_sheet_id) ON DELETE CASCADE
+      );
+      CREATE INDEX baseline_redo_tab ON baseline_redo (spreadsheet_id, source_sheet_id, seq);
+    `,
+    up(db) {
+      convertBaselinesToFormat1(db);
+      // The checkpoint no longer points into the change log.
+      db.exec('ALTER TABLE tab_baselines DROP COLUMN checkpoint_at');
+    },
   },
 ];

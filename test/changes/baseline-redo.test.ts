@@ -1,5 +1,5 @@
 /**
- * A tab's recorded content is its last checkpoint plus the change log recorded after it. Through the real
+ * A tab's baseline is its last checkpoint plus the row edits recorded after it. Through the real
  * recorder and a real SQLite file: after any sequence of recorded versions (edits, inserts, deletes, moves, a
  * header change), what a fresh process loads equals the last version; a write to a big tab stores its changed
  * rows only (the checkpoint stays as it was), and a checkpoint is taken again once the entries grow many.
@@ -9,14 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadRecordedTabs } from '../../server/changes/baselines.ts';
 import { ChangeRecorder } from '../../server/changes/recorder.ts';
 import type { CellValue, SpreadsheetSnapshot } from '../../server/sources/source.ts';
-import { BaselineStore } from '../../server/store/baselines.ts';
-import { ChangeLogStore } from '../../server/store/change-log.ts';
+import { SqliteBaselines } from '../../server/store/baselines.ts';
+import { SqliteChangeLog } from '../../server/store/change-log.ts';
+import { SqliteChangeRecording } from '../../server/store/change-recording.ts';
 import { openDatabase } from '../../server/store/db.ts';
-import { DeliveryStore } from '../../server/store/deliveries.ts';
-import { WebhookStore } from '../../server/store/webhooks.ts';
 import { DEFAULT_EVENT_RULES } from '../../server/webhooks/events.ts';
 
 type Row = CellValue[];
@@ -28,20 +26,14 @@ afterEach(() => {
 function openRecorder(dir: string) {
   const db = openDatabase(dir);
   let now = 1_700_000_000_000;
-  const stores = {
-    db,
-    baselines: new BaselineStore(db),
-    changeLog: new ChangeLogStore(db),
-    webhooks: new WebhookStore(db),
-    deliveries: new DeliveryStore(db),
-  };
+  const baselines = new SqliteBaselines(db);
   const recorder = new ChangeRecorder({
-    ...stores,
+    recording: new SqliteChangeRecording(db, baselines, new SqliteChangeLog(db)),
     now: () => now++,
     rules: DEFAULT_EVENT_RULES,
     onQueued: () => {},
   });
-  return { ...stores, recorder };
+  return { db, baselines, recorder };
 }
 
 let versions = 0;
@@ -84,7 +76,7 @@ function edit(old: readonly Row[], ops: readonly Op[]): Row[] {
   return out;
 }
 
-describe('recorded content: checkpoint + change log', () => {
+describe('a baseline: checkpoint + row edits', () => {
   it('loads as the last recorded version after any sequence of changes', () => {
     fc.assert(
       fc.property(
@@ -94,7 +86,7 @@ describe('recorded content: checkpoint + change log', () => {
         (first, steps, renameAt) => {
           const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-redo-'));
           dirs.push(dir);
-          const { db, recorder, baselines, changeLog } = openRecorder(dir);
+          const { db, recorder, baselines } = openRecorder(dir);
           try {
             let header = ['A', 'B', 'C'];
             let rows = first;
@@ -107,7 +99,7 @@ describe('recorded content: checkpoint + change log', () => {
               recorder.record('wb_1', before, after);
               before = after;
             });
-            const loaded = loadRecordedTabs('wb_1', baselines, changeLog).get('1')!;
+            const loaded = baselines.loadNow('wb_1').get('1')!;
             expect(loaded.header).toEqual(header);
             expect(loaded.typed).toEqual(rows);
             expect(loaded.sourceVersion).toBe(before.version);
@@ -120,10 +112,10 @@ describe('recorded content: checkpoint + change log', () => {
     );
   });
 
-  it('stores only the changed rows of a write to a big tab, and a new checkpoint once the entries grow many', () => {
+  it('stores only the changed rows of a write to a big tab, and a new checkpoint once the edits grow many', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-redo-'));
     dirs.push(dir);
-    const { db, recorder, baselines, changeLog } = openRecorder(dir);
+    const { db, recorder, baselines } = openRecorder(dir);
     const stored = () =>
       db
         .prepare(
@@ -156,7 +148,7 @@ describe('recorded content: checkpoint + change log', () => {
       recorder.record('wb_1', before, after);
       expect(stored().redo_entries).toBe(0);
       expect(stored().content.equals(checkpoint)).toBe(false);
-      expect(loadRecordedTabs('wb_1', baselines, changeLog).get('1')!.typed).toEqual(rows);
+      expect(baselines.loadNow('wb_1').get('1')!.typed).toEqual(rows);
     } finally {
       db.close();
     }

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
-import { BaselineStore } from '../../server/store/baselines.ts';
+import { SqliteBaselines } from '../../server/store/baselines.ts';
 import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
@@ -31,20 +31,19 @@ describe('a baseline read from the same file version', () => {
     const conn = connectFile(first.connections, file);
     const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in');
     // What an older engine stored for the same file: Ann's age unread (null), one row fewer.
-    const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const stored = (await new SqliteBaselines(first.db).load(conn.spreadsheetId)).get(tab.sourceSheetId)!;
     expect(stored.sourceVersion).toMatch(/.+/);
     const older = {
       ...stored,
       typed: stored.typed.slice(0, -1).map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
     first.db.transaction(() =>
-      new BaselineStore(first.db).checkpoint(
+      new SqliteBaselines(first.db).checkpoint(
         conn.spreadsheetId,
         tab.sourceSheetId,
         older,
         0,
         stored.sourceVersion!,
-        stored.checkpointAt,
       ),
     )();
     await first.close();
@@ -54,7 +53,7 @@ describe('a baseline read from the same file version', () => {
     const seen = (await second.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === 'People')!;
     expect(count(second, 'deliveries')).toBe(0);
     expect(count(second, 'change_log')).toBe(0);
-    const now = new BaselineStore(second.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const now = (await new SqliteBaselines(second.db).load(conn.spreadsheetId)).get(tab.sourceSheetId)!;
     expect(now.typed).toEqual(seen.typed);
     expect(now.typed[0]?.[1]).toBe(31);
   });
@@ -72,7 +71,7 @@ describe('a baseline read from the same file version', () => {
         allowFormulas: false,
         userEntered: false,
       });
-    const versions = [...new BaselineStore(context.db).checkpoints(conn.spreadsheetId).values()].map(
+    const versions = [...(await new SqliteBaselines(context.db).load(conn.spreadsheetId)).values()].map(
       (b) => b.sourceVersion,
     );
     expect(versions).toEqual([result.snapshot.version, result.snapshot.version]);
@@ -85,19 +84,18 @@ describe('a baseline read from the same file version', () => {
     const first = createServiceContext({ dataDir, log: () => {} });
     const conn = connectFile(first.connections, file);
     const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in', { events: ['row.updated'] });
-    const stored = new BaselineStore(first.db).checkpoints(conn.spreadsheetId).get(tab.sourceSheetId)!;
+    const stored = (await new SqliteBaselines(first.db).load(conn.spreadsheetId)).get(tab.sourceSheetId)!;
     const older = {
       ...stored,
       typed: stored.typed.map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
     first.db.transaction(() =>
-      new BaselineStore(first.db).checkpoint(
+      new SqliteBaselines(first.db).checkpoint(
         conn.spreadsheetId,
         tab.sourceSheetId,
         older,
         0,
         'an older version',
-        stored.checkpointAt,
       ),
     )();
     await first.close();

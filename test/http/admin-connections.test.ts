@@ -270,7 +270,7 @@ describe('DELETE /admin/connections/{id}', () => {
     });
     expect(put.status).toBe(200);
     const remembered = () =>
-      ['change_log', 'tab_baselines', 'tab_checkpoints'].map(
+      ['change_log', 'tab_baselines', 'tab_checkpoints', 'baseline_redo'].map(
         (table) =>
           h.context.db
             .prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`)
@@ -288,7 +288,7 @@ describe('DELETE /admin/connections/{id}', () => {
     });
     expect(await listed()).toEqual([]);
     expect((await h.fetch(`/v1/spreadsheets/${body.spreadsheet_id}`)).status).toBe(404);
-    expect(remembered()).toEqual([0, 0, 0]);
+    expect(remembered()).toEqual([0, 0, 0, 0]);
   });
 
   it('is refused with 409 listing the webhook ids while a webhook watches it (force=false too)', async () => {

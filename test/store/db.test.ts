@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../server/store/migrations.ts';
 
 const DB_MODULE = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
 const LATEST = MIGRATIONS.at(-1)!.version;
-const TABLE_COUNT = 11;
+const TABLE_COUNT = 12;
 
 let dir: string;
 beforeEach(() => {
@@ -43,6 +43,7 @@ describe('openDatabase', () => {
       expect(tables(db)).toEqual([
         'api_key_connections',
         'api_keys',
+        'baseline_redo',
         'change_log',
         'connections',
         'deliveries',

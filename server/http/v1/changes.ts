@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
+import type { ChangeEntry } from '../../repositories/change-log.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { ChangeEntry } from '../../store/change-log.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type DiffOptions, diffRows, type RowChange, rowHash, rowsEqual } from '../../server/replica/diff.ts';
-import type { CellValue } from '../../server/sources/source.ts';
-import { applyDiff } from '../helpers/apply-diff.ts';
+import {
+  type DiffOptions,
+  diffRows,
+  type RowChange,
+  rowHash,
+  rowsEqual,
+} from '../../../server/changes/diff/row-diff.ts';
+import type { CellValue } from '../../../server/sources/source.ts';
+import { applyDiff } from '../../helpers/apply-diff.ts';
 
 /** Rows from a string, one single-cell row per letter: 'ABA' -> [['A'], ['B'], ['A']]. */
 function letters(s: string): CellValue[][] {
