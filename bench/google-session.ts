@@ -16,8 +16,8 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Replica } from '../server/replica/replica.ts';
+import type { ConnectionRecord } from '../server/repositories/connections.ts';
 import { openSource, type SourceOptions } from '../server/sources/index.ts';
-import type { ConnectionRecord } from '../server/store/connections.ts';
 import { startGoogleAccount } from '../test/helpers/google.ts';
 import { ManualTimers } from '../test/helpers/manual-timers.ts';
 

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
-import { ChangeLogTail } from '../store/change-log-tail.ts';
+import type { ChangeLogTail } from '../store/change-log-tail.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -80,7 +80,7 @@ function sheetChanges(tail: ChangeLogTail): () => string | null {
 }
 
 export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams: AdminEventStreams): void {
-  const tail = new ChangeLogTail(deps.connections.db);
+  const tail = deps.changeLogTail;
   routes.post('/admin/events/token', 'admin', (_req, res) => {
     const { token, expiresAt } = streams.issue();
     res.status(201).json({ stream_token: token, expires_at: new Date(expiresAt).toISOString() });
@@ -93,10 +93,10 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
     res.flushHeaders();
     let last = '';
     const sheets = sheetChanges(tail);
-    const check = () => {
+    const check = async () => {
       const changed = sheets();
       if (changed) res.write(changed);
-      const fingerprint = deps.deliveryLog.fingerprint();
+      const fingerprint = await deps.deliveryLog.fingerprint();
       if (fingerprint === last) return;
       last = fingerprint;
       res.write(`event: deliveries\ndata: ${JSON.stringify({ version: fingerprint })}\n\n`);
@@ -105,7 +105,7 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
     // From a timer a throw would end the process: a failing look (the database unreadable) is logged once and
     // tried again on the next tick.
     const looking = new RetryStreak({ name: "The dashboard's event stream", log: deps.log, minMs: POLL_MS });
-    const look = () => looking.run(check);
+    const look = () => void looking.runAsync(check);
     look();
     const poll = setInterval(look, POLL_MS);
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);

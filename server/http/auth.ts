@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { parsePublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/api-keys.ts';
-import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
+import type { ConnectionRecord, Connections } from '../repositories/connections.ts';
+import type { ApiKeyRecord, Keys } from '../repositories/keys.ts';
 import { locals } from './locals.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -13,13 +13,17 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * read" may come without a key; it is then limited per client address. `write` routes need the read_write scope.
  */
 export function requireApiKey(
-  keys: ApiKeyStore,
-  connections: ConnectionStore,
+  keys: Keys,
+  connections: Connections,
   access: 'public_read' | 'read' | 'write',
 ): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const header = req.headers.authorization;
-    if (!header && access === 'public_read' && connectionOfRoute(req, connections)?.publicRead === true) {
+    if (
+      !header &&
+      access === 'public_read' &&
+      (await connectionOfRoute(req, connections))?.publicRead === true
+    ) {
       // `req.ip` is the socket's address, except on the tunnel-only listener, which trusts exactly one proxy hop
       // (the tunnel's X-Forwarded-For): there each real client keeps its own limit (app.ts).
       locals(res).anonymousSubject = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
@@ -30,10 +34,11 @@ export function requireApiKey(
     }
     const match = BEARER.exec(header);
     if (!match) return next(new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".'));
-    const record = keys.findByKey(match[1]!);
+    const record = await keys.findByKey(match[1]!);
     if (!record) return next(new AppError('unauthorized', 'Unknown API key.'));
     if (record.revokedAt) return next(new AppError('unauthorized', 'This API key has been revoked.'));
-    keys.touch(record.id);
+    // A hint only, never failing the request (touch swallows a full disk): not awaited.
+    void keys.touch(record.id);
     locals(res).apiKey = record;
     if (access === 'write' && record.scope !== 'read_write') return next(readOnlyKey(req.method));
     next();
@@ -41,11 +46,11 @@ export function requireApiKey(
 }
 
 /** The connection a public-read route names, by its `userKey` or `sheetId` parameter. */
-function connectionOfRoute(req: Request, connections: ConnectionStore): ConnectionRecord | null {
+function connectionOfRoute(req: Request, connections: Connections): Promise<ConnectionRecord | null> {
   const { userKey, sheetId } = req.params as { userKey?: string; sheetId?: string };
   if (userKey !== undefined) return connections.getByUserKey(userKey);
   const parsed = sheetId === undefined ? null : parsePublicSheetId(sheetId);
-  return parsed ? connections.getBySpreadsheetId(parsed.spreadsheetId) : null;
+  return parsed ? connections.getBySpreadsheetId(parsed.spreadsheetId) : Promise.resolve(null);
 }
 
 /** A read of a route that needs read_write (the delivery log) is not a write: say which it is. */

@@ -1,13 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import { projectRow } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
 import { type Rendered, renderOne } from '../rows/formats/index.ts';
 import { renderPage } from '../rows/page-cache.ts';
 import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot, WriteOptions, WriteResult } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
 import { authorize, authorizeRead } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { setFreshnessHeaders } from './freshness-headers.ts';
@@ -32,7 +32,7 @@ export function mountRowRoutes(routes: RouteTable, deps: AppDeps): void {
 
 function listRows(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const connection = connectionOf(deps, req);
+    const connection = await connectionOf(deps, req);
     authorizeRead(res, connection);
     const query = parseListQuery(req.query, API_LIST_LIMITS);
     const tab = await readTab(deps, req, res, connection);
@@ -44,7 +44,7 @@ function listRows(deps: AppDeps): RequestHandler {
 
 function getRow(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const connection = connectionOf(deps, req);
+    const connection = await connectionOf(deps, req);
     authorizeRead(res, connection);
     const row = parseRowNumber(String(req.params.row));
     const view = parseRowViewQuery(req.query);
@@ -65,7 +65,7 @@ function getRow(deps: AppDeps): RequestHandler {
 
 function appendRows(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const connection = connectionOf(deps, req);
+    const connection = await connectionOf(deps, req);
     const key = authorize(res, connection, 'write');
     const rows = parseAppendBody(req.body);
     const userEntered = parseInputMode(req.query.input);
@@ -86,7 +86,7 @@ function appendRows(deps: AppDeps): RequestHandler {
 /** PUT and PATCH of one row (both merge the given fields into it). */
 function updateRow(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const connection = connectionOf(deps, req);
+    const connection = await connectionOf(deps, req);
     const key = authorize(res, connection, 'write');
     const row = parseRowNumber(String(req.params.row));
     const values = parseUpdateBody(req.body);
@@ -105,7 +105,7 @@ function updateRow(deps: AppDeps): RequestHandler {
 
 function deleteRow(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const connection = connectionOf(deps, req);
+    const connection = await connectionOf(deps, req);
     const key = authorize(res, connection, 'write');
     const row = parseRowNumber(String(req.params.row));
     const tab = await tabOf(deps, req, connection);
@@ -118,8 +118,8 @@ function deleteRow(deps: AppDeps): RequestHandler {
   };
 }
 
-function connectionOf(deps: AppDeps, req: Request): ConnectionRecord {
-  const connection = deps.connections.getByUserKey(String(req.params.userKey));
+async function connectionOf(deps: AppDeps, req: Request): Promise<ConnectionRecord> {
+  const connection = await deps.connections.getByUserKey(String(req.params.userKey));
   if (!connection)
     throw new AppError('spreadsheet_not_found', 'No spreadsheet is connected under this userKey.');
   return connection;

@@ -1,5 +1,7 @@
 import { AppError } from '../errors.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
+import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import type {
   Mutation,
   Source,
@@ -12,8 +14,6 @@ import type {
   WriteResult,
   WriteUndo,
 } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
-import { insufficientStorage, isStorageFailure } from '../store/storage-room.ts';
 
 /** One connection's tabs as last read, with the lookups the routes need. Immutable: a change makes a new one. */
 export interface ReplicaEntry {

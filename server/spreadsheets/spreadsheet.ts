@@ -1,4 +1,5 @@
 import type { Replica } from '../replica/replica.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import type {
   Mutation,
   SourceFreshness,
@@ -7,7 +8,6 @@ import type {
   WriteOptions,
   WriteResult,
 } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
 import { resolveTab, type TabRef } from './tab-resolver.ts';
 
 /**

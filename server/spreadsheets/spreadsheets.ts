@@ -1,5 +1,5 @@
 import type { Replica } from '../replica/replica.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import { Spreadsheet } from './spreadsheet.ts';
 
 /** Every connected spreadsheet, one `Spreadsheet` per connection. */

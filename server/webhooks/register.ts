@@ -5,19 +5,18 @@
  */
 import { AppError } from '../errors.ts';
 import type { ReplicaEntry } from '../replica/replica.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
+import type { CreateWebhookInput, WebhookEvent, WebhookRecord, Webhooks } from '../repositories/webhooks.ts';
 import type { TabSnapshot } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
-import type { WebhookEvent } from '../store/webhook-events.ts';
-import type { CreateWebhookInput, WebhookRecord, WebhookStore } from '../store/webhooks.ts';
 import { generateSecret } from './secret.ts';
 
 /** The new webhook and its secret, which is shown this once. */
-export function registerWebhook(
-  store: WebhookStore,
+export async function registerWebhook(
+  store: Webhooks,
   input: Omit<CreateWebhookInput, 'secret'>,
-): { record: WebhookRecord; secret: string } {
+): Promise<{ record: WebhookRecord; secret: string }> {
   const secret = generateSecret();
-  return { record: store.create({ ...input, secret }), secret };
+  return { record: await store.create({ ...input, secret }), secret };
 }
 
 export interface WebhookOnTab {
@@ -35,7 +34,7 @@ export interface WebhookOnTab {
  * as of now), so the very next change to the tab is notified, whoever registered the webhook.
  */
 export async function registerWebhookOnTab(
-  deps: { webhooks: WebhookStore; observe: (connection: ConnectionRecord) => Promise<ReplicaEntry> },
+  deps: { webhooks: Webhooks; observe: (connection: ConnectionRecord) => Promise<ReplicaEntry> },
   input: WebhookOnTab,
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const { snapshot } = await deps.observe(input.connection);
@@ -63,7 +62,7 @@ export function findTab(tabs: readonly TabSnapshot[], name: string): TabSnapshot
 }
 
 /** A new secret, shown this once; null when there is no such webhook. */
-export function rotateWebhookSecret(store: WebhookStore, id: string): string | null {
+export async function rotateWebhookSecret(store: Webhooks, id: string): Promise<string | null> {
   const secret = generateSecret();
-  return store.rotateSecret(id, secret) ? secret : null;
+  return (await store.rotateSecret(id, secret)) ? secret : null;
 }

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionFollower } from '../../server/replica/follow-connections.ts';
 import { Replica } from '../../server/replica/replica.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { openSource } from '../../server/sources/index.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { ManualTimers } from '../helpers/manual-timers.ts';
 
 let dir: string;
@@ -42,15 +42,17 @@ describe('ConnectionFollower', () => {
     const b = await connection('b');
     let list = [a];
     const timers = new ManualTimers();
-    const follower = new ConnectionFollower(replica, () => list, { syncMs: 2000, timers });
+    const follower = new ConnectionFollower(replica, async () => list, { syncMs: 2000, timers });
 
+    // The list is read through the async Connections repository: each look settles a microtask later.
     follower.start();
-    expect(replica.followed()).toEqual(['a']);
+    await vi.waitFor(() => expect(replica.followed()).toEqual(['a']));
     list = [a, b];
     timers.advance(1999);
+    await Promise.resolve();
     expect(replica.followed()).toEqual(['a']);
     timers.advance(1);
-    expect(replica.followed().sort()).toEqual(['a', 'b']);
+    await vi.waitFor(() => expect(replica.followed().sort()).toEqual(['a', 'b']));
     // Following looks at the spreadsheet at once: its first snapshot reaches the change listener (just after
     // the readers of that first read are answered).
     await Promise.all([replica.get(a), replica.get(b)]);
@@ -58,7 +60,7 @@ describe('ConnectionFollower', () => {
 
     list = [b];
     timers.advance(2000);
-    expect(replica.followed()).toEqual(['b']);
+    await vi.waitFor(() => expect(replica.followed()).toEqual(['b']));
     follower.stop();
     expect(timers.active).toBe(0);
     await replica.close();

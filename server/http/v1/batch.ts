@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { quantity } from '../../lib/quantity.ts';
+import type { ConnectionRecord } from '../../repositories/connections.ts';
 import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
-import type { ConnectionRecord } from '../../store/connections.ts';
 import { authorize } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import type { RouteTable } from '../route-table.ts';
@@ -147,7 +147,7 @@ export function mountBatchRoutes(routes: RouteTable, deps: AppDeps): void {
   ): Promise<{ connection: ConnectionRecord; tab: TabSnapshot; allowFormulas: boolean }> => {
     const sheetId = String(req.params.sheetId);
     const parsed = parsePublicSheetId(sheetId);
-    const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
+    const connection = parsed && (await deps.connections.getBySpreadsheetId(parsed.spreadsheetId));
     if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
     const key = authorize(res, connection, 'write');
     const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);

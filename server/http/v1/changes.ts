@@ -67,7 +67,7 @@ function entryJson(e: ChangeEntry) {
 export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.get('/v1/spreadsheets/:id/rows', 'read', async (req, res) => {
     const id = String(req.params.id);
-    const connection = deps.connections.getBySpreadsheetId(id);
+    const connection = await deps.connections.getBySpreadsheetId(id);
     if (!connection) throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${id}".`);
     authorize(res, connection, 'read');
     const query = req.query as Record<string, unknown>;

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
+import type { DeliveryRecord, DeliveryState } from '../../repositories/deliveries.ts';
+import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { DeliveryRecord, DeliveryState } from '../../store/deliveries.ts';
-import type { WebhookRecord } from '../../store/webhooks.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks/delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
@@ -27,37 +27,37 @@ export function parseState(query: Record<string, unknown>): DeliveryState | unde
 
 /** The webhook's delivery log: one delivery per notification, every attempt of it, and replay. */
 export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
-  const deliveryOf = (
+  const deliveryOf = async (
     req: Request,
     res: Response,
     access: 'read' | 'write',
-  ): { webhook: WebhookRecord; delivery: DeliveryRecord } => {
-    const webhook = webhookOf(res, deps, String(req.params.id), access);
+  ): Promise<{ webhook: WebhookRecord; delivery: DeliveryRecord }> => {
+    const webhook = await webhookOf(res, deps, String(req.params.id), access);
     const deliveryId = String(req.params.deliveryId);
-    const delivery = deps.deliveries.get(deliveryId);
+    const delivery = await deps.deliveries.get(deliveryId);
     if (!delivery || delivery.webhookId !== webhook.id) {
       throw new AppError('not_found', `No delivery with id "${deliveryId}" for this webhook.`);
     }
     return { webhook, delivery };
   };
 
-  routes.get('/v1/webhooks/:id/deliveries', 'write', (req, res) => {
-    const webhook = webhookOf(res, deps, String(req.params.id), 'read');
+  routes.get('/v1/webhooks/:id/deliveries', 'write', async (req, res) => {
+    const webhook = await webhookOf(res, deps, String(req.params.id), 'read');
     const query = req.query as Record<string, unknown>;
     const state = parseState(query);
     const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
-    const page = deps.deliveries.page(webhook.id, { ...(state ? { state } : {}), limit, offset });
+    const page = await deps.deliveries.page(webhook.id, { ...(state ? { state } : {}), limit, offset });
     setPagingHeaders(req, res, page.total, limit, offset);
     res.json({ data: page.data.map(deliveryJson), meta: { total: page.total, limit, offset } });
   });
 
-  routes.get('/v1/webhooks/:id/deliveries/:deliveryId', 'write', (req, res) => {
-    const { delivery } = deliveryOf(req, res, 'read');
-    res.json(deliveryDetailJson(delivery, deps.deliveries.attemptsOf(delivery.id), apiAttemptJson));
+  routes.get('/v1/webhooks/:id/deliveries/:deliveryId', 'write', async (req, res) => {
+    const { delivery } = await deliveryOf(req, res, 'read');
+    res.json(deliveryDetailJson(delivery, await deps.deliveries.attemptsOf(delivery.id), apiAttemptJson));
   });
 
-  routes.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', 'write', (req, res) => {
-    const { delivery } = deliveryOf(req, res, 'write');
-    res.status(202).json(replayFromRequest(deps, delivery, req.body));
+  routes.post('/v1/webhooks/:id/deliveries/:deliveryId/replay', 'write', async (req, res) => {
+    const { delivery } = await deliveryOf(req, res, 'write');
+    res.status(202).json(await replayFromRequest(deps, delivery, req.body));
   });
 }

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError } from '../../errors.ts';
+import type { ConnectionRecord } from '../../repositories/connections.ts';
 import { renderPage } from '../../rows/page-cache.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
 import type { TabSnapshot } from '../../sources/source.ts';
-import type { ConnectionRecord } from '../../store/connections.ts';
 import { authorizeRead } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { setFreshnessHeaders } from '../freshness-headers.ts';
@@ -22,7 +22,7 @@ export function mountSheetRoutes(routes: RouteTable, deps: AppDeps): void {
   ): Promise<{ connection: ConnectionRecord; tab: TabSnapshot }> => {
     const sheetId = String(req.params.sheetId);
     const parsed = parsePublicSheetId(sheetId);
-    const connection = parsed && deps.connections.getBySpreadsheetId(parsed.spreadsheetId);
+    const connection = parsed && (await deps.connections.getBySpreadsheetId(parsed.spreadsheetId));
     if (!parsed || !connection) throw new AppError('sheet_not_found', `No tab with sheet_id "${sheetId}".`);
     authorizeRead(res, connection);
     const tab = (await deps.replica.get(connection)).bySourceSheetId.get(parsed.sourceSheetId);

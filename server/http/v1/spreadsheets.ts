@@ -9,7 +9,7 @@ import type { RouteTable } from '../route-table.ts';
 export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.get('/v1/spreadsheets', 'read', async (_req, res) => {
     const key = apiKeyOf(res);
-    const reachable = deps.connections.list().filter((c) => mayReach(key, c));
+    const reachable = (await deps.connections.list()).filter((c) => mayReach(key, c));
     const data = await Promise.all(
       reachable.map(async (connection) => {
         const read = await withinWait(deps.replica.get(connection));
@@ -29,7 +29,7 @@ export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void 
   });
 
   routes.get('/v1/spreadsheets/:id', 'read', async (req, res) => {
-    const connection = deps.connections.getBySpreadsheetId(String(req.params.id));
+    const connection = await deps.connections.getBySpreadsheetId(String(req.params.id));
     if (!connection) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id.');
     authorize(res, connection, 'read');
     res.json(describeSpreadsheet(connection, (await deps.replica.get(connection)).snapshot));

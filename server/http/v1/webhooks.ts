@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
-import type { ApiKeyRecord } from '../../store/api-keys.ts';
-import type { WebhookRecord } from '../../store/webhooks.ts';
+import type { ApiKeyRecord } from '../../repositories/keys.ts';
+import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { rotateWebhookSecret } from '../../webhooks/register.ts';
 import { createdWebhookJson, webhookJson } from '../../webhooks/webhook-json.ts';
 import { apiKeyOf, authorize } from '../auth.ts';
@@ -39,9 +39,14 @@ function requireWriteScope(key: ApiKeyRecord): void {
  * The webhook named in the path, if this key owns it (404 `not_found` otherwise, the same answer as for an id
  * that does not exist, so another key's webhooks are not revealed); `write` also needs scope read_write (403).
  */
-export function webhookOf(res: Response, deps: AppDeps, id: string, access: 'read' | 'write'): WebhookRecord {
+export async function webhookOf(
+  res: Response,
+  deps: AppDeps,
+  id: string,
+  access: 'read' | 'write',
+): Promise<WebhookRecord> {
   const key = apiKeyOf(res);
-  const webhook = deps.webhooks.get(id);
+  const webhook = await deps.webhooks.get(id);
   if (!webhook || !keyOwns(key, webhook)) throw new AppError('not_found', `No webhook with id "${id}".`);
   if (access === 'write') requireWriteScope(key);
   return webhook;
@@ -67,34 +72,34 @@ export function mountWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.get('/v1/webhooks', 'read', async (_req, res) => {
     const key = apiKeyOf(res);
-    const visible = deps.webhooks.list().filter((w) => keyOwns(key, w));
+    const visible = (await deps.webhooks.list()).filter((w) => keyOwns(key, w));
     res.json({ data: await Promise.all(visible.map(present)) });
   });
 
   const idOf = (req: Request) => String(req.params.id);
 
   routes.get('/v1/webhooks/:id', 'read', async (req, res) => {
-    res.json(await present(webhookOf(res, deps, idOf(req), 'read')));
+    res.json(await present(await webhookOf(res, deps, idOf(req), 'read')));
   });
 
   routes.patch('/v1/webhooks/:id', 'write', async (req, res) => {
-    const webhook = webhookOf(res, deps, idOf(req), 'write');
-    const updated = patchWebhookFromBody(deps, webhook, req.body);
+    const webhook = await webhookOf(res, deps, idOf(req), 'write');
+    const updated = await patchWebhookFromBody(deps, webhook, req.body);
     res.json(await present(updated));
   });
 
-  routes.delete('/v1/webhooks/:id', 'write', (req, res) => {
-    const webhook = webhookOf(res, deps, idOf(req), 'write');
+  routes.delete('/v1/webhooks/:id', 'write', async (req, res) => {
+    const webhook = await webhookOf(res, deps, idOf(req), 'write');
     // Its deliveries and their attempts go with it (foreign keys cascade).
-    if (!deps.webhooks.remove(webhook.id))
+    if (!(await deps.webhooks.remove(webhook.id)))
       throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
     res.json({ deleted: true, webhook_id: webhook.id });
   });
 
-  routes.post('/v1/webhooks/:id/rotate-secret', 'write', (req, res) => {
-    const webhook = webhookOf(res, deps, idOf(req), 'write');
+  routes.post('/v1/webhooks/:id/rotate-secret', 'write', async (req, res) => {
+    const webhook = await webhookOf(res, deps, idOf(req), 'write');
     requireNoBody(req.body, 'rotate-secret');
-    const secret = rotateWebhookSecret(deps.webhooks, webhook.id);
+    const secret = await rotateWebhookSecret(deps.webhooks, webhook.id);
     if (secret === null) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
     res.json({ webhook_id: webhook.id, secret });
   });
