@@ -15,10 +15,10 @@
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConnectionRecord } from '../server/repositories/connections.ts';
 import { openSource, type SourceOptions } from '../server/sources/index.ts';
 import { InProcessOwnership } from '../server/spreadsheets/ownership.ts';
 import { Spreadsheets } from '../server/spreadsheets/spreadsheets.ts';
-import type { ConnectionRecord } from '../server/store/connections.ts';
 import { startGoogleAccount } from '../test/helpers/google.ts';
 import { ManualTimers } from '../test/helpers/manual-timers.ts';
 

@@ -43,21 +43,25 @@ async function main(): Promise<void> {
   let smallKey: string;
   let largeKey: string;
   try {
-    smallKey = setup.connections.create({
-      name: 'orders-5k.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: small,
-    }).userKey;
-    largeKey = setup.connections.create({
-      name: 'orders-100k.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: large,
-    }).userKey;
+    smallKey = (
+      await setup.connections.create({
+        name: 'orders-5k.xlsx',
+        sourceKind: 'workbook',
+        idPrefix: 'wb_',
+        location: small,
+      })
+    ).userKey;
+    largeKey = (
+      await setup.connections.create({
+        name: 'orders-100k.xlsx',
+        sourceKind: 'workbook',
+        idPrefix: 'wb_',
+        location: large,
+      })
+    ).userKey;
     // A read key. Enterprise plan with very high per-key limits, so the benchmark measures the service and not
     // a rate limiter (rate limits are not built yet; this keeps the bench valid once they are).
-    ({ key } = setup.keys.create({
+    ({ key } = await setup.keys.create({
       name: 'bench',
       scope: 'read',
       plan: 'enterprise',

@@ -19,13 +19,18 @@ try {
   if (!existsSync(file)) await writeOrdersWorkbook(file, generateRows(LARGE_ROWS));
   const dataDir = path.join(dir, 'data');
   const setup = createServiceContext({ dataDir, log: () => {} });
-  const conn = setup.connections.create({
+  const conn = await setup.connections.create({
     name: 'orders.xlsx',
     sourceKind: 'workbook',
     idPrefix: 'wb_',
     location: file,
   });
-  const { key } = setup.keys.create({ scope: 'read', plan: 'enterprise', perSecond: 10_000, daily: 1e6 });
+  const { key } = await setup.keys.create({
+    scope: 'read',
+    plan: 'enterprise',
+    perSecond: 10_000,
+    daily: 1e6,
+  });
   await setup.close();
 
   // The ticker: what a tray click or menu redraw waits for at worst.

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { createServiceContext } from '../server/context.ts';
+import { DeliveryStore } from '../server/store/deliveries.ts';
 import { registerWebhook } from '../server/webhooks/register.ts';
 
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS) || 5000;
@@ -57,14 +58,14 @@ async function main(): Promise<void> {
 
   const context = createServiceContext({ dataDir: path.join(dir, 'data'), log: () => {} });
   try {
-    const conn = context.connections.create({
+    const conn = await context.connections.create({
       name: 'bench.xlsx',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
       location: file,
     });
     const tab = await context.spreadsheets.of(conn).tab({ name: 'Data' });
-    const { record } = registerWebhook(context.webhooks, {
+    const { record } = await registerWebhook(context.webhooks, {
       url,
       spreadsheetId: conn.spreadsheetId,
       sheetName: 'Data',
@@ -75,9 +76,9 @@ async function main(): Promise<void> {
 
     // Throughput: queue the notifications in one transaction, then let the worker send them.
     const payload = JSON.stringify({ webhook_id: record.id, event: 'row.updated', changed_rows: [] });
+    const outbox = new DeliveryStore(context.db);
     context.db.transaction(() => {
-      for (let i = 0; i < NOTIFICATIONS; i++)
-        context.deliveries.enqueue(record.id, 'row.updated', payload, Date.now());
+      for (let i = 0; i < NOTIFICATIONS; i++) outbox.enqueue(record.id, 'row.updated', payload, Date.now());
     })();
     const started = performance.now();
     context.startBackground();

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { ChangeRecorder } from './changes/recorder.ts';
 import {
   type BackupPolicy,
@@ -12,33 +11,26 @@ import { AdminAccess } from './http/admin-access.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RetryStreak } from './lib/retry-streak.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
-import { secretsOf } from './secrets/db-binding.ts';
+import type { ConnectionRecord, Connections } from './repositories/connections.ts';
+import type { Usage } from './repositories/usage.ts';
 import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
 import { ConnectionFollower } from './spreadsheets/follow-connections.ts';
 import { InProcessOwnership } from './spreadsheets/ownership.ts';
 import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
-import { loadOrCreateAdminToken, rotateAdminToken } from './store/admin-token.ts';
-import { ApiKeyStore } from './store/api-keys.ts';
-import { SqliteBaselines } from './store/baselines.ts';
-import { SqliteChangeLog } from './store/change-log.ts';
-import { SqliteChangeRecording } from './store/change-recording.ts';
-import type { ConnectionRecord } from './store/connections.ts';
-import { ConnectionStore } from './store/connections.ts';
-import { openDatabase } from './store/db.ts';
-import { DeliveryStore } from './store/deliveries.ts';
-import { DeliveryLogQuery } from './store/delivery-log.ts';
-import { IdempotencyStore } from './store/idempotency.ts';
+import type { SqliteDatabase } from './store/db.ts';
+import type { DeliveryStore } from './store/deliveries.ts';
+import { openSqliteRepositories, type SqliteRepositories } from './store/sqlite-repositories.ts';
 import { assertRoomToRecord } from './store/storage-room.ts';
-import { UsageStore } from './store/usage.ts';
-import { WebhookStore } from './store/webhooks.ts';
+import type { WebhookStore } from './store/webhooks.ts';
 import { DEFAULT_EVENT_RULES, type EventRules } from './webhooks/events.ts';
 import { deliver } from './webhooks/sender.ts';
 import { signedHeaders } from './webhooks/signer.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface ServiceContext extends AppDeps {
-  db: Database.Database;
+  /** The SQLite database (opaque here): the service closes it last. */
+  db: SqliteDatabase;
   /** The admin token as it is now (a rotation changes it). */
   readonly adminToken: string;
   recorder: ChangeRecorder;
@@ -96,7 +88,7 @@ type Log = (message: string, err?: unknown) => void;
 interface Wiring {
   options: ContextOptions;
   config: SheetPortConfig;
-  db: Database.Database;
+  repositories: SqliteRepositories;
   now: () => number;
   log: Log;
 }
@@ -105,19 +97,18 @@ interface Wiring {
 export function createServiceContext(options: ContextOptions): ServiceContext {
   const config = options.config ?? readConfig();
   const clock = options.clock ?? (() => new Date());
-  const db = openDatabase(options.dataDir, {
+  const repositories = openSqliteRepositories(options.dataDir, {
+    clock,
     secretsChoice: config.secrets,
     ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
   });
+  const { db, webhooks, deliveries, usage, adminTokens, changeLog } = repositories;
   const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
-  const wiring: Wiring = { options, config, db, now, log };
+  const wiring: Wiring = { options, config, repositories, now, log };
   const allowLan = options.allowLanWebhooks === true;
-  const webhooks = new WebhookStore(db, clock);
-  const deliveries = new DeliveryStore(db);
-  const changeLog = new SqliteChangeLog(db);
   const worker = deliveryWorkerFor(wiring, webhooks, deliveries, allowLan);
-  const recorder = changeRecorderFor(wiring, changeLog, worker);
+  const recorder = changeRecorderFor(wiring, worker);
   const sourceOptions = sourceOptionsFor(wiring);
   const { spreadsheets, connections, follower } = followedSpreadsheets(
     wiring,
@@ -125,19 +116,18 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     recorder,
     webhooks,
   );
-  const usage = new UsageStore(db);
   const adminAccess = new AdminAccess({
-    token: loadOrCreateAdminToken(db, options.dataDir),
+    token: adminTokens.loadOrCreate(),
     now,
-    rotate: () => rotateAdminToken(db),
+    rotate: () => adminTokens.rotate(),
   });
   const flushTimer = startUsageFlush(usage, log, now);
   const sync = syncSwitch(worker, follower, spreadsheets);
   return {
     db,
     connections,
-    keys: new ApiKeyStore(db, clock),
-    idempotency: new IdempotencyStore(db, clock),
+    keys: repositories.keys,
+    idempotency: repositories.idempotency,
     spreadsheets,
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
@@ -150,7 +140,8 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     log,
     webhooks,
     deliveries,
-    deliveryLog: new DeliveryLogQuery(db),
+    deliveryLog: repositories.deliveryLog,
+    secrets: repositories.secrets.provider,
     dataDir: options.dataDir,
     sourceOptions,
     changeLog,
@@ -170,12 +161,12 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
       await worker.stop();
       clearInterval(flushTimer);
       try {
-        usage.flush();
+        await usage.flush();
       } catch (err) {
         log('Saving usage counts at stop failed; the last counts are lost', err);
       }
       await spreadsheets.close();
-      db.close();
+      repositories.close();
     },
   };
 }
@@ -202,13 +193,9 @@ function deliveryWorkerFor(
 }
 
 /** The recorder of each change, which queues its webhook deliveries and wakes the worker. */
-function changeRecorderFor(
-  { options, db, now }: Wiring,
-  changeLog: SqliteChangeLog,
-  worker: DeliveryWorker,
-): ChangeRecorder {
+function changeRecorderFor({ options, repositories, now }: Wiring, worker: DeliveryWorker): ChangeRecorder {
   return new ChangeRecorder({
-    recording: new SqliteChangeRecording(db, new SqliteBaselines(db), changeLog),
+    recording: repositories.changeRecording,
     now,
     rules: options.eventRules ?? DEFAULT_EVENT_RULES,
     onQueued: () => worker.wake(),
@@ -216,13 +203,13 @@ function changeRecorderFor(
 }
 
 /** What every Source the service opens is given: the config's settings with the options' overrides. */
-function sourceOptionsFor({ options, config, db, now, log }: Wiring): SourceOptions {
+function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): SourceOptions {
   return {
     ...sourceSettings(config),
     fileLimits: fileLimitsWith(config.fileLimits, options.fileLimits),
     backups: backupPolicyFor(options.dataDir, config.backups, options.backups),
     log,
-    secrets: secretsOf(db).provider,
+    secrets: repositories.secrets.provider,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
@@ -232,11 +219,11 @@ function sourceOptionsFor({ options, config, db, now, log }: Wiring): SourceOpti
 /** Every spreadsheet (opening sources, recording each change, owned by this process) and the follower that keeps
  * each one watched. */
 function followedSpreadsheets(
-  { options, config, db, log }: Wiring,
+  { options, config, repositories, log }: Wiring,
   sourceOptions: SourceOptions,
   recorder: ChangeRecorder,
   webhooks: WebhookStore,
-): { spreadsheets: Spreadsheets; connections: ConnectionStore; follower: ConnectionFollower } {
+): { spreadsheets: Spreadsheets; connections: Connections; follower: ConnectionFollower } {
   const minFree = options.minFreeBytes ?? config.minFreeBytes;
   const spreadsheets = new Spreadsheets({
     openSource: (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
@@ -245,20 +232,20 @@ function followedSpreadsheets(
     ownership: new InProcessOwnership(),
     log,
   });
-  const connections = new ConnectionStore(db);
+  const { connections } = repositories;
   const follower = new ConnectionFollower(spreadsheets, () => connections.list(), {
     ...(options.watchPollMs !== undefined ? { syncMs: options.watchPollMs } : {}),
-    subscribed: (spreadsheetId) => webhooks.hasAny(spreadsheetId),
+    subscribed: (spreadsheetId) => webhooks.hasAnyNow(spreadsheetId),
     log,
   });
   return { spreadsheets, connections, follower };
 }
 
 /** Flushes the usage counts every USAGE_FLUSH_MS; the timer does not keep the process alive. */
-function startUsageFlush(usage: UsageStore, log: Log, now: () => number): NodeJS.Timeout {
+function startUsageFlush(usage: Usage, log: Log, now: () => number): NodeJS.Timeout {
   // A failed flush (a full disk) keeps its counts and is retried with backoff: it must never end the process.
   const flushing = new RetryStreak({ name: 'Saving usage counts', log, now, maxMs: 10_000 });
-  const flushTimer = setInterval(() => flushing.run(() => usage.flush()), USAGE_FLUSH_MS);
+  const flushTimer = setInterval(() => void flushing.runAsync(() => usage.flush()), USAGE_FLUSH_MS);
   flushTimer.unref();
   return flushTimer;
 }

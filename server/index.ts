@@ -15,7 +15,6 @@ import { throttledReport } from './lib/retry-streak.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
 import { openServerLog } from './logs/server-log.ts';
-import { secretsOf } from './secrets/db-binding.ts';
 import { SECRET_NAMES } from './secrets/provider.ts';
 import { removeServerInfo, writeServerInfo } from './server-info.ts';
 import { stopSourceWork } from './sources/index.ts';
@@ -126,7 +125,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
     const tunnelSwitch = new TunnelSwitch({
       app: tunnelApp.app,
       provider: options.tunnelProvider ?? ngrokProvider,
-      authtoken: () => secretsOf(context.db).provider.get(SECRET_NAMES.tunnelAuthtoken),
+      authtoken: () => context.secrets.get(SECRET_NAMES.tunnelAuthtoken),
       log: context.log,
     });
     const { app, closeStreams } = createApp(context, {
@@ -222,7 +221,8 @@ function forceStop(service: RunningServer): void {
   attempt(() => service.tunnelServer?.closeAllConnections());
   // A parse of a large file would hold the exit until it ends; its worker (and heap) goes now.
   attempt(() => stopSourceWork());
-  attempt(() => service.context.usage.flush());
+  // SQLite's flush writes before its promise settles; the process exits next, so it is not awaited.
+  attempt(() => void service.context.usage.flush().catch(() => {}));
   attempt(() => {
     if (service.context.db.open) service.context.db.close();
   });

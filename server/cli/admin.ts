@@ -5,15 +5,13 @@
  */
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
-import { secretsOf } from '../secrets/db-binding.ts';
-import { loadOrCreateAdminToken, rotateAdminToken } from '../store/admin-token.ts';
-import { openDatabase } from '../store/db.ts';
+import { openSqliteRepositories, type SqliteRepositories } from '../store/sqlite-repositories.ts';
 import { CliError, globals, print, printJson } from './kit.ts';
 import { askRunningServer, findRunningServer } from './running-server.ts';
 
-function open(dataDir: string): ReturnType<typeof openDatabase> {
+function open(dataDir: string): SqliteRepositories {
   try {
-    return openDatabase(dataDir);
+    return openSqliteRepositories(dataDir);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new CliError('internal_error', `Cannot open the SheetPort data dir ${dataDir}: ${reason}`);
@@ -31,21 +29,21 @@ export function registerAdminCommands(program: Command): void {
     .action(async (opts: { rotate?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const dataDir = resolveDataDir({ flag: g.dataDir });
-      const db = open(dataDir);
+      const stores = open(dataDir);
       try {
-        let token = loadOrCreateAdminToken(db, dataDir);
+        let token = stores.adminTokens.loadOrCreate();
         let running = false;
         if (opts.rotate) {
           const info = await findRunningServer(dataDir);
           running = info !== null;
           if (info) {
             await askRunningServer(info, token, '/admin/admin-token/rotate');
-            token = loadOrCreateAdminToken(db, dataDir);
+            token = stores.adminTokens.loadOrCreate();
           } else {
-            token = rotateAdminToken(db);
+            token = stores.adminTokens.rotate();
           }
         }
-        const { provider } = secretsOf(db);
+        const { provider } = stores.secrets;
         if (g.json) {
           return printJson({
             admin_token: token,
@@ -55,7 +53,7 @@ export function registerAdminCommands(program: Command): void {
         }
         print(token);
       } finally {
-        db.close();
+        stores.close();
       }
     });
 }

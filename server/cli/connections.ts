@@ -18,7 +18,6 @@ import {
   printTable,
   type Stores,
   withStores,
-  withStoresAsync,
 } from './kit.ts';
 
 function kindHelp(): string {
@@ -58,10 +57,10 @@ function registerList(connections: Command): void {
   connections
     .command('list')
     .description('list registered spreadsheets')
-    .action((_opts: unknown, cmd: Command) => {
+    .action(async (_opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ connections }) => {
-        const all = connections.list();
+      await withStores(g, async ({ connections }) => {
+        const all = await connections.list();
         if (g.json) return printJson(all.map(connectionJson));
         if (all.length === 0)
           return print(`No connections yet. Add one with: sheetport connect ${WORKBOOK_FILE_ARG}`);
@@ -87,11 +86,13 @@ function registerRemove(connections: Command): void {
     .description('forget a spreadsheet (the file itself is not touched)')
     .argument('<id>', 'spreadsheet id or userKey')
     .option('--force', 'also remove the webhooks registered on it (and their delivery logs)')
-    .action((id: string, opts: { force?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { force?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ connections }) => {
-        const found = connections.resolve(id);
-        const result = found ? removeConnection(connections, found.spreadsheetId, opts.force === true) : null;
+      await withStores(g, async ({ connections }) => {
+        const found = await connections.resolve(id);
+        const result = found
+          ? await removeConnection(connections, found.spreadsheetId, opts.force === true)
+          : null;
         if (!found || !result?.removed) {
           throw new CliError(
             'spreadsheet_not_found',
@@ -130,10 +131,10 @@ function registerSet(connections: Command): void {
         'off',
       ]),
     )
-    .action((id: string, opts: { publicRead?: 'on' | 'off' }, cmd: Command) => {
+    .action(async (id: string, opts: { publicRead?: 'on' | 'off' }, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ connections }) => {
-        const found = connections.resolve(id);
+      await withStores(g, async ({ connections }) => {
+        const found = await connections.resolve(id);
         if (!found)
           throw new CliError(
             'spreadsheet_not_found',
@@ -141,8 +142,8 @@ function registerSet(connections: Command): void {
           );
         if (opts.publicRead === undefined)
           throw new CliError('invalid_parameter', 'Nothing to change: give --public-read on|off.');
-        connections.setPublicRead(found.spreadsheetId, opts.publicRead === 'on');
-        const after = connections.resolve(found.spreadsheetId)!;
+        await connections.setPublicRead(found.spreadsheetId, opts.publicRead === 'on');
+        const after = (await connections.resolve(found.spreadsheetId))!;
         if (g.json) return printJson(connectionJson(after));
         print(
           after.publicRead
@@ -156,13 +157,13 @@ function registerSet(connections: Command): void {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** The store's refusal, with the CLI's way out (`--force`) in the message. */
-function removeConnection(
+async function removeConnection(
   connections: Stores['connections'],
   spreadsheetId: string,
   force: boolean,
-): { removed: boolean; webhooksRemoved: string[] } {
+): Promise<{ removed: boolean; webhooksRemoved: string[] }> {
   try {
-    return connections.removeWithWebhooks(spreadsheetId, { force });
+    return await connections.removeWithWebhooks(spreadsheetId, { force });
   } catch (err) {
     if (!isAppError(err) || err.code !== 'conflict') throw err;
     const ids = (err.details as { webhooks?: string[] }).webhooks ?? [];
@@ -182,11 +183,11 @@ async function connect(
 ): Promise<void> {
   // `connect <location>`, or `connect <kind> <location>` when the kind is said.
   const input = second === undefined ? { location: first } : { kind: first, location: second };
-  const connected = await withStoresAsync(g, ({ connections }) =>
+  const connected = await withStores(g, ({ connections, secrets }) =>
     connectSpreadsheet(
       connections,
       { ...input, ...(opts.name ? { name: opts.name } : {}) },
-      sourceSettings(cliConfig()),
+      { secrets, ...sourceSettings(cliConfig()) },
     ),
   );
   const { connection, snapshot, created } = connected;

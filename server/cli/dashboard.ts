@@ -7,8 +7,7 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { dashboardSignInUrl } from '../server-info.ts';
-import { loadOrCreateAdminToken } from '../store/admin-token.ts';
-import { openDatabase } from '../store/db.ts';
+import { openSqliteRepositories } from '../store/sqlite-repositories.ts';
 import { CliError, globals, print, printJson } from './kit.ts';
 import { type BrowserOutcome, openInBrowser } from './open-browser.ts';
 import { askRunningServer, findRunningServer } from './running-server.ts';
@@ -28,12 +27,12 @@ export function registerDashboardCommand(program: Command): void {
           `No SheetPort server is running on ${dataDir}. Start one with: sheetport serve`,
         );
       }
-      const db = openDatabase(dataDir);
+      const stores = openSqliteRepositories(dataDir);
       let token: string;
       try {
-        token = loadOrCreateAdminToken(db, dataDir);
+        token = stores.adminTokens.loadOrCreate();
       } finally {
-        db.close();
+        stores.close();
       }
       const { code, expires_at } = await askRunningServer<{ code: string; expires_at: string }>(
         info,

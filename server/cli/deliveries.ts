@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { AppError } from '../errors.ts';
-import type { DeliveryState } from '../store/deliveries.ts';
+import type { DeliveryState } from '../repositories/deliveries.ts';
 import { deliveryDetailJson, deliveryLogEntryJson, fullAttemptJson } from '../webhooks/delivery-json.ts';
 import { replayDelivery } from '../webhooks/replay.ts';
 import { globals, iso, print, printJson, printTable, wholeNumber, withStores } from './kit.ts';
@@ -33,11 +33,12 @@ function registerList(deliveries: Command): void {
     .argument('<webhook_id>', 'webhook id (wh_...)')
     .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
     .option('--limit <n>', `how many (1-${MAX_LIMIT})`, wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT)
-    .action((webhookId: string, opts: { state?: DeliveryState; limit: number }, cmd: Command) => {
+    .action(async (webhookId: string, opts: { state?: DeliveryState; limit: number }, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ webhooks, deliveries }) => {
-        if (!webhooks.get(webhookId)) throw new AppError('not_found', `No webhook with id '${webhookId}'.`);
-        const { total, data } = deliveries.page(webhookId, {
+      await withStores(g, async ({ webhooks, deliveries }) => {
+        if (!(await webhooks.get(webhookId)))
+          throw new AppError('not_found', `No webhook with id '${webhookId}'.`);
+        const { total, data } = await deliveries.page(webhookId, {
           limit: opts.limit,
           offset: 0,
           ...(opts.state ? { state: opts.state } : {}),
@@ -70,12 +71,12 @@ function registerShow(deliveries: Command): void {
     .command('show')
     .description('one delivery: its payload and every attempt')
     .argument('<delivery_id>', 'delivery id (dlv_...)')
-    .action((id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ deliveries }) => {
-        const d = deliveries.get(id);
+      await withStores(g, async ({ deliveries }) => {
+        const d = await deliveries.get(id);
         if (!d) throw notFound(id);
-        const attempts = deliveries.attemptsOf(id);
+        const attempts = await deliveries.attemptsOf(id);
         if (g.json) return printJson(deliveryDetailJson(d, attempts, fullAttemptJson));
         const payload = parsePayload(d.payload);
         const lines = [
@@ -111,13 +112,13 @@ function registerReplay(deliveries: Command): void {
     .command('replay')
     .description('send a delivery again now (the running service sends it within about a second)')
     .argument('<delivery_id>', 'delivery id (dlv_...)')
-    .action((id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ webhooks, deliveries }) => {
-        const before = deliveries.get(id);
+      await withStores(g, async ({ webhooks, deliveries }) => {
+        const before = await deliveries.get(id);
         if (!before) throw notFound(id);
-        const after = replayDelivery(deliveries, before, Date.now());
-        const paused = webhooks.get(after.webhookId)?.status === 'paused';
+        const after = await replayDelivery(deliveries, before, Date.now());
+        const paused = (await webhooks.get(after.webhookId))?.status === 'paused';
         const note = paused
           ? `Webhook ${after.webhookId} is paused: it is sent once the webhook is resumed.`
           : 'A running SheetPort service sends it within about a second (its delivery worker polls the queue); if none is running, it goes out when the service starts.';

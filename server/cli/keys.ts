@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { quantity } from '../lib/quantity.ts';
 import { limitsOf } from '../limits/plans.ts';
 import { usageReport } from '../limits/usage-report.ts';
-import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
+import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../repositories/keys.ts';
 import {
   CliError,
   globals,
@@ -39,7 +39,7 @@ function registerCreate(keys: Command): void {
     .option('--per-second <n>', 'override the per-second request limit', parseCount)
     .option('--daily <n>', 'override the daily request limit', parseCount)
     .action(
-      (
+      async (
         opts: {
           scope: KeyScope;
           connection: string[];
@@ -52,13 +52,14 @@ function registerCreate(keys: Command): void {
         cmd: Command,
       ) => {
         const g = globals(cmd);
-        withStores(g, ({ connections, keys }) => {
-          const ids = opts.connection.map((ref) => {
-            const c = connections.resolve(ref);
+        await withStores(g, async ({ connections, keys }) => {
+          const ids: string[] = [];
+          for (const ref of opts.connection) {
+            const c = await connections.resolve(ref);
             if (!c) throw new CliError('spreadsheet_not_found', `Unknown connection '${ref}'.`);
-            return c.spreadsheetId;
-          });
-          const { record, key } = keys.create({
+            ids.push(c.spreadsheetId);
+          }
+          const { record, key } = await keys.create({
             name: opts.name ?? '',
             scope: opts.scope,
             plan: opts.plan,
@@ -90,10 +91,10 @@ function registerList(keys: Command): void {
   keys
     .command('list')
     .description('list API keys (never the keys themselves)')
-    .action((_opts: unknown, cmd: Command) => {
+    .action(async (_opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ keys }) => {
-        const all = keys.list();
+      await withStores(g, async ({ keys }) => {
+        const all = await keys.list();
         if (g.json) return printJson(all.map(keyJson));
         if (all.length === 0) return print('No API keys yet. Create one with: sheetport keys create');
         printTable(
@@ -120,13 +121,13 @@ function registerRevoke(keys: Command): void {
     .command('revoke')
     .description('revoke an API key; requests using it fail from now on')
     .argument('<id>', 'key id (key_...)')
-    .action((id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ keys }) => {
-        const before = keys.get(id);
+      await withStores(g, async ({ keys }) => {
+        const before = await keys.get(id);
         if (!before) throw new CliError('not_found', `No API key with id '${id}'.`);
-        const revokedNow = keys.revoke(id);
-        const after = keys.get(id);
+        const revokedNow = await keys.revoke(id);
+        const after = await keys.get(id);
         if (g.json) return printJson({ id, revoked: true, revoked_at: after?.revokedAt ?? null });
         print(revokedNow ? `Revoked ${id}.` : `${id} was already revoked (${before.revokedAt}).`);
       });
@@ -142,10 +143,10 @@ function registerSetPlan(keys: Command): void {
     .addOption(new Option('--plan <plan>', 'rate-limit plan').choices(KEY_PLANS).makeOptionMandatory())
     .option('--per-second <n>', 'enterprise: requests per rolling second', parseCount)
     .option('--daily <n>', 'enterprise: requests per UTC day', parseCount)
-    .action((id: string, opts: { plan: KeyPlan; perSecond?: number; daily?: number }, cmd: Command) => {
+    .action(async (id: string, opts: { plan: KeyPlan; perSecond?: number; daily?: number }, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ keys }) => {
-        const record = keys.setPlan(id, {
+      await withStores(g, async ({ keys }) => {
+        const record = await keys.setPlan(id, {
           plan: opts.plan,
           perSecond: opts.perSecond ?? null,
           daily: opts.daily ?? null,
@@ -167,12 +168,12 @@ function registerUsage(keys: Command): void {
     .description('requests per day (last 30 days) and refused requests by limit')
     .argument('<id>', 'key id (key_...)')
     .option('--days <n>', 'how many days back', parseCount, 30)
-    .action((id: string, opts: { days: number }, cmd: Command) => {
+    .action(async (id: string, opts: { days: number }, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ keys, usage }) => {
-        const record = keys.get(id);
+      await withStores(g, async ({ keys, usage }) => {
+        const record = await keys.get(id);
         if (!record) throw new CliError('not_found', `No API key with id '${id}'.`);
-        const report = usageReport(record, usage, Date.now(), Math.max(1, opts.days));
+        const report = await usageReport(record, usage, Date.now(), Math.max(1, opts.days));
         if (g.json) return printJson(report);
         print(
           `${record.id} (${record.plan}: ${report.limits.per_second}/s, ${report.limits.daily}/day). ` +

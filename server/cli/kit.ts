@@ -7,12 +7,10 @@ import { InvalidArgumentError, Option } from 'commander';
 import { readConfig, resolveDataDir, type SheetPortConfig } from '../config.ts';
 import { createServiceContext, type ServiceContext } from '../context.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
-import { ApiKeyStore } from '../store/api-keys.ts';
-import { type ConnectionRecord, ConnectionStore } from '../store/connections.ts';
-import { openDatabase } from '../store/db.ts';
-import { DeliveryStore } from '../store/deliveries.ts';
-import { UsageStore } from '../store/usage.ts';
-import { WebhookStore } from '../store/webhooks.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
+import type { Repositories } from '../repositories/index.ts';
+import type { SecretsProvider } from '../secrets/provider.ts';
+import { openSqliteRepositories } from '../store/sqlite-repositories.ts';
 
 /** The options every command takes (declared on the program). */
 export interface GlobalOptions {
@@ -43,26 +41,13 @@ export function cliConfig(): SheetPortConfig {
 
 // --- stores ------------------------------------------------------------------------------------------------------
 
-export interface Stores {
-  connections: ConnectionStore;
-  keys: ApiKeyStore;
-  usage: UsageStore;
-  webhooks: WebhookStore;
-  deliveries: DeliveryStore;
+/** The data dir's repositories, and its secrets provider (a kind's account logins). */
+export interface Stores extends Repositories {
+  secrets: SecretsProvider;
 }
 
-/** Opens the data dir's database for one synchronous block and closes it after. */
-export function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => T): T {
-  const { stores, close } = openStores(g);
-  try {
-    return fn(stores);
-  } finally {
-    close();
-  }
-}
-
-/** `withStores` for work that awaits (reading a spreadsheet): the database stays open until it is done. */
-export async function withStoresAsync<T>(g: GlobalOptions, fn: (stores: Stores) => Promise<T>): Promise<T> {
+/** Opens the data dir's repositories for one command and closes them once `fn` is done. */
+export async function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => Promise<T> | T): Promise<T> {
   const { stores, close } = openStores(g);
   try {
     return await fn(stores);
@@ -97,23 +82,16 @@ export async function withServiceAsync<T>(
 
 function openStores(g: GlobalOptions): { stores: Stores; close: () => void } {
   const dataDir = resolveDataDir({ flag: g.dataDir });
-  let db: ReturnType<typeof openDatabase>;
   try {
-    db = openDatabase(dataDir, { secretsChoice: cliConfig().secrets });
+    const repositories = openSqliteRepositories(dataDir, { secretsChoice: cliConfig().secrets });
+    return {
+      stores: { ...repositories, secrets: repositories.secrets.provider },
+      close: repositories.close,
+    };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
   }
-  return {
-    stores: {
-      connections: new ConnectionStore(db),
-      keys: new ApiKeyStore(db),
-      usage: new UsageStore(db),
-      webhooks: new WebhookStore(db),
-      deliveries: new DeliveryStore(db),
-    },
-    close: () => db.close(),
-  };
 }
 
 // --- output ------------------------------------------------------------------------------------------------------

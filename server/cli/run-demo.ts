@@ -5,7 +5,7 @@ import { connectSpreadsheet } from '../connections/connect.ts';
 import { logStrayErrors, startServer, stopOnSignals } from '../index.ts';
 import { findPackageFile } from '../lib/package-file.ts';
 import { createDemoSpreadsheet, sourceSettings } from '../sources/index.ts';
-import { cliConfig, type Stores, withStoresAsync } from './kit.ts';
+import { cliConfig, type Stores, withStores } from './kit.ts';
 import { cliCommand, exportLine } from './shell-line.ts';
 import { startService } from './start-service.ts';
 import { startedByNpmScript, whenParentExits } from './stop-with-parent.ts';
@@ -31,7 +31,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const demo = await createDemoSpreadsheet(options.dataDir);
   const workbook = demo.location;
-  const { connection, state } = await withStoresAsync({ dataDir: options.dataDir }, async (stores) => {
+  const { connection, state } = await withStores({ dataDir: options.dataDir }, async (stores) => {
     const { connection } = await connectSpreadsheet(
       stores.connections,
       {
@@ -39,9 +39,9 @@ export async function runDemo(options: DemoOptions): Promise<void> {
         kind: demo.kind.name,
         name: demo.name,
       },
-      sourceSettings(cliConfig()),
+      { secrets: stores.secrets, ...sourceSettings(cliConfig()) },
     );
-    return { connection, state: loadOrCreateKey(options.dataDir, stores.keys) };
+    return { connection, state: await loadOrCreateKey(options.dataDir, stores.keys) };
   });
 
   const service = await startOnPort(options);
@@ -116,18 +116,18 @@ export function demoLines(demo: {
   };
 }
 
-function loadOrCreateKey(dataDir: string, keys: Stores['keys']): DemoState {
+async function loadOrCreateKey(dataDir: string, keys: Stores['keys']): Promise<DemoState> {
   const file = path.join(dataDir, 'demo-key.json');
   if (existsSync(file)) {
     try {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoState;
-      const record = keys.findByKey(saved.key);
+      const record = await keys.findByKey(saved.key);
       if (record && !record.revokedAt) return saved;
     } catch {
       // An unreadable demo-key file is replaced by a new key below.
     }
   }
-  const { record, key } = keys.create({ name: 'demo', scope: 'read_write', plan: 'pro' });
+  const { record, key } = await keys.create({ name: 'demo', scope: 'read_write', plan: 'pro' });
   const state = { keyId: record.id, key };
   writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   return state;

@@ -56,7 +56,7 @@ export function registerServeCommands(program: Command): void {
           tunnel: opts.tunnel === true,
           json: g.json === true,
         });
-        if (!g.json) for (const line of nextSteps(g, dataDir)) print(line);
+        if (!g.json) for (const line of await nextSteps(g, dataDir)) print(line);
       },
     );
 
@@ -88,10 +88,10 @@ export function demoDataDir(flag: string | undefined, fromEnv = cliConfig().data
  * After `serve` has started on a data dir with nothing to serve yet, the next steps, as command lines that work
  * when pasted (carrying the data dir unless it is the default one).
  */
-function nextSteps(g: GlobalOptions, dataDir: string): string[] {
-  const { connections, keys } = withStores(g, (stores) => ({
-    connections: stores.connections.list().length,
-    keys: stores.keys.list().filter((k) => !k.revokedAt).length,
+async function nextSteps(g: GlobalOptions, dataDir: string): Promise<string[]> {
+  const { connections, keys } = await withStores(g, async (stores) => ({
+    connections: (await stores.connections.list()).length,
+    keys: (await stores.keys.list()).filter((k) => !k.revokedAt).length,
   }));
   if (connections > 0 && keys > 0) return [];
   const isDefault = dataDir === osDataDir();

@@ -5,8 +5,8 @@
 import { type Command, Option } from 'commander';
 import { AppError, isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhook-events.ts';
-import type { WebhookStatus } from '../store/webhooks.ts';
+import type { WebhookStatus } from '../repositories/webhooks.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../repositories/webhooks.ts';
 import { registerWebhookOnTab, rotateWebhookSecret } from '../webhooks/register.ts';
 import { ALLOW_LAN_FLAG, validateWebhookUrl } from '../webhooks/target-safety.ts';
 import { createdWebhookJson, webhookJson } from '../webhooks/webhook-json.ts';
@@ -37,13 +37,13 @@ function registerList(webhooks: Command): void {
     .command('list')
     .description('list webhooks (never their secrets)')
     .option('--spreadsheet <id>', 'only the webhooks of this spreadsheet (spreadsheet id or userKey)')
-    .action((opts: { spreadsheet?: string }, cmd: Command) => {
+    .action(async (opts: { spreadsheet?: string }, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ connections, webhooks }) => {
-        let all = webhooks.list();
+      await withStores(g, async ({ connections, webhooks }) => {
+        let all = await webhooks.list();
         if (opts.spreadsheet !== undefined) {
           // A removed connection's webhooks can still be listed by the raw spreadsheet id.
-          const id = connections.resolve(opts.spreadsheet)?.spreadsheetId ?? opts.spreadsheet;
+          const id = (await connections.resolve(opts.spreadsheet))?.spreadsheetId ?? opts.spreadsheet;
           all = all.filter((w) => w.spreadsheetId === id);
         }
         if (g.json) return printJson(all.map((w) => webhookJson(w)));
@@ -113,9 +113,7 @@ function registerCreate(webhooks: Command): void {
       .command(name)
       .description(description)
       .argument('<id>', 'webhook id (wh_...)')
-      .action((id: string, _opts: unknown, cmd: Command) => {
-        setStatus(id, status, globals(cmd));
-      });
+      .action((id: string, _opts: unknown, cmd: Command) => setStatus(id, status, globals(cmd)));
   }
 }
 
@@ -125,11 +123,11 @@ function registerDelete(webhooks: Command): void {
     .command('delete')
     .description('delete a webhook and its delivery log')
     .argument('<id>', 'webhook id (wh_...)')
-    .action((id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ webhooks }) => {
-        const found = webhooks.get(id);
-        if (!found || !webhooks.remove(id)) throw notFound(id);
+      await withStores(g, async ({ webhooks }) => {
+        const found = await webhooks.get(id);
+        if (!found || !(await webhooks.remove(id))) throw notFound(id);
         if (g.json) return printJson({ webhook_id: id, deleted: true });
         print(`Deleted webhook ${id} (${found.url}) and its delivery log.`);
       });
@@ -142,10 +140,10 @@ function registerRotateSecret(webhooks: Command): void {
     .command('rotate-secret')
     .description('replace the signing secret (the new one is shown once)')
     .argument('<id>', 'webhook id (wh_...)')
-    .action((id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      withStores(g, ({ webhooks }) => {
-        const secret = rotateWebhookSecret(webhooks, id);
+      await withStores(g, async ({ webhooks }) => {
+        const secret = await rotateWebhookSecret(webhooks, id);
         if (secret === null) throw notFound(id);
         if (g.json) return printJson({ webhook_id: id, secret });
         print(
@@ -175,7 +173,7 @@ async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<voi
   const { url, needsLan } = checkUrl(opts.url, opts.allowLan === true);
   const events = eventsFromFlags(opts.event);
   await withServiceAsync(g, async (service) => {
-    const connection = service.connections.resolve(opts.spreadsheet);
+    const connection = await service.connections.resolve(opts.spreadsheet);
     if (!connection) {
       throw new AppError(
         'spreadsheet_not_found',
@@ -255,17 +253,17 @@ function eventsFromFlags(raw: string[]): WebhookEvent[] {
   return events;
 }
 
-function setStatus(id: string, status: WebhookStatus, g: GlobalOptions): void {
-  withStores(g, ({ webhooks, deliveries }) => {
-    const before = webhooks.get(id);
+async function setStatus(id: string, status: WebhookStatus, g: GlobalOptions): Promise<void> {
+  await withStores(g, async ({ webhooks, deliveries }) => {
+    const before = await webhooks.get(id);
     if (!before) throw notFound(id);
-    const after = before.status === status ? before : webhooks.update(id, { status })!;
+    const after = before.status === status ? before : (await webhooks.update(id, { status }))!;
     if (g.json) return printJson(webhookJson(after));
     if (before.status === status) return print(`${id} is already ${status}.`);
     if (status === 'paused') {
       return print(`Paused ${id}. Its notifications keep queuing and are sent when it is resumed.`);
     }
-    const queued = deliveries.page(id, { state: 'pending', limit: 1, offset: 0 }).total;
+    const queued = (await deliveries.page(id, { state: 'pending', limit: 1, offset: 0 })).total;
     print(
       `Resumed ${id}.${queued ? ` ${quantity(queued, 'queued notification')} ${queued === 1 ? 'goes' : 'go'} out now if the service is running.` : ''}`,
     );

@@ -3,10 +3,10 @@
  * is the one named or the one that recognises the input, the location is made canonical by the kind, and the
  * spreadsheet is read before it is registered, so one that cannot be read is never registered.
  */
-import { secretsOf } from '../secrets/db-binding.ts';
+
+import type { ConnectionRecord, Connections } from '../repositories/connections.ts';
 import { kindFor, type SourceOptions } from '../sources/index.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
-import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
 
 export interface ConnectInput {
   /** A path, an id or a URL, as the user typed it. */
@@ -25,32 +25,29 @@ export interface Connected {
 }
 
 export async function connectSpreadsheet(
-  connections: ConnectionStore,
+  connections: Connections,
   input: ConnectInput,
   sourceOptions: SourceOptions,
 ): Promise<Connected> {
   const kind = kindFor(input.location, input.kind);
   const resolved = await kind.resolveLocation(input.location);
-  // A remote kind finds its login among the data dir's secrets.
-  const source = kind.open(resolved.location, {
-    secrets: secretsOf(connections.db).provider,
-    ...sourceOptions,
-  });
+  // A remote kind finds its login among the data dir's secrets (sourceOptions.secrets).
+  const source = kind.open(resolved.location, sourceOptions);
   let snapshot: SpreadsheetSnapshot;
   try {
     snapshot = await source.read();
   } finally {
     await source.close().catch(() => {});
   }
-  const existing = connections.getByLocation(kind.name, resolved.location);
+  const existing = await connections.getByLocation(kind.name, resolved.location);
   const connection =
     existing ??
-    connections.create({
+    (await connections.create({
       name: input.name?.trim() || snapshot.title || resolved.name,
       sourceKind: kind.name,
       idPrefix: kind.idPrefix,
       location: resolved.location,
       ...(kind.spreadsheetIdFor ? { spreadsheetId: kind.spreadsheetIdFor(resolved.location) } : {}),
-    });
+    }));
   return { connection, snapshot, created: existing === null };
 }

@@ -1,7 +1,8 @@
 /** The JSON shape of a connection with its tabs: one shape for the API (`/v1/spreadsheets`, `/admin`) and the CLI. */
+
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import { isReadOnly } from '../sources/index.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
 import { toPublicSheetId } from './sheet-id.ts';
 
 /** A connection without its tabs (what is known without reading the spreadsheet). */

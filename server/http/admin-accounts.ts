@@ -5,7 +5,6 @@
  * `sheetport accounts logout`. Access `admin`, like the rest of `/admin`.
  */
 import { AppError } from '../errors.ts';
-import { secretsOf } from '../secrets/db-binding.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
 import { accountsOf, type KindAccounts, kindNames, sourceKind } from '../sources/index.ts';
 import type { AccountLogins } from './account-logins.ts';
@@ -74,7 +73,7 @@ function allowFileStorage(body: unknown): boolean {
 }
 
 export function mountAdminAccountRoutes(routes: RouteTable, deps: AppDeps, logins: AccountLogins): void {
-  const secrets = () => secretsOf(deps.connections.db).provider;
+  const secrets = () => deps.secrets;
   // The server's configuration (config.ts) carries the passphrase; the page never does.
   const passphraseOf = (accounts: KindAccounts) => accounts.passphrase(deps.sourceOptions);
 

@@ -9,7 +9,7 @@ import { connectSpreadsheet } from '../connections/connect.ts';
 import { adminConnectionJson, describeSpreadsheet } from '../connections/describe.ts';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import { adminBody } from './admin.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
@@ -82,27 +82,27 @@ function forceOf(req: Request): boolean {
 }
 
 export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): void {
-  routes.get('/admin/connections', 'admin', (_req, res) => {
-    res.json({ data: deps.connections.list().map(adminConnectionJson) });
+  routes.get('/admin/connections', 'admin', async (_req, res) => {
+    res.json({ data: (await deps.connections.list()).map(adminConnectionJson) });
   });
 
   routes.post('/admin/connections', 'admin', connect(deps));
 
   // With its tabs: reading them may fail (a moved file) and answers the source's error then.
   routes.get('/admin/connections/:id', 'admin', async (req, res) => {
-    const connection = connectionNamed(deps, req);
+    const connection = await connectionNamed(deps, req);
     const snapshot = await deps.spreadsheets.of(connection).read();
     res.json({ ...describeSpreadsheet(connection, snapshot), location: connection.location });
   });
 
-  routes.patch('/admin/connections/:id', 'admin', (req, res) => {
-    const connection = connectionNamed(deps, req);
+  routes.patch('/admin/connections/:id', 'admin', async (req, res) => {
+    const connection = await connectionNamed(deps, req);
     const body = adminBody(req.body, ['public_read']);
     if (typeof body.public_read !== 'boolean') {
       throw new AppError('invalid_body', '"public_read" must be true or false.', { field: 'public_read' });
     }
-    deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
-    const after = deps.connections.getBySpreadsheetId(connection.spreadsheetId);
+    await deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
+    const after = await deps.connections.getBySpreadsheetId(connection.spreadsheetId);
     if (!after) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
     res.json(adminConnectionJson(after));
   });
@@ -112,9 +112,9 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
   routes.delete('/admin/connections/:id', 'admin', async (req, res) => {
     // A bad parameter is the caller's mistake whatever the id names, so it is refused first.
     const force = forceOf(req);
-    const found = deps.connections.resolve(String(req.params.id));
+    const found = await deps.connections.resolve(String(req.params.id));
     // Removed by the CLI (another process) between the lookup and the removal: not found either way.
-    const removal = found ? deps.connections.removeWithWebhooks(found.spreadsheetId, { force }) : null;
+    const removal = found ? await deps.connections.removeWithWebhooks(found.spreadsheetId, { force }) : null;
     if (!found || !removal?.removed) {
       throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
     }
@@ -152,8 +152,8 @@ function connect(deps: AppDeps): RequestHandler {
   };
 }
 
-function connectionNamed(deps: AppDeps, req: Request): ConnectionRecord {
-  const found = deps.connections.resolve(String(req.params.id));
+async function connectionNamed(deps: AppDeps, req: Request): Promise<ConnectionRecord> {
+  const found = await deps.connections.resolve(String(req.params.id));
   if (!found) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
   return found;
 }
@@ -164,7 +164,7 @@ function connectionNamed(deps: AppDeps, req: Request): ConnectionRecord {
  */
 function previewTab(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const connection = connectionNamed(deps, req);
+    const connection = await connectionNamed(deps, req);
     const sheet = String(req.params.sheet);
     const limit = previewLimit(req);
     const values = previewValues(req);

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { AppError } from '../errors.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS } from '../repositories/webhooks.ts';
 import { parsePaging, singleQuery } from '../rows/query-params.ts';
-import { isWebhookEvent, WEBHOOK_EVENTS } from '../store/webhook-events.ts';
 import { deliveryDetailJson, deliveryLogEntryJson, fullAttemptJson } from '../webhooks/delivery-json.ts';
 import type { AppDeps } from './deps.ts';
 import { setPagingHeaders } from './paging.ts';
@@ -16,18 +16,19 @@ import { replayFromRequest } from './webhook-requests.ts';
  * token only (`requireAdmin`), like the rest of `/admin`.
  */
 export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
-  const deliveryOf = (req: Request) => {
+  const deliveryOf = async (req: Request) => {
     const webhookId = String(req.params.id);
     const deliveryId = String(req.params.deliveryId);
-    if (!deps.webhooks.get(webhookId)) throw new AppError('not_found', `No webhook with id "${webhookId}".`);
-    const delivery = deps.deliveries.get(deliveryId);
+    if (!(await deps.webhooks.get(webhookId)))
+      throw new AppError('not_found', `No webhook with id "${webhookId}".`);
+    const delivery = await deps.deliveries.get(deliveryId);
     if (!delivery || delivery.webhookId !== webhookId) {
       throw new AppError('not_found', `No delivery with id "${deliveryId}" for this webhook.`);
     }
     return delivery;
   };
 
-  routes.get('/admin/deliveries', 'admin', (req, res) => {
+  routes.get('/admin/deliveries', 'admin', async (req, res) => {
     const query = req.query as Record<string, unknown>;
     const state = parseState(query);
     const webhookId = singleQuery(query, 'webhook_id') || undefined;
@@ -42,7 +43,7 @@ export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): voi
       );
     }
     const { limit, offset } = parsePaging(query, DELIVERY_LOG_LIMITS);
-    const page = deps.deliveryLog.page({
+    const page = await deps.deliveryLog.page({
       ...(webhookId ? { webhookId } : {}),
       ...(state ? { state } : {}),
       ...(event ? { event } : {}),
@@ -56,12 +57,12 @@ export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): voi
     });
   });
 
-  routes.get('/admin/webhooks/:id/deliveries/:deliveryId', 'admin', (req, res) => {
-    const delivery = deliveryOf(req);
-    res.json(deliveryDetailJson(delivery, deps.deliveries.attemptsOf(delivery.id), fullAttemptJson));
+  routes.get('/admin/webhooks/:id/deliveries/:deliveryId', 'admin', async (req, res) => {
+    const delivery = await deliveryOf(req);
+    res.json(deliveryDetailJson(delivery, await deps.deliveries.attemptsOf(delivery.id), fullAttemptJson));
   });
 
-  routes.post('/admin/webhooks/:id/deliveries/:deliveryId/replay', 'admin', (req, res) => {
-    res.status(202).json(replayFromRequest(deps, deliveryOf(req), req.body));
+  routes.post('/admin/webhooks/:id/deliveries/:deliveryId/replay', 'admin', async (req, res) => {
+    res.status(202).json(await replayFromRequest(deps, await deliveryOf(req), req.body));
   });
 }

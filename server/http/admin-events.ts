@@ -97,7 +97,7 @@ export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams
     const check = async () => {
       const changed = await sheets();
       if (changed) res.write(changed);
-      const fingerprint = deps.deliveryLog.fingerprint();
+      const fingerprint = await deps.deliveryLog.fingerprint();
       if (fingerprint === last) return;
       last = fingerprint;
       res.write(`event: deliveries\ndata: ${JSON.stringify({ version: fingerprint })}\n\n`);

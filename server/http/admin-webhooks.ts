@@ -6,7 +6,7 @@
  */
 import type { Request } from 'express';
 import { AppError } from '../errors.ts';
-import type { WebhookRecord } from '../store/webhooks.ts';
+import type { WebhookRecord } from '../repositories/webhooks.ts';
 import { rotateWebhookSecret } from '../webhooks/register.ts';
 import { createdWebhookJson, webhookHealthJson, webhookJson } from '../webhooks/webhook-json.ts';
 import type { AppDeps } from './deps.ts';
@@ -22,17 +22,17 @@ export function mountAdminWebhookRoutes(routes: RouteTable, deps: AppDeps): void
   // The /v1 shape plus the receiver's health, which only the owner's dashboard shows.
   const present = async (w: WebhookRecord) => ({
     ...webhookJson(w, await currentSheetName(deps, w)),
-    health: webhookHealthJson(deps.deliveryLog.health(w.id)),
+    health: webhookHealthJson(await deps.deliveryLog.health(w.id)),
   });
-  const webhookOf = (req: Request): WebhookRecord => {
+  const webhookOf = async (req: Request): Promise<WebhookRecord> => {
     const id = String(req.params.id);
-    const webhook = deps.webhooks.get(id);
+    const webhook = await deps.webhooks.get(id);
     if (!webhook) throw new AppError('not_found', `No webhook with id "${id}".`);
     return webhook;
   };
 
   routes.get('/admin/webhooks', 'admin', async (_req, res) => {
-    res.json({ data: await Promise.all(deps.webhooks.list().map(present)) });
+    res.json({ data: await Promise.all((await deps.webhooks.list()).map(present)) });
   });
 
   // Registered by the owner, not by a key: no key is recorded with it, and every spreadsheet is in reach.
@@ -45,21 +45,21 @@ export function mountAdminWebhookRoutes(routes: RouteTable, deps: AppDeps): void
   });
 
   routes.patch('/admin/webhooks/:id', 'admin', async (req, res) => {
-    res.json(await present(patchWebhookFromBody(deps, webhookOf(req), req.body)));
+    res.json(await present(await patchWebhookFromBody(deps, await webhookOf(req), req.body)));
   });
 
-  routes.delete('/admin/webhooks/:id', 'admin', (req, res) => {
-    const webhook = webhookOf(req);
+  routes.delete('/admin/webhooks/:id', 'admin', async (req, res) => {
+    const webhook = await webhookOf(req);
     // Its deliveries and their attempts go with it (foreign keys cascade).
-    if (!deps.webhooks.remove(webhook.id))
+    if (!(await deps.webhooks.remove(webhook.id)))
       throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
     res.json({ deleted: true, webhook_id: webhook.id });
   });
 
-  routes.post('/admin/webhooks/:id/rotate-secret', 'admin', (req, res) => {
-    const webhook = webhookOf(req);
+  routes.post('/admin/webhooks/:id/rotate-secret', 'admin', async (req, res) => {
+    const webhook = await webhookOf(req);
     requireNoBody(req.body, 'rotate-secret');
-    const secret = rotateWebhookSecret(deps.webhooks, webhook.id);
+    const secret = await rotateWebhookSecret(deps.webhooks, webhook.id);
     if (secret === null) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
     res.json({ webhook_id: webhook.id, secret });
   });

@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import { hostnameOf, isLoopbackName } from '../lib/host-names.ts';
 import { apiKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
-import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../store/api-keys.ts';
+import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../repositories/keys.ts';
 import type { AdminAccess } from './admin-access.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
@@ -100,50 +100,55 @@ function oneOf<T extends string>(body: Record<string, unknown>, field: string, a
 }
 
 /** Spreadsheet ids or userKeys, resolved to spreadsheet ids; an unknown one is named. */
-function connectionIds(deps: AppDeps, raw: unknown): string[] {
+async function connectionIds(deps: AppDeps, raw: unknown): Promise<string[]> {
   if (raw === undefined) return [];
   if (!Array.isArray(raw) || raw.some((r) => typeof r !== 'string')) {
     throw new AppError('invalid_body', '"connections" must be an array of spreadsheet ids.', {
       field: 'connections',
     });
   }
-  return (raw as string[]).map((ref) => {
-    const found = deps.connections.resolve(ref);
+  const ids: string[] = [];
+  for (const ref of raw as string[]) {
+    const found = await deps.connections.resolve(ref);
     if (!found) {
       throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${ref}".`, {
         field: 'connections',
       });
     }
-    return found.spreadsheetId;
-  });
+    ids.push(found.spreadsheetId);
+  }
+  return ids;
 }
 
 export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
-  const keyOf = (req: Request) => {
-    const key = deps.keys.get(String(req.params.id));
+  const keyOf = async (req: Request) => {
+    const key = await deps.keys.get(String(req.params.id));
     if (!key) throw new AppError('not_found', 'No API key with this id.');
     return key;
   };
 
-  routes.get('/admin/keys', 'admin', (_req, res) => {
+  routes.get('/admin/keys', 'admin', async (_req, res) => {
     const now = deps.now();
+    const keys = await deps.keys.list();
     res.json({
-      data: deps.keys.list().map((key) => {
-        const today = deps.usage.today(key.id, now);
-        return {
-          ...apiKeyJson(key),
-          today: {
-            requests: today.requests,
-            refused_per_second: today.refusedPerSecond,
-            refused_daily: today.refusedDaily,
-          },
-        };
-      }),
+      data: await Promise.all(
+        keys.map(async (key) => {
+          const today = await deps.usage.today(key.id, now);
+          return {
+            ...apiKeyJson(key),
+            today: {
+              requests: today.requests,
+              refused_per_second: today.refusedPerSecond,
+              refused_daily: today.refusedDaily,
+            },
+          };
+        }),
+      ),
     });
   });
 
   // The same use case as `sheetport keys create`: the key itself is in this answer and nowhere else, ever.
-  routes.post('/admin/keys', 'admin', (req, res) => {
+  routes.post('/admin/keys', 'admin', async (req, res) => {
     const body = adminBody(req.body ?? {}, CREATE_KEYS);
     if (body.name !== undefined && typeof body.name !== 'string') {
       throw new AppError('invalid_body', '"name" must be a string.', { field: 'name' });
@@ -153,11 +158,15 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
         field: 'allow_formulas',
       });
     }
-    const { record, key } = deps.keys.create({
+    // Checked in the order of the fields, as before the lookups were async.
+    const scope = body.scope === undefined ? 'read' : oneOf<KeyScope>(body, 'scope', KEY_SCOPES);
+    const plan = body.plan === undefined ? 'free' : oneOf<KeyPlan>(body, 'plan', KEY_PLANS);
+    const connections = await connectionIds(deps, body.connections);
+    const { record, key } = await deps.keys.create({
       name: (body.name as string | undefined) ?? '',
-      scope: body.scope === undefined ? 'read' : oneOf<KeyScope>(body, 'scope', KEY_SCOPES),
-      plan: body.plan === undefined ? 'free' : oneOf<KeyPlan>(body, 'plan', KEY_PLANS),
-      connections: connectionIds(deps, body.connections),
+      scope,
+      plan,
+      connections,
       allowFormulas: body.allow_formulas === true,
       perSecond: limitOf(body, 'per_second'),
       daily: limitOf(body, 'daily'),
@@ -165,10 +174,10 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
     res.status(201).json({ ...apiKeyJson(record), key });
   });
 
-  routes.patch('/admin/keys/:id', 'admin', (req, res) => {
-    const key = keyOf(req);
+  routes.patch('/admin/keys/:id', 'admin', async (req, res) => {
+    const key = await keyOf(req);
     const body = adminBody(req.body, PLAN_KEYS);
-    const updated = deps.keys.setPlan(key.id, {
+    const updated = await deps.keys.setPlan(key.id, {
       plan: oneOf<KeyPlan>(body, 'plan', KEY_PLANS),
       perSecond: limitOf(body, 'per_second'),
       daily: limitOf(body, 'daily'),
@@ -178,13 +187,13 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
   });
 
   // Revoking keeps the record (its usage stays readable); requests with the key fail from now on.
-  routes.delete('/admin/keys/:id', 'admin', (req, res) => {
-    const key = keyOf(req);
-    deps.keys.revoke(key.id);
-    res.json(apiKeyJson(deps.keys.get(key.id) ?? key));
+  routes.delete('/admin/keys/:id', 'admin', async (req, res) => {
+    const key = await keyOf(req);
+    await deps.keys.revoke(key.id);
+    res.json(apiKeyJson((await deps.keys.get(key.id)) ?? key));
   });
 
-  routes.get('/admin/keys/:id/usage', 'admin', (req, res) => {
-    res.json(usageReport(keyOf(req), deps.usage, deps.now()));
+  routes.get('/admin/keys/:id/usage', 'admin', async (req, res) => {
+    res.json(await usageReport(await keyOf(req), deps.usage, deps.now()));
   });
 }

@@ -5,9 +5,9 @@
  */
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/api-keys.ts';
-import type { ConnectionRecord, ConnectionStore } from '../store/connections.ts';
-import type { WebhookRecord } from '../store/webhooks.ts';
+import type { ConnectionRecord, Connections } from '../repositories/connections.ts';
+import type { ApiKeyRecord, Keys } from '../repositories/keys.ts';
+import type { WebhookRecord } from '../repositories/webhooks.ts';
 import { locals } from './locals.ts';
 import { connectionOfPath } from './resolve/connection.ts';
 import type { KeyAccess } from './route-table.ts';
@@ -21,11 +21,7 @@ const MISSING_KEY = 'Missing API key: send "Authorization: Bearer <API_KEY>".';
  * exception, for routes declared `public_read`: a GET of the rows of a connection its owner marked "public
  * read" may come without a key; it is then limited per client address. `read_write` routes need that scope.
  */
-export function requireApiKey(
-  keys: ApiKeyStore,
-  connections: ConnectionStore,
-  access: KeyAccess,
-): RequestHandler {
+export function requireApiKey(keys: Keys, connections: Connections, access: KeyAccess): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (
@@ -44,7 +40,8 @@ export function requireApiKey(
     const record = await keys.findByKey(match[1]!);
     if (!record) return next(new AppError('unauthorized', 'Unknown API key.'));
     if (record.revokedAt) return next(new AppError('unauthorized', 'This API key has been revoked.'));
-    await keys.touch(record.id);
+    // A hint only, never failing the request (touch swallows a full disk): not awaited.
+    void keys.touch(record.id);
     locals(res).apiKey = record;
     if (access === 'read_write' && record.scope !== 'read_write') return next(readOnlyKey(req.method));
     next();

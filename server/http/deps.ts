@@ -1,31 +1,34 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { ChangeLog } from '../repositories/change-log.ts';
+import type { Connections } from '../repositories/connections.ts';
+import type { Deliveries } from '../repositories/deliveries.ts';
+import type { DeliveryLog } from '../repositories/delivery-log.ts';
+import type { Idempotency } from '../repositories/idempotency.ts';
+import type { Keys } from '../repositories/keys.ts';
+import type { Usage } from '../repositories/usage.ts';
+import type { Webhooks } from '../repositories/webhooks.ts';
+import type { SecretsProvider } from '../secrets/provider.ts';
 import type { SourceOptions } from '../sources/index.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
-import type { ApiKeyStore } from '../store/api-keys.ts';
-import type { ConnectionStore } from '../store/connections.ts';
-import type { DeliveryStore } from '../store/deliveries.ts';
-import type { DeliveryLogQuery } from '../store/delivery-log.ts';
-import type { IdempotencyStore } from '../store/idempotency.ts';
-import type { UsageStore } from '../store/usage.ts';
-import type { WebhookStore } from '../store/webhooks.ts';
 import type { AdminAccess } from './admin-access.ts';
 
 /** Everything the HTTP layer needs, built once by the caller (serve, tests, Electron) and passed in. */
 export interface AppDeps {
-  connections: ConnectionStore;
-  keys: ApiKeyStore;
-  idempotency: IdempotencyStore;
+  connections: Connections;
+  keys: Keys;
+  idempotency: Idempotency;
   /** Every connected spreadsheet: reads, writes, tab lookups and looks for outside changes go through it. */
   spreadsheets: Spreadsheets;
-  usage: UsageStore;
+  usage: Usage;
   /** Per-key limits; null turns rate limiting off (`sheetport serve --no-rate-limits`). */
   limiter: RateLimiter | null;
-  webhooks: WebhookStore;
-  deliveries: DeliveryStore;
+  webhooks: Webhooks;
+  deliveries: Deliveries;
   /** The delivery log across webhooks (the dashboard's view). */
-  deliveryLog: DeliveryLogQuery;
+  deliveryLog: DeliveryLog;
   changeLog: ChangeLog;
+  /** The data dir's secrets provider (a kind's account logins live there). */
+  secrets: SecretsProvider;
   /** Webhook URLs may point at private (LAN) addresses. */
   allowLanWebhooks: boolean;
   /** Who may call the loopback-only `/admin` API: the admin token, sign-in codes and dashboard sessions. */

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { redactSecrets } from '../lib/redact-secrets.ts';
-import { insufficientStorage, isStorageFailure } from '../store/storage-room.ts';
+import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { NOT_UTF8 } from './body.ts';
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';

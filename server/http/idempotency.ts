@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import { holdsSecret } from '../lib/redact-secrets.ts';
-import type { IdempotencyStore } from '../store/idempotency.ts';
+import type { Idempotency } from '../repositories/idempotency.ts';
 import { apiKeyOf } from './auth.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -23,8 +23,8 @@ function storedForm(idemKey: string): string {
  * nothing was written, and several are passing states (423 while Excel holds the file, 412 after a change),
  * so a retry with the same key runs again rather than replaying a stale failure.
  */
-export function idempotency(store: IdempotencyStore): RequestHandler {
-  return (req, res, next) => {
+export function idempotency(store: Idempotency): RequestHandler {
+  return async (req, res, next) => {
     const rawIdemKey = req.get('idempotency-key');
     if (rawIdemKey === undefined || !WRITES.has(req.method)) return next();
     if (!KEY_SHAPE.test(rawIdemKey)) {
@@ -39,7 +39,7 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
     const fingerprint = createHash('sha256')
       .update(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
       .digest('hex');
-    const begun = store.begin(apiKeyId, idemKey, fingerprint);
+    const begun = await store.begin(apiKeyId, idemKey, fingerprint);
     if (begun.state === 'replay') {
       res.setHeader('Idempotent-Replayed', 'true');
       res.status(begun.status).setHeader('Content-Type', begun.contentType);
@@ -69,12 +69,18 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
     const settle = () => {
       if (settled) return;
       settled = true;
-      if (captured !== null && res.statusCode >= 200 && res.statusCode < 300 && res.writableFinished) {
-        const type = String(res.getHeader('Content-Type') ?? 'application/json; charset=utf-8');
-        store.complete(apiKeyId, idemKey, res.statusCode, type, captured);
-      } else {
-        store.abandon(apiKeyId, idemKey);
-      }
+      const stored =
+        captured !== null && res.statusCode >= 200 && res.statusCode < 300 && res.writableFinished
+          ? store.complete(
+              apiKeyId,
+              idemKey,
+              res.statusCode,
+              String(res.getHeader('Content-Type') ?? 'application/json; charset=utf-8'),
+              captured,
+            )
+          : store.abandon(apiKeyId, idemKey);
+      // The answer is sent already; a record left pending (a full disk) is taken over after its pending TTL.
+      stored.catch(() => {});
     };
     res.on('finish', settle);
     res.on('close', settle);

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ApiKeyRecord } from '../store/api-keys.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
 
 /** What the middleware chain learns about a request, kept on `res.locals` with one typed accessor. */
 export interface RequestLocals {

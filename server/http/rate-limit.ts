@@ -10,11 +10,11 @@ import { locals } from './locals.ts';
  * on every such response, 429 with the seed's body and `Retry-After` when either limit is exhausted.
  */
 export function rateLimit(limiter: RateLimiter): RequestHandler {
-  return (_req, res, next) => {
+  return async (_req, res, next) => {
     const l = locals(res);
     const subject = l.apiKey?.id ?? l.anonymousSubject;
     if (!subject) return next();
-    const decision = limiter.check(subject, l.apiKey ? limitsOf(l.apiKey) : PUBLIC_READ_LIMITS);
+    const decision = await limiter.check(subject, l.apiKey ? limitsOf(l.apiKey) : PUBLIC_READ_LIMITS);
     setRateLimitHeaders(res, decision);
     if (decision.allowed) return next();
     res.setHeader('Retry-After', String(decision.retryAfter));

@@ -17,12 +17,12 @@
  * - `webhook`: by `:id`, one the key registered; `delivery`: by `:id` and `:deliveryId`, of that webhook.
  */
 import type { Request, RequestHandler, Response, Router } from 'express';
+import type { ConnectionRecord } from '../repositories/connections.ts';
+import type { DeliveryRecord } from '../repositories/deliveries.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
+import type { WebhookRecord } from '../repositories/webhooks.ts';
 import type { TabSnapshot } from '../sources/source.ts';
 import type { Spreadsheet } from '../spreadsheets/spreadsheet.ts';
-import type { ApiKeyRecord } from '../store/api-keys.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
-import type { DeliveryRecord } from '../store/deliveries.ts';
-import type { WebhookRecord } from '../store/webhooks.ts';
 
 export type Access = 'public' | 'public_read' | 'read' | 'read_write' | 'admin' | 'sign_in';
 /** The access levels that identify a caller by API key, the only ones a resource can be checked against. */

@@ -3,10 +3,10 @@
  * `/admin/webhooks` share (who may do it is each route's business: a key's reach, or the admin token).
  */
 import { AppError } from '../errors.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
-import type { DeliveryRecord } from '../store/deliveries.ts';
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhook-events.ts';
-import type { WebhookRecord, WebhookStatus } from '../store/webhooks.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
+import type { DeliveryRecord } from '../repositories/deliveries.ts';
+import type { WebhookRecord, WebhookStatus } from '../repositories/webhooks.ts';
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../repositories/webhooks.ts';
 import { registerWebhookOnTab } from '../webhooks/register.ts';
 import { replayDelivery } from '../webhooks/replay.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
@@ -99,7 +99,11 @@ export async function createWebhookFromBody(
 }
 
 /** Applies a patch body (url, events, status) and wakes the worker when the webhook is active afterwards. */
-export function patchWebhookFromBody(deps: AppDeps, webhook: WebhookRecord, rawBody: unknown): WebhookRecord {
+export async function patchWebhookFromBody(
+  deps: AppDeps,
+  webhook: WebhookRecord,
+  rawBody: unknown,
+): Promise<WebhookRecord> {
   const body = objectBody(rawBody, PATCH_KEYS);
   if (Object.keys(body).length === 0) {
     throw invalidBody('Nothing to change: send one or more of "url", "events", "status".');
@@ -110,7 +114,7 @@ export function patchWebhookFromBody(deps: AppDeps, webhook: WebhookRecord, rawB
   }
   if (body.events !== undefined) change.events = eventsFromBody(body.events);
   if (body.status !== undefined) change.status = parseStatus(body.status);
-  const updated = deps.webhooks.update(webhook.id, change);
+  const updated = await deps.webhooks.update(webhook.id, change);
   if (!updated) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
   // Resumed (or re-pointed): notifications queued meanwhile go out now.
   if (updated.status === 'active') deps.wakeDeliveries?.();
@@ -126,7 +130,7 @@ export function requireNoBody(body: unknown, what: string): void {
 
 /** The tab's current name (payloads carry it too); the registered name when the workbook cannot be read. */
 export async function currentSheetName(deps: AppDeps, w: WebhookRecord): Promise<string> {
-  const connection = deps.connections.getBySpreadsheetId(w.spreadsheetId);
+  const connection = await deps.connections.getBySpreadsheetId(w.spreadsheetId);
   if (!connection) return w.sheetName;
   try {
     return (await deps.spreadsheets.of(connection).tab({ sourceSheetId: w.sourceSheetId })).name;
@@ -136,9 +140,9 @@ export async function currentSheetName(deps: AppDeps, w: WebhookRecord): Promise
 }
 
 /** A replay asked for over HTTP (`/v1` and the dashboard): no body, then a new attempt now; the 202 answer. */
-export function replayFromRequest(deps: AppDeps, delivery: DeliveryRecord, body: unknown) {
+export async function replayFromRequest(deps: AppDeps, delivery: DeliveryRecord, body: unknown) {
   requireNoBody(body, 'replay');
-  replayDelivery(deps.deliveries, delivery, deps.now());
+  await replayDelivery(deps.deliveries, delivery, deps.now());
   deps.wakeDeliveries?.();
   return { delivery_id: delivery.id, state: 'pending' as const };
 }

@@ -64,6 +64,18 @@ export class RetryStreak {
     }
     this.succeeded();
   }
+
+  /** `run` for a task that awaits (a repository's write). */
+  async runAsync(task: () => Promise<void>): Promise<void> {
+    if (!this.due()) return;
+    try {
+      await task();
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    this.succeeded();
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * The JSON shape of an API key, one for the admin API (the dashboard) and the CLI: its effective limits, never
  * the raw per-key overrides (a Free key's `per_second` is 10, not null), and never the secret.
  */
-import type { ApiKeyRecord } from '../store/api-keys.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
 import { limitsOf } from './plans.ts';
 
 export function apiKeyJson(k: ApiKeyRecord) {

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyPlan } from '../store/api-keys.ts';
+import type { ApiKeyRecord, KeyPlan } from '../repositories/keys.ts';
 
 export interface Limits {
   /** Requests allowed in any rolling one-second window. */

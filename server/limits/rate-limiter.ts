@@ -1,5 +1,5 @@
 import { nextUtcMidnight } from '../lib/utc-day.ts';
-import type { UsageStore } from '../store/usage.ts';
+import type { Usage } from '../repositories/usage.ts';
 import type { Limits } from './plans.ts';
 import { RollingWindow } from './rolling-window.ts';
 
@@ -29,19 +29,21 @@ export interface RateDecision {
  * refused in the usage report).
  */
 export class RateLimiter {
-  readonly #usage: UsageStore;
+  readonly #usage: Usage;
   readonly #now: () => number;
   readonly #windows = new Map<string, RollingWindow>();
 
-  constructor(usage: UsageStore, now: () => number) {
+  constructor(usage: Usage, now: () => number) {
     this.#usage = usage;
     this.#now = now;
   }
 
-  check(subject: string, limits: Limits): RateDecision {
+  async check(subject: string, limits: Limits): Promise<RateDecision> {
     const nowMs = this.#now();
+    // The counter is live: read after the await, it holds what requests answered meanwhile counted.
+    const today = await this.#usage.today(subject, nowMs);
     const window = this.#window(subject, limits.perSecond);
-    const dailyUsed = this.#usage.today(subject, nowMs).requests;
+    const dailyUsed = today.requests;
     const dailyResetAtMs = nextUtcMidnight(nowMs);
 
     let refusedBy: LimitType | null = null;

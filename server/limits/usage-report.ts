@@ -1,6 +1,6 @@
 import { utcDay } from '../lib/utc-day.ts';
-import type { ApiKeyRecord } from '../store/api-keys.ts';
-import type { UsageStore } from '../store/usage.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
+import type { Usage } from '../repositories/usage.ts';
 import { limitsOf } from './plans.ts';
 
 export interface UsageReport {
@@ -19,9 +19,14 @@ export interface UsageReport {
 }
 
 /** A key's usage as the CLI and the admin API show it. */
-export function usageReport(key: ApiKeyRecord, usage: UsageStore, nowMs: number, days = 30): UsageReport {
+export async function usageReport(
+  key: ApiKeyRecord,
+  usage: Usage,
+  nowMs: number,
+  days = 30,
+): Promise<UsageReport> {
   const limits = limitsOf(key);
-  const history = usage.history(key.id, nowMs, days).map((d) => ({
+  const history = (await usage.history(key.id, nowMs, days)).map((d) => ({
     day: d.day,
     requests: d.requests,
     refused_per_second: d.refusedPerSecond,

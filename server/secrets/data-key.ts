@@ -4,18 +4,25 @@
  * once agree on one key instead of each sealing with its own.
  */
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import { AppError } from '../errors.ts';
 import { DATA_KEY_BYTES, SecretBox } from './at-rest.ts';
 import { SECRET_NAMES, type SecretsProvider } from './provider.ts';
 
-export function loadOrCreateDataKey(db: Database.Database, provider: SecretsProvider): SecretBox {
+/** What the data key needs of the database it seals for (store/db.ts provides it). */
+export interface SealedDatabase {
+  /** Runs `fn` holding the database's write lock, so two processes do not both create a key. */
+  underWriteLock<T>(fn: () => T): T;
+  /** Whether the database already holds values sealed with some key. */
+  hasSealedValues(): boolean;
+}
+
+export function loadOrCreateDataKey(db: SealedDatabase, provider: SecretsProvider): SecretBox {
   const stored = provider.get(SECRET_NAMES.dataKey); // the common case, without taking the write lock
   if (stored) return boxFrom(stored, provider);
-  const load = db.transaction(() => {
+  return db.underWriteLock(() => {
     const again = provider.get(SECRET_NAMES.dataKey);
     if (again) return boxFrom(again, provider);
-    if (hasSealedValues(db)) {
+    if (db.hasSealedValues()) {
       // A new key would leave every sealed value unreadable and hide the real problem.
       throw new AppError(
         'internal_error',
@@ -27,7 +34,6 @@ export function loadOrCreateDataKey(db: Database.Database, provider: SecretsProv
     provider.set(SECRET_NAMES.dataKey, key.toString('base64'));
     return new SecretBox(key);
   });
-  return load.immediate();
 }
 
 function boxFrom(encoded: string, provider: SecretsProvider): SecretBox {
@@ -39,15 +45,4 @@ function boxFrom(encoded: string, provider: SecretsProvider): SecretBox {
     );
   }
   return new SecretBox(key);
-}
-
-function hasSealedValues(db: Database.Database): boolean {
-  const exists = (table: string) =>
-    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-  return (
-    (exists('webhooks') &&
-      db.prepare("SELECT 1 FROM webhooks WHERE secret LIKE 'sp1:%' LIMIT 1").get() !== undefined) ||
-    (exists('idempotency_keys') &&
-      db.prepare("SELECT 1 FROM idempotency_keys WHERE body LIKE 'sp1:%' LIMIT 1").get() !== undefined)
-  );
 }

@@ -1,8 +1,8 @@
 /**
- * The secrets a database was opened with. openDatabase binds them, so a store built over that database finds
- * its SecretBox without every caller threading it through (`new WebhookStore(db)` keeps working).
+ * The secrets a database was opened with. store/db.ts's openDatabase binds them, so a store built over that
+ * database finds its SecretBox without every caller threading it through (`new WebhookStore(db)` keeps
+ * working). The database is only a key here: any object the store hands out as its handle.
  */
-import type Database from 'better-sqlite3';
 import type { SecretBox } from './at-rest.ts';
 import type { SecretsProvider } from './provider.ts';
 
@@ -11,13 +11,13 @@ export interface DatabaseSecrets {
   provider: SecretsProvider;
 }
 
-const bound = new WeakMap<Database.Database, DatabaseSecrets>();
+const bound = new WeakMap<object, DatabaseSecrets>();
 
-export function bindSecrets(db: Database.Database, secrets: DatabaseSecrets): void {
+export function bindSecrets(db: object, secrets: DatabaseSecrets): void {
   bound.set(db, secrets);
 }
 
-export function secretsOf(db: Database.Database): DatabaseSecrets {
+export function secretsOf(db: object): DatabaseSecrets {
   const secrets = bound.get(db);
   if (!secrets) throw new Error('this database was not opened with openDatabase(), so it has no data key');
   return secrets;

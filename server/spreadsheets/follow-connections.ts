@@ -5,7 +5,7 @@
  */
 import { RetryStreak } from '../lib/retry-streak.ts';
 import { type Cancel, realTimers, type Timers } from '../lib/timers.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { Spreadsheets } from './spreadsheets.ts';
 
 export interface FollowOptions {
@@ -20,14 +20,18 @@ export interface FollowOptions {
 
 export class ConnectionFollower {
   readonly #spreadsheets: Spreadsheets;
-  readonly #list: () => ConnectionRecord[];
+  readonly #list: () => Promise<ConnectionRecord[]>;
   readonly #syncMs: number;
   readonly #timers: Timers;
   readonly #subscribed: ((spreadsheetId: string) => boolean) | undefined;
   #timer: Cancel | null = null;
   readonly #syncing: RetryStreak;
 
-  constructor(spreadsheets: Spreadsheets, list: () => ConnectionRecord[], options: FollowOptions = {}) {
+  constructor(
+    spreadsheets: Spreadsheets,
+    list: () => Promise<ConnectionRecord[]>,
+    options: FollowOptions = {},
+  ) {
     this.#spreadsheets = spreadsheets;
     this.#list = list;
     this.#syncMs = options.syncMs ?? 2000;
@@ -38,7 +42,7 @@ export class ConnectionFollower {
 
   start(): void {
     // From a timer, a throw would end the process: a failing look is retried with backoff instead.
-    const look = () => this.#syncing.run(() => this.sync());
+    const look = () => void this.#syncing.runAsync(() => this.sync());
     look();
     this.#timer = this.#timers.every(this.#syncMs, look);
   }
@@ -49,8 +53,8 @@ export class ConnectionFollower {
   }
 
   /** Follow new connections and let go of removed ones; look again at changes whose recording failed. */
-  sync(): void {
-    const current = new Map(this.#list().map((c) => [c.spreadsheetId, c]));
+  async sync(): Promise<void> {
+    const current = new Map((await this.#list()).map((c) => [c.spreadsheetId, c]));
     for (const id of this.#spreadsheets.followed()) {
       if (!current.has(id)) void this.#spreadsheets.forget(id);
     }

@@ -1,5 +1,6 @@
 import type { AppError } from '../errors.ts';
 import type { RetryStreak } from '../lib/retry-streak.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import type {
   Mutation,
   Source,
@@ -10,7 +11,6 @@ import type {
   WriteOptions,
   WriteResult,
 } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
 import { CurrentCopy } from './current-copy.ts';
 import { Following } from './following.ts';
 import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';

@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { Source } from '../sources/source.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
 import type { Ownership } from './ownership.ts';
 import type { RecordChange } from './recording.ts';
 import { Spreadsheet } from './spreadsheet.ts';

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
+import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import type { WriteUndo } from '../sources/source.ts';
-import { insufficientStorage, isStorageFailure } from '../store/storage-room.ts';
 
 /**
  * The source took a write whose change could not be recorded: put back what it replaced, so nothing unrecorded

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import type { AdminTokens } from '../repositories/admin-token.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
 import { SECRET_NAMES } from '../secrets/provider.ts';
 
@@ -58,5 +59,24 @@ function readLegacyToken(file: string): string | null {
     return token.length >= 32 ? token : null;
   } catch {
     return null;
+  }
+}
+
+/** The AdminTokens of a data dir (repositories/admin-token.ts), over its database's write lock. */
+export class AdminTokenStore implements AdminTokens {
+  readonly #db: Database.Database;
+  readonly #dataDir: string;
+
+  constructor(db: Database.Database, dataDir: string) {
+    this.#db = db;
+    this.#dataDir = dataDir;
+  }
+
+  loadOrCreate(): string {
+    return loadOrCreateAdminToken(this.#db, this.#dataDir);
+  }
+
+  rotate(): string {
+    return rotateAdminToken(this.#db);
   }
 }

@@ -11,12 +11,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { AppError } from '../errors.ts';
-
-export type KeyScope = 'read' | 'read_write';
-export type KeyPlan = 'free' | 'pro' | 'enterprise';
-
-export const KEY_SCOPES: readonly KeyScope[] = ['read', 'read_write'];
-export const KEY_PLANS: readonly KeyPlan[] = ['free', 'pro', 'enterprise'];
+import {
+  type ApiKeyRecord,
+  type CreateApiKeyInput,
+  KEY_PLANS,
+  KEY_SCOPES,
+  type KeyPlan,
+  type KeyScope,
+  type Keys,
+  type PlanChange,
+} from '../repositories/keys.ts';
 
 export const KEY_PREFIX = 'sp_';
 /** How many leading characters of a key are kept in clear, to recognise it in listings. */
@@ -25,36 +29,6 @@ export const KEY_DISPLAY_PREFIX_LENGTH = 12;
 export const TOUCH_INTERVAL_MS = 10_000;
 /** Longer input cannot be a key; refuse it before hashing. */
 const MAX_KEY_LENGTH = 256;
-
-export interface ApiKeyRecord {
-  /** 'key_' + 10 url-safe chars; public, safe to log. */
-  id: string;
-  name: string;
-  /** First 12 chars of the key, for recognising it. */
-  prefix: string;
-  scope: KeyScope;
-  plan: KeyPlan;
-  /** Per-key overrides of the plan's limits; null = plan default. */
-  perSecond: number | null;
-  daily: number | null;
-  allowFormulas: boolean;
-  /** Spreadsheet ids the key may use; empty = all. */
-  connections: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface CreateApiKeyInput {
-  name?: string;
-  scope?: KeyScope;
-  plan?: KeyPlan;
-  /** Spreadsheet ids; each must be a registered connection. Empty = all. */
-  connections?: string[];
-  allowFormulas?: boolean;
-  perSecond?: number | null;
-  daily?: number | null;
-}
 
 interface ApiKeyRow {
   id: string;
@@ -96,7 +70,8 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export class ApiKeyStore {
+/** The SQLite implementation of Keys (repositories/keys.ts). */
+export class ApiKeyStore implements Keys {
   private readonly db: Database.Database;
   private readonly clock: () => Date;
   /** id -> epoch ms of the last last_used_at write by this process. */
@@ -136,7 +111,7 @@ export class ApiKeyStore {
   }
 
   /** Create a key. The plaintext `key` is returned only here; it cannot be recovered later. */
-  create(input: CreateApiKeyInput = {}): { record: ApiKeyRecord; key: string } {
+  async create(input: CreateApiKeyInput = {}): Promise<{ record: ApiKeyRecord; key: string }> {
     const scope = input.scope ?? 'read';
     const plan = input.plan ?? 'free';
     if (!KEY_SCOPES.includes(scope)) {
@@ -181,7 +156,7 @@ export class ApiKeyStore {
       })
       .immediate();
 
-    const record = this.get(id);
+    const record = this.#get(id);
     if (!record) throw new Error('api key insert returned no row');
     return { record, key };
   }
@@ -190,17 +165,14 @@ export class ApiKeyStore {
    * The key's record, looked up by hash through the unique index. Revoked keys are returned too (check
    * `revokedAt`) so the caller can say "revoked" rather than "unknown".
    */
-  findByKey(key: string): ApiKeyRecord | null {
+  async findByKey(key: string): Promise<ApiKeyRecord | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > MAX_KEY_LENGTH) return null;
     const row = this.stmts.byHash.get(hashKey(key));
     return row ? toRecord(row) : null;
   }
 
   /** Change a key's plan (and, for Enterprise, its numbers). Takes effect on the key's next request. */
-  setPlan(
-    id: string,
-    input: { plan: KeyPlan; perSecond?: number | null; daily?: number | null },
-  ): ApiKeyRecord | null {
+  async setPlan(id: string, input: PlanChange): Promise<ApiKeyRecord | null> {
     if (!KEY_PLANS.includes(input.plan)) {
       throw new AppError(
         'invalid_parameter',
@@ -212,20 +184,24 @@ export class ApiKeyStore {
     }
     const { perSecond, daily } = checkPlanLimits(input.plan, input.perSecond, input.daily);
     this.stmts.setPlan.run(input.plan, perSecond, daily, id);
-    return this.get(id);
+    return this.#get(id);
   }
 
-  get(id: string): ApiKeyRecord | null {
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    return this.#get(id);
+  }
+
+  #get(id: string): ApiKeyRecord | null {
     const row = this.stmts.byId.get(id);
     return row ? toRecord(row) : null;
   }
 
-  list(): ApiKeyRecord[] {
+  async list(): Promise<ApiKeyRecord[]> {
     return this.stmts.list.all().map(toRecord);
   }
 
   /** Revoke a key. False when there is no such key or it was already revoked. */
-  revoke(id: string): boolean {
+  async revoke(id: string): Promise<boolean> {
     const changed = this.stmts.revoke.run(this.clock().toISOString(), id).changes > 0;
     if (changed) this.lastTouch.delete(id);
     return changed;
@@ -235,7 +211,7 @@ export class ApiKeyStore {
    * Record that the key was just used. Writes at most once per TOUCH_INTERVAL_MS per key (throttled in
    * memory), so a busy key does not cost a write on every request. Returns whether it wrote.
    */
-  touch(id: string): boolean {
+  async touch(id: string): Promise<boolean> {
     const now = this.clock();
     const ms = now.getTime();
     const last = this.lastTouch.get(id);

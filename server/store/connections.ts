@@ -6,33 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { AppError } from '../errors.ts';
-
-/** The name of a source kind (see sources/index.ts). */
-export type SourceKind = string;
-
-export interface ConnectionRecord {
-  id: string;
-  userKey: string;
-  spreadsheetId: string;
-  name: string;
-  sourceKind: SourceKind;
-  /** Where the spreadsheet lives, canonical for its kind (a file's real path, a spreadsheet id). */
-  location: string;
-  publicRead: boolean;
-  /** ISO 8601. */
-  createdAt: string;
-}
-
-export interface CreateConnectionInput {
-  name: string;
-  sourceKind: SourceKind;
-  /** Canonical for its kind: the same spreadsheet must always be given the same location. */
-  location: string;
-  /** Prefix of the spreadsheet id made up for it (the kind's). */
-  idPrefix: string;
-  /** The spreadsheet id to use instead of a made-up one (a Google spreadsheet keeps its own id). */
-  spreadsheetId?: string;
-}
+import type {
+  ConnectionRecord,
+  Connections,
+  CreateConnectionInput,
+  SourceKind,
+} from '../repositories/connections.ts';
 
 interface ConnectionRow {
   id: string;
@@ -46,9 +25,9 @@ interface ConnectionRow {
 
 const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
 
-export class ConnectionStore {
-  /** The database, for use cases that need its bound secrets (connect: a remote kind's login). */
-  readonly db: Database.Database;
+/** The SQLite implementation of Connections (repositories/connections.ts). */
+export class ConnectionStore implements Connections {
+  private readonly db: Database.Database;
   private readonly clock: () => Date;
   private readonly stmts: {
     insert: Database.Statement<[ConnectionRow]>;
@@ -99,7 +78,7 @@ export class ConnectionStore {
    * Register a spreadsheet. Registering the same source location again returns the existing connection
    * (also when another process registers it at the same moment: the unique index decides).
    */
-  create(input: CreateConnectionInput): ConnectionRecord {
+  async create(input: CreateConnectionInput): Promise<ConnectionRecord> {
     const name = input.name.trim();
     if (!name)
       throw new AppError('invalid_parameter', 'Connection name must not be empty', { field: 'name' });
@@ -128,29 +107,35 @@ export class ConnectionStore {
     return toRecord(insert.immediate());
   }
 
-  list(): ConnectionRecord[] {
+  async list(): Promise<ConnectionRecord[]> {
     return this.stmts.list.all().map(toRecord);
   }
 
-  getByUserKey(userKey: string): ConnectionRecord | null {
+  async getByUserKey(userKey: string): Promise<ConnectionRecord | null> {
     const row = this.stmts.byUserKey.get(userKey);
     return row ? toRecord(row) : null;
   }
 
-  getBySpreadsheetId(spreadsheetId: string): ConnectionRecord | null {
+  async getBySpreadsheetId(spreadsheetId: string): Promise<ConnectionRecord | null> {
     const row = this.stmts.byId.get(spreadsheetId);
     return row ? toRecord(row) : null;
   }
 
   /** The connection registered for this canonical source location, if any. */
-  getByLocation(sourceKind: SourceKind, location: string): ConnectionRecord | null {
+  async getByLocation(sourceKind: SourceKind, location: string): Promise<ConnectionRecord | null> {
     const row = this.stmts.byLocation.get(sourceKind, location);
     return row ? toRecord(row) : null;
   }
 
   /** Find by spreadsheet id, or by userKey. */
-  resolve(spreadsheetIdOrUserKey: string): ConnectionRecord | null {
-    return this.getBySpreadsheetId(spreadsheetIdOrUserKey) ?? this.getByUserKey(spreadsheetIdOrUserKey);
+  async resolve(spreadsheetIdOrUserKey: string): Promise<ConnectionRecord | null> {
+    return this.#resolve(spreadsheetIdOrUserKey);
+  }
+
+  #resolve(spreadsheetIdOrUserKey: string): ConnectionRecord | null {
+    const row =
+      this.stmts.byId.get(spreadsheetIdOrUserKey) ?? this.stmts.byUserKey.get(spreadsheetIdOrUserKey);
+    return row ? toRecord(row) : null;
   }
 
   /**
@@ -158,8 +143,8 @@ export class ConnectionStore {
    * spreadsheet keep that (now dead) id, so they do not widen to "all spreadsheets". Refused (409 `conflict`)
    * while webhooks watch it, unless `force`; see `removeWithWebhooks`.
    */
-  remove(spreadsheetIdOrUserKey: string, options: { force?: boolean } = {}): boolean {
-    return this.removeWithWebhooks(spreadsheetIdOrUserKey, options).removed;
+  async remove(spreadsheetIdOrUserKey: string, options: { force?: boolean } = {}): Promise<boolean> {
+    return (await this.removeWithWebhooks(spreadsheetIdOrUserKey, options)).removed;
   }
 
   /**
@@ -168,12 +153,12 @@ export class ConnectionStore {
    * (`details.webhooks`), unless `force` removes them too. One transaction: a webhook registered meanwhile by
    * another process is either listed or removed, never orphaned.
    */
-  removeWithWebhooks(
+  async removeWithWebhooks(
     spreadsheetIdOrUserKey: string,
     options: { force?: boolean } = {},
-  ): { removed: boolean; webhooksRemoved: string[] } {
+  ): Promise<{ removed: boolean; webhooksRemoved: string[] }> {
     const run = this.db.transaction(() => {
-      const found = this.resolve(spreadsheetIdOrUserKey);
+      const found = this.#resolve(spreadsheetIdOrUserKey);
       if (!found) return { removed: false, webhooksRemoved: [] };
       const webhooks = this.stmts.webhooksOf.all(found.spreadsheetId);
       if (webhooks.length > 0 && options.force !== true) {
@@ -194,7 +179,7 @@ export class ConnectionStore {
   }
 
   /** Allow reads without an API key. `id` is the spreadsheet id; false when there is no such connection. */
-  setPublicRead(id: string, on: boolean): boolean {
+  async setPublicRead(id: string, on: boolean): Promise<boolean> {
     return this.stmts.setPublicRead.run(on ? 1 : 0, id).changes > 0;
   }
 }

@@ -15,9 +15,12 @@ import { loadOrCreateDataKey } from '../secrets/data-key.ts';
 import { bindSecrets } from '../secrets/db-binding.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
 import { MIGRATIONS, type Migration, type MigrationEnv } from './migrations.ts';
-import { hasPlaintext, scrubFreedPages, sealPlaintext } from './seal-at-rest.ts';
+import { hasPlaintext, hasSealedValues, scrubFreedPages, sealPlaintext } from './seal-at-rest.ts';
 
 export const DB_FILE_NAME = 'sheetport.db';
+
+/** The open database, as the layers above store/ may hold it (to close it, or hand it back to store/). */
+export type SqliteDatabase = Database.Database;
 
 export interface OpenDatabaseOptions {
   /** The data dir's secrets provider, when the caller already opened it (default: openSecretsProvider). */
@@ -54,7 +57,13 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     db.pragma('foreign_keys = ON');
     // Safe with WAL (no corruption on power loss; at worst the last commits are lost) and much faster than FULL.
     db.pragma('synchronous = NORMAL');
-    const box = loadOrCreateDataKey(db, provider);
+    const box = loadOrCreateDataKey(
+      {
+        underWriteLock: (fn) => db.transaction(fn).immediate(),
+        hasSealedValues: () => hasSealedValues(db),
+      },
+      provider,
+    );
     const env: MigrationEnv = { box };
     migrate(db, MIGRATIONS, env);
     // Plaintext written after the upgrade by an older SheetPort that was still running is sealed now.

@@ -1,37 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-
-export type DeliveryState = 'pending' | 'in_flight' | 'succeeded' | 'failed';
-
-export interface DeliveryRecord {
-  id: string;
-  webhookId: string;
-  event: string;
-  /** The exact JSON body sent on every attempt. */
-  payload: string;
-  state: DeliveryState;
-  attempts: number;
-  nextAttemptAt: number | null;
-  replay: boolean;
-  createdAt: number;
-  completedAt: number | null;
-}
-
-export interface AttemptRecord {
-  attempt: number;
-  trigger: 'auto' | 'replay';
-  startedAt: number;
-  durationMs: number;
-  status: number | null;
-  error: string | null;
-  responseExcerpt: string | null;
-  /** The IP address the attempt went to (connected, tried or refused); null when none was reached. */
-  targetAddress: string | null;
-  /** Its class (`public`, `private`, `loopback`, ... or `none`); null for attempts recorded before classes were. */
-  targetKind: string | null;
-  /** The headers it sent (signatures included); null for attempts recorded before they were kept. */
-  requestHeaders: Record<string, string> | null;
-}
+import type {
+  AttemptOutcome,
+  AttemptRecord,
+  Deliveries,
+  DeliveryPage,
+  DeliveryRecord,
+  DeliveryState,
+  NextState,
+} from '../repositories/deliveries.ts';
 
 /** A `deliveries` row as SQLite returns it; toDeliveryRecord is the one mapping to a DeliveryRecord. */
 export interface DeliveryRow {
@@ -70,11 +47,11 @@ export function toDeliveryRecord(row: DeliveryRow): DeliveryRecord {
 }
 
 /**
- * The outbox. A delivery is `pending` (due at next_attempt_at), `in_flight` (claimed by the worker under a
+ * The outbox, the SQLite implementation of Deliveries (repositories/deliveries.ts). A delivery is `pending` (due at next_attempt_at), `in_flight` (claimed by the worker under a
  * lease; an expired lease after a crash makes it claimable again, so it goes out again with the same id),
  * `succeeded` or `failed`. Times are epoch milliseconds.
  */
-export class DeliveryStore {
+export class DeliveryStore implements Deliveries {
   readonly #db: Database.Database;
   readonly #stmts;
 
@@ -154,7 +131,8 @@ export class DeliveryStore {
     };
   }
 
-  /** Queue a notification, due now. Call inside the transaction that records the change. */
+  /** Queue a notification, due now. Synchronous and outside the interface: called inside the transaction that
+   * records the change. */
   enqueue(webhookId: string, event: string, payload: string, nowMs: number): string {
     const id = `dlv_${randomBytes(12).toString('base64url')}`;
     this.#stmts.insert.run(id, webhookId, event, payload, nowMs, nowMs);
@@ -165,12 +143,12 @@ export class DeliveryStore {
    * Claim up to `limit` due deliveries of active webhooks (pending and due, or in flight with an expired lease),
    * leasing them until `nowMs + leaseMs`. `accept` may turn one down (e.g. its webhook is at its concurrency cap).
    */
-  claimDue(
+  async claimDue(
     nowMs: number,
     limit: number,
     leaseMs: number,
     accept: (d: DeliveryRecord) => boolean = () => true,
-  ): DeliveryRecord[] {
+  ): Promise<DeliveryRecord[]> {
     return this.#db.transaction(() => {
       const claimed: DeliveryRecord[] = [];
       const rows = [
@@ -189,7 +167,7 @@ export class DeliveryStore {
   }
 
   /** When the next pending delivery of an active webhook is due (or a lease expires); null when none. */
-  nextDueAt(): number | null {
+  async nextDueAt(): Promise<number | null> {
     const pending = this.#stmts.nextPending.get() ?? null;
     const lease = this.#stmts.nextLeaseEnd.get() ?? null;
     if (pending === null) return lease;
@@ -197,12 +175,7 @@ export class DeliveryStore {
   }
 
   /** Record one attempt and the delivery's new state, atomically. */
-  settle(
-    delivery: DeliveryRecord,
-    attempt: Omit<AttemptRecord, 'attempt' | 'targetAddress' | 'targetKind' | 'requestHeaders'> &
-      Partial<Pick<AttemptRecord, 'targetAddress' | 'targetKind' | 'requestHeaders'>>,
-    next: { state: DeliveryState; nextAttemptAt: number | null; completedAt: number | null },
-  ): void {
+  async settle(delivery: DeliveryRecord, attempt: AttemptOutcome, next: NextState): Promise<void> {
     this.#db.transaction(() => {
       const number = delivery.attempts + 1;
       this.#stmts.attempt.run({
@@ -228,12 +201,12 @@ export class DeliveryStore {
     })();
   }
 
-  get(id: string): DeliveryRecord | null {
+  async get(id: string): Promise<DeliveryRecord | null> {
     const row = this.#stmts.get.get(id);
     return row ? toDeliveryRecord(row) : null;
   }
 
-  attemptsOf(id: string): AttemptRecord[] {
+  async attemptsOf(id: string): Promise<AttemptRecord[]> {
     return this.#stmts.attempts.all(id).map((a) => ({
       ...a,
       requestHeaders:
@@ -242,7 +215,10 @@ export class DeliveryStore {
   }
 
   /** Newest first, optionally one state. */
-  page(webhookId: string, options: { state?: DeliveryState; limit: number; offset: number }) {
+  async page(
+    webhookId: string,
+    options: { state?: DeliveryState; limit: number; offset: number },
+  ): Promise<DeliveryPage> {
     const rows = options.state
       ? this.#stmts.pageState.all(webhookId, options.state, options.limit, options.offset)
       : this.#stmts.page.all(webhookId, options.limit, options.offset);
@@ -257,7 +233,7 @@ export class DeliveryStore {
    * failure); for one awaiting a retry it brings that retry forward and the schedule goes on from there.
    * False when it is in flight right now.
    */
-  requestReplay(id: string, nowMs: number): boolean {
+  async requestReplay(id: string, nowMs: number): Promise<boolean> {
     return this.#stmts.replay.run(nowMs, id).changes > 0;
   }
 
@@ -265,12 +241,12 @@ export class DeliveryStore {
    * SQLite's `data_version`: it changes when ANOTHER connection (the CLI, a second instance) commits to the
    * database, never for this connection's own writes. Polling it is how work queued elsewhere is noticed.
    */
-  externalVersion(): number {
+  async externalVersion(): Promise<number> {
     return this.#stmts.dataVersion.get()!;
   }
 
   /** Log retention: forget finished deliveries (and their attempts) completed before `beforeMs`. */
-  purgeFinished(beforeMs: number): number {
+  async purgeFinished(beforeMs: number): Promise<number> {
     return this.#stmts.purge.run(beforeMs).changes;
   }
 }

@@ -5,36 +5,17 @@
  * per-webhook log of the `/v1` API stays in deliveries.ts.
  */
 import type Database from 'better-sqlite3';
-import {
-  DELIVERY_COLUMNS,
-  type DeliveryRecord,
-  type DeliveryRow,
-  type DeliveryState,
-  toDeliveryRecord,
-} from './deliveries.ts';
-
-export interface DeliveryLogFilter {
-  webhookId?: string;
-  state?: DeliveryState;
-  event?: string;
-  limit: number;
-  offset: number;
-}
-
-/** What a webhook's latest attempts say about its receiver (times in epoch milliseconds). */
-export interface WebhookHealthRecord {
-  /** The newest attempt of its newest HEALTH_WINDOW deliveries; null when none was attempted yet. */
-  last: { startedAt: number; status: number | null; error: string | null; ok: boolean } | null;
-  /** Attempts of those deliveries that failed since the newest one that succeeded (all of them when none did). */
-  failuresInARow: number;
-}
+import type { DeliveryPage } from '../repositories/deliveries.ts';
+import type { DeliveryLog, DeliveryLogFilter, WebhookHealthRecord } from '../repositories/delivery-log.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, toDeliveryRecord } from './deliveries.ts';
 
 // An attempt succeeded when the receiver answered 2xx and the answer arrived whole (the sender's rule).
 // Health looks at the attempts of a webhook's newest deliveries only, so reading it costs the same at any size.
 export const HEALTH_WINDOW = 200;
 const SUCCEEDED = 'a.error IS NULL AND a.status BETWEEN 200 AND 299';
 
-export class DeliveryLogQuery {
+/** The SQLite implementation of DeliveryLog (repositories/delivery-log.ts). */
+export class DeliveryLogQuery implements DeliveryLog {
   readonly #db: Database.Database;
   readonly #fingerprint;
   readonly #health;
@@ -74,7 +55,7 @@ export class DeliveryLogQuery {
   }
 
   /** The newest attempt of a webhook's deliveries and how many failed in a row (for the dashboard's card). */
-  health(webhookId: string): WebhookHealthRecord {
+  async health(webhookId: string): Promise<WebhookHealthRecord> {
     const last = this.#health.last.get(webhookId);
     if (!last) return { last: null, failuresInARow: 0 };
     return {
@@ -83,7 +64,7 @@ export class DeliveryLogQuery {
     };
   }
 
-  page(filter: DeliveryLogFilter): { total: number; data: DeliveryRecord[] } {
+  async page(filter: DeliveryLogFilter): Promise<DeliveryPage> {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (filter.webhookId !== undefined) {
@@ -112,7 +93,7 @@ export class DeliveryLogQuery {
   }
 
   /** Changes whenever any delivery is queued, attempted, replayed or settled (by this process or another). */
-  fingerprint(): string {
+  async fingerprint(): Promise<string> {
     return this.#fingerprint.get() as string;
   }
 }

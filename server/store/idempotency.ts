@@ -1,16 +1,10 @@
 /**
- * `Idempotency-Key` support for POST/PUT/PATCH/DELETE, scoped per API key.
- *
- * Flow for a request carrying the header:
- *   begin() -> 'new': run the request, then complete() with the response (or abandon() if it failed, so the
- *              client may retry with the same key);
- *           -> 'replay': send the stored response, write nothing;
- *           -> 'conflict': the key was used for a different request (fingerprint differs): 409 idempotency_conflict;
- *           -> 'in_progress': the first request with this key is still running: 409 conflict, retry later.
- * Records expire after 24 h. A pending record older than `pendingTtlMs` (a process that died mid-request)
+ * `Idempotency-Key` records in SQLite, the implementation of Idempotency (repositories/idempotency.ts, which
+ * says the flow). Records expire after 24 h. A pending record older than `pendingTtlMs` (a process that died mid-request)
  * no longer blocks the key: the next begin() takes it over.
  */
 import type Database from 'better-sqlite3';
+import type { BeginResult, Idempotency } from '../repositories/idempotency.ts';
 import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
 
@@ -19,12 +13,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_PENDING_TTL_MS = 10 * 60 * 1000;
 /** begin() purges expired records at most this often. */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
-
-export type BeginResult =
-  | { state: 'new' }
-  | { state: 'replay'; status: number; body: string; contentType: string }
-  | { state: 'conflict' }
-  | { state: 'in_progress' };
 
 export interface IdempotencyOptions {
   /** Records older than this are forgotten (default 24 h). */
@@ -44,7 +32,7 @@ interface IdemRow {
   created_at: number;
 }
 
-export class IdempotencyStore {
+export class IdempotencyStore implements Idempotency {
   private readonly clock: () => Date;
   private readonly ttlMs: number;
   private readonly pendingTtlMs: number;
@@ -124,25 +112,35 @@ export class IdempotencyStore {
     this.beginTx = (...args) => tx.immediate(...args);
   }
 
-  begin(apiKeyId: string, idemKey: string, fingerprint: string): BeginResult {
+  async begin(apiKeyId: string, idemKey: string, fingerprint: string): Promise<BeginResult> {
     const now = this.clock().getTime();
-    if (now - this.lastPurge >= PURGE_INTERVAL_MS || now < this.lastPurge) this.purgeExpired();
+    if (now - this.lastPurge >= PURGE_INTERVAL_MS || now < this.lastPurge) this.#purgeExpired();
     return this.beginTx(apiKeyId, idemKey, fingerprint, now);
   }
 
   /** Store the response of a request begun with begin(), sealed; later repeats replay it. */
-  complete(apiKeyId: string, idemKey: string, status: number, contentType: string, body: string): void {
+  async complete(
+    apiKeyId: string,
+    idemKey: string,
+    status: number,
+    contentType: string,
+    body: string,
+  ): Promise<void> {
     const sealed = this.box.seal(body, sealContext.idempotentAnswer(apiKeyId, idemKey));
     this.stmts.complete.run(status, contentType, sealed, apiKeyId, idemKey);
   }
 
   /** Forget a pending request (it failed), so the client may retry with the same key. */
-  abandon(apiKeyId: string, idemKey: string): void {
+  async abandon(apiKeyId: string, idemKey: string): Promise<void> {
     this.stmts.abandon.run(apiKeyId, idemKey);
   }
 
   /** Delete records older than the TTL. Returns how many were deleted. */
-  purgeExpired(): number {
+  async purgeExpired(): Promise<number> {
+    return this.#purgeExpired();
+  }
+
+  #purgeExpired(): number {
     const now = this.clock().getTime();
     this.lastPurge = now;
     return this.stmts.purge.run(now - this.ttlMs).changes;

@@ -58,3 +58,15 @@ export function scrubFreedPages(db: Database.Database): boolean {
   const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
   return result?.busy === 0;
 }
+
+/** Whether some value is sealed already (with whatever key): a missing data key must then not be made anew. */
+export function hasSealedValues(db: Database.Database): boolean {
+  const exists = (table: string) =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+  return (
+    (exists('webhooks') &&
+      db.prepare("SELECT 1 FROM webhooks WHERE secret LIKE 'sp1:%' LIMIT 1").get() !== undefined) ||
+    (exists('idempotency_keys') &&
+      db.prepare("SELECT 1 FROM idempotency_keys WHERE body LIKE 'sp1:%' LIMIT 1").get() !== undefined)
+  );
+}

@@ -9,28 +9,7 @@
  * the replica then undoes the write where the source can (see replica.ts).
  */
 import { statfsSync } from 'node:fs';
-import { AppError } from '../errors.ts';
-
-/**
- * SQLite's and the file system's ways of saying "no room": SQLITE_FULL, and the write errors a full disk causes
- * where SQLite cannot tell (a short write, no room to grow the shared-memory file).
- */
-const SQLITE_STORAGE_CODES = /^SQLITE_(FULL|IOERR_WRITE|IOERR_SHMSIZE)$/;
-const ERRNO_STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
-
-/** A failure that means the data dir could not store what it was given (not a bug, not bad input). */
-export function isStorageFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  return SQLITE_STORAGE_CODES.test(code) || ERRNO_STORAGE_CODES.has(code);
-}
-
-export function insufficientStorage(): AppError {
-  return new AppError(
-    'insufficient_storage',
-    "SheetPort's data folder has no room to record this write, so nothing was written; free some disk space and retry.",
-  );
-}
+import { insufficientStorage } from '../lib/storage-failure.ts';
 
 /**
  * Throws 507 unless the data dir's file system has `minBytes` free for this process (statfs `bavail`: what an

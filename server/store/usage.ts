@@ -1,12 +1,6 @@
 import type Database from 'better-sqlite3';
 import { utcDay } from '../lib/utc-day.ts';
-
-export interface DayUsage {
-  day: string;
-  requests: number;
-  refusedPerSecond: number;
-  refusedDaily: number;
-}
+import type { DayUsage, Usage } from '../repositories/usage.ts';
 
 interface Counter extends DayUsage {
   subject: string;
@@ -18,8 +12,9 @@ interface Counter extends DayUsage {
  * Request counts per subject and UTC day: the daily quota and the usage report. Counting happens in memory on
  * every request; SQLite gets the increments in one transaction per `flush()` (the service flushes every second
  * and on shutdown), so a crash loses at most about a second of counts and the disk is never the bottleneck.
+ * The SQLite implementation of Usage (repositories/usage.ts).
  */
-export class UsageStore {
+export class UsageStore implements Usage {
   readonly #db: Database.Database;
   readonly #counters = new Map<string, Counter>();
   readonly #dirty = new Set<Counter>();
@@ -47,7 +42,7 @@ export class UsageStore {
   }
 
   /** Today's counter for a subject; loaded from SQLite on first use and when the UTC day turns. */
-  today(subject: string, nowMs: number): DayUsage {
+  async today(subject: string, nowMs: number): Promise<Readonly<DayUsage>> {
     return this.#counter(subject, nowMs);
   }
 
@@ -74,7 +69,11 @@ export class UsageStore {
    * Write pending increments. Cheap when nothing changed. A failed write (a full disk) keeps them for the next
    * flush: they are taken off only once the transaction has committed.
    */
-  flush(): void {
+  async flush(): Promise<void> {
+    this.#flush();
+  }
+
+  #flush(): void {
     if (this.#dirty.size === 0) return;
     const batch = [...this.#dirty].map((c) => ({ c, sent: { ...c.pending } }));
     this.#db.transaction(() => {
@@ -91,9 +90,9 @@ export class UsageStore {
   }
 
   /** The last `days` UTC days (today included), newest first; days without requests are omitted. */
-  history(subject: string, nowMs: number, days = 30): DayUsage[] {
+  async history(subject: string, nowMs: number, days = 30): Promise<DayUsage[]> {
     try {
-      this.flush();
+      this.#flush();
     } catch {
       // A full disk: what is stored is answered; the pending counts are written by a later flush.
     }

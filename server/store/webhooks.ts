@@ -1,24 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type {
+  CreateWebhookInput,
+  WebhookChange,
+  WebhookEvent,
+  WebhookRecord,
+  WebhookStatus,
+  Webhooks,
+} from '../repositories/webhooks.ts';
 import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
-import type { WebhookEvent } from './webhook-events.ts';
-
-export type WebhookStatus = 'active' | 'paused';
-
-export interface WebhookRecord {
-  id: string;
-  url: string;
-  spreadsheetId: string;
-  /** The tab's name as last seen: set at registration, updated when the change recorder sees a rename. */
-  sheetName: string;
-  sourceSheetId: string;
-  events: WebhookEvent[];
-  status: WebhookStatus;
-  apiKeyId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 interface Row {
   id: string;
@@ -51,19 +42,12 @@ function toRecord(row: Row): WebhookRecord {
   };
 }
 
-export interface CreateWebhookInput {
-  url: string;
-  spreadsheetId: string;
-  sheetName: string;
-  sourceSheetId: string;
-  events: WebhookEvent[];
-  apiKeyId: string | null;
-  /** Made by the caller (webhooks/register.ts); kept sealed at rest. */
-  secret: string;
-}
-
-/** Webhook registrations. Validation of URLs, events and targets happens before these calls. */
-export class WebhookStore {
+/**
+ * The SQLite implementation of Webhooks (repositories/webhooks.ts). forTab, renameTab and nextTimestamp are
+ * synchronous and outside the interface: the change recorder calls them inside its own SQLite transaction.
+ * hasAnyNow is the synchronous hasAny the wiring gives the sources (context.ts).
+ */
+export class WebhookStore implements Webhooks {
   readonly #clock: () => Date;
   /** Secrets are sealed at rest with the data key (secrets/at-rest.ts); only this class sees them in clear. */
   readonly #box: SecretBox;
@@ -108,7 +92,7 @@ export class WebhookStore {
   }
 
   /** Register a webhook with its secret (never returned by a read; see webhooks/register.ts). */
-  create(input: CreateWebhookInput): WebhookRecord {
+  async create(input: CreateWebhookInput): Promise<WebhookRecord> {
     const id = `wh_${randomBytes(9).toString('base64url')}`;
     const secret = input.secret;
     const now = this.#clock().toISOString();
@@ -125,20 +109,29 @@ export class WebhookStore {
       updated_at: now,
       secret: this.#box.seal(secret, sealContext.webhookSecret(id)),
     });
-    return this.get(id)!;
+    return this.#get(id)!;
   }
 
-  get(id: string): WebhookRecord | null {
+  async get(id: string): Promise<WebhookRecord | null> {
+    return this.#get(id);
+  }
+
+  #get(id: string): WebhookRecord | null {
     const row = this.#stmts.get.get(id);
     return row ? toRecord(row) : null;
   }
 
-  list(): WebhookRecord[] {
+  async list(): Promise<WebhookRecord[]> {
     return this.#stmts.list.all().map(toRecord);
   }
 
   /** Whether any webhook, paused ones included, is registered on a tab of this spreadsheet. */
-  hasAny(spreadsheetId: string): boolean {
+  async hasAny(spreadsheetId: string): Promise<boolean> {
+    return this.hasAnyNow(spreadsheetId);
+  }
+
+  /** `hasAny` answered at once, outside the interface: a source asks it synchronously between its checks. */
+  hasAnyNow(spreadsheetId: string): boolean {
     return this.#stmts.anyFor.get(spreadsheetId) !== undefined;
   }
 
@@ -152,11 +145,8 @@ export class WebhookStore {
     return this.#stmts.renameTab.run(name, spreadsheetId, sourceSheetId, name).changes;
   }
 
-  update(
-    id: string,
-    change: { url?: string; events?: WebhookEvent[]; status?: WebhookStatus },
-  ): WebhookRecord | null {
-    const current = this.get(id);
+  async update(id: string, change: WebhookChange): Promise<WebhookRecord | null> {
+    const current = this.#get(id);
     if (!current) return null;
     this.#stmts.update.run({
       id,
@@ -165,16 +155,16 @@ export class WebhookStore {
       status: change.status ?? current.status,
       updated_at: this.#clock().toISOString(),
     });
-    return this.get(id);
+    return this.#get(id);
   }
 
-  remove(id: string): boolean {
+  async remove(id: string): Promise<boolean> {
     return this.#stmts.remove.run(id).changes > 0;
   }
 
   /** Replace the secret; deliveries signed from now on use it (retries of older ones too). False: no such webhook. */
-  rotateSecret(id: string, secret: string): boolean {
-    if (!this.get(id)) return false;
+  async rotateSecret(id: string, secret: string): Promise<boolean> {
+    if (!this.#get(id)) return false;
     this.#stmts.setSecret.run(
       this.#box.seal(secret, sealContext.webhookSecret(id)),
       this.#clock().toISOString(),
@@ -183,7 +173,7 @@ export class WebhookStore {
     return true;
   }
 
-  secretOf(id: string): string | null {
+  async secretOf(id: string): Promise<string | null> {
     const stored = this.#stmts.secret.get(id);
     return stored === undefined ? null : this.#box.open(stored, sealContext.webhookSecret(id));
   }

@@ -9,7 +9,7 @@
  * of this machine's own network interfaces (a service bound to 0.0.0.0 answers there as on 127.0.0.1).
  */
 import os from 'node:os';
-import type { AttemptRecord } from '../store/deliveries.ts';
+import type { AttemptRecord } from '../repositories/deliveries.ts';
 import { type AddressKind, classifyAddress } from './target-safety.ts';
 
 /** An address class, or `none` when the attempt reached no address (a name that did not resolve, a bad URL). */

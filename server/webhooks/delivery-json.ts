@@ -5,7 +5,7 @@
  * went to and the headers it sent (the API does not: a key holder could replay a signed request to the receiver).
  */
 import { iso } from '../lib/iso-time.ts';
-import type { AttemptRecord, DeliveryRecord } from '../store/deliveries.ts';
+import type { AttemptRecord, DeliveryRecord } from '../repositories/deliveries.ts';
 import { coarseError, detailsShown } from './attempt-target.ts';
 
 export function deliveryJson(d: DeliveryRecord) {

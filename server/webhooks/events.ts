@@ -1,7 +1,7 @@
 import type { RowChange } from '../changes/diff/row-diff.ts';
+import type { WebhookEvent } from '../repositories/webhooks.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { CellValue } from '../sources/source.ts';
-import type { WebhookEvent } from '../store/webhook-events.ts';
 
 /** One changed row as the diff gives it (values in header order). */
 export type ChangedRow = RowChange;

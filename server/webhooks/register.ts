@@ -3,20 +3,20 @@
  * secret is made here (webhooks own its format, see secret.ts) and handed to the store, which only keeps it,
  * sealed.
  */
+
+import type { ConnectionRecord } from '../repositories/connections.ts';
+import type { CreateWebhookInput, WebhookEvent, WebhookRecord, Webhooks } from '../repositories/webhooks.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import { resolveTab } from '../spreadsheets/tab-resolver.ts';
-import type { ConnectionRecord } from '../store/connections.ts';
-import type { WebhookEvent } from '../store/webhook-events.ts';
-import type { CreateWebhookInput, WebhookRecord, WebhookStore } from '../store/webhooks.ts';
 import { generateSecret } from './secret.ts';
 
 /** The new webhook and its secret, which is shown this once. */
-export function registerWebhook(
-  store: WebhookStore,
+export async function registerWebhook(
+  store: Webhooks,
   input: Omit<CreateWebhookInput, 'secret'>,
-): { record: WebhookRecord; secret: string } {
+): Promise<{ record: WebhookRecord; secret: string }> {
   const secret = generateSecret();
-  return { record: store.create({ ...input, secret }), secret };
+  return { record: await store.create({ ...input, secret }), secret };
 }
 
 export interface WebhookOnTab {
@@ -34,7 +34,7 @@ export interface WebhookOnTab {
  * content as of now), so the very next change to the tab is notified, whoever registered the webhook.
  */
 export async function registerWebhookOnTab(
-  deps: { webhooks: WebhookStore; spreadsheets: Spreadsheets },
+  deps: { webhooks: Webhooks; spreadsheets: Spreadsheets },
   input: WebhookOnTab,
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const snapshot = await deps.spreadsheets.of(input.connection).observe();
@@ -50,7 +50,7 @@ export async function registerWebhookOnTab(
 }
 
 /** A new secret, shown this once; null when there is no such webhook. */
-export function rotateWebhookSecret(store: WebhookStore, id: string): string | null {
+export async function rotateWebhookSecret(store: Webhooks, id: string): Promise<string | null> {
   const secret = generateSecret();
-  return store.rotateSecret(id, secret) ? secret : null;
+  return (await store.rotateSecret(id, secret)) ? secret : null;
 }

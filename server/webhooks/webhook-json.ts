@@ -1,6 +1,6 @@
 import { iso } from '../lib/iso-time.ts';
-import type { WebhookHealthRecord } from '../store/delivery-log.ts';
-import type { WebhookRecord } from '../store/webhooks.ts';
+import type { WebhookHealthRecord } from '../repositories/delivery-log.ts';
+import type { WebhookRecord } from '../repositories/webhooks.ts';
 
 /** A webhook as the API and the CLI show it: never the secret. */
 export function webhookJson(w: WebhookRecord, sheetName: string = w.sheetName) {

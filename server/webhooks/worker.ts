@@ -1,6 +1,6 @@
 import { RetryStreak } from '../lib/retry-streak.ts';
-import type { DeliveryRecord, DeliveryStore } from '../store/deliveries.ts';
-import type { WebhookStore } from '../store/webhooks.ts';
+import type { Deliveries, DeliveryRecord } from '../repositories/deliveries.ts';
+import type { Webhooks } from '../repositories/webhooks.ts';
 import { targetOf } from './attempt-target.ts';
 import { afterFailure } from './retry-policy.ts';
 
@@ -16,8 +16,8 @@ export interface AttemptOutcome {
 }
 
 export interface WorkerOptions {
-  deliveries: DeliveryStore;
-  webhooks: WebhookStore;
+  deliveries: Deliveries;
+  webhooks: Webhooks;
   now: () => number;
   /** One HTTP attempt (the real sender in production; never throws). */
   send: (input: { url: string; body: Buffer; headers: Record<string, string> }) => Promise<AttemptOutcome>;
@@ -58,9 +58,11 @@ export class DeliveryWorker {
   readonly #perWebhook = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
   #externalPoll: NodeJS.Timeout | null = null;
-  #externalVersion = 0;
+  /** null until the first look after start (which only records it). */
+  #externalVersion: number | null = null;
   #running = false;
-  #pumping = false;
+  /** The pump under way, if any: a second caller waits for it (it loops once more for them). */
+  #pumping: Promise<void> | null = null;
   #pumpAgain = false;
   #lastPurge = 0;
   /** The database failing (a full disk): each kind of failure is logged once, claims back off, nothing is lost. */
@@ -88,8 +90,9 @@ export class DeliveryWorker {
 
   start(): void {
     this.#running = true;
-    this.#externalVersion = this.#o.deliveries.externalVersion();
-    this.#externalPoll = setInterval(() => this.#checkExternal(), this.#o.externalPollMs);
+    this.#externalVersion = null;
+    void this.#checkExternal(); // the version as of now; its read settles before the first pump runs
+    this.#externalPoll = setInterval(() => void this.#checkExternal(), this.#o.externalPollMs);
     this.#externalPoll.unref();
     this.wake();
   }
@@ -101,27 +104,31 @@ export class DeliveryWorker {
     this.#timer = null;
     if (this.#externalPoll) clearInterval(this.#externalPoll);
     this.#externalPoll = null;
+    // A claim under way still starts its attempts: wait for it, then for them.
+    await this.#pumping;
     await Promise.allSettled([...this.#inFlight.values()]);
   }
 
   /** New work may be due: look now (also while backing off: new work was just stored, so the database writes). */
   wake(): void {
     if (!this.#running) return;
-    setImmediate(() => this.#pump(false, true));
+    setImmediate(() => void this.#pump(false, true));
   }
 
   /** Another process committed something (it may have queued, replayed or resumed): look at the queue. */
-  #checkExternal(): void {
+  async #checkExternal(): Promise<void> {
+    let version: number;
     try {
-      const version = this.#o.deliveries.externalVersion();
+      version = await this.#o.deliveries.externalVersion();
       this.#peeking.succeeded();
-      if (version === this.#externalVersion) return;
-      this.#externalVersion = version;
     } catch (err) {
       this.#peeking.failed(err);
       return;
     }
-    this.wake();
+    const first = this.#externalVersion === null;
+    if (version === this.#externalVersion) return;
+    this.#externalVersion = version;
+    if (!first) this.wake();
   }
 
   /**
@@ -130,43 +137,49 @@ export class DeliveryWorker {
    */
   async drain(): Promise<void> {
     for (;;) {
-      this.#pump(true);
+      await this.#pump(true);
       if (this.#inFlight.size === 0) return;
       await Promise.allSettled([...this.#inFlight.values()]);
     }
   }
 
-  #pump(force = false, woken = false): void {
-    if (!this.#running && !force) return;
+  #pump(force = false, woken = false): Promise<void> {
+    if (!this.#running && !force) return Promise.resolve();
     if (this.#pumping) {
       this.#pumpAgain = true;
-      return;
+      return this.#pumping;
     }
     if (!force && !woken && !this.#claiming.due()) {
-      this.#schedule(); // backing off after a failure: the timer says when to try again
-      return;
+      // Backing off after a failure: the timer says when to try again.
+      return this.#schedule();
     }
-    this.#pumping = true;
+    const pumping = this.#claimUntilNothingNew().then(() => {
+      this.#pumping = null;
+      // Scheduled once the pump is over: a wake from now on starts a pump of its own.
+      return this.#running ? this.#schedule() : undefined;
+    });
+    this.#pumping = pumping;
+    return pumping;
+  }
+
+  async #claimUntilNothingNew(): Promise<void> {
     try {
       do {
         this.#pumpAgain = false;
-        this.#claimAndSend();
+        await this.#claimAndSend();
       } while (this.#pumpAgain);
-      this.#purgeNowAndThen();
+      await this.#purgeNowAndThen();
       this.#claiming.succeeded();
     } catch (err) {
       this.#claiming.failed(err);
-    } finally {
-      this.#pumping = false;
     }
-    if (this.#running) this.#schedule();
   }
 
-  #claimAndSend(): void {
+  async #claimAndSend(): Promise<void> {
     const capacity = this.#o.maxInFlight - this.#inFlight.size;
     if (capacity <= 0) return;
     const taken = new Map<string, number>();
-    const claimed = this.#o.deliveries.claimDue(this.#o.now(), capacity, this.#o.leaseMs, (d) => {
+    const claimed = await this.#o.deliveries.claimDue(this.#o.now(), capacity, this.#o.leaseMs, (d) => {
       if (this.#inFlight.has(d.id)) return false;
       const busy = (this.#perWebhook.get(d.webhookId) ?? 0) + (taken.get(d.webhookId) ?? 0);
       if (busy >= this.#o.perWebhook) return false;
@@ -188,8 +201,8 @@ export class DeliveryWorker {
 
   async #attempt(delivery: DeliveryRecord): Promise<void> {
     const { deliveries, webhooks, now } = this.#o;
-    const webhook = webhooks.get(delivery.webhookId);
-    const secret = webhooks.secretOf(delivery.webhookId);
+    const webhook = await webhooks.get(delivery.webhookId);
+    const secret = await webhooks.secretOf(delivery.webhookId);
     if (!webhook || secret === null) return; // deleted meanwhile: its deliveries went with it
     const body = Buffer.from(delivery.payload);
     const startedAt = now();
@@ -216,7 +229,7 @@ export class DeliveryWorker {
           return { ...step, completedAt: step.state === 'failed' ? finishedAt : null };
         })();
     try {
-      deliveries.settle(
+      await deliveries.settle(
         delivery,
         {
           trigger: delivery.replay ? 'replay' : 'auto',
@@ -237,30 +250,37 @@ export class DeliveryWorker {
     }
   }
 
-  #schedule(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
+  async #schedule(): Promise<void> {
+    this.#setTimer(null);
     let delay: number;
     if (this.#claiming.failures > 0) delay = this.#claiming.waitMs();
     else {
       let due: number | null;
       try {
-        due = this.#o.deliveries.nextDueAt();
+        due = await this.#o.deliveries.nextDueAt();
       } catch (err) {
         this.#claiming.failed(err);
         due = this.#o.now() + this.#claiming.waitMs();
       }
-      if (due === null) return;
+      if (due === null || !this.#running) return;
       delay = Math.min(MAX_SLEEP_MS, Math.max(0, due - this.#o.now()));
     }
-    this.#timer = setTimeout(() => this.#pump(), delay);
+    this.#setTimer(delay);
+  }
+
+  /** One timer at most, whichever schedule set it last (two may be under way at once). */
+  #setTimer(delay: number | null): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (delay === null) return;
+    this.#timer = setTimeout(() => void this.#pump(), delay);
     this.#timer.unref();
   }
 
-  #purgeNowAndThen(): void {
+  async #purgeNowAndThen(): Promise<void> {
     const nowMs = this.#o.now();
     if (nowMs - this.#lastPurge < PURGE_EVERY_MS) return;
     this.#lastPurge = nowMs;
-    this.#o.deliveries.purgeFinished(nowMs - this.#o.retentionMs);
+    await this.#o.deliveries.purgeFinished(nowMs - this.#o.retentionMs);
   }
 }

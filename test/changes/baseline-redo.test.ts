@@ -77,13 +77,13 @@ function edit(old: readonly Row[], ops: readonly Op[]): Row[] {
 }
 
 describe('a baseline: checkpoint + row edits', () => {
-  it('loads as the last recorded version after any sequence of changes', () => {
-    fc.assert(
-      fc.property(
+  it('loads as the last recorded version after any sequence of changes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(row, { maxLength: 8 }),
         fc.array(fc.array(op, { maxLength: 4 }), { minLength: 1, maxLength: 6 }),
         fc.nat({ max: 5 }),
-        (first, steps, renameAt) => {
+        async (first, steps, renameAt) => {
           const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-redo-'));
           dirs.push(dir);
           const { db, recorder, baselines } = openRecorder(dir);
@@ -91,14 +91,14 @@ describe('a baseline: checkpoint + row edits', () => {
             let header = ['A', 'B', 'C'];
             let rows = first;
             let before = snapshot(header, rows);
-            recorder.record('wb_1', null, before);
-            steps.forEach((ops, i) => {
+            await recorder.record('wb_1', null, before);
+            for (const [i, ops] of steps.entries()) {
               if (i === renameAt) header = ['A', 'B2', 'C'];
               rows = edit(rows, ops);
               const after = snapshot(header, rows);
-              recorder.record('wb_1', before, after);
+              await recorder.record('wb_1', before, after);
               before = after;
-            });
+            }
             const loaded = baselines.loadNow('wb_1').get('1')!;
             expect(loaded.header).toEqual(header);
             expect(loaded.typed).toEqual(rows);
@@ -112,7 +112,7 @@ describe('a baseline: checkpoint + row edits', () => {
     );
   });
 
-  it('stores only the changed rows of a write to a big tab, and a new checkpoint once the edits grow many', () => {
+  it('stores only the changed rows of a write to a big tab, and a new checkpoint once the edits grow many', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-redo-'));
     dirs.push(dir);
     const { db, recorder, baselines } = openRecorder(dir);
@@ -130,13 +130,13 @@ describe('a baseline: checkpoint + row edits', () => {
       const header = ['Id', 'Name'];
       let rows: Row[] = Array.from({ length: 8_000 }, (_, i) => [i, `n${i}`]);
       let before = snapshot(header, rows);
-      recorder.record('wb_1', null, before);
+      await recorder.record('wb_1', null, before);
       const checkpoint = stored().content;
 
       for (let i = 0; i < 10; i++) {
         rows = [...rows, [100_000 + i, 'appended']];
         const after = snapshot(header, rows);
-        recorder.record('wb_1', before, after);
+        await recorder.record('wb_1', before, after);
         before = after;
       }
       expect(stored().content.equals(checkpoint)).toBe(true);
@@ -145,7 +145,7 @@ describe('a baseline: checkpoint + row edits', () => {
       // More than a quarter of the rows changed since the checkpoint (8,000 / 4): a new checkpoint.
       rows = rows.map((r, i) => (i < 2_100 ? [r[0]!, 'renamed'] : r));
       const after = snapshot(header, rows);
-      recorder.record('wb_1', before, after);
+      await recorder.record('wb_1', before, after);
       expect(stored().redo_entries).toBe(0);
       expect(stored().content.equals(checkpoint)).toBe(false);
       expect(baselines.loadNow('wb_1').get('1')!.typed).toEqual(rows);

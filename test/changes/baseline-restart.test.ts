@@ -49,7 +49,7 @@ describe('a baseline across a restart', () => {
     await writeFile(file, 'Name,Age\nAda,36\nBob,41\n');
 
     const first = start(dataDir);
-    const conn = connectFile(first.connections, file);
+    const conn = await connectFile(first.connections, file);
     const { sourceSheetId } = await webhookOnTab(first, conn, 'https://hooks.example.com/in', {
       sheetName: 'team',
     });

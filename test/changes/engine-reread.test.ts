@@ -28,7 +28,7 @@ describe('a baseline read from the same file version', () => {
     const file = await writePeopleWorkbook(h.dir, 'same.xlsx');
     const dataDir = path.join(h.dir, 'reread-data');
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = connectFile(first.connections, file);
+    const conn = await connectFile(first.connections, file);
     const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in');
     // What an older engine stored for the same file: Ann's age unread (null), one row fewer.
     const stored = (await new SqliteBaselines(first.db).load(conn.spreadsheetId)).get(tab.sourceSheetId)!;
@@ -63,7 +63,7 @@ describe('a baseline read from the same file version', () => {
     const file = await writePeopleWorkbook(h.dir, 'two-tabs.xlsx');
     const context = createServiceContext({ dataDir: path.join(h.dir, 'two-tabs-data'), log: () => {} });
     open.push(context);
-    const conn = connectFile(context.connections, file);
+    const conn = await connectFile(context.connections, file);
     const tab = (await context.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === 'People')!;
     const result = await context.spreadsheets
       .of(conn)
@@ -82,7 +82,7 @@ describe('a baseline read from the same file version', () => {
     const file = await writePeopleWorkbook(h.dir, 'other.xlsx');
     const dataDir = path.join(h.dir, 'other-data');
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = connectFile(first.connections, file);
+    const conn = await connectFile(first.connections, file);
     const tab = await webhookOnTab(first, conn, 'https://hooks.example.com/in', { events: ['row.updated'] });
     const stored = (await new SqliteBaselines(first.db).load(conn.spreadsheetId)).get(tab.sourceSheetId)!;
     const older = {

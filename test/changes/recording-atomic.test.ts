@@ -27,7 +27,7 @@ describe('the recording transaction', () => {
     it(`a failure inserting into ${table} records nothing of the change`, async () => {
       h = await startHarness();
       const file = await writePeopleWorkbook(h.dir);
-      const conn = h.connect(file);
+      const conn = await h.connect(file);
       await webhookOnTab(h.context, conn, 'https://hooks.example.com/in');
       expect((await append(conn, 'Dee')).status).toBe(201);
       const before = recordedState(h.context.db);

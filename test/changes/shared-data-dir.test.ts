@@ -81,7 +81,9 @@ describe('a data dir shared by the CLI and a server', () => {
     secret.value = await webhook(id as string, receiver.url);
     await start();
     // The server has seen the file; it stops watching while another program edits it.
-    await service!.context.spreadsheets.of(service!.context.connections.resolve(id as string)!).observe();
+    await service!.context.spreadsheets
+      .of((await service!.context.connections.resolve(id as string))!)
+      .observe();
     await service!.pauseSync();
     await writeFile(file, 'Name,Age\nAda,36\nBob,42\n');
     // Registering a second webhook from the CLI records the edit (and queues its notification to the first).

@@ -11,7 +11,7 @@ describe('API writes notify webhooks', () => {
   it('an append reaches a real receiver as one signed row.inserted', async () => {
     h = await startHarness();
     h.context.startBackground();
-    const conn = h.connect(await writePeopleWorkbook(h.dir));
+    const conn = await h.connect(await writePeopleWorkbook(h.dir));
     const { receiver, webhookId, sourceSheetId } = await webhookInContext(h.context, conn);
     const res = await h.fetch(rowsPath(conn, 'People'), {
       method: 'POST',
@@ -46,7 +46,7 @@ describe('changes made while SheetPort was stopped', () => {
     const dataDir = path.join(h.dir, 'offline-data');
     // First run: the tab is seen once (its baseline stored), a webhook registered, then the service stops.
     const first = createServiceContext({ dataDir, log: () => {} });
-    const conn = connectFile(first.connections, file);
+    const conn = await connectFile(first.connections, file);
     const { receiver } = await webhookInContext(first, conn, { events: ['row.updated'] });
     await first.close();
     // Meanwhile the user edits the sheet.

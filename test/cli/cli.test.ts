@@ -275,8 +275,8 @@ describe('sheetport keys', () => {
          import { ConnectionStore } from ${JSON.stringify(fileURLToPath(new URL('../../server/store/connections.ts', import.meta.url)))};
          const db = openDatabase(process.argv[1]);
          const s = new ConnectionStore(db);
-         const a = s.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/a.xlsx' });
-         const b = s.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/b.xlsx' });
+         const a = await s.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/a.xlsx' });
+         const b = await s.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/b.xlsx' });
          console.log(JSON.stringify([a, b]));
          db.close();`,
         keysDir(),

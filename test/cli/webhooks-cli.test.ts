@@ -48,10 +48,10 @@ interface WebhookJson {
   updated_at: string;
 }
 
-function storedSecret(id: string): string | null {
+async function storedSecret(id: string): Promise<string | null> {
   const db = openDatabase(dataDir);
   try {
-    return new WebhookStore(db).secretOf(id);
+    return await new WebhookStore(db).secretOf(id);
   } finally {
     db.close();
   }
@@ -95,7 +95,7 @@ describe('sheetport webhooks create / list', () => {
     expect(out).toMatch(/not shown again/);
     const id = /Created webhook (wh_\S+)/.exec(out)?.[1];
     expect(id).toBeDefined();
-    expect(storedSecret(id!)).toBe(secrets[0]);
+    expect(await storedSecret(id!)).toBe(secrets[0]);
 
     const list = await ok<WebhookJson[]>('webhooks', 'list');
     expect(list).toHaveLength(1);
@@ -153,7 +153,7 @@ describe('sheetport webhooks create / list', () => {
       events: ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'],
       status: 'active',
     });
-    expect(storedSecret(created.webhook_id)).toBe(created.secret);
+    expect(await storedSecret(created.webhook_id)).toBe(created.secret);
 
     const mine = await ok<WebhookJson[]>('webhooks', 'list', '--spreadsheet', userKey);
     expect(mine.map((w) => w.webhook_id)).toContain(created.webhook_id);
@@ -274,9 +274,9 @@ describe('sheetport webhooks pause / resume / rotate-secret / delete', () => {
     expect(rotated.webhook_id).toBe(id);
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(created.secret);
-    expect(storedSecret(id)).toBe(rotated.secret);
+    expect(await storedSecret(id)).toBe(rotated.secret);
     const humanRotate = await human('webhooks', 'rotate-secret', id);
-    expect(humanRotate.match(/whsec_[A-Za-z0-9+/=]+/g)).toEqual([storedSecret(id)]);
+    expect(humanRotate.match(/whsec_[A-Za-z0-9+/=]+/g)).toEqual([await storedSecret(id)]);
 
     expect(await ok('webhooks', 'delete', id)).toEqual({ webhook_id: id, deleted: true });
     expect((await ok<WebhookJson[]>('webhooks', 'list')).map((w) => w.webhook_id)).not.toContain(id);
@@ -311,12 +311,13 @@ describe('sheetport deliveries', () => {
 
     const context = createServiceContext({ dataDir, log: () => {} });
     try {
-      const { deliveries } = context;
+      // The outbox's own enqueue (the recorder's, outside the Deliveries interface) queues them as a change would.
+      const deliveries = new DeliveryStore(context.db);
       failedId = deliveries.enqueue(webhookId, 'row.inserted', JSON.stringify(payload), t0);
       succeededId = deliveries.enqueue(webhookId, 'row.updated', '{"event":"row.updated"}', t0 + 1000);
       inFlightId = deliveries.enqueue(webhookId, 'row.deleted', '{"event":"row.deleted"}', t0 + 2000);
-      deliveries.settle(
-        deliveries.get(failedId)!,
+      await deliveries.settle(
+        (await deliveries.get(failedId))!,
         {
           trigger: 'auto',
           startedAt: t0 + 5,
@@ -327,8 +328,8 @@ describe('sheetport deliveries', () => {
         },
         { state: 'failed', nextAttemptAt: null, completedAt: t0 + 47 },
       );
-      deliveries.settle(
-        deliveries.get(succeededId)!,
+      await deliveries.settle(
+        (await deliveries.get(succeededId))!,
         {
           trigger: 'auto',
           startedAt: t0 + 1005,
@@ -339,7 +340,7 @@ describe('sheetport deliveries', () => {
         },
         { state: 'succeeded', nextAttemptAt: null, completedAt: t0 + 1012 },
       );
-      const claimed = deliveries.claimDue(Date.now(), 10, 60_000, (d) => d.id === inFlightId);
+      const claimed = await deliveries.claimDue(Date.now(), 10, 60_000, (d) => d.id === inFlightId);
       expect(claimed.map((d) => d.id)).toEqual([inFlightId]);
     } finally {
       await context.close();
@@ -454,7 +455,7 @@ describe('sheetport deliveries', () => {
 
     const db = openDatabase(dataDir);
     try {
-      const d = new DeliveryStore(db).get(failedId)!;
+      const d = (await new DeliveryStore(db).get(failedId))!;
       expect(d.state).toBe('pending');
       expect(d.replay).toBe(true);
       expect(d.nextAttemptAt).toBeLessThanOrEqual(Date.now());

@@ -257,7 +257,7 @@ describe('against SheetPort', () => {
   it('reads the same rows as one big list request, as a library and as a script', async () => {
     const h = await startHarness();
     try {
-      const conn = h.connect(await writePeopleWorkbook(h.dir));
+      const conn = await h.connect(await writePeopleWorkbook(h.dir));
       const expected = await (await h.fetch(`/api/spreadsheets/${conn.userKey}/People?limit=1000`)).json();
       expect(expected).toHaveLength(6);
       const rows = await fetchAllRows({

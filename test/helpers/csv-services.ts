@@ -23,7 +23,7 @@ export function csvServices(prefix: string) {
       services.push(service);
       const csv = path.join(dir, 'team.csv');
       await writeFile(csv, 'name,age\nAnn,31\nBob,25\n');
-      const connection = service.context.connections.create({
+      const connection = await service.context.connections.create({
         name: 'team',
         sourceKind: 'workbook',
         idPrefix: 'wb_',

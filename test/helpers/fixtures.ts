@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import type { ConnectionRecord, ConnectionStore } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
+import type { ConnectionStore } from '../../server/store/connections.ts';
 
 /**
  * A small workbook with every kind of value the API types: text, numbers with formats, dates, booleans,
@@ -47,8 +48,11 @@ export async function fileHash(file: string): Promise<string> {
 }
 
 /** `file` registered as a workbook connection named after it, as `sheetport connect <file>` registers it. */
-export function connectFile(connections: Pick<ConnectionStore, 'create'>, file: string): ConnectionRecord {
-  return connections.create({
+export async function connectFile(
+  connections: Pick<ConnectionStore, 'create'>,
+  file: string,
+): Promise<ConnectionRecord> {
+  return await connections.create({
     name: path.basename(file),
     sourceKind: 'workbook',
     idPrefix: 'wb_',

@@ -9,9 +9,9 @@ import type { GoogleConfig, SheetPortConfig } from '../../server/config.ts';
 import { connectSpreadsheet } from '../../server/connections/connect.ts';
 import { type ContextOptions, createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { secretsOf } from '../../server/secrets/db-binding.ts';
 import type { CellValue } from '../../server/sources/source.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { seedWorkbook } from '../fakes/google-sheets/seed.ts';
 import { googleConfig } from './config.ts';
 import { fileHash } from './fixtures.ts';
@@ -55,11 +55,11 @@ export interface Harness {
   /** A read_write key reaching every connection. */
   key: string;
   /** Connect a workbook file (whatever the harness's kind). */
-  connect(file: string): ConnectionRecord;
+  connect(file: string): Promise<ConnectionRecord>;
   /** Connect the spreadsheet `file` holds as the harness's kind: the file itself, or a Google spreadsheet the
    * fake seeds from it (same tabs, typed values and number formats). */
   connectBook(file: string): Promise<ConnectedBook>;
-  createKey(options?: Parameters<ServiceContext['keys']['create']>[0]): string;
+  createKey(options?: Parameters<ServiceContext['keys']['create']>[0]): Promise<string>;
   /** fetch against the harness with the read_write key unless `auth` says otherwise. */
   fetch(pathAndQuery: string, init?: RequestInit & { auth?: string | null }): Promise<TestResponse>;
   close(): Promise<void>;
@@ -185,10 +185,10 @@ export async function startHarness(
   const { server, port } = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   // Test keys get limits no test reaches unless it asks for a plan: the limits have their own tests.
-  const key = context.keys.create({ name: 'test', scope: 'read_write', ...UNLIMITED }).key;
+  const key = (await context.keys.create({ name: 'test', scope: 'read_write', ...UNLIMITED })).key;
   if (google) storeLogin(google.fake, secretsOf(context.db).provider);
-  const connect = (file: string) =>
-    context.connections.create({
+  const connect = async (file: string) =>
+    await context.connections.create({
       name: path.basename(file),
       sourceKind: 'workbook',
       idPrefix: 'wb_',
@@ -204,7 +204,7 @@ export async function startHarness(
     key,
     connect,
     async connectBook(file) {
-      if (!google) return workbookBook(connect(file), file);
+      if (!google) return workbookBook(await connect(file), file);
       const { id } = await seedWorkbook(google.fake.store, file);
       // As `sheetport connect google <id>` does: the spreadsheet is read, then registered under Google's id.
       const { connection } = await connectSpreadsheet(
@@ -214,7 +214,7 @@ export async function startHarness(
       );
       return googleBook(connection, google);
     },
-    createKey: (options) => context.keys.create({ ...UNLIMITED, ...options }).key,
+    createKey: async (options) => (await context.keys.create({ ...UNLIMITED, ...options })).key,
     fetch(pathAndQuery, init = {}) {
       const { auth, ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { createServiceContext } from '../../server/context.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { openSecretsProvider } from '../../server/secrets/choose.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { connectFile, writePeopleWorkbook } from './fixtures.ts';
 
 export interface PreparedDataDir {
@@ -23,8 +23,8 @@ export async function prepareDataDir(dir: string): Promise<PreparedDataDir> {
   const book = await writePeopleWorkbook(dir);
   openSecretsProvider(dataDir, { env: { SHEETPORT_SECRETS: 'file' } });
   const setup = createServiceContext({ dataDir, log: () => {} });
-  const connection = connectFile(setup.connections, book);
-  const { key } = setup.keys.create({
+  const connection = await connectFile(setup.connections, book);
+  const { key } = await setup.keys.create({
     name: 'k',
     scope: 'read_write',
     plan: 'enterprise',

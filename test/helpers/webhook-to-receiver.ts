@@ -5,8 +5,8 @@
  * HTTP (`POST /v1/webhooks`) as a user does. The caller closes the receiver.
  */
 import type { ServiceContext } from '../../server/context.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../../server/store/webhook-events.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../server/repositories/webhooks.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
 import type { Harness } from './harness.ts';
 import { type Receiver, startReceiver } from './receiver.ts';
@@ -33,7 +33,7 @@ export async function webhookOnTab(
   const sheetName = options.sheetName ?? 'People';
   const tab = (await context.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === sheetName);
   if (!tab) throw new Error(`no tab ${sheetName} in ${conn.location}`);
-  const created = registerWebhook(context.webhooks, {
+  const created = await registerWebhook(context.webhooks, {
     url,
     spreadsheetId: conn.spreadsheetId,
     sheetName,

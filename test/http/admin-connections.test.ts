@@ -182,7 +182,7 @@ describe('POST /admin/connections', () => {
       it(name, async () => {
         await expectError(await connect(await body()), status, error, POST);
         expect(await listed()).toEqual([]);
-        expect(h.context.connections.list()).toEqual([]);
+        expect(await h.context.connections.list()).toEqual([]);
       });
     }
 
@@ -224,7 +224,7 @@ describe('the admin guard on /admin/connections', () => {
     }
     const none = await fetch(`${h.url}/admin/connections`);
     await expectError(none, 401, { code: 'unauthorized' }, ['/admin/connections', 'get']);
-    expect(h.context.connections.list()).toEqual([]);
+    expect(await h.context.connections.list()).toEqual([]);
   });
 
   it('refuses a non-loopback Host with 403 even with the admin token', async () => {
@@ -319,7 +319,7 @@ describe('DELETE /admin/connections/{id}', () => {
       webhooks_removed: 1,
     });
     expect(await listed()).toEqual([]);
-    expect(h.context.webhooks.get(webhookId)).toBeNull();
+    expect(await h.context.webhooks.get(webhookId)).toBeNull();
     expect((await h.fetch('/v1/webhooks')).status).toBe(200);
     expect((await (await h.fetch('/v1/webhooks')).json()).data).toEqual([]);
   });

@@ -141,7 +141,7 @@ describe('admin connections for the dashboard', () => {
     const total = typed.body.header.indexOf('Total');
     expect(typeof typed.body.rows[0][total]).toBe('number');
     expect(formulas.body.rows[0][total]).toMatch(/^=/);
-    const key = service.context.keys.create({ scope: 'read' }).key;
+    const key = (await service.context.keys.create({ scope: 'read' })).key;
     const userKey = connected.body.user_key;
     const api = await fetch(`${service.url}/api/spreadsheets/${userKey}/Orders?limit=1&values=formula`, {
       headers: { Authorization: `Bearer ${key}` },
@@ -208,8 +208,8 @@ describe('admin webhooks and the delivery log', () => {
         (await admin('/admin/webhooks')).body.data.map((w: { webhook_id: string }) => w.webhook_id),
       ).toContain(id);
 
-      const key = service.context.keys.create({ scope: 'read_write' }).key;
-      const userKey = service.context.connections.getBySpreadsheetId(spreadsheetId)!.userKey;
+      const key = (await service.context.keys.create({ scope: 'read_write' })).key;
+      const userKey = (await service.context.connections.getBySpreadsheetId(spreadsheetId))!.userKey;
       const append = await fetch(`${service.url}/api/spreadsheets/${userKey}/People`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },

@@ -123,7 +123,7 @@ describe('the admin surface and /ui', () => {
   });
 
   it('refuse a wrong token, an API key and no token', async () => {
-    const apiKey = service.context.keys.create({ scope: 'read_write' }).key;
+    const apiKey = (await service.context.keys.create({ scope: 'read_write' })).key;
     for (const auth of [`Bearer ${token}x`, `Bearer ${apiKey}`, '']) {
       const res = await send({ path: '/admin/keys', headers: auth ? { Authorization: auth } : {} });
       expect(res.status, auth).toBe(401);
@@ -131,7 +131,7 @@ describe('the admin surface and /ui', () => {
   });
 
   it('refuse a cross-site form post (text/plain or urlencoded, no Authorization) and change nothing', async () => {
-    const before = service.context.keys.list().length;
+    const before = (await service.context.keys.list()).length;
     const forms: [string, string][] = [
       ['text/plain', '{"scope":"read_write"}'],
       ['application/x-www-form-urlencoded', 'scope=read_write&plan=pro'],
@@ -146,7 +146,7 @@ describe('the admin surface and /ui', () => {
         expect(res.headers['access-control-allow-origin'], p).toBeUndefined();
       }
     }
-    expect(service.context.keys.list().length).toBe(before);
+    expect((await service.context.keys.list()).length).toBe(before);
   });
 
   it('open the event stream only with a fresh one-use stream token', async () => {

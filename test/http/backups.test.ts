@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { type ContextOptions, createServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writeCsv, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
@@ -31,7 +31,7 @@ describe('writes through the API', () => {
 
   it('12 writes keep the 10 newest replaced versions (0600), the newest being the file before the last write', async () => {
     const file = await writePeopleWorkbook(h.dir, 'people.xlsx');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     let beforeLast = Buffer.alloc(0);
     for (let i = 1; i <= 12; i++) {
       beforeLast = await fsp.readFile(file);
@@ -76,7 +76,7 @@ describe('writes through the API', () => {
 
   it('a refused write (nothing written) keeps no version', async () => {
     const file = await writePeopleWorkbook(h.dir, 'refused.xlsx');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const res = await h.fetch(rowsPath(conn, 'People'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -105,15 +105,17 @@ async function startServer(options: Partial<ContextOptions> = {}) {
   });
   const { app } = createApp(context);
   const { server, port } = await listen(app, 0, '127.0.0.1');
-  const key = context.keys.create({
-    name: 't',
-    scope: 'read_write',
-    plan: 'enterprise',
-    perSecond: 1_000_000,
-    daily: 1_000_000_000,
-  }).key;
-  const connect = (file: string): ConnectionRecord =>
-    context.connections.create({
+  const key = (
+    await context.keys.create({
+      name: 't',
+      scope: 'read_write',
+      plan: 'enterprise',
+      perSecond: 1_000_000,
+      daily: 1_000_000_000,
+    })
+  ).key;
+  const connect = async (file: string): Promise<ConnectionRecord> =>
+    await context.connections.create({
       name: path.basename(file),
       sourceKind: 'workbook',
       idPrefix: 'wb_',
@@ -153,7 +155,7 @@ describe('when no backup can be made', () => {
     fs.mkdirSync(s.dataDir, { recursive: true });
     fs.writeFileSync(path.join(s.dataDir, 'backups'), 'not a folder'); // fails for root too
     const file = await writeCsv(s.dir, 'orders.csv', 'Order,Qty\nA-1,2\n');
-    const res = await s.append(s.connect(file), 'orders', { Order: 'A-2', Qty: 5 });
+    const res = await s.append(await s.connect(file), 'orders', { Order: 'A-2', Qty: 5 });
     expect(res.status).toBe(201);
     expect(fs.readFileSync(file, 'utf8')).toBe('Order,Qty\nA-1,2\nA-2,5\n');
     expect(s.logged).toEqual([
@@ -164,7 +166,7 @@ describe('when no backup can be made', () => {
   it('keep: 0 turns backups off', async () => {
     s = await startServer({ backups: { keep: 0 } });
     const file = await writeCsv(s.dir, 'orders.csv', 'Order,Qty\nA-1,2\n');
-    const res = await s.append(s.connect(file), 'orders', { Order: 'A-2', Qty: 5 });
+    const res = await s.append(await s.connect(file), 'orders', { Order: 'A-2', Qty: 5 });
     expect(res.status).toBe(201);
     expect(fs.existsSync(path.join(s.dataDir, 'backups'))).toBe(false);
     expect(s.logged).toEqual([]);

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import {
   type ConnectedBook,
@@ -44,11 +44,11 @@ async function connectFile(file: string): Promise<Fixture> {
 }
 
 /** People tab (6 rows: Ann, bob, Cid Jr., an empty row, item10, item2), a fresh spreadsheet per test. */
-const freshPeople = async () => connectFile(await writePeopleWorkbook(h.dir, `people-${++n}.xlsx`));
+const freshPeople = async () => await connectFile(await writePeopleWorkbook(h.dir, `people-${++n}.xlsx`));
 
 /** Orders tab: styled header, currency/date formats, a formula column, a merged note, a Summary tab. */
 const freshStyled = async (rows = 5) =>
-  connectFile(await writeStyledWorkbook(path.join(h.dir, `styled-${++n}.xlsx`), rows));
+  await connectFile(await writeStyledWorkbook(path.join(h.dir, `styled-${++n}.xlsx`), rows));
 
 const batchPath = (sheetId: string, form: 'colon' | 'slash' = 'colon') =>
   `/v1/sheets/${encodeURIComponent(sheetId)}/rows${form === 'colon' ? ':' : '/'}batchUpdate`;
@@ -476,11 +476,11 @@ forEachKind((kind) => {
       const { sheetId, book } = await freshPeople();
       const before = await book.fingerprint();
       const body = { mutations: [{ op: 'delete', row: 1 }] };
-      const readOnly = await batch(sheetId, body, { auth: h.createKey({ scope: 'read' }) });
+      const readOnly = await batch(sheetId, body, { auth: await h.createKey({ scope: 'read' }) });
       expect(readOnly.status).toBe(403);
       expect((await readOnly.json()).error.code).toBe('forbidden');
       const other = await freshPeople();
-      const elsewhere = h.createKey({ scope: 'read_write', connections: [other.conn.spreadsheetId] });
+      const elsewhere = await h.createKey({ scope: 'read_write', connections: [other.conn.spreadsheetId] });
       const narrow = await batch(sheetId, body, { auth: elsewhere });
       expect(narrow.status).toBe(403);
       expect(await book.fingerprint()).toBe(before);

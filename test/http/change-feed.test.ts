@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import {
   type ConnectedBook,
@@ -166,7 +166,7 @@ forEachKind((kind) => {
       expect(noBook.status).toBe(404);
       expect((await noBook.json()).error.code).toBe('spreadsheet_not_found');
       const other = (await h.connectBook(await writePeopleWorkbook(h.dir, 'other.xlsx'))).connection;
-      const narrow = h.createKey({ scope: 'read', connections: [other.spreadsheetId] });
+      const narrow = await h.createKey({ scope: 'read', connections: [other.spreadsheetId] });
       expect((await h.fetch(feedPath(`sheet=People&updated_since=${EPOCH}`), { auth: narrow })).status).toBe(
         403,
       );

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   h = await startHarness();
   const file = path.join(h.dir, 'people.xlsx');
   await runPython(MAKE, [file]);
-  book = h.connect(file);
+  book = await h.connect(file);
 });
 afterAll(async () => {
   await h.close();

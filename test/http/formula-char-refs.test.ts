@@ -96,7 +96,7 @@ afterAll(async () => {
 describe.each(['openpyxl', 'hex', 'libreoffice'])('a tab named Été in formulas written by %s', (maker) => {
   it('is computed, and its references move when a row of Été is deleted', async () => {
     const file = files[maker] as string;
-    const book = h.connect(file);
+    const book = await h.connect(file);
     const before = await h.fetch(rowsPath(book, 'Summary'));
     expect(await before.json()).toEqual([
       { What: 'sum', Value: 6 },

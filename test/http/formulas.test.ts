@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
 
@@ -67,8 +67,8 @@ beforeAll(async () => {
   h = await startHarness();
   file = path.join(h.dir, 'book.xlsx');
   await runPython(MAKE, [file]);
-  book = h.connect(file);
-  formulaKey = h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
+  book = await h.connect(file);
+  formulaKey = await h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
 });
 afterAll(async () => {
   await h.close();

@@ -46,7 +46,7 @@ function connect(location: string): Promise<TestResponse> {
 async function refused(res: TestResponse): Promise<Record<string, unknown>> {
   const { error } = await res.json();
   expectDocumentedError(error, res.status, 'post', '/admin/connections');
-  expect(h.context.connections.list()).toEqual([]);
+  expect(await h.context.connections.list()).toEqual([]);
   return error;
 }
 
@@ -181,7 +181,7 @@ describe('a tab deleted in Google Sheets', () => {
       expect(after).toMatchObject({ code: 'sheet_not_found', sheet: 'Extra' });
       expect(after.message).toMatch(/renamed or deleted/);
     } finally {
-      h.context.connections.remove(connection.id);
+      await h.context.connections.remove(connection.id);
     }
   });
 });

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
 import { writeZipBomb } from '../helpers/zip-bomb.ts';
@@ -71,7 +71,7 @@ describe('hostile files over HTTP (default limits)', () => {
     h = await startHarness();
     const at = (name: string) => path.join(h.dir, name);
     await writeOrders(at('good.xlsx'), 50);
-    good = h.connect(at('good.xlsx'));
+    good = await h.connect(at('good.xlsx'));
     await writeZipBomb(at('bomb.xlsx'), { sheetMb: 480 });
     await writeZipBomb(at('liar.xlsx'), { sheetMb: 480, declaredSheetBytes: 1000 });
     execFileSync('mkfifo', [at('fifo.xlsx')]);
@@ -88,7 +88,7 @@ describe('hostile files over HTTP (default limits)', () => {
       Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(4096)]),
     );
     await damageData(at('good.xlsx'), at('damaged.xlsx'));
-    for (const [name] of HOSTILE) hostile.set(name, h.connect(at(name)));
+    for (const [name] of HOSTILE) hostile.set(name, await h.connect(at(name)));
   });
   afterAll(async () => {
     await closeSocket();
@@ -161,7 +161,7 @@ describe('a failure is remembered until the file changes', () => {
     const file = path.join(h.dir, 'slow.xlsx');
     // Within the size limits, but far more rows than can be parsed in 1.5 s.
     await writeZipBomb(file, { sheetMb: 250, numberedRows: true, emptyCells: true });
-    const slow = h.connect(file);
+    const slow = await h.connect(file);
 
     const first = await timed(h.fetch(rowsPath(slow, 'Bomb')));
     expect(first.res.status).toBe(502);
@@ -210,10 +210,10 @@ describe('GET /v1/spreadsheets while a big file is being parsed', () => {
 
   it('lists it as still being read after 2 s instead of waiting for it', async () => {
     await writeOrders(path.join(h.dir, 'good.xlsx'), 5);
-    h.connect(path.join(h.dir, 'good.xlsx'));
+    await h.connect(path.join(h.dir, 'good.xlsx'));
     // Millions of rows: several seconds to read.
     await writeZipBomb(path.join(h.dir, 'big.xlsx'), { sheetMb: 250, numberedRows: true, emptyCells: true });
-    h.connect(path.join(h.dir, 'big.xlsx'));
+    await h.connect(path.join(h.dir, 'big.xlsx'));
 
     const { res, body, ms } = await timed(h.fetch('/v1/spreadsheets'));
     expect(res.status).toBe(200);
@@ -241,7 +241,7 @@ describe('small files that describe a huge grid', () => {
   it('are refused as too_large before the grid is built, and the server keeps answering the rest', async () => {
     const at = (name: string) => path.join(h.dir, name);
     await writeOrders(at('good.xlsx'), 50);
-    const good = h.connect(at('good.xlsx'));
+    const good = await h.connect(at('good.xlsx'));
     // Written by openpyxl: a 100-column header and one cell in the sheet's last row (a few KB on disk).
     await runPython(
       `import sys, openpyxl
@@ -276,7 +276,7 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
       `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(300_000)}1\n`,
     );
     for (const name of ['sparse.xlsx', 'shared.xlsx', 'blank-lines.csv']) {
-      const connection = h.connect(at(name));
+      const connection = await h.connect(at(name));
       const [bad, ok] = await Promise.all([
         timed(h.fetch(rowsPath(connection, 'Sheet'))),
         timed(h.fetch(rowsPath(good, 'Orders', '?limit=5'))),

@@ -3,7 +3,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
 /** Header cells as users really type them, including ones that break naive JSON/XML/CSV writers. */

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
@@ -79,7 +79,7 @@ let sheetId: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  conn = h.connect(await writePeopleWorkbook(h.dir));
+  conn = await h.connect(await writePeopleWorkbook(h.dir));
   // Read the tab once first: the list does not wait long for a first parse.
   expect((await h.fetch(rowsPath(conn, 'People'))).status).toBe(200);
   const listed = await (await h.fetch('/v1/spreadsheets')).json();
@@ -183,7 +183,7 @@ describe('real error answers match docs/openapi.json', () => {
   it('a workbook that cannot be read: 502 with its reason', async () => {
     const file = path.join(h.dir, 'damaged.xlsx');
     await writeFile(file, 'not a zip package');
-    const damaged = h.connect(file);
+    const damaged = await h.connect(file);
     const res = await h.fetch(rowsPath(damaged, 'Sheet1'));
     const body = await res.json();
     expect(res.status).toBe(502);
@@ -192,7 +192,13 @@ describe('real error answers match docs/openapi.json', () => {
   });
 
   it('over the per-second limit: 429 with limit_type and retry_after', async () => {
-    const key = h.createKey({ name: 'slow', scope: 'read', plan: 'enterprise', perSecond: 1, daily: 1000 });
+    const key = await h.createKey({
+      name: 'slow',
+      scope: 'read',
+      plan: 'enterprise',
+      perSecond: 1,
+      daily: 1000,
+    });
     await h.fetch(rowsPath(conn, 'People'), { auth: key });
     const res = await h.fetch(rowsPath(conn, 'People'), { auth: key });
     const body = await res.json();

@@ -7,7 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { webhookOverHttp } from '../helpers/webhook-to-receiver.ts';
@@ -129,7 +129,7 @@ describe('a save by another program while an API write is under way', () => {
   async function setup(): Promise<{ conn: ConnectionRecord; book: string }> {
     h = await startHarness({ kind: 'workbook' });
     const book = await writePeopleWorkbook(h.dir);
-    const conn = h.connect(book);
+    const conn = await h.connect(book);
     h.context.startBackground();
     return { conn, book };
   }

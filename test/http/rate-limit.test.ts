@@ -50,7 +50,7 @@ forEachKind((kind) => {
     it('200 concurrent requests from one Free key: exactly 10 succeed in the first second', async () => {
       const h = await start();
       const conn = (await h.connectBook(await writePeopleWorkbook(h.dir))).connection;
-      const key = h.context.keys.create({ scope: 'read' }).key;
+      const key = (await h.context.keys.create({ scope: 'read' })).key;
       const answers = await burst(h, rowsPath(conn, 'People', '?limit=1'), key, 200);
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(10);
@@ -69,7 +69,7 @@ forEachKind((kind) => {
       // a second later the window has moved on
       now += 1000;
       expect((await h.fetch(rowsPath(conn, 'People'), { auth: key })).status).toBe(200);
-      expect(h.context.usage.today(h.context.keys.findByKey(key)!.id, now)).toMatchObject({
+      expect(await h.context.usage.today((await h.context.keys.findByKey(key))!.id, now)).toMatchObject({
         requests: 11,
         refusedPerSecond: 190,
       });
@@ -77,7 +77,7 @@ forEachKind((kind) => {
 
     it('sends the burst, daily and IETF headers on every keyed response', async () => {
       const h = await start();
-      const key = h.context.keys.create({ scope: 'read', plan: 'pro' }).key;
+      const key = (await h.context.keys.create({ scope: 'read', plan: 'pro' })).key;
       const res = await h.fetch('/v1/spreadsheets', { auth: key });
       expect(res.status).toBe(200);
       const header = (name: string) => res.headers.get(name);
@@ -98,12 +98,14 @@ forEachKind((kind) => {
     it('answers the daily limit with seconds until midnight UTC, and keeps the count across a restart', async () => {
       const first = await start();
       const dataDir = path.join(first.dir, 'data');
-      const key = first.context.keys.create({
-        scope: 'read',
-        plan: 'enterprise',
-        perSecond: 50,
-        daily: 3,
-      }).key;
+      const key = (
+        await first.context.keys.create({
+          scope: 'read',
+          plan: 'enterprise',
+          perSecond: 50,
+          daily: 3,
+        })
+      ).key;
       for (let i = 0; i < 3; i++)
         expect((await first.fetch('/v1/spreadsheets', { auth: key })).status).toBe(200);
       await first.context.close(); // flushes the counts, as a clean stop does
@@ -123,7 +125,7 @@ forEachKind((kind) => {
       const h = await start();
       const conn = (await h.connectBook(await writePeopleWorkbook(h.dir))).connection;
       expect((await h.fetch(rowsPath(conn, 'People'), { auth: null })).status).toBe(401);
-      h.context.connections.setPublicRead(conn.spreadsheetId, true);
+      await h.context.connections.setPublicRead(conn.spreadsheetId, true);
       const answers = await burst(h, rowsPath(conn, 'People', '/1'), null, 15);
       expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
       expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
@@ -150,7 +152,7 @@ forEachKind((kind) => {
   describe('usage', () => {
     it('the admin API reports usage per key, on loopback with the admin token only', async () => {
       const h = await start();
-      const { record, key } = h.context.keys.create({ scope: 'read' });
+      const { record, key } = await h.context.keys.create({ scope: 'read' });
       for (let i = 0; i < 12; i++) await h.fetch('/v1/spreadsheets', { auth: key });
       const admin = { authorization: `Bearer ${h.context.adminToken}` };
       expect((await h.fetch(`/admin/keys/${record.id}/usage`, { auth: null })).status).toBe(401);

@@ -105,7 +105,7 @@ describe('a workbook its owner made read-only', () => {
   it('is not written by the service running as this user (root in CI), and is again once writable', async () => {
     h = await startHarness();
     const book = await writePeopleWorkbook(h.dir);
-    const connection = h.connect(book);
+    const connection = await h.connect(book);
     await chmod(book, 0o444);
     const before = { bytes: await sha(book), mode: (await stat(book)).mode };
     const json = { 'content-type': 'application/json' };

@@ -31,7 +31,7 @@ async function start(requestLog: { maxBytes?: number; keepFiles?: number } = {})
     requestLog,
     log: (message, err) => serverLog.push(`${message} ${err instanceof Error ? err.message : ''}`),
   });
-  const { record, key } = service.context.keys.create({ name: 't', scope: 'read_write', plan: 'pro' });
+  const { record, key } = await service.context.keys.create({ name: 't', scope: 'read_write', plan: 'pro' });
   const get = (p: string) => fetch(service.url + p, { headers: { authorization: `Bearer ${key}` } });
   return { service, dataDir, connection, keyId: record.id, key, get, serverLog };
 }

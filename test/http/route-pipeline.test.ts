@@ -14,7 +14,7 @@ import {
   type RouteEntry,
   RouteTable,
 } from '../../server/http/route-table.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness, type TestResponse } from '../helpers/harness.ts';
 
@@ -26,8 +26,8 @@ let router: Router;
 
 beforeAll(async () => {
   h = await startHarness();
-  conn = h.connect(await writePeopleWorkbook(h.dir));
-  other = h.connect(await writePeopleWorkbook(h.dir, 'other.xlsx'));
+  conn = await h.connect(await writePeopleWorkbook(h.dir));
+  other = await h.connect(await writePeopleWorkbook(h.dir, 'other.xlsx'));
   ({ routes, router } = createApp(h.context));
 });
 afterAll(async () => {
@@ -117,7 +117,7 @@ describe('the routes of the real app', () => {
   });
 
   it('each read_write route answers 403 forbidden to a read key', async () => {
-    const readKey = h.createKey({ scope: 'read' });
+    const readKey = await h.createKey({ scope: 'read' });
     const readWrite = routes.filter((e) => e.access === 'read_write');
     expect(readWrite.map((e) => e.resource)).toEqual(
       expect.arrayContaining(['tab', 'webhook', 'delivery', 'none']),
@@ -135,8 +135,8 @@ describe('the routes of the real app', () => {
     const onSpreadsheet = routes.filter((e) => e.resource === 'tab' || e.resource === 'connection');
     expect(new Set(onSpreadsheet.map((e) => e.path.split('/')[1]))).toEqual(new Set(['api', 'v1']));
     for (const scope of ['read', 'read_write'] as const) {
-      const elsewhere = h.createKey({ scope, connections: [other.spreadsheetId] });
-      const here = h.createKey({ scope, connections: [conn.spreadsheetId] });
+      const elsewhere = await h.createKey({ scope, connections: [other.spreadsheetId] });
+      const here = await h.createKey({ scope, connections: [conn.spreadsheetId] });
       for (const e of onSpreadsheet.filter((e) => scope === 'read_write' || e.access !== 'read_write')) {
         const refused = await call(e, elsewhere);
         expect(refused.status, `${scope} ${label(e)}`).toBe(403);

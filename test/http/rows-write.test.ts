@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type ConnectedBook, forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { fileHash, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 
@@ -12,7 +12,7 @@ let file: string;
 beforeAll(async () => {
   h = await startHarness();
   file = await writePeopleWorkbook(h.dir);
-  conn = h.connect(file);
+  conn = await h.connect(file);
 });
 afterAll(() => h.close());
 
@@ -51,9 +51,9 @@ describe('authentication and authorization', () => {
       headers: { authorization: 'Basic eDp5' },
     });
     expect((await errorOf(basic)).code).toBe('unauthorized');
-    const { record, key } = h.context.keys.create({ scope: 'read' });
+    const { record, key } = await h.context.keys.create({ scope: 'read' });
     expect((await h.fetch(rowsPath(conn, 'People'), { auth: key })).status).toBe(200);
-    h.context.keys.revoke(record.id);
+    await h.context.keys.revoke(record.id);
     expect((await errorOf(await h.fetch(rowsPath(conn, 'People'), { auth: key }))).status).toBe(401);
   });
 
@@ -63,7 +63,7 @@ describe('authentication and authorization', () => {
   });
 
   it('403 for a read key writing, and for a key limited to other connections', async () => {
-    const readKey = h.createKey({ scope: 'read' });
+    const readKey = await h.createKey({ scope: 'read' });
     const write = await h.fetch(rowsPath(conn, 'People'), {
       auth: readKey,
       method: 'POST',
@@ -71,8 +71,8 @@ describe('authentication and authorization', () => {
       body: '{"Name":"x"}',
     });
     expect(await errorOf(write)).toMatchObject({ status: 403, code: 'forbidden' });
-    const other = h.connect(await writePeopleWorkbook(h.dir, 'other.xlsx'));
-    const narrow = h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
+    const other = await h.connect(await writePeopleWorkbook(h.dir, 'other.xlsx'));
+    const narrow = await h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
     expect((await h.fetch(rowsPath(other, 'People'), { auth: narrow })).status).toBe(200);
     expect(await errorOf(await h.fetch(rowsPath(conn, 'People'), { auth: narrow }))).toMatchObject({
       status: 403,

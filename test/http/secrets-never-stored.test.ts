@@ -65,9 +65,13 @@ async function filesHolding(dir: string, needle: string, except: (file: string) 
 describe('secrets sent in odd places never reach the data dir', () => {
   it('a key in X-Request-Id, in queries (sp_ and sp%5F), in path segments and in other headers', async () => {
     const { dataDir, service, connection } = await services.start();
-    const { key } = service.context.keys.create({ name: 'caller', scope: 'read_write', plan: 'pro' });
+    const { key } = await service.context.keys.create({ name: 'caller', scope: 'read_write', plan: 'pro' });
     // Another real key, the one a careless client pastes everywhere.
-    const { key: leaked } = service.context.keys.create({ name: 'pasted', scope: 'read_write', plan: 'pro' });
+    const { key: leaked } = await service.context.keys.create({
+      name: 'pasted',
+      scope: 'read_write',
+      plan: 'pro',
+    });
     const adminToken = service.context.adminToken;
     // The random part: found in the file whether the `sp_` prefix was written plainly or percent-encoded.
     const needle = leaked.slice(3);
@@ -174,7 +178,7 @@ describe('secrets sent in odd places never reach the data dir', () => {
       expect(refused.status).toBe(400);
       expect(JSON.parse(refused.body).error).toMatchObject({ code: 'invalid_body', field: 'url' });
     }
-    expect(service.context.webhooks.list()).toEqual([]);
+    expect(await service.context.webhooks.list()).toEqual([]);
 
     // No answer echoes the key back either (error messages name paths and parameters).
     for (const answer of answers) {

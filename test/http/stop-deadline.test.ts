@@ -32,9 +32,9 @@ describe('sheetport serve on SIGTERM', () => {
     const fifoFile = path.join(dir, 'fifo.xlsx');
     execFileSync('mkfifo', [fifoFile]);
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const slow = connectFile(setup.connections, slowFile);
-    const fifo = connectFile(setup.connections, fifoFile);
-    const { key } = setup.keys.create({
+    const slow = await connectFile(setup.connections, slowFile);
+    const fifo = await connectFile(setup.connections, fifoFile);
+    const { key } = await setup.keys.create({
       name: 'k',
       scope: 'read',
       plan: 'enterprise',

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { XMLValidator } from 'fast-xml-parser';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { fileHash, writeCsv, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
@@ -43,7 +43,7 @@ afterAll(() => h.close());
 async function reloaded(file: string, sheet: string): Promise<Record<string, unknown>[]> {
   const fresh = await startHarness();
   try {
-    const conn = fresh.connect(file);
+    const conn = await fresh.connect(file);
     const res = await fresh.fetch(rowsPath(conn, sheet, '?limit=1000'));
     expect(res.status).toBe(200);
     return (await res.json()) as Record<string, unknown>[];
@@ -77,7 +77,7 @@ async function expectWellFormedXlsx(file: string): Promise<void> {
 describe('.xlsx: odd characters round-trip exactly', () => {
   it('appends and updates every odd string; a fresh server reads the same values back', async () => {
     const file = await writePeopleWorkbook(h.dir, 'odd.xlsx');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const appended = await send(
       conn,
       'People',
@@ -103,7 +103,7 @@ describe('.xlsx: odd characters round-trip exactly', () => {
     wb.addWorksheet('Empty');
     const file = `${h.dir}/empty-odd.xlsx`;
     await wb.xlsx.writeFile(file);
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const res = await send(conn, 'Empty', 'POST', '', { 'a\rb': 1, x_x0041_: 2, 'c\uffff': 3 });
     expect(res.status).toBe(201);
     expect(await reloaded(file, 'Empty')).toEqual([{ 'a\rb': 1, x_x0041_: 2, 'c\uffff': 3 }]);
@@ -114,7 +114,7 @@ describe('.xlsx: odd characters round-trip exactly', () => {
 describe('.csv: odd characters round-trip exactly', () => {
   it('appends every odd string and reads the same values back from a fresh server', async () => {
     const file = await writeCsv(h.dir, 'odd.csv', 'Name,Code\nAnn,1\n');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const res = await send(
       conn,
       'odd',
@@ -134,7 +134,7 @@ describe('.csv: formula injection (CONTRACT 2)', () => {
 
   it('stores formula-like text behind a leading quote and returns it exactly through the API', async () => {
     const file = await writeCsv(h.dir, 'inject.csv', 'Name,Note\n');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const values = [...ATTACKS, "'=already quoted", -5, '+5', 'plain'];
     const res = await send(
       conn,
@@ -163,8 +163,8 @@ describe('.csv: formula injection (CONTRACT 2)', () => {
 
   it('a formulas key still cannot create a formula in a .csv file', async () => {
     const file = await writeCsv(h.dir, 'inject-formulas.csv', 'Name\n');
-    const conn = h.connect(file);
-    const key = h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
+    const conn = await h.connect(file);
+    const key = await h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
     const res = await h.fetch(rowsPath(conn, 'inject-formulas'), {
       method: 'POST',
       auth: key,
@@ -179,7 +179,7 @@ describe('.csv: formula injection (CONTRACT 2)', () => {
 describe('.csv: text that would read back as a number or a boolean', () => {
   it('is refused naming the field, and stored as the sheet reads it with input=user_entered', async () => {
     const file = await writeCsv(h.dir, 'typed.csv', 'Name,Note\nAnn,x\n');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const before = await fileHash(file);
     for (const text of ['true', 'FALSE', '-1', '1e3', '-0', '42']) {
       const res = await send(conn, 'typed', 'POST', '', [
@@ -217,7 +217,7 @@ describe('values a source cannot store are refused, naming the field, with nothi
           ? await writePeopleWorkbook(h.dir, 'refuse.xlsx')
           : await writeCsv(h.dir, 'refuse.csv', 'Name,Code\nAnn,1\n');
       const sheet = kind === 'xlsx' ? 'People' : 'refuse';
-      const conn = h.connect(file);
+      const conn = await h.connect(file);
       const before = await fileHash(file);
 
       const lone = await send(conn, sheet, 'PUT', '/1', { Code: 'a\ud800b' });
@@ -253,7 +253,7 @@ describe('values a source cannot store are refused, naming the field, with nothi
 
   it('a 20,000-field row on an empty tab is 400, not 500', async () => {
     const file = await writeCsv(h.dir, 'wide.csv', '');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     const row = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`c${i}`, i]));
     const res = await send(conn, 'wide', 'POST', '', row);
     expect(res.status).toBe(400);
@@ -277,7 +277,7 @@ describe('values a source cannot store are refused, naming the field, with nothi
   ] as const) {
     it(`${kind}: rows that fit alone but name over 16,384 fields together are 400, and the file is unchanged`, async () => {
       const file = await make();
-      const conn = h.connect(file);
+      const conn = await h.connect(file);
       const before = await fileHash(file);
       const half = (from: number) =>
         Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`c${from + i}`, i]));
@@ -299,8 +299,8 @@ describe('.xlsx: formula text the file can hold exactly, or a refusal', () => {
 
   it('refuses a formula holding a character XML cannot carry or a reload would change, naming the field', async () => {
     const file = await writePeopleWorkbook(h.dir, 'formula-odd.xlsx');
-    const conn = h.connect(file);
-    const key = h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
+    const conn = await h.connect(file);
+    const key = await h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
     const before = await fileHash(file);
     for (const formula of ['="a"&"\u0001"', '="\uffff"', '=LEN("a\rb")', '="\u0000"']) {
       const res = await sendFormula(conn, key, { Name: 'x', Code: formula });
@@ -312,8 +312,8 @@ describe('.xlsx: formula text the file can hold exactly, or a refusal', () => {
 
   it('keeps other formula text exactly through a reload; the file stays well-formed for XML and openpyxl', async () => {
     const file = await writePeopleWorkbook(h.dir, 'formula-kept.xlsx');
-    const conn = h.connect(file);
-    const key = h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
+    const conn = await h.connect(file);
+    const key = await h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true });
     const formulas = ['="tab\there"', '="line\nbreak"', '="emoji 😀 & <é>"', '=LEN(""quoted"")'];
     const res = await sendFormula(
       conn,
@@ -323,7 +323,7 @@ describe('.xlsx: formula text the file can hold exactly, or a refusal', () => {
     expect(res.status).toBe(201);
     const fresh = await startHarness();
     try {
-      const again = fresh.connect(file);
+      const again = await fresh.connect(file);
       const read = await fresh.fetch(rowsPath(again, 'People', '?values=formula&limit=1000'));
       const rows = (await read.json()) as Record<string, unknown>[];
       expect(rows.slice(-formulas.length).map((r) => r.Code)).toEqual(formulas);

@@ -46,7 +46,7 @@ async function connectBook() {
   h = await startHarness();
   const file = path.join(h.dir, 'names.xlsx');
   await python(WRITE_BOOK, file);
-  return { file, conn: h.connect(file) };
+  return { file, conn: await h.connect(file) };
 }
 
 describe('naming a tab', () => {

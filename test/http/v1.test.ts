@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, startHarness } from '../helpers/harness.ts';
 
@@ -43,7 +43,7 @@ forEachKind((kind) => {
 
     it('hides connections a key may not reach', async () => {
       const other = (await h.connectBook(await writePeopleWorkbook(h.dir, 'other.xlsx'))).connection;
-      const narrow = h.createKey({ connections: [other.spreadsheetId] });
+      const narrow = await h.createKey({ connections: [other.spreadsheetId] });
       const body = await (await h.fetch('/v1/spreadsheets', { auth: narrow })).json();
       expect(body.data.map((s: { spreadsheet_id: string }) => s.spreadsheet_id)).toEqual([
         other.spreadsheetId,

@@ -5,7 +5,7 @@
  * notification signed with A's secret.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -50,8 +50,8 @@ async function expectNotFound(res: TestResponse, what: string): Promise<void> {
 async function twoKeysOnOneSpreadsheet(): Promise<{ conn: ConnectionRecord; keyA: string; keyB: string }> {
   h = await startHarness();
   const { connection } = await h.connectBook(await writePeopleWorkbook(h.dir));
-  const keyA = h.createKey({ scope: 'read_write', connections: [connection.spreadsheetId] });
-  const keyB = h.createKey({ scope: 'read_write' });
+  const keyA = await h.createKey({ scope: 'read_write', connections: [connection.spreadsheetId] });
+  const keyB = await h.createKey({ scope: 'read_write' });
   return { conn: connection, keyA, keyB };
 }
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -209,11 +209,11 @@ forEachKind((kind) => {
         spreadsheet_id: conn.spreadsheetId,
         sheet_name: 'People',
       };
-      const readOnly = h.createKey({ scope: 'read' });
+      const readOnly = await h.createKey({ scope: 'read' });
       const res = await send('POST', '/v1/webhooks', body, readOnly);
       expect(res.status).toBe(403);
       expect((await res.json()).error.code).toBe('forbidden');
-      const narrow = h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
+      const narrow = await h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
       const denied = await send('POST', '/v1/webhooks', body, narrow);
       expect(denied.status).toBe(403);
       expect(
@@ -229,8 +229,8 @@ forEachKind((kind) => {
       const other = await connectPeople('other.xlsx');
       const mine = await createWebhook(conn, 'https://hooks.example.com/a');
       const theirs = await createWebhook(other, 'https://hooks.example.com/b');
-      const narrow = h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
-      const readOnly = h.createKey({ scope: 'read' });
+      const narrow = await h.createKey({ scope: 'read_write', connections: [other.spreadsheetId] });
+      const readOnly = await h.createKey({ scope: 'read' });
 
       const ids = async (auth?: string) =>
         (await (await h.fetch('/v1/webhooks', auth === undefined ? {} : { auth })).json()).data.map(
@@ -388,7 +388,7 @@ forEachKind((kind) => {
       expect((await h.fetch(`/v1/webhooks/${webhook_id}`)).status).toBe(404);
       expect((await send('DELETE', `/v1/webhooks/${webhook_id}`)).status).toBe(404);
       expect((await h.fetch(`/v1/webhooks/${webhook_id}/deliveries/${deliveryId}`)).status).toBe(404);
-      expect(h.context.deliveries.get(deliveryId)).toBeNull();
+      expect(await h.context.deliveries.get(deliveryId)).toBeNull();
       expect((await (await h.fetch('/v1/webhooks')).json()).data).toEqual([]);
     });
 
@@ -445,9 +445,11 @@ forEachKind((kind) => {
       const body = await all.json();
       expect(body.meta).toEqual({ total: 3, limit: 50, offset: 0 });
       expect(all.headers.get('x-total-count')).toBe('3');
-      const names = body.data.map(
-        (d: { delivery_id: string }) =>
-          JSON.parse(h.context.deliveries.get(d.delivery_id)!.payload).changed_rows[0].after.Name,
+      const names = await Promise.all(
+        body.data.map(
+          async (d: { delivery_id: string }) =>
+            JSON.parse((await h.context.deliveries.get(d.delivery_id))!.payload).changed_rows[0].after.Name,
+        ),
       );
       expect(names).toEqual(['B', 'Fail', 'A']);
       expect(body.data.map((d: { state: string }) => d.state)).toEqual(['succeeded', 'pending', 'succeeded']);
@@ -530,7 +532,7 @@ forEachKind((kind) => {
       });
       expect(first.payload).toEqual(JSON.parse(r.received[0]!.body));
       // What was recorded, which the CLI shows: everything, and where the attempt went.
-      expect(h.context.deliveries.attemptsOf(first.delivery_id)[0]).toMatchObject({
+      expect((await h.context.deliveries.attemptsOf(first.delivery_id))[0]).toMatchObject({
         responseExcerpt: 'database is down',
         targetAddress: '127.0.0.1',
         targetKind: 'loopback',
@@ -587,7 +589,7 @@ forEachKind((kind) => {
       const detail = await (await h.fetch(`${logPath}/${deliveryId}`)).json();
       expect(detail.attempt_log.map((a: { status: number }) => a.status)).toEqual([503, 503, 503, 503]);
 
-      const readOnly = h.createKey({ scope: 'read' });
+      const readOnly = await h.createKey({ scope: 'read' });
       expect((await send('POST', `${logPath}/${deliveryId}/replay`, undefined, readOnly)).status).toBe(403);
       expect((await send('POST', `${logPath}/dlv_nope/replay`)).status).toBe(404);
 
@@ -608,7 +610,7 @@ forEachKind((kind) => {
       const conn = await setup();
       const created = await createWebhook(conn, 'https://hooks.example.com/a');
       expect((await append(conn, 'Busy')).status).toBe(201);
-      const [claimed] = h.context.deliveries.claimDue(h.context.now(), 1, 60_000);
+      const [claimed] = await h.context.deliveries.claimDue(h.context.now(), 1, 60_000);
       expect(claimed).toBeDefined();
       const res = await send('POST', `/v1/webhooks/${created.webhook_id}/deliveries/${claimed!.id}/replay`);
       expect(res.status).toBe(409);
@@ -640,8 +642,8 @@ forEachKind((kind) => {
       const conn = await setup();
       const created = await createWebhook(conn, 'https://hooks.example.com/a');
       expect((await append(conn, 'Probe')).status).toBe(201);
-      const [claimed] = h.context.deliveries.claimDue(h.context.now(), 1, 60_000);
-      h.context.deliveries.settle(
+      const [claimed] = await h.context.deliveries.claimDue(h.context.now(), 1, 60_000);
+      await h.context.deliveries.settle(
         claimed!,
         {
           trigger: 'auto',
@@ -725,7 +727,7 @@ forEachKind((kind) => {
       expect((await append(conn, 'Log')).status).toBe(201);
       const path = `/v1/webhooks/${created.webhook_id}/deliveries`;
       const deliveryId = (await (await h.fetch(path)).json()).data[0].delivery_id as string;
-      const readOnly = h.createKey({ scope: 'read' });
+      const readOnly = await h.createKey({ scope: 'read' });
       for (const p of [path, `${path}/${deliveryId}`]) {
         const res = await h.fetch(p, { auth: readOnly });
         expect(res.status, p).toBe(403);

@@ -144,7 +144,7 @@ describe('.xlsm saved by Excel, connected and written through HTTP', () => {
     // A fresh read of the file (nothing cached) agrees.
     const again = await startHarness();
     try {
-      const res = await again.fetch(`/api/spreadsheets/${again.connect(file).userKey}/Sheet1`);
+      const res = await again.fetch(`/api/spreadsheets/${(await again.connect(file)).userKey}/Sheet1`);
       expect(await res.json()).toEqual([{ 123: 'updated' }, { 123: true }]);
     } finally {
       await again.close();
@@ -202,7 +202,7 @@ describe('workbook formats SheetPort does not read', () => {
       expect(error).toMatchObject({ code: 'unsupported_media_type', parameter: 'location' });
       expect(error.message).toMatch(says);
       expect(error.message).toContain('expected .xlsx, .xlsm or .csv');
-      expect(h.context.connections.getByLocation('workbook', file)).toBeNull();
+      expect(await h.context.connections.getByLocation('workbook', file)).toBeNull();
     });
   }
 });

@@ -30,26 +30,26 @@ afterEach(() => {
 const FREE = PLAN_LIMITS.free;
 
 describe('rolling one-second window', () => {
-  it('refuses the 11th request at 0.95 s and allows it at 1.01 s after the first', () => {
+  it('refuses the 11th request at 0.95 s and allows it at 1.01 s after the first', async () => {
     for (let i = 0; i < 10; i++) {
       now = NOON + i * 100; // 0 .. 900 ms
-      expect(limiter.check('k', FREE).allowed).toBe(true);
+      expect((await limiter.check('k', FREE)).allowed).toBe(true);
     }
     now = NOON + 950;
-    const refused = limiter.check('k', FREE);
+    const refused = await limiter.check('k', FREE);
     expect(refused).toMatchObject({ allowed: false, refusedBy: 'per_second', retryAfter: 1, remaining: 0 });
     now = NOON + 1010;
-    const allowed = limiter.check('k', FREE);
+    const allowed = await limiter.check('k', FREE);
     expect(allowed.allowed).toBe(true);
     // the window now holds the requests at 100..900 and 1010: nine plus one
     expect(allowed.remaining).toBe(0);
     expect(allowed.resetAtMs).toBe(NOON + 100 + 1000);
   });
 
-  it('reports remaining and reset exactly at each step', () => {
+  it('reports remaining and reset exactly at each step', async () => {
     for (let i = 0; i < 3; i++) {
       now = NOON + i * 200;
-      const d = limiter.check('k', FREE);
+      const d = await limiter.check('k', FREE);
       expect(d.remaining).toBe(10 - (i + 1));
       expect(d.resetAtMs).toBe(NOON + 1000); // the oldest request leaves at first + 1 s
       expect(d.dailyRemaining).toBe(5000 - (i + 1));
@@ -57,63 +57,71 @@ describe('rolling one-second window', () => {
     }
   });
 
-  it('does not count refused requests against either limit', () => {
-    for (let i = 0; i < 10; i++) limiter.check('k', FREE);
-    for (let i = 0; i < 50; i++) expect(limiter.check('k', FREE).allowed).toBe(false);
-    expect(usage.today('k', now)).toMatchObject({ requests: 10, refusedPerSecond: 50, refusedDaily: 0 });
+  it('does not count refused requests against either limit', async () => {
+    for (let i = 0; i < 10; i++) await limiter.check('k', FREE);
+    for (let i = 0; i < 50; i++) expect((await limiter.check('k', FREE)).allowed).toBe(false);
+    expect(await usage.today('k', now)).toMatchObject({
+      requests: 10,
+      refusedPerSecond: 50,
+      refusedDaily: 0,
+    });
     now += 1000;
-    expect(limiter.check('k', FREE)).toMatchObject({ allowed: true, remaining: 9, dailyRemaining: 4989 });
+    expect(await limiter.check('k', FREE)).toMatchObject({
+      allowed: true,
+      remaining: 9,
+      dailyRemaining: 4989,
+    });
   });
 
-  it('keeps keys apart', () => {
-    for (let i = 0; i < 10; i++) limiter.check('a', FREE);
-    expect(limiter.check('a', FREE).allowed).toBe(false);
-    expect(limiter.check('b', FREE).allowed).toBe(true);
+  it('keeps keys apart', async () => {
+    for (let i = 0; i < 10; i++) await limiter.check('a', FREE);
+    expect((await limiter.check('a', FREE)).allowed).toBe(false);
+    expect((await limiter.check('b', FREE)).allowed).toBe(true);
   });
 });
 
 describe('daily quota', () => {
   const SMALL = { perSecond: 100, daily: 3 };
 
-  it('refuses past the quota until midnight UTC, with retry_after in seconds to midnight', () => {
-    for (let i = 0; i < 3; i++) expect(limiter.check('k', SMALL).allowed).toBe(true);
+  it('refuses past the quota until midnight UTC, with retry_after in seconds to midnight', async () => {
+    for (let i = 0; i < 3; i++) expect((await limiter.check('k', SMALL)).allowed).toBe(true);
     now = Date.UTC(2026, 0, 15, 23, 59, 30, 500);
-    const refused = limiter.check('k', SMALL);
+    const refused = await limiter.check('k', SMALL);
     expect(refused).toMatchObject({ allowed: false, refusedBy: 'daily', retryAfter: 30, dailyRemaining: 0 });
     now = Date.UTC(2026, 0, 16, 0, 0, 0, 1);
-    expect(limiter.check('k', SMALL)).toMatchObject({ allowed: true, dailyRemaining: 2 });
+    expect(await limiter.check('k', SMALL)).toMatchObject({ allowed: true, dailyRemaining: 2 });
   });
 
-  it('says daily when both limits are exhausted', () => {
+  it('says daily when both limits are exhausted', async () => {
     const tight = { perSecond: 2, daily: 2 };
-    limiter.check('k', tight);
-    limiter.check('k', tight);
-    expect(limiter.check('k', tight).refusedBy).toBe('daily');
+    await limiter.check('k', tight);
+    await limiter.check('k', tight);
+    expect((await limiter.check('k', tight)).refusedBy).toBe('daily');
   });
 
-  it('survives a restart: counts flushed to SQLite are read back', () => {
-    for (let i = 0; i < 3; i++) limiter.check('k', SMALL);
-    usage.flush();
+  it('survives a restart: counts flushed to SQLite are read back', async () => {
+    for (let i = 0; i < 3; i++) await limiter.check('k', SMALL);
+    await usage.flush();
     const restarted = new RateLimiter(new UsageStore(db), () => now);
-    expect(restarted.check('k', SMALL)).toMatchObject({ allowed: false, refusedBy: 'daily' });
+    expect(await restarted.check('k', SMALL)).toMatchObject({ allowed: false, refusedBy: 'daily' });
   });
 
-  it('adds counts from two processes sharing a data dir', () => {
+  it('adds counts from two processes sharing a data dir', async () => {
     const other = new UsageStore(db);
     usage.countRequest('k', now);
     other.countRequest('k', now);
     other.countRequest('k', now);
-    usage.flush();
-    other.flush();
-    expect(new UsageStore(db).today('k', now).requests).toBe(3);
+    await usage.flush();
+    await other.flush();
+    expect((await new UsageStore(db).today('k', now)).requests).toBe(3);
   });
 
-  it('keeps a 30-day history with refused counts by limit type', () => {
-    limiter.check('k', { perSecond: 1, daily: 10 });
-    limiter.check('k', { perSecond: 1, daily: 10 });
+  it('keeps a 30-day history with refused counts by limit type', async () => {
+    await limiter.check('k', { perSecond: 1, daily: 10 });
+    await limiter.check('k', { perSecond: 1, daily: 10 });
     now += 86_400_000;
-    limiter.check('k', { perSecond: 1, daily: 10 });
-    const history = usage.history('k', now);
+    await limiter.check('k', { perSecond: 1, daily: 10 });
+    const history = await usage.history('k', now);
     expect(history).toEqual([
       { day: '2026-01-16', requests: 1, refusedPerSecond: 0, refusedDaily: 0 },
       { day: '2026-01-15', requests: 1, refusedPerSecond: 1, refusedDaily: 0 },
@@ -134,9 +142,9 @@ describe('plans', () => {
     });
   });
 
-  it('enforces Enterprise custom numbers', () => {
+  it('enforces Enterprise custom numbers', async () => {
     const custom = limitsOf({ plan: 'enterprise', perSecond: 3, daily: 1000 });
-    for (let i = 0; i < 3; i++) expect(limiter.check('e', custom).allowed).toBe(true);
-    expect(limiter.check('e', custom).allowed).toBe(false);
+    for (let i = 0; i < 3; i++) expect((await limiter.check('e', custom)).allowed).toBe(true);
+    expect((await limiter.check('e', custom)).allowed).toBe(false);
   });
 });

@@ -30,8 +30,8 @@ describe('pause and resume sync through startServer', () => {
 
     // Register a connection, a key and a webhook the way the CLI would, before the server starts.
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const conn = connectFile(setup.connections, file);
-    const { key } = setup.keys.create({
+    const conn = await connectFile(setup.connections, file);
+    const { key } = await setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',
       perSecond: 10_000,

@@ -51,7 +51,7 @@ describe('better-sqlite3 for Electron and for Node', () => {
     });
     try {
       expect(await readOpenApi(server.url)).toBe(200);
-      expect(server.context.connections.list()).toEqual([]);
+      expect(await server.context.connections.list()).toEqual([]);
     } finally {
       await server.stop();
     }

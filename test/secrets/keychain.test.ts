@@ -128,12 +128,12 @@ describe('the keychain backend', () => {
       const dir = process.argv[1];
       const db = openDatabase(dir);
       const store = new WebhookStore(db);
-      const { record, secret } = registerWebhook(store, { url: 'https://example.com/h', spreadsheetId: 'wb_1', sheetName: 'S',
+      const { record, secret } = await registerWebhook(store, { url: 'https://example.com/h', spreadsheetId: 'wb_1', sheetName: 'S',
         sourceSheetId: '1', events: ['row.inserted'], apiKeyId: null });
       const id = JSON.parse(readFileSync(dir + '/secrets-provider.json', 'utf8')).id;
       const key = execFileSync('secret-tool', ['lookup', 'service', 'SheetPort', 'username', id + '/data-key'], { encoding: 'utf8' });
       const stored = db.prepare('SELECT secret FROM webhooks WHERE id = ?').pluck().get(record.id);
-      console.log(JSON.stringify({ same: store.secretOf(record.id) === secret, sealed: stored.startsWith('sp1:'),
+      console.log(JSON.stringify({ same: (await store.secretOf(record.id)) === secret, sealed: stored.startsWith('sp1:'),
         keyBytes: Buffer.from(key, 'base64').length, secretsFile: existsSync(dir + '/secrets.json') }));
       db.close();
       `,

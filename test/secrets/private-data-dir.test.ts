@@ -31,7 +31,7 @@ describe('a pre-existing 0755 data dir', () => {
     fs.mkdirSync(dataDir);
     fs.chmodSync(dataDir, 0o755);
     h = await startHarness({ dataDir });
-    const conn = h.connect(await writePeopleWorkbook(h.dir));
+    const conn = await h.connect(await writePeopleWorkbook(h.dir));
     const create = () =>
       h!.fetch('/v1/webhooks', {
         method: 'POST',

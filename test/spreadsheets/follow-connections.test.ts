@@ -6,11 +6,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { openSource } from '../../server/sources/index.ts';
 import { ConnectionFollower } from '../../server/spreadsheets/follow-connections.ts';
 import { InProcessOwnership } from '../../server/spreadsheets/ownership.ts';
 import { Spreadsheets } from '../../server/spreadsheets/spreadsheets.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
 import { ManualTimers } from '../helpers/manual-timers.ts';
 
 let dir: string;
@@ -46,15 +46,17 @@ describe('ConnectionFollower', () => {
     const b = await connection('b');
     let list = [a];
     const timers = new ManualTimers();
-    const follower = new ConnectionFollower(spreadsheets, () => list, { syncMs: 2000, timers });
+    const follower = new ConnectionFollower(spreadsheets, async () => list, { syncMs: 2000, timers });
 
+    // The list is read through the async Connections repository: each look settles a microtask later.
     follower.start();
-    expect(spreadsheets.followed()).toEqual(['a']);
+    await vi.waitFor(() => expect(spreadsheets.followed()).toEqual(['a']));
     list = [a, b];
     timers.advance(1999);
+    await Promise.resolve();
     expect(spreadsheets.followed()).toEqual(['a']);
     timers.advance(1);
-    expect(spreadsheets.followed().sort()).toEqual(['a', 'b']);
+    await vi.waitFor(() => expect(spreadsheets.followed().sort()).toEqual(['a', 'b']));
     // Following looks at the spreadsheet at once: its first snapshot reaches the change listener (just after
     // the readers of that first read are answered).
     await Promise.all([spreadsheets.of(a).read(), spreadsheets.of(b).read()]);
@@ -62,7 +64,7 @@ describe('ConnectionFollower', () => {
 
     list = [b];
     timers.advance(2000);
-    expect(spreadsheets.followed()).toEqual(['b']);
+    await vi.waitFor(() => expect(spreadsheets.followed()).toEqual(['b']));
     follower.stop();
     expect(timers.active).toBe(0);
     await spreadsheets.close();

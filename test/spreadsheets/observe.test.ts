@@ -18,7 +18,7 @@ describe('Spreadsheet.observe', () => {
   it('is what records: a read serves the new content and records nothing', async () => {
     h = await startHarness();
     const file = await writeCsv(h.dir, 'team.csv', 'Name,Age\nAda,36\n');
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
 
     const first = await h.fetch(rowsPath(conn, 'team'));
     expect(await first.json()).toEqual([{ Name: 'Ada', Age: 36 }]);

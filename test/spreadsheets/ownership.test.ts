@@ -35,7 +35,7 @@ async function setUp() {
   cleanup = () => rm(dir, { recursive: true, force: true });
   context = createServiceContext({ dataDir: path.join(dir, 'data'), log: () => {} });
   const file = await writeCsv(dir, 'team.csv', 'Name,Age\nAda,36\n');
-  const conn = connectFile(context.connections, file);
+  const conn = await connectFile(context.connections, file);
   const recordings: { inserted: string[]; overlapping: number }[] = [];
   let active = 0;
   const recorder = context.recorder;
@@ -45,7 +45,7 @@ async function setUp() {
       active++;
       const overlapping = active;
       await new Promise((resolve) => setTimeout(resolve, 30));
-      recorder.record(id, before, after);
+      await recorder.record(id, before, after);
       const names = (s: SpreadsheetSnapshot | null) => (s?.tabs[0]?.typed ?? []).map((row) => row[0]);
       recordings.push({ inserted: names(after).slice(names(before).length) as string[], overlapping });
       active--;

@@ -34,8 +34,8 @@ function rawBytes(): Buffer {
 }
 
 describe('ApiKeyStore.create', () => {
-  it('makes an sp_ key and a public key_ id with defaults', () => {
-    const { record, key } = keys.create();
+  it('makes an sp_ key and a public key_ id with defaults', async () => {
+    const { record, key } = await keys.create();
     expect(key).toMatch(/^sp_[A-Za-z0-9_-]{43}$/); // 32 bytes
     expect(record).toEqual({
       id: expect.stringMatching(/^key_[A-Za-z0-9_-]{10}$/),
@@ -53,20 +53,20 @@ describe('ApiKeyStore.create', () => {
     });
   });
 
-  it('stores every option', () => {
-    const a = connections.create({
+  it('stores every option', async () => {
+    const a = await connections.create({
       name: 'a',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
       location: path.join(dir, 'a.xlsx'),
     });
-    const b = connections.create({
+    const b = await connections.create({
       name: 'b',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
       location: path.join(dir, 'b.xlsx'),
     });
-    const { record } = keys.create({
+    const { record } = await keys.create({
       name: 'ci',
       scope: 'read_write',
       plan: 'enterprise',
@@ -84,22 +84,27 @@ describe('ApiKeyStore.create', () => {
       daily: 1000,
     });
     expect(record.connections).toEqual([a.spreadsheetId, b.spreadsheetId].sort());
-    expect(keys.get(record.id)).toEqual(record);
+    expect(await keys.get(record.id)).toEqual(record);
   });
 
-  it('rejects unknown connections, scopes, plans and bad limits, creating nothing', () => {
-    expect(() => keys.create({ connections: ['wb_unknown'] })).toThrow(/Unknown connection 'wb_unknown'/);
-    expect(() => keys.create({ scope: 'admin' as never })).toThrow(/Unknown scope/);
-    expect(() => keys.create({ plan: 'gold' as never })).toThrow(/Unknown plan/);
-    expect(() => keys.create({ plan: 'enterprise', perSecond: -1, daily: 5 })).toThrow(/perSecond/);
-    expect(() => keys.create({ plan: 'enterprise', perSecond: 5, daily: 1.5 })).toThrow(/daily/);
-    expect(() => keys.create({ plan: 'enterprise', perSecond: 5 })).toThrow(/Enterprise keys need/);
-    expect(() => keys.create({ plan: 'pro', daily: 5 })).toThrow(/for enterprise keys/);
-    expect(keys.list()).toEqual([]);
+  it('rejects unknown connections, scopes, plans and bad limits, creating nothing', async () => {
+    await expect(keys.create({ connections: ['wb_unknown'] })).rejects.toThrow(
+      /Unknown connection 'wb_unknown'/,
+    );
+    await expect(keys.create({ scope: 'admin' as never })).rejects.toThrow(/Unknown scope/);
+    await expect(keys.create({ plan: 'gold' as never })).rejects.toThrow(/Unknown plan/);
+    await expect(keys.create({ plan: 'enterprise', perSecond: -1, daily: 5 })).rejects.toThrow(/perSecond/);
+    await expect(keys.create({ plan: 'enterprise', perSecond: 5, daily: 1.5 })).rejects.toThrow(/daily/);
+    await expect(keys.create({ plan: 'enterprise', perSecond: 5 })).rejects.toThrow(/Enterprise keys need/);
+    await expect(keys.create({ plan: 'pro', daily: 5 })).rejects.toThrow(/for enterprise keys/);
+    expect(await keys.list()).toEqual([]);
   });
 
-  it('keeps only a hash at rest: the database files never contain the key', () => {
-    const created = [keys.create({ name: 'one' }), keys.create({ name: 'two', scope: 'read_write' })];
+  it('keeps only a hash at rest: the database files never contain the key', async () => {
+    const created = [
+      await keys.create({ name: 'one' }),
+      await keys.create({ name: 'two', scope: 'read_write' }),
+    ];
     const bytes = rawBytes();
     for (const { key, record } of created) {
       expect(bytes.includes(key)).toBe(false);
@@ -114,105 +119,105 @@ describe('ApiKeyStore.create', () => {
 });
 
 describe('ApiKeyStore lookups', () => {
-  it('finds a key by its plaintext, and nothing for anything else', () => {
-    const { record, key } = keys.create({ name: 'x' });
-    keys.create({ name: 'y' });
-    expect(keys.findByKey(key)).toEqual(record);
-    expect(keys.findByKey(`${key}x`)).toBeNull();
-    expect(keys.findByKey(key.slice(0, -1))).toBeNull();
-    expect(keys.findByKey('')).toBeNull();
-    expect(keys.findByKey(record.id)).toBeNull();
-    expect(keys.findByKey(hashKey(key))).toBeNull();
-    expect(keys.findByKey(`sp_${'a'.repeat(10_000)}`)).toBeNull();
+  it('finds a key by its plaintext, and nothing for anything else', async () => {
+    const { record, key } = await keys.create({ name: 'x' });
+    await keys.create({ name: 'y' });
+    expect(await keys.findByKey(key)).toEqual(record);
+    expect(await keys.findByKey(`${key}x`)).toBeNull();
+    expect(await keys.findByKey(key.slice(0, -1))).toBeNull();
+    expect(await keys.findByKey('')).toBeNull();
+    expect(await keys.findByKey(record.id)).toBeNull();
+    expect(await keys.findByKey(hashKey(key))).toBeNull();
+    expect(await keys.findByKey(`sp_${'a'.repeat(10_000)}`)).toBeNull();
   });
 
-  it('lists keys in creation order without the key', () => {
-    const a = keys.create({ name: 'a' });
+  it('lists keys in creation order without the key', async () => {
+    const a = await keys.create({ name: 'a' });
     now = new Date(now.getTime() + 1000);
-    const b = keys.create({ name: 'b' });
-    const listed = keys.list();
+    const b = await keys.create({ name: 'b' });
+    const listed = await keys.list();
     expect(listed.map((k) => k.id)).toEqual([a.record.id, b.record.id]);
     expect(JSON.stringify(listed)).not.toContain(a.key);
-    expect(keys.get('key_missing')).toBeNull();
+    expect(await keys.get('key_missing')).toBeNull();
   });
 
-  it('revokes: the key is still found (so callers can say "revoked") but marked', () => {
-    const { record, key } = keys.create();
+  it('revokes: the key is still found (so callers can say "revoked") but marked', async () => {
+    const { record, key } = await keys.create();
     now = new Date('2025-06-02T00:00:00.000Z');
-    expect(keys.revoke(record.id)).toBe(true);
-    expect(keys.findByKey(key)?.revokedAt).toBe('2025-06-02T00:00:00.000Z');
-    expect(keys.revoke(record.id)).toBe(false); // already revoked: timestamp unchanged
+    expect(await keys.revoke(record.id)).toBe(true);
+    expect((await keys.findByKey(key))?.revokedAt).toBe('2025-06-02T00:00:00.000Z');
+    expect(await keys.revoke(record.id)).toBe(false); // already revoked: timestamp unchanged
     now = new Date('2025-06-03T00:00:00.000Z');
-    expect(keys.get(record.id)?.revokedAt).toBe('2025-06-02T00:00:00.000Z');
-    expect(keys.revoke('key_missing')).toBe(false);
+    expect((await keys.get(record.id))?.revokedAt).toBe('2025-06-02T00:00:00.000Z');
+    expect(await keys.revoke('key_missing')).toBe(false);
   });
 
-  it('keeps a key limited to a removed spreadsheet limited (it does not widen to all)', () => {
-    const a = connections.create({
+  it('keeps a key limited to a removed spreadsheet limited (it does not widen to all)', async () => {
+    const a = await connections.create({
       name: 'a',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
       location: path.join(dir, 'a.xlsx'),
     });
-    const { record } = keys.create({ connections: [a.spreadsheetId] });
-    connections.remove(a.spreadsheetId);
-    expect(keys.get(record.id)?.connections).toEqual([a.spreadsheetId]);
+    const { record } = await keys.create({ connections: [a.spreadsheetId] });
+    await connections.remove(a.spreadsheetId);
+    expect((await keys.get(record.id))?.connections).toEqual([a.spreadsheetId]);
   });
 });
 
 describe('ApiKeyStore.touch', () => {
-  it('writes last-used at most once per 10 s per key', () => {
-    const { record } = keys.create();
-    const other = keys.create().record;
+  it('writes last-used at most once per 10 s per key', async () => {
+    const { record } = await keys.create();
+    const other = (await keys.create()).record;
     const t0 = now.getTime();
     const at = (ms: number) => {
       now = new Date(t0 + ms);
     };
 
-    expect(keys.touch(record.id)).toBe(true);
-    expect(keys.get(record.id)?.lastUsedAt).toBe(new Date(t0).toISOString());
+    expect(await keys.touch(record.id)).toBe(true);
+    expect((await keys.get(record.id))?.lastUsedAt).toBe(new Date(t0).toISOString());
 
     at(5_000);
-    expect(keys.touch(record.id)).toBe(false);
+    expect(await keys.touch(record.id)).toBe(false);
     at(9_999);
-    expect(keys.touch(record.id)).toBe(false);
-    expect(keys.get(record.id)?.lastUsedAt).toBe(new Date(t0).toISOString());
-    expect(keys.touch(other.id)).toBe(true); // throttled per key
+    expect(await keys.touch(record.id)).toBe(false);
+    expect((await keys.get(record.id))?.lastUsedAt).toBe(new Date(t0).toISOString());
+    expect(await keys.touch(other.id)).toBe(true); // throttled per key
 
     at(10_000);
-    expect(keys.touch(record.id)).toBe(true);
-    expect(keys.get(record.id)?.lastUsedAt).toBe(new Date(t0 + 10_000).toISOString());
+    expect(await keys.touch(record.id)).toBe(true);
+    expect((await keys.get(record.id))?.lastUsedAt).toBe(new Date(t0 + 10_000).toISOString());
     at(15_000);
-    expect(keys.touch(record.id)).toBe(false);
+    expect(await keys.touch(record.id)).toBe(false);
     at(25_000);
-    expect(keys.touch(record.id)).toBe(true);
+    expect(await keys.touch(record.id)).toBe(true);
   });
 
-  it('does not write when nothing changed on disk (no statement runs while throttled)', () => {
-    const { record } = keys.create();
-    keys.touch(record.id);
+  it('does not write when nothing changed on disk (no statement runs while throttled)', async () => {
+    const { record } = await keys.create();
+    await keys.touch(record.id);
     const changesBefore = db.prepare('SELECT total_changes()').pluck().get() as number;
-    for (let i = 0; i < 100; i++) keys.touch(record.id);
+    for (let i = 0; i < 100; i++) await keys.touch(record.id);
     expect(db.prepare('SELECT total_changes()').pluck().get()).toBe(changesBefore);
   });
 });
 
 describe('plans', () => {
-  it("changes a key's plan and enterprise numbers, validating them", () => {
-    const { record } = keys.create();
+  it("changes a key's plan and enterprise numbers, validating them", async () => {
+    const { record } = await keys.create();
     expect(record.plan).toBe('free');
-    expect(keys.setPlan(record.id, { plan: 'pro' })).toMatchObject({
+    expect(await keys.setPlan(record.id, { plan: 'pro' })).toMatchObject({
       plan: 'pro',
       perSecond: null,
       daily: null,
     });
-    expect(keys.setPlan(record.id, { plan: 'enterprise', perSecond: 40, daily: 9000 })).toMatchObject({
+    expect(await keys.setPlan(record.id, { plan: 'enterprise', perSecond: 40, daily: 9000 })).toMatchObject({
       plan: 'enterprise',
       perSecond: 40,
       daily: 9000,
     });
-    expect(() => keys.setPlan(record.id, { plan: 'enterprise' })).toThrow(/Enterprise keys need/);
-    expect(keys.get(record.id)).toMatchObject({ plan: 'enterprise', perSecond: 40 });
-    expect(keys.setPlan('key_missing', { plan: 'pro' })).toBeNull();
+    await expect(keys.setPlan(record.id, { plan: 'enterprise' })).rejects.toThrow(/Enterprise keys need/);
+    expect(await keys.get(record.id)).toMatchObject({ plan: 'enterprise', perSecond: 40 });
+    expect(await keys.setPlan('key_missing', { plan: 'pro' })).toBeNull();
   });
 });

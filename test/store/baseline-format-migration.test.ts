@@ -13,7 +13,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
 import { connectFile } from '../helpers/fixtures.ts';
 import { recordedState } from '../helpers/recorded-state.ts';
@@ -38,7 +38,7 @@ async function previousVersionDataDir(): Promise<{ dataDir: string; file: string
   const file = path.join(dir, 'team.csv');
   await writeFile(file, 'Name,Age\nAda,36\nBob,41\n');
   const context = createServiceContext({ dataDir, log: () => {} });
-  const conn = connectFile(context.connections, file);
+  const conn = await connectFile(context.connections, file);
   const { sourceSheetId } = await webhookOnTab(context, conn, 'https://hooks.example.com/in', {
     sheetName: 'team',
   });

@@ -25,8 +25,8 @@ afterEach(() => {
 const file = (name: string) => path.join(dir, name);
 
 describe('ConnectionStore', () => {
-  it('creates a workbook connection with random opaque ids', () => {
-    const c = store.create({
+  it('creates a workbook connection with random opaque ids', async () => {
+    const c = await store.create({
       name: 'orders.xlsx',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
@@ -42,7 +42,7 @@ describe('ConnectionStore', () => {
       publicRead: false,
       createdAt: '2025-01-02T03:04:05.000Z',
     });
-    const other = store.create({
+    const other = await store.create({
       name: 'b.csv',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
@@ -52,20 +52,30 @@ describe('ConnectionStore', () => {
     expect(other.userKey).not.toBe(c.userKey);
   });
 
-  it('looks connections up by spreadsheet id and by userKey', () => {
-    const c = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
-    expect(store.getBySpreadsheetId(c.spreadsheetId)).toEqual(c);
-    expect(store.getByUserKey(c.userKey)).toEqual(c);
-    expect(store.resolve(c.userKey)).toEqual(c);
-    expect(store.getByLocation('workbook', file('a.xlsx'))).toEqual(c);
-    expect(store.getBySpreadsheetId(c.userKey)).toBeNull();
-    expect(store.getByUserKey(c.spreadsheetId)).toBeNull();
-    expect(store.getBySpreadsheetId('wb_nope')).toBeNull();
+  it('looks connections up by spreadsheet id and by userKey', async () => {
+    const c = await store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
+    expect(await store.getBySpreadsheetId(c.spreadsheetId)).toEqual(c);
+    expect(await store.getByUserKey(c.userKey)).toEqual(c);
+    expect(await store.resolve(c.userKey)).toEqual(c);
+    expect(await store.getByLocation('workbook', file('a.xlsx'))).toEqual(c);
+    expect(await store.getBySpreadsheetId(c.userKey)).toBeNull();
+    expect(await store.getByUserKey(c.spreadsheetId)).toBeNull();
+    expect(await store.getBySpreadsheetId('wb_nope')).toBeNull();
   });
 
-  it('returns the existing connection when the same absolute path is registered again', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
-    const again = store.create({
+  it('returns the existing connection when the same absolute path is registered again', async () => {
+    const a = await store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
+    const again = await store.create({
       name: 'renamed',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
@@ -76,7 +86,7 @@ describe('ConnectionStore', () => {
     const db2 = openDatabase(dir);
     try {
       expect(
-        new ConnectionStore(db2).create({
+        await new ConnectionStore(db2).create({
           name: 'a',
           sourceKind: 'workbook',
           idPrefix: 'wb_',
@@ -86,24 +96,44 @@ describe('ConnectionStore', () => {
     } finally {
       db2.close();
     }
-    expect(store.list()).toHaveLength(1);
+    expect(await store.list()).toHaveLength(1);
   });
 
-  it('lists in creation order', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
-    const b = store.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: file('b.csv') });
-    expect(store.list().map((c) => c.spreadsheetId)).toEqual([a.spreadsheetId, b.spreadsheetId]);
+  it('lists in creation order', async () => {
+    const a = await store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
+    const b = await store.create({
+      name: 'b',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('b.csv'),
+    });
+    expect((await store.list()).map((c) => c.spreadsheetId)).toEqual([a.spreadsheetId, b.spreadsheetId]);
   });
 
-  it('removes by spreadsheet id or userKey', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
-    const b = store.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: file('b.xlsx') });
-    expect(store.remove(a.spreadsheetId)).toBe(true);
-    expect(store.remove(b.userKey)).toBe(true);
-    expect(store.remove(a.spreadsheetId)).toBe(false);
-    expect(store.list()).toEqual([]);
+  it('removes by spreadsheet id or userKey', async () => {
+    const a = await store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
+    const b = await store.create({
+      name: 'b',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('b.xlsx'),
+    });
+    expect(await store.remove(a.spreadsheetId)).toBe(true);
+    expect(await store.remove(b.userKey)).toBe(true);
+    expect(await store.remove(a.spreadsheetId)).toBe(false);
+    expect(await store.list()).toEqual([]);
     // Re-registering a removed file makes a new connection with new ids.
-    const again = store.create({
+    const again = await store.create({
       name: 'a',
       sourceKind: 'workbook',
       idPrefix: 'wb_',
@@ -112,37 +142,47 @@ describe('ConnectionStore', () => {
     expect(again.spreadsheetId).not.toBe(a.spreadsheetId);
   });
 
-  it('toggles public read', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
-    expect(store.setPublicRead(a.spreadsheetId, true)).toBe(true);
-    expect(store.getBySpreadsheetId(a.spreadsheetId)?.publicRead).toBe(true);
-    expect(store.setPublicRead(a.spreadsheetId, false)).toBe(true);
-    expect(store.getByUserKey(a.userKey)?.publicRead).toBe(false);
-    expect(store.setPublicRead('wb_missing', true)).toBe(false);
+  it('toggles public read', async () => {
+    const a = await store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
+    expect(await store.setPublicRead(a.spreadsheetId, true)).toBe(true);
+    expect((await store.getBySpreadsheetId(a.spreadsheetId))?.publicRead).toBe(true);
+    expect(await store.setPublicRead(a.spreadsheetId, false)).toBe(true);
+    expect((await store.getByUserKey(a.userKey))?.publicRead).toBe(false);
+    expect(await store.setPublicRead('wb_missing', true)).toBe(false);
   });
 
-  it('persists across reopening', () => {
-    const a = store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') });
+  it('persists across reopening', async () => {
+    const a = await store.create({
+      name: 'a',
+      sourceKind: 'workbook',
+      idPrefix: 'wb_',
+      location: file('a.xlsx'),
+    });
     db.close();
     db = openDatabase(dir);
-    expect(new ConnectionStore(db).list()).toEqual([a]);
+    expect(await new ConnectionStore(db).list()).toEqual([a]);
   });
 
-  it("rejects empty names, kinds and locations (canonical locations are the kind's job)", () => {
-    const noLocation = () =>
-      store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '' });
-    expect(noLocation).toThrow(/Location/);
+  it("rejects empty names, kinds and locations (canonical locations are the kind's job)", async () => {
+    const noLocation = async () =>
+      await store.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '' });
+    await expect(noLocation()).rejects.toThrow(/Location/);
     try {
-      noLocation();
+      await noLocation();
     } catch (err) {
       expect(isAppError(err) && err.code).toBe('invalid_parameter');
     }
-    expect(() =>
+    await expect(
       store.create({ name: 'a', sourceKind: '', idPrefix: 'wb_', location: file('a.xlsx') }),
-    ).toThrow(/kind/);
-    expect(() =>
+    ).rejects.toThrow(/kind/);
+    await expect(
       store.create({ name: '  ', sourceKind: 'workbook', idPrefix: 'wb_', location: file('a.xlsx') }),
-    ).toThrow(/name/);
-    expect(store.list()).toEqual([]);
+    ).rejects.toThrow(/name/);
+    expect(await store.list()).toEqual([]);
   });
 });

@@ -72,7 +72,7 @@ function oldDataDir(): void {
 }
 
 describe('upgrading a database written before encryption at rest', () => {
-  it('seals the old plaintext, scrubs it from every page of the file and the WAL, and keeps it usable', () => {
+  it('seals the old plaintext, scrubs it from every page of the file and the WAL, and keeps it usable', async () => {
     oldDataDir();
     expect(rawBytes()).toContain(SECRET); // the defect: plaintext on disk
 
@@ -84,8 +84,8 @@ describe('upgrading a database written before encryption at rest', () => {
       expect(db.prepare("SELECT secret FROM webhooks WHERE id = 'wh_old'").pluck().get()).toMatch(/^sp1:/);
       expect(db.prepare('SELECT body FROM idempotency_keys').pluck().get()).toMatch(/^sp1:/);
 
-      expect(new WebhookStore(db).secretOf('wh_old')).toBe(SECRET);
-      expect(new IdempotencyStore(db).begin('key_1', 'idem-1', 'fp')).toEqual({
+      expect(await new WebhookStore(db).secretOf('wh_old')).toBe(SECRET);
+      expect(await new IdempotencyStore(db).begin('key_1', 'idem-1', 'fp')).toEqual({
         state: 'replay',
         status: 201,
         contentType: 'application/json',
@@ -124,44 +124,44 @@ describe('sealed values', () => {
     apiKeyId: null,
   };
 
-  it('new and rotated webhook secrets and stored answers never reach SQLite in plaintext', () => {
+  it('new and rotated webhook secrets and stored answers never reach SQLite in plaintext', async () => {
     const db = openDatabase(dataDir);
     try {
       const webhooks = new WebhookStore(db);
-      const { record, secret } = registerWebhook(webhooks, input);
-      const rotated = rotateWebhookSecret(webhooks, record.id)!;
+      const { record, secret } = await registerWebhook(webhooks, input);
+      const rotated = (await rotateWebhookSecret(webhooks, record.id))!;
       const idem = new IdempotencyStore(db);
-      idem.begin('key_1', 'k', 'fp');
-      idem.complete('key_1', 'k', 201, 'application/json', JSON.stringify({ secret: rotated }));
+      await idem.begin('key_1', 'k', 'fp');
+      await idem.complete('key_1', 'k', 201, 'application/json', JSON.stringify({ secret: rotated }));
       db.pragma('wal_checkpoint(TRUNCATE)');
       const bytes = rawBytes();
       expect(bytes).not.toContain(secret.slice(6));
       expect(bytes).not.toContain(rotated.slice(6));
-      expect(webhooks.secretOf(record.id)).toBe(rotated);
+      expect(await webhooks.secretOf(record.id)).toBe(rotated);
     } finally {
       db.close();
     }
   });
 
-  it('a sealed secret copied into another row does not open there', () => {
+  it('a sealed secret copied into another row does not open there', async () => {
     const db = openDatabase(dataDir);
     try {
       const webhooks = new WebhookStore(db);
-      const a = registerWebhook(webhooks, input).record;
-      const b = registerWebhook(webhooks, input).record;
+      const a = (await registerWebhook(webhooks, input)).record;
+      const b = (await registerWebhook(webhooks, input)).record;
       db.prepare('UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = ?) WHERE id = ?').run(
         a.id,
         b.id,
       );
-      expect(() => webhooks.secretOf(b.id)).toThrow(/cannot be decrypted/);
+      await expect(webhooks.secretOf(b.id)).rejects.toThrow(/cannot be decrypted/);
     } finally {
       db.close();
     }
   });
 
-  it('a lost data key is an error naming the cause, not a fresh key that hides it', () => {
+  it('a lost data key is an error naming the cause, not a fresh key that hides it', async () => {
     const db = openDatabase(dataDir);
-    registerWebhook(new WebhookStore(db), input);
+    await registerWebhook(new WebhookStore(db), input);
     db.close();
     new FileSecretsProvider(dataDir).delete(SECRET_NAMES.dataKey);
     expect(() => openDatabase(dataDir)).toThrow(/data key is missing from .*secrets\.json.*Restore/);

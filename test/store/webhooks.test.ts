@@ -31,9 +31,9 @@ const input = {
 };
 
 describe('WebhookStore', () => {
-  it('keeps payload timestamps unique and increasing per webhook, bumping by 1 ms', () => {
-    const { record } = registerWebhook(webhooks, input);
-    const other = registerWebhook(webhooks, input).record;
+  it('keeps payload timestamps unique and increasing per webhook, bumping by 1 ms', async () => {
+    const { record } = await registerWebhook(webhooks, input);
+    const other = (await registerWebhook(webhooks, input)).record;
     const t = Date.UTC(2026, 0, 1);
     expect(webhooks.nextTimestamp(record.id, t)).toBe(t);
     expect(webhooks.nextTimestamp(record.id, t)).toBe(t + 1);
@@ -43,27 +43,27 @@ describe('WebhookStore', () => {
     expect(new WebhookStore(db).nextTimestamp(record.id, t)).toBe(t + 3);
   });
 
-  it('shows the secret only at creation and rotation, signs with the current one', () => {
-    const { record, secret } = registerWebhook(webhooks, input);
+  it('shows the secret only at creation and rotation, signs with the current one', async () => {
+    const { record, secret } = await registerWebhook(webhooks, input);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(JSON.stringify(webhooks.get(record.id))).not.toContain(secret);
-    const rotated = rotateWebhookSecret(webhooks, record.id)!;
+    expect(JSON.stringify(await webhooks.get(record.id))).not.toContain(secret);
+    const rotated = (await rotateWebhookSecret(webhooks, record.id))!;
     expect(rotated).not.toBe(secret);
-    expect(webhooks.secretOf(record.id)).toBe(rotated);
+    expect(await webhooks.secretOf(record.id)).toBe(rotated);
   });
 
-  it('deleting a webhook removes its deliveries', () => {
-    const { record } = registerWebhook(webhooks, input);
+  it('deleting a webhook removes its deliveries', async () => {
+    const { record } = await registerWebhook(webhooks, input);
     const deliveries = new DeliveryStore(db);
     const id = deliveries.enqueue(record.id, 'row.inserted', '{}', Date.now());
-    expect(webhooks.remove(record.id)).toBe(true);
-    expect(deliveries.get(id)).toBeNull();
+    expect(await webhooks.remove(record.id)).toBe(true);
+    expect(await deliveries.get(id)).toBeNull();
   });
 });
 
 describe('delivery log retention', () => {
-  it('forgets finished deliveries older than the retention, keeps pending ones and recent ones', () => {
-    const { record } = registerWebhook(webhooks, input);
+  it('forgets finished deliveries older than the retention, keeps pending ones and recent ones', async () => {
+    const { record } = await registerWebhook(webhooks, input);
     const deliveries = new DeliveryStore(db);
     const day = 86_400_000;
     const now = Date.UTC(2026, 5, 1);
@@ -78,20 +78,20 @@ describe('delivery log retention', () => {
       error: null,
       responseExcerpt: '',
     };
-    deliveries.settle(deliveries.get(old)!, attempt, {
+    await deliveries.settle((await deliveries.get(old))!, attempt, {
       state: 'succeeded',
       nextAttemptAt: null,
       completedAt: now - 40 * day,
     });
-    deliveries.settle(deliveries.get(recent)!, attempt, {
+    await deliveries.settle((await deliveries.get(recent))!, attempt, {
       state: 'failed',
       nextAttemptAt: null,
       completedAt: now - 2 * day,
     });
-    expect(deliveries.purgeFinished(now - 30 * day)).toBe(1);
-    expect(deliveries.get(old)).toBeNull();
-    expect(deliveries.get(recent)).not.toBeNull();
-    expect(deliveries.get(pending)).not.toBeNull();
-    expect(deliveries.attemptsOf(old)).toEqual([]);
+    expect(await deliveries.purgeFinished(now - 30 * day)).toBe(1);
+    expect(await deliveries.get(old)).toBeNull();
+    expect(await deliveries.get(recent)).not.toBeNull();
+    expect(await deliveries.get(pending)).not.toBeNull();
+    expect(await deliveries.attemptsOf(old)).toEqual([]);
   });
 });

@@ -16,9 +16,9 @@ import { storeTunnelAuthtoken } from '../../server/cli/tunnel.ts';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { closeServer, listen } from '../../server/listen.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { openSecretsProvider } from '../../server/secrets/choose.ts';
 import { SECRET_NAMES } from '../../server/secrets/provider.ts';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
 import type { TunnelProvider } from '../../server/tunnel/provider.ts';
 import { writeCsv } from '../helpers/fixtures.ts';
 
@@ -111,13 +111,13 @@ beforeEach(async () => {
   dataDir = path.join(dir, 'data');
   const file = await writeCsv(dir, 'people.csv', 'Name,Age\nAnn,30\nBen,41\n');
   const setup = createServiceContext({ dataDir, log: () => {} });
-  conn = setup.connections.create({
+  conn = await setup.connections.create({
     name: 'people.csv',
     sourceKind: 'workbook',
     idPrefix: 'wb_',
     location: file,
   });
-  key = setup.keys.create({ scope: 'read', plan: 'enterprise', perSecond: 10_000, daily: 1e6 }).key;
+  key = (await setup.keys.create({ scope: 'read', plan: 'enterprise', perSecond: 10_000, daily: 1e6 })).key;
   await setup.close();
   logged = [];
 });
@@ -231,7 +231,7 @@ describe('the tunnel-only listener', () => {
   it('limits public reads per forwarded client address; the loopback listener ignores X-Forwarded-For', async () => {
     openSecretsProvider(dataDir).set(SECRET_NAMES.tunnelAuthtoken, AUTHTOKEN);
     const server = await start(fakeProvider().provider);
-    server.context.connections.setPublicRead(conn.spreadsheetId, true);
+    await server.context.connections.setPublicRead(conn.spreadsheetId, true);
     const tunnelPort = portOf(server.tunnelServer);
     // The daily counter is per subject and does not depend on timing: each request of a subject takes one.
     const dailyLeft = async (port: number, headers: Record<string, string>) => {
@@ -389,7 +389,7 @@ describe('per-address limits on the tunnel app (frozen clock)', () => {
   it('gives each forwarded client its own 10 per second; the loopback app gives them one between them', async () => {
     const now = Date.UTC(2026, 0, 15, 12, 0, 0);
     context = createServiceContext({ dataDir, log: () => {}, clock: () => new Date(now) });
-    context.connections.setPublicRead(conn.spreadsheetId, true);
+    await context.connections.setPublicRead(conn.spreadsheetId, true);
     const tunnelApp = createApp(context, { surface: 'tunnel', tunnelHosts: () => [PUBLIC_HOST] });
     const localApp = createApp(context);
     const tunnel = await listen(tunnelApp.app, 0, '127.0.0.1');

@@ -85,7 +85,7 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     const endpoint = await page.getByLabel('endpoint URL of People', { exact: true }).inputValue();
     expect(endpoint).toMatch(/\/v1\/sheets\/.+\/rows$/);
     sheetId = decodeURIComponent(endpoint.split('/v1/sheets/')[1]!.replace(/\/rows$/, ''));
-    userKey = service.context.connections.list()[0]!.userKey;
+    userKey = (await service.context.connections.list())[0]!.userKey;
     await shot('sheets');
     await expectAccessible();
 
@@ -107,8 +107,8 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
       .nth(1);
     // A save is a change once the service has seen the workbook as it was (its first look stores the baseline;
     // the connection follower takes that look within 2 s of the connect).
-    const spreadsheetId = service.context.connections.list()[0]!.spreadsheetId;
-    const baselines = service.context.connections.db
+    const spreadsheetId = (await service.context.connections.list())[0]!.spreadsheetId;
+    const baselines = service.context.db
       .prepare<[string], number>('SELECT COUNT(*) FROM tab_baselines WHERE spreadsheet_id = ?')
       .pluck();
     await expect.poll(() => baselines.get(spreadsheetId), { timeout: 5000 }).toBeGreaterThan(0);

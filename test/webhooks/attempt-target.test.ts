@@ -128,19 +128,21 @@ describe('the delivery log of a name that resolves to loopback', () => {
       await context.close();
       await rm(dir, { recursive: true, force: true });
     });
-    const key = context.keys.create({
-      name: 't',
-      scope: 'read_write',
-      plan: 'enterprise',
-      perSecond: 1e6,
-      daily: 1e9,
-    }).key;
+    const key = (
+      await context.keys.create({
+        name: 't',
+        scope: 'read_write',
+        plan: 'enterprise',
+        perSecond: 1e6,
+        daily: 1e9,
+      })
+    ).key;
     const api = (p: string, init: RequestInit = {}): Promise<TestResponse> =>
       fetch(`http://127.0.0.1:${apiPort}${p}`, {
         ...init,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       });
-    const conn = context.connections.create({
+    const conn = await context.connections.create({
       name: 'people',
       sourceKind: 'workbook',
       idPrefix: 'wb_',

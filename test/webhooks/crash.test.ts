@@ -50,16 +50,16 @@ describe('crash safety of the outbox', () => {
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
     const setup = createServiceContext({ dataDir, log: () => {} });
-    const conn = connectFile(setup.connections, await writePeopleWorkbook(dir));
+    const conn = await connectFile(setup.connections, await writePeopleWorkbook(dir));
     const tab = (await setup.spreadsheets.of(conn).observe()).tabs.find((t) => t.name === 'People')!;
-    const { key } = setup.keys.create({
+    const { key } = await setup.keys.create({
       scope: 'read_write',
       plan: 'enterprise',
       perSecond: 10_000,
       daily: 1_000_000,
     });
     for (let i = 0; i < WEBHOOKS; i++) {
-      registerWebhook(setup.webhooks, {
+      await registerWebhook(setup.webhooks, {
         url: hook,
         spreadsheetId: conn.spreadsheetId,
         sheetName: 'People',

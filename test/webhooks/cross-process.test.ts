@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('work queued by another process', () => {
   it('a CLI replay and a CLI resume reach a real receiver within 2 s while the server is idle', async () => {
     h = await startHarness();
-    const conn = h.connect(await writePeopleWorkbook(h.dir));
+    const conn = await h.connect(await writePeopleWorkbook(h.dir));
     h.context.startBackground();
     const { receiver: r, webhookId } = await webhookOverHttp(h, conn);
     closeReceiver = r.close;
@@ -48,7 +48,7 @@ describe('work queued by another process', () => {
     // Idle: nothing due for an active webhook, so the worker has no timer of its own.
     await sleep(1500);
     expect(r.received).toHaveLength(1);
-    expect(h.context.deliveries.nextDueAt()).toBeNull();
+    expect(await h.context.deliveries.nextDueAt()).toBeNull();
 
     const dataDir = path.join(h.dir, 'data');
     await cli(dataDir, 'webhooks', 'resume', webhookId);
@@ -61,7 +61,7 @@ describe('work queued by another process', () => {
 
     // Idle again; then a replay of the first delivery from the CLI.
     await sleep(1500);
-    expect(h.context.deliveries.nextDueAt()).toBeNull();
+    expect(await h.context.deliveries.nextDueAt()).toBeNull();
     await cli(dataDir, 'deliveries', 'replay', sentId);
     const replayQueued = performance.now();
     await r.waitFor(3, 2000);

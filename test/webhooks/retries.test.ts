@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionRecord } from '../../server/store/connections.ts';
+import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
@@ -39,7 +39,7 @@ async function oneDelivery(
   url: string,
 ): Promise<{ conn: ConnectionRecord; deliveryId: string; webhookId: string }> {
   h = await startHarness({ clock });
-  const conn = h.connect(await writePeopleWorkbook(h.dir));
+  const conn = await h.connect(await writePeopleWorkbook(h.dir));
   const { webhookId } = await webhookOnTab(h.context, conn, url, { events: ['row.inserted'] });
   const res = await h.fetch(rowsPath(conn, 'People'), {
     method: 'POST',
@@ -47,21 +47,25 @@ async function oneDelivery(
     body: '{"Name":"x"}',
   });
   expect(res.status).toBe(201);
-  const { data } = h.context.deliveries.page(webhookId, { limit: 10, offset: 0 });
+  const { data } = await h.context.deliveries.page(webhookId, { limit: 10, offset: 0 });
   expect(data).toHaveLength(1);
   return { conn, deliveryId: data[0]!.id, webhookId };
 }
 
-const state = (id: string) => h.context.deliveries.get(id)!;
-const attempts = (id: string) => h.context.deliveries.attemptsOf(id);
+const state = async (id: string) => (await h.context.deliveries.get(id))!;
+const attempts = async (id: string) => await h.context.deliveries.attemptsOf(id);
 
 describe('retry schedule', () => {
   it('retries a failing receiver at 30 s, 5 min and 30 min after each failure, then marks it failed', async () => {
     const target = await receiver((_req, res) => res.writeHead(500).end('boom'));
     const { deliveryId } = await oneDelivery(target.url);
     await h.context.worker.drain();
-    expect(state(deliveryId)).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: now + 30_000 });
-    expect(attempts(deliveryId)[0]).toMatchObject({
+    expect(await state(deliveryId)).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      nextAttemptAt: now + 30_000,
+    });
+    expect((await attempts(deliveryId))[0]).toMatchObject({
       attempt: 1,
       trigger: 'auto',
       status: 500,
@@ -77,17 +81,17 @@ describe('retry schedule', () => {
       await h.context.worker.drain();
       expect(target.hits()).toBe(i + 2);
     }
-    expect(state(deliveryId)).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
+    expect(await state(deliveryId)).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
     now += 24 * 60 * 60_000;
     await h.context.worker.drain();
     expect(target.hits()).toBe(4);
 
     // A manual replay is one new attempt, recorded like any other.
-    expect(h.context.deliveries.requestReplay(deliveryId, now)).toBe(true);
+    expect(await h.context.deliveries.requestReplay(deliveryId, now)).toBe(true);
     await h.context.worker.drain();
     expect(target.hits()).toBe(5);
-    expect(attempts(deliveryId).at(-1)).toMatchObject({ attempt: 5, trigger: 'replay', status: 500 });
-    expect(state(deliveryId).state).toBe('failed');
+    expect((await attempts(deliveryId)).at(-1)).toMatchObject({ attempt: 5, trigger: 'replay', status: 500 });
+    expect((await state(deliveryId)).state).toBe('failed');
   });
 
   it('succeeds on a later attempt and sends nothing more', async () => {
@@ -97,7 +101,7 @@ describe('retry schedule', () => {
     await h.context.worker.drain();
     now += 30_000;
     await h.context.worker.drain();
-    expect(state(deliveryId)).toMatchObject({ state: 'succeeded', attempts: 2 });
+    expect(await state(deliveryId)).toMatchObject({ state: 'succeeded', attempts: 2 });
     now += 60 * 60_000;
     await h.context.worker.drain();
     expect(target.hits()).toBe(2);
@@ -108,8 +112,8 @@ describe('retry schedule', () => {
     const target = await receiver((_req, res) => res.writeHead(302, { location: elsewhere.url }).end());
     const { deliveryId } = await oneDelivery(target.url);
     await h.context.worker.drain();
-    expect(attempts(deliveryId)[0]).toMatchObject({ status: 302 });
-    expect(state(deliveryId).state).toBe('pending');
+    expect((await attempts(deliveryId))[0]).toMatchObject({ status: 302 });
+    expect((await state(deliveryId)).state).toBe('pending');
     expect(elsewhere.hits()).toBe(0);
   });
 
@@ -117,11 +121,11 @@ describe('retry schedule', () => {
     const target = await receiver((req) => req.socket.destroy());
     const { deliveryId } = await oneDelivery(target.url);
     await h.context.worker.drain();
-    expect(attempts(deliveryId)[0]).toMatchObject({
+    expect((await attempts(deliveryId))[0]).toMatchObject({
       status: null,
       error: expect.stringMatching(/ECONNRESET|socket hang up/),
     });
-    expect(state(deliveryId).state).toBe('pending');
+    expect((await state(deliveryId)).state).toBe('pending');
   });
 
   it('a receiver that hangs past 5 s is a timed-out attempt', async () => {
@@ -134,21 +138,21 @@ describe('retry schedule', () => {
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(4900);
     expect(took).toBeLessThan(7000);
-    expect(attempts(deliveryId)[0]).toMatchObject({ status: null, error: 'timeout' });
-    expect(attempts(deliveryId)[0]!.durationMs).toBeGreaterThanOrEqual(4900);
+    expect((await attempts(deliveryId))[0]).toMatchObject({ status: null, error: 'timeout' });
+    expect((await attempts(deliveryId))[0]!.durationMs).toBeGreaterThanOrEqual(4900);
   }, 15_000);
 
   it('a paused webhook keeps its notifications queued and sends them on resume', async () => {
     const target = await receiver((_req, res) => res.end('ok'));
     const { deliveryId, webhookId } = await oneDelivery(target.url);
-    h.context.webhooks.update(webhookId, { status: 'paused' });
+    await h.context.webhooks.update(webhookId, { status: 'paused' });
     await h.context.worker.drain();
     expect(target.hits()).toBe(0);
-    expect(state(deliveryId).state).toBe('pending');
-    h.context.webhooks.update(webhookId, { status: 'active' });
+    expect((await state(deliveryId)).state).toBe('pending');
+    await h.context.webhooks.update(webhookId, { status: 'active' });
     await h.context.worker.drain();
     expect(target.hits()).toBe(1);
-    expect(state(deliveryId).state).toBe('succeeded');
+    expect((await state(deliveryId)).state).toBe('succeeded');
   });
 });
 
@@ -158,9 +162,9 @@ describe('replaying a delivery that awaits a retry', () => {
     const { deliveryId } = await oneDelivery(target.url);
     await h.context.worker.drain(); // attempt 1 fails: retry due in 30 s
     now += 1000;
-    expect(h.context.deliveries.requestReplay(deliveryId, now)).toBe(true);
+    expect(await h.context.deliveries.requestReplay(deliveryId, now)).toBe(true);
     await h.context.worker.drain(); // attempt 2 now, as the first retry
-    expect(attempts(deliveryId).map((a) => a.trigger)).toEqual(['auto', 'auto']);
-    expect(state(deliveryId)).toMatchObject({ state: 'pending', nextAttemptAt: now + 5 * 60_000 });
+    expect((await attempts(deliveryId)).map((a) => a.trigger)).toEqual(['auto', 'auto']);
+    expect(await state(deliveryId)).toMatchObject({ state: 'pending', nextAttemptAt: now + 5 * 60_000 });
   });
 });

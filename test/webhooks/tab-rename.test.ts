@@ -28,7 +28,7 @@ describe('a renamed tab', () => {
   it("shows the tab's new name in GET /v1/webhooks/{id}, the CLI and the payload", async () => {
     h = await startHarness();
     const file = await writePeopleWorkbook(h.dir);
-    const conn = h.connect(file);
+    const conn = await h.connect(file);
     h.context.startBackground();
     const { receiver: r, webhookId } = await webhookOverHttp(h, conn);
     closeReceiver = r.close;

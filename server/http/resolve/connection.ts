@@ -5,7 +5,8 @@
 import type { Request } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError } from '../../errors.ts';
-import type { ConnectionRecord, ConnectionStore } from '../../store/connections.ts';
+import type { ConnectionRecord } from '../../repositories/connections.ts';
+import type { ConnectionStore } from '../../store/connections.ts';
 
 type Lookup = Pick<ConnectionStore, 'getByUserKey' | 'getBySpreadsheetId'>;
 

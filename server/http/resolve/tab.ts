@@ -11,10 +11,10 @@
 import type { Request } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
+import type { ConnectionRecord } from '../../repositories/connections.ts';
 import type { TabSnapshot } from '../../sources/source.ts';
 import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
 import type { TabRef } from '../../spreadsheets/tab-resolver.ts';
-import type { ConnectionRecord } from '../../store/connections.ts';
 import type { AppDeps } from '../deps.ts';
 import { connectionOfPath, resolveConnection } from './connection.ts';
 

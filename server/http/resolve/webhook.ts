@@ -5,9 +5,9 @@
  */
 import type { Request } from 'express';
 import { AppError } from '../../errors.ts';
-import type { ApiKeyRecord } from '../../store/api-keys.ts';
-import type { DeliveryRecord } from '../../store/deliveries.ts';
-import type { WebhookRecord } from '../../store/webhooks.ts';
+import type { DeliveryRecord } from '../../repositories/deliveries.ts';
+import type { ApiKeyRecord } from '../../repositories/keys.ts';
+import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { keyOwns } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 

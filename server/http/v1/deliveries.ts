@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.ts';
+import type { DeliveryState } from '../../repositories/deliveries.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { DeliveryState } from '../../store/deliveries.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks/delivery-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';

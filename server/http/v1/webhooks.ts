@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts';
-import type { WebhookRecord } from '../../store/webhooks.ts';
+import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { rotateWebhookSecret } from '../../webhooks/register.ts';
 import { createdWebhookJson, webhookJson } from '../../webhooks/webhook-json.ts';
 import { keyOwns } from '../auth.ts';

@@ -1,0 +1,70 @@
+/**
+ * The embedded default: every repository (repositories/index.ts) over one SQLite database in the data dir. The
+ * service's wiring (context.ts) and the CLI open their stores here and nowhere else.
+ */
+import type { Repositories } from '../repositories/index.ts';
+import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
+import { AdminTokenStore } from './admin-token.ts';
+import { ApiKeyStore } from './api-keys.ts';
+import { SqliteBaselines } from './baselines.ts';
+import { SqliteChangeLog } from './change-log.ts';
+import { SqliteChangeRecording } from './change-recording.ts';
+import { ConnectionStore } from './connections.ts';
+import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './db.ts';
+import { DeliveryStore } from './deliveries.ts';
+import { DeliveryLogQuery } from './delivery-log.ts';
+import { IdempotencyStore } from './idempotency.ts';
+import { UsageStore } from './usage.ts';
+import { WebhookStore } from './webhooks.ts';
+
+/** The repositories as their SQLite classes: the change recorder, inside store/'s transactions, needs those. */
+export interface SqliteRepositories extends Repositories {
+  keys: ApiKeyStore;
+  connections: ConnectionStore;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  deliveryLog: DeliveryLogQuery;
+  usage: UsageStore;
+  idempotency: IdempotencyStore;
+  adminTokens: AdminTokenStore;
+  /** The change log: the feed's pages and its end. */
+  changeLog: SqliteChangeLog;
+  /** A snapshot's changes, notifications and baselines recorded in one transaction. */
+  changeRecording: SqliteChangeRecording;
+  /** The data dir's secrets provider and data key, opened with the database. */
+  secrets: DatabaseSecrets;
+  /** The database itself, for the stores of the change recorder; opaque to everything above store/. */
+  db: SqliteDatabase;
+  close(): void;
+}
+
+export interface SqliteRepositoryOptions extends OpenDatabaseOptions {
+  clock?: () => Date;
+}
+
+/** Opens (creating and migrating if needed) the data dir's database and every repository over it. */
+export function openSqliteRepositories(
+  dataDir: string,
+  options: SqliteRepositoryOptions = {},
+): SqliteRepositories {
+  const { clock, ...openOptions } = options;
+  const db = openDatabase(dataDir, openOptions);
+  const changeLog = new SqliteChangeLog(db);
+  return {
+    keys: new ApiKeyStore(db, clock),
+    connections: new ConnectionStore(db, clock),
+    webhooks: new WebhookStore(db, clock),
+    deliveries: new DeliveryStore(db),
+    deliveryLog: new DeliveryLogQuery(db),
+    usage: new UsageStore(db),
+    idempotency: new IdempotencyStore(db, clock),
+    adminTokens: new AdminTokenStore(db, dataDir),
+    changeLog,
+    changeRecording: new SqliteChangeRecording(db, new SqliteBaselines(db), changeLog),
+    secrets: secretsOf(db),
+    db,
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
