@@ -5,10 +5,9 @@
 import type { Request } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError } from '../../errors.ts';
-import type { ConnectionRecord } from '../../repositories/connections.ts';
-import type { ConnectionStore } from '../../store/connections.ts';
+import type { ConnectionRecord, Connections } from '../../repositories/connections.ts';
 
-type Lookup = Pick<ConnectionStore, 'getByUserKey' | 'getBySpreadsheetId'>;
+type Lookup = Pick<Connections, 'getByUserKey' | 'getBySpreadsheetId'>;
 
 /** The named connection, or null when there is none (or the sheet_id is malformed). */
 export async function connectionOfPath(connections: Lookup, req: Request): Promise<ConnectionRecord | null> {
