@@ -1,7 +1,7 @@
 /**
  * Benchmark targets (b) and (c): the real SheetPort service in its own process, on a temp data dir of its own.
  * Generates two workbooks (5,000 and 100,000 rows), registers them and a read key through the stores, starts
- * the service exactly as `sheetport serve` does (its V8 heap sizing first), warms the replica with one request
+ * the service exactly as `sheetport serve` does (its V8 heap sizing first), warms the in-memory copy with one request
  * per tab, and reports the URL, paths and key to the parent over IPC. The temp dir is removed on exit.
  */
 // First, as `sheetport serve` does: V8's heap sizing before the server's modules load.
@@ -105,14 +105,14 @@ async function main(): Promise<void> {
   };
   const headers = { authorization: `Bearer ${key}` };
 
-  // Warm the replica: the first request of each tab reads the workbook into memory.
+  // Warm the in-memory copy: the first request of each tab reads the workbook into memory.
   for (const [name, target] of Object.entries(targets)) {
     t = performance.now();
     const url = target.startsWith('http') ? target : service.url + target;
     const res = await fetch(url.replace('{n}', '0'), { headers });
     const body = await res.text();
     if (res.status !== 200) throw new Error(`warm-up ${name}: HTTP ${res.status} ${body.slice(0, 300)}`);
-    notes.push(`first request ${name} (reads the workbook into the replica): ${ms(t)}`);
+    notes.push(`first request ${name} (reads the workbook into the in-memory copy): ${ms(t)}`);
   }
 
   // BENCH_CPU_PROFILE=<file>: profile only the serving phase (not the workbook generation and first read).

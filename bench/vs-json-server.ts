@@ -5,7 +5,7 @@
  * Both get the benchmark's Orders rows (bench/data.ts): SheetPort as two .xlsx workbooks (5,000 and 100,000 rows)
  * registered through the CLI and served by `sheetport serve`; json-server as two db.json files with the same rows,
  * one process each (json-server serves one file per process). Measured:
- * - first read of the 100,000-row data: SheetPort's first GET of the tab (the replica is filled on demand) and
+ * - first read of the 100,000-row data: SheetPort's first GET of the tab (the in-memory copy is filled on demand) and
  *   json-server's start to its first answer (it loads the whole file at start);
  * - a read of 100 rows of the 5,000-row data, 10 connections;
  * - appends of one row to the 5,000-row data with 2 connections (each answered once the file is written);

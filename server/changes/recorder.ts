@@ -15,7 +15,7 @@ export interface RecorderDeps {
  * Turns a new snapshot of a spreadsheet into recorded changes: per tab, the row diff against what was recorded
  * last (recording-plan.ts), then, together or not at all, the change-log entries, the webhook notifications
  * (the outbox) and the new baseline. API writes call it after the source has the write and before the client
- * is answered; detected changes (a save in Excel) call it when the replica notices them. Either way a change
+ * is answered; detected changes (a save in Excel) call it when the Spreadsheet notices them. Either way a change
  * is recorded once.
  */
 export class ChangeRecorder {

@@ -28,7 +28,7 @@ export interface SourceOptions {
 
 /** What config.ts reads from the environment (endpoints, pacing, the OAuth client, the passphrase), and more. */
 export interface GoogleSettings extends GoogleConfig {
-  /** How long (ms) a read waits for that check before it is served from the replica (default 2 s). */
+  /** How long (ms) a read waits for that check before it is served from the in-memory copy (default 2 s). */
   waitMs?: number;
   /** One request's deadline (ms) before it counts as timed out. */
   timeoutMs?: number;

@@ -6,7 +6,7 @@
  * minFreeBytes, SHEETPORT_MIN_FREE_MB; docs/api.md, "When the disk is full"): SQLite
  * needs room to grow its WAL, and a full file system fails a transaction only at its commit, too late to keep
  * the source untouched. A quota or a change bigger than the margin can still fail the recording after the check;
- * the replica then undoes the write where the source can (see replica.ts).
+ * the Spreadsheet then undoes the write where the source can (see spreadsheets/undo-answer.ts).
  */
 import { statfsSync } from 'node:fs';
 import { insufficientStorage } from '../lib/storage-failure.ts';

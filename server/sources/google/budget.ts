@@ -1,7 +1,7 @@
 /**
  * A per-account budget of Sheets API calls that keeps SheetPort under Google's per-minute quota (60 reads and 60
  * writes per minute per user by default) however many clients call: a rolling 60-second window per kind.
- * Past the read budget, readers are served from the replica; past the write budget, writes wait in a short
+ * Past the read budget, readers are served from the in-memory copy; past the write budget, writes wait in a short
  * queue for a slot and otherwise fail with 503 and Retry-After. Drive's metadata checks are not Sheets calls and
  * are not counted.
  *

@@ -2,7 +2,7 @@
  * How a Google source knows its content changed: Drive's `version` and `modifiedTime` of the file, one cheap
  * metadata call (no Sheets quota). `current()` answers from the last check; only when that check is older than
  * `maxAgeMs` (5 s by default) does it ask again, waiting at most `waitMs` (2 s) and otherwise, or while Google
- * is unavailable, answering the last known version, so readers are served from the replica. While anyone
+ * is unavailable, answering the last known version, so readers are served from the in-memory copy. While anyone
  * watches, a check runs every `pollMs` (30 s by default) and tells the watchers only when the version moved;
  * a watcher that says what it waits for (`WatchInterest`) is checked for only while a webhook subscribes or
  * someone read in the last `idleMs` (10 minutes): a sheet nobody uses costs no requests.
@@ -154,7 +154,7 @@ export class Freshness {
       const now = await this.check();
       if (before !== null && now === before) return;
     } catch (err) {
-      // Google unreachable for now: the replica keeps serving what it has; the next check tries again.
+      // Google unreachable for now: the in-memory copy keeps serving what it has; the next check tries again.
       this.#log('Checking a Google spreadsheet for changes failed', err);
       return;
     }
