@@ -12,6 +12,7 @@ import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import { adminBody } from './admin.ts';
 import type { AppDeps } from './deps.ts';
+import { limitParameter } from './paging.ts';
 import type { RouteTable } from './route-table.ts';
 
 const CONNECT_KEYS = ['location', 'kind', 'name'] as const;
@@ -56,22 +57,6 @@ function previewValues(req: Request): (typeof PREVIEW_VALUES)[number] {
       parameter: 'values',
     });
   return found;
-}
-
-function previewLimit(req: Request): number {
-  const raw = req.query.limit;
-  if (raw === undefined) return PREVIEW_ROWS.default;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 1 || n > PREVIEW_ROWS.max) {
-    throw new AppError(
-      'invalid_parameter',
-      `Parameter "limit" must be a whole number from 1 to ${PREVIEW_ROWS.max}.`,
-      {
-        parameter: 'limit',
-      },
-    );
-  }
-  return n;
 }
 
 function forceOf(req: Request): boolean {
@@ -166,7 +151,7 @@ function previewTab(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const connection = await connectionNamed(deps, req);
     const sheet = String(req.params.sheet);
-    const limit = previewLimit(req);
+    const limit = limitParameter(req, PREVIEW_ROWS);
     const values = previewValues(req);
     const tab = await deps.spreadsheets.of(connection).tab({ name: sheet });
     const rows =

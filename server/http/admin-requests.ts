@@ -10,6 +10,7 @@ import type { Request } from 'express';
 import { AppError } from '../errors.ts';
 import { LOGS_DIR, REQUEST_LOG_STEM, type RequestLogEntry } from '../logs/request-log.ts';
 import type { AppDeps } from './deps.ts';
+import { limitParameter } from './paging.ts';
 import type { RouteTable } from './route-table.ts';
 
 const LIMITS = { default: 100, max: 500 };
@@ -100,22 +101,6 @@ function parseLine(line: string): RequestLine | null {
   }
 }
 
-function limitOf(req: Request): number {
-  const raw = req.query.limit;
-  if (raw === undefined) return LIMITS.default;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 1 || n > LIMITS.max) {
-    throw new AppError(
-      'invalid_parameter',
-      `Parameter "limit" must be a whole number from 1 to ${LIMITS.max}.`,
-      {
-        parameter: 'limit',
-      },
-    );
-  }
-  return n;
-}
-
 /** The newest `limit` lines (newest first) that pass the filter. */
 export async function recentRequests(
   dataDir: string,
@@ -173,7 +158,7 @@ function filterOf(req: Request): RequestLogFilter {
 
 export function mountAdminRequestRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.get('/admin/requests', 'admin', async (req, res) => {
-    const limit = limitOf(req);
+    const limit = limitParameter(req, LIMITS);
     res.json({ data: await recentRequests(deps.dataDir, limit, filterOf(req)) });
   });
 }

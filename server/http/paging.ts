@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { AppError } from '../errors.ts';
 
 /**
  * `X-Total-Count` and an RFC 8288 `Link` header (first/prev/next/last where they exist), so clients that get
@@ -29,4 +30,21 @@ export function setPagingHeaders(
   if (offset + limit < total) links.push(link('next', offset + limit));
   links.push(link('last', lastOffset));
   res.setHeader('Link', links.join(', '));
+}
+
+/** A `limit` query parameter: a whole number from 1 to `max`, `default` when absent (the admin API's lists). */
+export function limitParameter(req: Request, bounds: { default: number; max: number }): number {
+  const raw = req.query.limit;
+  if (raw === undefined) return bounds.default;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 1 || n > bounds.max) {
+    throw new AppError(
+      'invalid_parameter',
+      `Parameter "limit" must be a whole number from 1 to ${bounds.max}.`,
+      {
+        parameter: 'limit',
+      },
+    );
+  }
+  return n;
 }

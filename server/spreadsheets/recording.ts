@@ -13,7 +13,7 @@ export type RecordChange = (
 ) => Promise<void> | void;
 
 /** What one spreadsheet has recorded: each version is handed to the recorder once, and the next is diffed
- * against it. Called within the spreadsheet's turns only (turns.ts), so recordings never overlap. */
+ * against it. Called within the spreadsheet's turns only (lib/turns.ts), so recordings never overlap. */
 export class Recording {
   readonly #spreadsheetId: string;
   readonly #record: RecordChange;

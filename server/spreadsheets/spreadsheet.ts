@@ -1,5 +1,6 @@
 import type { AppError } from '../errors.ts';
 import type { RetryStreak } from '../lib/retry-streak.ts';
+import { Turns } from '../lib/turns.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type {
   Mutation,
@@ -16,7 +17,6 @@ import { Following } from './following.ts';
 import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';
 import { type RecordChange, Recording } from './recording.ts';
 import { resolveTab, type TabRef } from './tab-resolver.ts';
-import { Turns } from './turns.ts';
 import { type PendingWrite, writeTurn } from './write.ts';
 
 /** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */
@@ -38,7 +38,7 @@ export interface SpreadsheetServices {
  * Reading records nothing. What the service has seen is recorded (diffed into the change log and the webhook
  * outbox, or kept as the first baseline) by `observe` (the follower on every outside change, webhook registration
  * and the change feed before they answer) and by every write, before it is answered. Writes and recordings take
- * turns (turns.ts); watching, recording and writing need the spreadsheet's lease (ownership.ts).
+ * turns (lib/turns.ts); watching, recording and writing need the spreadsheet's lease (ownership.ts).
  */
 export class Spreadsheet {
   /** The connection's newest stored record (`Spreadsheets.of` updates it). */

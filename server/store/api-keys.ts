@@ -46,18 +46,8 @@ interface ApiKeyRow {
   connections: string;
 }
 
-interface InsertRow {
-  id: string;
-  key_hash: string;
-  prefix: string;
-  name: string;
-  scope: KeyScope;
-  plan: KeyPlan;
-  per_second: number | null;
-  daily: number | null;
-  allow_formulas: number;
-  created_at: string;
-}
+/** What an insert writes: the stored columns of a new key (the hash in place of the key; no use or revocation yet). */
+type InsertRow = Omit<ApiKeyRow, 'last_used_at' | 'revoked_at' | 'connections'> & { key_hash: string };
 
 const SELECT = `
   SELECT k.id, k.name, k.prefix, k.scope, k.plan, k.per_second, k.daily, k.allow_formulas,

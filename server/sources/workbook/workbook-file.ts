@@ -12,10 +12,12 @@
  * A file that cannot be read is remembered as such until its signature changes: repeated requests get the
  * same answer at once instead of repeating the work.
  */
+
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import { Turns } from '../../lib/turns.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
@@ -29,7 +31,6 @@ import { checkZipPackage } from './guard/zip-package.ts';
 import { removeLeftovers } from './leftovers.ts';
 import { assertNotLocked, fileError } from './lock.ts';
 import { assertNotReadOnly } from './read-only.ts';
-import { FileQueue } from './write-queue.ts';
 
 interface WriteJob {
   sourceSheetId: string;
@@ -85,7 +86,7 @@ export class WorkbookFile {
   readonly #limits: FileLimits;
   /** Keeps the version each write replaces (backups.ts); null when backups are off. */
   readonly #keeper: PreviousVersionKeeper | null;
-  readonly #queue: FileQueue<WriteJob>;
+  readonly #queue: Turns<WriteJob>;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
@@ -104,7 +105,7 @@ export class WorkbookFile {
     this.#engine = engine;
     this.#limits = limits;
     this.#keeper = keeper;
-    this.#queue = new FileQueue((jobs) => this.#flush(jobs));
+    this.#queue = new Turns((jobs) => this.#flush(jobs));
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
     void this.#queue.run(async () => removeLeftovers(filePath));
   }

@@ -1,8 +1,7 @@
 /**
- * One spreadsheet's turns: a write or a recording runs only after the one before it settled, in arrival order,
- * so changes are recorded in the order the spreadsheet took them. Writes that arrive while a turn runs share the
- * next turn: they reach the source together, and a source that commits concurrent writes as one (the workbook
- * kind's group commit) still can.
+ * Turns over one thing (a spreadsheet, a file): a task runs only after the one before it settled, in arrival
+ * order. Jobs submitted while a turn runs share the next turn, handed over together: a spreadsheet's writes reach
+ * its source together, and a file's writes group-commit (one parse check, one replace for all of them).
  */
 export class Turns<W> {
   #tail: Promise<unknown> = Promise.resolve();
