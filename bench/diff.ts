@@ -4,7 +4,7 @@
  * the number of changes by kind, and checks once that applyDiff(old, diff) gives the new rows.
  */
 
-import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/changes/diff/row-diff.ts';
+import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../server/diff/row-diff.ts';
 import { seededRandom } from '../server/lib/seeded-random.ts';
 import type { CellValue } from '../server/sources/source.ts';
 import { applyDiff } from '../test/helpers/apply-diff.ts';

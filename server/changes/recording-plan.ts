@@ -3,12 +3,13 @@
  * or a baseline on the first sight since start). Pure: the change recording (repositories/change-log.ts)
  * commits the decisions in one transaction.
  */
+
+import { diffRows, type RowChange } from '../diff/row-diff.ts';
 import type { ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
 import type { RowChanges, TabRecording } from '../repositories/change-log.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import { buildNotifications, type EventRules, payloadJson } from '../webhooks/events.ts';
-import { diffRows, type RowChange } from './diff/row-diff.ts';
 
 export function tabContent(tab: TabSnapshot): TabContent {
   return { name: tab.name, header: tab.header, typed: tab.typed };

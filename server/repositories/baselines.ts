@@ -19,7 +19,7 @@ export interface ComparedTab extends TabContent {
 }
 
 /**
- * One row edit of a recorded change, positional, in the row diff's order (changes/diff/row-diff.ts): a
+ * One row edit of a recorded change, positional, in the row diff's order (diff/row-diff.ts): a
  * deletion's `row` counts in the rows before the change, an insertion's or an update's in the rows after it.
  * A baseline keeps these after its last checkpoint, so a write stores only the rows it changed.
  */

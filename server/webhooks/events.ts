@@ -1,4 +1,4 @@
-import type { RowChange } from '../changes/diff/row-diff.ts';
+import type { RowChange } from '../diff/row-diff.ts';
 import type { WebhookEvent } from '../repositories/webhooks.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { CellValue } from '../sources/source.ts';

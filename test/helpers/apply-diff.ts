@@ -2,7 +2,7 @@
  * The diff's test oracle (tests and the diff benchmark): replaying a diff on the old rows must give the new rows.
  * The service itself never applies a diff: the replica takes whole snapshots.
  */
-import { type RowChange, rowsEqual } from '../../server/changes/diff/row-diff.ts';
+import { type RowChange, rowsEqual } from '../../server/diff/row-diff.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 
 /**

@@ -5,9 +5,9 @@ import {
   type RowChange,
   rowHash,
   rowsEqual,
-} from '../../../server/changes/diff/row-diff.ts';
-import type { CellValue } from '../../../server/sources/source.ts';
-import { applyDiff } from '../../helpers/apply-diff.ts';
+} from '../../server/diff/row-diff.ts';
+import type { CellValue } from '../../server/sources/source.ts';
+import { applyDiff } from '../helpers/apply-diff.ts';
 
 /** Rows from a string, one single-cell row per letter: 'ABA' -> [['A'], ['B'], ['A']]. */
 function letters(s: string): CellValue[][] {

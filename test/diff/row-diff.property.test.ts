@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type DiffOptions,
-  diffRows,
-  type RowChange,
-  rowsEqual,
-} from '../../../server/changes/diff/row-diff.ts';
-import type { CellValue } from '../../../server/sources/source.ts';
-import { applyDiff } from '../../helpers/apply-diff.ts';
+import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../../server/diff/row-diff.ts';
+import type { CellValue } from '../../server/sources/source.ts';
+import { applyDiff } from '../helpers/apply-diff.ts';
 
 type Row = CellValue[];
 

@@ -30,7 +30,7 @@
  * increase, the updates' and insertions' new indices increase, and each change's old and new positions are at or
  * after those of the change before it. The property tests replay diffs in exactly this order.
  */
-import type { CellValue } from '../../sources/source.ts';
+import type { CellValue } from '../sources/source.ts';
 import { lcsMatches } from './myers.ts';
 
 export interface RowChange {
