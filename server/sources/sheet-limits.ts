@@ -32,7 +32,7 @@ export function assertTabFits(tab: TabSnapshot, plan: WritePlan, limits: CellLim
       `The tab "${tab.name}" holds at most ${plural(limits.maxRows, 'row')}, the header row and any rows above ` +
         `it included; its last row is ${count(before)}, so ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} ` +
         `left and this write needs ${count(after - before)}. Nothing was written.`,
-      { limit: 'rows', max_rows: limits.maxRows, rows_left: left, rows_needed: after - before },
+      { limit: limits.maxRows, limit_of: 'rows', left, needed: after - before },
     );
   }
   const columns = plan.header.length;
@@ -43,7 +43,7 @@ export function assertTabFits(tab: TabSnapshot, plan: WritePlan, limits: CellLim
       `The tab "${tab.name}" holds at most ${plural(limits.maxColumns, 'column')}; ` +
         `${plural(left, 'column')} ${left === 1 ? 'is' : 'are'} left and this write needs ` +
         `${count(columns - tab.header.length)}. Nothing was written.`,
-      { limit: 'columns', max_columns: limits.maxColumns, columns_left: left },
+      { limit: limits.maxColumns, limit_of: 'columns', left, needed: columns - tab.header.length },
     );
   }
 }
@@ -61,6 +61,6 @@ export function assertCellsFit(cells: { before: number; after: number }, limits:
     `The spreadsheet holds at most ${plural(max, 'cell')} in all its tabs together (empty cells of each tab's ` +
       `grid included); ${plural(left, 'cell')} ${left === 1 ? 'is' : 'are'} left and this write needs ` +
       `${count(cells.after - cells.before)}. Nothing was written.`,
-    { limit: 'cells', max_cells: max, cells_left: left, cells_needed: cells.after - cells.before },
+    { limit: max, limit_of: 'cells', left, needed: cells.after - cells.before },
   );
 }

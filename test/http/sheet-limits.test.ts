@@ -90,10 +90,10 @@ async function lowHeaderCsv(): Promise<string> {
 function expectRowsRefused(error: Record<string, unknown>, left: number, needed: number): void {
   expect(error).toMatchObject({
     code: 'conflict',
-    limit: 'rows',
-    max_rows: MAX_ROWS,
-    rows_left: left,
-    rows_needed: needed,
+    limit: MAX_ROWS,
+    limit_of: 'rows',
+    left,
+    needed,
   });
   expect(error.message).toContain('1,048,576 rows');
   expect(error.message).toContain(`${left} ${left === 1 ? 'row is' : 'rows are'} left`);
@@ -284,10 +284,10 @@ describe('Google: 10,000,000 cells over all tabs', () => {
     const error = (await over.json()).error;
     expect(error).toMatchObject({
       code: 'conflict',
-      limit: 'cells',
-      max_cells: 10_000_000,
-      cells_left: 0,
-      cells_needed: 10,
+      limit: 10_000_000,
+      limit_of: 'cells',
+      left: 0,
+      needed: 10,
     });
     expect(error.message).toContain('10,000,000 cells');
     expect(error.message).toContain('0 cells are left');
