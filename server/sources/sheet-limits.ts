@@ -22,19 +22,23 @@ export function lastRowAfter(tab: TabSnapshot, plan: WritePlan): { before: numbe
   return { before, after: headerRow + tab.typed.length - plan.deletes.length + plan.appends.length };
 }
 
+/** The refusal of a write that would end `tab` at row `after`, past `maxRows`. */
+export function rowsPastLimit(tab: TabSnapshot, after: number, maxRows: number): AppError {
+  const before = tab.headerRow + tab.typed.length;
+  const left = Math.max(0, maxRows - before);
+  return new AppError(
+    'conflict',
+    `The tab "${tab.name}" holds at most ${plural(maxRows, 'row')}, the header row and any rows above ` +
+      `it included; its last row is ${count(before)}, so ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} ` +
+      `left and this write needs ${count(after - before)}. Nothing was written.`,
+    { limit: maxRows, limit_of: 'rows', left, needed: after - before },
+  );
+}
+
 /** Throws 409 `conflict` when the plan would put a row past `maxRows` or a column past `maxColumns`. */
 export function assertTabFits(tab: TabSnapshot, plan: WritePlan, limits: CellLimits): void {
   const { before, after } = lastRowAfter(tab, plan);
-  if (after > limits.maxRows && after > before) {
-    const left = Math.max(0, limits.maxRows - before);
-    throw new AppError(
-      'conflict',
-      `The tab "${tab.name}" holds at most ${plural(limits.maxRows, 'row')}, the header row and any rows above ` +
-        `it included; its last row is ${count(before)}, so ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} ` +
-        `left and this write needs ${count(after - before)}. Nothing was written.`,
-      { limit: limits.maxRows, limit_of: 'rows', left, needed: after - before },
-    );
-  }
+  if (after > limits.maxRows && after > before) throw rowsPastLimit(tab, after, limits.maxRows);
   const columns = plan.header.length;
   if (columns > limits.maxColumns && columns > tab.header.length) {
     const left = Math.max(0, limits.maxColumns - tab.header.length);

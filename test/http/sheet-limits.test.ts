@@ -39,6 +39,36 @@ for i in range(1, 5):
 wb.save(path)
 `;
 
+/** The usual layout: the header in row 1, and a last row at 1,048,575 (the empty rows between are rows too). */
+const WRITE_TOP_HEADER = `
+import sys, openpyxl
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'Log'
+ws.append(['Name', 'Qty'])
+ws.append(['first', 1])
+ws.cell(row=1048575, column=1, value='last')
+ws.cell(row=1048575, column=2, value=2)
+wb.save(sys.argv[1])
+`;
+
+/** Log's header at 1,048,568 heads a table over the next two rows; five plain rows follow, to 1,048,575. */
+const WRITE_TABLE_ON_TOP = `
+import sys, openpyxl
+from openpyxl.worksheet.table import Table
+top = 1048568
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'Log'
+ws.cell(row=top, column=1, value='Name')
+ws.cell(row=top, column=2, value='Qty')
+for i in range(1, 8):
+    ws.cell(row=top + i, column=1, value='row %d' % i)
+    ws.cell(row=top + i, column=2, value=i)
+ws.add_table(Table(displayName='Top', ref='A%d:B%d' % (top, top + 2)))
+wb.save(sys.argv[1])
+`;
+
 const READ_LAST_ROWS = `
 import sys, json, openpyxl
 ws = openpyxl.load_workbook(sys.argv[1]).active
@@ -183,6 +213,46 @@ describe('.xlsx: a sheet ends at row 1,048,576', () => {
       maxRow: MAX_ROWS,
       last: ['swapped in', 11],
     });
+  });
+});
+
+describe('.xlsx: a table emptied by a delete keeps a row', () => {
+  it('counts that row: deleting all the rows of a table and appending one more than the rows left is refused', async () => {
+    const file = path.join(h.dir, `table-${++n}.xlsx`);
+    await runPython(WRITE_TABLE_ON_TOP, [file]);
+    const conn = await h.connect(file);
+    const before = await fileHash(file);
+
+    // Rows 1 and 2 are the table's: it keeps one, emptied, so the three appended rows start one lower.
+    const res = await batch(conn, [
+      { op: 'delete', row: 1 },
+      { op: 'delete', row: 2 },
+      ...['a', 'b', 'c'].map((Name) => ({ op: 'append', values: { Name } })),
+    ]);
+    expect(res.status).toBe(409);
+    expectRowsRefused((await res.json()).error, 1, 2);
+    expect(await fileHash(file)).toBe(before);
+  });
+});
+
+describe('.xlsx: the header in row 1 counts', () => {
+  it('takes 1 row below row 1,048,575 and refuses the next, with 1,048,574 data rows read', async () => {
+    const file = path.join(h.dir, `top-${++n}.xlsx`);
+    await runPython(WRITE_TOP_HEADER, [file]);
+    const conn = await h.connect(file);
+    const total = await h.fetch(rowsPath(conn, 'Log', '?limit=0&meta=true'));
+    expect((await total.json()).meta.total).toBe(MAX_ROWS - 2);
+
+    expect((await post(conn, { Name: 'fits', Qty: 3 })).status).toBe(201);
+    expect(JSON.parse(await runPython(READ_LAST_ROWS, [file]))).toEqual({
+      maxRow: MAX_ROWS,
+      last: ['fits', 3],
+    });
+    const before = await fileHash(file);
+    const over = await post(conn, { Name: 'over', Qty: 4 });
+    expect(over.status).toBe(409);
+    expectRowsRefused((await over.json()).error, 0, 1);
+    expect(await fileHash(file)).toBe(before);
   });
 });
 
