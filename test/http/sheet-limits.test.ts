@@ -365,4 +365,34 @@ describe('Google: 10,000,000 cells over all tabs', () => {
     const rows = await (await g.fetch(rowsPath(conn, 'Log'))).json();
     expect(rows.map((r: { Name: string }) => r.Name)).toEqual(['first', 'second', 'third']);
   });
+
+  it('refuses a batch whose appends would grow the grid past the limit whole: its update is not made', async () => {
+    const { conn, id } = await fullSpreadsheet();
+    const version = (await g.google!.drive.files.get({ fileId: id, fields: 'version' })).data.version;
+    const { sheets } = await (await g.fetch(`/v1/spreadsheets/${conn.spreadsheetId}`)).json();
+    const res = await g.fetch(`/v1/sheets/${encodeURIComponent(sheets[0].sheet_id)}/rows:batchUpdate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mutations: [
+          { op: 'update', row: 1, values: { Qty: 100 } },
+          ...['b', 'c', 'd'].map((Name) => ({ op: 'append', values: { Name } })),
+        ],
+      }),
+    });
+    expect(res.status).toBe(409);
+    expect((await res.json()).error).toMatchObject({
+      code: 'conflict',
+      limit_of: 'cells',
+      left: 0,
+      needed: 10,
+    });
+    expect((await g.google!.drive.files.get({ fileId: id, fields: 'version' })).data.version).toBe(version);
+    expect(await gridOf(id)).toEqual([
+      [4, 10],
+      [999_996, 10],
+    ]);
+    const rows = await (await g.fetch(rowsPath(conn, 'Log'))).json();
+    expect(rows).toEqual([{ Name: 'first', Qty: 1 }]);
+  });
 });
