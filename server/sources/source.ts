@@ -97,6 +97,13 @@ export interface CellLimits {
   maxCellChars: number;
   /** Widest row the tab holds (Excel: 16,384 columns, A..XFD). */
   maxColumns: number;
+  /** Last row number a tab holds, the header row and any rows above it included (Excel: 1,048,576). */
+  maxRows: number;
+  /**
+   * Cells the grids of all the spreadsheet's tabs hold together (Google: 10,000,000), where the source knows its
+   * grids' sizes; absent where no such limit applies.
+   */
+  maxCells?: number;
 }
 
 /** What a kind of source can do, as data: routes and writers read this instead of asking which kind it is. */
@@ -105,7 +112,7 @@ export interface SourceCapabilities {
   formulas: boolean;
   /** Cells carry formatting that writes keep (styles, number formats). */
   styles: boolean;
-  /** What one cell and one row can hold; writes beyond it are refused before they start. */
+  /** What one cell, one row and one tab can hold; writes beyond it are refused before they start. */
   limits: CellLimits;
 }
 

@@ -13,6 +13,7 @@ import { realTimers } from '../../lib/timers.ts';
 import { assertStorable } from '../cell-rules.ts';
 import type { SourceOptions } from '../kind.ts';
 import { planWrite } from '../plan.ts';
+import { assertTabFits } from '../sheet-limits.ts';
 import type {
   CellLimits,
   Mutation,
@@ -28,12 +29,21 @@ import type {
 import { budgetFor, DEFAULT_BUDGET, QuotaBudget } from './budget.ts';
 import { type GoogleClients, googleClients, googleSettings } from './client.ts';
 import { DEFAULT_MAX_AGE_MS, Freshness } from './freshness.ts';
+import { sendingWithinCells } from './grid-cells.ts';
 import { type ReadBook, readBook, type SheetMeta } from './read.ts';
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './retry.ts';
-import { applyPlan } from './write.ts';
+import { applyPlan, sendings } from './write.ts';
 
-/** Google Sheets' own limits: 50,000 characters in a cell; columns up to ZZZ (18,278). */
-const GOOGLE_LIMITS: CellLimits = { maxCellChars: 50_000, maxColumns: 18_278 };
+/**
+ * Google Sheets' own limits: 50,000 characters in a cell; columns up to ZZZ (18,278); 10,000,000 cells in a
+ * spreadsheet, all tabs' grids together (so no tab has more rows than that either).
+ */
+const GOOGLE_LIMITS: CellLimits = {
+  maxCellChars: 50_000,
+  maxColumns: 18_278,
+  maxRows: 10_000_000,
+  maxCells: 10_000_000,
+};
 
 const CAPABILITIES: SourceCapabilities = { formulas: true, styles: true, limits: GOOGLE_LIMITS };
 
@@ -196,6 +206,13 @@ export class GoogleSource implements Source {
     }
     options.precondition?.(tab);
     const plan = planWrite(tab, mutations);
+    assertTabFits(tab, plan, GOOGLE_LIMITS);
+    const sending = sendingWithinCells(
+      sendings({ sheet, tab }, plan, options),
+      this.#sheets,
+      sheet,
+      GOOGLE_LIMITS,
+    );
     // The read that answers the write is reserved first: past either budget the write is refused before anything
     // is written, never after.
     await budget.take('read');
@@ -213,6 +230,7 @@ export class GoogleSource implements Source {
         },
         plan,
         options,
+        sending,
       );
     } catch (err) {
       // The tab went away (deleted or renamed in the browser) after the look above: Drive is asked again now,

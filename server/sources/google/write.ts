@@ -55,17 +55,62 @@ function rowOf(
   return row;
 }
 
-export async function applyPlan(target: WriteTarget, plan: WritePlan, options: WriteOptions): Promise<void> {
-  const onlyAppend =
-    plan.appends.length === 1 && !plan.newHeader && plan.updates.length === 0 && plan.deletes.length === 0;
-  if (onlyAppend) {
-    const row = rowOf(target, plan.appends[0] ?? [], options);
-    if (row.every((cell) => cell === null || cell.raw !== undefined)) return appendRow(target, row);
-  }
-  return batchUpdate(target, plan, options);
+/** A tab's grid: Google counts every cell of it, empty or not, against the spreadsheet's cells. */
+export interface GridSize {
+  rows: number;
+  columns: number;
 }
 
+/** How a plan goes to Google, and the tab's grid afterwards. */
+export type Sending =
+  | { via: 'append'; row: (GoogleCellWrite | null)[]; grid: GridSize }
+  | { via: 'batch'; grid: GridSize };
+
 const lastDataRow = (tab: TabSnapshot): number => tab.headerRow + tab.typed.length;
+
+/** Where a batch puts its first appended row (0-based), after its deletes. */
+const firstAppendIndex = (tab: TabSnapshot, plan: WritePlan): number =>
+  (plan.newHeader ? 1 : lastDataRow(tab)) - plan.deletes.length;
+
+/** A batch grows the grid only by the rows and columns it writes into and the grid lacks. */
+function batchGrid({ sheet, tab }: Pick<WriteTarget, 'sheet' | 'tab'>, plan: WritePlan): GridSize {
+  let rows = sheet.rowCount - plan.deletes.length;
+  if (plan.appends.length > 0) rows = Math.max(rows, firstAppendIndex(tab, plan) + plan.appends.length);
+  return { rows, columns: Math.max(sheet.columnCount, plan.header.length) };
+}
+
+/**
+ * The ways the plan can be sent, the preferred first: one plain append goes as `values.append`, which inserts
+ * its row (the grid grows by one row even where empty rows are left); anything else, or an append the inserted
+ * row would not leave room for, as a batch.
+ */
+export function sendings(
+  target: Pick<WriteTarget, 'sheet' | 'tab'>,
+  plan: WritePlan,
+  options: WriteOptions,
+): Sending[] {
+  const batch: Sending = { via: 'batch', grid: batchGrid(target, plan) };
+  const onlyAppend =
+    plan.appends.length === 1 && !plan.newHeader && plan.updates.length === 0 && plan.deletes.length === 0;
+  if (!onlyAppend) return [batch];
+  const row = rowOf(target, plan.appends[0] ?? [], options);
+  if (!row.every((cell) => cell === null || cell.raw !== undefined)) return [batch];
+  const { rowCount, columnCount } = target.sheet;
+  return [
+    { via: 'append', row, grid: { rows: rowCount + 1, columns: Math.max(columnCount, row.length) } },
+    batch,
+  ];
+}
+
+export async function applyPlan(
+  target: WriteTarget,
+  plan: WritePlan,
+  options: WriteOptions,
+  sending: Sending = sendings(target, plan, options)[0] as Sending,
+): Promise<void> {
+  if (sending.via === 'append') return appendRow(target, sending.row);
+  return batchUpdate(target, plan, options);
+}
 
 async function appendRow(target: WriteTarget, row: (GoogleCellWrite | null)[]): Promise<void> {
   const { clients, spreadsheetId, sheet, tab } = target;
@@ -155,7 +200,7 @@ export function planRequests(
     });
   }
   if (plan.appends.length > 0) {
-    const firstIndex = (plan.newHeader ? 1 : lastDataRow(tab)) - plan.deletes.length;
+    const firstIndex = firstAppendIndex(tab, plan);
     const rowCount = sheet.rowCount - plan.deletes.length;
     const missing = firstIndex + plan.appends.length - rowCount;
     if (missing > 0) requests.push({ appendDimension: { sheetId, dimension: 'ROWS', length: missing } });

@@ -8,7 +8,7 @@
  */
 
 import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
-import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
+import type { CellLimits, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
 import { decodeTab, transferablesOf } from './cell-tab.ts';
 import { assertCsvKeepsText, CsvDocument } from './csv.ts';
@@ -20,6 +20,15 @@ export type EngineName = 'xlsx' | 'csv';
 
 /** The engine that reads each workbook extension (lib/workbook-file-types.ts holds the list). */
 const ENGINE_OF: Record<WorkbookExtension, EngineName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
+
+/** Excel's own limits: 32,767 characters in a cell, 1,048,576 rows and 16,384 columns (A..XFD) in a sheet. */
+const EXCEL_LIMITS: CellLimits = { maxCellChars: 32_767, maxColumns: 16_384, maxRows: 1_048_576 };
+
+/**
+ * A `.csv` file has no limit of its own, but Excel, which is what opens it, reads at most Excel's rows and
+ * columns of it: a write keeps the file within them so it still opens whole.
+ */
+const CSV_LIMITS: CellLimits = EXCEL_LIMITS;
 
 /** What a read sends from the parse thread. */
 export interface OffThreadRead {
@@ -41,6 +50,9 @@ export interface WorkbookEngine {
   name: EngineName;
   /** A zip package (OOXML): its central directory and inflated sizes are checked before parsing. */
   zipPackage: boolean;
+  /** What a cell, a row and a tab of this file type hold; writes past them are refused (cell-rules.ts,
+   * sheet-limits.ts). */
+  limits: CellLimits;
   readOffThread(bytes: Uint8Array, fileName: string, limits: GridLimits): Promise<OffThreadRead>;
   received(payload: unknown): ReceivedRead;
   /** What this file type cannot store beyond the cell limits, refused (400) before anything is written. */
@@ -55,6 +67,7 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
   xlsx: {
     name: 'xlsx',
     zipPackage: true,
+    limits: EXCEL_LIMITS,
     async readOffThread(bytes, _fileName, limits) {
       const tabs = (await OoxmlDocument.parse(bytes, limits)).readTabs();
       const payload: XlsxPayload = { tabs };
@@ -75,6 +88,7 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
   csv: {
     name: 'csv',
     zipPackage: false,
+    limits: CSV_LIMITS,
     async readOffThread(bytes, fileName, limits) {
       return { payload: CsvDocument.parse(bytes, fileName, limits).tabs(), transfer: [] };
     },

@@ -9,7 +9,6 @@ import { WORKBOOK_EXTENSIONS_TEXT } from '../../lib/workbook-file-types.ts';
 import { assertStorable } from '../cell-rules.ts';
 import type { SourceOptions } from '../kind.ts';
 import type {
-  CellLimits,
   Mutation,
   Source,
   SourceCapabilities,
@@ -23,9 +22,6 @@ import { engineForExtension, type WorkbookEngine } from './engines.ts';
 import { watchFile } from './file-watch.ts';
 import { LastReplaceUndo, undoOfFile } from './undo-replace.ts';
 import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
-
-/** Excel's own limits; `.csv` files use them too, since Excel is what opens them. */
-const EXCEL_LIMITS: CellLimits = { maxCellChars: 32_767, maxColumns: 16_384 };
 
 class WorkbookSource implements Source {
   readonly kind = 'workbook';
@@ -109,7 +105,7 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
   }
   // A .csv file holds neither formulas (the guard stores them as text) nor formatting.
   const rich = engine.zipPackage;
-  const capabilities = { formulas: rich, styles: rich, limits: EXCEL_LIMITS };
+  const capabilities = { formulas: rich, styles: rich, limits: engine.limits };
   // Each write keeps the version it replaces, unless backups are off (`keep: 0`) or not asked for.
   const keeper =
     options.backups && options.backups.keep > 0

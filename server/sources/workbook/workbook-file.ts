@@ -19,6 +19,7 @@ import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { Turns } from '../../lib/turns.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
+import { assertTabFits } from '../sheet-limits.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import type { WorkbookDocument } from './document.ts';
@@ -266,6 +267,8 @@ export class WorkbookFile {
         if (!tab) throw new AppError('sheet_not_found', `No tab with id ${job.sourceSheetId}`);
         job.options.precondition?.(tab);
         plan = planWrite(tab, job.mutations);
+        // Against the tab as the jobs before this one in the batch left it: together they may not fit.
+        assertTabFits(tab, plan, this.#engine.limits);
       } catch (error) {
         // Rejected before touching the document: it still matches the file, keep it cached.
         outcomes.set(job, { ok: false, error });

@@ -1,7 +1,8 @@
 // Reading and changing one spreadsheet: 404 when it is not there, 403 when not shared with the caller, 400
 // FAILED_PRECONDITION for a Drive file that is no spreadsheet; changes run on a copy that
-// replaces the original only when the whole request succeeded (Google's batch atomicity).
-import { notSupportedForDocument, permissionDenied, sheetsNotFound } from './errors.ts';
+// replaces the original only when the whole request succeeded (Google's batch atomicity), and only when the
+// spreadsheet's grids (every tab's rows times columns) stay within Google's 10,000,000 cells.
+import { badRequest, notSupportedForDocument, permissionDenied, sheetsNotFound } from './errors.ts';
 import { recalculate } from './formula.ts';
 import { type Book, cloneBook, type DriveFile, type Store } from './store.ts';
 
@@ -14,10 +15,22 @@ export function spreadsheetFile(store: Store, id: string): DriveFile & { book: B
   return file as DriveFile & { book: Book };
 }
 
+/** Google's limit on a spreadsheet's cells, all tabs' grids together, empty cells included. */
+export const MAX_CELLS = 10_000_000;
+
+const cellsOf = (book: Book): number =>
+  book.sheets.reduce((sum, sheet) => sum + sheet.rowCount * sheet.columnCount, 0);
+
 export function changeBook<T>(store: Store, id: string, change: (book: Book) => T): T {
   const file = spreadsheetFile(store, id);
   const draft = cloneBook(file.book);
   const result = change(draft);
+  const cells = cellsOf(draft);
+  if (cells > MAX_CELLS && cells > cellsOf(file.book)) {
+    throw badRequest(
+      `This action would increase the number of cells in the workbook above the limit of ${MAX_CELLS} cells.`,
+    );
+  }
   recalculate(draft);
   store.commit(file, draft);
   return result;

@@ -7,6 +7,7 @@ import { AppError } from '../../../errors.ts';
 import { columnLetter } from '../../header.ts';
 import { interpretInput, type ParsedInput, parseIsoDateTime } from '../../input.ts';
 import type { CellWrite, WritePlan } from '../../plan.ts';
+import { rowsPastLimit } from '../../sheet-limits.ts';
 import type { WriteOptions } from '../../source.ts';
 import type { CellTab } from '../cell-tab.ts';
 import { columnDateFormat } from '../date-column.ts';
@@ -21,6 +22,9 @@ import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import { setTableArea, type TablePart } from './table-parts.ts';
 import { getAttr, setAttr } from './xml-text.ts';
+
+/** The last row of an OOXML worksheet (Excel's 1,048,576): no write puts a row past it. */
+const SHEET_ROWS = 1_048_576;
 
 export interface EditResult {
   changed: boolean;
@@ -282,6 +286,9 @@ export function applyPlanToSheet(
   // 4. Appends after the last data row, styled like it (a kept, emptied table row is filled first).
   let last = headerRow + tab.typed.length - deletes.remove.length;
   while (last > headerRow && kept.has(last)) last--;
+  // A table emptied by the deletes keeps a row, which the plan's check (sheet-limits.ts) cannot see.
+  if (last + plan.appends.length > SHEET_ROWS)
+    throw rowsPastLimit(tab, last + plan.appends.length, SHEET_ROWS);
   const before = last;
   const appended: number[] = [];
   const styleRow = kept.has(last + 1) ? last + 1 : last;
