@@ -23,15 +23,13 @@ afterEach(() => {
 });
 
 const file = (name: string) => path.join(dir, name);
+/** A workbook connection named `name` for the file `fileName` in the test's folder. */
+const workbook = (name: string, fileName: string) =>
+  store.create({ name, sourceKind: 'workbook', idPrefix: 'wb_', location: file(fileName) });
 
 describe('ConnectionStore', () => {
   it('creates a workbook connection with random opaque ids', async () => {
-    const c = await store.create({
-      name: 'orders.xlsx',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('orders.xlsx'),
-    });
+    const c = await workbook('orders.xlsx', 'orders.xlsx');
     expect(c.spreadsheetId).toMatch(/^wb_[A-Za-z0-9_-]{16}$/);
     expect(c.id).toBe(c.spreadsheetId);
     expect(c.userKey).toMatch(/^[A-Za-z0-9_-]{24}$/); // 18 bytes = 144 bits
@@ -42,23 +40,13 @@ describe('ConnectionStore', () => {
       publicRead: false,
       createdAt: '2025-01-02T03:04:05.000Z',
     });
-    const other = await store.create({
-      name: 'b.csv',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('b.csv'),
-    });
+    const other = await workbook('b.csv', 'b.csv');
     expect(other.spreadsheetId).not.toBe(c.spreadsheetId);
     expect(other.userKey).not.toBe(c.userKey);
   });
 
   it('looks connections up by spreadsheet id and by userKey', async () => {
-    const c = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
+    const c = await workbook('a', 'a.xlsx');
     expect(await store.getBySpreadsheetId(c.spreadsheetId)).toEqual(c);
     expect(await store.getByUserKey(c.userKey)).toEqual(c);
     expect(await store.resolve(c.userKey)).toEqual(c);
@@ -69,18 +57,8 @@ describe('ConnectionStore', () => {
   });
 
   it('returns the existing connection when the same absolute path is registered again', async () => {
-    const a = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
-    const again = await store.create({
-      name: 'renamed',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('./x/../a.xlsx'),
-    });
+    const a = await workbook('a', 'a.xlsx');
+    const again = await workbook('renamed', './x/../a.xlsx');
     expect(again).toEqual(a);
     // Also from a second handle on the same file (another process).
     const db2 = openDatabase(dir);
@@ -100,55 +78,25 @@ describe('ConnectionStore', () => {
   });
 
   it('lists in creation order', async () => {
-    const a = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
-    const b = await store.create({
-      name: 'b',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('b.csv'),
-    });
+    const a = await workbook('a', 'a.xlsx');
+    const b = await workbook('b', 'b.csv');
     expect((await store.list()).map((c) => c.spreadsheetId)).toEqual([a.spreadsheetId, b.spreadsheetId]);
   });
 
   it('removes by spreadsheet id or userKey', async () => {
-    const a = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
-    const b = await store.create({
-      name: 'b',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('b.xlsx'),
-    });
+    const a = await workbook('a', 'a.xlsx');
+    const b = await workbook('b', 'b.xlsx');
     expect(await store.remove(a.spreadsheetId)).toBe(true);
     expect(await store.remove(b.userKey)).toBe(true);
     expect(await store.remove(a.spreadsheetId)).toBe(false);
     expect(await store.list()).toEqual([]);
     // Re-registering a removed file makes a new connection with new ids.
-    const again = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
+    const again = await workbook('a', 'a.xlsx');
     expect(again.spreadsheetId).not.toBe(a.spreadsheetId);
   });
 
   it('toggles public read', async () => {
-    const a = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
+    const a = await workbook('a', 'a.xlsx');
     expect(await store.setPublicRead(a.spreadsheetId, true)).toBe(true);
     expect((await store.getBySpreadsheetId(a.spreadsheetId))?.publicRead).toBe(true);
     expect(await store.setPublicRead(a.spreadsheetId, false)).toBe(true);
@@ -157,12 +105,7 @@ describe('ConnectionStore', () => {
   });
 
   it('persists across reopening', async () => {
-    const a = await store.create({
-      name: 'a',
-      sourceKind: 'workbook',
-      idPrefix: 'wb_',
-      location: file('a.xlsx'),
-    });
+    const a = await workbook('a', 'a.xlsx');
     db.close();
     db = openDatabase(dir);
     expect(await new ConnectionStore(db).list()).toEqual([a]);
