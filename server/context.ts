@@ -16,7 +16,7 @@ import type { Usage } from './repositories/usage.ts';
 import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
 import { ConnectionFollower } from './spreadsheets/follow-connections.ts';
-import { InProcessOwnership } from './spreadsheets/ownership.ts';
+import { InProcessOwnership, type Ownership } from './spreadsheets/ownership.ts';
 import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
 import type { SqliteDatabase } from './store/db.ts';
 import type { DeliveryStore } from './store/deliveries.ts';
@@ -77,6 +77,10 @@ export interface ContextOptions {
   /** Writes are refused (507) while the data dir's file system has less free than this (default: the config's;
    * 0 turns the check off). */
   minFreeBytes?: number;
+  /** Who owns each spreadsheet (spreadsheets/ownership.ts); default: this process owns every one it opens. */
+  ownership?: Ownership;
+  /** Awaited by each local file write just before the file is replaced (SourceOptions); default: nothing. */
+  beforeFileReplace?: SourceOptions['beforeFileReplace'];
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -213,6 +217,7 @@ function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): 
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
+    ...(options.beforeFileReplace ? { beforeFileReplace: options.beforeFileReplace } : {}),
   };
 }
 
@@ -229,7 +234,7 @@ function followedSpreadsheets(
     openSource: (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
     record: (spreadsheetId, before, after) => recorder.record(spreadsheetId, before, after),
     assertCanRecord: () => assertRoomToRecord(options.dataDir, minFree),
-    ownership: new InProcessOwnership(),
+    ownership: options.ownership ?? new InProcessOwnership(),
     log,
   });
   const { connections } = repositories;

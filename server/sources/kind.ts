@@ -24,6 +24,11 @@ export interface SourceOptions {
   google?: GoogleSettings;
   /** Where and how many previous versions of a local file a write keeps (config.ts); none when unset. */
   backups?: BackupPolicy;
+  /**
+   * Awaited by each write to a local file once its new bytes are ready, just before the file is replaced: a test
+   * holds a write there to see what reads answer meanwhile. Default: nothing.
+   */
+  beforeFileReplace?: (filePath: string) => Promise<void>;
 }
 
 /** What config.ts reads from the environment (endpoints, pacing, the OAuth client, the passphrase), and more. */

@@ -3,7 +3,9 @@ import type { Source, SpreadsheetSnapshot } from '../sources/source.ts';
 /**
  * A spreadsheet's tabs as last read, served from memory. Before each read the source's cheap version token (a
  * file stat, a Drive version) is compared and the tabs are read again only when it moved. A write's snapshot
- * replaces the copy, so it never shows an unwritten row.
+ * replaces the copy once the write is recorded, so it never shows an unwritten row. While a write is at the
+ * source the copy is answered as it is, without asking the source: the source may hold the write already (the
+ * file replaced) before it is recorded and answered, or be busy writing (a file's reads wait for its writes).
  */
 export class CurrentCopy {
   readonly source: Source;
@@ -13,6 +15,8 @@ export class CurrentCopy {
   #check: Promise<SpreadsheetSnapshot> | null = null;
   /** Bumped by each replacement, so a slower read that began earlier never replaces a newer snapshot. */
   #generation = 0;
+  /** A write is at the source (`whileWriting`): reads get `snapshot` as it is. */
+  #writing = false;
 
   constructor(source: Source) {
     this.source = source;
@@ -20,6 +24,7 @@ export class CurrentCopy {
 
   /** The copy, current as of the source's cheap version. */
   current(): Promise<SpreadsheetSnapshot> {
+    if (this.#writing && this.snapshot) return Promise.resolve(this.snapshot);
     if (!this.#check) {
       const check = this.#refresh().finally(() => {
         if (this.#check === check) this.#check = null;
@@ -27,6 +32,16 @@ export class CurrentCopy {
       this.#check = check;
     }
     return this.#check;
+  }
+
+  /** Run a write at the source: until it settles, reads are answered from the copy as it is (or as `replace`d). */
+  async whileWriting<T>(write: () => Promise<T>): Promise<T> {
+    this.#writing = true;
+    try {
+      return await write();
+    } finally {
+      this.#writing = false;
+    }
   }
 
   /** What the source answered a write with (or null: read it again, the source went back). */

@@ -28,8 +28,9 @@ export interface WriteParts {
  * One turn of writes to a spreadsheet, in this order: the owner is confirmed; a change that could not be
  * recorded is refused before the source takes it; an outside change a read has loaded but nobody recorded is
  * recorded on its own (not merged into these writes' changes); the source takes the writes; each change is
- * recorded (its webhooks queued) in arrival order; only then is each write answered. A write whose change cannot
- * be recorded is undone where the source can.
+ * recorded (its webhooks queued) in arrival order; only then is each write answered, and only then do reads see
+ * it: while the source has the writes, reads are answered from the copy before them (current-copy.ts). A write
+ * whose change cannot be recorded is undone where the source can.
  */
 export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Promise<void> {
   const refuse = (error: unknown) => {
@@ -48,12 +49,23 @@ export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Prom
       return refuse(answerFor(err, false));
     }
   }
-  // Together, so a source that commits concurrent writes as one replace (group commit) does so.
-  const taken = await Promise.allSettled(
-    writes.map((w) =>
-      parts.copy.source.write(w.sourceSheetId, w.mutations, { ...w.options, undoable: true }),
-    ),
-  );
+  await parts.copy.whileWriting(async () => {
+    // Together, so a source that commits concurrent writes as one replace (group commit) does so.
+    const taken = await Promise.allSettled(
+      writes.map((w) =>
+        parts.copy.source.write(w.sourceSheetId, w.mutations, { ...w.options, undoable: true }),
+      ),
+    );
+    await answerEach(parts, writes, taken);
+  });
+}
+
+/** Record each write the source took, then show it to reads and answer it; undo one that cannot be recorded. */
+async function answerEach(
+  parts: WriteParts,
+  writes: PendingWrite[],
+  taken: PromiseSettledResult<WriteResult>[],
+): Promise<void> {
   let undone = null as { version: string; error: AppError } | null;
   for (const [i, outcome] of taken.entries()) {
     const write = writes[i] as PendingWrite;
@@ -70,7 +82,6 @@ export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Prom
     try {
       // The write was redone on a save made meanwhile by another program: that save is an outside change.
       if (result.before) await parts.recording.record(result.before);
-      parts.copy.replace(result.snapshot);
       await parts.recording.record(result.snapshot);
     } catch (err) {
       const { error, reverted } = await undoUnrecorded(undo, err, parts.log);
@@ -81,6 +92,7 @@ export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Prom
       write.reject(error);
       continue;
     }
+    parts.copy.replace(result.snapshot);
     undo?.keep();
     write.resolve(result);
   }

@@ -166,6 +166,8 @@ export async function startHarness(
     google?: GoogleConfig;
     /** Other settings over the test configuration (test/helpers/config.ts). */
     config?: Partial<SheetPortConfig>;
+    /** The service's seams a suite holds or replaces (who owns a spreadsheet, a hook before a file is replaced). */
+    seams?: Pick<ContextOptions, 'ownership' | 'beforeFileReplace'>;
   } = {},
 ): Promise<Harness> {
   const kind = options.kind ?? 'workbook';
@@ -180,6 +182,7 @@ export async function startHarness(
     log: () => {},
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.fileLimits ? { fileLimits: options.fileLimits } : {}),
+    ...options.seams,
   });
   const { app } = createApp(context);
   const { server, port } = await listen(app, 0, '127.0.0.1');

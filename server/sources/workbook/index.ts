@@ -17,6 +17,7 @@ import type {
   WriteOptions,
   WriteResult,
 } from '../source.ts';
+import type { PreviousVersionKeeper } from './atomic-file.ts';
 import { BackupKeeper } from './backups.ts';
 import { engineForExtension, type WorkbookEngine } from './engines.ts';
 import { watchFile } from './file-watch.ts';
@@ -115,7 +116,21 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
         })
       : null;
   // A write whose change cannot be recorded is taken back (undo-replace.ts); the backups keep their version first.
-  const undo = new LastReplaceUndo(keeper);
+  const undo = new LastReplaceUndo(awaitingFirst(options.beforeFileReplace, keeper));
   const file = fileFor(filePath, engine, fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits), undo);
   return new WorkbookSource(file, undoOfFile(file, undo), engine, capabilities, options);
+}
+
+/** The keeper a write calls just before it replaces the file, after `hook` (SourceOptions.beforeFileReplace). */
+function awaitingFirst(
+  hook: SourceOptions['beforeFileReplace'],
+  keeper: PreviousVersionKeeper | null,
+): PreviousVersionKeeper | null {
+  if (!hook) return keeper;
+  return {
+    async beforeReplace(filePath) {
+      await hook(filePath);
+      return keeper ? keeper.beforeReplace(filePath) : async () => {};
+    },
+  };
 }
