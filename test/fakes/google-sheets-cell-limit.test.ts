@@ -1,38 +1,28 @@
 // The fake refuses, as Google does, any change that would grow a spreadsheet's grids past 10,000,000 cells,
 // and changes nothing then; writes inside the grid a full spreadsheet has are taken.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeClient, startFakeClient } from './fake-client.ts';
 import { seedFile } from './google-sheets/admin-routes.ts';
-import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
 
-let fake: FakeGoogle;
-let token: string;
+let client: FakeClient;
 
 beforeAll(async () => {
-  fake = await startFakeGoogle();
-  token = fake.oauth.issue().access_token;
+  client = await startFakeClient();
 });
-afterAll(() => fake.close());
+afterAll(() => client.fake.close());
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked by assertions, not types
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${fake.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: await res.json() };
-}
+const call: FakeClient['call'] = (method, path, body) => client.call(method, path, body);
 
 describe('Google fake: 10,000,000 cells per spreadsheet', () => {
   it('refuses a row inserted into a full spreadsheet and takes a write into its empty rows', async () => {
-    const { id } = seedFile(fake.store, {
+    const { id } = seedFile(client.fake.store, {
       name: 'Full',
       sheets: [
         { title: 'Log', rowCount: 4, columnCount: 10 },
         { title: 'Other', rowCount: 999_996, columnCount: 10 },
       ],
     });
-    const version = fake.store.get(id)?.version;
+    const version = client.fake.store.get(id)?.version;
     const append = await call(
       'POST',
       `/v4/spreadsheets/${id}/values/Log!A2:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS`,
@@ -46,7 +36,7 @@ describe('Google fake: 10,000,000 cells per spreadsheet', () => {
       requests: [{ appendDimension: { sheetId: 0, dimension: 'COLUMNS', length: 1 } }],
     });
     expect(grown.status).toBe(400);
-    expect(fake.store.get(id)?.version).toBe(version);
+    expect(client.fake.store.get(id)?.version).toBe(version);
 
     const inside = await call('PUT', `/v4/spreadsheets/${id}/values/Log!A4?valueInputOption=RAW`, {
       values: [['y']],

@@ -1,27 +1,16 @@
 // Edge cases of the fake's Google model, over HTTP: A1 parsing and echoing, write geometry,
 // append's overwrite trap, structural errors, field masks, formulas across tabs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeGoogle, startFakeGoogle } from './google-sheets/server.ts';
+import { type FakeClient, startFakeClient } from './fake-client.ts';
 
-let fake: FakeGoogle;
-let token: string;
+let client: FakeClient;
 
 beforeAll(async () => {
-  fake = await startFakeGoogle();
-  token = fake.oauth.issue().access_token;
+  client = await startFakeClient();
 });
-afterAll(() => fake.close());
+afterAll(() => client.fake.close());
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked by assertions, not types
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${fake.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
+const call: FakeClient['call'] = (method, path, body) => client.call(method, path, body);
 
 const enc = encodeURIComponent;
 
