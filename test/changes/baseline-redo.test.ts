@@ -16,6 +16,7 @@ import { SqliteChangeLog } from '../../server/store/change-log.ts';
 import { SqliteChangeRecording } from '../../server/store/change-recording.ts';
 import { openDatabase } from '../../server/store/db.ts';
 import { DEFAULT_EVENT_RULES } from '../../server/webhooks/events.ts';
+import { editRows, type RowEdit } from '../helpers/row-edits.ts';
 
 type Row = CellValue[];
 const dirs: string[] = [];
@@ -48,11 +49,7 @@ function snapshot(header: string[], rows: Row[]): SpreadsheetSnapshot {
 const cell = fc.constantFrom<CellValue>(null, 'a', 'b', 'c', 1, 2, 2.5, true, false);
 const width = 3;
 const row = fc.array(cell, { minLength: width, maxLength: width });
-type Op =
-  | { t: 'insert'; at: number; row: Row }
-  | { t: 'delete'; at: number }
-  | { t: 'update'; at: number; row: Row }
-  | { t: 'move'; at: number; to: number };
+type Op = Extract<RowEdit, { t: 'insert' | 'delete' | 'update' | 'move' }>;
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('insert' as const), at: fc.nat(), row }),
   fc.record({ t: fc.constant('delete' as const), at: fc.nat() }),
@@ -60,21 +57,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
 );
 
-function edit(old: readonly Row[], ops: readonly Op[]): Row[] {
-  const out = old.map((r) => [...r]);
-  for (const o of ops) {
-    const n = out.length;
-    if (o.t === 'insert') out.splice(o.at % (n + 1), 0, [...o.row]);
-    else if (n === 0) continue;
-    else if (o.t === 'delete') out.splice(o.at % n, 1);
-    else if (o.t === 'update') out[o.at % n] = [...o.row];
-    else {
-      const [moved] = out.splice(o.at % n, 1);
-      out.splice(o.to % n, 0, moved!);
-    }
-  }
-  return out;
-}
+const edit = editRows;
 
 describe('a baseline: checkpoint + row edits', () => {
   it('loads as the last recorded version after any sequence of changes', async () => {

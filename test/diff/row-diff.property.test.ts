@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type DiffOptions, diffRows, type RowChange, rowsEqual } from '../../server/diff/row-diff.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import { applyDiff } from '../helpers/apply-diff.ts';
+import { editRows, type RowEdit } from '../helpers/row-edits.ts';
 
 type Row = CellValue[];
 
@@ -15,13 +16,7 @@ const row: fc.Arbitrary<Row> = fc.oneof(
 );
 const rows = (maxLength: number): fc.Arbitrary<Row[]> => fc.array(row, { maxLength });
 
-type Op =
-  | { t: 'insert'; at: number; row: Row }
-  | { t: 'delete'; at: number }
-  | { t: 'update'; at: number; row: Row }
-  | { t: 'move'; at: number; to: number }
-  | { t: 'duplicate'; at: number; to: number }
-  | { t: 'cell'; at: number; col: number; value: CellValue };
+type Op = RowEdit;
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('insert' as const), at: fc.nat(), row }),
@@ -32,27 +27,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('cell' as const), at: fc.nat(), col: fc.nat({ max: 3 }), value: cell }),
 );
 
-/** The new tab: the old one with the edits applied in turn (fresh row arrays, like a re-read tab). */
-function edit(old: readonly Row[], ops: readonly Op[]): Row[] {
-  const out = old.map((r) => [...r]);
-  for (const o of ops) {
-    const n = out.length;
-    if (o.t === 'insert') out.splice(o.at % (n + 1), 0, [...o.row]);
-    else if (n === 0) continue;
-    else if (o.t === 'delete') out.splice(o.at % n, 1);
-    else if (o.t === 'update') out[o.at % n] = [...o.row];
-    else if (o.t === 'move') {
-      const [moved] = out.splice(o.at % n, 1);
-      out.splice(o.to % n, 0, moved!);
-    } else if (o.t === 'duplicate') out.splice(o.to % (n + 1), 0, [...out[o.at % n]!]);
-    else {
-      const r = out[o.at % n]!;
-      while (r.length <= o.col) r.push(null);
-      r[o.col] = o.value;
-    }
-  }
-  return out;
-}
+const edit = editRows;
 
 /** Trailing nulls dropped: the diff's row equality made comparable with toEqual. */
 function normalize(rs: readonly Row[]): Row[] {

@@ -1,6 +1,6 @@
 /**
  * The diff's test oracle (tests and the diff benchmark): replaying a diff on the old rows must give the new rows.
- * The service itself never applies a diff: the replica takes whole snapshots.
+ * The service itself never applies a diff: a Spreadsheet takes whole snapshots.
  */
 import { type RowChange, rowsEqual } from '../../server/diff/row-diff.ts';
 import type { CellValue } from '../../server/sources/source.ts';
