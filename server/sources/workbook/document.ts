@@ -12,6 +12,11 @@ export interface WorkbookDocument {
   tab(sourceSheetId: string): TabSnapshot | undefined;
   /** Every tab in order. */
   tabs(): TabSnapshot[];
+  /**
+   * Reads what a write to the tab will edit without holding the service's thread (a large sheet takes
+   * seconds); `apply` would otherwise read it at once.
+   */
+  prepare?(sourceSheetId: string): Promise<void>;
   /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
   /**

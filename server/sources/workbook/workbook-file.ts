@@ -263,6 +263,7 @@ export class WorkbookFile {
     for (const job of jobs) {
       let plan: WritePlan;
       try {
+        await doc.prepare?.(job.sourceSheetId);
         const tab = doc.tab(job.sourceSheetId);
         if (!tab) throw new AppError('sheet_not_found', `No tab with id ${job.sourceSheetId}`);
         job.options.precondition?.(tab);

@@ -16,10 +16,10 @@ function sheetText(rows: number): string {
 }
 
 describe('the surgical zip layer', () => {
-  it('deflates a sheet in pieces that inflate to the whole text, before and after edits', () => {
+  it('deflates a sheet in pieces that inflate to the whole text, before and after edits', async () => {
     const sheet = new SheetXml(sheetText(7001));
-    const check = () => {
-      const out = sheet.compress();
+    const check = async () => {
+      const out = await sheet.compress();
       // Read after compressing: the text comes back from the closed pieces.
       const text = Buffer.from(sheet.toString(), 'utf8');
       expect(inflateRawSync(Buffer.concat(out.chunks)).equals(text)).toBe(true);
@@ -27,17 +27,17 @@ describe('the surgical zip layer', () => {
       expect(out.size).toBe(text.length);
       return out;
     };
-    const first = check();
+    const first = await check();
     const slot = sheet.ensureRow(7002);
     slot.xml = '<row r="7002"><c r="A7002" t="inlineStr"><is><t>appended</t></is></c></row>';
-    const second = check();
+    const second = await check();
     // The leading pieces were reused: the streams share their first bytes up to the last piece.
     expect(
       Buffer.concat(first.chunks).subarray(0, 1000).equals(Buffer.concat(second.chunks).subarray(0, 1000)),
     ).toBe(true);
     const middle = sheet.row(3500);
     if (middle) middle.xml = '<row r="3500"><c r="A3500"><v>1</v></c></row>';
-    const third = check();
+    const third = await check();
     // The pieces after the changed one were reused too (their CRCs combined, their bytes copied).
     expect(
       Buffer.concat(third.chunks).subarray(-2000).equals(Buffer.concat(second.chunks).subarray(-2000)),
@@ -45,7 +45,7 @@ describe('the surgical zip layer', () => {
     for (const row of [1, 6999, 7002, 250]) {
       const slot = sheet.row(row);
       if (slot) slot.xml = `<row r="${row}"><c r="B${row}"><v>${row}</v></c></row>`;
-      check();
+      await check();
     }
   });
 

@@ -4,7 +4,8 @@
  * stream, and each one inflates alone. The part's CRC-32 is the CRCs of its pieces combined
  * (crc32-combine.ts), so a piece that did not change is never read or compressed again.
  */
-import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, crc32, deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { crc32Combine } from './crc32-combine.ts';
 
 /**
@@ -73,4 +74,15 @@ export class PieceJoiner {
     const compressedSize = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     return { chunks, compressedSize, crc32: crc, size };
   }
+}
+
+const deflateRawAsync = promisify(deflateRaw);
+
+/** `deflatePiece` on the thread pool: a large sheet's pieces compress while the service answers. */
+export async function deflatePieceAsync(text: string, final: boolean): Promise<DeflatedPiece> {
+  const bytes = Buffer.from(text, 'utf8');
+  const compressed = await deflateRawAsync(bytes, {
+    finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,
+  });
+  return { compressed, crc: crc32(bytes), size: bytes.length };
 }

@@ -61,6 +61,12 @@ export class OoxmlDocument implements WorkbookDocument {
     return this.#wb.held.readFresh();
   }
 
+  /** The tab's sheet read for editing off the service's thread, before `apply` needs it. */
+  async prepare(sourceSheetId: string): Promise<void> {
+    const tab = this.#wb.book.find(sourceSheetId);
+    if (tab) await this.#wb.pkg.loadSheet(tab.part);
+  }
+
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
     applyPlan(this.#wb, sourceSheetId, plan, options);
   }

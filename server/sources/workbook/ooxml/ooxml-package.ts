@@ -7,6 +7,7 @@ import { AppError } from '../../../errors.ts';
 import { parseRels, type Relationship, relKind, relsNameOf } from './package-parts.ts';
 import { readSharedStrings } from './shared-strings.ts';
 import { SheetXml } from './sheet-xml.ts';
+import { loadSheetXml } from './sheet-xml-load.ts';
 import { StylesPart } from './styles-part.ts';
 import { readTablePart, type TablePart } from './table-parts.ts';
 import type { ZipArchive } from './zip-archive.ts';
@@ -95,6 +96,18 @@ export class OoxmlPackage {
   /** The styles part when it has been read (and so may have been changed). */
   get stylesRead(): StylesPart | undefined {
     return this.#styles;
+  }
+
+  /**
+   * The sheet part read for editing without holding the service (sheet-xml-load.ts), unless held already;
+   * a write calls this first, and `sheetXml` then finds it.
+   */
+  async loadSheet(part: string): Promise<void> {
+    if (this.sheets.has(part) || this.texts.has(part)) return;
+    const stored = this.archive.compressed(part);
+    if (!stored) return;
+    const sheet = await loadSheetXml(stored.data, stored.method, stored.size);
+    if (sheet && !this.sheets.has(part)) this.sheets.set(part, sheet);
   }
 
   /** A sheet part held for editing, read on first use. */

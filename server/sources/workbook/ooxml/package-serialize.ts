@@ -25,7 +25,7 @@ export async function serializePackage(pkg: OoxmlPackage): Promise<readonly Uint
   for (const [part, sheet] of pkg.sheets) {
     // A sheet no write changed is the archive's text: let it go (it is read again if an edit needs it).
     if (!sheet.changed) pkg.sheets.delete(part);
-    else changes.set(part, sheet.compress());
+    else changes.set(part, await sheet.compress());
   }
   for (const table of pkg.tables.values())
     if (table.changed) changes.set(table.part, Buffer.from(table.xml, 'utf8'));

@@ -35,7 +35,8 @@ function editFormulas(
 /** Replace shared formulas by one formula per cell (same meaning), so rows can move independently. */
 export function unshareFormulas(sheet: SheetXml): void {
   const masters = new Map<string, { text: string; row: number; column: number }>();
-  for (const slot of sheet.allRows()) {
+  // A shared formula is a formula: pieces known to hold none are not opened.
+  for (const slot of sheet.rowsWithFormulas()) {
     if (!slot.xml.includes('shared')) continue;
     for (const cell of parseRow(slot.xml, sheet.prefix).cells) {
       editFormulas(cell.xml, (text, start) => {
@@ -48,7 +49,7 @@ export function unshareFormulas(sheet: SheetXml): void {
     }
   }
   if (masters.size === 0) return;
-  for (const slot of sheet.allRows()) {
+  for (const slot of sheet.rowsWithFormulas()) {
     if (!slot.xml.includes('shared')) continue;
     const row = parseRow(slot.xml, sheet.prefix);
     for (const cell of row.cells) {
@@ -110,8 +111,9 @@ function shiftSheetFormulas(xml: string, ctx: ShiftContext): string {
 }
 
 function deleteFromSheetData(sheet: SheetXml, rows: RowMap, ctx: ShiftContext): void {
-  sheet.rewriteRows((slot) => {
-    const number = rows.row(slot.number);
+  const numbering = (number: number) => rows.row(number);
+  sheet.moveRows((slot) => {
+    const number = numbering(slot.number);
     if (number === null) return null;
     let xml = shiftSheetFormulas(slot.xml, ctx);
     if (number !== slot.number) {
@@ -120,7 +122,7 @@ function deleteFromSheetData(sheet: SheetXml, rows: RowMap, ctx: ShiftContext): 
       xml = rowToXml(row, sheet.prefix);
     }
     return number === slot.number && xml === slot.xml ? slot : { number, xml };
-  });
+  }, numbering);
 }
 
 function shiftTail(tail: string, rows: RowMap): string {

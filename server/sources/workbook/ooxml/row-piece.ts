@@ -3,8 +3,13 @@
  * closed (only its deflated bytes, with each row's number and length). A document kept for the next write
  * holds its sheets closed, so a large sheet costs about its compressed size, and an edit inflates only the
  * pieces holding the rows it names.
+ *
+ * A closed piece can also be moved without being opened (`move`): a delete renumbers every row below it, and
+ * on a large sheet doing that at once would hold the service for seconds. The piece takes the rows' new
+ * numbers at once (so lookups stay right) and keeps the rewrite of their text for when it is next opened or
+ * closed, which `SheetXml.compress` does a piece at a time between other work.
  */
-import { type DeflatedPiece, deflatePiece, inflatePiece } from './chunked-deflate.ts';
+import { type DeflatedPiece, deflatePiece, deflatePieceAsync, inflatePiece } from './chunked-deflate.ts';
 
 export interface RowSlot {
   number: number;
@@ -12,11 +17,25 @@ export interface RowSlot {
   xml: string;
 }
 
+/** A row's text rewritten in place: its new form, or null when the row goes. */
+export type RowRewrite = (slot: RowSlot) => RowSlot | null;
+
+/** What a move does to a row's number: the new one, or null for a row that goes. */
+export type RowNumbering = (number: number) => number | null;
+
+/** Whether some cell of the text holds a formula (`<f>`, any prefix) or a shared one. */
+const FORMULA = /<(?:[\w.-]+:)?f[\s>/]/;
+
 interface Closed {
   deflated: DeflatedPiece;
+  /** The numbers of the rows the deflated text holds, and each row's length in UTF-16 units there. */
   numbers: Int32Array;
-  /** Each row's XML length in UTF-16 units, to cut the inflated text back into rows. */
   lengths: Int32Array;
+  /** Rewrites not yet applied to the text, in order, and the rows' numbers once they are. */
+  pending: RowRewrite[];
+  current: Int32Array;
+  /** The text may hold a formula (kept true once true until the piece is opened again). */
+  formulas: boolean;
 }
 
 export class RowPiece {
@@ -30,25 +49,35 @@ export class RowPiece {
   }
 
   get count(): number {
-    return this.#slots?.length ?? this.#closed?.numbers.length ?? 0;
+    return this.#slots?.length ?? this.#closed?.current.length ?? 0;
   }
 
   get first(): number {
-    return this.#slots ? (this.#slots[0]?.number ?? 0) : (this.#closed?.numbers[0] ?? 0);
+    return this.#slots ? (this.#slots[0]?.number ?? 0) : (this.#closed?.current[0] ?? 0);
   }
 
   get last(): number {
     if (this.#slots) return this.#slots.at(-1)?.number ?? 0;
-    const numbers = this.#closed?.numbers;
+    const numbers = this.#closed?.current;
     return numbers && numbers.length > 0 ? (numbers[numbers.length - 1] as number) : 0;
+  }
+
+  /** Open, or closed with text that may hold a formula. */
+  get mayHoldFormulas(): boolean {
+    return this.#closed === null || this.#closed.formulas;
+  }
+
+  /** Closed with rewrites still to apply: closing it again must rewrite and recompress it. */
+  get moved(): boolean {
+    return (this.#closed?.pending.length ?? 0) > 0;
   }
 
   /** The rows, in sheet order, inflated first when the piece is closed. Edits go through these objects. */
   slots(): RowSlot[] {
     if (this.#slots) return this.#slots;
-    const { deflated, numbers, lengths } = this.#closed as Closed;
+    const { deflated, numbers, lengths, pending } = this.#closed as Closed;
     const text = inflatePiece(deflated);
-    const slots = new Array<RowSlot>(numbers.length);
+    let slots = new Array<RowSlot>(numbers.length);
     const texts = new Array<string>(numbers.length);
     for (let i = 0, at = 0; i < numbers.length; i++) {
       const xml = text.slice(at, at + (lengths[i] as number));
@@ -56,10 +85,34 @@ export class RowPiece {
       slots[i] = { number: numbers[i] as number, xml };
       texts[i] = xml;
     }
+    for (const rewrite of pending) slots = rewriteAll(slots, rewrite);
     this.#slots = slots;
-    this.#deflated = { piece: deflated, texts };
+    this.#deflated = pending.length === 0 ? { piece: deflated, texts } : null;
     this.#closed = null;
     return slots;
+  }
+
+  /**
+   * Every row through `rewrite`, which may change only what `numbering` says of its number (and the
+   * formulas in its text). An open piece is rewritten now; a closed one takes the new numbers now and the
+   * rewrite when next opened, and is left alone when neither its numbers nor (having none) its formulas move.
+   */
+  move(rewrite: RowRewrite, numbering: RowNumbering): void {
+    if (this.#slots) {
+      this.#slots = rewriteAll(this.#slots, rewrite);
+      return;
+    }
+    const closed = this.#closed as Closed;
+    const next: number[] = [];
+    let same = true;
+    for (const number of closed.current) {
+      const moved = numbering(number);
+      if (moved !== number) same = false;
+      if (moved !== null) next.push(moved);
+    }
+    if (same && !closed.formulas) return;
+    closed.pending.push(rewrite);
+    closed.current = Int32Array.from(next);
   }
 
   /**
@@ -67,24 +120,53 @@ export class RowPiece {
    * collected, and answers them: the bytes made last time when no row's text changed since.
    */
   close(): DeflatedPiece {
-    if (this.#closed) return this.#closed.deflated;
-    const slots = this.#slots as RowSlot[];
+    if (this.#closed && !this.moved) return this.#closed.deflated;
+    const slots = this.slots();
     const known = this.#deflated;
-    const deflated =
-      known && sameTexts(known.texts, slots)
-        ? known.piece
-        : deflatePiece(slots.map((slot) => slot.xml).join(''), false);
+    const text = known && sameTexts(known.texts, slots) ? null : slots.map((slot) => slot.xml).join('');
+    return this.#closeWith(
+      text === null ? (known as { piece: DeflatedPiece }).piece : deflatePiece(text, false),
+      text,
+    );
+  }
+
+  /** `close`, with the compression done on the thread pool (the service answers meanwhile). */
+  async closeAsync(): Promise<DeflatedPiece> {
+    if (this.#closed && !this.moved) return this.#closed.deflated;
+    const slots = this.slots();
+    const known = this.#deflated;
+    if (known && sameTexts(known.texts, slots)) return this.#closeWith(known.piece, null);
+    const text = slots.map((slot) => slot.xml).join('');
+    // Nothing edits the piece meanwhile: a document is written by one write turn at a time.
+    return this.#closeWith(await deflatePieceAsync(text, false), text);
+  }
+
+  #closeWith(deflated: DeflatedPiece, text: string | null): DeflatedPiece {
+    const slots = this.#slots as RowSlot[];
     const numbers = new Int32Array(slots.length);
     const lengths = new Int32Array(slots.length);
+    let formulas = false;
     slots.forEach((slot, i) => {
       numbers[i] = slot.number;
       lengths[i] = slot.xml.length;
+      if (text === null) formulas ||= FORMULA.test(slot.xml);
     });
-    this.#closed = { deflated, numbers, lengths };
+    if (text !== null) formulas = FORMULA.test(text);
+    this.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas };
     this.#slots = null;
     this.#deflated = null;
     return deflated;
   }
+}
+
+function rewriteAll(slots: RowSlot[], rewrite: RowRewrite): RowSlot[] {
+  let kept = 0;
+  for (const slot of slots) {
+    const next = rewrite(slot);
+    if (next) slots[kept++] = next;
+  }
+  slots.length = kept;
+  return slots;
 }
 
 function sameTexts(texts: readonly string[], slots: readonly RowSlot[]): boolean {

@@ -7,17 +7,27 @@
  * closes every piece, so between writes the sheet costs about its compressed size; the next edit inflates
  * only the pieces holding the rows it names (an append: the last one).
  */
+
+import { pacer } from '../../../lib/pacer.ts';
 import { type DeflatedPiece, deflatePiece, PieceJoiner, type Precompressed } from './chunked-deflate.ts';
-import { RowPiece, type RowSlot } from './row-piece.ts';
+import { type RowNumbering, RowPiece, type RowRewrite, type RowSlot } from './row-piece.ts';
 import { getAttr } from './xml-text.ts';
 
 export type { RowSlot } from './row-piece.ts';
+
+/** A sheet part already cut: what precedes its rows, the rows in pieces, what follows them. */
+export interface SheetParts {
+  prefix: string;
+  head: string;
+  tail: string;
+  pieces: RowPiece[];
+}
 
 /**
  * Rows per piece: an append recompresses the last piece only (about 100 KB of XML for typical rows, a
  * millisecond or two), and pieces stay big enough that compressing them apart costs little in size.
  */
-const ROWS_PER_PIECE = 500;
+export const ROWS_PER_PIECE = 500;
 
 /** A fresh copy of a string: a slice of the whole part would keep all of the part's text alive. */
 const detached = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
@@ -52,7 +62,15 @@ export class SheetXml {
   #tail: { text: string; piece: DeflatedPiece } | undefined;
   readonly #joiner = new PieceJoiner();
 
-  constructor(xml: string) {
+  /** From the part's text, or from its rows already cut into pieces (sheet-xml-load.ts). */
+  constructor(xml: string | SheetParts) {
+    if (typeof xml !== 'string') {
+      this.prefix = xml.prefix;
+      this.head = xml.head;
+      this.tail = xml.tail;
+      this.#pieces = xml.pieces;
+      return;
+    }
     const open = /<([A-Za-z_][\w.-]*:)?sheetData\b[^>]*?(\/?)>/.exec(xml);
     if (!open) throw new Error('the worksheet has no sheetData');
     this.prefix = open[1] ?? '';
@@ -131,20 +149,19 @@ export class SheetXml {
   }
 
   /**
-   * Every row passed through `rewrite`, in order: it answers the row as it is now (renumbered, edited, or the
-   * same slot), or null to remove it. Numbers must stay in order (a delete moves rows up, keeping order).
+   * Every row passed through `rewrite`, in order: it answers the row as it is now (renumbered, its formulas
+   * edited, or the same slot), or null to remove it, as `numbering` says of its number. Numbers must stay in
+   * order (a delete moves rows up, keeping order). Closed pieces are rewritten when next opened or compressed
+   * (row-piece.ts `move`), so a delete near the top of a large sheet costs little until the file is written.
    */
-  rewriteRows(rewrite: (slot: RowSlot) => RowSlot | null): void {
-    for (const piece of this.#pieces) {
-      const slots = piece.slots();
-      let kept = 0;
-      for (const slot of slots) {
-        const next = rewrite(slot);
-        if (next) slots[kept++] = next;
-      }
-      slots.length = kept;
-    }
+  moveRows(rewrite: RowRewrite, numbering: RowNumbering): void {
+    for (const piece of this.#pieces) piece.move(rewrite, numbering);
     this.#pieces = this.#pieces.filter((piece) => piece.count > 0);
+  }
+
+  /** The rows of the pieces that may hold a formula (every row of an open piece). */
+  rowsWithFormulas(): RowSlot[] {
+    return this.#pieces.filter((piece) => piece.mayHoldFormulas).flatMap((piece) => piece.slots());
   }
 
   get firstRowNumber(): number {
@@ -165,12 +182,27 @@ export class SheetXml {
    * The part deflated, recompressing only the pieces whose text changed since the last call; then every
    * piece is closed, until an edit opens it again.
    */
-  compress(): Precompressed {
+  async compress(): Promise<Precompressed> {
     if (this.#head?.text !== this.head)
       this.#head = { text: this.head, piece: deflatePiece(this.head, false) };
     if (this.#tail?.text !== this.tail)
       this.#tail = { text: this.tail, piece: deflatePiece(this.tail, true) };
-    const rows = this.#pieces.map((piece) => piece.close());
+    const rows = await closeAll(this.#pieces);
     return this.#joiner.join([this.#head.piece, ...rows, this.#tail.piece]);
   }
+}
+
+/** Pieces compressed on the thread pool at once; each piece's own work here is a few milliseconds. */
+const IN_FLIGHT = 4;
+
+/** Every piece closed, a few at a time, in order: the service answers between them. */
+async function closeAll(pieces: readonly RowPiece[]): Promise<DeflatedPiece[]> {
+  const closed = new Array<Promise<DeflatedPiece>>(pieces.length);
+  const pace = pacer();
+  for (let i = 0; i < pieces.length; i++) {
+    if (i >= IN_FLIGHT) await closed[i - IN_FLIGHT];
+    await pace();
+    closed[i] = (pieces[i] as RowPiece).closeAsync();
+  }
+  return Promise.all(closed);
 }

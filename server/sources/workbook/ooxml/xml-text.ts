@@ -14,22 +14,39 @@ export function decodeXml(text: string): string {
   });
 }
 
+const NEEDS_ESCAPE = /[&<>"]/;
+
 export function escapeXml(text: string): string {
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return text.replace(/[&<>"]/g, (ch) =>
     ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : ch === '>' ? '&gt;' : '&quot;',
   );
 }
 
+/**
+ * The pattern of one attribute, made once per name: a delete renumbers every row below it, and compiling a
+ * pattern for each of their cells cost more than the edits themselves.
+ */
+const attributePatterns = new Map<string, RegExp>();
+function attributePattern(name: string): RegExp {
+  let pattern = attributePatterns.get(name);
+  if (!pattern) {
+    pattern = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`);
+    attributePatterns.set(name, pattern);
+  }
+  return pattern;
+}
+
 /** The decoded value of `name` in a start tag (`<c r="A1" s="3">`), or undefined. */
 export function getAttr(tag: string, name: string): string | undefined {
-  const m = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(tag);
+  const m = attributePattern(name).exec(tag);
   if (!m) return undefined;
   return decodeXml(m[1] ?? m[2] ?? '');
 }
 
 /** The start tag with `name` set to `value` (added before the tag's end when absent), or removed for undefined. */
 export function setAttr(tag: string, name: string, value: string | undefined): string {
-  const pattern = new RegExp(`\\s${name}\\s*=\\s*(?:"[^"]*"|'[^']*')`);
+  const pattern = attributePattern(name);
   if (value === undefined) return tag.replace(pattern, '');
   const text = ` ${name}="${escapeXml(value)}"`;
   if (pattern.test(tag)) return tag.replace(pattern, text);

@@ -108,6 +108,13 @@ export class ZipArchive {
     return this.entry(name) !== undefined;
   }
 
+  /** A part's bytes as stored (`method` 0: as they are, 8: deflated) and the size they inflate to. */
+  compressed(name: string): { data: Uint8Array; method: number; size: number } | undefined {
+    const entry = this.entry(name);
+    if (!entry) return undefined;
+    return { data: entryData(this.bytes, entry), method: entry.method, size: entry.uncompressedSize };
+  }
+
   /** The inflated part, capped at its declared size (a lying header cannot inflate past it: PartTooLarge). */
   read(name: string): Buffer | undefined {
     const entry = this.entry(name);
