@@ -80,7 +80,8 @@ export interface RecordingRequest {
   nowMs: number;
   /**
    * The content last recorded in this process, by source sheet id; null on the first sight since start, when
-   * the stored baselines stand in (read inside the transaction).
+   * the stored baselines stand in (read before the transaction, and again in it if another process recorded
+   * meanwhile).
    */
   previous: ReadonlyMap<string, ComparedTab> | null;
   /** The decisions (pure): what to record of each tab, given what it is compared with. */

@@ -3,68 +3,170 @@
  * change shape without touching restore). A baseline is a checkpoint (the whole tab) plus the row edits
  * recorded after it (its redo); both are blobs of this format:
  *
- *   gzip( "SPB" | format version (1 byte) | kind (1 byte: C checkpoint, R redo) | V8 structured clone of the body )
+ *   gzip( "SPB" | format version (1 byte) | kind (1 byte: C checkpoint, R redo) | body )
  *
- * Format 1 bodies: a checkpoint is `{ name, header, rows }` (rows positional, one typed cell per header
- * column: string, number, boolean or null); a redo is `[change, row, cells | null][]` in the row diff's order.
+ * Format 2 (written now): a checkpoint's body is frames, each a 4-byte little-endian length and a V8 structured
+ * clone: first `{ name, header, rows: count }`, then the rows (positional, one typed cell per header column:
+ * string, number, boolean or null) a slice of up to 2,000 at a time, so a tab of a million rows is encoded and
+ * decoded a slice at a time between other work (`encodeCheckpointPaced`, `decodeCheckpointPaced`) and
+ * compressed on the thread pool. A redo's body is one structured clone of `[change, row, cells | null][]` in the
+ * row diff's order. Format 1 (read still): the same, but a checkpoint's body is one structured clone of
+ * `{ name, header, rows }`.
  * A blob of another format or kind, or whose body does not have this shape, decodes to null: its baseline is
  * treated as never stored (the next look is a first sight), never as rows that changed.
  */
+import { promisify } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
+import { pacer } from '../lib/pacer.ts';
 import type { RowEdit, TabContent } from '../repositories/baselines.ts';
 import type { CellValue } from '../sources/source.ts';
 
-export const BASELINE_FORMAT = 1;
+export const BASELINE_FORMAT = 2;
+const READABLE = [1, 2];
 const MAGIC = [0x53, 0x50, 0x42]; // "SPB"
 const CHECKPOINT = 0x43; // "C"
 const REDO = 0x52; // "R"
 const CHANGES = ['inserted', 'updated', 'deleted'] as const;
+/** Rows per frame of a checkpoint: a few milliseconds of work each. */
+const SLICE = 2_000;
 
-function encode(kind: number, body: unknown): Buffer {
-  const head = Buffer.from([...MAGIC, BASELINE_FORMAT, kind]);
-  return gzipSync(Buffer.concat([head, serialize(body)]), { level: 1 });
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+const head = (kind: number) => Buffer.from([...MAGIC, BASELINE_FORMAT, kind]);
+
+function frame(body: unknown): Buffer[] {
+  const bytes = serialize(body);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(bytes.length);
+  return [length, bytes];
 }
 
-function decode(kind: number, blob: Buffer): unknown {
-  let bytes: Buffer;
+/** The blob's format and body, or undefined when it is not a readable blob of this kind. */
+function unpack(kind: number, bytes: Buffer): { format: number; body: Buffer } | undefined {
+  const ours = MAGIC.every((b, i) => bytes[i] === b) && READABLE.includes(bytes[3] ?? 0) && bytes[4] === kind;
+  return ours ? { format: bytes[3] as number, body: bytes.subarray(5) } : undefined;
+}
+
+function gunzipped(blob: Buffer): Buffer | undefined {
   try {
-    bytes = gunzipSync(blob);
+    return gunzipSync(blob);
   } catch {
     return undefined;
   }
-  const ours = MAGIC.every((b, i) => bytes[i] === b) && bytes[3] === BASELINE_FORMAT && bytes[4] === kind;
-  if (!ours) return undefined;
+}
+
+function structured(bytes: Buffer): unknown {
   try {
-    return deserialize(bytes.subarray(5));
+    return deserialize(bytes);
   } catch {
     return undefined;
   }
 }
 
 export function encodeCheckpoint(content: TabContent): Buffer {
-  return encode(CHECKPOINT, { name: content.name, header: content.header, rows: content.typed });
+  const frames = frame({ name: content.name, header: content.header, rows: content.typed.length });
+  for (let at = 0; at < content.typed.length; at += SLICE)
+    frames.push(...frame(content.typed.slice(at, at + SLICE)));
+  return gzipSync(Buffer.concat([head(CHECKPOINT), ...frames]), { level: 1 });
 }
 
-/** A checkpoint's content, or null when the blob is not a format-1 checkpoint. */
-export function decodeCheckpoint(blob: Buffer): TabContent | null {
-  const body = decode(CHECKPOINT, blob) as { name?: unknown; header?: unknown; rows?: unknown } | undefined;
-  if (!body || typeof body.name !== 'string' || !isStringArray(body.header)) return null;
-  const { rows } = body;
+/** `encodeCheckpoint` a slice at a time (the service answers between them), compressed on the thread pool. */
+export async function encodeCheckpointPaced(content: TabContent): Promise<Buffer> {
+  const pace = pacer();
+  const frames = frame({ name: content.name, header: content.header, rows: content.typed.length });
+  for (let at = 0; at < content.typed.length; at += SLICE) {
+    frames.push(...frame(content.typed.slice(at, at + SLICE)));
+    await pace();
+  }
+  return gzipAsync(Buffer.concat([head(CHECKPOINT), ...frames]), { level: 1 });
+}
+
+/** A checkpoint body's frames in order (undefined for one cut short). */
+function* frames(body: Buffer): Generator<unknown> {
+  for (let at = 0; at < body.length; ) {
+    if (at + 4 > body.length) {
+      yield undefined;
+      return;
+    }
+    const length = body.readUInt32LE(at);
+    if (at + 4 + length > body.length) {
+      yield undefined;
+      return;
+    }
+    yield structured(body.subarray(at + 4, at + 4 + length));
+    at += 4 + length;
+  }
+}
+
+/**
+ * A checkpoint's content from its unpacked body, or null: a generator that yields after each frame, so the
+ * same reading runs at once (`decodeCheckpoint`) or a slice at a time (`decodeCheckpointPaced`).
+ */
+function* readCheckpoint(unpacked: { format: number; body: Buffer }): Generator<void, TabContent | null> {
+  if (unpacked.format === 1) return contentOf(structured(unpacked.body));
+  const all = frames(unpacked.body);
+  const first = all.next().value as { name?: unknown; header?: unknown; rows?: unknown } | undefined;
+  if (!first || typeof first.rows !== 'number') return null;
+  const typed: CellValue[][] = [];
+  for (const rows of all) {
+    if (!Array.isArray(rows) || !rows.every(isRow)) return null;
+    for (const row of rows) typed.push(row as CellValue[]);
+    yield;
+  }
+  if (typed.length !== first.rows) return null;
+  return contentOf({ name: first.name, header: first.header, rows: typed });
+}
+
+function contentOf(body: unknown): TabContent | null {
+  const { name, header, rows } = (body ?? {}) as { name?: unknown; header?: unknown; rows?: unknown };
+  if (typeof name !== 'string' || !isStringArray(header)) return null;
   if (!Array.isArray(rows) || !rows.every(isRow)) return null;
-  return { name: body.name, header: body.header, typed: rows as CellValue[][] };
+  return { name, header, typed: rows as CellValue[][] };
+}
+
+/** A checkpoint's content, or null when the blob is not a readable checkpoint. */
+export function decodeCheckpoint(blob: Buffer): TabContent | null {
+  const bytes = gunzipped(blob);
+  const unpacked = bytes && unpack(CHECKPOINT, bytes);
+  if (!unpacked) return null;
+  const reading = readCheckpoint(unpacked);
+  for (;;) {
+    const step = reading.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** `decodeCheckpoint` a slice at a time, inflated on the thread pool. */
+export async function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | null> {
+  let bytes: Buffer;
+  try {
+    bytes = await gunzipAsync(blob);
+  } catch {
+    return null;
+  }
+  const unpacked = unpack(CHECKPOINT, bytes);
+  if (!unpacked) return null;
+  const reading = readCheckpoint(unpacked);
+  const pace = pacer();
+  for (;;) {
+    const step = reading.next();
+    if (step.done) return step.value;
+    await pace();
+  }
 }
 
 export function encodeRedo(edits: readonly RowEdit[]): Buffer {
-  return encode(
-    REDO,
-    edits.map((e) => [e.change, e.row, e.cells]),
-  );
+  const body = serialize(edits.map((e) => [e.change, e.row, e.cells]));
+  return gzipSync(Buffer.concat([head(REDO), body]), { level: 1 });
 }
 
-/** One recorded change's row edits, or null when the blob is not a format-1 redo. */
+/** One recorded change's row edits, or null when the blob is not a readable redo. */
 export function decodeRedo(blob: Buffer): RowEdit[] | null {
-  const body = decode(REDO, blob);
+  const bytes = gunzipped(blob);
+  const unpacked = bytes && unpack(REDO, bytes);
+  const body = unpacked ? structured(unpacked.body) : undefined;
   if (!Array.isArray(body)) return null;
   const edits: RowEdit[] = [];
   for (const item of body) {
@@ -98,6 +200,26 @@ export function applyEdits(old: readonly CellValue[][], edits: readonly RowEdit[
   }
   while (oi < old.length) out.push(old[oi++]!);
   return out;
+}
+
+/**
+ * `applyEdits` on rows the caller owns, changing them in place: a few edits to a large tab move only what they
+ * must (an append pushes one row), where copying the tab for each recorded change made restoring a baseline of a
+ * million rows with many changes after its checkpoint take minutes.
+ */
+export function applyEditsInPlace(rows: CellValue[][], edits: readonly RowEdit[]): CellValue[][] {
+  if (edits.length * 16 > rows.length) return applyEdits(rows, edits);
+  let shift = 0; // insertions minus deletions so far: an old index's place now
+  for (const edit of edits) {
+    if (edit.change === 'deleted') {
+      rows.splice(edit.row - 1 + shift, 1);
+      shift--;
+    } else if (edit.change === 'inserted') {
+      rows.splice(edit.row - 1, 0, edit.cells as CellValue[]);
+      shift++;
+    } else rows[edit.row - 1] = edit.cells as CellValue[];
+  }
+  return rows;
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -1,6 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { Baselines, ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
-import { applyEdits, decodeCheckpoint, decodeRedo, encodeCheckpoint, encodeRedo } from './baseline-format.ts';
+import {
+  applyEditsInPlace,
+  decodeCheckpoint,
+  decodeCheckpointPaced,
+  decodeRedo,
+  encodeCheckpoint,
+  encodeRedo,
+} from './baseline-format.ts';
 
 interface CheckpointRow {
   source_sheet_id: string;
@@ -25,6 +32,8 @@ export class SqliteBaselines implements Baselines {
   readonly #countRedo: Database.Statement<[number, string, string], number>;
   readonly #recorded: Database.Statement<[string, string], number>;
   readonly #mark: Database.Statement<[string, string, string]>;
+  readonly #stamp: Database.Statement<[string], string>;
+  readonly #editCount: Database.Statement<[string, string], number>;
 
   constructor(db: Database.Database) {
     this.#checkpoints = db.prepare(
@@ -65,15 +74,34 @@ export class SqliteBaselines implements Baselines {
     this.#mark = db.prepare(
       'UPDATE tab_baselines SET source_version = ? WHERE spreadsheet_id = ? AND source_version IS NOT ?',
     );
+    this.#stamp = db
+      .prepare<[string], string>(
+        `SELECT group_concat(source_sheet_id || ':' || IFNULL(source_version, '') || ':' || redo_entries || ':' ||
+           updated_at, ',') FROM (SELECT * FROM tab_baselines WHERE spreadsheet_id = ? ORDER BY source_sheet_id)`,
+      )
+      .pluck();
+    this.#editCount = db
+      .prepare<[string, string], number>(
+        'SELECT redo_entries FROM tab_baselines WHERE spreadsheet_id = ? AND source_sheet_id = ?',
+      )
+      .pluck();
   }
 
+  /** `loadNow`, each checkpoint decoded a slice at a time (the service answers meanwhile). */
   async load(spreadsheetId: string): Promise<Map<string, ComparedTab>> {
-    return this.loadNow(spreadsheetId);
+    const checkpoints = this.#checkpoints.all(spreadsheetId);
+    const redo = this.#redo.all(spreadsheetId);
+    const out = new Map<string, ComparedTab>();
+    for (const row of checkpoints) {
+      const content = await decodeCheckpointPaced(row.content);
+      if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
+    }
+    return withRedo(out, redo);
   }
 
   /**
    * Every baseline of the spreadsheet: its checkpoint with the row edits after it applied, one recorded change
-   * at a time. A tab whose checkpoint or redo is not in the current format is left out (a first sight).
+   * at a time. A tab whose checkpoint or redo is not in a readable format is left out (a first sight).
    */
   loadNow(spreadsheetId: string): Map<string, ComparedTab> {
     const out = new Map<string, ComparedTab>();
@@ -81,14 +109,20 @@ export class SqliteBaselines implements Baselines {
       const content = decodeCheckpoint(row.content);
       if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
     }
-    for (const redo of this.#redo.all(spreadsheetId)) {
-      const tab = out.get(redo.source_sheet_id);
-      if (!tab) continue;
-      const edits = decodeRedo(redo.content);
-      if (edits) tab.typed = applyEdits(tab.typed, edits);
-      else out.delete(redo.source_sheet_id);
-    }
-    return out;
+    return withRedo(out, this.#redo.all(spreadsheetId));
+  }
+
+  /**
+   * What the stored baselines of a spreadsheet are at: it changes whenever anything is recorded for it (a
+   * version marked, a redo added, a checkpoint stored), by this process or another one.
+   */
+  stamp(spreadsheetId: string): string {
+    return this.#stamp.get(spreadsheetId) ?? '';
+  }
+
+  /** How many row edits a tab's baseline holds after its checkpoint (0 without one). */
+  editsAfterCheckpoint(spreadsheetId: string, sourceSheetId: string): number {
+    return this.#editCount.get(spreadsheetId, sourceSheetId) ?? 0;
   }
 
   /** Whether this version of the spreadsheet was recorded already (by this process or another one). */
@@ -96,16 +130,20 @@ export class SqliteBaselines implements Baselines {
     return this.#recorded.get(spreadsheetId, sourceVersion) !== undefined;
   }
 
-  /** Store the whole tab as its baseline's checkpoint (the edits stored after the last one go). */
+  /**
+   * Store the whole tab as its baseline's checkpoint (the edits stored after the last one go); `encoded` is the
+   * content already encoded (baseline-format.ts `encodeCheckpointPaced`), else it is encoded here.
+   */
   checkpoint(
     spreadsheetId: string,
     sourceSheetId: string,
     content: TabContent,
     nowMs: number,
     sourceVersion: string,
+    encoded?: Buffer,
   ): void {
     this.#put.run(spreadsheetId, sourceSheetId, content.name, nowMs, sourceVersion);
-    this.#putContent.run(spreadsheetId, sourceSheetId, encodeCheckpoint(content));
+    this.#putContent.run(spreadsheetId, sourceSheetId, encoded ?? encodeCheckpoint(content));
     this.#dropRedo.run(spreadsheetId, sourceSheetId);
   }
 
@@ -122,4 +160,20 @@ export class SqliteBaselines implements Baselines {
   markVersion(spreadsheetId: string, sourceVersion: string): void {
     this.#mark.run(sourceVersion, spreadsheetId, sourceVersion);
   }
+}
+
+/** The checkpoints with each tab's recorded changes applied in order; a tab with an unreadable one is left out. */
+function withRedo(
+  out: Map<string, ComparedTab>,
+  redo: readonly { source_sheet_id: string; content: Buffer }[],
+): Map<string, ComparedTab> {
+  for (const entry of redo) {
+    const tab = out.get(entry.source_sheet_id);
+    if (!tab) continue;
+    const edits = decodeRedo(entry.content);
+    // The checkpoint's rows are this load's own: edited in place.
+    if (edits) tab.typed = applyEditsInPlace(tab.typed, edits);
+    else out.delete(entry.source_sheet_id);
+  }
+  return out;
 }

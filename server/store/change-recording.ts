@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { TabContent } from '../repositories/baselines.ts';
 import type {
   ChangeRecording,
   RecordingRequest,
   RowChanges,
   TabRecording,
 } from '../repositories/change-log.ts';
+import { encodeCheckpointPaced } from './baseline-format.ts';
 import type { SqliteBaselines } from './baselines.ts';
 import type { SqliteChangeLog } from './change-log.ts';
+
+/** What a recording worked out before its transaction, and the state of the baselines it is based on. */
+interface Prepared {
+  stamp: string;
+  tabs: TabRecording[];
+  encoded: ReadonlyMap<TabContent, Buffer>;
+}
 
 /**
  * The change recording in SQLite (repositories/change-log.ts): one IMMEDIATE transaction (the write lock is
@@ -46,30 +55,56 @@ export class SqliteChangeRecording implements ChangeRecording {
     );
   }
 
-  /**
-   * Commits before it returns: a failure throws here, so a caller that does not wait (or cannot yet) still
-   * sees it at once; one that awaits sees the same.
-   */
-  record(request: RecordingRequest): Promise<{ queued: number }> {
-    const queued = this.#db.transaction(() => this.#recordNow(request)).immediate();
-    return Promise.resolve({ queued });
+  async record(request: RecordingRequest): Promise<{ queued: number }> {
+    const prepared = await this.#prepare(request);
+    const queued = this.#db.transaction(() => this.#recordNow(request, prepared)).immediate();
+    return { queued };
   }
 
-  #recordNow(request: RecordingRequest): number {
+  /**
+   * The slow parts of a recording, done before its transaction and a slice at a time, so the service answers
+   * meanwhile (a tab of a million rows takes seconds to encode): the stored baselines read on a first sight,
+   * the plan, and the checkpoints it will store, encoded. The transaction takes them when nothing was recorded
+   * for the spreadsheet meanwhile (by another process sharing the data dir), and otherwise works it out again.
+   */
+  async #prepare(request: RecordingRequest): Promise<Prepared> {
+    const { spreadsheetId } = request;
+    const stamp = this.#baselines.stamp(spreadsheetId);
+    const tabs = request.plan(request.previous ?? (await this.#baselines.load(spreadsheetId)));
+    const encoded = new Map<TabContent, Buffer>();
+    for (const tab of tabs) {
+      if (this.#checkpointDue(spreadsheetId, tab))
+        encoded.set(tab.content, await encodeCheckpointPaced(tab.content));
+    }
+    return { stamp, tabs, encoded };
+  }
+
+  #checkpointDue(spreadsheetId: string, { sourceSheetId, checkpoint, rows }: TabRecording): boolean {
+    if (checkpoint === 'now') return true;
+    if (rows === null) return false;
+    const edits = this.#baselines.editsAfterCheckpoint(spreadsheetId, sourceSheetId) + rows.edits.length;
+    return edits > checkpoint.whenEditsOver;
+  }
+
+  #recordNow(request: RecordingRequest, prepared: Prepared): number {
     const { spreadsheetId, version, previous } = request;
     // Another process sharing the data dir (the CLI registering a webhook, a second server) recorded this
     // version already, against the same stored baseline: recording it again would send every change twice.
     if (previous && this.#baselines.hasVersion(spreadsheetId, version)) return 0;
+    const fresh = this.#baselines.stamp(spreadsheetId) === prepared.stamp;
+    const tabs = fresh ? prepared.tabs : request.plan(previous ?? this.#baselines.loadNow(spreadsheetId));
     let queued = 0;
-    for (const tab of request.plan(previous ?? this.#baselines.loadNow(spreadsheetId))) {
-      queued += this.#recordTab(request, tab);
-    }
+    for (const tab of tabs) queued += this.#recordTab(request, tab, prepared.encoded);
     this.#baselines.markVersion(spreadsheetId, version);
     return queued;
   }
 
   /** One tab's part of the transaction; returns the notifications it queued. */
-  #recordTab({ spreadsheetId, version, nowMs }: RecordingRequest, tab: TabRecording): number {
+  #recordTab(
+    { spreadsheetId, version, nowMs }: RecordingRequest,
+    tab: TabRecording,
+    encoded: ReadonlyMap<TabContent, Buffer>,
+  ): number {
     const { sourceSheetId, renamedTo, content, rows } = tab;
     // Webhooks follow their tab by id; the name they show follows a rename (also one made while stopped).
     if (renamedTo !== null) this.#renameWebhooks.run(renamedTo, spreadsheetId, sourceSheetId, renamedTo);
@@ -86,7 +121,8 @@ export class SqliteChangeRecording implements ChangeRecording {
       checkpoint === 'now' ||
       (rows !== null &&
         this.#baselines.addEdits(spreadsheetId, sourceSheetId, rows.edits) > checkpoint.whenEditsOver);
-    if (storeWhole) this.#baselines.checkpoint(spreadsheetId, sourceSheetId, content, nowMs, version);
+    if (storeWhole)
+      this.#baselines.checkpoint(spreadsheetId, sourceSheetId, content, nowMs, version, encoded.get(content));
     return queued;
   }
 

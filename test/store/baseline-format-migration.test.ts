@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
+import { BASELINE_FORMAT } from '../../server/store/baseline-format.ts';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
 import { connectFile } from '../helpers/fixtures.ts';
 import { recordedState } from '../helpers/recorded-state.ts';
@@ -77,7 +78,7 @@ describe('migration 11: baselines in their own format', () => {
     const columns = context.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('tab_baselines');
     expect(columns).not.toContain('checkpoint_at');
     expect(gunzipSync(before.checkpoints[0]!.content).subarray(0, 4)).toEqual(
-      Buffer.from('SPB\x01', 'latin1'),
+      Buffer.from(`SPB${String.fromCharCode(BASELINE_FORMAT)}`, 'latin1'),
     );
     await context.spreadsheets.of(conn).observe();
 
@@ -106,7 +107,7 @@ describe('migration 11: baselines in their own format', () => {
     expect(after.changeLog).toEqual(before.changeLog);
     expect(after.checkpoints).toHaveLength(1);
     expect(gunzipSync(after.checkpoints[0]!.content).subarray(0, 4)).toEqual(
-      Buffer.from('SPB\x01', 'latin1'),
+      Buffer.from(`SPB${String.fromCharCode(BASELINE_FORMAT)}`, 'latin1'),
     );
   });
 });

@@ -8,7 +8,7 @@
  */
 import { type ShiftContext, shiftFormula, shiftRange, translateFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
-import { parseRow, renumberRow, rowToXml } from './row-xml.ts';
+import { movedRowXml, parseRow, renumberRow, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import { shiftTable } from './table-parts.ts';
@@ -110,17 +110,20 @@ function shiftSheetFormulas(xml: string, ctx: ShiftContext): string {
   });
 }
 
+/** A row renumbered by taking it apart (any form of cell reference, pretty-printed rows). */
+function renumbered(xml: string, prefix: string, number: number): string {
+  const row = parseRow(xml, prefix);
+  renumberRow(row, number);
+  return rowToXml(row, prefix);
+}
+
 function deleteFromSheetData(sheet: SheetXml, rows: RowMap, ctx: ShiftContext): void {
   const numbering = (number: number) => rows.row(number);
   sheet.moveRows((slot) => {
     const number = numbering(slot.number);
     if (number === null) return null;
     let xml = shiftSheetFormulas(slot.xml, ctx);
-    if (number !== slot.number) {
-      const row = parseRow(xml, sheet.prefix);
-      renumberRow(row, number);
-      xml = rowToXml(row, sheet.prefix);
-    }
+    if (number !== slot.number) xml = movedRowXml(xml, number) ?? renumbered(xml, sheet.prefix, number);
     return number === slot.number && xml === slot.xml ? slot : { number, xml };
   }, numbering);
 }

@@ -79,3 +79,29 @@ export function renumberRow(row: ParsedRow, number: number): void {
     cell.xml = setAttr(tag, 'r', cellRef(cell.column, number)) + cell.xml.slice(tag.length);
   }
 }
+
+/** A cell's start tag (`<c ...>` or `<x:c .../>`), not `<col>` or `<cfvo>`. */
+const CELL_START = /<(?:[\w.-]+:)?c(?=[\s/>])[^>]*>/g;
+/** A cell reference in the form every writer uses: double quotes, upper-case column letters. */
+const CELL_R = /\sr="([A-Z]{1,3})\d+"/;
+
+/**
+ * A row's XML with a new number: what `parseRow`, `renumberRow` and `rowToXml` give, edited in place. A delete
+ * renumbers every row below it, and taking each row apart cost most of a large delete. Null when some cell
+ * has no reference of the usual form (the caller takes the row apart then).
+ */
+export function movedRowXml(xml: string, number: number): string | null {
+  const startTag = /^<[^>]*>/.exec(xml)?.[0];
+  if (!startTag || startTag.endsWith('/>')) return null;
+  let usual = true;
+  const cells = xml.slice(startTag.length).replace(CELL_START, (tag) => {
+    const ref = CELL_R.exec(tag);
+    if (!ref) {
+      usual = false;
+      return tag;
+    }
+    return `${tag.slice(0, ref.index)} r="${ref[1]}${number}"${tag.slice(ref.index + ref[0].length)}`;
+  });
+  if (!usual) return null;
+  return setAttr(setAttr(startTag, 'spans', undefined), 'r', String(number)) + cells;
+}
