@@ -8,6 +8,7 @@
  */
 import { type ShiftContext, shiftFormula, shiftRange, translateFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
+import { mayHoldFormula } from './row-piece.ts';
 import { movedRowXml, parseRow, renumberRow, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
@@ -99,7 +100,7 @@ function shiftElements(
 }
 
 function shiftSheetFormulas(xml: string, ctx: ShiftContext): string {
-  if (!/<(?:[\w.-]+:)?f[\s>]/.test(xml)) return xml;
+  if (!mayHoldFormula(xml)) return xml;
   return editFormulas(xml, (text, start) => {
     const ref = getAttr(start, 'ref');
     const movedRef = ref === undefined || !ctx.onSameSheet ? ref : (shiftRange(ref, ctx.rows) ?? undefined);

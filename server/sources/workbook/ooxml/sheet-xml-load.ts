@@ -91,7 +91,8 @@ class RowCutter {
       const rowClose = text.charAt(tagEnd - 1) === '/' ? tagEnd + 1 : text.indexOf(rowEnd, tagEnd);
       if (rowClose < 0) break;
       const stop = text.charAt(tagEnd - 1) === '/' ? rowClose : rowClose + rowEnd.length;
-      this.#row(text.slice(start, tagEnd + 1), detached(text.slice(start, stop)));
+      // Not detached: the piece is compressed and its texts let go at once (a copy per row cost more than the rest).
+      this.#row(text.slice(start, tagEnd + 1), text.slice(start, stop));
       at = stop;
     }
     this.#text = text.slice(at);
