@@ -270,10 +270,10 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
   for name, text in parts.items(): z.writestr(name, text)`,
       [at('shared.xlsx')],
     );
-    // A 100-column header, 300,000 blank lines, then one value: 300 KB.
+    // A 100-column header, 400,000 blank lines, then one value: 400 KB.
     await fs.writeFile(
       at('blank-lines.csv'),
-      `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(300_000)}1\n`,
+      `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(400_000)}1\n`,
     );
     for (const name of ['sparse.xlsx', 'shared.xlsx', 'blank-lines.csv']) {
       const connection = await h.connect(at(name));

@@ -5,6 +5,7 @@
  * too big. So the path is opened non-blocking, the open descriptor is checked (no race between check and
  * read), and only a regular file within the size limit is read.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import { WORKBOOK_EXTENSIONS_TEXT } from '../../../lib/workbook-file-types.ts';
@@ -18,10 +19,22 @@ export interface FileBytes {
   signature: string;
 }
 
+/**
+ * A file read as text (a CSV) becomes one string, and V8's longest string is 536,870,888 UTF-16 units: a UTF-8
+ * file of that many bytes always fits (no byte makes more than one unit), one byte more may not. No setting
+ * raises this; the file limit can only lower it.
+ */
+export const MAX_TEXT_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
 // O_NONBLOCK: opening a FIFO for reading must not wait for a writer (Windows has no such flag, nor FIFOs).
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-export async function readRegularFile(filePath: string, maxBytes: number): Promise<FileBytes> {
+/** The file's bytes, if it is a regular file of at most `maxBytes` (and, `asText`, at most MAX_TEXT_FILE_BYTES). */
+export async function readRegularFile(
+  filePath: string,
+  maxBytes: number,
+  asText = false,
+): Promise<FileBytes> {
   let handle: FileHandle;
   try {
     handle = await fs.open(filePath, OPEN_FLAGS);
@@ -39,6 +52,13 @@ export async function readRegularFile(filePath: string, maxBytes: number): Promi
         'too_large',
         filePath,
         `is ${megabytes(st.size)}, over the ${megabytes(maxBytes)} limit for a workbook file (SHEETPORT_MAX_FILE_MB).`,
+      );
+    }
+    if (asText && st.size > MAX_TEXT_FILE_BYTES) {
+      throw unreadable(
+        'too_large',
+        filePath,
+        `is ${megabytes(st.size)}, over the ${megabytes(MAX_TEXT_FILE_BYTES)} a CSV file can be read as (one text); split it into several files.`,
       );
     }
     // Read what fstat promised and no more: a file growing meanwhile changes its signature, and the caller
