@@ -1,5 +1,6 @@
 /**
- * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers),
+ * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers, in a
+ * sheet or in the shared strings), parts that share their packed data, a package of too many parts,
  * a FIFO, a UNIX socket, a symlink to /dev/zero, a truncated .xlsx, a text file named .xlsx, an encrypted (Compound File)
  * workbook and a zip whose data is damaged. Each answers 502 `upstream_error` with its `reason`, quickly and
  * without the server's memory blowing up, while a good workbook on the same server keeps answering.
@@ -12,9 +13,15 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
+import { MAX_ZIP_ENTRIES } from '../../server/sources/workbook/guard/zip-package.ts';
 import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
-import { writeZipBomb } from '../helpers/zip-bomb.ts';
+import {
+  writeManyParts,
+  writeOverlappingBomb,
+  writeSharedStringsBomb,
+  writeZipBomb,
+} from '../helpers/zip-bomb.ts';
 
 const MB = 1024 * 1024;
 
@@ -51,6 +58,10 @@ async function timed(request: Promise<TestResponse>) {
 const HOSTILE: [name: string, reason: string][] = [
   ['bomb.xlsx', 'too_large'],
   ['liar.xlsx', 'too_large'],
+  ['strings.xlsx', 'too_large'],
+  ['strings-liar.xlsx', 'too_large'],
+  ['overlap.xlsx', 'too_large'],
+  ['many.xlsx', 'too_large'],
   ['fifo.xlsx', 'not_a_file'],
   ['zero.xlsx', 'not_a_file'],
   ['folder.csv', 'not_a_file'],
@@ -74,6 +85,10 @@ describe('hostile files over HTTP (default limits)', () => {
     good = await h.connect(at('good.xlsx'));
     await writeZipBomb(at('bomb.xlsx'), { sheetMb: 480 });
     await writeZipBomb(at('liar.xlsx'), { sheetMb: 480, declaredSheetBytes: 1000 });
+    await writeSharedStringsBomb(at('strings.xlsx'), { mb: 480 });
+    await writeSharedStringsBomb(at('strings-liar.xlsx'), { mb: 480, declaredBytes: 2000 });
+    await writeOverlappingBomb(at('overlap.xlsx'), { sheets: 40, sheetMb: 15 });
+    writeManyParts(at('many.xlsx'), MAX_ZIP_ENTRIES);
     execFileSync('mkfifo', [at('fifo.xlsx')]);
     await fs.symlink('/dev/zero', at('zero.xlsx'));
     await fs.mkdir(at('folder.csv'));
@@ -115,7 +130,8 @@ describe('hostile files over HTTP (default limits)', () => {
       expect(ok.body, name).toHaveLength(5);
       expect(ok.ms, name).toBeLessThan(1000);
     }
-    // The 480 MB bombs were never inflated into this process (the worker is gone too).
+    // The 480 MB bombs were never inflated into this process (the worker is gone too), nor the 600 MB of sheets
+    // the overlapping parts would make.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * MB);
   });
 
