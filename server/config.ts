@@ -89,7 +89,7 @@ export interface FileLimits {
   parseTimeoutMs: number;
   /** Heap cap of the thread that parses a file, in MB. */
   parseMemoryMb: number;
-  /** Most cells one tab may span once read (header to last row, times the columns). */
+  /** Most cells a workbook's tabs may span together once read (each tab's header to last row, times its columns). */
   maxCells: number;
   /** Most characters of text one tab may hold once read (a text shared by many cells counts each time). */
   maxTextChars: number;

@@ -286,12 +286,24 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
   for name, text in parts.items(): z.writestr(name, text)`,
       [at('shared.xlsx')],
     );
+    // Written by openpyxl: four tabs, each a 9-column header and one cell in the sheet's last row (each tab within
+    // the cell limit, the four together over it: one read holds them all).
+    await runPython(
+      `import sys, openpyxl
+wb = openpyxl.Workbook(); wb.remove(wb.active)
+for t in range(4):
+  ws = wb.create_sheet("Sheet" if t == 0 else f"Tab{t}")
+  ws.append([f"c{i}" for i in range(9)])
+  ws.cell(row=1048576, column=1, value=1)
+wb.save(sys.argv[1])`,
+      [at('tabs.xlsx')],
+    );
     // A 100-column header, 400,000 blank lines, then one value: 400 KB.
     await fs.writeFile(
       at('blank-lines.csv'),
       `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(400_000)}1\n`,
     );
-    for (const name of ['sparse.xlsx', 'shared.xlsx', 'blank-lines.csv']) {
+    for (const name of ['sparse.xlsx', 'shared.xlsx', 'tabs.xlsx', 'blank-lines.csv']) {
       const connection = await h.connect(at(name));
       const [bad, ok] = await Promise.all([
         timed(h.fetch(rowsPath(connection, 'Sheet'))),
@@ -300,6 +312,8 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
       expect(bad.res.status, name).toBe(502);
       expect(bad.body.error.reason, name).toBe('too_large');
       expect(bad.body.error.message, name).toMatch(/SHEETPORT_MAX_(CELLS|TEXT_MB)/);
+      if (name === 'tabs.xlsx')
+        expect(bad.body.error.message).toMatch(/with the tabs before it, over the limit/);
       expect(bad.ms, name).toBeLessThan(10_000);
       expect(ok.res.status, name).toBe(200);
       expect(ok.ms, name).toBeLessThan(2000);
