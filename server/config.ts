@@ -83,7 +83,7 @@ export interface FileLimits {
   maxFileBytes: number;
   /** Largest total uncompressed size of an .xlsx package's parts, in bytes. */
   maxInflatedBytes: number;
-  /** Most times larger than its packed bytes one part of an .xlsx may unpack to (past a small allowance). */
+  /** Most times larger than their packed bytes the parts of an .xlsx may unpack to (past one small allowance). */
   maxPartRatio: number;
   /** Longest a parse may run before it is stopped, in ms. */
   parseTimeoutMs: number;

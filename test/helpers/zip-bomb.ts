@@ -2,9 +2,10 @@
  * Writes a real .xlsx whose one sheet inflates to `sheetMb` megabytes of XML: a zip bomb, built by streaming
  * deflate to disk (a few hundred MB of XML never sits in memory). With `declaredSheetBytes` the zip headers
  * lie about the sheet's size, as a crafted bomb's would. `writeSharedStringsBomb` puts the bomb in the shared
- * strings instead, `writeOverlappingBomb` points many parts at the same packed data, and `writeManyParts`
- * writes a package of very many tiny parts.
+ * strings instead, `writeManySheetsBomb` points many parts at the same packed data or spreads a bomb over many
+ * small parts, and `writeManyParts` writes a package of very many tiny parts.
  */
+import { crc32, deflateRawSync } from 'node:zlib';
 import { type Written, ZipOut } from './zip-out.ts';
 
 export const PARTS: [string, string][] = [
@@ -119,10 +120,14 @@ export async function writeSharedStringsBomb(file: string, options: { mb: number
 }
 
 /**
- * A workbook of `sheets` tabs whose sheet parts all point at the same packed data (`sheetMb` megabytes of
- * numbered rows each once unpacked): each part looks like an ordinary sheet, and the file is as small as one.
+ * A workbook of `sheets` tabs of `sheetMb` megabytes each once unpacked. `overlapping`: every sheet part points at
+ * the same packed data (numbered rows, packing as real rows do), so the file is as small as one sheet. `copies`:
+ * each sheet has its own copy of rows that pack about 400:1, each part small enough to pass for a small one.
  */
-export async function writeOverlappingBomb(file: string, options: { sheets: number; sheetMb: number }) {
+export async function writeManySheetsBomb(
+  file: string,
+  options: { sheets: number; sheetMb: number; kind: 'overlapping' | 'copies' },
+) {
   const zip = new ZipOut(file);
   const sheetName = (i: number) => `xl/worksheets/sheet${i}.xml`;
   const sheets = Array.from({ length: options.sheets }, (_, i) => i + 1);
@@ -143,25 +148,39 @@ export async function writeOverlappingBomb(file: string, options: { sheets: numb
       'xl/_rels/workbook.xml.rels',
       `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets.map((i) => `<Relationship Id="rId${i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet${i}.xml"/>`).join('')}</Relationships>`,
     );
-    function* rows(): Generator<Buffer> {
-      yield Buffer.from(SHEET_HEAD);
-      const target = options.sheetMb * 1024 * 1024;
-      for (let made = 0, r = 2; made < target; ) {
-        const chunk: string[] = [];
-        for (let i = 0; i < 2000; i++, r++) chunk.push(`<row r="${r}"><c r="A${r}"><v>${r}</v></c></row>`);
-        const bytes = Buffer.from(chunk.join(''));
-        made += bytes.length;
-        yield bytes;
+    if (options.kind === 'copies') {
+      const xml = Buffer.concat([
+        Buffer.from(SHEET_HEAD),
+        ...repeatedText('<row><c><v>1</v></c></row>', options.sheetMb),
+        Buffer.from(SHEET_TAIL),
+      ]);
+      const packed = deflateRawSync(xml, { level: 9 });
+      const crc = crc32(xml);
+      for (const i of sheets) zip.packed(sheetName(i), packed, crc, xml.length);
+    } else {
+      function* rows(): Generator<Buffer> {
+        yield Buffer.from(SHEET_HEAD);
+        const target = options.sheetMb * 1024 * 1024;
+        for (let made = 0, r = 2; made < target; ) {
+          const chunk: string[] = [];
+          for (let i = 0; i < 2000; i++, r++) chunk.push(`<row r="${r}"><c r="A${r}"><v>${r}</v></c></row>`);
+          const bytes = Buffer.from(chunk.join(''));
+          made += bytes.length;
+          yield bytes;
+        }
+        yield Buffer.from(SHEET_TAIL);
       }
-      yield Buffer.from(SHEET_TAIL);
+      await zip.streamed(sheetName(1), rows(), 6);
     }
-    await zip.streamed(sheetName(1), rows(), 6);
   } catch (e) {
     zip.close();
     throw e;
   }
-  const shared = zip.written.at(-1) as Written;
-  zip.close([...zip.written, ...sheets.slice(1).map((i) => ({ ...shared, name: sheetName(i) }))]);
+  if (options.kind === 'copies') zip.close();
+  else {
+    const shared = zip.written.at(-1) as Written;
+    zip.close([...zip.written, ...sheets.slice(1).map((i) => ({ ...shared, name: sheetName(i) }))]);
+  }
 }
 
 /** A workbook of a one-cell sheet followed by `count` tiny stored parts: a package of very many parts. */

@@ -76,13 +76,12 @@ export class ZipOut {
     const data = Buffer.from(text);
     const compressed = this.#deflated.get(text) ?? deflateRawSync(data);
     this.#deflated.set(text, compressed);
-    const entry = {
-      name,
-      offset: this.position,
-      crc: crc32(data),
-      compressed: compressed.length,
-      uncompressed: data.length,
-    };
+    this.packed(name, compressed, crc32(data), data.length);
+  }
+
+  /** A part whose packed (deflated) bytes are made already: its CRC-32 and unpacked size as they are. */
+  packed(name: string, compressed: Buffer, crc: number, uncompressed: number): void {
+    const entry = { name, offset: this.position, crc, compressed: compressed.length, uncompressed };
     this.put(localHeader(name, entry.crc, entry.compressed, entry.uncompressed));
     this.put(compressed);
     this.written.push(entry);

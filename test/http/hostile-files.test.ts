@@ -1,6 +1,7 @@
 /**
  * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers, in a
- * sheet or in the shared strings), parts that share their packed data, a package of too many parts,
+ * sheet or in the shared strings, or spread over many small parts), parts that share their packed data, a
+ * package of too many parts,
  * a FIFO, a UNIX socket, a symlink to /dev/zero, a truncated .xlsx, a text file named .xlsx, an encrypted (Compound File)
  * workbook and a zip whose data is damaged. Each answers 502 `upstream_error` with its `reason`, quickly and
  * without the server's memory blowing up, while a good workbook on the same server keeps answering.
@@ -18,7 +19,7 @@ import { type Harness, rowsPath, startHarness, type TestResponse } from '../help
 import { runPython } from '../helpers/openpyxl.ts';
 import {
   writeManyParts,
-  writeOverlappingBomb,
+  writeManySheetsBomb,
   writeSharedStringsBomb,
   writeZipBomb,
 } from '../helpers/zip-bomb.ts';
@@ -61,6 +62,7 @@ const HOSTILE: [name: string, reason: string][] = [
   ['strings.xlsx', 'too_large'],
   ['strings-liar.xlsx', 'too_large'],
   ['overlap.xlsx', 'too_large'],
+  ['spread.xlsx', 'too_large'],
   ['many.xlsx', 'too_large'],
   ['fifo.xlsx', 'not_a_file'],
   ['zero.xlsx', 'not_a_file'],
@@ -87,7 +89,8 @@ describe('hostile files over HTTP (default limits)', () => {
     await writeZipBomb(at('liar.xlsx'), { sheetMb: 480, declaredSheetBytes: 1000 });
     await writeSharedStringsBomb(at('strings.xlsx'), { mb: 480 });
     await writeSharedStringsBomb(at('strings-liar.xlsx'), { mb: 480, declaredBytes: 2000 });
-    await writeOverlappingBomb(at('overlap.xlsx'), { sheets: 40, sheetMb: 15 });
+    await writeManySheetsBomb(at('overlap.xlsx'), { sheets: 40, sheetMb: 15, kind: 'overlapping' });
+    await writeManySheetsBomb(at('spread.xlsx'), { sheets: 12, sheetMb: 15, kind: 'copies' });
     writeManyParts(at('many.xlsx'), MAX_ZIP_ENTRIES);
     execFileSync('mkfifo', [at('fifo.xlsx')]);
     await fs.symlink('/dev/zero', at('zero.xlsx'));

@@ -22,7 +22,7 @@ import { OoxmlDocument } from '../../server/sources/workbook/ooxml/ooxml-documen
 import { caught } from '../helpers/caught.ts';
 import {
   writeManyParts,
-  writeOverlappingBomb,
+  writeManySheetsBomb,
   writeSharedStringsBomb,
   writeZipBomb,
 } from '../helpers/zip-bomb.ts';
@@ -159,11 +159,28 @@ describe('checking an .xlsx package', () => {
     expect((failure as AppError).message).toMatch(/zip bomb/);
   });
 
+  it('refuses a bomb spread over parts that each unpack to little, by their ratio together', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'spread.xlsx');
+    // 12 sheets of 15 MB, each packed 400 times smaller: each part alone within the allowance, not together.
+    await writeManySheetsBomb(file, { sheets: 12, sheetMb: 15, kind: 'copies' });
+    const error = caught(() => checkZipPackage(readFileSync(file), file, limit));
+    expect(error.details.reason).toBe('too_large');
+    expect(error.message).toMatch(
+      /^"spread.xlsx" holds 12 parts that unpack to 180 MB, \d+ times their packed size, over the limit of 200 \(a zip bomb; SHEETPORT_MAX_ZIP_RATIO\)\.$/,
+    );
+    // A few small parts that pack far better than 200:1 (one 32,767-character cell of one repeated character,
+    // twice) are read.
+    const dense = path.join(dir, 'dense.xlsx');
+    await writeSharedStringsBomb(dense, { mb: 1 });
+    checkZipPackage(readFileSync(dense), dense, limit);
+  });
+
   it('refuses a package whose parts share their packed data, and one of too many parts, from the directory', async () => {
     const dir = await tempDir();
     const overlapping = path.join(dir, 'overlap.xlsx');
     // 40 sheets of 15 MB each: every part within the ratio and the total, all of them the same packed bytes.
-    await writeOverlappingBomb(overlapping, { sheets: 40, sheetMb: 15 });
+    await writeManySheetsBomb(overlapping, { sheets: 40, sheetMb: 15, kind: 'overlapping' });
     const shared = caught(() => checkZipPackage(readFileSync(overlapping), overlapping, limit));
     expect(shared.details.reason).toBe('too_large');
     expect(shared.message).toBe(
