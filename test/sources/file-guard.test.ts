@@ -72,6 +72,8 @@ describe('reading a connected path', () => {
     await fs.writeFile(file, '');
     await fs.truncate(file, MAX_TEXT_FILE_BYTES + 1);
     const error = await rejection(readRegularFile(file, 1024 * MB, true));
+    // Over the file limit too, it is named by the limit no setting raises.
+    expect((await rejection(readRegularFile(file, MB, true))).message).toBe(error.message);
     expect(error.details.reason).toBe('too_large');
     expect(error.message).toBe(
       '"huge.csv" is 512 MB, over the 512 MB a CSV file can be read as (one text); split it into several files.',

@@ -47,18 +47,19 @@ export async function readRegularFile(
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw notAFile(filePath);
-    if (st.size > maxBytes) {
-      throw unreadable(
-        'too_large',
-        filePath,
-        `is ${megabytes(st.size)}, over the ${megabytes(maxBytes)} limit for a workbook file (SHEETPORT_MAX_FILE_MB).`,
-      );
-    }
+    // A CSV past the longest text is named as such whatever the file limit says: raising that limit cannot help.
     if (asText && st.size > MAX_TEXT_FILE_BYTES) {
       throw unreadable(
         'too_large',
         filePath,
         `is ${megabytes(st.size)}, over the ${megabytes(MAX_TEXT_FILE_BYTES)} a CSV file can be read as (one text); split it into several files.`,
+      );
+    }
+    if (st.size > maxBytes) {
+      throw unreadable(
+        'too_large',
+        filePath,
+        `is ${megabytes(st.size)}, over the ${megabytes(maxBytes)} limit for a workbook file (SHEETPORT_MAX_FILE_MB).`,
       );
     }
     // Read what fstat promised and no more: a file growing meanwhile changes its signature, and the caller
