@@ -73,42 +73,79 @@ export function defaultDataDir(platform: NodeJS.Platform, env: NodeJS.ProcessEnv
 
 /**
  * Bounds on reading one workbook file, so a hostile or broken file (a zip bomb, a FIFO, a huge CSV) costs a
- * bounded amount of time and memory. The defaults leave a 100,000-row workbook far inside every limit.
+ * bounded amount of time and memory, while any workbook Excel can save (1,048,576 rows, cells of up to 32,767
+ * characters) is read as far as the parse memory allows. docs/security.md ("Files SheetPort reads") gives the
+ * reasons for each default.
  */
 export interface FileLimits {
-  /** Largest file read at all, in bytes (the size on disk, compressed for .xlsx). */
+  /** Largest file read at all, in bytes (the size on disk, compressed for .xlsx; a CSV is also held to the
+   * longest text the parser can hold, guard/read-regular-file.ts). */
   maxFileBytes: number;
   /** Largest total uncompressed size of an .xlsx package's parts, in bytes. */
   maxInflatedBytes: number;
+  /** Most times larger than their packed bytes the parts of an .xlsx may unpack to (past one small allowance). */
+  maxPartRatio: number;
   /** Longest a parse may run before it is stopped, in ms. */
   parseTimeoutMs: number;
   /** Heap cap of the thread that parses a file, in MB. */
   parseMemoryMb: number;
-  /** Most cells one tab may span once read (header to last row, times the columns). */
+  /** Most cells a workbook's tabs may span together once read (each tab's header to last row, times its columns). */
   maxCells: number;
   /** Most characters of text one tab may hold once read (a text shared by many cells counts each time). */
   maxTextChars: number;
 }
 
+const MB = 1024 * 1024;
+
 /**
- * Measured on a 100,000-row, 14-column workbook: 8.4 MB on disk, 49 MB unpacked, about 9 s and 700 MB of
- * heap to parse. The defaults allow roughly six times that; a parse needs about 10-15 bytes of heap per
- * unpacked byte, so the memory cap stops what the unpacked limit lets through before the machine suffers.
+ * What one cell and one character of text cost at the peak of a first read, in bytes of memory: a cell is
+ * scanned, laid in the dense grid the parse thread sends, copied into the service's rows and its baseline
+ * (measured: 1,465 MB at the peak for a 1,048,575-row, 10-column tab, about 140 bytes a cell); a character is
+ * held as text in both threads and once more per cell that shows it when the tab is stored.
+ */
+const BYTES_PER_CELL = 128;
+const BYTES_PER_TEXT_CHAR = 8;
+/** An unpacked byte is held twice while its part is read (the bytes, then the text the scanner walks). */
+const PARSE_MEMORY_PER_INFLATED_BYTE = 2;
+
+/**
+ * The limits that follow from the parse memory (`parseMemoryMb`): the cells, text and unpacked bytes a read
+ * may reach before that memory runs out. Raising SHEETPORT_PARSE_MEMORY_MB raises them with it.
+ */
+export function memoryBudget(
+  parseMemoryMb: number,
+): Pick<FileLimits, 'maxCells' | 'maxTextChars' | 'maxInflatedBytes'> {
+  const bytes = parseMemoryMb * MB;
+  return {
+    maxCells: Math.floor(bytes / BYTES_PER_CELL),
+    maxTextChars: Math.floor(bytes / BYTES_PER_TEXT_CHAR),
+    maxInflatedBytes: Math.floor(bytes / PARSE_MEMORY_PER_INFLATED_BYTE),
+  };
+}
+
+const DEFAULT_PARSE_MEMORY_MB = 4096;
+
+/**
+ * With 4 GB of parse memory: 33,554,432 cells (1,048,576 rows by 32 columns), 536,870,912 characters of text,
+ * 2 GB unpacked. Measured on a 1,048,575-row, 10-column workbook written like Excel's: 46 MB on disk, 332 MB
+ * unpacked (7 times its packed size), under 512 MB of parse heap. The largest ratio a part reaches in 497
+ * workbooks saved by Excel is 56 (a comments part); a worksheet's cell references keep its XML under about 25
+ * even when every cell is alike, and shared strings of long, nearly identical texts reach about 130. A zip
+ * bomb aims at deflate's own maximum, about 1,000.
  */
 export const DEFAULT_FILE_LIMITS: Readonly<FileLimits> = {
-  maxFileBytes: 100 * 1024 * 1024,
-  maxInflatedBytes: 300 * 1024 * 1024,
+  maxFileBytes: 512 * MB,
+  maxPartRatio: 200,
   parseTimeoutMs: 60_000,
-  parseMemoryMb: 4096,
-  // Google Sheets' own limit for a whole spreadsheet; a 100,000-row by 100-column tab is within it.
-  maxCells: 10_000_000,
-  maxTextChars: 200_000_000,
+  parseMemoryMb: DEFAULT_PARSE_MEMORY_MB,
+  ...memoryBudget(DEFAULT_PARSE_MEMORY_MB),
 };
 
 /** The environment variables that override each file limit (sizes in MB). */
 export const FILE_LIMIT_ENV = {
   maxFileBytes: 'SHEETPORT_MAX_FILE_MB',
   maxInflatedBytes: 'SHEETPORT_MAX_INFLATED_MB',
+  maxPartRatio: 'SHEETPORT_MAX_ZIP_RATIO',
   parseTimeoutMs: 'SHEETPORT_PARSE_TIMEOUT_MS',
   parseMemoryMb: 'SHEETPORT_PARSE_MEMORY_MB',
   maxCells: 'SHEETPORT_MAX_CELLS',
@@ -116,7 +153,10 @@ export const FILE_LIMIT_ENV = {
   maxTextChars: 'SHEETPORT_MAX_TEXT_MB',
 } as const;
 
-/** Defaults, overridden by any valid positive number in the environment; `overrides` win over both. */
+/**
+ * Defaults, overridden by any valid positive number in the environment; `overrides` win over both. The limits
+ * that follow from the parse memory follow a parse memory set in the environment too, unless set themselves.
+ */
 export function resolveFileLimits(
   overrides: Partial<FileLimits> = {},
   env: NodeJS.ProcessEnv = process.env,
@@ -125,15 +165,17 @@ export function resolveFileLimits(
     const n = Number(env[name]);
     return env[name] && Number.isFinite(n) && n > 0 ? Math.round(n * scale) : fallback;
   };
-  const MB = 1024 * 1024;
   const d = DEFAULT_FILE_LIMITS;
+  const parseMemoryMb = fromEnv(FILE_LIMIT_ENV.parseMemoryMb, 1, d.parseMemoryMb);
+  const budget = memoryBudget(parseMemoryMb);
   return {
     maxFileBytes: fromEnv(FILE_LIMIT_ENV.maxFileBytes, MB, d.maxFileBytes),
-    maxInflatedBytes: fromEnv(FILE_LIMIT_ENV.maxInflatedBytes, MB, d.maxInflatedBytes),
+    maxInflatedBytes: fromEnv(FILE_LIMIT_ENV.maxInflatedBytes, MB, budget.maxInflatedBytes),
+    maxPartRatio: fromEnv(FILE_LIMIT_ENV.maxPartRatio, 1, d.maxPartRatio),
     parseTimeoutMs: fromEnv(FILE_LIMIT_ENV.parseTimeoutMs, 1, d.parseTimeoutMs),
-    parseMemoryMb: fromEnv(FILE_LIMIT_ENV.parseMemoryMb, 1, d.parseMemoryMb),
-    maxCells: fromEnv(FILE_LIMIT_ENV.maxCells, 1, d.maxCells),
-    maxTextChars: fromEnv(FILE_LIMIT_ENV.maxTextChars, 1_000_000, d.maxTextChars),
+    parseMemoryMb,
+    maxCells: fromEnv(FILE_LIMIT_ENV.maxCells, 1, budget.maxCells),
+    maxTextChars: fromEnv(FILE_LIMIT_ENV.maxTextChars, 1_000_000, budget.maxTextChars),
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };
 }

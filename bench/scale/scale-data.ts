@@ -3,8 +3,9 @@
  * whole number, money, a date, a boolean and a mostly-empty note), seeded so every run measures the same rows,
  * written as .xlsx (fast-xlsx.ts), .csv, and json-server's db.json.
  */
-import { createWriteStream } from 'node:fs';
+
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { generateRows, type Value } from '../data.ts';
 import type { XlsxColumn } from './fast-xlsx.ts';
 

@@ -31,6 +31,11 @@ export interface GridLimits {
   maxCells: number;
   /** Characters of all text, typed and displayed, in the tab. */
   maxTextChars: number;
+  /**
+   * Cells the workbook's tabs read before this one span: `maxCells` holds for them and this tab together, since
+   * one read holds them all (a file of many small tabs that each describe a huge grid is one huge grid).
+   */
+  cellsBefore?: number;
 }
 
 /** A tab over `GridLimits`: the message says which limit, in words for a user. */

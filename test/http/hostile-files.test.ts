@@ -1,5 +1,7 @@
 /**
- * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers),
+ * Connected files that are not what they claim, through real HTTP: a zip bomb (honest and lying headers, in a
+ * sheet or in the shared strings, or spread over many small parts), parts that share their packed data, a
+ * package of too many parts,
  * a FIFO, a UNIX socket, a symlink to /dev/zero, a truncated .xlsx, a text file named .xlsx, an encrypted (Compound File)
  * workbook and a zip whose data is damaged. Each answers 502 `upstream_error` with its `reason`, quickly and
  * without the server's memory blowing up, while a good workbook on the same server keeps answering.
@@ -12,9 +14,15 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
+import { MAX_ZIP_ENTRIES } from '../../server/sources/workbook/guard/zip-package.ts';
 import { type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { runPython } from '../helpers/openpyxl.ts';
-import { writeZipBomb } from '../helpers/zip-bomb.ts';
+import {
+  writeManyParts,
+  writeManySheetsBomb,
+  writeSharedStringsBomb,
+  writeZipBomb,
+} from '../helpers/zip-bomb.ts';
 
 const MB = 1024 * 1024;
 
@@ -51,6 +59,11 @@ async function timed(request: Promise<TestResponse>) {
 const HOSTILE: [name: string, reason: string][] = [
   ['bomb.xlsx', 'too_large'],
   ['liar.xlsx', 'too_large'],
+  ['strings.xlsx', 'too_large'],
+  ['strings-liar.xlsx', 'too_large'],
+  ['overlap.xlsx', 'too_large'],
+  ['spread.xlsx', 'too_large'],
+  ['many.xlsx', 'too_large'],
   ['fifo.xlsx', 'not_a_file'],
   ['zero.xlsx', 'not_a_file'],
   ['folder.csv', 'not_a_file'],
@@ -74,6 +87,11 @@ describe('hostile files over HTTP (default limits)', () => {
     good = await h.connect(at('good.xlsx'));
     await writeZipBomb(at('bomb.xlsx'), { sheetMb: 480 });
     await writeZipBomb(at('liar.xlsx'), { sheetMb: 480, declaredSheetBytes: 1000 });
+    await writeSharedStringsBomb(at('strings.xlsx'), { mb: 480 });
+    await writeSharedStringsBomb(at('strings-liar.xlsx'), { mb: 480, declaredBytes: 2000 });
+    await writeManySheetsBomb(at('overlap.xlsx'), { sheets: 40, sheetMb: 15, kind: 'overlapping' });
+    await writeManySheetsBomb(at('spread.xlsx'), { sheets: 12, sheetMb: 15, kind: 'copies' });
+    writeManyParts(at('many.xlsx'), MAX_ZIP_ENTRIES);
     execFileSync('mkfifo', [at('fifo.xlsx')]);
     await fs.symlink('/dev/zero', at('zero.xlsx'));
     await fs.mkdir(at('folder.csv'));
@@ -115,7 +133,8 @@ describe('hostile files over HTTP (default limits)', () => {
       expect(ok.body, name).toHaveLength(5);
       expect(ok.ms, name).toBeLessThan(1000);
     }
-    // The 480 MB bombs were never inflated into this process (the worker is gone too).
+    // The 480 MB bombs were never inflated into this process (the worker is gone too), nor the 600 MB of sheets
+    // the overlapping parts would make.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * MB);
   });
 
@@ -270,12 +289,24 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
   for name, text in parts.items(): z.writestr(name, text)`,
       [at('shared.xlsx')],
     );
-    // A 100-column header, 300,000 blank lines, then one value: 300 KB.
+    // Written by openpyxl: four tabs, each a 9-column header and one cell in the sheet's last row (each tab within
+    // the cell limit, the four together over it: one read holds them all).
+    await runPython(
+      `import sys, openpyxl
+wb = openpyxl.Workbook(); wb.remove(wb.active)
+for t in range(4):
+  ws = wb.create_sheet("Sheet" if t == 0 else f"Tab{t}")
+  ws.append([f"c{i}" for i in range(9)])
+  ws.cell(row=1048576, column=1, value=1)
+wb.save(sys.argv[1])`,
+      [at('tabs.xlsx')],
+    );
+    // A 100-column header, 400,000 blank lines, then one value: 400 KB.
     await fs.writeFile(
       at('blank-lines.csv'),
-      `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(300_000)}1\n`,
+      `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n${'\n'.repeat(400_000)}1\n`,
     );
-    for (const name of ['sparse.xlsx', 'shared.xlsx', 'blank-lines.csv']) {
+    for (const name of ['sparse.xlsx', 'shared.xlsx', 'tabs.xlsx', 'blank-lines.csv']) {
       const connection = await h.connect(at(name));
       const [bad, ok] = await Promise.all([
         timed(h.fetch(rowsPath(connection, 'Sheet'))),
@@ -284,6 +315,8 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
       expect(bad.res.status, name).toBe(502);
       expect(bad.body.error.reason, name).toBe('too_large');
       expect(bad.body.error.message, name).toMatch(/SHEETPORT_MAX_(CELLS|TEXT_MB)/);
+      if (name === 'tabs.xlsx')
+        expect(bad.body.error.message).toMatch(/with the tabs before it, over the limit/);
       expect(bad.ms, name).toBeLessThan(10_000);
       expect(ok.res.status, name).toBe(200);
       expect(ok.ms, name).toBeLessThan(2000);

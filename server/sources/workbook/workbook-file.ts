@@ -170,8 +170,8 @@ export class WorkbookFile {
   /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
   async #readBytes(): Promise<{ bytes: Uint8Array; signature: string }> {
     try {
-      const read = await readRegularFile(this.path, this.#limits.maxFileBytes);
-      if (this.#engine.zipPackage) checkZipPackage(read.bytes, this.path, this.#limits.maxInflatedBytes);
+      const read = await readRegularFile(this.path, this.#limits.maxFileBytes, !this.#engine.zipPackage);
+      if (this.#engine.zipPackage) checkZipPackage(read.bytes, this.path, this.#limits);
       return read;
     } catch (e) {
       // What stat says now is what was refused (a FIFO or device has a signature too).

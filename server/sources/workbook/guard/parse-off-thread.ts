@@ -122,7 +122,7 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
     engine: request.engine,
     filePath,
     bytes: buffer,
-    maxInflatedBytes: limits.maxInflatedBytes,
+    zip: { maxInflatedBytes: limits.maxInflatedBytes, maxPartRatio: limits.maxPartRatio },
     grid: { maxCells: limits.maxCells, maxTextChars: limits.maxTextChars },
   };
   return new Promise((resolve, reject) => {

@@ -9,12 +9,13 @@ import type { GridLimits } from '../../tab.ts';
 import { type EngineName, engineNamed } from '../engines.ts';
 import { parserFailure } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
+import type { ZipSizeLimits } from './zip-sizes.ts';
 
 export interface ParseJob {
   engine: EngineName;
   filePath: string;
   bytes: ArrayBuffer;
-  maxInflatedBytes: number;
+  zip: ZipSizeLimits;
   grid: GridLimits;
 }
 
@@ -31,7 +32,7 @@ async function run(job: ParseJob): Promise<ParseReply> {
   const bytes = new Uint8Array(job.bytes);
   const engine = engineNamed(job.engine);
   try {
-    if (engine.zipPackage) checkZipPackage(bytes, job.filePath, job.maxInflatedBytes);
+    if (engine.zipPackage) checkZipPackage(bytes, job.filePath, job.zip);
     const read = await engine.readOffThread(bytes, job.filePath, job.grid);
     transfer = read.transfer;
     return { ok: true, payload: read.payload };

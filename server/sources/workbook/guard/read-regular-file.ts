@@ -5,6 +5,7 @@
  * too big. So the path is opened non-blocking, the open descriptor is checked (no race between check and
  * read), and only a regular file within the size limit is read.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import { WORKBOOK_EXTENSIONS_TEXT } from '../../../lib/workbook-file-types.ts';
@@ -18,10 +19,22 @@ export interface FileBytes {
   signature: string;
 }
 
+/**
+ * A file read as text (a CSV) becomes one string, and V8's longest string is 536,870,888 UTF-16 units: a UTF-8
+ * file of that many bytes always fits (no byte makes more than one unit), one byte more may not. No setting
+ * raises this; the file limit can only lower it.
+ */
+export const MAX_TEXT_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
 // O_NONBLOCK: opening a FIFO for reading must not wait for a writer (Windows has no such flag, nor FIFOs).
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-export async function readRegularFile(filePath: string, maxBytes: number): Promise<FileBytes> {
+/** The file's bytes, if it is a regular file of at most `maxBytes` (and, `asText`, at most MAX_TEXT_FILE_BYTES). */
+export async function readRegularFile(
+  filePath: string,
+  maxBytes: number,
+  asText = false,
+): Promise<FileBytes> {
   let handle: FileHandle;
   try {
     handle = await fs.open(filePath, OPEN_FLAGS);
@@ -34,6 +47,14 @@ export async function readRegularFile(filePath: string, maxBytes: number): Promi
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw notAFile(filePath);
+    // A CSV past the longest text is named as such whatever the file limit says: raising that limit cannot help.
+    if (asText && st.size > MAX_TEXT_FILE_BYTES) {
+      throw unreadable(
+        'too_large',
+        filePath,
+        `is ${megabytes(st.size)}, over the ${megabytes(MAX_TEXT_FILE_BYTES)} a CSV file can be read as (one text); split it into several files.`,
+      );
+    }
     if (st.size > maxBytes) {
       throw unreadable(
         'too_large',

@@ -21,6 +21,15 @@ export class ZipFormatError extends Error {}
 /** A part that inflates past the size its header declares: a zip bomb whose headers lie. */
 export class PartTooLarge extends Error {}
 
+/** A directory listing more entries than the caller allows: refused before a single one is read. */
+export class TooManyEntries extends Error {
+  readonly count: number;
+  constructor(count: number) {
+    super(`the zip lists ${count} entries`);
+    this.count = count;
+  }
+}
+
 const EOCD_SIG = 0x06054b50;
 const ZIP64_LOCATOR_SIG = 0x07064b50;
 const ZIP64_EOCD_SIG = 0x06064b50;
@@ -91,10 +100,12 @@ function applyZip64Extra(buf: Buffer, extraStart: number, extraEnd: number, entr
   }
 }
 
-export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
+/** The entries of the zip's central directory; more than `maxEntries` are refused before any is read. */
+export function readZipDirectory(bytes: Uint8Array, maxEntries = Number.POSITIVE_INFINITY): ZipEntry[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < EOCD_SIZE) throw new ZipFormatError('the file is too short to be a zip');
   const { offset, size, count } = directoryBounds(buf, findEndOfDirectory(buf));
+  if (count > maxEntries) throw new TooManyEntries(count);
   const entries: ZipEntry[] = [];
   let at = offset;
   const end = offset + size;

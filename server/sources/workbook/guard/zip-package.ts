@@ -2,15 +2,22 @@
  * Checks on a zip-packaged workbook (.xlsx) before any parser sees it, cheap (magic bytes and the central
  * directory) and run on the main thread, so a bomb or a wrong file is refused in microseconds. A package whose
  * headers lie cannot inflate past them either: every part is inflated with its declared size as a hard cap
- * (ooxml/zip-archive.ts), and only the parts a tab needs are inflated at all.
+ * (ooxml/zip-archive.ts), and only the parts a tab needs are inflated at all. The sizes themselves are held to
+ * what real workbooks reach in zip-sizes.ts.
  */
-import { megabytes, unreadable } from './unreadable.ts';
-import { readZipDirectory, type ZipEntry, ZipFormatError } from './zip-directory.ts';
+import { unreadable } from './unreadable.ts';
+import { readZipDirectory, TooManyEntries, type ZipEntry, ZipFormatError } from './zip-directory.ts';
+import { checkZipSizes, type ZipSizeLimits } from './zip-sizes.ts';
 
 const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const ZIP_MAGICS = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
 const STORED = 0;
 const DEFLATED = 8;
+/**
+ * A workbook holds a few parts per sheet (the sheet, its relationships, a drawing, comments); 100,000 is
+ * thousands of sheets with all of those, and reading that many directory records takes tens of milliseconds.
+ */
+export const MAX_ZIP_ENTRIES = 100_000;
 
 function startsWith(bytes: Uint8Array, magic: Buffer): boolean {
   return bytes.length >= magic.length && magic.equals(bytes.subarray(0, magic.length));
@@ -24,7 +31,7 @@ const damaged = (filePath: string) =>
   );
 
 /** Refuses what is not a readable, reasonably sized .xlsx package; returns its parts. */
-export function checkZipPackage(bytes: Uint8Array, filePath: string, maxInflatedBytes: number): ZipEntry[] {
+export function checkZipPackage(bytes: Uint8Array, filePath: string, limits: ZipSizeLimits): ZipEntry[] {
   if (startsWith(bytes, CFB_MAGIC)) {
     // Office encrypts an .xlsx by wrapping it in a Compound File; old .xls files are one too.
     throw unreadable(
@@ -42,9 +49,16 @@ export function checkZipPackage(bytes: Uint8Array, filePath: string, maxInflated
   }
   let entries: ZipEntry[];
   try {
-    entries = readZipDirectory(bytes);
+    entries = readZipDirectory(bytes, MAX_ZIP_ENTRIES);
   } catch (e) {
     if (e instanceof ZipFormatError) throw damaged(filePath);
+    if (e instanceof TooManyEntries) {
+      throw unreadable(
+        'too_large',
+        filePath,
+        `holds ${e.count} parts, over the limit of ${MAX_ZIP_ENTRIES} (a zip bomb); it is not read.`,
+      );
+    }
     throw e;
   }
   if (!entries.some((entry) => entry.name === '[Content_Types].xml')) {
@@ -60,13 +74,6 @@ export function checkZipPackage(bytes: Uint8Array, filePath: string, maxInflated
       'uses a zip compression method that spreadsheet programs do not write.',
     );
   }
-  const inflated = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
-  if (inflated > maxInflatedBytes) {
-    throw unreadable(
-      'too_large',
-      filePath,
-      `unpacks to ${megabytes(inflated)}, over the ${megabytes(maxInflatedBytes)} limit (SHEETPORT_MAX_INFLATED_MB).`,
-    );
-  }
+  checkZipSizes(entries, filePath, limits);
   return entries;
 }

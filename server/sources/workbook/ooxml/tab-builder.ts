@@ -255,9 +255,11 @@ export class TabBuilder implements CellSink {
       return { ...encoded(sourceSheetId, name, [], 0, 0, 0, this.#strings, numberFormats), sst: this.#sst };
     }
     const spanned = bottom - top + 1;
-    if (limits && spanned * columns > limits.maxCells) {
+    const before = limits?.cellsBefore ?? 0;
+    if (limits && before + spanned * columns > limits.maxCells) {
+      const together = before > 0 ? `, ${before + spanned * columns} with the tabs before it,` : ' in all,';
       throw new GridTooLarge(
-        `has a tab ("${name}") of ${spanned} rows by ${columns} columns, ${spanned * columns} cells in all, over the limit of ${limits.maxCells} (SHEETPORT_MAX_CELLS).`,
+        `has a tab ("${name}") of ${spanned} rows by ${columns} columns, ${spanned * columns} cells${together} over the limit of ${limits.maxCells} (SHEETPORT_MAX_CELLS).`,
       );
     }
     // Pass 2: the header row's texts, and the data rows into the dense grid.

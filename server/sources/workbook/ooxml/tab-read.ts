@@ -57,10 +57,15 @@ export function scanTab(reader: TabReader, tab: Tab): Scan {
 /** The scanned tabs as the service serves them, with the formulas the file has no result for computed. */
 export function finishTabs(reader: TabReader, scans: Scan[]): ReadTab[] {
   if (scans.some((s) => s.builder.formulaCells.anyUncached())) computeFormulas(reader, scans);
+  // The cell limit holds for the tabs of one read together: their grids are all held at once.
+  let cellsBefore = 0;
   return scans.map(({ tab, builder, merges }) => {
     try {
+      const limits = reader.limits && { ...reader.limits, cellsBefore };
+      const encoded = builder.finish(tab.entry.sheetId, tab.entry.name, merges, limits);
+      if (encoded.columns > 0) cellsBefore += (encoded.rows + 1) * encoded.columns;
       return {
-        encoded: builder.finish(tab.entry.sheetId, tab.entry.name, merges, reader.limits),
+        encoded,
         hasFormulas: builder.formulas > 0,
         uncomputed: builder.formulaCells.anyUncached(),
       };
