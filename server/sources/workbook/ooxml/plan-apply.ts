@@ -8,6 +8,7 @@ import type { WritePlan } from '../../plan.ts';
 import type { WriteOptions } from '../../source.ts';
 import { shiftFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
+import { tabAfterDeletes } from './deleted-rows-tab.ts';
 import { editedTab, shiftHeaderFormulas } from './edited-tab.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { relKind } from './package-parts.ts';
@@ -65,12 +66,13 @@ export function applyPlan(
   const reread = (row: number) => readSheetRow(sheet, row, snapshot, pkg.styles(), book.date1904);
   held.set(
     sourceSheetId,
-    editedTab(
-      snapshot,
-      result.rows,
-      reread,
-      deleted && ((text) => shiftFormula(text, { sheetName, onSameSheet: true, rows: deleted })),
-    ),
+    tabAfterDeletes(snapshot, result.rows) ??
+      editedTab(
+        snapshot,
+        result.rows,
+        reread,
+        deleted && ((text) => shiftFormula(text, { sheetName, onSameSheet: true, rows: deleted })),
+      ),
   );
   if (deleted) shiftOtherTabsFormulas(wb, tab, deleted);
   if (result.formulas) held.withFormulas.add(sourceSheetId);
