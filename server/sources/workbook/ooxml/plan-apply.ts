@@ -8,7 +8,6 @@ import type { WritePlan } from '../../plan.ts';
 import type { WriteOptions } from '../../source.ts';
 import { shiftFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
-import { tabAfterDeletes } from './deleted-rows-tab.ts';
 import { editedTab, shiftHeaderFormulas } from './edited-tab.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { relKind } from './package-parts.ts';
@@ -16,6 +15,7 @@ import { markRecalculation, recalculateAfterWrite } from './recalc-after-write.t
 import { applyPlanToSheet } from './sheet-edit.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import { readSheetRow } from './sheet-row-read.ts';
+import { tabAfterSimpleWrite } from './simple-write-tab.ts';
 import { cacheUncomputedResults } from './uncomputed-results.ts';
 import type { Tab } from './workbook-tabs.ts';
 
@@ -66,7 +66,7 @@ export function applyPlan(
   const reread = (row: number) => readSheetRow(sheet, row, snapshot, pkg.styles(), book.date1904);
   held.set(
     sourceSheetId,
-    tabAfterDeletes(snapshot, result.rows) ??
+    tabAfterSimpleWrite(snapshot, result.rows, reread) ??
       editedTab(
         snapshot,
         result.rows,
