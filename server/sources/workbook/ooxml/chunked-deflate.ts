@@ -27,11 +27,22 @@ export interface DeflatedPiece {
   readonly size: number;
 }
 
+/**
+ * The compression level of the pieces SheetPort writes: zlib's fastest. A delete near the top of a large sheet
+ * compresses every piece below it again, and level 1 does that 3.5 times faster than zlib's default (6), for
+ * a sheet part about a quarter larger (32 MB of sheet XML: 5.8 MB against 4.6 MB). The next save in Excel
+ * compresses the file its own way again.
+ */
+const PIECE_LEVEL = 1;
+
 /** `final`: the part's last piece, which ends the stream; every other piece ends with a full flush. */
 export function deflatePiece(text: string, final: boolean): DeflatedPiece {
   const bytes = Buffer.from(text, 'utf8');
   return {
-    compressed: deflateRawSync(bytes, { finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH }),
+    compressed: deflateRawSync(bytes, {
+      level: PIECE_LEVEL,
+      finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,
+    }),
     crc: crc32(bytes),
     size: bytes.length,
   };
@@ -82,6 +93,7 @@ const deflateRawAsync = promisify(deflateRaw);
 export async function deflatePieceAsync(text: string, final: boolean): Promise<DeflatedPiece> {
   const bytes = Buffer.from(text, 'utf8');
   const compressed = await deflateRawAsync(bytes, {
+    level: PIECE_LEVEL,
     finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,
   });
   return { compressed, crc: crc32(bytes), size: bytes.length };
