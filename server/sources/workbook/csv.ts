@@ -66,7 +66,6 @@ export function assertCsvKeepsText(mutations: readonly Mutation[], options: Writ
   });
 }
 
-
 /** One record of the file as the document holds it: the index of a record of the bytes read, or new text. */
 type Piece = number | string;
 
@@ -129,7 +128,8 @@ export class CsvDocument implements WorkbookDocument {
   }
 
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
-    if (sourceSheetId !== CSV_SHEET_ID) throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
+    if (sourceSheetId !== CSV_SHEET_ID)
+      throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
     if (plan.newHeader) {
       this.#applyByRebuild(plan, options);
       return;
