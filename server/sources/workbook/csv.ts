@@ -7,7 +7,6 @@
  * reader types back as booleans), dates as ISO text. No write creates a formula: text that a spreadsheet
  * would run is stored behind a leading `'` (csv-formula-guard.ts).
  */
-import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
