@@ -6,8 +6,9 @@ import path from 'node:path';
 import type { GridLimits } from '../tab.ts';
 import { refuseOversizedCsv } from './csv-grid-bound.ts';
 import { type CsvLayout, layoutOf } from './csv-layout.ts';
-import { scanRecords } from './csv-scan.ts';
-import { CsvTabBuilder, type EncodedCsvTab, transferablesOfCsvTab } from './csv-tab.ts';
+import { type FieldSink, scanRecords } from './csv-scan.ts';
+import { type EncodedCsvTab, transferablesOfCsvTab } from './csv-tab.ts';
+import { CsvTabBuilder } from './csv-tab-builder.ts';
 
 /** A read file: record i's text is `bytes[starts[i], ends[i])` (line ending excluded). */
 export interface CsvRead {
@@ -26,33 +27,40 @@ export function readCsv(bytes: Uint8Array, fileName: string, limits?: GridLimits
   const layout = layoutOf(buf);
   const from = layout.bom ? 3 : 0;
   const name = csvNameOf(fileName);
-  let builder = new CsvTabBuilder(name, limits);
-  let starts: number[] = [];
-  let ends: number[] = [];
-  scanRecords(
-    buf,
-    from,
-    buf.length,
-    layout.delimiter,
-    (fields, start, end) => {
-      builder.add(fields);
-      starts.push(start);
-      ends.push(end);
-    },
-    () => {
-      // csv-parse reads it: a small file describing a huge grid is refused before it costs csv-parse seconds.
-      refuseOversizedCsv(buf.toString('utf8', from), layout.delimiter, name, limits);
-      builder = new CsvTabBuilder(name, limits);
-      starts = [];
-      ends = [];
-    },
-  );
+  let sink = new ReadSink(new CsvTabBuilder(buf, name, limits));
+  scanRecords(buf, from, buf.length, layout.delimiter, sink, () => {
+    // csv-parse reads it: a small file describing a huge grid is refused before it costs csv-parse seconds.
+    refuseOversizedCsv(buf.toString('utf8', from), layout.delimiter, name, limits);
+    sink = new ReadSink(new CsvTabBuilder(buf, name, limits));
+    return sink;
+  });
   return {
     layout,
-    starts: Float64Array.from(starts),
-    ends: Float64Array.from(ends),
-    tab: builder.finish(),
+    starts: Float64Array.from(sink.starts),
+    ends: Float64Array.from(sink.ends),
+    tab: sink.builder.finish(),
   };
+}
+
+/** The tab builder, and where each record is. */
+class ReadSink implements FieldSink {
+  readonly builder: CsvTabBuilder;
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  constructor(builder: CsvTabBuilder) {
+    this.builder = builder;
+  }
+  text(field: string): void {
+    this.builder.text(field);
+  }
+  bytes(buf: Buffer, start: number, end: number): void {
+    this.builder.bytes(buf, start, end);
+  }
+  endRecord(start: number, end: number): void {
+    this.builder.endRecord();
+    this.starts.push(start);
+    this.ends.push(end);
+  }
 }
 
 export function transferablesOfCsvRead(read: CsvRead): ArrayBuffer[] {

@@ -12,8 +12,15 @@
 import { parse } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
 
-/** Called once per record, in order: its fields, and its text's bytes `[start, end)` in the scanned buffer. */
-export type RecordSink = (fields: string[], start: number, end: number) => void;
+/** What a scan hands over, in order: each field of a record, then the record's end. */
+export interface FieldSink {
+  /** A field's text (a field in quotes, or any field csv-parse read). */
+  text(field: string): void;
+  /** A field without quotes: its text is `buf[start, end)` (the scanned buffer). */
+  bytes(buf: Buffer, start: number, end: number): void;
+  /** The record's fields are all given; its text is `[start, end)` of the scanned buffer (line ending excluded). */
+  endRecord(start: number, end: number): void;
+}
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -21,40 +28,50 @@ const CR = 0x0d;
 
 /**
  * The records of `bytes[from, to)` handed to `sink` in order (offsets into `bytes`). The scanner is tried first;
- * `onRestart` is called before csv-parse reads the bytes again from the start, so a sink can drop what it got.
+ * if it gives up, csv-parse reads the bytes again from the start into the sink `onRestart` gives (a new one: what
+ * the first got is to be dropped).
  */
 export function scanRecords(
   bytes: Buffer,
   from: number,
   to: number,
   delimiter: string,
-  sink: RecordSink,
-  onRestart: () => void = () => {},
+  sink: FieldSink,
+  onRestart: () => FieldSink = () => sink,
 ): void {
   if (scanCommon(bytes, from, to, delimiter.charCodeAt(0), sink)) return;
-  onRestart();
-  parseAll(bytes, from, to, delimiter, sink);
+  parseAll(bytes, from, to, delimiter, onRestart());
 }
 
 /** The fields of one record's text (no line ending). */
 export function fieldsOfRecord(bytes: Buffer, delimiter: string): string[] {
-  let fields: string[] = [''];
-  let seen = false;
-  scanRecords(bytes, 0, bytes.length, delimiter, (f) => {
-    if (!seen) fields = f;
-    seen = true;
+  const collector = (): FieldSink & { fields: string[]; records: number } => ({
+    fields: [],
+    records: 0,
+    text(field) {
+      if (this.records === 0) this.fields.push(field);
+    },
+    bytes(buf, start, end) {
+      this.text(buf.toString('utf8', start, end));
+    },
+    endRecord() {
+      this.records++;
+    },
   });
-  return fields;
+  let sink = collector();
+  scanRecords(bytes, 0, bytes.length, delimiter, sink, () => {
+    sink = collector();
+    return sink;
+  });
+  return sink.records === 0 ? [''] : sink.fields;
 }
 
 /** The scanner: false as soon as the bytes need csv-parse (records handed over so far are to be dropped). */
-function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink: RecordSink): boolean {
+function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink: FieldSink): boolean {
   let i = from;
   while (i < to) {
     const start = i;
-    const fields: string[] = [];
     for (;;) {
-      let field: string;
       if (bytes[i] === QUOTE) {
         // A quoted field: up to the quote that is not doubled.
         let text = '';
@@ -69,7 +86,7 @@ function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink
             piece = j;
             continue;
           }
-          field = text + bytes.toString('utf8', piece, q);
+          sink.text(text + bytes.toString('utf8', piece, q));
           i = q + 1;
           break;
         }
@@ -85,12 +102,11 @@ function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink
           }
           j++;
         }
-        field = bytes.toString('utf8', i, j);
+        sink.bytes(bytes, i, j);
         i = j;
       }
-      fields.push(field);
       if (i >= to) {
-        sink(fields, start, to);
+        sink.endRecord(start, to);
         return true;
       }
       const c = bytes[i];
@@ -98,19 +114,19 @@ function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink
         i++;
         if (i >= to) {
           // A delimiter ends the file: one more, empty, field.
-          fields.push('');
-          sink(fields, start, to);
+          sink.bytes(bytes, to, to);
+          sink.endRecord(start, to);
           return true;
         }
         continue;
       }
       if (c === LF) {
-        sink(fields, start, i);
+        sink.endRecord(start, i);
         i++;
         break;
       }
       if (c === CR && i + 1 < to && bytes[i + 1] === LF) {
-        sink(fields, start, i);
+        sink.endRecord(start, i);
         i += 2;
         break;
       }
@@ -121,7 +137,7 @@ function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink
 }
 
 /** csv-parse over the bytes, as the reader has always read them; `info.bytes` gives each record's place. */
-function parseAll(bytes: Buffer, from: number, to: number, delimiter: string, sink: RecordSink): void {
+function parseAll(bytes: Buffer, from: number, to: number, delimiter: string, sink: FieldSink): void {
   let parsed: { record: string[]; info: { bytes: number } }[];
   try {
     parsed = parse(bytes.subarray(from, to), {
@@ -141,7 +157,8 @@ function parseAll(bytes: Buffer, from: number, to: number, delimiter: string, si
     let end = next;
     if (end - 2 >= offset && bytes[end - 2] === CR && bytes[end - 1] === LF) end -= 2;
     else if (end - 1 >= offset && bytes[end - 1] === LF) end -= 1;
-    sink(record, offset, end);
+    for (const field of record) sink.text(field);
+    sink.endRecord(offset, end);
     offset = next;
   }
 }

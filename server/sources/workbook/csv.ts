@@ -82,8 +82,12 @@ export class CsvDocument implements WorkbookDocument {
   #bytes: Buffer;
   #starts: Float64Array;
   #ends: Float64Array;
-  /** The file's records, in order. */
-  #pieces: Piece[];
+  /**
+   * The file's records, in order; null while they are the records read followed by `#after` (an append-only
+   * document never makes this array of a million entries).
+   */
+  #pieces: Piece[] | null = null;
+  #after: string[] = [];
   #tab: CsvTab;
   /**
    * Whether the file's end is exactly what a save of the document would write there (its last line ending is the
@@ -100,7 +104,6 @@ export class CsvDocument implements WorkbookDocument {
     this.#bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#starts = read.starts;
     this.#ends = read.ends;
-    this.#pieces = Array.from({ length: read.starts.length }, (_, i) => i);
     this.#tab = tab;
     this.#cleanEnd = this.#endIsClean();
   }
@@ -113,7 +116,7 @@ export class CsvDocument implements WorkbookDocument {
   #endIsClean(): boolean {
     const b = this.#bytes;
     const n = b.length;
-    if (this.#pieces.length === 0) return false;
+    if (this.#count() === 0) return false;
     if (!this.#layout.finalNewline) return b[n - 1] !== CR;
     return this.#layout.eol === '\r\n' ? b[n - 2] === CR && b[n - 1] === LF : b[n - 2] !== CR;
   }
@@ -134,7 +137,8 @@ export class CsvDocument implements WorkbookDocument {
       return;
     }
     const tab = this.#tab;
-    const pieces = this.#pieces;
+    const appendOnly = plan.updates.length === 0 && plan.deletes.length === 0;
+    const pieces = appendOnly && this.#pieces === null ? null : this.#records();
     const headerIndex = tab.headerRow - 1;
     const columns = tab.header.length;
     const width = plan.header.length;
@@ -146,24 +150,26 @@ export class CsvDocument implements WorkbookDocument {
       const fields = this.#fieldsOf(headerIndex + row);
       while (fields.length < width) fields.push('');
       for (const { column, value } of cells) fields[column] = textOf(value, options);
-      pieces[headerIndex + row] = this.#line(fields);
+      pieces![headerIndex + row] = this.#line(fields);
       const next = csvRow(fields, tab);
       if (typed[row - 1]![columns - 1] !== null && next[columns - 1] === null) lastColumnLost = true;
       typed[row - 1] = next;
     }
     for (const row of plan.deletes) {
-      pieces.splice(headerIndex + row, 1);
+      pieces!.splice(headerIndex + row, 1);
       if (typed[row - 1]![columns - 1] !== null) lastColumnLost = true;
       typed.splice(row - 1, 1);
     }
     let at = headerIndex + 1 + typed.length;
-    const atEnd = at === pieces.length;
+    const atEnd = at === this.#count();
     const added: string[] = [];
     for (const cells of plan.appends) {
       const fields = new Array<string>(width).fill('');
       for (const { column, value } of cells) fields[column] = textOf(value, options);
       const line = this.#line(fields);
-      pieces.splice(at++, 0, line);
+      if (pieces) pieces.splice(at++, 0, line);
+      else if (atEnd) this.#after.push(line);
+      else this.#records().splice(at++, 0, line);
       added.push(line);
       typed.push(csvRow(fields, tab));
     }
@@ -173,8 +179,23 @@ export class CsvDocument implements WorkbookDocument {
       this.#tab = this.#reread();
     } else this.#tab = tab.withRows(typed);
 
-    const onlyAdded = plan.updates.length === 0 && plan.deletes.length === 0 && atEnd && this.#cleanEnd;
+    const onlyAdded = appendOnly && atEnd && this.#cleanEnd;
     this.#added = onlyAdded && this.#added ? [...this.#added, ...added] : null;
+  }
+
+  #count(): number {
+    return this.#pieces ? this.#pieces.length : this.#starts.length + this.#after.length;
+  }
+
+  /** The records as one array (made on the first write that needs it). */
+  #records(): Piece[] {
+    if (!this.#pieces) {
+      const pieces: Piece[] = Array.from({ length: this.#starts.length }, (_, i) => i);
+      for (const line of this.#after) pieces.push(line);
+      this.#pieces = pieces;
+      this.#after = [];
+    }
+    return this.#pieces;
   }
 
   /** Whether any row (the header's included) still has a cell in column `columns`. */
@@ -186,7 +207,7 @@ export class CsvDocument implements WorkbookDocument {
   /** A write the records alone cannot follow (a header made for an empty file): applied to fields, read again. */
   #applyByRebuild(plan: WritePlan, options: WriteOptions): void {
     const tab = this.#tab;
-    const lines: Piece[] = this.#pieces.slice();
+    const lines: Piece[] = this.#records().slice();
     const headerIndex = plan.newHeader ? 0 : tab.headerRow - 1;
     const header = plan.header.map(guardCsvText);
     if (lines.length === 0) lines.push(this.#line(header));
@@ -210,7 +231,8 @@ export class CsvDocument implements WorkbookDocument {
 
   /** The fields of record k. */
   #fieldsOf(k: number): string[] {
-    const piece = this.#pieces[k];
+    const read = this.#starts.length;
+    const piece = this.#pieces ? this.#pieces[k] : k < read ? k : this.#after[k - read];
     if (piece === undefined) return [];
     const bytes =
       typeof piece === 'string'
@@ -244,7 +266,7 @@ export class CsvDocument implements WorkbookDocument {
   /** The file now holds what the document does (written either way). */
   saved(): void {
     this.#added = [];
-    this.#cleanEnd = this.#pieces.length > 0;
+    this.#cleanEnd = this.#count() > 0;
   }
 
   async serialize(): Promise<readonly Uint8Array[]> {
@@ -258,7 +280,7 @@ export class CsvDocument implements WorkbookDocument {
   #chunks(): Buffer[] {
     const { eol, bom, finalNewline } = this.#layout;
     const chunks: Buffer[] = bom ? [BOM] : [];
-    const pieces = this.#pieces;
+    const pieces = this.#records();
     let text = '';
     for (let k = 0; k < pieces.length; ) {
       if (k > 0) text += eol;
