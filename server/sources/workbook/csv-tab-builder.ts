@@ -171,10 +171,16 @@ export class CsvTabBuilder implements FieldSink {
     this.#used = c + 1; // a field with a character always is a cell
     if (this.#over) return;
     const b0 = buf[start]!;
-    if (b0 === QUOTE_MARK) return this.#slow(c, buf.toString('utf8', start, end));
+    if (b0 === QUOTE_MARK) {
+      this.#slow(c, buf.toString('utf8', start, end));
+      return;
+    }
     if (b0 === MINUS || (b0 >= ZERO && b0 <= ZERO + 9)) {
       const n = fastNumber(buf, start, end);
-      if (n === SLOW) return this.#slow(c, buf.toString('utf8', start, end));
+      if (n === SLOW) {
+        this.#slow(c, buf.toString('utf8', start, end));
+        return;
+      }
       if (n !== TEXT) {
         this.#text += end - start;
         this.#push(Kind.Number, n.value);
@@ -182,10 +188,16 @@ export class CsvTabBuilder implements FieldSink {
       }
     } else {
       const bool = booleanOf(buf, start, end);
-      if (bool === SLOW) return this.#slow(c, buf.toString('utf8', start, end));
+      if (bool === SLOW) {
+        this.#slow(c, buf.toString('utf8', start, end));
+        return;
+      }
       if (bool) {
-        const upper = (this.#upper[c] ??= bool.upper);
-        if (upper !== bool.upper) return this.#slow(c, buf.toString('utf8', start, end));
+        this.#upper[c] ??= bool.upper;
+        if (this.#upper[c] !== bool.upper) {
+          this.#slow(c, buf.toString('utf8', start, end));
+          return;
+        }
         this.#text += end - start;
         this.#push(bool.value ? Kind.True : Kind.False, 0);
         return;
