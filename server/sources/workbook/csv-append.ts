@@ -52,6 +52,10 @@ export async function appendInPlace(
     const settle = await options.keeper?.beforeAppend?.(filePath, { ino: before.ino, size: before.size });
     let left: string;
     try {
+      // The keeper may have waited: the file must still be the version read the instant before the write.
+      if (signatureOf(fsSync.fstatSync(fd)) !== options.basedOn || !samePlace(filePath, before)) {
+        throw new ChangedMeanwhile();
+      }
       writeWhole(fd, bytes, before.size);
       const after = fsSync.fstatSync(fd);
       await fdatasync(fd);
