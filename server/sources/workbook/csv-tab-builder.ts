@@ -44,9 +44,9 @@ const QUOTE_MARK = 0x27; // ', the formula guard's marker
 const MINUS = 0x2d;
 const DOT = 0x2e;
 const ZERO = 0x30;
-/** A field `fastNumber` leaves to `readCsvCell`, or reads as text. */
-const SLOW = -1;
-const TEXT = -2;
+/** A field `fastNumber` leaves to `readCsvCell`, or reads as text (no number it returns is infinite). */
+const SLOW = Number.POSITIVE_INFINITY;
+const TEXT = Number.NEGATIVE_INFINITY;
 
 /**
  * The value of a canonical number (`-?(0|[1-9]\d*)(\.\d+)?`) of up to 15 digits whose text is what the value
@@ -54,7 +54,7 @@ const TEXT = -2;
  * a power of ten are exact doubles, so their quotient is the correctly rounded value `Number(text)` gives. `TEXT`
  * for a field that is no number; `SLOW` for any other number.
  */
-function fastNumber(buf: Buffer, start: number, end: number): { value: number } | typeof SLOW | typeof TEXT {
+function fastNumber(buf: Buffer, start: number, end: number): number {
   let i = start;
   const negative = buf[i] === MINUS;
   if (negative) i++;
@@ -92,32 +92,34 @@ function fastNumber(buf: Buffer, start: number, end: number): { value: number } 
   if (digits > 15) return SLOW;
   const value = k > 0 ? m / POW10[k]! : m;
   if (value === 0 ? negative : value < 1e-6) return SLOW;
-  return { value: negative ? -value : value };
+  return negative ? -value : value;
 }
 
 /** After the digits: an exponent makes it a number only `Number` reads; anything else makes it text. */
-function afterDigits(next: number): typeof SLOW | typeof TEXT {
+function afterDigits(next: number): number {
   return next === 0x65 || next === 0x45 ? SLOW : TEXT;
 }
 
-/** `true`/`false`: its value and whether it is all upper case; SLOW for a mixed case; null for another text. */
-function booleanOf(
-  buf: Buffer,
-  start: number,
-  end: number,
-): { value: boolean; upper: boolean } | typeof SLOW | null {
+/** What `booleanOf` finds. */
+const NOT_BOOLEAN = 0;
+const MIXED_CASE = 1;
+const LOWER = 2;
+const UPPER = 3;
+
+/** Whether the field is `true`/`false`, and in which case (its value: its length). */
+function booleanOf(buf: Buffer, start: number, end: number): number {
   const length = end - start;
   const word = length === 4 ? 'true' : length === 5 ? 'false' : null;
-  if (!word) return null;
+  if (!word) return NOT_BOOLEAN;
   let lower = 0;
   for (let i = 0; i < length; i++) {
     const b = buf[start + i]!;
     const w = word.charCodeAt(i);
     if (b === w) lower++;
-    else if (b !== w - 0x20) return null;
+    else if (b !== w - 0x20) return NOT_BOOLEAN;
   }
-  if (lower !== 0 && lower !== length) return SLOW;
-  return { value: length === 4, upper: lower === 0 };
+  if (lower !== 0 && lower !== length) return MIXED_CASE;
+  return lower === 0 ? UPPER : LOWER;
 }
 
 export class CsvTabBuilder implements FieldSink {
@@ -183,23 +185,23 @@ export class CsvTabBuilder implements FieldSink {
       }
       if (n !== TEXT) {
         this.#text += end - start;
-        this.#push(Kind.Number, n.value);
+        this.#push(Kind.Number, n);
         return;
       }
     } else {
       const bool = booleanOf(buf, start, end);
-      if (bool === SLOW) {
+      if (bool === MIXED_CASE) {
         this.#slow(c, buf.toString('utf8', start, end));
         return;
       }
-      if (bool) {
-        this.#upper[c] ??= bool.upper;
-        if (this.#upper[c] !== bool.upper) {
+      if (bool !== NOT_BOOLEAN) {
+        this.#upper[c] ??= bool === UPPER;
+        if (this.#upper[c] !== (bool === UPPER)) {
           this.#slow(c, buf.toString('utf8', start, end));
           return;
         }
         this.#text += end - start;
-        this.#push(bool.value ? Kind.True : Kind.False, 0);
+        this.#push(end - start === 4 ? Kind.True : Kind.False, 0);
         return;
       }
     }
