@@ -190,7 +190,8 @@ export class CsvDocument implements WorkbookDocument {
   /** The records as one array (made on the first write that needs it). */
   #records(): Piece[] {
     if (!this.#pieces) {
-      const pieces: Piece[] = Array.from({ length: this.#starts.length }, (_, i) => i);
+      const pieces: Piece[] = [];
+      for (let i = 0; i < this.#starts.length; i++) pieces.push(i);
       for (const line of this.#after) pieces.push(line);
       this.#pieces = pieces;
       this.#after = [];
