@@ -29,7 +29,8 @@ beforeAll(async () => {
   dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'sheetport-backups-cli-'));
   dataDir = path.join(dir, 'data');
   file = path.join(dir, 'orders.csv');
-  await fsp.writeFile(file, 'Order,Qty\nA-1,2\n');
+  // A blank line after the rows: each append rewrites the file, keeping a version (an append in place keeps none).
+  await fsp.writeFile(file, 'Order,Qty\nA-1,2\n\n');
   source = createWorkbookSource(file, { backups: resolveBackupPolicy(dataDir, {}, {}) });
   for (const order of ['A-2', 'A-3']) {
     states.push(await fsp.readFile(file));
@@ -98,7 +99,7 @@ describe('sheetport backups', () => {
     expect((await fsp.readFile(file)).equals(current)).toBe(true);
     // a write through the service afterwards sees the restored file (an outside edit) and builds on it
     await append('A-4');
-    expect(await fsp.readFile(file, 'utf8')).toBe('Order,Qty\nA-1,2\nA-2,1\nA-3,1\nA-4,1\n');
+    expect(await fsp.readFile(file, 'utf8')).toBe('Order,Qty\nA-1,2\nA-2,1\nA-3,1\nA-4,1\n\n');
   });
 
   it('creates the file again when it was deleted', async () => {

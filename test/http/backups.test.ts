@@ -154,10 +154,11 @@ describe('when no backup can be made', () => {
     s = await startServer();
     fs.mkdirSync(s.dataDir, { recursive: true });
     fs.writeFileSync(path.join(s.dataDir, 'backups'), 'not a folder'); // fails for root too
-    const file = await writeCsv(s.dir, 'orders.csv', 'Order,Qty\nA-1,2\n');
+    // A blank line after the rows: the append rewrites the file (an append in place keeps no version).
+    const file = await writeCsv(s.dir, 'orders.csv', 'Order,Qty\nA-1,2\n\n');
     const res = await s.append(await s.connect(file), 'orders', { Order: 'A-2', Qty: 5 });
     expect(res.status).toBe(201);
-    expect(fs.readFileSync(file, 'utf8')).toBe('Order,Qty\nA-1,2\nA-2,5\n');
+    expect(fs.readFileSync(file, 'utf8')).toBe('Order,Qty\nA-1,2\nA-2,5\n\n');
     expect(s.logged).toEqual([
       { message: expect.stringMatching(/Could not back up orders\.csv/), err: expect.any(Error) },
     ]);

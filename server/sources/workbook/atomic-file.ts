@@ -33,6 +33,15 @@ export interface PreviousVersionKeeper {
    * failed (false); that must not throw.
    */
   beforeReplace(filePath: string): Promise<(replaced: boolean) => Promise<void>>;
+  /**
+   * Called before lines are added at the end of the file in place (csv-append.ts), with its inode and length
+   * before them; throwing aborts the append (nothing changes). Resolves to what is called once the append is
+   * done, with the signature it left, or has failed (null); that must not throw.
+   */
+  beforeAppend?(
+    filePath: string,
+    base: { ino: number; size: number },
+  ): Promise<(left: string | null) => Promise<void>>;
 }
 
 export interface ReplaceOptions {

@@ -7,51 +7,21 @@
  * reader types back as booleans), dates as ISO text. No write creates a formula: text that a spreadsheet
  * would run is stored behind a leading `'` (csv-formula-guard.ts).
  */
-import path from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoFromDate } from '../serial-dates.ts';
 import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
-import { buildTab, type GridLimits } from '../tab.ts';
+import type { GridLimits } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
-import { refuseOversizedCsv } from './csv-grid-bound.ts';
+import { BOM, CSV_SHEET_ID, type CsvLayout } from './csv-layout.ts';
+import { type CsvRead, csvNameOf, readCsv } from './csv-read.ts';
+import { fieldsOfRecord } from './csv-scan.ts';
+import { type CsvTab, csvRow, decodeCsvTab, isBlankRow } from './csv-tab.ts';
 import type { WorkbookDocument } from './document.ts';
 import { readCsvCell } from './values.ts';
 
-/** The one tab's id: 1, like the first tab of an .xlsx file, so sheet_ids look alike for both kinds. */
-export const CSV_SHEET_ID = '1';
-
-interface CsvRecord {
-  fields: string[];
-  /** The record's text as it was in the file (without its line ending); null once we change it. */
-  raw: string | null;
-}
-
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-/** Pick `,` `;` or tab by counting them (outside quotes) on the first non-blank line; comma wins ties. */
-export function detectDelimiter(text: string): string {
-  const counts = new Map<string, number>([
-    [',', 0],
-    [';', 0],
-    ['\t', 0],
-  ]);
-  let quoted = false;
-  let seenContent = false;
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted;
-    else if (!quoted && (ch === '\n' || ch === '\r')) {
-      if (seenContent) break;
-      continue;
-    } else if (!quoted && counts.has(ch)) counts.set(ch, (counts.get(ch) as number) + 1);
-    seenContent = true;
-  }
-  let best = ',';
-  for (const [d, n] of counts) if (n > (counts.get(best) as number)) best = d;
-  return best;
-}
+export { CSV_SHEET_ID, detectDelimiter } from './csv-layout.ts';
 
 function textOf(input: CellWrite['value'], options: WriteOptions): string {
   const parsed = interpretInput(input, { ...options, allowFormulas: false });
@@ -95,131 +65,254 @@ export function assertCsvKeepsText(mutations: readonly Mutation[], options: Writ
   });
 }
 
-export class CsvDocument implements WorkbookDocument {
-  readonly #records: CsvRecord[];
-  readonly #name: string;
-  readonly #delimiter: string;
-  readonly #eol: string;
-  readonly #bom: boolean;
-  readonly #finalNewline: boolean;
-  #tab: TabSnapshot | null = null;
-  readonly #limits: GridLimits | undefined;
+/** One record of the file as the document holds it: the index of a record of the bytes read, or new text. */
+type Piece = number | string;
 
-  constructor(init: {
-    records: CsvRecord[];
-    name: string;
-    delimiter: string;
-    eol: string;
-    bom: boolean;
-    finalNewline: boolean;
-    limits: GridLimits | undefined;
-  }) {
-    this.#records = init.records;
-    this.#name = init.name;
-    this.#delimiter = init.delimiter;
-    this.#eol = init.eol;
-    this.#bom = init.bom;
-    this.#finalNewline = init.finalNewline;
-    this.#limits = init.limits;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The file as a write edits it: the bytes read (never copied), each record either one of theirs or new text, and
+ * the tab. Reading it costs no parse here: the parse thread found the records and typed the tab.
+ */
+export class CsvDocument implements WorkbookDocument {
+  readonly #name: string;
+  readonly #layout: CsvLayout;
+  readonly #limits: GridLimits | undefined;
+  #bytes: Buffer;
+  #starts: Float64Array;
+  #ends: Float64Array;
+  /**
+   * The file's records, in order; null while they are the records read followed by `#after` (an append-only
+   * document never makes this array of a million entries).
+   */
+  #pieces: Piece[] | null = null;
+  #after: string[] = [];
+  #tab: CsvTab;
+  /**
+   * Whether the file's end is exactly what a save of the document would write there (its last line ending is the
+   * file's own), so lines written after it give the file a save would.
+   */
+  #cleanEnd: boolean;
+  /** The records the writes since the last save added at the file's end, when that is all they did; else null. */
+  #added: string[] | null = [];
+
+  constructor(read: CsvRead, bytes: Uint8Array, tab: CsvTab, name: string, limits: GridLimits | undefined) {
+    this.#name = name;
+    this.#layout = read.layout;
+    this.#limits = limits;
+    this.#bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#starts = read.starts;
+    this.#ends = read.ends;
+    this.#tab = tab;
+    this.#cleanEnd = this.#endIsClean();
   }
 
   static parse(bytes: Uint8Array, fileName: string, limits?: GridLimits): CsvDocument {
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const bom = buf.subarray(0, 3).equals(BOM);
-    const body = bom ? buf.subarray(3) : buf;
-    const text = body.toString('utf8');
-    const firstLf = text.indexOf('\n');
-    const eol = firstLf > 0 && text[firstLf - 1] === '\r' ? '\r\n' : '\n';
-    const delimiter = detectDelimiter(text);
-    const name = path.basename(fileName, path.extname(fileName));
-    refuseOversizedCsv(text, delimiter, name, limits);
-    let parsed: { record: string[]; info: { bytes: number } }[];
-    try {
-      parsed = parse(body, {
-        delimiter,
-        record_delimiter: ['\r\n', '\n'],
-        relax_column_count: true,
-        relax_quotes: true,
-        skip_empty_lines: false,
-        info: true,
-      }) as unknown as { record: string[]; info: { bytes: number } }[];
-    } catch (e) {
-      throw new AppError('upstream_error', `Could not read CSV file: ${(e as Error).message}`);
-    }
-    // `info.bytes` is the byte offset after each record: slice the original text of every record from it
-    // (csv-parse's own `raw` option loses the \n of CRLF endings).
-    let offset = 0;
-    const records = parsed.map(({ record, info }) => {
-      let raw = body.subarray(offset, info.bytes).toString('utf8');
-      offset = info.bytes;
-      if (raw.endsWith('\r\n')) raw = raw.slice(0, -2);
-      else if (raw.endsWith('\n')) raw = raw.slice(0, -1);
-      return { fields: record, raw };
-    });
-    // A new (empty) file gets the conventional trailing newline; otherwise keep what the file had.
-    const finalNewline = text === '' || text.endsWith('\n');
-    return new CsvDocument({ records, name, delimiter, eol, bom, finalNewline, limits });
+    const read = readCsv(bytes, fileName, limits);
+    return new CsvDocument(read, bytes, decodeCsvTab(read.tab), csvNameOf(fileName), limits);
+  }
+
+  #endIsClean(): boolean {
+    const b = this.#bytes;
+    const n = b.length;
+    if (this.#count() === 0) return false;
+    if (!this.#layout.finalNewline) return b[n - 1] !== CR;
+    return this.#layout.eol === '\r\n' ? b[n - 2] === CR && b[n - 1] === LF : b[n - 2] !== CR;
   }
 
   tab(sourceSheetId: string): TabSnapshot | undefined {
-    if (sourceSheetId !== CSV_SHEET_ID) return undefined;
-    this.#tab ??= buildTab(
-      CSV_SHEET_ID,
-      this.#name,
-      this.#records.map((r) => r.fields.map(readCsvCell)),
-      this.#limits,
-    );
-    return this.#tab;
+    return sourceSheetId === CSV_SHEET_ID ? this.#tab : undefined;
   }
 
   tabs(): TabSnapshot[] {
-    return [this.tab(CSV_SHEET_ID) as TabSnapshot];
+    return [this.#tab];
   }
 
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
-    const tab = this.tab(sourceSheetId);
-    if (!tab) throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
-    this.#tab = null;
+    if (sourceSheetId !== CSV_SHEET_ID)
+      throw new AppError('sheet_not_found', `No tab with id ${sourceSheetId}`);
+    if (plan.newHeader) {
+      this.#applyByRebuild(plan, options);
+      return;
+    }
+    const tab = this.#tab;
+    const appendOnly = plan.updates.length === 0 && plan.deletes.length === 0;
+    const pieces = appendOnly && this.#pieces === null ? null : this.#records();
+    const headerIndex = tab.headerRow - 1;
+    const columns = tab.header.length;
     const width = plan.header.length;
-    const headerIndex = plan.newHeader ? 0 : tab.headerRow - 1;
+    const typed = tab.typed.slice();
+    /** A cell of the last column was emptied: the tab may have become narrower. */
+    let lastColumnLost = false;
 
     for (const { row, cells } of plan.updates) {
-      const record = this.#records[headerIndex + row] as CsvRecord;
-      const fields = [...record.fields];
+      const fields = this.#fieldsOf(headerIndex + row);
       while (fields.length < width) fields.push('');
       for (const { column, value } of cells) fields[column] = textOf(value, options);
-      this.#records[headerIndex + row] = { fields, raw: null };
+      pieces![headerIndex + row] = this.#line(fields);
+      const next = csvRow(fields, tab);
+      if (typed[row - 1]![columns - 1] !== null && next[columns - 1] === null) lastColumnLost = true;
+      typed[row - 1] = next;
     }
-    for (const row of plan.deletes) this.#records.splice(headerIndex + row, 1);
-
-    if (plan.newHeader) {
-      // Empty file (or only blank lines): the appended keys become the header on line 1.
-      const header = { fields: plan.header.map(guardCsvText), raw: null };
-      if (this.#records.length === 0) this.#records.push(header);
-      else this.#records[0] = header;
+    for (const row of plan.deletes) {
+      pieces!.splice(headerIndex + row, 1);
+      if (typed[row - 1]![columns - 1] !== null) lastColumnLost = true;
+      typed.splice(row - 1, 1);
     }
-    let at = headerIndex + 1 + tab.typed.length - plan.deletes.length;
+    let at = headerIndex + 1 + typed.length;
+    const atEnd = at === this.#count();
+    const added: string[] = [];
     for (const cells of plan.appends) {
       const fields = new Array<string>(width).fill('');
       for (const { column, value } of cells) fields[column] = textOf(value, options);
-      this.#records.splice(at, 0, { fields, raw: null });
-      at++;
+      const line = this.#line(fields);
+      if (pieces) pieces.splice(at++, 0, line);
+      else if (atEnd) this.#after.push(line);
+      else this.#records().splice(at++, 0, line);
+      added.push(line);
+      typed.push(csvRow(fields, tab));
     }
+    // The tab builder's rules: trailing rows without a cell are not rows, the width is the widest row's.
+    while (typed.length > 0 && isBlankRow(typed[typed.length - 1]!)) typed.pop();
+    if (lastColumnLost && !this.#reachesColumn(typed, columns)) {
+      this.#tab = this.#reread();
+    } else this.#tab = tab.withRows(typed);
+
+    const onlyAdded = appendOnly && atEnd && this.#cleanEnd;
+    this.#added = onlyAdded && this.#added ? [...this.#added, ...added] : null;
+  }
+
+  #count(): number {
+    return this.#pieces ? this.#pieces.length : this.#starts.length + this.#after.length;
+  }
+
+  /** The records as one array (made on the first write that needs it). */
+  #records(): Piece[] {
+    if (!this.#pieces) {
+      const pieces: Piece[] = [];
+      for (let i = 0; i < this.#starts.length; i++) pieces.push(i);
+      for (const line of this.#after) pieces.push(line);
+      this.#pieces = pieces;
+      this.#after = [];
+    }
+    return this.#pieces;
+  }
+
+  /** Whether any row (the header's included) still has a cell in column `columns`. */
+  #reachesColumn(typed: readonly (readonly unknown[])[], columns: number): boolean {
+    if (this.#tab.headerTexts[columns - 1] !== '') return true;
+    return typed.some((row) => row[columns - 1] !== null);
+  }
+
+  /** A write the records alone cannot follow (a header made for an empty file): applied to fields, read again. */
+  #applyByRebuild(plan: WritePlan, options: WriteOptions): void {
+    const tab = this.#tab;
+    const lines: Piece[] = this.#records().slice();
+    const headerIndex = plan.newHeader ? 0 : tab.headerRow - 1;
+    const header = plan.header.map(guardCsvText);
+    if (lines.length === 0) lines.push(this.#line(header));
+    else lines[0] = this.#line(header);
+    let at = headerIndex + 1 + tab.typed.length;
+    for (const cells of plan.appends) {
+      const fields = new Array<string>(plan.header.length).fill('');
+      for (const { column, value } of cells) fields[column] = textOf(value, options);
+      lines.splice(at++, 0, this.#line(fields));
+    }
+    this.#pieces = lines;
+    this.#tab = this.#reread();
+    this.#added = null;
+  }
+
+  /** The document's tab read anew from what a save would write (rare: the grid's shape changed). */
+  #reread(): CsvTab {
+    const bytes = Buffer.concat(this.#chunks());
+    return CsvDocument.parse(bytes, `${this.#name}.csv`, this.#limits).#tab;
+  }
+
+  /** The fields of record k. */
+  #fieldsOf(k: number): string[] {
+    const read = this.#starts.length;
+    const piece = this.#pieces ? this.#pieces[k] : k < read ? k : this.#after[k - read];
+    if (piece === undefined) return [];
+    const bytes =
+      typeof piece === 'string'
+        ? Buffer.from(piece, 'utf8')
+        : this.#bytes.subarray(this.#starts[piece], this.#ends[piece]);
+    return fieldsOfRecord(bytes, this.#layout.delimiter);
+  }
+
+  #line(fields: readonly string[]): string {
+    return fields.map((f) => this.#quote(f)).join(this.#layout.delimiter);
   }
 
   #quote(field: string): string {
-    const needs =
-      field.includes(this.#delimiter) || field.includes('"') || field.includes('\n') || field.includes('\r');
+    const d = this.#layout.delimiter;
+    const needs = field.includes(d) || field.includes('"') || field.includes('\n') || field.includes('\r');
     return needs ? `"${field.replace(/"/g, '""')}"` : field;
   }
 
-  async serialize(): Promise<readonly Uint8Array[]> {
-    const lines = this.#records.map(
-      (r) => r.raw ?? r.fields.map((f) => this.#quote(f)).join(this.#delimiter),
-    );
-    let text = lines.join(this.#eol);
-    if (lines.length > 0 && this.#finalNewline) text += this.#eol;
-    const body = Buffer.from(text, 'utf8');
-    return this.#bom ? [BOM, body] : [body];
+  /**
+   * The bytes the writes since the last save add after the file's last byte, when that is all they change: the
+   * file with them is exactly what `serialize` gives. Null when the writes changed anything else.
+   */
+  appendedBytes(): Uint8Array | null {
+    const added = this.#added;
+    if (!added || added.length === 0) return null;
+    const { eol, finalNewline } = this.#layout;
+    const text = finalNewline ? added.map((l) => l + eol).join('') : added.map((l) => eol + l).join('');
+    return Buffer.from(text, 'utf8');
   }
+
+  /** The file now holds what the document does (written either way). */
+  saved(): void {
+    this.#added = [];
+    this.#cleanEnd = this.#count() > 0;
+  }
+
+  async serialize(): Promise<readonly Uint8Array[]> {
+    return this.#chunks();
+  }
+
+  /**
+   * The file as chunks: runs of untouched records straight from the bytes read (their own line endings
+   * between them), new records as text, joined by the file's line ending.
+   */
+  #chunks(): Buffer[] {
+    const { eol, bom, finalNewline } = this.#layout;
+    const chunks: Buffer[] = bom ? [BOM] : [];
+    const pieces = this.#records();
+    let text = '';
+    for (let k = 0; k < pieces.length; ) {
+      if (k > 0) text += eol;
+      const piece = pieces[k]!;
+      if (typeof piece === 'string') {
+        text += piece;
+        k++;
+        continue;
+      }
+      let last = piece;
+      k++;
+      while (k < pieces.length && pieces[k] === last + 1) {
+        last++;
+        k++;
+      }
+      if (text) chunks.push(Buffer.from(text, 'utf8'));
+      text = '';
+      chunks.push(this.#bytes.subarray(this.#starts[piece], this.#ends[last]));
+    }
+    if (pieces.length > 0 && finalNewline) text += eol;
+    if (text) chunks.push(Buffer.from(text, 'utf8'));
+    return chunks;
+  }
+}
+
+/** What the parse thread's read of a .csv becomes in the service: its tab, and the document a write edits. */
+export function receivedCsv(read: CsvRead) {
+  const tab = decodeCsvTab(read.tab);
+  return {
+    tabs: [tab],
+    documentFor: async (bytes: Uint8Array, fileName: string, limits?: GridLimits) =>
+      new CsvDocument(read, bytes, tab, csvNameOf(fileName), limits),
+  };
 }

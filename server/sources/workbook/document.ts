@@ -24,6 +24,14 @@ export interface WorkbookDocument {
    * are written from where they are held, never copied into one buffer.
    */
   serialize(): Promise<readonly Uint8Array[]>;
+  /**
+   * What the writes applied since the last save add after the file's last byte, when that is all they change
+   * (the file with these bytes added is exactly what `serialize` gives); null otherwise. A document that cannot
+   * tell leaves this out, and every save replaces the file.
+   */
+  appendedBytes?(): Uint8Array | null;
+  /** The file now holds what the document does (saved either way). */
+  saved?(): void;
 }
 
 /** Parses a file's bytes; its tabs are refused (GridTooLarge) past `limits`. */

@@ -11,7 +11,8 @@ import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-fi
 import type { CellLimits, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
 import { decodeTab, transferablesOf } from './cell-tab.ts';
-import { assertCsvKeepsText, CsvDocument } from './csv.ts';
+import { assertCsvKeepsText, receivedCsv } from './csv.ts';
+import { type CsvRead, readCsv, transferablesOfCsvRead } from './csv-read.ts';
 import type { DocumentParser } from './document.ts';
 import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-document.ts';
 
@@ -90,12 +91,10 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
     zipPackage: false,
     limits: CSV_LIMITS,
     async readOffThread(bytes, fileName, limits) {
-      return { payload: CsvDocument.parse(bytes, fileName, limits).tabs(), transfer: [] };
+      const read = readCsv(bytes, fileName, limits);
+      return { payload: read, transfer: transferablesOfCsvRead(read) };
     },
-    received: (payload) => ({
-      tabs: payload as TabSnapshot[],
-      documentFor: async (bytes, fileName, limits) => CsvDocument.parse(bytes, fileName, limits),
-    }),
+    received: (payload) => receivedCsv(payload as CsvRead),
     assertStorable: assertCsvKeepsText,
   },
 };

@@ -132,5 +132,9 @@ function awaitingFirst(
       await hook(filePath);
       return keeper ? keeper.beforeReplace(filePath) : async () => {};
     },
+    async beforeAppend(filePath, base) {
+      await hook(filePath);
+      return (await keeper?.beforeAppend?.(filePath, base)) ?? (async () => {});
+    },
   };
 }

@@ -22,6 +22,7 @@ import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
 import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
+import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { signatureOf } from './file-signature.ts';
@@ -294,20 +295,17 @@ export class WorkbookFile {
     let snapshot: SpreadsheetSnapshot | null = null;
     if (applied > 0) {
       this.#cache = null; // modified in memory but not on disk yet
-      const bytes = await doc.serialize();
       await assertNotLocked(this.path);
-      // Replaced only if still the version read: another program's save, even one landing this instant, wins
-      // and the batch starts over from it.
+      // Replaced (or appended to) only if still the version read: another program's save, even one landing this
+      // instant, wins and the batch starts over from it.
       let signature: string;
       try {
-        signature = await replaceFileAtomically(this.path, bytes, {
-          keeper: this.#keeper ?? undefined,
-          basedOn: loaded.signature,
-        });
+        signature = await this.#save(doc, loaded.signature);
       } catch (e) {
         if (e instanceof ChangedMeanwhile) return false;
         throw fileError(e, this.path);
       }
+      doc.saved?.();
       this.#cache = { signature, read: null, doc };
       snapshot = { title: this.title, version: signature, tabs: doc.tabs() };
     }
@@ -322,6 +320,14 @@ export class WorkbookFile {
         );
     }
     return true;
+  }
+
+  /** The document written to the file: its new lines added in place when that is all it changed, else a replace. */
+  async #save(doc: WorkbookDocument, basedOn: string): Promise<string> {
+    const keeper = this.#keeper ?? undefined;
+    const added = doc.appendedBytes?.() ?? null;
+    const appended = added && (await appendInPlace(this.path, added, { basedOn, keeper }));
+    return appended || replaceFileAtomically(this.path, await doc.serialize(), { keeper, basedOn });
   }
 }
 

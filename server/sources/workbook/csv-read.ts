@@ -1,0 +1,68 @@
+/**
+ * Reading a .csv file in the parse thread: its layout, where each record lies in the bytes, and its tab, typed
+ * into flat arrays (csv-tab.ts). What it sends to the service moves without a copy but for the distinct texts.
+ */
+import path from 'node:path';
+import type { GridLimits } from '../tab.ts';
+import { refuseOversizedCsv } from './csv-grid-bound.ts';
+import { type CsvLayout, layoutOf } from './csv-layout.ts';
+import { type FieldSink, scanRecords } from './csv-scan.ts';
+import { type EncodedCsvTab, transferablesOfCsvTab } from './csv-tab.ts';
+import { CsvTabBuilder } from './csv-tab-builder.ts';
+
+/** A read file: record i's text is `bytes[starts[i], ends[i])` (line ending excluded). */
+export interface CsvRead {
+  layout: CsvLayout;
+  starts: Float64Array;
+  ends: Float64Array;
+  tab: EncodedCsvTab;
+}
+
+export function csvNameOf(fileName: string): string {
+  return path.basename(fileName, path.extname(fileName));
+}
+
+export function readCsv(bytes: Uint8Array, fileName: string, limits?: GridLimits): CsvRead {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const layout = layoutOf(buf);
+  const from = layout.bom ? 3 : 0;
+  const name = csvNameOf(fileName);
+  let sink = new ReadSink(new CsvTabBuilder(buf, name, limits));
+  scanRecords(buf, from, buf.length, layout.delimiter, sink, () => {
+    // csv-parse reads it: a small file describing a huge grid is refused before it costs csv-parse seconds.
+    refuseOversizedCsv(buf.toString('utf8', from), layout.delimiter, name, limits);
+    sink = new ReadSink(new CsvTabBuilder(buf, name, limits));
+    return sink;
+  });
+  return {
+    layout,
+    starts: Float64Array.from(sink.starts),
+    ends: Float64Array.from(sink.ends),
+    tab: sink.builder.finish(),
+  };
+}
+
+/** The tab builder, and where each record is. */
+class ReadSink implements FieldSink {
+  readonly builder: CsvTabBuilder;
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  constructor(builder: CsvTabBuilder) {
+    this.builder = builder;
+  }
+  text(field: string): void {
+    this.builder.text(field);
+  }
+  bytes(buf: Buffer, start: number, end: number): void {
+    this.builder.bytes(buf, start, end);
+  }
+  endRecord(start: number, end: number): void {
+    this.builder.endRecord();
+    this.starts.push(start);
+    this.ends.push(end);
+  }
+}
+
+export function transferablesOfCsvRead(read: CsvRead): ArrayBuffer[] {
+  return [read.starts.buffer, read.ends.buffer, ...transferablesOfCsvTab(read.tab)] as ArrayBuffer[];
+}

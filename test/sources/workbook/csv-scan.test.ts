@@ -1,0 +1,163 @@
+/**
+ * The CSV reader (csv-read.ts: the byte scanner, its csv-parse fallback, the flat tab) reads every file as csv-parse
+ * and the tab builder read it before: the same records at the same places, the same tab (header, rows, values,
+ * displayed texts), and the same refusal past the grid limits. Random files of tricky fields, against that
+ * reference computed here from csv-parse and `buildTab` directly.
+ */
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildTab, type GridLimits } from '../../../server/sources/tab.ts';
+import { layoutOf } from '../../../server/sources/workbook/csv-layout.ts';
+import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
+import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
+import { readCsvCell } from '../../../server/sources/workbook/values.ts';
+
+function reference(bytes: Buffer, limits?: GridLimits) {
+  const { bom, delimiter } = layoutOf(bytes);
+  const body = bom ? bytes.subarray(3) : bytes;
+  let parsed: { record: string[]; info: { bytes: number } }[];
+  try {
+    parsed = parse(body, {
+      delimiter,
+      record_delimiter: ['\r\n', '\n'],
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: false,
+      info: true,
+    }) as unknown as { record: string[]; info: { bytes: number } }[];
+  } catch (e) {
+    throw new Error(`Could not read CSV file: ${(e as Error).message}`);
+  }
+  const ranges: [number, number][] = [];
+  let offset = 0;
+  for (const { info } of parsed) {
+    const raw = body.subarray(offset, info.bytes).toString('latin1');
+    const eol = raw.endsWith('\r\n') ? 2 : raw.endsWith('\n') ? 1 : 0;
+    ranges.push([offset + (bom ? 3 : 0), info.bytes - eol + (bom ? 3 : 0)]);
+    offset = info.bytes;
+  }
+  const tab = buildTab(
+    '1',
+    'x',
+    parsed.map((p) => p.record.map(readCsvCell)),
+    limits,
+  );
+  return { ranges, tab };
+}
+
+function ours(bytes: Buffer, limits?: GridLimits) {
+  const read = readCsv(bytes, 'x.csv', limits);
+  const tab = decodeCsvTab(read.tab);
+  return {
+    ranges: Array.from(read.starts, (s, i) => [s, read.ends[i]!] as [number, number]),
+    tab: { ...tab, formatted: tab.formatted },
+  };
+}
+
+const outcome = <T>(f: () => T): T | { refused: string } => {
+  try {
+    return f();
+  } catch (e) {
+    return { refused: (e as Error).message };
+  }
+};
+
+const FIELDS = [
+  '',
+  'a',
+  ' x ',
+  'Ann',
+  '007',
+  '0',
+  '42',
+  '-3',
+  '1.50',
+  '7.99',
+  '-0',
+  '-0.25',
+  '1e3',
+  '2.5E-2',
+  '0.0000001',
+  '123456789012345678',
+  '12345678901234.5',
+  'TRUE',
+  'True',
+  'false',
+  'FALSE',
+  'truth',
+  "'=x",
+  "''=x",
+  "'",
+  '=1+1',
+  'é ü',
+  '"q"',
+  '"a,b"',
+  '"a;b\tc"',
+  '"multi\nline"',
+  '"crlf\r\nin"',
+  '"x""y"',
+  '""',
+  '"  "',
+  'a"b',
+  '"a"b',
+  'c\rd',
+  '"open',
+];
+
+const fileArb = fc
+  .record({
+    lines: fc.array(fc.array(fc.constantFrom(...FIELDS), { maxLength: 6 }), { maxLength: 10 }),
+    delimiter: fc.constantFrom(',', ';', '\t'),
+    eols: fc.array(fc.constantFrom('\n', '\r\n'), { minLength: 10, maxLength: 10 }),
+    finalNewline: fc.boolean(),
+    bom: fc.boolean(),
+  })
+  .map(({ lines, delimiter, eols, finalNewline, bom }) => {
+    let text = lines
+      .map((fields, i) => fields.join(delimiter) + (i < lines.length - 1 ? eols[i] : ''))
+      .join('');
+    if (finalNewline && lines.length > 0) text += eols[0];
+    return Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text)]);
+  });
+
+describe('the CSV reader', () => {
+  it('reads every file as csv-parse and the tab builder do: records, places, tab', () => {
+    fc.assert(
+      fc.property(fileArb, (bytes) => {
+        expect(outcome(() => ours(bytes))).toEqual(outcome(() => reference(bytes)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses past the grid limits as the tab builder does, in its words', () => {
+    fc.assert(
+      fc.property(
+        fileArb,
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 120 }),
+        (bytes, maxCells, maxTextChars) => {
+          const limits = { maxCells, maxTextChars };
+          const got = outcome(() => ours(bytes, limits));
+          const want = outcome(() => reference(bytes, limits));
+          // A file csv-parse reads is measured from its lines first (csv-grid-bound.ts): a bound, in its words.
+          if ('refused' in got && / at least /.test(got.refused) && 'refused' in want) {
+            expect(want.refused).toMatch(/SHEETPORT_MAX_CELLS/);
+          } else expect(got).toEqual(want);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads a large generated file the same way', () => {
+    const rows = Array.from({ length: 5000 }, (_, i) =>
+      [i, `name ${i % 97}`, i % 3 ? 'TRUE' : 'false', (i * 1.25).toFixed(2), i % 7 ? '' : '"q, "" x"'].join(
+        ',',
+      ),
+    );
+    const bytes = Buffer.from(`id,name,ok,amount,note\r\n${rows.join('\r\n')}\r\n`);
+    expect(ours(bytes)).toEqual(reference(bytes));
+  });
+});
