@@ -45,14 +45,39 @@ export interface MatchSpec {
 
 const NONE = new Uint32Array(0);
 
-function columnIndex(spec: MatchSpec, folded: boolean): ColumnIndex {
+function exactIndex(spec: MatchSpec): ColumnIndex {
   const { owner, rowCount, col, read } = spec;
-  return (folded ? caches.folded : caches.exact).get(owner, col, () =>
-    buildColumnIndex(rowCount, (row) => {
+  return caches.exact.get(owner, col, () => buildColumnIndex(rowCount, (row) => stringForm(read(row, col))));
+}
+
+/**
+ * The folded index. A column whose every value folds to itself (numbers, lower-case codes and addresses) has
+ * one index for both kinds of search: it is built once and kept once.
+ */
+function foldedIndex(spec: MatchSpec): ColumnIndex {
+  const { owner, rowCount, col, read } = spec;
+  return caches.folded.get(owner, col, () => {
+    const exact = caches.exact.peek(owner, col);
+    if (exact && foldsToItself(exact)) return exact;
+    let same = true;
+    const index = buildColumnIndex(rowCount, (row) => {
       const s = stringForm(read(row, col));
-      return folded ? foldText(s) : s;
-    }),
-  );
+      const folded = foldText(s);
+      if (same && folded !== s) same = false;
+      return folded;
+    });
+    if (same) caches.exact.get(owner, col, () => index);
+    return index;
+  });
+}
+
+/** Whether folding leaves every value as it is (it stops at the first one it changes). */
+function foldsToItself(index: ColumnIndex): boolean {
+  for (let v = 0; v < index.valueCount; v++) {
+    const s = valueText(index, v);
+    if (foldText(s) !== s) return false;
+  }
+  return true;
 }
 
 /** Ids of the values containing `needle`, ascending. */
@@ -82,10 +107,10 @@ function valuesContaining(index: ColumnIndex, needle: string): Uint32Array {
 export function matchRows(spec: MatchSpec): Uint32Array {
   if (spec.rowCount === 0) return NONE;
   if (spec.exact) {
-    const index = columnIndex(spec, false);
+    const index = exactIndex(spec);
     const v = findValue(index, spec.value);
     return v < 0 ? NONE : rowsOfValues(index, Uint32Array.of(v));
   }
-  const index = columnIndex(spec, true);
+  const index = foldedIndex(spec);
   return rowsOfValues(index, valuesContaining(index, foldText(spec.value)));
 }
