@@ -47,15 +47,15 @@ interface Distinct {
 
 /**
  * Each row's value id, the distinct values in order of first appearance, and the hash table finding them. The
- * table is sized for the worst case (every row distinct) and rebuilt to the real count: a Map of a million
- * strings would cost several times more time and memory.
+ * table grows with the values (kept at most half full), so a column of few values probes a table that stays in
+ * the processor's cache; a Map of a million strings would cost several times more time and memory.
  */
 function distinctValues(rowCount: number, form: (row: number) => string): Distinct {
   const values: string[] = [];
   const hashes = new Uint32Array(rowCount);
   const valueOfRow = new Uint32Array(rowCount);
-  const slots = new Uint32Array(tableSize(rowCount));
-  const mask = slots.length - 1;
+  let slots: Uint32Array = new Uint32Array(tableSize(0));
+  let mask = slots.length - 1;
   for (let r = 0; r < rowCount; r++) {
     const s = form(r);
     const h = hashText(s);
@@ -66,6 +66,10 @@ function distinctValues(rowCount: number, form: (row: number) => string): Distin
         values.push(s);
         slots[i] = values.length;
         valueOfRow[r] = values.length - 1;
+        if (values.length * 2 >= slots.length) {
+          slots = hashTable(hashes, values.length);
+          mask = slots.length - 1;
+        }
         break;
       }
       if (hashes[id - 1] === h && values[id - 1] === s) {
@@ -74,10 +78,10 @@ function distinctValues(rowCount: number, form: (row: number) => string): Distin
       }
     }
   }
-  if (tableSize(values.length) === slots.length) return { values, hashes, valueOfRow, slots };
-  return { values, hashes, valueOfRow, slots: hashTable(hashes, values.length) };
+  return { values, hashes, valueOfRow, slots };
 }
 
+/** A table of the first `count` values' ids, from their hashes. */
 function hashTable(hashes: Uint32Array, count: number): Uint32Array {
   const slots = new Uint32Array(tableSize(count));
   const mask = slots.length - 1;
