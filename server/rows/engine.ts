@@ -11,7 +11,7 @@ import type { CellValue } from '../sources/source.ts';
 import type { RowsToRender } from './formats/index.ts';
 import { matchRows, stringForm } from './match.ts';
 import type { ListQuery, ValuesMode } from './query.ts';
-import { type ResolvedSortKey, sortedOrder, type ValueMode } from './sort.ts';
+import { type ResolvedSortKey, sortedOrder, sortRows, type ValueMode } from './sort.ts';
 
 /** What the engine needs from a tab; a TabSnapshot satisfies it. */
 export interface TabRows {
@@ -129,6 +129,9 @@ function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered 
   return hits;
 }
 
+/** At most one row in FEW_HITS of the tab: the hits are sorted alone (k log k), not found along the tab's order. */
+const FEW_HITS = 256;
+
 /** The page of `hits` in the order of `order` (a permutation of every row). */
 function pageInOrder(
   order: Uint32Array,
@@ -153,6 +156,30 @@ function pageInOrder(
   return picked;
 }
 
+/** The rows of the page, in final order, and how many rows match in all. */
+function pageRows(
+  tab: TabRows,
+  hits: Filtered | null,
+  sortKeys: ResolvedSortKey[],
+  q: ModeQuery,
+): { total: number; picked: number[] } {
+  const n = tab.typed.length;
+  const end = q.offset + q.limit;
+  if (hits === null) {
+    const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, q.values) : null;
+    const picked: number[] = [];
+    for (let i = q.offset; i < end && i < n; i++) picked.push(order ? order[i]! : i);
+    return { total: n, picked };
+  }
+  const total = hits.length;
+  const page = (rows: Uint32Array) =>
+    Array.from(rows.subarray(Math.min(q.offset, total), Math.min(end, total)));
+  if (sortKeys.length === 0) return { total, picked: page(hits) };
+  // A few hits sort faster by themselves than by walking the whole tab's order.
+  if (total <= n / FEW_HITS) return { total, picked: page(sortRows(tab, hits, sortKeys, q.values)) };
+  return { total, picked: pageInOrder(sortedOrder(tab, sortKeys, q.values), hits, n, q.offset, end) };
+}
+
 function resolveFields(tab: TabRows, fields: string[] | null): { names: string[]; cols: number[] } {
   if (fields === null) return { names: tab.header.slice(), cols: tab.header.map((_, i) => i) };
   return { names: fields.slice(), cols: fields.map((f) => column(tab, f, 'fields')) };
@@ -169,23 +196,8 @@ export function runQuery(source: TabRows, query: ListQuery): QueryResult {
   }));
   const { names, cols } = resolveFields(tab, q.fields);
 
-  const n = tab.typed.length;
   const hits = cachedFilter(tab, q, filterCols);
-  const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, mode) : null;
-  const end = q.offset + q.limit;
-  let picked: number[];
-  let total: number;
-
-  if (hits === null) {
-    total = n;
-    picked = [];
-    for (let i = q.offset; i < end && i < n; i++) picked.push(order ? order[i]! : i);
-  } else {
-    total = hits.length;
-    picked = order
-      ? pageInOrder(order, hits, n, q.offset, end)
-      : Array.from(hits.subarray(Math.min(q.offset, total), Math.min(end, total)));
-  }
+  const { total, picked } = pageRows(tab, hits, sortKeys, q);
 
   return {
     total,

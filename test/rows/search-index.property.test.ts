@@ -166,6 +166,44 @@ describe('search and search_exact through the column index', () => {
   });
 });
 
+describe('a few hits, sorted by themselves', () => {
+  it('come in the order the whole tab sorts them in', () => {
+    // Hundreds of rows, a filter keeping a handful: the hits are sorted alone, not found along the tab's order.
+    const sortable: fc.Arbitrary<CellValue> = fc.oneof(
+      fc.constantFrom('Zoë', 'zoe', 'item2', 'item10', 'Straße', '', 'b'),
+      fc.integer({ min: -3, max: 3 }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const tabAndKeys = fc.tuple(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 999 }), sortable), { minLength: 2600, maxLength: 2800 }),
+      fc.nat(999),
+      fc.array(fc.record({ field: fc.constantFrom('a', 'b'), descending: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+      fc.nat(3),
+      fc.boolean(),
+    );
+    fc.assert(
+      fc.property(tabAndKeys, ([rows, wanted, sort, offset, exact]) => {
+        const tab = tabOf(rows);
+        // Column a holds numbers below 1,000: an exact search keeps a few rows (a substring one often many).
+        const filters = [{ field: 'a', value: String(wanted), exact }];
+        const q = { ...query(filters, false, offset, 3, false), sort };
+        const all = runQuery(tab, { ...q, filters: [], offset: 0, limit: rows.length });
+        const kept = all.rows.map((r) => r.index).filter((i) => passes(tab, i - 1, filters[0]!, false));
+        const result = runQuery(tab, q);
+        expect({ total: result.total, rows: result.rows.map((r) => r.index) }).toEqual({
+          total: kept.length,
+          rows: kept.slice(offset, offset + 3),
+        });
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
 describe('the trigram filter', () => {
   it('offers every place the needle occurs', () => {
     fc.assert(
