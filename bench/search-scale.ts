@@ -122,13 +122,18 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
-/** RSS once it has stopped falling (the collector returns memory a while after a burst). */
+/**
+ * RSS once it has stopped falling: V8 keeps the pages a burst freed until its memory reducer runs, after 8 or
+ * more quiet seconds (server/small-footprint.ts), so this waits 12 s, then until 3 s pass without a change.
+ */
 async function settledRssMb(pid: number): Promise<number> {
+  await sleep(12_000);
   let last = rssMb(pid);
-  for (let i = 0; i < 20; i++) {
+  let still = 0;
+  for (let i = 0; i < 30 && still < 3; i++) {
     await sleep(1000);
     const now = rssMb(pid);
-    if (Math.abs(now - last) < 2) return now;
+    still = Math.abs(now - last) < 2 ? still + 1 : 0;
     last = now;
   }
   return last;
