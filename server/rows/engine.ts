@@ -2,8 +2,9 @@
  * The pure query engine: validate field names, filter, sort, page and project the rows of one tab.
  * Order of operations is docs/api.md's (List rows): filter, then sort, then offset/limit.
  *
- * Works over row indices, never copying rows: per-column search text (match.ts) and sort orders (sort.ts)
- * are cached per snapshot array in WeakMaps, so a 100k-row tab answers search+sort+limit in a few ms.
+ * Works over row indices, never copying rows: per-column search indexes (match.ts, column-index.ts) and sort
+ * orders (sort.ts) are cached per snapshot array in WeakMaps, so a first-time search of a million-row tab
+ * answers in a few ms, and a filter result is the list of matching rows.
  */
 import { AppError } from '../errors.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
