@@ -11,6 +11,11 @@ export class OwnerCache<O extends object, K, V> {
     this.#maxPerOwner = maxPerOwner;
   }
 
+  /** The kept value of `key` for `owner`, if any, without making one. */
+  peek(owner: O, key: K): V | undefined {
+    return this.#byOwner.get(owner)?.get(key);
+  }
+
   /** The value of `key` for `owner`: the kept one, or `make()`'s, kept. */
   get(owner: O, key: K, make: () => V): V {
     let entries = this.#byOwner.get(owner);

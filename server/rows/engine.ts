@@ -2,8 +2,9 @@
  * The pure query engine: validate field names, filter, sort, page and project the rows of one tab.
  * Order of operations is docs/api.md's (List rows): filter, then sort, then offset/limit.
  *
- * Works over row indices, never copying rows: per-column search text (match.ts) and sort orders (sort.ts)
- * are cached per snapshot array in WeakMaps, so a 100k-row tab answers search+sort+limit in a few ms.
+ * Works over row indices, never copying rows: per-column search indexes (match.ts, column-index.ts) and sort
+ * orders (sort.ts) are cached per snapshot array in WeakMaps, so a first-time search of a million-row tab
+ * answers in a few ms, and a filter result is the list of matching rows.
  */
 import { AppError } from '../errors.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
@@ -11,7 +12,7 @@ import type { CellValue } from '../sources/source.ts';
 import type { RowsToRender } from './formats/index.ts';
 import { matchRows, stringForm } from './match.ts';
 import type { ListQuery, ValuesMode } from './query.ts';
-import { type ResolvedSortKey, sortedOrder, type ValueMode } from './sort.ts';
+import { type ResolvedSortKey, sortedOrder, sortRows, type ValueMode } from './sort.ts';
 
 /** What the engine needs from a tab; a TabSnapshot satisfies it. */
 export interface TabRows {
@@ -75,13 +76,11 @@ function cell(tab: TabRows, row: number, col: number, mode: ValueMode): CellValu
   return t === null && f === '' ? null : f;
 }
 
-interface Filtered {
-  hits: Uint8Array;
-  total: number;
-}
+/** Rows passing every filter (AND), ascending. May be shared with the caches: never changed. */
+type Filtered = Uint32Array;
 
 /** Recent filter results per snapshot array: a client paging through a search, or a dashboard polling the
- * same query, pays for the column scan once. Snapshots are immutable, so entries never go stale. */
+ * same query, pays for the search once. Snapshots are immutable, so entries never go stale. */
 const FILTER_CACHE_SIZE = 32;
 const filterCache = new OwnerCache<unknown[][], string, Filtered | null>(FILTER_CACHE_SIZE);
 
@@ -89,21 +88,31 @@ function cachedFilter(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtere
   if (q.filters.length === 0) return null;
   const owner: unknown[][] = q.values === 'typed' ? tab.typed : tab.formatted;
   const key = JSON.stringify(q.filters.map((f, i) => [filterCols[i], f.exact, f.value]));
-  return filterCache.get(owner, key, () => {
-    const hits = filterRows(tab, q, filterCols);
-    if (hits === null) return null;
-    let total = 0;
-    for (let r = 0; r < hits.length; r++) total += hits[r]!;
-    return { hits, total };
-  });
+  return filterCache.get(owner, key, () => filterRows(tab, q, filterCols));
 }
 
-/** Bitmap of rows passing every filter (AND), or null when nothing filters. */
-function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Uint8Array | null {
+/** The rows in both ascending lists. */
+function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(Math.min(a.length, b.length));
+  let k = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i]! < b[j]!) i++;
+    else if (a[i]! > b[j]!) j++;
+    else {
+      out[k++] = a[i]!;
+      i++;
+      j++;
+    }
+  }
+  return out.subarray(0, k);
+}
+
+/** Rows passing every filter (AND), or null when nothing filters. */
+function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered | null {
   const mode = q.values;
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
   const read = (row: number, col: number): CellValue => cell(tab, row, col, mode);
-  let hits: Uint8Array | null = null;
+  let hits: Filtered | null = null;
   for (let i = 0; i < q.filters.length; i++) {
     const f = q.filters[i]!;
     // An empty substring matches everything: skip it rather than scanning.
@@ -116,10 +125,60 @@ function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Uint8Arra
       exact: f.exact,
       value: f.value,
     });
-    if (hits === null) hits = own;
-    else for (let r = 0; r < own.length; r++) hits[r]! &= own[r]!;
+    hits = hits === null ? own : intersect(hits, own);
   }
   return hits;
+}
+
+/** At most one row in FEW_HITS of the tab: the hits are sorted alone (k log k), not found along the tab's order. */
+const FEW_HITS = 256;
+
+/** The page of `hits` in the order of `order` (a permutation of every row). */
+function pageInOrder(
+  order: Uint32Array,
+  hits: Filtered,
+  rowCount: number,
+  offset: number,
+  end: number,
+): number[] {
+  const marks = new Uint8Array(rowCount);
+  for (let i = 0; i < hits.length; i++) marks[hits[i]!] = 1;
+  // Walk rows in sorted order until the page is full (or every hit is seen): filtering a stable sorted order
+  // gives the same result as sorting the filtered rows.
+  const picked: number[] = [];
+  const last = Math.min(end, hits.length);
+  let seen = 0;
+  for (let i = 0; i < order.length && seen < last; i++) {
+    const row = order[i]!;
+    if (marks[row] === 0) continue;
+    if (seen >= offset) picked.push(row);
+    seen++;
+  }
+  return picked;
+}
+
+/** The rows of the page, in final order, and how many rows match in all. */
+function pageRows(
+  tab: TabRows,
+  hits: Filtered | null,
+  sortKeys: ResolvedSortKey[],
+  q: ModeQuery,
+): { total: number; picked: number[] } {
+  const n = tab.typed.length;
+  const end = q.offset + q.limit;
+  if (hits === null) {
+    const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, q.values) : null;
+    const picked: number[] = [];
+    for (let i = q.offset; i < end && i < n; i++) picked.push(order ? order[i]! : i);
+    return { total: n, picked };
+  }
+  const total = hits.length;
+  const page = (rows: Uint32Array) =>
+    Array.from(rows.subarray(Math.min(q.offset, total), Math.min(end, total)));
+  if (sortKeys.length === 0) return { total, picked: page(hits) };
+  // A few hits sort faster by themselves than by walking the whole tab's order.
+  if (total <= n / FEW_HITS) return { total, picked: page(sortRows(tab, hits, sortKeys, q.values)) };
+  return { total, picked: pageInOrder(sortedOrder(tab, sortKeys, q.values), hits, n, q.offset, end) };
 }
 
 function resolveFields(tab: TabRows, fields: string[] | null): { names: string[]; cols: number[] } {
@@ -138,29 +197,8 @@ export function runQuery(source: TabRows, query: ListQuery): QueryResult {
   }));
   const { names, cols } = resolveFields(tab, q.fields);
 
-  const n = tab.typed.length;
-  const filtered = cachedFilter(tab, q, filterCols);
-  const hits = filtered?.hits ?? null;
-  const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, mode) : null;
-  const end = q.offset + q.limit;
-  const picked: number[] = [];
-  let total: number;
-
-  if (hits === null) {
-    total = n;
-    for (let i = q.offset; i < end && i < n; i++) picked.push(order ? order[i]! : i);
-  } else {
-    total = filtered!.total;
-    // Walk rows in final order (the cached sort order, or sheet order) until the page is full: filtering a
-    // stable sorted order gives the same result as sorting the filtered rows.
-    let seen = 0;
-    for (let i = 0; i < n && seen < end; i++) {
-      const row = order ? order[i]! : i;
-      if (hits[row] === 0) continue;
-      if (seen >= q.offset) picked.push(row);
-      seen++;
-    }
-  }
+  const hits = cachedFilter(tab, q, filterCols);
+  const { total, picked } = pageRows(tab, hits, sortKeys, q);
 
   return {
     total,

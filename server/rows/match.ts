@@ -1,67 +1,35 @@
 /**
- * Filter matching over a whole column at once. Each searched column is joined once into one flat string
- * ("\0v0\0v1\0…\0") with the start offset of every row, cached per snapshot. A filter is then a handful of
- * `indexOf` scans over contiguous memory plus a binary search per hit, instead of 100k scattered
- * per-row string reads; the result is a bitmap of matching rows.
+ * Filter matching over a whole column at once, through the column's index (column-index.ts), built once per
+ * snapshot and mode: a substring search scans the column's distinct values (skipping the blocks of them that
+ * cannot hold the needle, trigram-blocks.ts) and an exact one looks its value up; either way the matching
+ * values give their rows. The result is the matching rows, ascending.
  */
 import { OwnerCache } from '../lib/owner-cache.ts';
 import type { CellValue } from '../sources/source.ts';
 import { foldText } from './collation.ts';
-
-const SEP = '\u0000';
-
-interface ColumnText {
-  /** SEP + forms.join(SEP) + SEP */
-  text: string;
-  /** starts[r] = offset of row r's first character; starts[n] = text.length (sentinel): row r ends at starts[r+1]-1. */
-  starts: Uint32Array;
-  /** The per-row forms, for the rare needle that contains SEP itself. */
-  forms: string[];
-}
+import {
+  buildColumnIndex,
+  type ColumnIndex,
+  findValue,
+  rowsOfValues,
+  SEP,
+  valueAt,
+  valueText,
+} from './column-index.ts';
+import { candidateRanges } from './trigram-blocks.ts';
 
 /** Returns the value of a cell as the API returns it in `mode` (typed value, or displayed text / null). */
 export type CellReader = (row: number, col: number) => CellValue;
 
 const caches = {
-  exact: new OwnerCache<object, number, ColumnText>(),
-  folded: new OwnerCache<object, number, ColumnText>(),
+  exact: new OwnerCache<object, number, ColumnIndex>(),
+  folded: new OwnerCache<object, number, ColumnIndex>(),
 };
 
 /** The string a search matches against: numbers via String(n), booleans true/false, empty as ''. */
 export function stringForm(v: CellValue): string {
   if (v === null) return '';
   return typeof v === 'string' ? v : String(v);
-}
-
-function build(n: number, col: number, read: CellReader, folded: boolean): ColumnText {
-  const forms = new Array<string>(n);
-  const starts = new Uint32Array(n + 1);
-  let pos = 1;
-  for (let r = 0; r < n; r++) {
-    const s = stringForm(read(r, col));
-    const f = folded ? foldText(s) : s;
-    forms[r] = f;
-    starts[r] = pos;
-    pos += f.length + 1;
-  }
-  starts[n] = pos;
-  return { text: SEP + forms.join(SEP) + SEP, starts, forms };
-}
-
-function columnText(owner: object, n: number, col: number, read: CellReader, folded: boolean): ColumnText {
-  return (folded ? caches.folded : caches.exact).get(owner, col, () => build(n, col, read, folded));
-}
-
-/** Row whose span contains `pos`: the last r with starts[r] <= pos. */
-function rowAt(starts: Uint32Array, pos: number): number {
-  let lo = 0;
-  let hi = starts.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (starts[mid]! <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 export interface MatchSpec {
@@ -75,40 +43,74 @@ export interface MatchSpec {
   value: string;
 }
 
-/** Marks matching rows with 1 in a fresh bitmap of rowCount bytes. */
-export function matchRows(spec: MatchSpec): Uint8Array {
-  const { rowCount: n, exact } = spec;
-  const hits = new Uint8Array(n);
-  if (n === 0) return hits;
-  const { text, starts, forms } = columnText(spec.owner, n, spec.col, spec.read, !exact);
-  const needle = exact ? spec.value : foldText(spec.value);
+const NONE = new Uint32Array(0);
 
+function exactIndex(spec: MatchSpec): ColumnIndex {
+  const { owner, rowCount, col, read } = spec;
+  return caches.exact.get(owner, col, () => buildColumnIndex(rowCount, (row) => stringForm(read(row, col))));
+}
+
+/**
+ * The folded index. A column whose every value folds to itself (numbers, lower-case codes and addresses) has
+ * one index for both kinds of search: it is built once and kept once.
+ */
+function foldedIndex(spec: MatchSpec): ColumnIndex {
+  const { owner, rowCount, col, read } = spec;
+  return caches.folded.get(owner, col, () => {
+    const exact = caches.exact.peek(owner, col);
+    if (exact && foldsToItself(exact)) return exact;
+    let same = true;
+    const index = buildColumnIndex(rowCount, (row) => {
+      const s = stringForm(read(row, col));
+      const folded = foldText(s);
+      if (same && folded !== s) same = false;
+      return folded;
+    });
+    if (same) caches.exact.get(owner, col, () => index);
+    return index;
+  });
+}
+
+/** Whether folding leaves every value as it is (it stops at the first one it changes). */
+function foldsToItself(index: ColumnIndex): boolean {
+  for (let v = 0; v < index.valueCount; v++) {
+    const s = valueText(index, v);
+    if (foldText(s) !== s) return false;
+  }
+  return true;
+}
+
+/** Ids of the values containing `needle`, ascending. */
+function valuesContaining(index: ColumnIndex, needle: string): Uint32Array {
+  const found: number[] = [];
   if (needle.includes(SEP)) {
-    // Could straddle two rows in the joined text: check row by row instead.
-    for (let r = 0; r < n; r++) if (exact ? forms[r] === needle : forms[r]!.includes(needle)) hits[r] = 1;
-    return hits;
+    // Could straddle two values in the joined text: check value by value instead.
+    for (let v = 0; v < index.valueCount; v++) if (valueText(index, v).includes(needle)) found.push(v);
+    return Uint32Array.from(found);
   }
-
-  if (!exact) {
+  const { text, starts } = index;
+  candidateRanges(index.blocks, text.length, needle, (start, end) => {
+    // Only what can hold an occurrence beginning before `end` (a slice shares the text's characters).
+    const hay = text.slice(start, Math.min(text.length, end + needle.length - 1));
     for (let from = 0; ; ) {
-      const pos = text.indexOf(needle, from);
-      if (pos < 0) break;
-      const r = rowAt(starts, pos);
-      hits[r] = 1;
-      from = starts[r + 1]!; // one hit per row is enough
+      const at = hay.indexOf(needle, from);
+      if (at < 0) break;
+      const v = valueAt(index, start + at);
+      if (found.length === 0 || found[found.length - 1]! < v) found.push(v);
+      from = starts[v + 1]! - start; // one hit per value is enough
     }
-    return hits;
-  }
+  });
+  return Uint32Array.from(found);
+}
 
-  // Exact: look for SEP value SEP and keep hits that span exactly one whole row (a value may itself contain
-  // SEP, so a hit can also start mid-row; those are skipped).
-  const framed = SEP + needle + SEP;
-  for (let from = 0; ; ) {
-    const pos = text.indexOf(framed, from);
-    if (pos < 0) break;
-    const r = rowAt(starts, pos + 1);
-    if (starts[r] === pos + 1 && starts[r + 1]! - 1 === pos + 1 + needle.length) hits[r] = 1;
-    from = pos + 1; // the closing SEP may open the next row's match
+/** The rows matching, ascending. The result may be shared: callers must not change it. */
+export function matchRows(spec: MatchSpec): Uint32Array {
+  if (spec.rowCount === 0) return NONE;
+  if (spec.exact) {
+    const index = exactIndex(spec);
+    const v = findValue(index, spec.value);
+    return v < 0 ? NONE : rowsOfValues(index, Uint32Array.of(v));
   }
-  return hits;
+  const index = foldedIndex(spec);
+  return rowsOfValues(index, valuesContaining(index, foldText(spec.value)));
 }

@@ -142,3 +142,27 @@ export function sortedOrder(tab: SortableTab, keys: ResolvedSortKey[], mode: Val
     return order;
   });
 }
+
+/**
+ * A few rows (ascending) in the order `sortedOrder` would give them, without the whole tab's order: compared
+ * key by key on the same ranks (empties last in both directions), ties in sheet order.
+ */
+export function sortRows(
+  tab: SortableTab,
+  rows: Uint32Array,
+  keys: ResolvedSortKey[],
+  mode: ValueMode,
+): Uint32Array {
+  const ranked = keys.map((k) => ({ ranks: columnRanks(tab, k.col, mode).ranks, descending: k.descending }));
+  return Uint32Array.from(rows).sort((a, b) => {
+    for (const { ranks, descending } of ranked) {
+      const ra = ranks[a]!;
+      const rb = ranks[b]!;
+      if (ra === rb) continue;
+      if (ra === NULL_RANK) return 1;
+      if (rb === NULL_RANK) return -1;
+      return descending ? rb - ra : ra - rb;
+    }
+    return a - b;
+  });
+}
