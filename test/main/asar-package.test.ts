@@ -69,7 +69,7 @@ const guard = 'dist/server/sources/workbook/guard/parse-off-thread.js';
 const payload = await offThread.parseOffThread({
   engine: 'xlsx', filePath: workbook, bytes: readFileSync(workbook), limits: resolveFileLimits({}, {}),
 });
-const tabs = engineNamed('xlsx').received(payload).tabs;
+const tabs = (await engineNamed('xlsx').received(payload)).tabs;
 const Database = createRequire(onDisk('dist/server/store/db.js'))('better-sqlite3');
 const db = new Database(':memory:');
 const sqlite = db.prepare('select sqlite_version() as v').get().v;

@@ -10,7 +10,7 @@
 import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
 import type { CellLimits, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
-import { decodeTab, transferablesOf } from './cell-tab.ts';
+import { decodeTabPaced, transferablesOf } from './cell-tab.ts';
 import { assertCsvKeepsText, receivedCsv } from './csv.ts';
 import { type CsvRead, readCsv, transferablesOfCsvRead } from './csv-read.ts';
 import type { DocumentParser } from './document.ts';
@@ -55,7 +55,7 @@ export interface WorkbookEngine {
    * sheet-limits.ts). */
   limits: CellLimits;
   readOffThread(bytes: Uint8Array, fileName: string, limits: GridLimits): Promise<OffThreadRead>;
-  received(payload: unknown): ReceivedRead;
+  received(payload: unknown): ReceivedRead | Promise<ReceivedRead>;
   /** What this file type cannot store beyond the cell limits, refused (400) before anything is written. */
   assertStorable?(mutations: readonly Mutation[], options: WriteOptions): void;
 }
@@ -74,12 +74,16 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
       const payload: XlsxPayload = { tabs };
       return { payload, transfer: tabs.flatMap((t) => transferablesOf(t.encoded)) };
     },
-    received(payload) {
-      const known: KnownTab[] = (payload as XlsxPayload).tabs.map((t) => ({
-        tab: decodeTab(t.encoded),
-        hasFormulas: t.hasFormulas,
-        uncomputed: t.uncomputed,
-      }));
+    async received(payload) {
+      const known: KnownTab[] = [];
+      for (const t of (payload as XlsxPayload).tabs) {
+        // A slice at a time: a tab of a million rows would hold every request for half a second.
+        known.push({
+          tab: await decodeTabPaced(t.encoded),
+          hasFormulas: t.hasFormulas,
+          uncomputed: t.uncomputed,
+        });
+      }
       return {
         tabs: known.map((k) => k.tab),
         documentFor: (bytes, _fileName, limits) => OoxmlDocument.parse(bytes, limits, known),

@@ -159,7 +159,7 @@ export class WorkbookFile {
           limits: this.#limits,
         });
         this.#failure = null;
-        this.#cache = { signature: after, read: this.#engine.received(payload), doc: null };
+        this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);
