@@ -1,41 +1,52 @@
 /**
  * CRC-32 of two byte runs joined, from the CRC of each and the second's length (zlib's crc32_combine, which
  * Node does not expose): what lets a rewritten sheet part reuse the CRC of every compressed piece it did not
- * change, wherever that piece is.
+ * change, wherever that piece is. zlib's own method since 1.2.12: multiply crc(A) by x^(8 * length of B)
+ * modulo the CRC polynomial, that power made from a table of x^(2^k), so a combine costs a few hundred
+ * operations (the matrix method before it cost a hundred times more, a fifth of a second for a sheet of a
+ * million rows).
  */
 
-function times(matrix: Uint32Array, vector: number): number {
-  let sum = 0;
-  let v = vector >>> 0;
-  for (let i = 0; v !== 0; i++, v >>>= 1) if (v & 1) sum ^= matrix[i]!;
-  return sum >>> 0;
+const POLY = 0xedb88320;
+
+/** a(x) * b(x) modulo the polynomial, in the reflected bit order CRC-32 uses. */
+function multiplyModP(a: number, b: number): number {
+  let m = 0x80000000;
+  let p = 0;
+  let bb = b >>> 0;
+  for (;;) {
+    if ((a & m) !== 0) {
+      p ^= bb;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    bb = bb & 1 ? (bb >>> 1) ^ POLY : bb >>> 1;
+  }
+  return p >>> 0;
 }
 
-function square(out: Uint32Array, matrix: Uint32Array): void {
-  for (let n = 0; n < 32; n++) out[n] = times(matrix, matrix[n]!);
+/** x^(2^k) modulo the polynomial, k = 0..31. */
+const X2N = (() => {
+  const table = new Uint32Array(32);
+  let p = 0x40000000; // x^1
+  table[0] = p;
+  for (let k = 1; k < 32; k++) table[k] = p = multiplyModP(p, p);
+  return table;
+})();
+
+/** x^(n * 2^k) modulo the polynomial. */
+function x2nModP(n: number, k: number): number {
+  let p = 0x80000000; // x^0
+  let rest = n;
+  for (let bit = k; rest > 0; bit++) {
+    if (rest % 2 === 1) p = multiplyModP(X2N[bit & 31]!, p);
+    rest = Math.floor(rest / 2);
+  }
+  return p;
 }
 
 /** CRC-32 of A followed by B, given crc32(A), crc32(B) and B's length in bytes. */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
   if (lengthB <= 0) return crcA >>> 0;
-  const even = new Uint32Array(32);
-  const odd = new Uint32Array(32);
-  // The operator for one zero bit, then squared into operators for 2, 4, 8... zero bits.
-  odd[0] = 0xedb88320;
-  for (let n = 1, row = 1; n < 32; n++, row <<= 1) odd[n] = row >>> 0;
-  square(even, odd); // 2 zero bits
-  square(odd, even); // 4 zero bits
-  let crc = crcA >>> 0;
-  let length = lengthB;
-  // Apply length zero bytes to crcA, one bit of the length at a time (the first square gives one byte).
-  do {
-    square(even, odd);
-    if (length % 2 === 1) crc = times(even, crc);
-    length = Math.floor(length / 2);
-    if (length === 0) break;
-    square(odd, even);
-    if (length % 2 === 1) crc = times(odd, crc);
-    length = Math.floor(length / 2);
-  } while (length !== 0);
-  return (crc ^ crcB) >>> 0;
+  return (multiplyModP(x2nModP(lengthB, 3), crcA >>> 0) ^ crcB) >>> 0;
 }

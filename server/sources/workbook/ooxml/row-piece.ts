@@ -108,16 +108,10 @@ export class RowPiece {
       return;
     }
     const closed = this.#closed as Closed;
-    const next: number[] = [];
-    let same = true;
-    for (const number of closed.current) {
-      const moved = numbering(number);
-      if (moved !== number) same = false;
-      if (moved !== null) next.push(moved);
-    }
-    if (same && !closed.formulas) return;
+    const next = movedNumbers(closed.current, numbering);
+    if (next === closed.current && !closed.formulas) return;
     closed.pending.push(rewrite);
-    closed.current = Int32Array.from(next);
+    closed.current = next;
   }
 
   /**
@@ -162,6 +156,30 @@ export class RowPiece {
     this.#deflated = null;
     return deflated;
   }
+}
+
+/**
+ * The rows' numbers after a move (the same array when none changes). A piece whose first and last rows stay
+ * the same distance apart lost no row between them: its numbers all shift alike, one typed-array pass.
+ */
+function movedNumbers(numbers: Int32Array, numbering: RowNumbering): Int32Array {
+  if (numbers.length === 0) return numbers;
+  const first = numbers[0] as number;
+  const last = numbers[numbers.length - 1] as number;
+  const movedFirst = numbering(first);
+  const movedLast = numbering(last);
+  if (movedFirst !== null && movedLast !== null && movedLast - movedFirst === last - first) {
+    const shift = first - movedFirst;
+    return shift === 0 ? numbers : numbers.map((number) => number - shift);
+  }
+  const next: number[] = [];
+  let same = true;
+  for (const number of numbers) {
+    const moved = numbering(number);
+    if (moved !== number) same = false;
+    if (moved !== null) next.push(moved);
+  }
+  return same ? numbers : Int32Array.from(next);
 }
 
 function rewriteAll(slots: RowSlot[], rewrite: RowRewrite): RowSlot[] {
