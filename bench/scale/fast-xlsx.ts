@@ -20,7 +20,8 @@ const escapeXml = (text: string): string =>
 /** A1 column letters of a zero-based column index. */
 function letters(index: number): string {
   let out = '';
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) out = String.fromCharCode(65 + ((n - 1) % 26)) + out;
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
+    out = String.fromCharCode(65 + ((n - 1) % 26)) + out;
   return out;
 }
 
@@ -51,7 +52,13 @@ class SharedStrings {
   }
 }
 
-function cellXml(ref: string, value: Value, column: XlsxColumn, strings: SharedStrings, header: boolean): string {
+function cellXml(
+  ref: string,
+  value: Value,
+  column: XlsxColumn,
+  strings: SharedStrings,
+  header: boolean,
+): string {
   if (value === null || value === '') return '';
   if (header) return `<c r="${ref}" s="${STYLE.bold}" t="s"><v>${strings.of(String(value))}</v></c>`;
   if (column.format === 'date' && typeof value === 'string')
@@ -85,7 +92,8 @@ function sheetPart(columns: XlsxColumn[], rows: Iterable<Value[]>, strings: Shar
   let r = 1;
   const write = (values: Value[], header: boolean): void => {
     let cells = '';
-    for (let c = 0; c < columns.length; c++) cells += cellXml(`${refs[c]}${r}`, values[c] ?? null, columns[c]!, strings, header);
+    for (let c = 0; c < columns.length; c++)
+      cells += cellXml(`${refs[c]}${r}`, values[c] ?? null, columns[c]!, strings, header);
     pending += `<row r="${r}">${cells}</row>`;
     r++;
     if (pending.length > 1 << 20) flush();
@@ -166,7 +174,12 @@ function zip(entries: Entry[]): Buffer {
 }
 
 /** Writes `rows` under a bold header as the one tab `tab` of a new workbook at `file`. */
-export function writeFastXlsx(file: string, tab: string, columns: XlsxColumn[], rows: Iterable<Value[]>): void {
+export function writeFastXlsx(
+  file: string,
+  tab: string,
+  columns: XlsxColumn[],
+  rows: Iterable<Value[]>,
+): void {
   const strings = new SharedStrings();
   const sheet = sheetPart(columns, rows, strings);
   const entries = [
