@@ -22,9 +22,14 @@ for (const rows of options.sizes) {
   const title = `${rows.toLocaleString('en-US')} rows`;
   console.error(`\n${title}: input files`);
   const files = await scaleFiles(rows, options.kinds);
+  // The machine may be shared: its load while this size ran says how far the numbers can be trusted.
+  const loadBefore = os.loadavg()[0]!;
   const columns: { name: string; column: Column }[] = [];
   for (const kind of options.kinds) columns.push(await sheetportColumn(kind, rows, files, options.writes));
   console.error('  json-server');
   columns.push(await jsonServerColumn(rows, files, options.writes));
   console.log(`\n${markdownTable(title, columns)}`);
+  console.log(
+    `\nLoad average (1 min) of the machine: ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end.`,
+  );
 }
