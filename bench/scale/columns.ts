@@ -95,13 +95,13 @@ export async function sheetportColumn(
     const raised = Object.entries(RAISED_LIMITS)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
-    const opens = `**no**, refused: "${err.message}". Measured below with ${raised}`;
+    const opens = `**no**, refused: ${err.message} Measured below with ${raised}`;
     try {
       const column = await sheetportOnce(kind, rows, files, writes, sheetportEnv(RAISED_LIMITS));
       return { name: `${name} (limits raised)`, column: { opens, ...column } };
     } catch (again) {
       if (!(again instanceof Refused)) throw again;
-      return { name, column: { opens: `${opens}: refused again: "${again.message}"` } };
+      return { name, column: { opens: `${opens}: refused again: ${again.message}` } };
     }
   }
 }
