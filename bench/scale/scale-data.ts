@@ -59,11 +59,15 @@ async function writeLines(file: string, lines: Iterable<string>): Promise<void> 
   await once(out, 'finish');
 }
 
-/** The rows as a CSV file (CRLF, as Excel saves it). */
-export async function writeScaleCsv(file: string, count: number): Promise<void> {
+/** The rows (`scaleRows(count)` unless given) as a CSV file (CRLF, as Excel saves it). */
+export async function writeScaleCsv(
+  file: string,
+  count: number,
+  rows: Iterable<Value[]> = scaleRows(count),
+): Promise<void> {
   function* lines(): Generator<string> {
     yield `${SCALE_COLUMNS.map((c) => csvField(c.name)).join(',')}\r\n`;
-    for (const row of scaleRows(count)) yield `${row.map(csvField).join(',')}\r\n`;
+    for (const row of rows) yield `${row.map(csvField).join(',')}\r\n`;
   }
   await writeLines(file, lines());
 }
