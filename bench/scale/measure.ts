@@ -20,7 +20,7 @@ export const ROWS = {
   deletes: 'delete first / median / max',
   appends: 'append first / median / max',
   updates: 'update first / median / max',
-  readDuringWrites: 'longest read while the writes run',
+  readDuringWrites: 'read while the writes run: longest, p99',
   peakRun: 'peak RSS over the whole run',
   check: 'file after the writes, read by python',
 } as const;
@@ -60,7 +60,7 @@ export async function measureServer(
   column.updates = showWrites(times.updates);
   if (times.failure) column.updates = `${column.updates}; **failed**: ${times.failure.slice(0, 200)}`;
   const failed = reads.errors ? `, **${reads.errors} failed**: ${reads.firstError?.slice(0, 160)}` : '';
-  column.readDuringWrites = `${showMs(reads.longestMs)} (${reads.count} reads${failed})`;
+  column.readDuringWrites = `${showMs(reads.longestMs)}, p99 ${showMs(reads.p99Ms)} (${reads.count} reads${failed})`;
   column.peakRun = `${(await memoryOf(server.pid)).peakMb} MB`;
   return { column, deleted: times.deletes.length, appended: times.appends.length };
 }

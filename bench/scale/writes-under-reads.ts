@@ -16,6 +16,8 @@ export interface WriteTimes {
 export interface ReadsDuringWrites {
   count: number;
   longestMs: number;
+  /** The 99th percentile of the reads' times (what the slowest one in a hundred waited). */
+  p99Ms: number;
   /** Reads that failed (a reset connection, an error status), with the first one's message. */
   errors: number;
   firstError: string | null;
@@ -23,7 +25,8 @@ export interface ReadsDuringWrites {
 
 /** Loops `read` until `stop` is set, one at a time, timing each (a failed read counts for its time too). */
 async function readLoop(read: () => Call, stop: { set: boolean }): Promise<ReadsDuringWrites> {
-  const result: ReadsDuringWrites = { count: 0, longestMs: 0, errors: 0, firstError: null };
+  const result: ReadsDuringWrites = { count: 0, longestMs: 0, p99Ms: 0, errors: 0, firstError: null };
+  const times: number[] = [];
   while (!stop.set) {
     const started = performance.now();
     try {
@@ -35,8 +38,11 @@ async function readLoop(read: () => Call, stop: { set: boolean }): Promise<Reads
       await sleep(50);
     }
     result.count++;
-    result.longestMs = Math.max(result.longestMs, performance.now() - started);
+    times.push(performance.now() - started);
+    result.longestMs = Math.max(result.longestMs, times.at(-1) as number);
   }
+  times.sort((a, b) => a - b);
+  result.p99Ms = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
   return result;
 }
 
