@@ -137,17 +137,23 @@ function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink
 }
 
 /** csv-parse over the bytes, as the reader has always read them; `info.bytes` gives each record's place. */
+/** How csv-parse reads what the scanner leaves to it (records with their byte lengths, ragged rows kept). */
+export const csvParseOptions = (delimiter: string) => ({
+  delimiter,
+  record_delimiter: ['\r\n', '\n'],
+  relax_column_count: true,
+  relax_quotes: true,
+  skip_empty_lines: false,
+  info: true,
+});
+
 function parseAll(bytes: Buffer, from: number, to: number, delimiter: string, sink: FieldSink): void {
   let parsed: { record: string[]; info: { bytes: number } }[];
   try {
-    parsed = parse(bytes.subarray(from, to), {
-      delimiter,
-      record_delimiter: ['\r\n', '\n'],
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: false,
-      info: true,
-    }) as unknown as { record: string[]; info: { bytes: number } }[];
+    parsed = parse(bytes.subarray(from, to), csvParseOptions(delimiter)) as unknown as {
+      record: string[];
+      info: { bytes: number };
+    }[];
   } catch (e) {
     throw new AppError('upstream_error', `Could not read CSV file: ${(e as Error).message}`);
   }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTab, type GridLimits } from '../../../server/sources/tab.ts';
 import { layoutOf } from '../../../server/sources/workbook/csv-layout.ts';
 import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
+import { csvParseOptions } from '../../../server/sources/workbook/csv-scan.ts';
 import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
 import { readCsvCell } from '../../../server/sources/workbook/values.ts';
 
@@ -18,14 +19,10 @@ function reference(bytes: Buffer, limits?: GridLimits) {
   const body = bom ? bytes.subarray(3) : bytes;
   let parsed: { record: string[]; info: { bytes: number } }[];
   try {
-    parsed = parse(body, {
-      delimiter,
-      record_delimiter: ['\r\n', '\n'],
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: false,
-      info: true,
-    }) as unknown as { record: string[]; info: { bytes: number } }[];
+    parsed = parse(body, csvParseOptions(delimiter)) as unknown as {
+      record: string[];
+      info: { bytes: number };
+    }[];
   } catch (e) {
     throw new Error(`Could not read CSV file: ${(e as Error).message}`);
   }
