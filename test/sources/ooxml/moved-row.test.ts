@@ -22,7 +22,7 @@ const cellArb = (prefix: string, row: number) =>
   fc
     .record({
       column: fc.constantFrom('A', 'B', 'Z', 'AA', 'XFD'),
-      kind: fc.constantFrom('number', 'shared', 'inline', 'formula', 'empty'),
+      kind: fc.constantFrom('number', 'sharedString', 'inline', 'formula', 'empty'),
       style: fc.option(fc.nat(40), { nil: undefined }),
     })
     .map(({ column, kind, style }) => {
@@ -30,7 +30,7 @@ const cellArb = (prefix: string, row: number) =>
       const s = style === undefined ? '' : ` s="${style}"`;
       const r = `${column}${row}`;
       if (kind === 'empty') return `<${p}c r="${r}"${s}/>`;
-      if (kind === 'shared') return `<${p}c r="${r}"${s} t="s"><${p}v>3</${p}v></${p}c>`;
+      if (kind === 'sharedString') return `<${p}c r="${r}"${s} t="s"><${p}v>3</${p}v></${p}c>`;
       if (kind === 'inline')
         return `<${p}c r="${r}" t="inlineStr"><${p}is><${p}t xml:space="preserve"> a&lt;c </${p}t></${p}is></${p}c>`;
       if (kind === 'formula')
