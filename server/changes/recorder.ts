@@ -28,7 +28,8 @@ export class ChangeRecorder {
   /**
    * `before` is the snapshot last recorded for this spreadsheet in this process, or null on the first sight of
    * it since start; then the stored baselines stand in, so changes made while SheetPort was stopped count.
-   * With the SQLite recording the change is committed before this returns, and a failure throws at once.
+   * The change is committed when the promise resolves (a large tab's slow parts are done a slice at a time
+   * first), and a failure rejects it.
    */
   record(
     spreadsheetId: string,
