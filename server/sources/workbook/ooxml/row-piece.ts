@@ -9,7 +9,7 @@
  * numbers at once (so lookups stay right) and keeps the rewrite of their text for when it is next opened or
  * closed, which `SheetXml.compress` does a piece at a time between other work.
  */
-import { type DeflatedPiece, deflatePiece, deflatePieceAsync, inflatePiece } from './chunked-deflate.ts';
+import { type DeflatedPiece, deflatePieceAsync, inflatePiece } from './chunked-deflate.ts';
 
 export interface RowSlot {
   number: number;
@@ -116,20 +116,9 @@ export class RowPiece {
 
   /**
    * Keeps only the rows' deflated bytes (and each row's number and length), so the row texts can be
-   * collected, and answers them: the bytes made last time when no row's text changed since.
+   * collected, and answers them: the bytes made last time when no row's text changed since, else the rows
+   * compressed on the thread pool (the service answers meanwhile).
    */
-  close(): DeflatedPiece {
-    if (this.#closed && !this.moved) return this.#closed.deflated;
-    const slots = this.slots();
-    const known = this.#deflated;
-    const text = known && sameTexts(known.texts, slots) ? null : slots.map((slot) => slot.xml).join('');
-    return this.#closeWith(
-      text === null ? (known as { piece: DeflatedPiece }).piece : deflatePiece(text, false),
-      text,
-    );
-  }
-
-  /** `close`, with the compression done on the thread pool (the service answers meanwhile). */
   async closeAsync(): Promise<DeflatedPiece> {
     if (this.#closed && !this.moved) return this.#closed.deflated;
     const slots = this.slots();
