@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One temporary PostgreSQL cluster for the run: every store suite runs against it as well as SQLite.
+    globalSetup: ['test/global-setup.ts'],
     allowOnly: false,
     // Secrets go to the 0600 file, not the developer's keychain; test/secrets/keychain.test.ts covers the keychain.
     env: { SHEETPORT_SECRETS: 'file' },

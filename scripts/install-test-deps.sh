@@ -10,15 +10,18 @@
 #   chromium                the dashboard's browser tests (test/ui/, playwright-core at /usr/bin/chromium)
 #   libreoffice-calc-nogui  `soffice --headless`, the spreadsheet app that opens written workbooks and computes
 #                           their formulas itself
+#   postgresql              team mode's database: the suites start a temporary cluster (initdb, pg_ctl) and run
+#                           every store against it as well as SQLite (test/global-setup.ts)
 set -euo pipefail
 
-PACKAGES=(python3-openpyxl dbus dbus-x11 gnome-keyring libsecret-tools curl chromium libreoffice-calc-nogui)
+PACKAGES=(python3-openpyxl dbus dbus-x11 gnome-keyring libsecret-tools curl chromium libreoffice-calc-nogui postgresql)
 
 have_tools() { for tool in "$@"; do command -v "$tool" >/dev/null || return 1; done; }
 installed() {
   /usr/bin/python3 -c 'import openpyxl' 2>/dev/null \
     && have_tools dbus-run-session dbus-launch gnome-keyring-daemon secret-tool curl \
-    && [ -x /usr/bin/chromium ] && [ -x /usr/bin/soffice ]
+    && [ -x /usr/bin/chromium ] && [ -x /usr/bin/soffice ] \
+    && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null
 }
 
 if installed; then

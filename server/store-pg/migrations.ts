@@ -1,0 +1,13 @@
+/**
+ * Team mode's migrations, in order (migrate.ts applies them). Rules as for SQLite's (store/migrations.ts):
+ * versions 1, 2, 3, ... with no gaps, and a migration that has shipped is never edited: a change is a new one.
+ * Each family of tables has its file under migrations/.
+ */
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly PgMigration[] = [];
