@@ -12,25 +12,26 @@ import type { AppDeps } from './http/deps.ts';
 import { RetryStreak } from './lib/retry-streak.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import type { ConnectionRecord, Connections } from './repositories/connections.ts';
+import type { Deliveries } from './repositories/deliveries.ts';
+import type { Store } from './repositories/store.ts';
 import type { Usage } from './repositories/usage.ts';
+import type { Webhooks } from './repositories/webhooks.ts';
 import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
 import type { Source } from './sources/source.ts';
 import { ConnectionFollower } from './spreadsheets/follow-connections.ts';
 import { InProcessOwnership, type Ownership } from './spreadsheets/ownership.ts';
 import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
 import type { SqliteDatabase } from './store/db.ts';
-import type { DeliveryStore } from './store/deliveries.ts';
-import { openSqliteRepositories, type SqliteRepositories } from './store/sqlite-repositories.ts';
+import { openSqliteRepositories } from './store/sqlite-repositories.ts';
 import { assertRoomToRecord } from './store/storage-room.ts';
-import type { WebhookStore } from './store/webhooks.ts';
 import { DEFAULT_EVENT_RULES, type EventRules } from './webhooks/events.ts';
 import { deliver } from './webhooks/sender.ts';
 import { signedHeaders } from './webhooks/signer.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface ServiceContext extends AppDeps {
-  /** The SQLite database (opaque here): the service closes it last. */
-  db: SqliteDatabase;
+  /** Every repository over the service's database (SQLite, or PostgreSQL in team mode): closed last. */
+  store: Store;
   /** The admin token as it is now (a rotation changes it). */
   readonly adminToken: string;
   recorder: ChangeRecorder;
@@ -92,21 +93,54 @@ type Log = (message: string, err?: unknown) => void;
 interface Wiring {
   options: ContextOptions;
   config: SheetPortConfig;
-  repositories: SqliteRepositories;
+  repositories: Store;
   now: () => number;
   log: Log;
 }
 
-/** Opens the data dir and wires the stores, sources and spreadsheets. One code path for CLI, tests and Electron. */
-export function createServiceContext(options: ContextOptions): ServiceContext {
+/** A service on the data dir's SQLite database (the SQLite database itself too, for suites that look inside). */
+export interface SqliteServiceContext extends ServiceContext {
+  db: SqliteDatabase;
+}
+
+/** Opens the data dir's SQLite database and wires the service on it: one machine's service, synchronously. */
+export function createServiceContext(options: ContextOptions): SqliteServiceContext {
   const config = options.config ?? readConfig();
-  const clock = options.clock ?? (() => new Date());
   const repositories = openSqliteRepositories(options.dataDir, {
-    clock,
+    ...(options.clock ? { clock: options.clock } : {}),
     secretsChoice: config.secrets,
     ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
   });
-  const { db, webhooks, deliveries, usage, adminTokens, changeLog } = repositories;
+  // Assigned, not spread: the context's getters (the admin token, whether sync is paused) must stay live.
+  return Object.assign(wireServiceContext(repositories, { ...options, config }), { db: repositories.db });
+}
+
+/**
+ * Opens the store the configuration names (PostgreSQL in team mode, `config.team`; else the data dir's SQLite)
+ * and wires the service on it. One code path for `serve`, the tray app, the CLI and the suites.
+ */
+export async function openServiceContext(options: ContextOptions): Promise<ServiceContext> {
+  const config = options.config ?? readConfig();
+  if (!config.team) return createServiceContext({ ...options, config });
+  // Loaded only in team mode: the tray app and one machine's service never load the PostgreSQL client.
+  const { openPgStore } = await import('./store-pg/pg-store.ts');
+  const store = await openPgStore(config.team, {
+    dataDir: options.dataDir,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    secretsChoice: config.secrets,
+  });
+  return wireServiceContext(store, { ...options, config });
+}
+
+/** Wires the stores, sources and spreadsheets over an open store. */
+function wireServiceContext(
+  repositories: Store,
+  options: ContextOptions & { config: SheetPortConfig },
+): ServiceContext {
+  const { config } = options;
+  const clock = options.clock ?? (() => new Date());
+  const { webhooks, deliveries, usage, adminTokens, changeLog } = repositories;
   const log = options.log ?? ((message: string, err?: unknown) => console.error(message, err));
   const now = () => clock().getTime();
   const wiring: Wiring = { options, config, repositories, now, log };
@@ -128,7 +162,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
   const flushTimer = startUsageFlush(usage, log, now);
   const sync = syncSwitch(worker, follower, spreadsheets);
   return {
-    db,
+    store: repositories,
     connections,
     keys: repositories.keys,
     idempotency: repositories.idempotency,
@@ -145,7 +179,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     webhooks,
     deliveries,
     deliveryLog: repositories.deliveryLog,
-    secrets: repositories.secrets.provider,
+    secrets: repositories.secrets,
     dataDir: options.dataDir,
     sourceOptions,
     changeLog,
@@ -170,7 +204,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
         log('Saving usage counts at stop failed; the last counts are lost', err);
       }
       await spreadsheets.close();
-      repositories.close();
+      await repositories.close();
     },
   };
 }
@@ -178,8 +212,8 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
 /** The worker that sends queued webhook deliveries. */
 function deliveryWorkerFor(
   { options, config, now, log }: Wiring,
-  webhooks: WebhookStore,
-  deliveries: DeliveryStore,
+  webhooks: Webhooks,
+  deliveries: Deliveries,
   allowLan: boolean,
 ): DeliveryWorker {
   // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
@@ -213,7 +247,7 @@ function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): 
     fileLimits: fileLimitsWith(config.fileLimits, options.fileLimits),
     backups: backupPolicyFor(options.dataDir, config.backups, options.backups),
     log,
-    secrets: repositories.secrets.provider,
+    secrets: repositories.secrets,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
@@ -227,7 +261,7 @@ function followedSpreadsheets(
   { options, config, repositories, log }: Wiring,
   sourceOptions: SourceOptions,
   recorder: ChangeRecorder,
-  webhooks: WebhookStore,
+  webhooks: Store['webhooks'],
 ): { spreadsheets: Spreadsheets; connections: Connections; follower: ConnectionFollower } {
   const minFree = options.minFreeBytes ?? config.minFreeBytes;
   const spreadsheets = new Spreadsheets({

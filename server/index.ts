@@ -10,7 +10,7 @@ export { WORKBOOK_EXTENSIONS } from './lib/workbook-file-types.ts';
 // The demo workbook `npm start` connects; the desktop app's smoke check (`--smoke`) reads it through the API.
 export { createDemoSpreadsheet } from './sources/index.ts';
 
-import { createServiceContext, type ServiceContext } from './context.ts';
+import { openServiceContext, type ServiceContext } from './context.ts';
 import { throttledReport } from './lib/retry-streak.ts';
 import { baseUrl, closeServer, listen } from './listen.ts';
 import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/request-log.ts';
@@ -96,7 +96,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
   const config = options.config ?? readConfig();
   const serverLog = options.log ? null : await openServerLog(options.dataDir, config.logs);
   const log = options.log ?? serverLog?.log;
-  const context = createServiceContext({
+  const context = await openServiceContext({
     dataDir: options.dataDir,
     config,
     allowedHosts: options.allowedHosts ?? [],
@@ -221,11 +221,9 @@ function forceStop(service: RunningServer): void {
   attempt(() => service.tunnelServer?.closeAllConnections());
   // A parse of a large file would hold the exit until it ends; its worker (and heap) goes now.
   attempt(() => stopSourceWork());
-  // SQLite's flush writes before its promise settles; the process exits next, so it is not awaited.
+  // SQLite's flush and close are done before their promises settle; the process exits next, so neither is awaited.
   attempt(() => void service.context.usage.flush().catch(() => {}));
-  attempt(() => {
-    if (service.context.db.open) service.context.db.close();
-  });
+  attempt(() => void service.context.store.close().catch(() => {}));
 }
 
 /**

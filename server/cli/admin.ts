@@ -43,7 +43,7 @@ export function registerAdminCommands(program: Command): void {
             token = stores.adminTokens.rotate();
           }
         }
-        const { provider } = stores.secrets;
+        const provider = stores.secrets;
         if (g.json) {
           return printJson({
             admin_token: token,
@@ -53,7 +53,7 @@ export function registerAdminCommands(program: Command): void {
         }
         print(token);
       } finally {
-        stores.close();
+        await stores.close();
       }
     });
 }

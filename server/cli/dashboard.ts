@@ -32,7 +32,7 @@ export function registerDashboardCommand(program: Command): void {
       try {
         token = stores.adminTokens.loadOrCreate();
       } finally {
-        stores.close();
+        await stores.close();
       }
       const { code, expires_at } = await askRunningServer<{ code: string; expires_at: string }>(
         info,

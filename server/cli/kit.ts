@@ -5,11 +5,10 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { readConfig, resolveDataDir, type SheetPortConfig } from '../config.ts';
-import { createServiceContext, type ServiceContext } from '../context.ts';
+import { openServiceContext, type ServiceContext } from '../context.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
-import type { Repositories } from '../repositories/index.ts';
-import type { SecretsProvider } from '../secrets/provider.ts';
+import type { Store } from '../repositories/store.ts';
 import { openSqliteRepositories } from '../store/sqlite-repositories.ts';
 
 /** The options every command takes (declared on the program). */
@@ -41,18 +40,17 @@ export function cliConfig(): SheetPortConfig {
 
 // --- stores ------------------------------------------------------------------------------------------------------
 
-/** The data dir's repositories, and its secrets provider (a kind's account logins). */
-export interface Stores extends Repositories {
-  secrets: SecretsProvider;
-}
+/** The repositories and the secrets provider (a kind's account logins): the data dir's, or the team's database. */
+export type Stores = Store;
 
-/** Opens the data dir's repositories for one command and closes them once `fn` is done. */
+/** Opens the store the environment names (the team's PostgreSQL, else the data dir's SQLite) for one command and
+ * closes it once `fn` is done. */
 export async function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => Promise<T> | T): Promise<T> {
-  const { stores, close } = openStores(g);
+  const stores = await openStores(g);
   try {
     return await fn(stores);
   } finally {
-    close();
+    await stores.close();
   }
 }
 
@@ -68,7 +66,7 @@ export async function withServiceAsync<T>(
   const dataDir = resolveDataDir({ flag: g.dataDir });
   let service: ServiceContext;
   try {
-    service = createServiceContext({ dataDir, config: cliConfig(), log: () => {} });
+    service = await openServiceContext({ dataDir, config: cliConfig(), log: () => {} });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
@@ -80,17 +78,19 @@ export async function withServiceAsync<T>(
   }
 }
 
-function openStores(g: GlobalOptions): { stores: Stores; close: () => void } {
+async function openStores(g: GlobalOptions): Promise<Store> {
   const dataDir = resolveDataDir({ flag: g.dataDir });
+  const config = cliConfig();
   try {
-    const repositories = openSqliteRepositories(dataDir, { secretsChoice: cliConfig().secrets });
-    return {
-      stores: { ...repositories, secrets: repositories.secrets.provider },
-      close: repositories.close,
-    };
+    if (!config.team) return openSqliteRepositories(dataDir, { secretsChoice: config.secrets });
+    const { openPgStore } = await import('../store-pg/pg-store.ts');
+    return await openPgStore(config.team, { dataDir, secretsChoice: config.secrets, log: () => {} });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new CliError('internal_error', `Cannot open the SheetPort database in ${dataDir}: ${reason}`);
+    const where = config.team
+      ? 'the team database (SHEETPORT_DATABASE_URL)'
+      : `the SheetPort database in ${dataDir}`;
+    throw new CliError('internal_error', `Cannot open ${where}: ${reason}`);
   }
 }
 

@@ -2,8 +2,9 @@
  * The embedded default: every repository (repositories/index.ts) over one SQLite database in the data dir. The
  * service's wiring (context.ts) and the CLI open their stores here and nowhere else.
  */
-import type { Repositories } from '../repositories/index.ts';
+import type { Store } from '../repositories/store.ts';
 import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
+import type { SecretsProvider } from '../secrets/provider.ts';
 import { AdminTokenStore } from './admin-token.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { SqliteBaselines } from './baselines.ts';
@@ -18,7 +19,8 @@ import { UsageStore } from './usage.ts';
 import { WebhookStore } from './webhooks.ts';
 
 /** The repositories as their SQLite classes: the change recorder, inside store/'s transactions, needs those. */
-export interface SqliteRepositories extends Repositories {
+export interface SqliteRepositories extends Store {
+  readonly kind: 'sqlite';
   keys: ApiKeyStore;
   connections: ConnectionStore;
   webhooks: WebhookStore;
@@ -31,11 +33,14 @@ export interface SqliteRepositories extends Repositories {
   changeLog: SqliteChangeLog;
   /** A snapshot's changes, notifications and baselines recorded in one transaction. */
   changeRecording: SqliteChangeRecording;
+  /** The data dir's secrets provider (named secrets: account tokens, the tunnel's authtoken). */
+  secrets: SecretsProvider;
   /** The data dir's secrets provider and data key, opened with the database. */
-  secrets: DatabaseSecrets;
+  databaseSecrets: DatabaseSecrets;
   /** The database itself, for the stores of the change recorder; opaque to everything above store/. */
   db: SqliteDatabase;
-  close(): void;
+  /** Closes the database; synchronous for SQLite (done before the promise is returned). */
+  close(): Promise<void>;
 }
 
 export interface SqliteRepositoryOptions extends OpenDatabaseOptions {
@@ -50,7 +55,9 @@ export function openSqliteRepositories(
   const { clock, ...openOptions } = options;
   const db = openDatabase(dataDir, openOptions);
   const changeLog = new SqliteChangeLog(db);
+  const databaseSecrets = secretsOf(db);
   return {
+    kind: 'sqlite',
     keys: new ApiKeyStore(db, clock),
     connections: new ConnectionStore(db, clock),
     webhooks: new WebhookStore(db, clock),
@@ -61,9 +68,13 @@ export function openSqliteRepositories(
     adminTokens: new AdminTokenStore(db, dataDir),
     changeLog,
     changeRecording: new SqliteChangeRecording(db, new SqliteBaselines(db), changeLog),
-    secrets: secretsOf(db),
+    secrets: databaseSecrets.provider,
+    databaseSecrets,
     db,
-    close: () => {
+    async ready() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
       if (db.open) db.close();
     },
   };

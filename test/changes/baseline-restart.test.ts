@@ -10,7 +10,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { createServiceContext, type SqliteServiceContext } from '../../server/context.ts';
 import { BASELINE_FORMAT } from '../../server/store/baseline-format.ts';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
 import { connectFile } from '../helpers/fixtures.ts';
@@ -18,19 +18,19 @@ import { recordedState } from '../helpers/recorded-state.ts';
 import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 let dir: string;
-const open: ServiceContext[] = [];
+const open: SqliteServiceContext[] = [];
 afterEach(async () => {
   for (const context of open.splice(0)) await context.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-function start(dataDir: string): ServiceContext {
+function start(dataDir: string): SqliteServiceContext {
   const context = createServiceContext({ dataDir, log: () => {} });
   open.push(context);
   return context;
 }
 
-async function stop(context: ServiceContext): Promise<void> {
+async function stop(context: SqliteServiceContext): Promise<void> {
   open.splice(open.indexOf(context), 1);
   await context.close();
 }

@@ -3,23 +3,25 @@
  * the baseline was read from, a difference can only come from reading it differently (an engine upgrade,
  * formula results computed now): the baseline is updated, and nothing is logged or sent.
  */
+
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { createServiceContext, type SqliteServiceContext } from '../../server/context.ts';
 import { SqliteBaselines } from '../../server/store/baselines.ts';
 import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
-const open: ServiceContext[] = [];
+const open: SqliteServiceContext[] = [];
 afterEach(async () => {
   for (const context of open.splice(0)) await context.close();
   await h?.close();
 });
 
-function count(context: ServiceContext, table: 'deliveries' | 'change_log'): number {
-  return (context.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+function count(context: SqliteServiceContext, table: 'deliveries' | 'change_log'): number {
+  return (sqliteOf(context).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 }
 
 describe('a baseline read from the same file version', () => {
@@ -71,9 +73,9 @@ describe('a baseline read from the same file version', () => {
         allowFormulas: false,
         userEntered: false,
       });
-    const versions = [...(await new SqliteBaselines(context.db).load(conn.spreadsheetId)).values()].map(
-      (b) => b.sourceVersion,
-    );
+    const versions = [
+      ...(await new SqliteBaselines(sqliteOf(context)).load(conn.spreadsheetId)).values(),
+    ].map((b) => b.sourceVersion);
     expect(versions).toEqual([result.snapshot.version, result.snapshot.version]);
   });
 

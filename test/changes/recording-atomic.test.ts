@@ -5,10 +5,12 @@
  * no entry, no delivery and the baseline as it was; the write is undone and answered 500, and the next write
  * records normally.
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileHash, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { recordedState } from '../helpers/recorded-state.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 let h: Harness;
@@ -30,21 +32,21 @@ describe('the recording transaction', () => {
       const conn = await h.connect(file);
       await webhookOnTab(h.context, conn, 'https://hooks.example.com/in');
       expect((await append(conn, 'Dee')).status).toBe(201);
-      const before = recordedState(h.context.db);
+      const before = recordedState(sqliteOf(h.context));
       const fileBefore = await fileHash(file);
 
-      h.context.db.exec(
+      sqliteOf(h.context).exec(
         `CREATE TRIGGER refuse BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
       );
       const refused = await append(conn, 'Eve');
       expect(refused.status).toBe(500);
       expect((await refused.json()).error.code).toBe('internal_error');
-      expect(recordedState(h.context.db)).toEqual(before);
+      expect(recordedState(sqliteOf(h.context))).toEqual(before);
       expect(await fileHash(file)).toBe(fileBefore);
 
-      h.context.db.exec('DROP TRIGGER refuse');
+      sqliteOf(h.context).exec('DROP TRIGGER refuse');
       expect((await append(conn, 'Fay')).status).toBe(201);
-      const after = recordedState(h.context.db);
+      const after = recordedState(sqliteOf(h.context));
       expect(after.changeLog).toHaveLength(before.changeLog.length + 1);
       expect(
         after.deliveries.slice(before.deliveries.length).map((d) => JSON.parse(d.payload)),

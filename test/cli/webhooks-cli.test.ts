@@ -9,6 +9,7 @@ import { openDatabase } from '../../server/store/db.ts';
 import { DeliveryStore } from '../../server/store/deliveries.ts';
 import { WebhookStore } from '../../server/store/webhooks.ts';
 import { type CliRun, cliError, runCli, succeeded } from '../helpers/cli.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 
@@ -312,7 +313,7 @@ describe('sheetport deliveries', () => {
     const context = createServiceContext({ dataDir, log: () => {} });
     try {
       // The outbox's own enqueue (the recorder's, outside the Deliveries interface) queues them as a change would.
-      const deliveries = new DeliveryStore(context.db);
+      const deliveries = new DeliveryStore(sqliteOf(context));
       failedId = deliveries.enqueue(webhookId, 'row.inserted', JSON.stringify(payload), t0);
       succeededId = deliveries.enqueue(webhookId, 'row.updated', '{"event":"row.updated"}', t0 + 1000);
       inFlightId = deliveries.enqueue(webhookId, 'row.deleted', '{"event":"row.deleted"}', t0 + 2000);

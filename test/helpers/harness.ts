@@ -189,7 +189,7 @@ export async function startHarness(
   const url = `http://127.0.0.1:${port}`;
   // Test keys get limits no test reaches unless it asks for a plan: the limits have their own tests.
   const key = (await context.keys.create({ name: 'test', scope: 'read_write', ...UNLIMITED })).key;
-  if (google) storeLogin(google.fake, secretsOf(context.db).provider);
+  if (google) storeLogin(google.fake, context.secrets);
   const connect = async (file: string) =>
     await context.connections.create({
       name: path.basename(file),

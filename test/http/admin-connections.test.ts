@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeCsv, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { expectDocumentedError } from '../helpers/openapi-doc.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 
 let h: Harness;
 beforeEach(async () => {
@@ -272,7 +273,7 @@ describe('DELETE /admin/connections/{id}', () => {
     const remembered = () =>
       ['change_log', 'tab_baselines', 'tab_checkpoints', 'baseline_redo'].map(
         (table) =>
-          h.context.db
+          sqliteOf(h.context)
             .prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`)
             .pluck()
             .get(body.spreadsheet_id) as number,

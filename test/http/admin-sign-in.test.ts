@@ -148,7 +148,7 @@ describe('rotating the admin token', () => {
 
     const newToken = h.context.adminToken;
     expect(newToken).not.toBe(oldToken);
-    expect(secretsOf(h.context.db).provider.get(SECRET_NAMES.adminToken)).toBe(newToken);
+    expect(h.context.secrets.get(SECRET_NAMES.adminToken)).toBe(newToken);
     expect((await call('GET', '/admin/keys', { bearer: oldToken })).status).toBe(401);
     expect((await call('GET', '/admin/keys', { bearer: session })).status).toBe(401);
     expect((await signIn(unused)).status).toBe(401);

@@ -120,7 +120,7 @@ describe('connecting a Google spreadsheet that cannot be used', () => {
 
   it('a revoked grant: 502 google_login_required, run `sheetport login google` again', async () => {
     const id = await google.createSpreadsheet('Revoked', ['Name'], [['Ann']]);
-    const secrets = secretsOf(h.context.db).provider;
+    const secrets = h.context.secrets;
     const stored = JSON.parse(secrets.get('google-token:default') ?? '{}');
     google.fake.oauth.revoke(stored.refresh_token);
     try {

@@ -31,7 +31,7 @@ const advance = (ms: number) => {
 beforeAll(async () => {
   account = await startGoogleAccount();
   h = await startHarness({ clock: () => new Date(nowMs), google: { apiRoot: account.fake.url, ...GOOGLE } });
-  storeLogin(account.fake, secretsOf(h.context.db).provider);
+  storeLogin(account.fake, h.context.secrets);
 });
 afterEach(() => account.fake.switches.clearFailures());
 afterAll(async () => {
@@ -159,7 +159,7 @@ describe('freshness headers on Google-backed reads', () => {
   it('a revoked grant answers 502 google_login_required, never 401', async () => {
     const c = await connected('Attic', [['Box', 1]]);
     await h.fetch(rowsPath(c, 'Sheet1'));
-    const stored = JSON.parse(secretsOf(h.context.db).provider.get('google-token:default') ?? '{}');
+    const stored = JSON.parse(h.context.secrets.get('google-token:default') ?? '{}');
     account.fake.oauth.revoke(stored.refresh_token);
     advance(6_000);
     const res = await h.fetch(rowsPath(c, 'Sheet1'));

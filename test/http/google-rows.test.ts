@@ -18,7 +18,7 @@ beforeAll(async () => {
   account = await startGoogleAccount();
   // The service finds Google where its configuration says, as `sheetport serve` would against the fake.
   h = await startHarness({ google: { apiRoot: account.fake.url } });
-  storeLogin(account.fake, secretsOf(h.context.db).provider);
+  storeLogin(account.fake, h.context.secrets);
   spreadsheetId = await account.createSpreadsheet(
     'Team',
     ['Name', 'Age', 'Member', 'Code', 'Joined', 'Balance', 'Note'],

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../server/index.ts';
 import { LOGS_DIR } from '../../server/logs/request-log.ts';
 import { csvServices } from '../helpers/csv-services.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 
 const services = csvServices('sheetport-reqlog-');
 afterEach(services.stopAll);
@@ -90,7 +91,7 @@ describe('request log', () => {
   it('logs a 500 with its cause, found by the request id the client got', async () => {
     const { service, dataDir, connection, get, serverLog } = await start();
     // Take the change log's table away under the running service: the change feed then fails inside.
-    service.context.db.exec('ALTER TABLE change_log RENAME TO change_log_away');
+    sqliteOf(service.context).exec('ALTER TABLE change_log RENAME TO change_log_away');
     const res = await get(
       `/v1/spreadsheets/${connection.spreadsheetId}/rows?sheet=team&updated_since=2020-01-01T00:00:00Z`,
     );
@@ -98,7 +99,7 @@ describe('request log', () => {
     const body = (await res.json()) as ErrorBody;
     expect(body.error.code).toBe('internal_error');
     expect(JSON.stringify(body)).not.toContain('change_log'); // the cause stays inside
-    service.context.db.exec('ALTER TABLE change_log_away RENAME TO change_log');
+    sqliteOf(service.context).exec('ALTER TABLE change_log_away RENAME TO change_log');
     await service.stop();
 
     const { lines } = await readLines(dataDir);

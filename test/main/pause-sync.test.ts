@@ -3,6 +3,7 @@
  * not picked up and webhook deliveries are held in the outbox (never dropped), yet API reads and writes work; on
  * resume, the held deliveries go out and the outside edit is noticed.
  */
+
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { connectFile, writeCsv } from '../helpers/fixtures.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
 let dir: string;
@@ -66,7 +68,9 @@ describe('pause and resume sync through startServer', () => {
     await sleep(1200);
     expect(receiver.received).toHaveLength(0);
     const pending = () =>
-      server?.context.db.prepare("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'").get() as {
+      (server ? sqliteOf(server.context) : null)
+        ?.prepare("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'")
+        .get() as {
         n: number;
       };
     expect(pending().n).toBe(1); // Bob's insert: held, not dropped

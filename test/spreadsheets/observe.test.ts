@@ -3,16 +3,21 @@
  * another program but leaves the change log and the baselines alone; `Spreadsheet.observe` (what the follower, the
  * webhook registration and the change feed call) records the first baseline, then the change.
  */
+
 import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeCsv } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 
 let h: Harness;
 afterEach(() => h?.close());
 
 const count = (table: string, spreadsheetId: string) =>
-  h.context.db.prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`).pluck().get(spreadsheetId);
+  sqliteOf(h.context)
+    .prepare(`SELECT count(*) FROM ${table} WHERE spreadsheet_id = ?`)
+    .pluck()
+    .get(spreadsheetId);
 
 describe('Spreadsheet.observe', () => {
   it('is what records: a read serves the new content and records nothing', async () => {
@@ -35,7 +40,7 @@ describe('Spreadsheet.observe', () => {
     expect(count('change_log', conn.spreadsheetId)).toBe(0);
 
     await h.context.spreadsheets.of(conn).observe();
-    const logged = h.context.db
+    const logged = sqliteOf(h.context)
       .prepare('SELECT row_index, change FROM change_log WHERE spreadsheet_id = ?')
       .all(conn.spreadsheetId);
     expect(logged).toEqual([{ row_index: 1, change: 'updated' }]);

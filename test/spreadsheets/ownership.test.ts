@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { createServiceContext, type SqliteServiceContext } from '../../server/context.ts';
 import { isAppError } from '../../server/errors.ts';
 import { openSource } from '../../server/sources/index.ts';
 import type { SpreadsheetSnapshot } from '../../server/sources/source.ts';
@@ -16,7 +16,7 @@ import { InProcessOwnership } from '../../server/spreadsheets/ownership.ts';
 import { Spreadsheets } from '../../server/spreadsheets/spreadsheets.ts';
 import { connectFile, writeCsv } from '../helpers/fixtures.ts';
 
-let context: ServiceContext | undefined;
+let context: SqliteServiceContext | undefined;
 let spreadsheets: Spreadsheets | undefined;
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {

@@ -5,6 +5,7 @@
  * once and nothing else is; a checkpoint that cannot be read is dropped and the tab's next look is a first
  * sight, which sends nothing. Real SQLite files and a real .csv saved by another program.
  */
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { BASELINE_FORMAT } from '../../server/store/baseline-format.ts';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
 import { connectFile } from '../helpers/fixtures.ts';
 import { recordedState } from '../helpers/recorded-state.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 import { webhookOnTab } from '../helpers/webhook-to-receiver.ts';
 
 let dir: string;
@@ -74,15 +76,18 @@ describe('migration 11: baselines in their own format', () => {
     await writeFile(file, 'Name,Age\nAda,37\nBob,41\nCy,50\n');
 
     const context = start(dataDir);
-    const before = recordedState(context.db);
-    const columns = context.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('tab_baselines');
+    const before = recordedState(sqliteOf(context));
+    const columns = sqliteOf(context)
+      .prepare('SELECT name FROM pragma_table_info(?)')
+      .pluck()
+      .all('tab_baselines');
     expect(columns).not.toContain('checkpoint_at');
     expect(gunzipSync(before.checkpoints[0]!.content).subarray(0, 4)).toEqual(
       Buffer.from(`SPB${String.fromCharCode(BASELINE_FORMAT)}`, 'latin1'),
     );
     await context.spreadsheets.of(conn).observe();
 
-    const added = recordedState(context.db).deliveries.slice(before.deliveries.length);
+    const added = recordedState(sqliteOf(context)).deliveries.slice(before.deliveries.length);
     expect(added.map((d) => JSON.parse(d.payload))).toMatchObject([
       { event: 'row.updated', changed_rows: [{ row_index: 1, before: { Age: 36 }, after: { Age: 37 } }] },
     ]);
@@ -97,12 +102,12 @@ describe('migration 11: baselines in their own format', () => {
     await writeFile(file, 'Name,Age\nAda,37\nBob,41\nCy,50\n');
 
     const context = start(dataDir);
-    const before = recordedState(context.db);
+    const before = recordedState(sqliteOf(context));
     expect(before.baselines).toEqual([]);
     expect(before.checkpoints).toEqual([]);
     await context.spreadsheets.of(conn).observe();
 
-    const after = recordedState(context.db);
+    const after = recordedState(sqliteOf(context));
     expect(after.deliveries).toEqual(before.deliveries);
     expect(after.changeLog).toEqual(before.changeLog);
     expect(after.checkpoints).toHaveLength(1);

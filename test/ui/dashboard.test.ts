@@ -4,6 +4,7 @@
  * receiver answering 500, replay it once the receiver recovers, find a request by id; axe-core on every section
  * and a screenshot of each (into docs/screenshots/, shown in the README, when SHEETPORT_UPDATE_SCREENSHOTS=1).
  */
+
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { sqliteOf } from '../helpers/sqlite-of.ts';
 import { type DashboardSession, openDashboard, signInUrl } from './browser.ts';
 
 let ui: DashboardSession;
@@ -108,7 +110,7 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     // A save is a change once the service has seen the workbook as it was (its first look stores the baseline;
     // the connection follower takes that look within 2 s of the connect).
     const spreadsheetId = (await service.context.connections.list())[0]!.spreadsheetId;
-    const baselines = service.context.db
+    const baselines = sqliteOf(service.context)
       .prepare<[string], number>('SELECT COUNT(*) FROM tab_baselines WHERE spreadsheet_id = ?')
       .pluck();
     await expect.poll(() => baselines.get(spreadsheetId), { timeout: 5000 }).toBeGreaterThan(0);
