@@ -15,15 +15,13 @@
  * - SHEETPORT_DELIVERY_LEASE_MS: how long a claimed webhook delivery is held
  * - SHEETPORT_LOG_MAX_MB, SHEETPORT_LOG_FILES: rotation of the logs
  * - SHEETPORT_SECRETS: where a new data dir keeps its secrets (file, keychain, auto)
- * - SHEETPORT_DATABASE_URL: team mode, every shared store in PostgreSQL (docs/deploy.md); unset: SQLite
- * - SHEETPORT_SECRET_KEY, SHEETPORT_SECRET_KEY_FILE: team mode's key that seals secrets in the shared database
- * - SHEETPORT_LEASE_TTL_MS: team mode, how long a spreadsheet's owner holds it without renewing
+ * - SHEETPORT_DATABASE_URL, _SECRET_KEY, _SECRET_KEY_FILE, _LEASE_TTL_MS: team mode (team-config.ts)
  * - SHEETPORT_GOOGLE_API_ROOT, _OAUTH_ROOT, _MAX_AGE_MS, _READS_PER_MINUTE, _WRITES_PER_MINUTE, _CLIENT_ID,
  *   _CLIENT_SECRET, _PASSPHRASE: the Google Sheets kind
  */
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { TEAM_ENV, type TeamConfig, teamFrom } from './team-config.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -252,10 +250,7 @@ export const ENV = {
   logMaxMb: 'SHEETPORT_LOG_MAX_MB',
   logFiles: 'SHEETPORT_LOG_FILES',
   secrets: 'SHEETPORT_SECRETS',
-  databaseUrl: 'SHEETPORT_DATABASE_URL',
-  secretKey: 'SHEETPORT_SECRET_KEY',
-  secretKeyFile: 'SHEETPORT_SECRET_KEY_FILE',
-  leaseTtlMs: 'SHEETPORT_LEASE_TTL_MS',
+  ...TEAM_ENV,
   googleApiRoot: 'SHEETPORT_GOOGLE_API_ROOT',
   googleOauthRoot: 'SHEETPORT_GOOGLE_OAUTH_ROOT',
   googleMaxAgeMs: 'SHEETPORT_GOOGLE_MAX_AGE_MS',
@@ -316,24 +311,9 @@ export interface SheetPortConfig {
    * data dir's secrets are first chosen (secrets/choose.ts), so a command that never opens them is not stopped. */
   secrets: string;
   google: GoogleConfig;
-  /** Team mode: the shared PostgreSQL database every store lives in; unset: SQLite in the data dir. */
+  /** Team mode: the shared PostgreSQL database every store lives in (team-config.ts); unset: SQLite. */
   team?: TeamConfig;
 }
-
-/** Team mode (docs/deploy.md): several instances on one PostgreSQL database. */
-export interface TeamConfig {
-  /** postgres://user:pass@host:port/db */
-  databaseUrl: string;
-  /** The key sealing secrets in the shared database, as given (SHEETPORT_SECRET_KEY, or the file's content). */
-  secretKey?: string;
-  /** SHEETPORT_SECRET_KEY_FILE, when the key is read from a file (for messages). */
-  secretKeyFile?: string;
-  /** How long a spreadsheet's owner keeps it without renewing (default DEFAULT_LEASE_TTL_MS). */
-  leaseTtlMs: number;
-}
-
-/** A spreadsheet's owner renews its lease three times per TTL; another instance takes over after it lapses. */
-export const DEFAULT_LEASE_TTL_MS = 5000;
 
 const defined = <T extends object>(values: T): Partial<T> =>
   Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -399,31 +379,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): SheetPortConfi
     google: googleFrom(env),
     ...teamFrom(env),
   };
-}
-
-/** SHEETPORT_DATABASE_URL and its companions; nothing when the URL is unset (SQLite). */
-function teamFrom(env: NodeJS.ProcessEnv): { team?: TeamConfig } {
-  const databaseUrl = env[ENV.databaseUrl]?.trim();
-  if (!databaseUrl) return {};
-  const keyFile = env[ENV.secretKeyFile]?.trim() || undefined;
-  const secretKey = env[ENV.secretKey]?.trim() || (keyFile ? readKeyFile(keyFile) : undefined);
-  return {
-    team: {
-      databaseUrl,
-      ...(secretKey ? { secretKey } : {}),
-      ...(keyFile ? { secretKeyFile: keyFile } : {}),
-      leaseTtlMs: positive(env, ENV.leaseTtlMs) ?? DEFAULT_LEASE_TTL_MS,
-    },
-  };
-}
-
-/** The key file's content, trimmed; unreadable: undefined (the store refuses to open without a key, saying so). */
-function readKeyFile(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The configuration with no variable set: every default. */
