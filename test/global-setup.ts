@@ -1,12 +1,19 @@
 /**
  * Once per test run: a temporary PostgreSQL cluster (test/helpers/postgres-cluster.ts). Its admin URL reaches
- * the suites through SHEETPORT_TEST_PG_ADMIN_URL (worker processes inherit it); test/helpers/postgres.ts turns
- * it into a fresh database per suite.
+ * the suites through vitest's `provide` / `inject` ('pgAdminUrl'); test/helpers/postgres.ts turns it into a
+ * fresh database per suite.
  */
+import type { TestProject } from 'vitest/node';
 import { startCluster } from './helpers/postgres-cluster.ts';
 
-export default async function setup(): Promise<() => void> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => void> {
   const cluster = await startCluster();
-  process.env.SHEETPORT_TEST_PG_ADMIN_URL = cluster.adminUrl;
+  project.provide('pgAdminUrl', cluster.adminUrl);
   return () => cluster.stop();
 }

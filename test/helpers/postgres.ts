@@ -5,9 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 
 export function pgAdminUrl(): string {
-  const url = process.env.SHEETPORT_TEST_PG_ADMIN_URL;
+  const url = inject('pgAdminUrl');
   if (!url)
     throw new Error('no test PostgreSQL: run the suites with vitest (test/global-setup.ts starts one)');
   return url;
