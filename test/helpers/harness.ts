@@ -7,15 +7,16 @@ import { describe } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import type { GoogleConfig, SheetPortConfig } from '../../server/config.ts';
 import { connectSpreadsheet } from '../../server/connections/connect.ts';
-import { type ContextOptions, createServiceContext, type ServiceContext } from '../../server/context.ts';
+import { type ContextOptions, openServiceContext, type ServiceContext } from '../../server/context.ts';
 import { closeServer, listen } from '../../server/listen.ts';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
-import { secretsOf } from '../../server/secrets/db-binding.ts';
 import type { CellValue } from '../../server/sources/source.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../../server/team-config.ts';
 import { seedWorkbook } from '../fakes/google-sheets/seed.ts';
 import { googleConfig } from './config.ts';
 import { fileHash } from './fixtures.ts';
 import { type GoogleAccount, startGoogleAccount, storeLogin } from './google.ts';
+import { freshDatabase, TEST_SECRET_KEY } from './postgres.ts';
 
 /** Tests read JSON bodies loosely and assert their shape, so `json()` is `any` here. */
 // biome-ignore lint/suspicious/noExplicitAny: test bodies are checked by assertions, not types
@@ -25,9 +26,15 @@ export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 export type KindName = 'workbook' | 'google';
 export const KINDS: readonly KindName[] = ['workbook', 'google'];
 
-/** One suite, run once per kind: the same test bodies against a workbook and a Google spreadsheet. */
-export function forEachKind(body: (kind: KindName) => void): void {
-  describe.each(KINDS)('%s', body);
+/** The stores the service keeps its records in: the embedded SQLite, and PostgreSQL (team mode). */
+export type StoreName = 'sqlite' | 'postgres';
+export const STORES: readonly StoreName[] = ['sqlite', 'postgres'];
+
+/** One suite, run once per kind and store: the same test bodies against a workbook and a Google spreadsheet, each
+ * with the service's records in SQLite and in a real PostgreSQL (a fresh database per harness). */
+export function forEachKind(body: (kind: KindName, store: StoreName) => void): void {
+  const settings = KINDS.flatMap((kind) => STORES.map((store) => [kind, store] as const));
+  describe.each(settings)('%s on %s', body);
 }
 
 /** A spreadsheet made from a workbook file and connected as the harness's kind. */
@@ -46,6 +53,9 @@ export interface ConnectedBook {
 
 export interface Harness {
   kind: KindName;
+  store: StoreName;
+  /** The PostgreSQL database the records are in (store 'postgres'); null for SQLite. */
+  databaseUrl: string | null;
   /** The account on the Sheets fake when `kind` is google. */
   google: GoogleAccount | null;
   url: string;
@@ -168,16 +178,27 @@ export async function startHarness(
     config?: Partial<SheetPortConfig>;
     /** The service's seams a suite holds or replaces (who owns a spreadsheet, a hook before a file is replaced). */
     seams?: Pick<ContextOptions, 'ownership' | 'beforeFileReplace'>;
+    /** Where the service keeps its records (default SQLite in the data dir). */
+    store?: StoreName;
+    /** With `store: 'postgres'`: the database to use (a restart over the same records); default a fresh one. */
+    databaseUrl?: string;
   } = {},
 ): Promise<Harness> {
   const kind = options.kind ?? 'workbook';
   const google = kind === 'google' ? await acquireGoogle() : null;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-test-'));
-  const context = createServiceContext({
+  const databaseUrl =
+    options.store === 'postgres' ? (options.databaseUrl ?? (await freshDatabase())) : undefined;
+  const context = await openServiceContext({
     dataDir: options.dataDir ?? path.join(dir, 'data'),
     config: googleConfig(
       { ...(google ? harnessGoogle(google.fake.url) : {}), ...options.google },
-      options.config,
+      {
+        ...(databaseUrl
+          ? { team: { databaseUrl, secretKey: TEST_SECRET_KEY, leaseTtlMs: DEFAULT_LEASE_TTL_MS } }
+          : {}),
+        ...options.config,
+      },
     ),
     log: () => {},
     ...(options.clock ? { clock: options.clock } : {}),
@@ -199,6 +220,8 @@ export async function startHarness(
     });
   return {
     kind,
+    store: options.store ?? 'sqlite',
+    databaseUrl: databaseUrl ?? null,
     google,
     url,
     dir,

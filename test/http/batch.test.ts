@@ -13,6 +13,7 @@ import {
   forEachKind,
   type Harness,
   type KindName,
+  type StoreName,
   startHarness,
 } from '../helpers/harness.ts';
 import { readWithOpenpyxl } from '../helpers/openpyxl.ts';
@@ -22,9 +23,9 @@ let h: Harness;
 let n = 0;
 
 /** A harness of `kind` for the tests of the describe block it is called in. */
-function harnessOf(kind: KindName): void {
+function harnessOf(kind: KindName, store: StoreName = 'sqlite'): void {
   beforeAll(async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
   });
   afterAll(() => h.close());
 }
@@ -77,8 +78,8 @@ async function rowsOf(sheetId: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-forEachKind((kind) => {
-  harnessOf(kind);
+forEachKind((kind, store) => {
+  harnessOf(kind, store);
 
   describe('routes', () => {
     it('answers on both URL forms, and leaves GET /v1/sheets/{sheetId}/rows alone', async () => {

@@ -9,14 +9,14 @@ import type { ConnectionRecord } from '../../server/repositories/connections.ts'
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type ConnectedBook, forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   let conn: ConnectionRecord;
   let book: ConnectedBook;
   /** The public sheet_id of the People tab. */
   let sheetId: string;
   beforeAll(async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
     book = await h.connectBook(await writePeopleWorkbook(h.dir, 'bodies.xlsx'));
     conn = book.connection;
     sheetId = (await (await h.fetch(`/v1/spreadsheets/${conn.spreadsheetId}`)).json()).sheets[0].sheet_id;

@@ -10,14 +10,14 @@ import {
   type TestResponse,
 } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   let conn: ConnectionRecord;
   let book: ConnectedBook;
   afterEach(() => h?.close());
 
   async function setup(): Promise<void> {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
     book = await h.connectBook(await writePeopleWorkbook(h.dir));
     conn = book.connection;
   }

@@ -30,11 +30,11 @@ const RESOLVED = [
   'constructor',
 ];
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   let conn: ConnectionRecord;
   beforeAll(async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
     const file = path.join(h.dir, 'odd.xlsx');
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('Odd');

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   /** A clock the test moves by hand; frozen, so "the first second" is exact however slow the machine is. */
   const NOON = Date.UTC(2026, 0, 15, 12, 0, 0);
   let now = NOON;
@@ -12,7 +12,7 @@ forEachKind((kind) => {
 
   let harnesses: Harness[] = [];
   async function start(dataDir?: string): Promise<Harness> {
-    const h = await startHarness({ kind, clock, ...(dataDir ? { dataDir } : {}) });
+    const h = await startHarness({ kind, store, clock, ...(dataDir ? { dataDir } : {}) });
     harnesses.push(h);
     return h;
   }

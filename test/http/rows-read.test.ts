@@ -6,14 +6,14 @@ import type { ConnectionRecord } from '../../server/repositories/connections.ts'
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   let people: ConnectionRecord;
   const list = (query = '') => h.fetch(rowsPath(people, 'People', query));
   const json = async (res: TestResponse) => ({ status: res.status, body: await res.json() });
 
   beforeAll(async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
     people = (await h.connectBook(await writePeopleWorkbook(h.dir))).connection;
   });
   afterAll(() => h.close());

@@ -3,11 +3,11 @@ import type { ConnectionRecord } from '../../server/repositories/connections.ts'
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type ConnectedBook, forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   let n = 0;
   beforeAll(async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
   });
   afterAll(() => h.close());
 

@@ -9,14 +9,14 @@ import { afterEach, expect, it } from 'vitest';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   afterEach(async () => {
     await h?.close();
   });
 
   it('refuses every write with 507 before the spreadsheet takes it; reads answer', async () => {
-    h = await startHarness({ kind, config: { minFreeBytes: 2 ** 60 } }); // an exabyte: no disk has it free
+    h = await startHarness({ kind, store, config: { minFreeBytes: 2 ** 60 } }); // an exabyte: no disk has it free
     const book = await h.connectBook(await writePeopleWorkbook(h.dir));
     const { connection } = book;
     const before = await book.fingerprint();

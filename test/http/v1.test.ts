@@ -3,11 +3,11 @@ import type { ConnectionRecord } from '../../server/repositories/connections.ts'
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, startHarness } from '../helpers/harness.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   let conn: ConnectionRecord;
   beforeAll(async () => {
-    h = await startHarness({ kind });
+    h = await startHarness({ kind, store });
     conn = (await h.connectBook(await writePeopleWorkbook(h.dir))).connection;
   });
   afterAll(() => h.close());

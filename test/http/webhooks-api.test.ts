@@ -5,7 +5,7 @@ import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { forEachKind, type Harness, rowsPath, startHarness, type TestResponse } from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
-forEachKind((kind) => {
+forEachKind((kind, store) => {
   let h: Harness;
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -24,7 +24,7 @@ forEachKind((kind) => {
   }
 
   async function setup(options: Parameters<typeof startHarness>[0] = {}): Promise<ConnectionRecord> {
-    h = await startHarness({ kind, ...options });
+    h = await startHarness({ kind, store, ...options });
     return connectPeople('people.xlsx');
   }
 
