@@ -1,9 +1,10 @@
 /** `sheetport serve` and `sheetport demo`: run the HTTP service (loaded lazily, only these commands need it). */
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir } from '../config.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir, type SheetPortConfig } from '../config.ts';
 import { runningFromSource } from '../lib/package-file.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../team-config.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
 import {
   cliConfig,
@@ -28,6 +29,10 @@ export function registerServeCommands(program: Command): void {
     .option(ALLOW_LAN_FLAG, 'let webhooks target private (LAN) addresses over https')
     .option('--delivery-log-days <n>', 'keep finished webhook deliveries this many days', parseCount, 30)
     .option('--tunnel', 'also serve /api and /v1 (only) at a public ngrok URL; see `sheetport tunnel token`')
+    .option(
+      '--database <url>',
+      'team mode: keep every store in this PostgreSQL database (as SHEETPORT_DATABASE_URL; docs/deploy.md)',
+    )
     .action(
       async (
         opts: {
@@ -38,6 +43,7 @@ export function registerServeCommands(program: Command): void {
           allowLanWebhooks?: boolean;
           deliveryLogDays: number;
           tunnel?: boolean;
+          database?: string;
         },
         cmd: Command,
       ) => {
@@ -46,7 +52,7 @@ export function registerServeCommands(program: Command): void {
         const { runServe } = await import('./run-serve.ts');
         await runServe({
           dataDir,
-          config: cliConfig(),
+          config: withDatabase(cliConfig(), opts.database),
           port: opts.port,
           host: opts.host,
           allowedHosts: opts.allowHost,
@@ -110,4 +116,11 @@ async function nextSteps(g: GlobalOptions, dataDir: string): Promise<string[]> {
     );
   steps.push(`(To try SheetPort on a ready-made workbook instead: ${cliCommand(null)} demo)`);
   return steps;
+}
+
+/** `--database URL` over SHEETPORT_DATABASE_URL: the environment's other team settings (the secrets key) stay. */
+function withDatabase(config: SheetPortConfig, databaseUrl: string | undefined): SheetPortConfig {
+  if (!databaseUrl) return config;
+  const team = config.team ?? { databaseUrl, leaseTtlMs: DEFAULT_LEASE_TTL_MS };
+  return { ...config, team: { ...team, databaseUrl } };
 }

@@ -49,6 +49,10 @@ export function cliEnv(additions: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.SHEETPORT_DATA_DIR;
   delete env.SHEETPORT_DEBUG;
+  // A developer's team settings must not send a suite's CLI to their database.
+  delete env.SHEETPORT_DATABASE_URL;
+  delete env.SHEETPORT_SECRET_KEY;
+  delete env.SHEETPORT_SECRET_KEY_FILE;
   for (const [name, value] of Object.entries(additions)) {
     if (value === undefined) delete env[name];
     else env[name] = value;
