@@ -20,6 +20,7 @@ import { InProcessOwnership, type Ownership } from './spreadsheets/ownership.ts'
 import { Spreadsheets } from './spreadsheets/spreadsheets.ts';
 import type { SqliteDatabase } from './store/db.ts';
 import type { DeliveryStore } from './store/deliveries.ts';
+import { sqliteReady } from './store/ready.ts';
 import { openSqliteRepositories, type SqliteRepositories } from './store/sqlite-repositories.ts';
 import { assertRoomToRecord } from './store/storage-room.ts';
 import type { WebhookStore } from './store/webhooks.ts';
@@ -136,6 +137,7 @@ export function createServiceContext(options: ContextOptions): ServiceContext {
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
     now,
+    ready: () => sqliteReady(db),
     adminAccess,
     get adminToken() {
       return adminAccess.token;
