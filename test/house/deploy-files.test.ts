@@ -7,55 +7,22 @@
  * 8787). compose.yaml is read by Debian's PyYAML (python3-yaml), an independent YAML parser.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  dockerfileStages,
+  execForm,
+  type Instruction,
+  pinned,
+  REPO_ROOT,
+  stageEnv,
+} from '../helpers/dockerfile.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = REPO_ROOT;
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-interface Instruction {
-  keyword: string;
-  args: string;
-}
-
-/** The Dockerfile's instructions: comments dropped, `\` continuations joined, split at each FROM into stages. */
-function dockerfileStages(text: string): Instruction[][] {
-  const logical = text
-    .split('\n')
-    .filter((line) => !/^\s*#/.test(line))
-    .join('\n')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
-  const stages: Instruction[][] = [];
-  for (const line of logical) {
-    const [, keyword = '', args = ''] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
-    const instruction = { keyword: keyword.toUpperCase(), args };
-    if (instruction.keyword === 'FROM') stages.push([]);
-    stages.at(-1)?.push(instruction);
-  }
-  return stages;
-}
-
-/** An exec-form argument list (`["node", "x"]`), or null for the shell form. */
-function execForm(args: string): string[] | null {
-  try {
-    const parsed = JSON.parse(args) as unknown;
-    return Array.isArray(parsed) && parsed.every((a) => typeof a === 'string') ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-/** An image reference pinned to a version: a tag with a digit in it (`node:22.23.3-bookworm-slim`), never latest. */
-function pinned(image: string): boolean {
-  const tag = /^[^@\s]+:([^/@\s]+)$/.exec(image)?.[1];
-  return tag !== undefined && tag !== 'latest' && /\d/.test(tag);
-}
-
-const stages = dockerfileStages(read('Dockerfile'));
+const stages = dockerfileStages();
 const runtime = stages.at(-1) ?? [];
 const only = (keyword: string, stage: Instruction[] = runtime) => stage.filter((i) => i.keyword === keyword);
 
@@ -74,10 +41,7 @@ describe('Dockerfile', () => {
 
   it('installs with the lockfile without Electron, builds the dashboard and drops the development packages', () => {
     const build = stages[0] ?? [];
-    const env = only('ENV', build)
-      .map((i) => i.args)
-      .join(' ');
-    expect(env).toMatch(/ELECTRON_SKIP_BINARY_DOWNLOAD=1/);
+    expect(stageEnv(build).ELECTRON_SKIP_BINARY_DOWNLOAD).toBe('1');
     const runs = only('RUN', build)
       .map((i) => i.args)
       .join('\n');
@@ -107,11 +71,7 @@ describe('Dockerfile', () => {
     expect(cmd.join(' ')).toContain('--port 8787');
     expect(existsSync(path.join(ROOT, 'bin/sheetport.js'))).toBe(true);
     expect(only('EXPOSE').map((i) => i.args)).toEqual(['8787']);
-    expect(
-      only('ENV')
-        .map((i) => i.args)
-        .join(' '),
-    ).toMatch(/SHEETPORT_DATA_DIR=\/data\b/);
+    expect(stageEnv(runtime).SHEETPORT_DATA_DIR).toBe('/data');
     expect(
       only('VOLUME')
         .map((i) => i.args)
@@ -152,6 +112,33 @@ describe('Dockerfile', () => {
         expect(existsSync(path.join(ROOT, inRepo)), source).toBe(true);
       }
     }
+  });
+});
+
+describe('the production packages (what `npm prune --omit=dev` keeps)', () => {
+  /** The package a bare import names: `@scope/name` or `name`, without a subpath. */
+  const packageOf = (specifier: string) =>
+    specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/');
+
+  it('hold every package the server and the CLI import', () => {
+    const dependencies = Object.keys(JSON.parse(read('package.json')).dependencies as Json);
+    const files = readdirSync(path.join(ROOT, 'server'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join('server', f));
+    const imported = new Set<string>();
+    for (const file of [...files, 'bin/sheetport.js']) {
+      const text = read(file);
+      for (const [, specifier = ''] of text.matchAll(
+        /(?:from\s+|import\(\s*|require\(\s*)['"]([^'".][^'"]*)['"]/g,
+      ))
+        if (!specifier.startsWith('node:')) imported.add(packageOf(specifier));
+    }
+    expect(imported.size).toBeGreaterThan(5);
+    const missing = [...imported].filter((name) => !dependencies.includes(name)).sort();
+    expect(missing, 'imported at run time but not in dependencies').toEqual([]);
   });
 });
 
