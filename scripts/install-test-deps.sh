@@ -3,6 +3,7 @@
 # tool is already there it changes nothing and needs no network. `.ci/run` runs this same script.
 #
 #   python3-openpyxl        the independent .xlsx reader the write tests check files with (/usr/bin/python3)
+#   python3-yaml            an independent YAML parser for compose.yaml (test/house/deploy-files.test.ts)
 #   dbus, dbus-x11, gnome-keyring, libsecret-tools
 #                           a real Secret Service for the keychain tests (test/secrets/keychain.test.ts,
 #                           test/cli/login-google-keychain.test.ts); `secret-tool` checks what landed in it
@@ -14,11 +15,11 @@
 #                           every store against it as well as SQLite (test/global-setup.ts)
 set -euo pipefail
 
-PACKAGES=(python3-openpyxl dbus dbus-x11 gnome-keyring libsecret-tools curl chromium libreoffice-calc-nogui postgresql)
+PACKAGES=(python3-openpyxl python3-yaml dbus dbus-x11 gnome-keyring libsecret-tools curl chromium libreoffice-calc-nogui postgresql)
 
 have_tools() { for tool in "$@"; do command -v "$tool" >/dev/null || return 1; done; }
 installed() {
-  /usr/bin/python3 -c 'import openpyxl' 2>/dev/null \
+  /usr/bin/python3 -c 'import openpyxl, yaml' 2>/dev/null \
     && have_tools dbus-run-session dbus-launch gnome-keyring-daemon secret-tool curl \
     && [ -x /usr/bin/chromium ] && [ -x /usr/bin/soffice ] \
     && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null

@@ -13,6 +13,7 @@ import { jsonBody } from './http/body.ts';
 import { apiCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
 import { errorHandler, notFound } from './http/errors.ts';
+import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { logRequests } from './http/log-requests.ts';
 import { mountMetaRoutes } from './http/meta.ts';
@@ -78,13 +79,15 @@ export function createApp(
   app.set('trust proxy', tunnel ? 1 : false);
 
   app.use(requestId());
-  // Right after the id, so every answer is logged, including the Host guard's refusals.
-  if (options.requestLog) app.use(logRequests(options.requestLog));
+  // Right after the id, so every answer is logged, including the Host guard's refusals; the health probes are
+  // not (http/health.ts).
+  if (options.requestLog) app.use(exceptProbes(logRequests(options.requestLog)));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
-  app.use(hostGuard(tunnel ? (options.tunnelHosts ?? (() => [])) : deps.allowedHosts));
+  // A load balancer's or orchestrator's probe names the instance by its address: the probes pass whatever the Host.
+  app.use(exceptProbes(hostGuard(tunnel ? (options.tunnelHosts ?? (() => [])) : deps.allowedHosts)));
 
   // Preflight and CORS headers for every /api and /v1 path, routed or not; who may call a route is its own
   // access level's business (route-table.ts).
@@ -103,6 +106,7 @@ export function createApp(
   const router = Router();
   const routes = new RouteTable(router, pipeline, tunnel ? onTunnel : undefined);
   mountMetaRoutes(routes);
+  mountHealthRoutes(routes, deps);
   mountAdminRoutes(routes, deps);
   mountAdminDeliveryRoutes(routes, deps);
   mountAdminConnectionRoutes(routes, deps);

@@ -170,6 +170,7 @@ function wireServiceContext(
     usage,
     limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
     now,
+    ready: () => repositories.ready(),
     adminAccess,
     get adminToken() {
       return adminAccess.token;

@@ -37,6 +37,8 @@ export interface AppDeps {
   dataDir: string;
   /** Wakes the webhook delivery worker (after a resume or a replay); absent where no worker runs. */
   wakeDeliveries?: () => void;
+  /** Resolves when the store's database answers and its migrations are done (`/readyz`); rejects saying why not. */
+  ready: () => Promise<void>;
   /** Epoch-ms clock (injected in tests). */
   now: () => number;
   /** Extra `Host` names to accept besides loopback (a tunnel). */

@@ -15,6 +15,7 @@ import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './d
 import { DeliveryStore } from './deliveries.ts';
 import { DeliveryLogQuery } from './delivery-log.ts';
 import { IdempotencyStore } from './idempotency.ts';
+import { sqliteReady } from './ready.ts';
 import { UsageStore } from './usage.ts';
 import { WebhookStore } from './webhooks.ts';
 
@@ -71,9 +72,7 @@ export function openSqliteRepositories(
     secrets: databaseSecrets.provider,
     databaseSecrets,
     db,
-    async ready() {
-      db.prepare('SELECT 1').get();
-    },
+    ready: () => sqliteReady(db),
     async close() {
       if (db.open) db.close();
     },

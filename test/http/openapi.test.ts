@@ -116,6 +116,9 @@ const PUBLIC_READ_GETS = new Set([
   'GET /v1/sheets/{sheetId}/rows',
 ]);
 
+/** What needs no key at all: the base URL, this document, and the health probes (server/http/health.ts). */
+const OPEN_PATHS = new Set(['/', '/openapi.json', '/healthz', '/readyz']);
+
 interface RouteLayer {
   route?: { path: string; methods: Record<string, boolean> };
 }
@@ -283,14 +286,14 @@ describe('docs/openapi.json is structurally OpenAPI 3.1', () => {
     }
   });
 
-  it('keys every /api and /v1 operation, guards /admin with the admin token and leaves / and /openapi.json open', () => {
+  it('keys every /api and /v1 operation, guards /admin with the admin token and leaves /, /openapi.json and the probes open', () => {
     expect(DOC.security).toEqual([{ bearerAuth: [] }]);
     const schemes = deref(deref(DOC.components).securitySchemes);
     expect(deref(schemes.adminToken)).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const o of operations()) {
       const where = `${o.method.toUpperCase()} ${o.path}`;
       const statuses = Object.keys(deref(o.op.responses));
-      if (o.path === '/openapi.json' || o.path === '/') expect(o.op.security, where).toEqual([]);
+      if (OPEN_PATHS.has(o.path)) expect(o.op.security, where).toEqual([]);
       else if (where === 'POST /admin/session') {
         // signing in: a one-use code in the body needs no bearer (server/http/admin-sign-in.ts)
         expect(o.op.security, where).toEqual([{ adminToken: [] }, {}]);
