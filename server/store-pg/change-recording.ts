@@ -101,6 +101,8 @@ export class PgChangeRecording implements ChangeRecording {
       stored.generation === prepared.generation
         ? prepared.tabs
         : request.plan(await this.#baselines.load(spreadsheetId, client));
+    // Nothing to store, at the version stored already (a first sight of what another instance recorded).
+    if (tabs.length === 0 && stored.version === version) return { queued: 0, generation: stored.generation };
     const done: Committed = { queued: 0, renamed: false };
     for (const tab of tabs) await this.#recordTab(client, request, tab, prepared.encoded, done);
     const generation = await this.#baselines.markVersion(client, spreadsheetId, version);
