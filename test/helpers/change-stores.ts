@@ -11,13 +11,14 @@ import type { Baselines } from '../../server/repositories/baselines.ts';
 import type { ChangeLog, ChangeRecording } from '../../server/repositories/change-log.ts';
 import type { Deliveries } from '../../server/repositories/deliveries.ts';
 import type { DeliveryLog } from '../../server/repositories/delivery-log.ts';
+import type { WebhookRecord, Webhooks } from '../../server/repositories/webhooks.ts';
 import { SqliteBaselines } from '../../server/store/baselines.ts';
 import { openSqliteRepositories } from '../../server/store/sqlite-repositories.ts';
 import { openChangeStores as openPgChangeStores } from '../../server/store-pg/change-stores.ts';
 import { PgListener } from '../../server/store-pg/listener.ts';
 import { migrate } from '../../server/store-pg/migrate.ts';
 import { MIGRATIONS, type PgMigration } from '../../server/store-pg/migrations.ts';
-import { openPool } from '../../server/store-pg/pool.ts';
+import { openPool, type Pool } from '../../server/store-pg/pool.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
 import { freshDatabase } from './postgres.ts';
 
@@ -25,6 +26,7 @@ export type ChangeStoreKind = 'sqlite' | 'postgres';
 export const CHANGE_STORE_KINDS: readonly ChangeStoreKind[] = ['sqlite', 'postgres'];
 
 export interface TestWebhook {
+  url?: string;
   spreadsheetId: string;
   sourceSheetId: string;
   sheetName?: string;
@@ -40,6 +42,8 @@ export interface ChangeStores {
   baselines: Baselines;
   deliveries: Deliveries;
   deliveryLog: DeliveryLog;
+  /** What the delivery worker reads of the registry: a webhook's URL and secret. */
+  webhooks: Pick<Webhooks, 'get' | 'secretOf'>;
   /** A webhook on a tab, active, as the registry stores it; returns its id. */
   addWebhook(webhook: TestWebhook): Promise<string>;
   setWebhookStatus(id: string, status: 'active' | 'paused'): Promise<void>;
@@ -72,9 +76,10 @@ async function openSqlite(): Promise<ChangeStores> {
     baselines: new SqliteBaselines(repos.db),
     deliveries: repos.deliveries,
     deliveryLog: repos.deliveryLog,
+    webhooks: repos.webhooks,
     async addWebhook(w) {
       const { record } = await registerWebhook(repos.webhooks, {
-        url: 'https://hooks.example.com/in',
+        url: w.url ?? 'https://hooks.example.com/in',
         spreadsheetId: w.spreadsheetId,
         sheetName: w.sheetName ?? 'S',
         sourceSheetId: w.sourceSheetId,
@@ -133,13 +138,14 @@ async function openPostgres(existing: string | undefined): Promise<ChangeStores>
     kind: 'postgres',
     databaseUrl,
     ...stores,
+    webhooks: registryReader(pool),
     async addWebhook(w) {
       const id = `wh_test${++webhookCount}_${Date.now().toString(36)}`;
       const at = new Date().toISOString();
       await pool.query(
         `INSERT INTO webhooks (id, url, spreadsheet_id, sheet_name, source_sheet_id, events, secret, status,
            api_key_id, created_at, updated_at, last_timestamp_ms)
-         VALUES ($1, 'https://hooks.example.com/in', $2, $3, $4, $5, 'sealed', 'active', NULL, $6, $6, 0)`,
+         VALUES ($1, $7, $2, $3, $4, $5, 'not-sealed-test-secret', 'active', NULL, $6, $6, 0)`,
         [
           id,
           w.spreadsheetId,
@@ -147,6 +153,7 @@ async function openPostgres(existing: string | undefined): Promise<ChangeStores>
           w.sourceSheetId,
           JSON.stringify(w.events ?? ['row.inserted', 'row.updated', 'row.deleted']),
           at,
+          w.url ?? 'https://hooks.example.com/in',
         ],
       );
       return id;
@@ -165,6 +172,28 @@ async function openPostgres(existing: string | undefined): Promise<ChangeStores>
     async close() {
       await listener.close();
       await pool.end();
+    },
+  };
+}
+
+/**
+ * The URL and secret of a webhook, read by plain SQL: what the delivery worker needs of the registry, whose
+ * PostgreSQL class is composed with these stores elsewhere. Only the fields the worker reads are filled in.
+ */
+function registryReader(pool: Pool): Pick<Webhooks, 'get' | 'secretOf'> {
+  return {
+    async get(id) {
+      const { rows } = await pool.query<{ id: string; url: string }>(
+        'SELECT id, url FROM webhooks WHERE id = $1',
+        [id],
+      );
+      return rows[0] ? ({ id: rows[0].id, url: rows[0].url } as WebhookRecord) : null;
+    },
+    async secretOf(id) {
+      const { rows } = await pool.query<{ secret: string }>('SELECT secret FROM webhooks WHERE id = $1', [
+        id,
+      ]);
+      return rows[0]?.secret ?? null;
     },
   };
 }
