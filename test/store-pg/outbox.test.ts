@@ -5,10 +5,17 @@
  * one instance is heard by the other's worker (externalVersion moves).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ChangeRecorder } from '../../server/changes/recorder.ts';
+import type { Webhooks } from '../../server/repositories/webhooks.ts';
+import { DEFAULT_EVENT_RULES } from '../../server/webhooks/events.ts';
+import { deliver } from '../../server/webhooks/sender.ts';
+import { signedHeaders } from '../../server/webhooks/signer.ts';
+import { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { type ChangeStores, openChangeStores } from '../helpers/change-stores.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 
 const T = Date.UTC(2026, 2, 1);
-const open: ChangeStores[] = [];
+const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const stores of open.splice(0)) await stores.close();
 });
@@ -76,5 +83,68 @@ describe('the outbox shared by instances', () => {
     expect(await a.deliveries.requestReplay(id, T + 1)).toBe(true);
     await expect.poll(() => b.deliveries.externalVersion(), { timeout: 2000 }).toBeGreaterThan(before);
     expect((await b.deliveries.claimDue(T + 1, 1, 5000)).map((d) => [d.id, d.replay])).toEqual([[id, true]]);
+  });
+
+  it('an idle worker on one instance sends what another instance recorded, and a replay it requested', async () => {
+    const [a, b] = await twoInstances();
+    const receiver = await startReceiver(() => 'not-sealed-test-secret');
+    open.push(receiver);
+    const tab = { spreadsheetId: 'wb_1', sourceSheetId: '1', sheetName: 'People' };
+    const webhook = await a.addWebhook({ ...tab, url: receiver.url, events: ['row.inserted'] });
+    const worker = new DeliveryWorker({
+      deliveries: b.deliveries,
+      webhooks: b.webhooks as Webhooks,
+      now: Date.now,
+      send: (attempt) => deliver({ ...attempt, allowLan: false }),
+      sign: signedHeaders,
+    });
+    open.push({ close: () => worker.stop() });
+    worker.start();
+    const recorder = new ChangeRecorder({
+      recording: a.changeRecording,
+      now: Date.now,
+      rules: DEFAULT_EVENT_RULES,
+      onQueued: () => {}, // instance A has no worker: B's hears of the queued delivery
+    });
+    const people = (version: string, names: string[]) => ({
+      title: 'People',
+      version,
+      tabs: [
+        {
+          ...tab,
+          name: 'People',
+          header: ['Name'],
+          headerRow: 1,
+          typed: names.map((n) => [n]),
+          formatted: [],
+        },
+      ],
+    });
+    await recorder.record('wb_1', null, people('v1', ['Ada']));
+    await new Promise((r) => setTimeout(r, 500)); // B's worker is idle
+    const recorded = performance.now();
+    await recorder.record('wb_1', people('v1', ['Ada']), people('v2', ['Ada', 'Bob']));
+    await receiver.waitFor(1, 2000);
+    const sentMs = performance.now() - recorded;
+    expect(receiver.received[0]!.signatureOk).toBe(true);
+    expect(receiver.received[0]!.json).toMatchObject({
+      event: 'row.inserted',
+      changed_rows: [{ after: { Name: 'Bob' } }],
+    });
+
+    await expect.poll(() => b.deliveries.nextDueAt(), { timeout: 2000 }).toBeNull();
+    const id = String(receiver.received[0]!.headers['x-service-delivery']);
+    const replayed = performance.now();
+    expect(await a.deliveries.requestReplay(id, Date.now())).toBe(true);
+    await receiver.waitFor(2, 2000);
+    const replayMs = performance.now() - replayed;
+    expect(receiver.received[1]!.headers['x-service-delivery']).toBe(id);
+    await expect
+      .poll(async () => (await a.deliveries.attemptsOf(id)).map((t) => t.trigger), { timeout: 2000 })
+      .toEqual(['auto', 'replay']);
+    expect((await a.deliveries.page(webhook, { limit: 10, offset: 0 })).total).toBe(1);
+    console.info(
+      `outbox across instances: sent ${Math.round(sentMs)} ms after recording, replay ${Math.round(replayMs)} ms`,
+    );
   });
 });
