@@ -1,15 +1,15 @@
 /**
  * The baselines in PostgreSQL (repositories/baselines.ts), in SQLite's stored format (store/baseline-format.ts,
  * shared): per tab a row of counters (tab_baselines), a checkpoint of its content (tab_checkpoints) and the row
- * edits recorded after it (baseline_redo). Beside them, per spreadsheet, the version last recorded and how many
- * recordings it has had (recorded_versions): how an instance tells that another one recorded meanwhile. The
+ * edits recorded after it (baseline_redo). Beside them, per spreadsheet, the version last recorded and the
+ * generation of that recording (recorded_versions): how an instance tells that another one recorded meanwhile. The
  * writing methods run inside the change recording's transaction (change-recording.ts).
  */
 import type { Baselines, ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
 import { decodeCheckpointPaced, encodeCheckpoint, encodeRedo, withRedo } from '../store/baseline-format.ts';
 import type { Pool, Queryable } from './pool.ts';
 
-/** What a spreadsheet's baselines were last recorded at; generation counts its recordings (0: none yet). */
+/** What a spreadsheet's baselines were last recorded at; a new generation for each recording (0: none yet). */
 export interface RecordedVersion {
   version: string | null;
   generation: number;
@@ -112,8 +112,8 @@ export class PgBaselines implements Baselines {
   }
 
   /**
-   * Every baseline of the spreadsheet now matches `sourceVersion`, and the spreadsheet has one recording more;
-   * returns its generation now.
+   * Every baseline of the spreadsheet now matches `sourceVersion`, recorded in a new generation (unique across
+   * spreadsheets and time); returns it.
    */
   async markVersion(db: Queryable, spreadsheetId: string, sourceVersion: string): Promise<number> {
     await db.query(
@@ -122,9 +122,9 @@ export class PgBaselines implements Baselines {
       [sourceVersion, spreadsheetId],
     );
     const { rows } = await db.query<{ generation: number }>(
-      `INSERT INTO recorded_versions (spreadsheet_id, version, generation) VALUES ($1, $2, 1)
-       ON CONFLICT (spreadsheet_id) DO UPDATE SET
-         version = excluded.version, generation = recorded_versions.generation + 1
+      `INSERT INTO recorded_versions (spreadsheet_id, version, generation)
+       VALUES ($1, $2, nextval('recording_generations'))
+       ON CONFLICT (spreadsheet_id) DO UPDATE SET version = excluded.version, generation = excluded.generation
        RETURNING generation`,
       [spreadsheetId, sourceVersion],
     );

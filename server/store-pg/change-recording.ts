@@ -21,7 +21,7 @@ import { enqueueDelivery } from './deliveries.ts';
 import { type Client, type Pool, tx } from './pool.ts';
 import { renameTabWebhooks, takeTimestamps, webhooksOnTab } from './tab-webhooks.ts';
 
-/** What a recording worked out before its transaction, and the recordings count it is based on. */
+/** What a recording worked out before its transaction, and the generation of the baselines it is based on. */
 interface Prepared {
   generation: number;
   tabs: TabRecording[];
@@ -38,7 +38,7 @@ export class PgChangeRecording implements ChangeRecording {
   readonly #baselines: PgBaselines;
   readonly #changeLog: PgChangeLog;
   /**
-   * Per spreadsheet, the recordings count the stored baselines had when this instance last recorded (or found
+   * Per spreadsheet, the generation the stored baselines had when this instance last recorded (or found
    * its version recorded): while it still has it, the in-memory previous content is what is stored.
    */
   readonly #inStep = new Map<string, number>();

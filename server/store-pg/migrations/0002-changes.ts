@@ -91,8 +91,10 @@ export const CHANGES_MIGRATION: PgMigration = {
     );
     CREATE INDEX baseline_redo_tab ON baseline_redo (spreadsheet_id, source_sheet_id, seq);
 
-    -- The source version each spreadsheet was last recorded at, and how many recordings it has had: an
-    -- instance whose in-memory content is older than the count it last saw compares with the baselines instead.
+    -- The source version each spreadsheet was last recorded at, and its recording's generation (from one
+    -- sequence, never reused, also after a connection is removed and made again): an instance whose in-memory
+    -- content is of another generation than the stored one compares with the stored baselines instead.
+    CREATE SEQUENCE recording_generations;
     CREATE TABLE recorded_versions (
       spreadsheet_id  TEXT PRIMARY KEY,
       version         TEXT NOT NULL,
