@@ -2,7 +2,8 @@
  * Several instances recording one spreadsheet on one real PostgreSQL database, each with its own pool and its own
  * in-memory "previous" (the real recorder plans each recording): a version recorded by one instance is recorded
  * by no other (nothing is notified twice, also when both record it at once), and an instance whose previous is
- * older than what another one recorded records only what is new since.
+ * older than what another one recorded records only what is new since. A recording is one transaction (a failure
+ * in it leaves nothing), renames the webhooks of a renamed tab, and goes with its connection.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeRecorder } from '../../server/changes/recorder.ts';
@@ -134,5 +135,70 @@ describe('recording from several instances', () => {
     // Every instance hears of each recording once it committed (B's first sight of v1 recorded nothing).
     await expect.poll(() => recorded.length, { timeout: 2000 }).toBe(4);
     expect(new Set(recorded)).toEqual(new Set(['wb_1']));
+  });
+
+  it('a failure inside the recording transaction records nothing of the change', async () => {
+    const [a] = await twoInstances();
+    const webhook = await a.stores.addWebhook({
+      spreadsheetId: 'wb_1',
+      sourceSheetId: '1',
+      sheetName: 'People',
+    });
+    const v1 = snapshot(['Ada']);
+    await a.record(null, v1);
+    const v2 = snapshot(['Ada', 'Bob']);
+    await a.record(v1, v2);
+    const state = () =>
+      Promise.all(
+        [
+          'SELECT * FROM change_log ORDER BY seq',
+          'SELECT id, payload FROM deliveries ORDER BY seq',
+          'SELECT * FROM tab_baselines',
+          'SELECT source_sheet_id, content FROM baseline_redo ORDER BY seq',
+          'SELECT * FROM recorded_versions',
+          'SELECT id, sheet_name, last_timestamp_ms FROM webhooks',
+        ].map((sql) => a.stores.rows(sql)),
+      );
+    const before = await state();
+    // The baseline's row edits are stored last: refusing them must undo the entries and the outbox too.
+    await a.stores.rows(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$`);
+    await a.stores.rows(
+      'CREATE TRIGGER refuse BEFORE INSERT ON baseline_redo FOR EACH ROW EXECUTE FUNCTION refuse()',
+    );
+    const v3 = snapshot(['Ada', 'Bob', 'Cy']);
+    await expect(a.record(v2, v3)).rejects.toThrow(/refused for the test/);
+    expect(await state()).toEqual(before);
+
+    await a.stores.rows('DROP TRIGGER refuse ON baseline_redo');
+    await a.record(v2, v3);
+    expect(await notified(a.stores, webhook)).toEqual([
+      ['row.inserted', 'Bob'],
+      ['row.inserted', 'Cy'],
+    ]);
+  });
+
+  it('a renamed tab renames its webhooks; a removed connection takes what was recorded of it', async () => {
+    const [a] = await twoInstances();
+    const webhook = await a.stores.addWebhook({
+      spreadsheetId: 'wb_1',
+      sourceSheetId: '1',
+      sheetName: 'People',
+    });
+    const v1 = snapshot(['Ada']);
+    await a.record(null, v1);
+    const v2 = snapshot(['Ada', 'Bob']);
+    v2.tabs[0]!.name = 'Team';
+    await a.record(v1, v2);
+    expect(await a.stores.rows(`SELECT sheet_name FROM webhooks WHERE id = '${webhook}'`)).toEqual([
+      { sheet_name: 'Team' },
+    ]);
+    expect((await a.stores.changeLog.page('wb_1', '1', 0, 10, 0)).total).toBe(1);
+
+    await a.stores.rows("INSERT INTO connections (id) VALUES ('wb_1')");
+    await a.stores.rows("DELETE FROM connections WHERE id = 'wb_1'");
+    expect((await a.stores.changeLog.page('wb_1', '1', 0, 10, 0)).total).toBe(0);
+    expect((await a.stores.baselines.load('wb_1')).size).toBe(0);
+    expect(await a.stores.rows('SELECT * FROM recorded_versions')).toEqual([]);
   });
 });
