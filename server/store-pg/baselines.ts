@@ -99,14 +99,12 @@ export class PgBaselines implements Baselines {
     sourceSheetId: string,
     edits: readonly RowEdit[],
   ): Promise<number> {
-    await db.query(
-      'INSERT INTO baseline_redo (spreadsheet_id, source_sheet_id, content) VALUES ($1, $2, $3)',
-      [spreadsheetId, sourceSheetId, encodeRedo(edits)],
-    );
     const { rows } = await db.query<{ n: number }>(
-      `UPDATE tab_baselines SET redo_entries = redo_entries + $1
+      `WITH added AS (
+         INSERT INTO baseline_redo (spreadsheet_id, source_sheet_id, content) VALUES ($2, $3, $4))
+       UPDATE tab_baselines SET redo_entries = redo_entries + $1
        WHERE spreadsheet_id = $2 AND source_sheet_id = $3 RETURNING redo_entries AS n`,
-      [edits.length, spreadsheetId, sourceSheetId],
+      [edits.length, spreadsheetId, sourceSheetId, encodeRedo(edits)],
     );
     return rows[0]?.n ?? edits.length;
   }
@@ -116,13 +114,11 @@ export class PgBaselines implements Baselines {
    * spreadsheets and time); returns it.
    */
   async markVersion(db: Queryable, spreadsheetId: string, sourceVersion: string): Promise<number> {
-    await db.query(
-      `UPDATE tab_baselines SET source_version = $1
-       WHERE spreadsheet_id = $2 AND source_version IS DISTINCT FROM $1`,
-      [sourceVersion, spreadsheetId],
-    );
     const { rows } = await db.query<{ generation: number }>(
-      `INSERT INTO recorded_versions (spreadsheet_id, version, generation)
+      `WITH marked AS (
+         UPDATE tab_baselines SET source_version = $2
+         WHERE spreadsheet_id = $1 AND source_version IS DISTINCT FROM $2)
+       INSERT INTO recorded_versions (spreadsheet_id, version, generation)
        VALUES ($1, $2, nextval('recording_generations'))
        ON CONFLICT (spreadsheet_id) DO UPDATE SET version = excluded.version, generation = excluded.generation
        RETURNING generation`,

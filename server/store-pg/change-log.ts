@@ -65,45 +65,31 @@ export class PgChangeLog implements ChangeLog {
   }
 
   /**
-   * The instant to stamp a tab's next change with: now, or 1 ms after the tab's previous change if that is not
-   * earlier (store/change-log.ts says why). Read in the recording's transaction, under the spreadsheet's lock,
-   * so every instance's changes of a tab get instants of their own.
-   */
-  async nextInstant(
-    db: Queryable,
-    spreadsheetId: string,
-    sourceSheetId: string,
-    nowMs: number,
-  ): Promise<number> {
-    const { rows } = await db.query<{ last: number | null }>(
-      'SELECT MAX(updated_at) AS last FROM change_log WHERE spreadsheet_id = $1 AND source_sheet_id = $2',
-      [spreadsheetId, sourceSheetId],
-    );
-    return Math.max(nowMs, (rows[0]?.last ?? 0) + 1);
-  }
-
-  /**
    * Appends one recorded change's entries in their order, inside the recording's transaction. The lock makes
    * appends one after another until each commits: a reader that saw seq n never later finds an entry below it.
+   * Their instant is now, or 1 ms after the tab's previous change if that is not earlier (store/change-log.ts
+   * says why), read under the spreadsheet's lock: every instance's changes of a tab get instants of their own.
    */
   async append(
     db: Queryable,
     spreadsheetId: string,
     sourceSheetId: string,
     entries: readonly Omit<ChangeEntry, 'updatedAt'>[],
-    instant: number,
+    nowMs: number,
   ): Promise<void> {
     if (entries.length === 0) return;
     await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [APPEND_LOCK]);
     await db.query(
       `INSERT INTO change_log (spreadsheet_id, source_sheet_id, row_index, change, updated_at, row_values)
-       SELECT $1, $2, e.row_index, e.change, $3, e.row_values
-       FROM unnest($4::int[], $5::text[], $6::text[]) WITH ORDINALITY AS e(row_index, change, row_values, n)
+       SELECT $1, $2, e.row_index, e.change, i.instant, e.row_values
+       FROM unnest($4::int[], $5::text[], $6::text[]) WITH ORDINALITY AS e(row_index, change, row_values, n),
+         (SELECT GREATEST($3::bigint, COALESCE(MAX(updated_at), 0) + 1) AS instant FROM change_log
+          WHERE spreadsheet_id = $1 AND source_sheet_id = $2) AS i
        ORDER BY e.n`,
       [
         spreadsheetId,
         sourceSheetId,
-        instant,
+        nowMs,
         entries.map((e) => e.row_index),
         entries.map((e) => e.change),
         entries.map((e) => (e.values ? JSON.stringify(e.values) : null)),

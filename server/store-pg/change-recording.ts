@@ -106,9 +106,14 @@ export class PgChangeRecording implements ChangeRecording {
     const done: Committed = { queued: 0, renamed: false };
     for (const tab of tabs) await this.#recordTab(client, request, tab, prepared.encoded, done);
     const generation = await this.#baselines.markVersion(client, spreadsheetId, version);
-    await client.query('SELECT pg_notify($1, $2)', [CHANNELS.recorded, spreadsheetId]);
-    if (done.queued > 0) await client.query('SELECT pg_notify($1, $2)', [CHANNELS.deliveries, '']);
-    if (done.renamed) await client.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
+    // Delivered when the transaction commits: every instance reads again, workers claim, caches refresh.
+    const notify: [string, string][] = [[CHANNELS.recorded, spreadsheetId]];
+    if (done.queued > 0) notify.push([CHANNELS.deliveries, '']);
+    if (done.renamed) notify.push([CHANNELS.registry, '']);
+    await client.query(
+      'SELECT pg_notify(n.channel, n.payload) FROM unnest($1::text[], $2::text[]) AS n(channel, payload)',
+      [notify.map(([channel]) => channel), notify.map(([, payload]) => payload)],
+    );
     return { queued: done.queued, generation };
   }
 
@@ -125,8 +130,7 @@ export class PgChangeRecording implements ChangeRecording {
     if (renamedTo !== null && (await renameTabWebhooks(client, spreadsheetId, sourceSheetId, renamedTo)))
       done.renamed = true;
     if (rows) {
-      const instant = await this.#changeLog.nextInstant(client, spreadsheetId, sourceSheetId, nowMs);
-      await this.#changeLog.append(client, spreadsheetId, sourceSheetId, rows.entries, instant);
+      await this.#changeLog.append(client, spreadsheetId, sourceSheetId, rows.entries, nowMs);
       done.queued += await this.#notify(client, spreadsheetId, sourceSheetId, rows, nowMs);
     }
     const storeWhole =

@@ -185,6 +185,11 @@ describe('recording from several instances', () => {
       sourceSheetId: '1',
       sheetName: 'People',
     });
+    const registry: (string | null)[] = [];
+    const listener = new PgListener(a.stores.databaseUrl!);
+    open.push(listener);
+    listener.on('sheetport_registry', (p) => registry.push(p));
+    await listener.start();
     const v1 = snapshot(['Ada']);
     await a.record(null, v1);
     const v2 = snapshot(['Ada', 'Bob']);
@@ -193,6 +198,8 @@ describe('recording from several instances', () => {
     expect(await a.stores.rows(`SELECT sheet_name FROM webhooks WHERE id = '${webhook}'`)).toEqual([
       { sheet_name: 'Team' },
     ]);
+    // Instances that cache the registry read it again.
+    await expect.poll(() => registry, { timeout: 2000 }).toEqual(['']);
     expect((await a.stores.changeLog.page('wb_1', '1', 0, 10, 0)).total).toBe(1);
 
     await a.stores.rows("INSERT INTO connections (id) VALUES ('wb_1')");
