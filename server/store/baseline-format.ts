@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { pacer } from '../lib/pacer.ts';
-import type { RowEdit, TabContent } from '../repositories/baselines.ts';
+import type { ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
 import type { CellValue } from '../sources/source.ts';
 
 export const BASELINE_FORMAT = 2;
@@ -233,4 +233,20 @@ function isRow(value: unknown): boolean {
     if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return false;
   }
   return true;
+}
+
+/** The checkpoints with each tab's recorded changes applied in order; a tab with an unreadable one is left out. */
+export function withRedo(
+  out: Map<string, ComparedTab>,
+  redo: readonly { source_sheet_id: string; content: Buffer }[],
+): Map<string, ComparedTab> {
+  for (const entry of redo) {
+    const tab = out.get(entry.source_sheet_id);
+    if (!tab) continue;
+    const edits = decodeRedo(entry.content);
+    // The checkpoint's rows are this load's own: edited in place.
+    if (edits) tab.typed = applyEditsInPlace(tab.typed, edits);
+    else out.delete(entry.source_sheet_id);
+  }
+  return out;
 }

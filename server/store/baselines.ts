@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { Baselines, ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
 import {
-  applyEditsInPlace,
   decodeCheckpoint,
   decodeCheckpointPaced,
-  decodeRedo,
   encodeCheckpoint,
   encodeRedo,
+  withRedo,
 } from './baseline-format.ts';
 
 interface CheckpointRow {
@@ -160,20 +159,4 @@ export class SqliteBaselines implements Baselines {
   markVersion(spreadsheetId: string, sourceVersion: string): void {
     this.#mark.run(sourceVersion, spreadsheetId, sourceVersion);
   }
-}
-
-/** The checkpoints with each tab's recorded changes applied in order; a tab with an unreadable one is left out. */
-function withRedo(
-  out: Map<string, ComparedTab>,
-  redo: readonly { source_sheet_id: string; content: Buffer }[],
-): Map<string, ComparedTab> {
-  for (const entry of redo) {
-    const tab = out.get(entry.source_sheet_id);
-    if (!tab) continue;
-    const edits = decodeRedo(entry.content);
-    // The checkpoint's rows are this load's own: edited in place.
-    if (edits) tab.typed = applyEditsInPlace(tab.typed, edits);
-    else out.delete(entry.source_sheet_id);
-  }
-  return out;
 }

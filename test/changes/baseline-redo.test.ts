@@ -1,40 +1,32 @@
 /**
  * A tab's baseline is its last checkpoint plus the row edits recorded after it. Through the real
- * recorder and a real SQLite file: after any sequence of recorded versions (edits, inserts, deletes, moves, a
- * header change), what a fresh process loads equals the last version; a write to a big tab stores its changed
- * rows only (the checkpoint stays as it was), and a checkpoint is taken again once the entries grow many.
+ * recorder and a real database (SQLite in a data dir, PostgreSQL on the test cluster): after any sequence of
+ * recorded versions (edits, inserts, deletes, moves, a header change), what is loaded afresh equals the last
+ * version; a write to a big tab stores its changed rows only (the checkpoint stays as it was), and a checkpoint
+ * is taken again once the entries grow many.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeRecorder } from '../../server/changes/recorder.ts';
 import type { CellValue, SpreadsheetSnapshot } from '../../server/sources/source.ts';
-import { SqliteBaselines } from '../../server/store/baselines.ts';
-import { SqliteChangeLog } from '../../server/store/change-log.ts';
-import { SqliteChangeRecording } from '../../server/store/change-recording.ts';
-import { openDatabase } from '../../server/store/db.ts';
 import { DEFAULT_EVENT_RULES } from '../../server/webhooks/events.ts';
+import { CHANGE_STORE_KINDS, type ChangeStores, openChangeStores } from '../helpers/change-stores.ts';
 import { editRows, type RowEdit } from '../helpers/row-edits.ts';
 
 type Row = CellValue[];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+const open: ChangeStores[] = [];
+afterEach(async () => {
+  for (const stores of open.splice(0)) await stores.close();
 });
 
-function openRecorder(dir: string) {
-  const db = openDatabase(dir);
+function recorderOn(stores: ChangeStores) {
   let now = 1_700_000_000_000;
-  const baselines = new SqliteBaselines(db);
-  const recorder = new ChangeRecorder({
-    recording: new SqliteChangeRecording(db, baselines, new SqliteChangeLog(db)),
+  return new ChangeRecorder({
+    recording: stores.changeRecording,
     now: () => now++,
     rules: DEFAULT_EVENT_RULES,
     onQueued: () => {},
   });
-  return { db, baselines, recorder };
 }
 
 let versions = 0;
@@ -59,36 +51,35 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 const edit = editRows;
 
-describe('a baseline: checkpoint + row edits', () => {
+describe.each(CHANGE_STORE_KINDS)('a baseline in %s: checkpoint + row edits', (kind) => {
   it('loads as the last recorded version after any sequence of changes', async () => {
+    const stores = await openChangeStores(kind);
+    open.push(stores);
+    const recorder = recorderOn(stores);
+    let runs = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(row, { maxLength: 8 }),
         fc.array(fc.array(op, { maxLength: 4 }), { minLength: 1, maxLength: 6 }),
         fc.nat({ max: 5 }),
         async (first, steps, renameAt) => {
-          const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-redo-'));
-          dirs.push(dir);
-          const { db, recorder, baselines } = openRecorder(dir);
-          try {
-            let header = ['A', 'B', 'C'];
-            let rows = first;
-            let before = snapshot(header, rows);
-            await recorder.record('wb_1', null, before);
-            for (const [i, ops] of steps.entries()) {
-              if (i === renameAt) header = ['A', 'B2', 'C'];
-              rows = edit(rows, ops);
-              const after = snapshot(header, rows);
-              await recorder.record('wb_1', before, after);
-              before = after;
-            }
-            const loaded = baselines.loadNow('wb_1').get('1')!;
-            expect(loaded.header).toEqual(header);
-            expect(loaded.typed).toEqual(rows);
-            expect(loaded.sourceVersion).toBe(before.version);
-          } finally {
-            db.close();
+          // A spreadsheet of its own per run: nothing recorded before.
+          const id = `wb_${++runs}`;
+          let header = ['A', 'B', 'C'];
+          let rows = first;
+          let before = snapshot(header, rows);
+          await recorder.record(id, null, before);
+          for (const [i, ops] of steps.entries()) {
+            if (i === renameAt) header = ['A', 'B2', 'C'];
+            rows = edit(rows, ops);
+            const after = snapshot(header, rows);
+            await recorder.record(id, before, after);
+            before = after;
           }
+          const loaded = (await stores.baselines.load(id)).get('1')!;
+          expect(loaded.header).toEqual(header);
+          expect(loaded.typed).toEqual(rows);
+          expect(loaded.sourceVersion).toBe(before.version);
         },
       ),
       { numRuns: 150 },
@@ -96,44 +87,38 @@ describe('a baseline: checkpoint + row edits', () => {
   });
 
   it('stores only the changed rows of a write to a big tab, and a new checkpoint once the edits grow many', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-redo-'));
-    dirs.push(dir);
-    const { db, recorder, baselines } = openRecorder(dir);
-    const stored = () =>
-      db
-        .prepare(
+    const stores = await openChangeStores(kind);
+    open.push(stores);
+    const recorder = recorderOn(stores);
+    // What is stored, not what loads: the same query on either schema.
+    const stored = async () =>
+      (
+        await stores.rows<{ content: Buffer; redo_entries: number }>(
           `SELECT c.content, b.redo_entries FROM tab_baselines b JOIN tab_checkpoints c USING (spreadsheet_id, source_sheet_id)
            WHERE b.spreadsheet_id = 'wb_1'`,
         )
-        .get() as {
-        content: Buffer;
-        redo_entries: number;
-      };
-    try {
-      const header = ['Id', 'Name'];
-      let rows: Row[] = Array.from({ length: 8_000 }, (_, i) => [i, `n${i}`]);
-      let before = snapshot(header, rows);
-      await recorder.record('wb_1', null, before);
-      const checkpoint = stored().content;
+      )[0]!;
+    const header = ['Id', 'Name'];
+    let rows: Row[] = Array.from({ length: 8_000 }, (_, i) => [i, `n${i}`]);
+    let before = snapshot(header, rows);
+    await recorder.record('wb_1', null, before);
+    const checkpoint = (await stored()).content;
 
-      for (let i = 0; i < 10; i++) {
-        rows = [...rows, [100_000 + i, 'appended']];
-        const after = snapshot(header, rows);
-        await recorder.record('wb_1', before, after);
-        before = after;
-      }
-      expect(stored().content.equals(checkpoint)).toBe(true);
-      expect(stored().redo_entries).toBe(10);
-
-      // More than a quarter of the rows changed since the checkpoint (8,000 / 4): a new checkpoint.
-      rows = rows.map((r, i) => (i < 2_100 ? [r[0]!, 'renamed'] : r));
+    for (let i = 0; i < 10; i++) {
+      rows = [...rows, [100_000 + i, 'appended']];
       const after = snapshot(header, rows);
       await recorder.record('wb_1', before, after);
-      expect(stored().redo_entries).toBe(0);
-      expect(stored().content.equals(checkpoint)).toBe(false);
-      expect(baselines.loadNow('wb_1').get('1')!.typed).toEqual(rows);
-    } finally {
-      db.close();
+      before = after;
     }
+    expect((await stored()).content.equals(checkpoint)).toBe(true);
+    expect((await stored()).redo_entries).toBe(10);
+
+    // More than a quarter of the rows changed since the checkpoint (8,000 / 4): a new checkpoint.
+    rows = rows.map((r, i) => (i < 2_100 ? [r[0]!, 'renamed'] : r));
+    const after = snapshot(header, rows);
+    await recorder.record('wb_1', before, after);
+    expect((await stored()).redo_entries).toBe(0);
+    expect((await stored()).content.equals(checkpoint)).toBe(false);
+    expect((await stores.baselines.load('wb_1')).get('1')!.typed).toEqual(rows);
   });
 });

@@ -3,7 +3,8 @@
  * Through real HTTP, a real workbook and the real SQLite file: a failure inside the recording transaction (a
  * trigger in the database refuses one of its inserts, the way a full disk or a broken file would fail it) leaves
  * no entry, no delivery and the baseline as it was; the write is undone and answered 500, and the next write
- * records normally.
+ * records normally. SQLite only: it refuses inserts with an SQLite trigger through the service's own database;
+ * PostgreSQL's recording is held to the same rule in test/store-pg/recording.test.ts.
  */
 
 import { afterEach, describe, expect, it } from 'vitest';

@@ -4,7 +4,6 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db.ts';
-import { DeliveryStore } from '../../server/store/deliveries.ts';
 import { WebhookStore } from '../../server/store/webhooks.ts';
 import { registerWebhook, rotateWebhookSecret } from '../../server/webhooks/register.ts';
 
@@ -50,48 +49,5 @@ describe('WebhookStore', () => {
     const rotated = (await rotateWebhookSecret(webhooks, record.id))!;
     expect(rotated).not.toBe(secret);
     expect(await webhooks.secretOf(record.id)).toBe(rotated);
-  });
-
-  it('deleting a webhook removes its deliveries', async () => {
-    const { record } = await registerWebhook(webhooks, input);
-    const deliveries = new DeliveryStore(db);
-    const id = deliveries.enqueue(record.id, 'row.inserted', '{}', Date.now());
-    expect(await webhooks.remove(record.id)).toBe(true);
-    expect(await deliveries.get(id)).toBeNull();
-  });
-});
-
-describe('delivery log retention', () => {
-  it('forgets finished deliveries older than the retention, keeps pending ones and recent ones', async () => {
-    const { record } = await registerWebhook(webhooks, input);
-    const deliveries = new DeliveryStore(db);
-    const day = 86_400_000;
-    const now = Date.UTC(2026, 5, 1);
-    const old = deliveries.enqueue(record.id, 'row.inserted', '{}', now - 40 * day);
-    const recent = deliveries.enqueue(record.id, 'row.inserted', '{}', now - 2 * day);
-    const pending = deliveries.enqueue(record.id, 'row.inserted', '{}', now - 40 * day);
-    const attempt = {
-      trigger: 'auto' as const,
-      startedAt: 0,
-      durationMs: 1,
-      status: 200,
-      error: null,
-      responseExcerpt: '',
-    };
-    await deliveries.settle((await deliveries.get(old))!, attempt, {
-      state: 'succeeded',
-      nextAttemptAt: null,
-      completedAt: now - 40 * day,
-    });
-    await deliveries.settle((await deliveries.get(recent))!, attempt, {
-      state: 'failed',
-      nextAttemptAt: null,
-      completedAt: now - 2 * day,
-    });
-    expect(await deliveries.purgeFinished(now - 30 * day)).toBe(1);
-    expect(await deliveries.get(old)).toBeNull();
-    expect(await deliveries.get(recent)).not.toBeNull();
-    expect(await deliveries.get(pending)).not.toBeNull();
-    expect(await deliveries.attemptsOf(old)).toEqual([]);
   });
 });

@@ -1,3 +1,8 @@
+/**
+ * Crash safety of the outbox with SQLite: a real `sheetport serve` killed (SIGKILL) with 1,000 notifications
+ * pending or in flight, then restarted on the same data dir. SQLite only (it reads the data dir's database);
+ * PostgreSQL's shared outbox across a killed worker process is test/store-pg/outbox-crash.test.ts.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,8 @@
 /**
  * Work queued by another process (the CLI in a second terminal) reaches a running, idle server's delivery
- * worker within a second: the worker polls SQLite's data_version, so nothing else has to wake it.
+ * worker within a second: the worker polls SQLite's data_version, so nothing else has to wake it. SQLite only
+ * (a data dir shared with the CLI); with PostgreSQL, other instances are heard through NOTIFY
+ * (test/store-pg/outbox.test.ts).
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
