@@ -4,10 +4,12 @@
  * Each family of tables has its file under migrations/.
  */
 
+import { TEAM_MIGRATION } from './migrations/0003-team.ts';
+
 export interface PgMigration {
   version: number;
   name: string;
   sql: string;
 }
 
-export const MIGRATIONS: readonly PgMigration[] = [];
+export const MIGRATIONS: readonly PgMigration[] = [TEAM_MIGRATION];
