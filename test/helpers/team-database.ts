@@ -13,7 +13,8 @@ const STAND_INS: PgMigration[] = [
   { version: 2, name: 'stand-in 2', sql: 'SELECT 1' },
 ];
 
-function migrations(): readonly PgMigration[] {
+/** Team mode's migrations, with stand-ins for those before it where this tree lacks them. */
+export function teamMigrations(): readonly PgMigration[] {
   if (MIGRATIONS[0]?.version === 1) return MIGRATIONS;
   return [...STAND_INS, ...MIGRATIONS];
 }
@@ -22,6 +23,6 @@ function migrations(): readonly PgMigration[] {
 export async function teamDatabase(): Promise<{ url: string; pool: Pool }> {
   const url = await freshDatabase();
   const pool = openPool(url);
-  await migrate(pool, migrations());
+  await migrate(pool, teamMigrations());
   return { url, pool };
 }
