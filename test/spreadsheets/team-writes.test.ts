@@ -147,4 +147,38 @@ wb.save(sys.argv[1])`,
       'Outside',
     ]);
   });
+
+  it('losing the lease stops the watching only: the spreadsheet still reads and writes, and asks again', async () => {
+    const { url, pool } = await teamDatabase();
+    cleanups.push(() => pool.end());
+    const connection = await teamWorkbook();
+    const mine = new PgOwnership({ pool, databaseUrl: url, instanceId: 'mine', ttlMs: 600 });
+    const theirs = new PgOwnership({ pool, databaseUrl: url, instanceId: 'theirs', ttlMs: 600 });
+    cleanups.push(
+      () => mine.close(),
+      () => theirs.close(),
+    );
+    const spreadsheets = new Spreadsheets({ openSource: (c) => openSource(c, {}), ownership: mine });
+    cleanups.push(() => spreadsheets.close());
+    const spreadsheet = spreadsheets.of(connection);
+    spreadsheet.follow();
+    await expect
+      .poll(async () => (await pool.query('SELECT holder FROM spreadsheet_leases')).rows)
+      .toEqual([{ holder: 'mine' }]);
+    // As if this instance had stalled past the TTL: its row lapses and another instance takes the lease.
+    await pool.query("UPDATE spreadsheet_leases SET expires_at = now() - interval '1 second'");
+    expect(await theirs.acquire(connection.spreadsheetId)).not.toBeNull();
+    await expect.poll(() => spreadsheet.followed, { timeout: 3000 }).toBe(false);
+    // Still open here: the same object answers reads and writes.
+    expect(spreadsheets.of(connection)).toBe(spreadsheet);
+    const tab = await spreadsheet.tab({ name: 'People' });
+    await spreadsheet.write(tab.sourceSheetId, [{ op: 'append', values: { Name: 'After', Age: 2 } }], {
+      allowFormulas: false,
+      userEntered: false,
+    });
+    expect(await namesInFile(connection.location)).toEqual(['Ada', 'After']);
+    // Following again waits for the lease, which is the other instance's now.
+    spreadsheet.follow();
+    await expect.poll(() => spreadsheet.followed, { timeout: 3000 }).toBe(false);
+  });
 });
