@@ -8,7 +8,10 @@
  * failed for longer than the TTL (counted locally from the last renewal that succeeded, sent at or before the
  * database's new expiry: so this instance gives up no later than another may take over). The TTL is
  * SHEETPORT_LEASE_TTL_MS, default 5 s (config.ts): an instance that dies is replaced as owner within the TTL
- * plus one renewal period of whoever asks next.
+ * plus one renewal period of whoever asks next. Between round trips, `renew` answers from the last confirmation
+ * while it is less than a renew period old, and a refused `acquire` is not asked again for a renew period (every
+ * read of the change feed asks), so a spreadsheet given up is taken by an instance refused just before within
+ * one renew period.
  *
  * The lock (`exclusive`): a session-level advisory lock on a key derived from the spreadsheet id, held on a
  * connection of a pool of its own (so turns waiting for a lock never take the connections recordings need) for
@@ -64,6 +67,9 @@ export class PgOwnership implements SharedOwnership {
   readonly #ttlMs: number;
   readonly #log: (message: string, err?: unknown) => void;
   readonly #held = new Map<string, Held>();
+  /** Spreadsheets another instance owned when last asked: not asked again for a renew period (every read of the
+   * feed on a non-owner asks), which delays a takeover by at most that. */
+  readonly #refusedUntil = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
   #renewing = false;
   /** Renewal failures are logged once until one succeeds. */
@@ -94,8 +100,14 @@ export class PgOwnership implements SharedOwnership {
   async acquire(spreadsheetId: string): Promise<Lease | null> {
     if (this.#held.has(spreadsheetId)) return null; // one lease per spreadsheet per holder
     const sentAt = performance.now();
+    if (sentAt < (this.#refusedUntil.get(spreadsheetId) ?? 0)) return null;
     const { rowCount } = await this.#pool.query(TAKE, [spreadsheetId, this.#instanceId, this.#ttlMs]);
-    if (!rowCount || this.#held.has(spreadsheetId)) return null;
+    if (!rowCount) {
+      this.#refusedUntil.set(spreadsheetId, performance.now() + this.#period);
+      return null;
+    }
+    this.#refusedUntil.delete(spreadsheetId);
+    if (this.#held.has(spreadsheetId)) return null;
     const end = new AbortController();
     const held: Held = { lease: { spreadsheetId, lost: end.signal }, end, validUntil: sentAt + this.#ttlMs };
     this.#held.set(spreadsheetId, held);
@@ -107,6 +119,8 @@ export class PgOwnership implements SharedOwnership {
     const held = this.#held.get(lease.spreadsheetId);
     if (held?.lease !== lease || lease.lost.aborted) return false;
     const sentAt = performance.now();
+    // Confirmed within the last renew period: it stands (nobody may take it before a TTL from then), no round trip.
+    if (held.validUntil - sentAt > this.#ttlMs - this.#period) return true;
     try {
       const { rows } = await this.#pool.query(RENEW, [this.#instanceId, [lease.spreadsheetId], this.#ttlMs]);
       if (rows.length > 0) held.validUntil = Math.max(held.validUntil, sentAt + this.#ttlMs);
