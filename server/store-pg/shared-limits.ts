@@ -15,14 +15,21 @@ interface TakeRow {
   daily_used: number;
 }
 
+/** How often idle windows and old days are pruned (by whichever request comes after). */
+const PRUNE_EVERY_MS = 3_600_000;
+
 export class PgSharedLimits implements SharedLimits {
   readonly #db: Queryable;
+  readonly #log: (message: string, err?: unknown) => void;
+  #prunedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(db: Queryable) {
+  constructor(db: Queryable, log: (message: string, err?: unknown) => void = () => {}) {
     this.#db = db;
+    this.#log = log;
   }
 
   async take(request: SharedLimitRequest): Promise<SharedLimitAnswer> {
+    if (request.nowMs - this.#prunedAt >= PRUNE_EVERY_MS) void this.prune(request.nowMs);
     const { rows } = await this.#db.query<TakeRow>(
       'SELECT refused_by, used, reset_at_ms, daily_used FROM sheetport_take_limit($1, $2, $3, $4, $5)',
       [request.subject, request.perSecond, request.daily, request.nowMs, request.windowMs],
@@ -34,5 +41,13 @@ export class PgSharedLimits implements SharedLimits {
       resetAtMs: row.reset_at_ms,
       dailyUsed: row.daily_used,
     };
+  }
+
+  /** Drops windows idle for a minute (anonymous subjects come and go) and days older than a month. */
+  async prune(nowMs: number): Promise<void> {
+    this.#prunedAt = nowMs;
+    await this.#db
+      .query('SELECT sheetport_prune_limits($1)', [nowMs])
+      .catch((err) => this.#log('Pruning the shared limits failed; tried again in an hour', err));
   }
 }

@@ -202,6 +202,29 @@ describe('limits counted for the whole team', () => {
     return [1, 2, 3].map(() => new RateLimiter(new UsageStore(db), () => now, limits));
   }
 
+  it('prunes windows idle for a minute and days older than a month; counting goes on', async () => {
+    const [instance] = await threeInstances();
+    const limits = new PgSharedLimits(pool as Pool);
+    const quota = { perSecond: 5, daily: 100 };
+    now = NOON - 40 * 86_400_000;
+    await (instance as RateLimiter).check('old', quota);
+    now = NOON;
+    await (instance as RateLimiter).check('idle', quota);
+    now = NOON + 59_000;
+    await (instance as RateLimiter).check('busy', quota);
+    await limits.prune(NOON + 60_000);
+    const windows = await (pool as Pool).query('SELECT subject FROM limit_windows ORDER BY subject');
+    expect(windows.rows).toEqual([{ subject: 'busy' }]);
+    const days = await (pool as Pool).query('SELECT subject FROM limit_days ORDER BY subject');
+    expect(days.rows).toEqual([{ subject: 'busy' }, { subject: 'idle' }]);
+    now = NOON + 60_000;
+    expect(await (instance as RateLimiter).check('idle', quota)).toMatchObject({
+      allowed: true,
+      remaining: 4,
+      dailyUsed: 2,
+    });
+  });
+
   it('gives a Free key exactly 10 answers in a burst of 40 spread over three instances', async () => {
     const instances = await threeInstances();
     const burst = Array.from({ length: 40 }, (_, i) => {

@@ -48,10 +48,13 @@ DECLARE
   v_daily_used BIGINT;
   v_refused TEXT := NULL;
 BEGIN
-  INSERT INTO limit_windows (subject, per_second) VALUES (p_subject, p_per_second)
-    ON CONFLICT (subject) DO NOTHING;
-  SELECT w.per_second, w.times INTO v_per_second, v_times
-    FROM limit_windows w WHERE w.subject = p_subject FOR UPDATE;
+  LOOP
+    INSERT INTO limit_windows (subject, per_second) VALUES (p_subject, p_per_second)
+      ON CONFLICT (subject) DO NOTHING;
+    SELECT w.per_second, w.times INTO v_per_second, v_times
+      FROM limit_windows w WHERE w.subject = p_subject FOR UPDATE;
+    EXIT WHEN FOUND; -- else an idle window was pruned in between: make it again
+  END LOOP;
   -- A changed plan takes effect at once with a fresh window.
   IF v_per_second <> p_per_second THEN v_times := '{}'; END IF;
   -- Times that left the window, from the oldest.
@@ -89,6 +92,15 @@ BEGIN
   daily_used := v_daily_used + CASE WHEN v_refused IS NULL THEN 1 ELSE 0 END;
   RETURN NEXT;
 END;
+$$;
+
+-- What limits no longer need: windows idle for a minute (an empty window is made again on the next request) and
+-- days past the usage report's month.
+CREATE FUNCTION sheetport_prune_limits(p_now_ms BIGINT) RETURNS VOID LANGUAGE sql AS $$
+  DELETE FROM limit_windows
+    WHERE coalesce(times[array_upper(times, 1)], 0) <= p_now_ms - 60000;
+  DELETE FROM limit_days
+    WHERE day < DATE '1970-01-01' + floor(p_now_ms / 86400000.0)::INTEGER - 31;
 $$;
 `,
 };
