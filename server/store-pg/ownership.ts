@@ -83,7 +83,8 @@ export class PgOwnership implements SharedOwnership {
     this.#lockPool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.lockConnections ?? 10,
-      connectionTimeoutMillis: 5000,
+      // Also how long a turn waits for a free lock connection while every one is in another spreadsheet's turn.
+      connectionTimeoutMillis: 30_000,
       idleTimeoutMillis: 30_000,
       application_name: 'sheetport-locks',
       keepAlive: true,
