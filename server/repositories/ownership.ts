@@ -19,7 +19,7 @@
  *   reason (released, lapsed, taken over); its `reason` is the `AppError` to answer a write refused because of it.
  *   A holder stops watching and writing when it fires, and never uses the lease again.
  */
-import type { AppError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 
 export interface Lease {
   readonly spreadsheetId: string;
@@ -43,4 +43,14 @@ export interface Ownership {
 export interface SharedOwnership extends Ownership {
   /** Runs `work` while no other instance runs work for this spreadsheet; resolves to its result. */
   exclusive<T>(spreadsheetId: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** What a write answers when its spreadsheet's owner let it go meanwhile (the service is stopping, or handed it
+ * over); also the reason a lease that lapsed is lost with. */
+export function ownershipEnded(spreadsheetId: string): AppError {
+  return new AppError(
+    'conflict',
+    `This SheetPort no longer owns spreadsheet "${spreadsheetId}" (it is stopping or handed it over), so the ` +
+      'write was not made. Send it again.',
+  );
 }

@@ -2,18 +2,20 @@
  * The in-process owner and what a write refused for ownership answers. The rule "one owner per spreadsheet" and
  * the contract every Ownership keeps are in repositories/ownership.ts (an Ownership may live in a database).
  */
-import { AppError } from '../errors.ts';
-import type { Lease, Ownership } from '../repositories/ownership.ts';
+import type { AppError } from '../errors.ts';
+import {
+  type Lease,
+  type Ownership,
+  ownershipEnded,
+  type SharedOwnership,
+} from '../repositories/ownership.ts';
 
 export type { Lease, Ownership, SharedOwnership } from '../repositories/ownership.ts';
+export { ownershipEnded };
 
-/** What a write answers when its spreadsheet's owner let it go meanwhile (the service is stopping). */
-export function ownershipEnded(spreadsheetId: string): AppError {
-  return new AppError(
-    'conflict',
-    `This SheetPort no longer owns spreadsheet "${spreadsheetId}" (it is stopping or handed it over), so the ` +
-      'write was not made. Send it again.',
-  );
+/** An Ownership shared with other instances (team mode): writes and recordings run under its `exclusive`. */
+export function isShared(ownership: Ownership): ownership is SharedOwnership {
+  return typeof (ownership as Partial<SharedOwnership>).exclusive === 'function';
 }
 
 /**

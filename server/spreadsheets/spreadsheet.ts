@@ -14,7 +14,7 @@ import type {
 } from '../sources/source.ts';
 import { CurrentCopy } from './current-copy.ts';
 import { Following } from './following.ts';
-import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';
+import { isShared, type Lease, type Ownership, ownershipEnded, type SharedOwnership } from './ownership.ts';
 import { type RecordChange, Recording } from './recording.ts';
 import { resolveTab, type TabRef } from './tab-resolver.ts';
 import { type PendingWrite, writeTurn } from './write.ts';
@@ -39,6 +39,11 @@ export interface SpreadsheetServices {
  * outbox, or kept as the first baseline) by `observe` (the follower on every outside change, webhook registration
  * and the change feed before they answer) and by every write, before it is answered. Writes and recordings take
  * turns (lib/turns.ts); watching, recording and writing need the spreadsheet's lease (ownership.ts).
+ *
+ * Team mode (a SharedOwnership): each write turn and each recording also runs under the ownership's `exclusive`,
+ * so those of every instance go one after another; a write then needs no lease (any instance writes, after
+ * bringing its copy current), while watching and recording outside changes still do. Losing the lease there
+ * only stops the watching (the follower asks for it again); reads and writes go on.
  */
 export class Spreadsheet {
   /** The connection's newest stored record (`Spreadsheets.of` updates it). */
@@ -49,6 +54,8 @@ export class Spreadsheet {
   readonly #turns: Turns<PendingWrite>;
   readonly #following: Following;
   #lease: Promise<Lease | null> | null = null;
+  /** The ownership when shared with other instances (team mode), else null. */
+  readonly #shared: SharedOwnership | null;
   /** Why this object is done (its lease lost, closed); every later call answers with it. */
   #ended: AppError | null = null;
   readonly #onEnd: (spreadsheet: Spreadsheet) => void;
@@ -58,6 +65,7 @@ export class Spreadsheet {
     this.connection = connection;
     this.#services = services;
     this.#onEnd = onEnd;
+    this.#shared = isShared(services.ownership) ? services.ownership : null;
     this.#copy = new CurrentCopy(services.openSource(connection));
     this.#recording = new Recording(connection.spreadsheetId, services.record, services.recordingStreak);
     this.#following = new Following(
@@ -65,17 +73,18 @@ export class Spreadsheet {
       () => this.#owns(),
       () => void this.observe().catch(() => {}),
     );
+    const parts = {
+      copy: this.#copy,
+      recording: this.#recording,
+      confirmOwner: () => this.#confirmWriter(),
+      assertCanRecord: services.assertCanRecord,
+      log: services.log,
+      ...(this.#shared ? { catchUp: () => this.#copy.current() } : {}),
+    };
     this.#turns = new Turns((writes) =>
-      writeTurn(
-        {
-          copy: this.#copy,
-          recording: this.#recording,
-          confirmOwner: () => this.#confirmOwner(),
-          assertCanRecord: services.assertCanRecord,
-          log: services.log,
-        },
-        writes,
-      ),
+      this.#exclusively(() => writeTurn(parts, writes)).catch((err: unknown) => {
+        for (const write of writes) write.reject(err); // the lock was not had: nothing was written
+      }),
     );
   }
 
@@ -106,8 +115,12 @@ export class Spreadsheet {
     await new Promise((resolve) => setImmediate(resolve));
     await this.#turns.run(async () => {
       if (!(await this.#owns())) return; // the owner records, elsewhere
-      // The newest copy by then: a write in between recorded its own, and a version is never recorded twice.
-      await this.#recording.record(this.#copy.snapshot ?? seen).catch(() => {});
+      await this.#exclusively(async () => {
+        // The newest copy by then: a write in between recorded its own, and a version is never recorded twice.
+        // In team mode another instance's write may be newer still: the source's version is asked first.
+        const newest = this.#shared ? await this.#copy.current() : (this.#copy.snapshot ?? seen);
+        await this.#recording.record(newest);
+      }).catch(() => {});
     });
     return seen;
   }
@@ -158,22 +171,51 @@ export class Spreadsheet {
     this.#onEnd(this);
   }
 
-  /** This spreadsheet's lease, asked for once (again after a refusal); null while another owner holds it. */
+  /** This spreadsheet's lease, asked for once (again after a refusal or a failure); null while another owner
+   * holds it. */
   async #owns(): Promise<Lease | null> {
     if (this.#ended) return null;
-    this.#lease ??= this.#services.ownership.acquire(this.spreadsheetId).then((lease) => {
-      if (!lease) this.#lease = null;
-      lease?.lost.addEventListener('abort', () => {
-        if (!this.#ended) void this.close(lease.lost.reason as AppError);
-      });
-      return lease;
-    });
+    if (!this.#lease) {
+      const asked: Promise<Lease | null> = this.#services.ownership.acquire(this.spreadsheetId).then(
+        (lease) => {
+          if (!lease && this.#lease === asked) this.#lease = null;
+          lease?.lost.addEventListener('abort', () => this.#leaseLost(asked, lease.lost.reason as AppError));
+          return lease;
+        },
+        (err: unknown) => {
+          if (this.#lease === asked) this.#lease = null;
+          throw err;
+        },
+      );
+      this.#lease = asked;
+    }
     const lease = await this.#lease;
     return lease && (await this.#services.ownership.renew(lease)) ? lease : null;
   }
 
-  async #confirmOwner(): Promise<void> {
+  /** In one process the spreadsheet is done; in team mode only the watching stops, until the lease is had again. */
+  #leaseLost(asked: Promise<Lease | null>, reason: AppError): void {
+    if (this.#ended) return;
+    if (!this.#shared) {
+      void this.close(reason);
+      return;
+    }
+    if (this.#lease === asked) this.#lease = null;
+    this.#following.stop();
+  }
+
+  /** A write may go ahead: this process owns the spreadsheet, or (team mode) the spreadsheet is still open. */
+  async #confirmWriter(): Promise<void> {
+    if (this.#shared) {
+      if (this.#ended) throw this.#ended;
+      return;
+    }
     if (await this.#owns()) return;
     throw this.#ended ?? ownershipEnded(this.spreadsheetId);
+  }
+
+  /** `work` under the spreadsheet's lock across instances (team mode); as it is in one process. */
+  #exclusively<T>(work: () => Promise<T>): Promise<T> {
+    return this.#shared ? this.#shared.exclusive(this.spreadsheetId, work) : work();
   }
 }

@@ -17,8 +17,14 @@ export interface PendingWrite {
 export interface WriteParts {
   copy: CurrentCopy;
   recording: Recording;
-  /** Throws (the lease's reason) unless this process still owns the spreadsheet. */
+  /** Throws (the lease's reason) unless this process may write the spreadsheet. */
   confirmOwner: () => Promise<void>;
+  /**
+   * Team mode: another instance may have written since the copy was read, so it is brought current (the
+   * source's version checked, as a read does) before this turn writes. Absent in one process: its turns see
+   * every write.
+   */
+  catchUp?: () => Promise<unknown>;
   /** Throws (507) when a change could not be recorded now. */
   assertCanRecord: () => void;
   log: (message: string, err?: unknown) => void;
@@ -26,7 +32,8 @@ export interface WriteParts {
 
 /**
  * One turn of writes to a spreadsheet, in this order: the owner is confirmed; a change that could not be
- * recorded is refused before the source takes it; an outside change a read has loaded but nobody recorded is
+ * recorded is refused before the source takes it; in team mode the copy is brought current (the turn runs under
+ * the spreadsheet's lock across instances, spreadsheet.ts); an outside change a read has loaded but nobody recorded is
  * recorded on its own (not merged into these writes' changes); the source takes the writes; each change is
  * recorded (its webhooks queued) in arrival order; only then is each write answered, and only then do reads see
  * it: while the source has the writes, reads are answered from the copy before them (current-copy.ts). A write
@@ -39,6 +46,7 @@ export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Prom
   try {
     await parts.confirmOwner();
     parts.assertCanRecord();
+    await parts.catchUp?.();
   } catch (err) {
     return refuse(err);
   }

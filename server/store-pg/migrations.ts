@@ -4,6 +4,7 @@
  * Each family of tables has its file under migrations/.
  */
 import { CHANGES_MIGRATION } from './migrations/0002-changes.ts';
+import { TEAM_MIGRATION } from './migrations/0003-team.ts';
 
 export interface PgMigration {
   version: number;
@@ -11,4 +12,4 @@ export interface PgMigration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly PgMigration[] = [CHANGES_MIGRATION];
+export const MIGRATIONS: readonly PgMigration[] = [CHANGES_MIGRATION, TEAM_MIGRATION];

@@ -124,6 +124,33 @@ describe('Ownership inside one process', () => {
   });
 });
 
+describe('an ownership that fails to answer', () => {
+  it('is asked again after a failed acquire (a database blip), and then the spreadsheet is followed', async () => {
+    const { conn } = await setUp();
+    // The one stand-in of this file: an ownership whose first answer fails, as a shared database's may; the
+    // in-process one never fails.
+    const inProcess = new InProcessOwnership();
+    let asked = 0;
+    const flaky = new Spreadsheets({
+      openSource: (c) => openSource(c, context?.sourceOptions ?? {}),
+      ownership: {
+        acquire: (id) => (++asked === 1 ? Promise.reject(new Error('database away')) : inProcess.acquire(id)),
+        renew: (lease) => inProcess.renew(lease),
+        release: (lease, reason) => inProcess.release(lease, reason),
+      },
+    });
+    const spreadsheet = flaky.of(conn);
+    spreadsheet.follow();
+    await expect.poll(() => asked).toBe(1);
+    await expect.poll(() => spreadsheet.followed).toBe(false);
+    spreadsheet.follow(); // the follower's next sync
+    await expect.poll(() => asked).toBe(2);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(spreadsheet.followed).toBe(true);
+    await flaky.close();
+  });
+});
+
 describe('InProcessOwnership', () => {
   it('one holder per spreadsheet: a second acquire is null until release, which fires `lost` once', async () => {
     const ownership = new InProcessOwnership();
