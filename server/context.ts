@@ -168,7 +168,7 @@ function wireServiceContext(
     idempotency: repositories.idempotency,
     spreadsheets,
     usage,
-    limiter: options.rateLimits === false ? null : new RateLimiter(usage, now),
+    limiter: options.rateLimits === false ? null : new RateLimiter(usage, now, repositories.team?.limits),
     now,
     ready: () => repositories.ready(),
     adminAccess,
@@ -269,7 +269,7 @@ function followedSpreadsheets(
     openSource: (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
     record: (spreadsheetId, before, after) => recorder.record(spreadsheetId, before, after),
     assertCanRecord: () => assertRoomToRecord(options.dataDir, minFree),
-    ownership: options.ownership ?? new InProcessOwnership(),
+    ownership: options.ownership ?? repositories.team?.ownership ?? new InProcessOwnership(),
     log,
   });
   const { connections } = repositories;

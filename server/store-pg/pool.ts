@@ -42,6 +42,10 @@ export async function tx<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
+    // A checked-out client whose server goes away emits `error`: without a listener that would end the process.
+    // The query in flight fails too, which is what this transaction answers with.
+    const ignore = () => {};
+    client.on('error', ignore);
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
       const result = await work(client);
@@ -54,6 +58,7 @@ export async function tx<T>(
       if ((code === '40001' || code === '40P01') && attempt < 5) continue;
       throw err;
     } finally {
+      client.off('error', ignore);
       client.release();
     }
   }
