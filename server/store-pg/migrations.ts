@@ -3,6 +3,7 @@
  * versions 1, 2, 3, ... with no gaps, and a migration that has shipped is never edited: a change is a new one.
  * Each family of tables has its file under migrations/.
  */
+import { RECORDS_MIGRATION } from './migrations/0001-records.ts';
 
 export interface PgMigration {
   version: number;
@@ -10,4 +11,4 @@ export interface PgMigration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly PgMigration[] = [];
+export const MIGRATIONS: readonly PgMigration[] = [RECORDS_MIGRATION];
