@@ -54,8 +54,10 @@ export class PgWebhooks implements Webhooks {
   #watched = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
   #unlisten: (() => void) | null = null;
-  /** Bumped by each read started, so an older read finishing late does not overwrite a newer one. */
+  /** Numbers each read as it starts; the set is the answer of the newest applied, so an older read finishing late
+   * never overwrites a newer one (nor a webhook made here after it began). */
   #reads = 0;
+  #applied = 0;
 
   constructor(pool: Pool, options: PgWebhooksOptions) {
     this.#pool = pool;
@@ -87,7 +89,10 @@ export class PgWebhooks implements Webhooks {
       const { rows } = await this.#pool.query<{ spreadsheet_id: string }>(
         'SELECT DISTINCT spreadsheet_id FROM webhooks',
       );
-      if (read === this.#reads) this.#watched = new Set(rows.map((r) => r.spreadsheet_id));
+      if (read > this.#applied) {
+        this.#applied = read;
+        this.#watched = new Set(rows.map((r) => r.spreadsheet_id));
+      }
     } catch (err) {
       this.#log('Reading which spreadsheets have webhooks failed; keeping the last answer', err);
     }
@@ -115,7 +120,7 @@ export class PgWebhooks implements Webhooks {
       );
       await client.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
     });
-    this.#reads++; // a read begun before this commit must not drop it again
+    this.#applied = ++this.#reads; // a read begun before this commit must not drop it again
     this.#watched.add(input.spreadsheetId);
     const created = await this.get(id);
     if (!created) throw new Error('webhook insert returned no row');

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Idempotency } from '../../server/repositories/idempotency.ts';
 import type { Repositories } from '../../server/repositories/index.ts';
+import type { Store } from '../../server/repositories/store.ts';
 import type { SecretsProvider } from '../../server/secrets/provider.ts';
 import { type IdempotencyOptions, IdempotencyStore } from '../../server/store/idempotency.ts';
 import { openSqliteRepositories } from '../../server/store/sqlite-repositories.ts';
@@ -22,6 +23,7 @@ export const STORE_KINDS: readonly TestStoreKind[] = ['sqlite', 'postgres'];
 
 export interface TestStore extends Repositories {
   kind: TestStoreKind;
+  webhooks: Store['webhooks'];
   secrets: SecretsProvider;
   /** Rows of a query both databases run alike. */
   sql(query: string): Promise<Record<string, unknown>[]>;

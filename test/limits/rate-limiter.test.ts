@@ -98,35 +98,6 @@ describe('daily quota', () => {
     await limiter.check('k', tight);
     expect((await limiter.check('k', tight)).refusedBy).toBe('daily');
   });
-
-  it('survives a restart: counts flushed to SQLite are read back', async () => {
-    for (let i = 0; i < 3; i++) await limiter.check('k', SMALL);
-    await usage.flush();
-    const restarted = new RateLimiter(new UsageStore(db), () => now);
-    expect(await restarted.check('k', SMALL)).toMatchObject({ allowed: false, refusedBy: 'daily' });
-  });
-
-  it('adds counts from two processes sharing a data dir', async () => {
-    const other = new UsageStore(db);
-    usage.countRequest('k', now);
-    other.countRequest('k', now);
-    other.countRequest('k', now);
-    await usage.flush();
-    await other.flush();
-    expect((await new UsageStore(db).today('k', now)).requests).toBe(3);
-  });
-
-  it('keeps a 30-day history with refused counts by limit type', async () => {
-    await limiter.check('k', { perSecond: 1, daily: 10 });
-    await limiter.check('k', { perSecond: 1, daily: 10 });
-    now += 86_400_000;
-    await limiter.check('k', { perSecond: 1, daily: 10 });
-    const history = await usage.history('k', now);
-    expect(history).toEqual([
-      { day: '2026-01-16', requests: 1, refusedPerSecond: 0, refusedDaily: 0 },
-      { day: '2026-01-15', requests: 1, refusedPerSecond: 1, refusedDaily: 0 },
-    ]);
-  });
 });
 
 describe('plans', () => {
