@@ -5,6 +5,7 @@
  * (`flush()` waits for the writes and reports a failed one); every instance reads a secret again when another
  * announces it changed (NOTIFY `sheetport_secrets`), and reads them all again after its listener reconnects.
  */
+import { AppError } from '../errors.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { checkSecretName, type SecretsProvider } from '../secrets/provider.ts';
 import { CHANNELS } from './channels.ts';
@@ -122,7 +123,17 @@ export class PgSecrets implements SecretsProvider {
     const { rows } = await this.#pool.query<{ name: string; value: string }>(
       'SELECT name, value FROM secrets',
     );
-    const values = new Map(rows.map((r) => [r.name, this.#box.open(r.value, sealContextOf(r.name))]));
+    let values: Map<string, string>;
+    try {
+      values = new Map(rows.map((r) => [r.name, this.#box.open(r.value, sealContextOf(r.name))]));
+    } catch (err) {
+      throw new AppError(
+        'internal_error',
+        'The secrets in the team database cannot be decrypted: SHEETPORT_SECRET_KEY is not the key they were ' +
+          'sealed with. Give every instance the same key.',
+        { cause: String(err) },
+      );
+    }
     // Our own writes still under way win over what the database said before them.
     for (const name of this.#writing.keys()) {
       const mine = this.#values.get(name);
