@@ -69,7 +69,9 @@ describe('PgSecrets', () => {
     const a = await instance(url);
     a.secrets.set('tunnel-authtoken', 'x');
     await a.secrets.flush();
-    await expect(instance(url, 'another-team-key-0123456789')).rejects.toThrow(/SHEETPORT_SECRET_KEY is not the key/);
+    await expect(instance(url, 'another-team-key-0123456789')).rejects.toThrow(
+      /SHEETPORT_SECRET_KEY is not the key/,
+    );
   });
 
   it('many writes in a row land in order; flush waits for all of them', async () => {
