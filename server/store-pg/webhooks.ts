@@ -195,6 +195,50 @@ export class PgWebhooks implements Webhooks {
   }
 }
 
+/**
+ * What the change recording does with webhooks inside its own transaction (`db` is its client), as SQLite's
+ * WebhookStore.forTab / renameTab / nextTimestamp do.
+ */
+export const webhooksInRecording = {
+  /** Every webhook on a tab, paused ones included (their notifications queue until they resume). */
+  async forTab(db: Queryable, spreadsheetId: string, sourceSheetId: string): Promise<WebhookRecord[]> {
+    const { rows } = await db.query<Row>(
+      `SELECT ${COLUMNS} FROM webhooks WHERE spreadsheet_id = $1 AND source_sheet_id = $2 ORDER BY created_at, seq`,
+      [spreadsheetId, sourceSheetId],
+    );
+    return rows.map(toRecord);
+  },
+
+  /** The tab was renamed: every webhook on it shows the new name; how many changed. */
+  async renameTab(
+    db: Queryable,
+    spreadsheetId: string,
+    sourceSheetId: string,
+    name: string,
+  ): Promise<number> {
+    const result = await db.query(
+      `UPDATE webhooks SET sheet_name = $1
+       WHERE spreadsheet_id = $2 AND source_sheet_id = $3 AND sheet_name <> $1`,
+      [name, spreadsheetId, sourceSheetId],
+    );
+    return result.rowCount ?? 0;
+  },
+
+  /**
+   * A payload timestamp for the webhook strictly after its previous one (bumped by 1 ms when two would be
+   * equal), in one statement under the row's lock, so instances recording at once never repeat one. Null: no
+   * such webhook.
+   */
+  async nextTimestamp(db: Queryable, webhookId: string, nowMs: number): Promise<number | null> {
+    const { rows } = await db.query<{ ts: number }>(
+      `UPDATE webhooks SET last_timestamp_ms = GREATEST($2::bigint, last_timestamp_ms + 1)
+       WHERE id = $1 RETURNING last_timestamp_ms AS ts`,
+      [webhookId, nowMs],
+    );
+    return rows[0]?.ts ?? null;
+  },
+};
+
 async function getIn(db: Queryable, id: string, lock = ''): Promise<WebhookRecord | null> {
   const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1${lock}`, [id]);
   return rows[0] ? toRecord(rows[0]) : null;
