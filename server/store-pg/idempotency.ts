@@ -6,7 +6,7 @@
 import type { BeginResult, Idempotency } from '../repositories/idempotency.ts';
 import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
 import { IDEMPOTENCY_PENDING_TTL_MS, IDEMPOTENCY_TTL_MS } from '../store/idempotency.ts';
-import { type Pool, tx } from './pool.ts';
+import { type Pool, type Queryable, tx } from './pool.ts';
 
 /** begin() purges expired records at most this often (per instance). */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
@@ -46,14 +46,10 @@ export class PgIdempotency implements Idempotency {
   async begin(apiKeyId: string, idemKey: string, fingerprint: string): Promise<BeginResult> {
     const now = this.#clock().getTime();
     if (now - this.#lastPurge >= PURGE_INTERVAL_MS || now < this.#lastPurge) await this.purgeExpired();
+    // The usual case, a key not seen before, in one round trip: the unique key lets one insert through.
+    if (await this.#insert(this.#pool, apiKeyId, idemKey, fingerprint, now)) return { state: 'new' };
     return tx(this.#pool, async (client): Promise<BeginResult> => {
-      const inserted = await client.query(
-        `INSERT INTO idempotency_keys (api_key_id, idem_key, fingerprint, state, created_at)
-         VALUES ($1, $2, $3, 'pending', $4)
-         ON CONFLICT (api_key_id, idem_key) DO NOTHING`,
-        [apiKeyId, idemKey, fingerprint, now],
-      );
-      if ((inserted.rowCount ?? 0) > 0) return { state: 'new' };
+      if (await this.#insert(client, apiKeyId, idemKey, fingerprint, now)) return { state: 'new' };
       const { rows } = await client.query<IdemRow>(
         `SELECT fingerprint, state, status, content_type, body, created_at
          FROM idempotency_keys WHERE api_key_id = $1 AND idem_key = $2 FOR UPDATE`,
@@ -83,6 +79,22 @@ export class PgIdempotency implements Idempotency {
         contentType: row.content_type ?? 'application/json',
       };
     });
+  }
+
+  async #insert(
+    db: Queryable,
+    apiKeyId: string,
+    idemKey: string,
+    fingerprint: string,
+    now: number,
+  ): Promise<boolean> {
+    const inserted = await db.query(
+      `INSERT INTO idempotency_keys (api_key_id, idem_key, fingerprint, state, created_at)
+       VALUES ($1, $2, $3, 'pending', $4)
+       ON CONFLICT (api_key_id, idem_key) DO NOTHING`,
+      [apiKeyId, idemKey, fingerprint, now],
+    );
+    return (inserted.rowCount ?? 0) > 0;
   }
 
   async complete(

@@ -103,7 +103,13 @@ export class PgKeys implements Keys {
   /** One index lookup by hash; revoked keys are returned too (the caller says "revoked", not "unknown"). */
   async findByKey(key: string): Promise<ApiKeyRecord | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > MAX_KEY_LENGTH) return null;
-    return this.#one('k.key_hash = $1', hashKey(key));
+    // A named statement: parsed and planned once per connection, as this runs on every request.
+    const { rows } = await this.#pool.query<ApiKeyRow>({
+      name: 'sheetport_key_by_hash',
+      text: `${SELECT} WHERE k.key_hash = $1`,
+      values: [hashKey(key)],
+    });
+    return rows[0] ? toRecord(rows[0]) : null;
   }
 
   async setPlan(id: string, change: PlanChange): Promise<ApiKeyRecord | null> {
