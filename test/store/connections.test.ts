@@ -72,6 +72,16 @@ describe.each(STORE_KINDS)('Connections (%s)', (kind) => {
     expect(await store.list()).toHaveLength(1);
   });
 
+  it('registers a spreadsheet once when two handles register it at the same moment', async () => {
+    const other = await opened.again();
+    const input = { name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('race.xlsx') };
+    const made = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? other.connections : store).create(input)),
+    );
+    expect(new Set(made.map((c) => c.spreadsheetId)).size).toBe(1);
+    expect(await store.list()).toHaveLength(1);
+  });
+
   it('lists in creation order', async () => {
     const a = await workbook('a', 'a.xlsx');
     const b = await workbook('b', 'b.csv');
