@@ -24,6 +24,7 @@ export class PgUsage implements Usage {
   readonly #counters = new Map<string, Counter>();
   readonly #dirty = new Set<Counter>();
   #day = { name: '', from: 0, to: 0 };
+  #flushing: Promise<void> = Promise.resolve();
 
   constructor(pool: Pool, log: (message: string, err?: unknown) => void = () => {}) {
     this.#pool = pool;
@@ -60,6 +61,13 @@ export class PgUsage implements Usage {
    * flush keeps them for the next. Waits for the counters' first reads, so a read never sees its own flush.
    */
   async flush(): Promise<void> {
+    // One at a time: two flushes overlapping would both send the same pending counts.
+    const run = this.#flushing.catch(() => {}).then(() => this.#flushOnce());
+    this.#flushing = run;
+    return run;
+  }
+
+  async #flushOnce(): Promise<void> {
     if (this.#dirty.size === 0) return;
     const counters = [...this.#dirty];
     await Promise.all(counters.map((c) => c.loaded));

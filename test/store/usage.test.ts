@@ -55,6 +55,12 @@ describe.each(STORE_KINDS)('Usage (%s)', (kind) => {
     ]);
   });
 
+  it('counts once when flushes overlap (the timer and a usage report at once)', async () => {
+    for (let i = 0; i < 5; i++) opened.usage.countRequest('k', now);
+    await Promise.all([opened.usage.flush(), opened.usage.history('k', now), opened.usage.flush()]);
+    expect((await (await opened.again()).usage.today('k', now)).requests).toBe(5);
+  });
+
   it('keeps a 30-day history with refused counts by limit type', async () => {
     await limiter.check('k', { perSecond: 1, daily: 10 });
     await limiter.check('k', { perSecond: 1, daily: 10 });
