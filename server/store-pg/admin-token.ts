@@ -12,23 +12,24 @@ import { newAdminToken } from '../store/admin-token.ts';
 const LOCK_FILE_NAME = 'admin-token.lock';
 
 export class LocalAdminTokens implements AdminTokens {
-  readonly #provider: SecretsProvider;
+  /** The data dir's provider the token is kept in (`sheetport admin-token --json` names its kind). */
+  readonly provider: SecretsProvider;
   readonly #lock: string;
 
   /** `provider`: the data dir's (secrets/choose.ts's openSecretsProvider). */
   constructor(provider: SecretsProvider, dataDir: string) {
-    this.#provider = provider;
+    this.provider = provider;
     this.#lock = path.join(dataDir, LOCK_FILE_NAME);
   }
 
   loadOrCreate(): string {
-    const existing = this.#provider.get(SECRET_NAMES.adminToken);
+    const existing = this.provider.get(SECRET_NAMES.adminToken);
     if (existing) return existing;
     return withLockFile(this.#lock, () => {
-      const again = this.#provider.get(SECRET_NAMES.adminToken);
+      const again = this.provider.get(SECRET_NAMES.adminToken);
       if (again) return again;
       const token = newAdminToken();
-      this.#provider.set(SECRET_NAMES.adminToken, token);
+      this.provider.set(SECRET_NAMES.adminToken, token);
       return token;
     });
   }
@@ -36,7 +37,7 @@ export class LocalAdminTokens implements AdminTokens {
   rotate(): string {
     return withLockFile(this.#lock, () => {
       const token = newAdminToken();
-      this.#provider.set(SECRET_NAMES.adminToken, token);
+      this.provider.set(SECRET_NAMES.adminToken, token);
       return token;
     });
   }

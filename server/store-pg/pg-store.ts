@@ -69,6 +69,7 @@ export type PgStore = Store & {
   webhooks: PgWebhooks;
   secrets: PgSecrets;
   usage: PgUsage;
+  adminTokens: LocalAdminTokens;
 };
 
 export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Promise<PgStore> {
