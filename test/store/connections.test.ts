@@ -128,6 +128,7 @@ describe.each(STORE_KINDS)('Connections (%s)', (kind) => {
     expect(await store.getBySpreadsheetId(a.spreadsheetId)).toBeNull();
     expect(await opened.webhooks.list()).toEqual([]);
     expect(await opened.webhooks.hasAny(a.spreadsheetId)).toBe(false);
+    expect(opened.webhooks.hasAnyNow(a.spreadsheetId)).toBe(false); // at once on the instance that removed it
     expect(await store.removeWithWebhooks(a.userKey, { force: true })).toEqual({
       removed: false,
       webhooksRemoved: [],
