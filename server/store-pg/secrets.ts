@@ -10,7 +10,7 @@ import type { SecretBox } from '../secrets/at-rest.ts';
 import { checkSecretName, type SecretsProvider } from '../secrets/provider.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
-import type { Pool } from './pool.ts';
+import { type Pool, tx } from './pool.ts';
 
 /** Associated data of a sealed named secret: a value copied under another name does not open. */
 const sealContextOf = (name: string) => `secrets.value:${name}`;
@@ -96,18 +96,10 @@ export class PgSecrets implements SecretsProvider {
     this.#writing.set(name, (this.#writing.get(name) ?? 0) + 1);
     this.#tail = this.#tail.then(async () => {
       try {
-        const client = await this.#pool.connect();
-        try {
-          await client.query('BEGIN');
+        await tx(this.#pool, async (client) => {
           await client.query(sql, params);
           await client.query('SELECT pg_notify($1, $2)', [CHANNELS.secrets, name]);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
-        } finally {
-          client.release();
-        }
+        });
       } catch (err) {
         this.#failed.push(err);
         this.#log(`Writing the secret ${name} to the team database failed`, err);
