@@ -15,6 +15,7 @@ import { registerDeliveryCommands } from './cli/deliveries.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { printError } from './cli/kit.ts';
 import { registerLoginCommand } from './cli/login.ts';
+import { registerRecordCommands } from './cli/records.ts';
 import { registerServeCommands } from './cli/serve.ts';
 import { registerTunnelCommands } from './cli/tunnel.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
@@ -68,6 +69,7 @@ export function buildProgram(json: boolean): Command {
   registerDeliveryCommands(program);
   registerBackupCommands(program);
   registerAdminCommands(program);
+  registerRecordCommands(program); // export, import
   registerTunnelCommands(program);
   registerDashboardCommand(program);
 

@@ -60,7 +60,9 @@ export function registerLoginCommand(program: Command): void {
       const kept =
         outcome.storage === 'keychain'
           ? 'the OS keychain'
-          : `${outcome.where}, encrypted with your passphrase`;
+          : outcome.storage === 'database'
+            ? `${outcome.where}, sealed with the team's secrets key`
+            : `${outcome.where}, encrypted with your passphrase`;
       print(`Logged in as ${outcome.account} (now the default account); the tokens are in ${kept}.`);
     });
 }

@@ -5,7 +5,8 @@
  */
 import { AppError } from '../errors.ts';
 
-export type SecretsKind = 'keychain' | 'file';
+/** 'database': team mode's secrets, sealed in the shared PostgreSQL database (store-pg/secrets.ts). */
+export type SecretsKind = 'keychain' | 'file' | 'database';
 
 export interface SecretsProvider {
   readonly kind: SecretsKind;

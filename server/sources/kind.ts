@@ -136,7 +136,8 @@ export interface AccountLogin {
 
 export interface LoginOutcome {
   account: string;
-  storage: 'keychain' | 'encrypted_file';
+  /** 'database': team mode's database, sealed with the team's key (store-pg/secrets.ts). */
+  storage: 'keychain' | 'encrypted_file' | 'database';
   where: string;
 }
 

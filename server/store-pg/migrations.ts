@@ -3,6 +3,7 @@
  * versions 1, 2, 3, ... with no gaps, and a migration that has shipped is never edited: a change is a new one.
  * Each family of tables has its file under migrations/.
  */
+import { RECORDS_MIGRATION } from './migrations/0001-records.ts';
 import { CHANGES_MIGRATION } from './migrations/0002-changes.ts';
 import { TEAM_MIGRATION } from './migrations/0003-team.ts';
 
@@ -12,4 +13,4 @@ export interface PgMigration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly PgMigration[] = [CHANGES_MIGRATION, TEAM_MIGRATION];
+export const MIGRATIONS: readonly PgMigration[] = [RECORDS_MIGRATION, CHANGES_MIGRATION, TEAM_MIGRATION];

@@ -35,7 +35,8 @@ export function loadOrCreateAdminToken(db: Database.Database, dataDir: string): 
   return token;
 }
 
-function newAdminToken(): string {
+/** A fresh admin token (256 random bits). */
+export function newAdminToken(): string {
   return `spa_${randomBytes(32).toString('base64url')}`;
 }
 

@@ -8,27 +8,28 @@
  * hash also lets `findByKey` find the key through a unique index instead of comparing secrets row by row; the
  * timing of that lookup depends on the hash of the presented key, which tells an attacker nothing useful.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { AppError } from '../errors.ts';
-import {
-  type ApiKeyRecord,
-  type CreateApiKeyInput,
-  KEY_PLANS,
-  KEY_SCOPES,
-  type KeyPlan,
-  type KeyScope,
-  type Keys,
-  type PlanChange,
+import type {
+  ApiKeyRecord,
+  CreateApiKeyInput,
+  KeyPlan,
+  KeyScope,
+  Keys,
+  PlanChange,
 } from '../repositories/keys.ts';
+import {
+  checkNewKey,
+  checkPlanChange,
+  hashKey,
+  KEY_DISPLAY_PREFIX_LENGTH,
+  KEY_PREFIX,
+  MAX_KEY_LENGTH,
+  newKey,
+  touchDue,
+} from './api-key-rules.ts';
 
-export const KEY_PREFIX = 'sp_';
-/** How many leading characters of a key are kept in clear, to recognise it in listings. */
-export const KEY_DISPLAY_PREFIX_LENGTH = 12;
-/** `touch` writes last_used_at at most this often per key. */
-export const TOUCH_INTERVAL_MS = 10_000;
-/** Longer input cannot be a key; refuse it before hashing. */
-const MAX_KEY_LENGTH = 256;
+export { hashKey, KEY_DISPLAY_PREFIX_LENGTH, KEY_PREFIX, TOUCH_INTERVAL_MS } from './api-key-rules.ts';
 
 interface ApiKeyRow {
   id: string;
@@ -55,10 +56,6 @@ const SELECT = `
          (SELECT json_group_array(c.spreadsheet_id) FROM api_key_connections c WHERE c.api_key_id = k.id)
            AS connections
   FROM api_keys k`;
-
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
 
 /** The SQLite implementation of Keys (repositories/keys.ts). */
 export class ApiKeyStore implements Keys {
@@ -102,23 +99,10 @@ export class ApiKeyStore implements Keys {
 
   /** Create a key. The plaintext `key` is returned only here; it cannot be recovered later. */
   async create(input: CreateApiKeyInput = {}): Promise<{ record: ApiKeyRecord; key: string }> {
-    const scope = input.scope ?? 'read';
-    const plan = input.plan ?? 'free';
-    if (!KEY_SCOPES.includes(scope)) {
-      throw new AppError('invalid_parameter', `Unknown scope '${scope}': expected read or read_write`, {
-        parameter: 'scope',
-      });
-    }
-    if (!KEY_PLANS.includes(plan)) {
-      throw new AppError('invalid_parameter', `Unknown plan '${plan}': expected free, pro or enterprise`, {
-        parameter: 'plan',
-      });
-    }
-    const { perSecond, daily } = checkPlanLimits(plan, input.perSecond, input.daily);
+    const { scope, plan, perSecond, daily } = checkNewKey(input);
     const connections = [...new Set(input.connections ?? [])];
 
-    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-    const id = `key_${randomBytes(8).toString('base64url').slice(0, 10)}`;
+    const { key, id } = newKey();
     const createdAt = this.clock().toISOString();
 
     this.db
@@ -163,16 +147,7 @@ export class ApiKeyStore implements Keys {
 
   /** Change a key's plan (and, for Enterprise, its numbers). Takes effect on the key's next request. */
   async setPlan(id: string, input: PlanChange): Promise<ApiKeyRecord | null> {
-    if (!KEY_PLANS.includes(input.plan)) {
-      throw new AppError(
-        'invalid_parameter',
-        `Unknown plan '${input.plan}': expected free, pro or enterprise`,
-        {
-          parameter: 'plan',
-        },
-      );
-    }
-    const { perSecond, daily } = checkPlanLimits(input.plan, input.perSecond, input.daily);
+    const { perSecond, daily } = checkPlanChange(input);
     this.stmts.setPlan.run(input.plan, perSecond, daily, id);
     return this.#get(id);
   }
@@ -203,10 +178,7 @@ export class ApiKeyStore implements Keys {
    */
   async touch(id: string): Promise<boolean> {
     const now = this.clock();
-    const ms = now.getTime();
-    const last = this.lastTouch.get(id);
-    if (last !== undefined && ms - last < TOUCH_INTERVAL_MS && ms >= last) return false;
-    this.lastTouch.set(id, ms);
+    if (!touchDue(this.lastTouch, id, now.getTime())) return false;
     try {
       return this.stmts.touch.run(now.toISOString(), id).changes > 0;
     } catch {
@@ -214,42 +186,6 @@ export class ApiKeyStore implements Keys {
       return false;
     }
   }
-}
-
-/**
- * Free and Pro have fixed numbers; Enterprise keys carry their own, both of them. Refusing numbers on the other
- * plans keeps a key's limits answerable from its plan alone.
- */
-function checkPlanLimits(
-  plan: KeyPlan,
-  perSecondInput: number | null | undefined,
-  dailyInput: number | null | undefined,
-): { perSecond: number | null; daily: number | null } {
-  const perSecond = checkLimit('perSecond', perSecondInput);
-  const daily = checkLimit('daily', dailyInput);
-  if (plan === 'enterprise' && (perSecond === null || daily === null)) {
-    throw new AppError('invalid_parameter', 'Enterprise keys need both a per-second and a daily limit', {
-      parameter: perSecond === null ? 'perSecond' : 'daily',
-    });
-  }
-  if (plan !== 'enterprise' && (perSecond !== null || daily !== null)) {
-    throw new AppError(
-      'invalid_parameter',
-      `Custom limits are for enterprise keys; the ${plan} plan's are fixed`,
-      {
-        parameter: perSecond !== null ? 'perSecond' : 'daily',
-      },
-    );
-  }
-  return { perSecond, daily };
-}
-
-function checkLimit(name: string, value: number | null | undefined): number | null {
-  if (value === undefined || value === null) return null;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new AppError('invalid_parameter', `${name} must be a whole number >= 0`, { parameter: name });
-  }
-  return value;
 }
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {

@@ -167,18 +167,6 @@ describe.each([
   });
 });
 
-describe('usage counts', () => {
-  it('adds counts from two processes sharing a data dir', async () => {
-    const other = new UsageStore(db);
-    usage.countRequest('k', now);
-    other.countRequest('k', now);
-    other.countRequest('k', now);
-    await usage.flush();
-    await other.flush();
-    expect((await new UsageStore(db).today('k', now)).requests).toBe(3);
-  });
-});
-
 describe('plans', () => {
   it('Free 10/s 5,000/day, Pro 100/s 500,000/day, Enterprise per key', () => {
     expect(limitsOf({ plan: 'free', perSecond: null, daily: null })).toEqual({ perSecond: 10, daily: 5000 });

@@ -1,33 +1,32 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../server/errors.ts';
-import { ConnectionStore } from '../../server/store/connections.ts';
-import { openDatabase } from '../../server/store/db.ts';
+import type { Connections } from '../../server/repositories/connections.ts';
+import { openTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
 
-let dir: string;
-let db: Database.Database;
-let store: ConnectionStore;
-const clock = () => new Date('2025-01-02T03:04:05.000Z');
+describe.each(STORE_KINDS)('Connections (%s)', (kind) => {
+  let dir: string;
+  let opened: TestStore;
+  let store: Connections;
+  const clock = () => new Date('2025-01-02T03:04:05.000Z');
 
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-conn-'));
-  db = openDatabase(dir);
-  store = new ConnectionStore(db, clock);
-});
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-conn-'));
+    opened = await openTestStore(kind, { clock });
+    store = opened.connections;
+  });
+  afterEach(async () => {
+    await opened.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
-const file = (name: string) => path.join(dir, name);
-/** A workbook connection named `name` for the file `fileName` in the test's folder. */
-const workbook = (name: string, fileName: string) =>
-  store.create({ name, sourceKind: 'workbook', idPrefix: 'wb_', location: file(fileName) });
+  const file = (name: string) => path.join(dir, name);
+  /** A workbook connection named `name` for the file `fileName` in the test's folder. */
+  const workbook = (name: string, fileName: string) =>
+    store.create({ name, sourceKind: 'workbook', idPrefix: 'wb_', location: file(fileName) });
 
-describe('ConnectionStore', () => {
   it('creates a workbook connection with random opaque ids', async () => {
     const c = await workbook('orders.xlsx', 'orders.xlsx');
     expect(c.spreadsheetId).toMatch(/^wb_[A-Za-z0-9_-]{16}$/);
@@ -60,20 +59,26 @@ describe('ConnectionStore', () => {
     const a = await workbook('a', 'a.xlsx');
     const again = await workbook('renamed', './x/../a.xlsx');
     expect(again).toEqual(a);
-    // Also from a second handle on the same file (another process).
-    const db2 = openDatabase(dir);
-    try {
-      expect(
-        await new ConnectionStore(db2).create({
-          name: 'a',
-          sourceKind: 'workbook',
-          idPrefix: 'wb_',
-          location: file('a.xlsx'),
-        }),
-      ).toEqual(a);
-    } finally {
-      db2.close();
-    }
+    // Also from a second handle on the same database (another process, another instance).
+    const other = await opened.again();
+    expect(
+      await other.connections.create({
+        name: 'a',
+        sourceKind: 'workbook',
+        idPrefix: 'wb_',
+        location: file('a.xlsx'),
+      }),
+    ).toEqual(a);
+    expect(await store.list()).toHaveLength(1);
+  });
+
+  it('registers a spreadsheet once when two handles register it at the same moment', async () => {
+    const other = await opened.again();
+    const input = { name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: file('race.xlsx') };
+    const made = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? other.connections : store).create(input)),
+    );
+    expect(new Set(made.map((c) => c.spreadsheetId)).size).toBe(1);
     expect(await store.list()).toHaveLength(1);
   });
 
@@ -95,6 +100,41 @@ describe('ConnectionStore', () => {
     expect(again.spreadsheetId).not.toBe(a.spreadsheetId);
   });
 
+  it('refuses to remove a watched spreadsheet unless forced, then removes its webhooks too', async () => {
+    const a = await workbook('a', 'a.xlsx');
+    const hook = (url: string) =>
+      opened.webhooks.create({
+        url,
+        spreadsheetId: a.spreadsheetId,
+        sheetName: 'S',
+        sourceSheetId: '1',
+        events: ['row.inserted'],
+        apiKeyId: null,
+        secret: 'whsec_test',
+      });
+    const one = await hook('https://example.com/1');
+    const two = await hook('https://example.com/2');
+    const refused = await store.removeWithWebhooks(a.userKey).catch((err: unknown) => err);
+    expect(isAppError(refused) && refused.code).toBe('conflict');
+    expect(isAppError(refused) && refused.details).toEqual({ webhooks: [one.id, two.id] });
+    expect((refused as Error).message).toMatch(/has 2 webhooks .* remove them first/);
+    expect(await store.getBySpreadsheetId(a.spreadsheetId)).toEqual(a);
+    expect(await opened.webhooks.list()).toHaveLength(2);
+
+    expect(await store.removeWithWebhooks(a.userKey, { force: true })).toEqual({
+      removed: true,
+      webhooksRemoved: [one.id, two.id],
+    });
+    expect(await store.getBySpreadsheetId(a.spreadsheetId)).toBeNull();
+    expect(await opened.webhooks.list()).toEqual([]);
+    expect(await opened.webhooks.hasAny(a.spreadsheetId)).toBe(false);
+    expect(opened.webhooks.hasAnyNow(a.spreadsheetId)).toBe(false); // at once on the instance that removed it
+    expect(await store.removeWithWebhooks(a.userKey, { force: true })).toEqual({
+      removed: false,
+      webhooksRemoved: [],
+    });
+  });
+
   it('toggles public read', async () => {
     const a = await workbook('a', 'a.xlsx');
     expect(await store.setPublicRead(a.spreadsheetId, true)).toBe(true);
@@ -106,9 +146,8 @@ describe('ConnectionStore', () => {
 
   it('persists across reopening', async () => {
     const a = await workbook('a', 'a.xlsx');
-    db.close();
-    db = openDatabase(dir);
-    expect(await new ConnectionStore(db).list()).toEqual([a]);
+    const reopened = await opened.again();
+    expect(await reopened.connections.list()).toEqual([a]);
   });
 
   it("rejects empty names, kinds and locations (canonical locations are the kind's job)", async () => {

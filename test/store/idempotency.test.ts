@@ -1,32 +1,28 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/store/db.ts';
-import { IDEMPOTENCY_TTL_MS, IdempotencyStore } from '../../server/store/idempotency.ts';
+import type { Idempotency } from '../../server/repositories/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../server/store/idempotency.ts';
+import { openTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
 
-let dir: string;
-let db: Database.Database;
-let now: number;
-let store: IdempotencyStore;
-const clock = () => new Date(now);
+describe.each(STORE_KINDS)('Idempotency (%s)', (kind) => {
+  let opened: TestStore;
+  let now: number;
+  let store: Idempotency;
+  const clock = () => new Date(now);
 
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-idem-'));
-  db = openDatabase(dir);
-  now = Date.parse('2025-03-01T00:00:00.000Z');
-  store = new IdempotencyStore(db, clock);
-});
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+  beforeEach(async () => {
+    now = Date.parse('2025-03-01T00:00:00.000Z');
+    opened = await openTestStore(kind, { clock });
+    store = opened.idempotency;
+  });
+  afterEach(async () => {
+    await opened.close();
+  });
 
-const rows = () => db.prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get() as number;
-const HOUR = 60 * 60 * 1000;
+  const rows = async () => Number((await opened.sql('SELECT COUNT(*) AS n FROM idempotency_keys'))[0]?.n);
+  const keysLeft = async () =>
+    (await opened.sql('SELECT idem_key FROM idempotency_keys ORDER BY idem_key')).map((r) => r.idem_key);
+  const HOUR = 60 * 60 * 1000;
 
-describe('IdempotencyStore', () => {
   it('new -> in_progress -> complete -> replay', async () => {
     expect(await store.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'new' });
     expect(await store.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'in_progress' });
@@ -40,7 +36,7 @@ describe('IdempotencyStore', () => {
     expect(await store.begin('key_a', 'k1', 'fp1')).toEqual(replay);
     now += 23 * HOUR;
     expect(await store.begin('key_a', 'k1', 'fp1')).toEqual(replay);
-    expect(rows()).toBe(1);
+    expect(await rows()).toBe(1);
   });
 
   it('the same key with another request fingerprint is a conflict, pending or done', async () => {
@@ -64,7 +60,7 @@ describe('IdempotencyStore', () => {
   it('abandon lets the client retry with the same key', async () => {
     await store.begin('key_a', 'k1', 'fp1');
     await store.abandon('key_a', 'k1');
-    expect(rows()).toBe(0);
+    expect(await rows()).toBe(0);
     expect(await store.begin('key_a', 'k1', 'fp2')).toEqual({ state: 'new' }); // may even be a different request now
   });
 
@@ -94,7 +90,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('a pending record left by a crashed request stops blocking after the pending timeout', async () => {
-    const short = new IdempotencyStore(db, clock, { pendingTtlMs: 60_000 });
+    const short = opened.idempotencyWith({ pendingTtlMs: 60_000 });
     expect(await short.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'new' });
     now += 59_999;
     expect(await short.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'in_progress' });
@@ -110,23 +106,35 @@ describe('IdempotencyStore', () => {
     await store.begin('key_a', 'young', 'fp');
     now += 12 * HOUR;
     expect(await store.purgeExpired()).toBe(2);
-    expect(db.prepare('SELECT idem_key FROM idempotency_keys').pluck().all()).toEqual(['young']);
+    expect(await keysLeft()).toEqual(['young']);
 
     now += 24 * HOUR;
     expect(await store.begin('key_b', 'other', 'fp')).toEqual({ state: 'new' }); // triggers the periodic purge
-    expect(db.prepare('SELECT idem_key FROM idempotency_keys').pluck().all()).toEqual(['other']);
+    expect(await keysLeft()).toEqual(['other']);
   });
 
   it("is shared between processes: a second handle sees the first one's records", async () => {
-    const db2 = openDatabase(dir);
-    try {
-      const other = new IdempotencyStore(db2, clock);
-      expect(await store.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'new' });
-      expect(await other.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'in_progress' });
-      await store.complete('key_a', 'k1', 200, 'application/json', '{}');
-      expect(await other.begin('key_a', 'k1', 'fp1')).toMatchObject({ state: 'replay' });
-    } finally {
-      db2.close();
-    }
+    const other = (await opened.again()).idempotency;
+    expect(await store.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'new' });
+    expect(await other.begin('key_a', 'k1', 'fp1')).toEqual({ state: 'in_progress' });
+    await store.complete('key_a', 'k1', 200, 'application/json', '{}');
+    expect(await other.begin('key_a', 'k1', 'fp1')).toMatchObject({ state: 'replay' });
+  });
+
+  it('lets exactly one of many concurrent begins with one key through, across handles', async () => {
+    const other = (await opened.again()).idempotency;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).begin('key_a', 'race', 'fp')),
+    );
+    expect(results.filter((r) => r.state === 'new')).toHaveLength(1);
+    expect(results.filter((r) => r.state === 'in_progress')).toHaveLength(9);
+  });
+
+  it('keeps stored answers sealed: the body is not in the row', async () => {
+    await store.begin('key_a', 'k1', 'fp1');
+    await store.complete('key_a', 'k1', 200, 'application/json', '{"secret":"whsec_plain"}');
+    const stored = JSON.stringify(await opened.sql('SELECT body FROM idempotency_keys'));
+    expect(stored).not.toContain('whsec_plain');
+    expect(stored).toContain('sp1:');
   });
 });

@@ -10,11 +10,17 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** The modules that open the SQLite implementation and hand its repositories down. */
-const WIRING = ['server/context.ts', 'server/cli/kit.ts', 'server/cli/admin.ts', 'server/cli/dashboard.ts'];
+/** The modules that open the SQLite implementation and hand its repositories down (or read it whole: export). */
+const WIRING = [
+  'server/context.ts',
+  'server/cli/kit.ts',
+  'server/cli/admin.ts',
+  'server/cli/dashboard.ts',
+  'server/cli/records.ts',
+];
 
 /** store/'s pure modules, which PostgreSQL's store (store-pg/) shares rather than copies: the baselines' format. */
-const PURE_FOR_STORE_PG = [/^server\/store-pg\/[^ ]+ -> store\/baseline-format\.ts$/];
+
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
@@ -66,10 +72,20 @@ describe('the store behind repository interfaces', () => {
   });
 
   it('outside the wiring, nothing else reaches into server/store/ either', () => {
-    const others = outsideStore.filter((f) => !WIRING.includes(f));
-    const reaching = storeImports(others).filter(
-      (i) => !i.endsWith('-> better-sqlite3') && !PURE_FOR_STORE_PG.some((ok) => ok.test(i)),
+    // store-pg/ follows the same rules as store/ by importing its pure modules (no better-sqlite3, checked above).
+    const others = outsideStore.filter((f) => !WIRING.includes(f) && !f.startsWith('server/store-pg/'));
+    const reaching = storeImports(others).filter((i) => !i.endsWith('-> better-sqlite3'));
+    expect(reaching).toEqual([]);
+  });
+
+  it('store/ never imports store-pg/: the embedded default runs without PostgreSQL', () => {
+    const store = sourceFiles('server/store');
+    const reaching = store.flatMap((f) =>
+      importsOf(f)
+        .filter((spec) => path.posix.join(path.posix.dirname(f), spec).startsWith('server/store-pg/'))
+        .map((spec) => `${f} -> ${spec}`),
     );
+    expect(store.length).toBeGreaterThan(10);
     expect(reaching).toEqual([]);
   });
 

@@ -55,7 +55,8 @@ async function login(request: AccountLogin): Promise<LoginOutcome> {
     default: account,
     accounts: index.accounts.includes(account) ? index.accounts : [...index.accounts, account],
   });
-  return { account, storage: inFile ? 'encrypted_file' : 'keychain', where: secrets.where };
+  const storage = inFile ? 'encrypted_file' : secrets.kind === 'database' ? 'database' : 'keychain';
+  return { account, storage, where: secrets.where };
 }
 
 function list(secrets: AccountLogin['secrets']): { account: string; default: boolean }[] {

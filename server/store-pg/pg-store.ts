@@ -1,0 +1,162 @@
+/**
+ * Team mode's Store (repositories/store.ts) over one PostgreSQL database: opens the pool, migrates, starts the
+ * instance's one LISTEN connection and builds every repository on them. The admin token stays in the instance's
+ * own data dir (store-pg/admin-token.ts). context.ts and the CLI open it when SHEETPORT_DATABASE_URL is set.
+ */
+import type { TeamConfig } from '../config.ts';
+import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
+import type { Deliveries } from '../repositories/deliveries.ts';
+import type { DeliveryLog } from '../repositories/delivery-log.ts';
+import type { Store, TeamServices } from '../repositories/store.ts';
+import type { SecretBox } from '../secrets/at-rest.ts';
+import { openSecretsProvider } from '../secrets/choose.ts';
+import { LocalAdminTokens } from './admin-token.ts';
+import { PgConnections, type RemoveRelated } from './connections.ts';
+import { PgIdempotency } from './idempotency.ts';
+import { PgKeys } from './keys.ts';
+import { PgListener } from './listener.ts';
+import { migrate, schemaVersion } from './migrate.ts';
+import { MIGRATIONS } from './migrations.ts';
+import { openPool, type Pool } from './pool.ts';
+import { secretBoxFromKey } from './secret-key.ts';
+import { PgSecrets } from './secrets.ts';
+import { PgUsage } from './usage.ts';
+import { PgWebhooks } from './webhooks.ts';
+
+type Log = (message: string, err?: unknown) => void;
+
+/**
+ * The parts other families of tables provide (the change log and its recording, the outbox, the delivery log,
+ * the team services), built on the same pool, listener and key. Until one is given, its field throws a clear
+ * "not wired yet" error when used.
+ */
+export interface PgStoreParts {
+  changeLog?: ChangeLog;
+  changeRecording?: ChangeRecording;
+  deliveries?: Deliveries;
+  deliveryLog?: DeliveryLog;
+  /** What else goes, in the same transaction, when a connection is removed (its change log, baselines). */
+  removeRelated?: RemoveRelated;
+  team?: TeamServices;
+  /** Stops the parts' timers and connections; called by close() before the pool ends. */
+  close?: () => Promise<void>;
+}
+
+export interface PgStoreContext {
+  pool: Pool;
+  listener: PgListener;
+  box: SecretBox;
+  clock: () => Date;
+  log: Log;
+}
+
+export interface PgStoreOptions {
+  /** This instance's own data dir: its admin token lives there. */
+  dataDir: string;
+  clock?: () => Date;
+  log?: Log;
+  /** A listener already started by the caller (default: one opened and closed with the store). */
+  listener?: PgListener;
+  /** Where a new data dir keeps its own secrets (config.ts's `secrets`); default: as the environment says. */
+  secretsChoice?: string;
+  /** The other families' parts, built once the pool and listener are open. */
+  parts?: (context: PgStoreContext) => PgStoreParts | Promise<PgStoreParts>;
+}
+
+export type PgStore = Store & {
+  pool: Pool;
+  listener: PgListener;
+  webhooks: PgWebhooks;
+  secrets: PgSecrets;
+  usage: PgUsage;
+  adminTokens: LocalAdminTokens;
+};
+
+export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Promise<PgStore> {
+  const box = secretBoxFromKey(team.secretKey);
+  const clock = options.clock ?? (() => new Date());
+  const log: Log = options.log ?? (() => {});
+  const pool = openPool(team.databaseUrl);
+  const ownListener = !options.listener;
+  const listener = options.listener ?? new PgListener(team.databaseUrl, log);
+  const started: { stop(): void }[] = [];
+  try {
+    await migrate(pool);
+    if (ownListener) await listener.start();
+    const context: PgStoreContext = { pool, listener, box, clock, log };
+
+    const webhooks = new PgWebhooks(pool, { box, listener, clock, log });
+    await webhooks.start();
+    started.push(webhooks);
+    const secrets = new PgSecrets(pool, { box, listener, clock, log });
+    await secrets.start();
+    started.push(secrets);
+    const parts = (await options.parts?.(context)) ?? {};
+    const localSecrets = openSecretsProvider(
+      options.dataDir,
+      options.secretsChoice !== undefined ? { choice: options.secretsChoice } : {},
+    );
+
+    const store: PgStore = {
+      kind: 'postgres',
+      pool,
+      listener,
+      keys: new PgKeys(pool, clock),
+      connections: new PgConnections(pool, {
+        clock,
+        ...(parts.removeRelated ? { removeRelated: parts.removeRelated } : {}),
+        onWebhooksRemoved: () => webhooks.refresh(),
+      }),
+      webhooks,
+      usage: new PgUsage(pool, log),
+      idempotency: new PgIdempotency(pool, { box, clock }),
+      adminTokens: new LocalAdminTokens(localSecrets, options.dataDir),
+      secrets,
+      // --- the change log, its recording and the outbox: another family of tables (migration 2) ---
+      changeLog: parts.changeLog ?? notWiredYet<ChangeLog>('changeLog'),
+      changeRecording: parts.changeRecording ?? notWiredYet<ChangeRecording>('changeRecording'),
+      deliveries: parts.deliveries ?? notWiredYet<Deliveries>('deliveries'),
+      deliveryLog: parts.deliveryLog ?? notWiredYet<DeliveryLog>('deliveryLog'),
+      // --- ownership and shared limits (migration 3) ---
+      ...(parts.team ? { team: parts.team } : {}),
+      ready: async () => {
+        await pool.query('SELECT 1');
+        const at = await schemaVersion(pool);
+        const newest = MIGRATIONS.at(-1)?.version ?? 0;
+        if (at !== newest) {
+          throw new Error(`The team database is at schema version ${at}; this SheetPort needs ${newest}.`);
+        }
+      },
+      close: async () => {
+        for (const part of started) part.stop();
+        try {
+          await secrets.flush();
+        } catch (err) {
+          log('A secret could not be written to the team database before closing', err);
+        }
+        await parts.close?.();
+        if (ownListener) await listener.close();
+        await pool.end();
+      },
+    };
+    return store;
+  } catch (err) {
+    for (const part of started) part.stop();
+    if (ownListener) await listener.close();
+    await pool.end().catch(() => {});
+    throw err;
+  }
+}
+
+/** A part not built yet: any call throws saying so, rather than pretending to work. */
+function notWiredYet<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get(_target, prop) {
+      // Looked at by `await` and by printers: answer "nothing here" instead of a function.
+      if (typeof prop === 'symbol' || prop === 'then' || prop === 'toJSON') return undefined;
+      return () => {
+        throw new Error(`The PostgreSQL ${name} is not wired yet (${name}.${prop}).`);
+      };
+    },
+  });
+}
