@@ -3,23 +3,29 @@
  * instance's one LISTEN connection and builds every repository on them. The admin token stays in the instance's
  * own data dir (store-pg/admin-token.ts). context.ts and the CLI open it when SHEETPORT_DATABASE_URL is set.
  */
-import type { TeamConfig } from '../config.ts';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
+import type { TeamConfig } from '../team-config.ts';
 import { LocalAdminTokens } from './admin-token.ts';
+import { openChangeStores } from './change-stores.ts';
+import { CHANNELS } from './channels.ts';
 import { PgConnections, type RemoveRelated } from './connections.ts';
 import { PgIdempotency } from './idempotency.ts';
 import { PgKeys } from './keys.ts';
 import { PgListener } from './listener.ts';
 import { migrate, schemaVersion } from './migrate.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { PgOwnership } from './ownership.ts';
 import { openPool, type Pool } from './pool.ts';
 import { secretBoxFromKey } from './secret-key.ts';
 import { PgSecrets } from './secrets.ts';
+import { PgSharedLimits } from './shared-limits.ts';
 import { PgUsage } from './usage.ts';
 import { PgWebhooks } from './webhooks.ts';
 
@@ -91,7 +97,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     const secrets = new PgSecrets(pool, { box, listener, clock, log });
     await secrets.start();
     started.push(secrets);
-    const parts = (await options.parts?.(context)) ?? {};
+    const parts = options.parts ? await options.parts(context) : teamParts(context, team);
     const localSecrets = openSecretsProvider(
       options.dataDir,
       options.secretsChoice !== undefined ? { choice: options.secretsChoice } : {},
@@ -146,6 +152,41 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     await pool.end().catch(() => {});
     throw err;
   }
+}
+
+/**
+ * The change log, its recording and the outbox (migration 2), and the team's services (migration 3): the lease
+ * and write lock of each spreadsheet, the shared limits, and word of every change another instance records.
+ */
+function teamParts(context: PgStoreContext, team: TeamConfig): PgStoreParts {
+  const { pool, listener, log } = context;
+  const changes = openChangeStores(pool, listener);
+  const id = instanceId();
+  const ownership = new PgOwnership({
+    pool,
+    databaseUrl: team.databaseUrl,
+    instanceId: id,
+    ttlMs: team.leaseTtlMs,
+    log,
+  });
+  return {
+    ...changes,
+    team: {
+      instanceId: id,
+      ownership,
+      limits: new PgSharedLimits(pool, log),
+      onRecorded: (heard) =>
+        listener.on(CHANNELS.recorded, (spreadsheetId) => {
+          if (spreadsheetId) heard(spreadsheetId);
+        }),
+    },
+    close: () => ownership.close(),
+  };
+}
+
+/** Unique per process start: the host, the process id (which a lease row shows), and a random tag. */
+function instanceId(): string {
+  return `${os.hostname()}:${randomBytes(3).toString('hex')}:${process.pid}`;
 }
 
 /** A part not built yet: any call throws saying so, rather than pretending to work. */

@@ -162,6 +162,10 @@ export class PgWebhooks implements Webhooks {
           id,
         ],
       );
+      // A resumed webhook's held deliveries are due again: every instance's worker looks.
+      if (change.status === 'active' && current.status !== 'active') {
+        await client.query('SELECT pg_notify($1, $2)', [CHANNELS.deliveries, '']);
+      }
       return getIn(client, id);
     });
   }

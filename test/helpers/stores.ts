@@ -70,7 +70,7 @@ async function openSqlite(dataDir: string, options: TestStoreOptions): Promise<T
   return {
     ...repos,
     kind: 'sqlite',
-    secrets: repos.secrets.provider,
+    secrets: repos.secrets,
     sql: async (query) => repos.db.prepare(query).all() as Record<string, unknown>[],
     idempotencyWith: (o) => new IdempotencyStore(repos.db, options.clock, o),
     again: () => Promise.reject(new Error('set by openTestStore')),

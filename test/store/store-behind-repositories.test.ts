@@ -21,7 +21,6 @@ const WIRING = [
 
 /** store/'s pure modules, which PostgreSQL's store (store-pg/) shares rather than copies: the baselines' format. */
 
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && /\.(ts|tsx|mts|cts)$/.test(e.name))
