@@ -25,15 +25,8 @@ interface ConnectionRow {
 
 const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
 
-/**
- * What else goes when a spreadsheet is removed (its change log and baselines, whose tables another family of
- * migrations makes), inside the removal's transaction.
- */
-export type RemoveRelated = (client: Client, spreadsheetId: string) => Promise<void>;
-
 export interface PgConnectionsOptions {
   clock?: () => Date;
-  removeRelated?: RemoveRelated;
   /** Called once a removal took webhooks with it (the webhooks' in-memory view reads again). */
   onWebhooksRemoved?: () => Promise<void>;
 }
@@ -41,13 +34,11 @@ export interface PgConnectionsOptions {
 export class PgConnections implements Connections {
   readonly #pool: Pool;
   readonly #clock: () => Date;
-  readonly #removeRelated: RemoveRelated;
   readonly #onWebhooksRemoved: () => Promise<void>;
 
   constructor(pool: Pool, options: PgConnectionsOptions = {}) {
     this.#pool = pool;
     this.#clock = options.clock ?? (() => new Date());
-    this.#removeRelated = options.removeRelated ?? (async () => {});
     this.#onWebhooksRemoved = options.onWebhooksRemoved ?? (async () => {});
   }
 
@@ -137,7 +128,7 @@ export class PgConnections implements Connections {
         await client.query('DELETE FROM webhooks WHERE spreadsheet_id = $1', [id]);
         await client.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
       }
-      await this.#removeRelated(client, id);
+      // Its change log, baselines and recorded version go with it (migration 2's trigger).
       await client.query('DELETE FROM connections WHERE id = $1', [id]);
       return { removed: true, webhooksRemoved: webhooks };
     });

@@ -15,7 +15,7 @@ import type { TeamConfig } from '../team-config.ts';
 import { LocalAdminTokens } from './admin-token.ts';
 import { openChangeStores } from './change-stores.ts';
 import { CHANNELS } from './channels.ts';
-import { PgConnections, type RemoveRelated } from './connections.ts';
+import { PgConnections } from './connections.ts';
 import { PgIdempotency } from './idempotency.ts';
 import { PgKeys } from './keys.ts';
 import { PgListener } from './listener.ts';
@@ -31,21 +31,16 @@ import { PgWebhooks } from './webhooks.ts';
 
 type Log = (message: string, err?: unknown) => void;
 
-/**
- * The parts other families of tables provide (the change log and its recording, the outbox, the delivery log,
- * the team services), built on the same pool, listener and key. Until one is given, its field throws a clear
- * "not wired yet" error when used.
- */
-export interface PgStoreParts {
-  changeLog?: ChangeLog;
-  changeRecording?: ChangeRecording;
-  deliveries?: Deliveries;
-  deliveryLog?: DeliveryLog;
-  /** What else goes, in the same transaction, when a connection is removed (its change log, baselines). */
-  removeRelated?: RemoveRelated;
-  team?: TeamServices;
+/** What the other families of tables provide, built on the same pool and listener: the change log and its
+ * recording, the outbox and its log (migration 2), and the team's services (migration 3). */
+interface PgStoreParts {
+  changeLog: ChangeLog;
+  changeRecording: ChangeRecording;
+  deliveries: Deliveries;
+  deliveryLog: DeliveryLog;
+  team: TeamServices;
   /** Stops the parts' timers and connections; called by close() before the pool ends. */
-  close?: () => Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface PgStoreContext {
@@ -65,8 +60,6 @@ export interface PgStoreOptions {
   listener?: PgListener;
   /** Where a new data dir keeps its own secrets (config.ts's `secrets`); default: as the environment says. */
   secretsChoice?: string;
-  /** The other families' parts, built once the pool and listener are open. */
-  parts?: (context: PgStoreContext) => PgStoreParts | Promise<PgStoreParts>;
 }
 
 export type PgStore = Store & {
@@ -97,7 +90,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     const secrets = new PgSecrets(pool, { box, listener, clock, log });
     await secrets.start();
     started.push(secrets);
-    const parts = options.parts ? await options.parts(context) : teamParts(context, team);
+    const parts = teamParts(context, team);
     const localSecrets = openSecretsProvider(
       options.dataDir,
       options.secretsChoice !== undefined ? { choice: options.secretsChoice } : {},
@@ -110,7 +103,6 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       keys: new PgKeys(pool, clock),
       connections: new PgConnections(pool, {
         clock,
-        ...(parts.removeRelated ? { removeRelated: parts.removeRelated } : {}),
         onWebhooksRemoved: () => webhooks.refresh(),
       }),
       webhooks,
@@ -118,13 +110,11 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       idempotency: new PgIdempotency(pool, { box, clock }),
       adminTokens: new LocalAdminTokens(localSecrets, options.dataDir),
       secrets,
-      // --- the change log, its recording and the outbox: another family of tables (migration 2) ---
-      changeLog: parts.changeLog ?? notWiredYet<ChangeLog>('changeLog'),
-      changeRecording: parts.changeRecording ?? notWiredYet<ChangeRecording>('changeRecording'),
-      deliveries: parts.deliveries ?? notWiredYet<Deliveries>('deliveries'),
-      deliveryLog: parts.deliveryLog ?? notWiredYet<DeliveryLog>('deliveryLog'),
-      // --- ownership and shared limits (migration 3) ---
-      ...(parts.team ? { team: parts.team } : {}),
+      changeLog: parts.changeLog,
+      changeRecording: parts.changeRecording,
+      deliveries: parts.deliveries,
+      deliveryLog: parts.deliveryLog,
+      team: parts.team,
       ready: async () => {
         await pool.query('SELECT 1');
         const at = await schemaVersion(pool);
@@ -140,7 +130,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
         } catch (err) {
           log('A secret could not be written to the team database before closing', err);
         }
-        await parts.close?.();
+        await parts.close();
         if (ownListener) await listener.close();
         await pool.end();
       },
@@ -187,17 +177,4 @@ function teamParts(context: PgStoreContext, team: TeamConfig): PgStoreParts {
 /** Unique per process start: the host, the process id (which a lease row shows), and a random tag. */
 function instanceId(): string {
   return `${os.hostname()}:${randomBytes(3).toString('hex')}:${process.pid}`;
-}
-
-/** A part not built yet: any call throws saying so, rather than pretending to work. */
-function notWiredYet<T extends object>(name: string): T {
-  return new Proxy({} as T, {
-    get(_target, prop) {
-      // Looked at by `await` and by printers: answer "nothing here" instead of a function.
-      if (typeof prop === 'symbol' || prop === 'then' || prop === 'toJSON') return undefined;
-      return () => {
-        throw new Error(`The PostgreSQL ${name} is not wired yet (${name}.${prop}).`);
-      };
-    },
-  });
 }

@@ -107,30 +107,12 @@ async function openSqlite(): Promise<ChangeStores> {
   };
 }
 
-/**
- * Migration 1 (connections, keys, webhooks) is written beside this one; until the list has it, the suites use
- * a stand-in holding the columns the change stores read, named and typed as in SQLite (store/migrations.ts).
- */
-const REGISTRY_STAND_IN: PgMigration = {
-  version: 1,
-  name: 'registry stand-in (tests)',
-  sql: `
-    CREATE TABLE connections (id TEXT PRIMARY KEY);
-    CREATE TABLE webhooks (
-      id TEXT PRIMARY KEY, url TEXT NOT NULL, spreadsheet_id TEXT NOT NULL, sheet_name TEXT NOT NULL,
-      source_sheet_id TEXT NOT NULL, events TEXT NOT NULL, secret TEXT NOT NULL,
-      status TEXT NOT NULL CHECK (status IN ('active', 'paused')), api_key_id TEXT,
-      created_at TEXT NOT NULL, updated_at TEXT NOT NULL, last_timestamp_ms BIGINT NOT NULL DEFAULT 0
-    );`,
-};
-const PG_MIGRATIONS = MIGRATIONS[0]?.version === 1 ? MIGRATIONS : [REGISTRY_STAND_IN, ...MIGRATIONS];
-
 let webhookCount = 0;
 
 async function openPostgres(existing: string | undefined): Promise<ChangeStores> {
   const databaseUrl = existing ?? (await freshDatabase());
   const pool = openPool(databaseUrl);
-  await migrate(pool, PG_MIGRATIONS);
+  await migrate(pool);
   const listener = new PgListener(databaseUrl);
   await listener.start();
   const stores = openPgChangeStores(pool, listener);

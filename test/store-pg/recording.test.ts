@@ -202,7 +202,9 @@ describe('recording from several instances', () => {
     await expect.poll(() => registry, { timeout: 2000 }).toEqual(['']);
     expect((await a.stores.changeLog.page('wb_1', '1', 0, 10, 0)).total).toBe(1);
 
-    await a.stores.rows("INSERT INTO connections (id) VALUES ('wb_1')");
+    await a.stores.rows(
+      "INSERT INTO connections (id, user_key, name, source_kind, location, created_at) VALUES ('wb_1', 'uk_1', 'x', 'workbook', '/x.xlsx', '2026-01-01T00:00:00Z')",
+    );
     await a.stores.rows("DELETE FROM connections WHERE id = 'wb_1'");
     expect((await a.stores.changeLog.page('wb_1', '1', 0, 10, 0)).total).toBe(0);
     expect((await a.stores.baselines.load('wb_1')).size).toBe(0);
