@@ -11,7 +11,7 @@ import type {
   SourceKind,
 } from '../repositories/connections.ts';
 import { CHANNELS } from './channels.ts';
-import { type Client, type Pool, type Queryable, tx } from './pool.ts';
+import { type Pool, type Queryable, tx } from './pool.ts';
 
 interface ConnectionRow {
   id: string;

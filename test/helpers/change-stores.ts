@@ -17,7 +17,6 @@ import { openSqliteRepositories } from '../../server/store/sqlite-repositories.t
 import { openChangeStores as openPgChangeStores } from '../../server/store-pg/change-stores.ts';
 import { PgListener } from '../../server/store-pg/listener.ts';
 import { migrate } from '../../server/store-pg/migrate.ts';
-import { MIGRATIONS, type PgMigration } from '../../server/store-pg/migrations.ts';
 import { openPool, type Pool } from '../../server/store-pg/pool.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
 import { freshDatabase } from './postgres.ts';
