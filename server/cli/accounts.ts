@@ -1,9 +1,7 @@
 /** `sheetport accounts list|logout [account]`: the logins of a kind with accounts (the first such kind by default). */
 import type { Command } from 'commander';
-import { resolveDataDir } from '../config.ts';
-import { openSecretsProvider } from '../secrets/choose.ts';
 import { accountsOf, defaultAccountsKind, sourceSettings } from '../sources/index.ts';
-import { cliConfig, globals, print, printJson, printTable } from './kit.ts';
+import { cliConfig, globals, print, printJson, printTable, withSecrets } from './kit.ts';
 
 export function registerAccountCommands(program: Command): void {
   const kind = defaultAccountsKind();
@@ -14,11 +12,9 @@ export function registerAccountCommands(program: Command): void {
     .command('list')
     .description('list logged-in accounts and which one is the default')
     .option(...KIND_OPTION)
-    .action((opts: { kind: string }, cmd: Command) => {
+    .action(async (opts: { kind: string }, cmd: Command) => {
       const g = globals(cmd);
-      const all = accountsOf(opts.kind).list(
-        openSecretsProvider(resolveDataDir({ flag: g.dataDir }), { choice: cliConfig().secrets }),
-      );
+      const all = await withSecrets(g, (secrets) => accountsOf(opts.kind).list(secrets));
       if (g.json) return printJson(all);
       if (all.length === 0) return print(`No accounts. Log in with: sheetport login ${opts.kind}`);
       printTable(
@@ -33,15 +29,10 @@ export function registerAccountCommands(program: Command): void {
     .option(...KIND_OPTION)
     .action(async (account: string | undefined, opts: { kind: string }, cmd: Command) => {
       const g = globals(cmd);
-      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }), {
-        choice: cliConfig().secrets,
-      });
       const of = accountsOf(opts.kind);
-      const outcome = await of.logout({
-        secrets,
-        sources: sourceSettings(cliConfig()),
-        ...(account ? { account } : {}),
-      });
+      const outcome = await withSecrets(g, (secrets) =>
+        of.logout({ secrets, sources: sourceSettings(cliConfig()), ...(account ? { account } : {}) }),
+      );
       if (g.json) return printJson(outcome);
       const note =
         outcome.revoked === 'revoked'

@@ -9,6 +9,8 @@ import { openServiceContext, type ServiceContext } from '../context.ts';
 import { type ErrorCode, isAppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { Store } from '../repositories/store.ts';
+import { openSecretsProvider } from '../secrets/choose.ts';
+import type { SecretsProvider } from '../secrets/provider.ts';
 import { openSqliteRepositories } from '../store/sqlite-repositories.ts';
 
 /** The options every command takes (declared on the program). */
@@ -52,6 +54,20 @@ export async function withStores<T>(g: GlobalOptions, fn: (stores: Stores) => Pr
   } finally {
     await stores.close();
   }
+}
+
+/**
+ * The named secrets (a kind's account logins, the tunnel's authtoken) for one command: the data dir's secrets
+ * provider (the OS keychain or its 0600 file), or in team mode the team's database, sealed with its key, which
+ * every instance reads. Written out before the command ends.
+ */
+export async function withSecrets<T>(
+  g: GlobalOptions,
+  fn: (secrets: SecretsProvider) => Promise<T> | T,
+): Promise<T> {
+  if (cliConfig().team) return withStores(g, (stores) => fn(stores.secrets));
+  const dataDir = resolveDataDir({ flag: g.dataDir });
+  return fn(openSecretsProvider(dataDir, { choice: cliConfig().secrets }));
 }
 
 /**

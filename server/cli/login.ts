@@ -3,10 +3,8 @@
  * tokens stored in the data dir's secrets provider (never printed). The kind is reached through the registry.
  */
 import type { Command } from 'commander';
-import { resolveDataDir } from '../config.ts';
-import { openSecretsProvider } from '../secrets/choose.ts';
 import { accountsOf, defaultAccountsKind, sourceSettings } from '../sources/index.ts';
-import { cliConfig, globals, print, printJson } from './kit.ts';
+import { cliConfig, globals, print, printJson, withSecrets } from './kit.ts';
 import { openInBrowser } from './open-browser.ts';
 import { askPassphrase } from './passphrase.ts';
 
@@ -32,30 +30,29 @@ export function registerLoginCommand(program: Command): void {
       // With --json, stdout carries only the result; the steps go to stderr.
       const say = g.json ? (line: string) => process.stderr.write(`${line}\n`) : print;
       const accounts = accountsOf(kind);
-      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }), {
-        choice: cliConfig().secrets,
-      });
       const sources = sourceSettings(cliConfig());
-      const outcome = await accounts.login({
-        secrets,
-        sources,
-        allowFileStorage: opts.allowFileStorage === true,
-        passphrase: () => askPassphrase(accounts, accounts.passphrase(sources)),
-        showConsentUrl: (url) => {
-          if (!opts.browser) {
-            say('Open this URL in a browser and allow access:');
-            say(url);
-          } else {
-            say(`Opening the ${accounts.provider} consent page in your browser. If none opens, visit:`);
-            say(url);
-            void openInBrowser(url).then((outcome) => {
-              if (!outcome.opened)
-                say(`Could not start a browser (${outcome.reason}); open the URL above yourself.`);
-            });
-          }
-          say(`Waiting for ${accounts.provider} ...`);
-        },
-      });
+      const outcome = await withSecrets(g, (secrets) =>
+        accounts.login({
+          secrets,
+          sources,
+          allowFileStorage: opts.allowFileStorage === true,
+          passphrase: () => askPassphrase(accounts, accounts.passphrase(sources)),
+          showConsentUrl: (url) => {
+            if (!opts.browser) {
+              say('Open this URL in a browser and allow access:');
+              say(url);
+            } else {
+              say(`Opening the ${accounts.provider} consent page in your browser. If none opens, visit:`);
+              say(url);
+              void openInBrowser(url).then((outcome) => {
+                if (!outcome.opened)
+                  say(`Could not start a browser (${outcome.reason}); open the URL above yourself.`);
+              });
+            }
+            say(`Waiting for ${accounts.provider} ...`);
+          },
+        }),
+      );
       if (g.json) return printJson({ ...outcome, default: true });
       const kept =
         outcome.storage === 'keychain'

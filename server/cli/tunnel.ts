@@ -5,10 +5,8 @@
  * printed. `sheetport serve --tunnel` (or the tray) opens the tunnel with it.
  */
 import type { Command } from 'commander';
-import { resolveDataDir } from '../config.ts';
-import { openSecretsProvider } from '../secrets/choose.ts';
 import { SECRET_NAMES, type SecretsProvider } from '../secrets/provider.ts';
-import { CliError, cliConfig, globals, print, printJson } from './kit.ts';
+import { CliError, globals, print, printJson, withSecrets } from './kit.ts';
 import { readHidden } from './passphrase.ts';
 
 /** ngrok's authtokens are one word of letters, digits and `_`; anything with spaces inside is a paste gone wrong. */
@@ -44,20 +42,21 @@ export function registerTunnelCommands(program: Command): void {
     .option('--remove', 'delete the stored authtoken instead')
     .action(async (opts: { remove?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const secrets = openSecretsProvider(resolveDataDir({ flag: g.dataDir }), {
-        choice: cliConfig().secrets,
+      return withSecrets(g, async (secrets) => {
+        const where = secrets.kind === 'keychain' ? 'the OS keychain' : secrets.where;
+        if (opts.remove) {
+          const removed = secrets.delete(SECRET_NAMES.tunnelAuthtoken);
+          if (g.json) return printJson({ removed, secrets: secrets.kind });
+          return print(
+            removed ? `Tunnel authtoken removed from ${where}.` : 'No tunnel authtoken was stored.',
+          );
+        }
+        const raw = process.stdin.isTTY
+          ? await readHidden('ngrok authtoken (from dashboard.ngrok.com, not shown): ', 'Cancelled.')
+          : await readStdin();
+        storeTunnelAuthtoken(secrets, raw);
+        if (g.json) return printJson({ stored: true, secrets: secrets.kind });
+        print(`Tunnel authtoken stored in ${where}. Open the tunnel with: sheetport serve --tunnel`);
       });
-      const where = secrets.kind === 'keychain' ? 'the OS keychain' : secrets.where;
-      if (opts.remove) {
-        const removed = secrets.delete(SECRET_NAMES.tunnelAuthtoken);
-        if (g.json) return printJson({ removed, secrets: secrets.kind });
-        return print(removed ? `Tunnel authtoken removed from ${where}.` : 'No tunnel authtoken was stored.');
-      }
-      const raw = process.stdin.isTTY
-        ? await readHidden('ngrok authtoken (from dashboard.ngrok.com, not shown): ', 'Cancelled.')
-        : await readStdin();
-      storeTunnelAuthtoken(secrets, raw);
-      if (g.json) return printJson({ stored: true, secrets: secrets.kind });
-      print(`Tunnel authtoken stored in ${where}. Open the tunnel with: sheetport serve --tunnel`);
     });
 }
