@@ -11,8 +11,15 @@ forEachKind((kind, store) => {
   const clock = () => new Date(now);
 
   let harnesses: Harness[] = [];
-  async function start(dataDir?: string): Promise<Harness> {
-    const h = await startHarness({ kind, store, clock, ...(dataDir ? { dataDir } : {}) });
+  /** A harness; `again` restarts over the records of an earlier one (its data dir, and its database). */
+  async function start(again?: Harness): Promise<Harness> {
+    const h = await startHarness({
+      kind,
+      store,
+      clock,
+      ...(again ? { dataDir: path.join(again.dir, 'data') } : {}),
+      ...(again?.databaseUrl ? { databaseUrl: again.databaseUrl } : {}),
+    });
     harnesses.push(h);
     return h;
   }
@@ -97,7 +104,6 @@ forEachKind((kind, store) => {
 
     it('answers the daily limit with seconds until midnight UTC, and keeps the count across a restart', async () => {
       const first = await start();
-      const dataDir = path.join(first.dir, 'data');
       const key = (
         await first.context.keys.create({
           scope: 'read',
@@ -109,7 +115,7 @@ forEachKind((kind, store) => {
       for (let i = 0; i < 3; i++)
         expect((await first.fetch('/v1/spreadsheets', { auth: key })).status).toBe(200);
       await first.context.close(); // flushes the counts, as a clean stop does
-      const second = await start(dataDir);
+      const second = await start(first);
       now = NOON + 500;
       const refused = await second.fetch('/v1/spreadsheets', { auth: key });
       expect(refused.status).toBe(429);
