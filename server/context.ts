@@ -154,6 +154,10 @@ function wireServiceContext(
     recorder,
     webhooks,
   );
+  // Team mode: a change another instance records makes this instance's copy of it be read again.
+  const unlisten = repositories.team?.onRecorded((id, version) =>
+    spreadsheets.recordedElsewhere(id, version),
+  );
   const adminAccess = new AdminAccess({
     token: adminTokens.loadOrCreate(),
     now,
@@ -196,6 +200,7 @@ function wireServiceContext(
       return sync.paused;
     },
     async close() {
+      unlisten?.();
       follower.stop();
       await worker.stop();
       clearInterval(flushTimer);

@@ -34,6 +34,7 @@ export interface TeamServices {
   ownership: SharedOwnership;
   /** Per-key limits counted for the whole team. */
   limits: SharedLimits;
-  /** `listener` hears the id of every spreadsheet any instance records a change of; returns the unsubscribe. */
-  onRecorded(listener: (spreadsheetId: string) => void): () => void;
+  /** `listener` hears every spreadsheet any instance records a change of, with the source version recorded (null
+   * when unknown); returns the unsubscribe. */
+  onRecorded(listener: (spreadsheetId: string, version: string | null) => void): () => void;
 }

@@ -44,6 +44,17 @@ export class CurrentCopy {
     }
   }
 
+  /**
+   * The source is known to be at `version` (null: at some other version than the copy's): unless the copy is of
+   * it, the next read reads the source again. Ignored while a write is at the source: the write's own snapshot
+   * follows.
+   */
+  outdated(version: string | null): void {
+    if (this.#writing || !this.snapshot || this.snapshot.version === version) return;
+    this.#generation++;
+    this.snapshot = null;
+  }
+
   /** What the source answered a write with (or null: read it again, the source went back). */
   replace(snapshot: SpreadsheetSnapshot | null): void {
     this.#generation++;

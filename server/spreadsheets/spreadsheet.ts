@@ -132,6 +132,11 @@ export class Spreadsheet {
     );
   }
 
+  /** A recording of `version` was made elsewhere: the copy, if of another version, is read again when next read. */
+  recordedElsewhere(version: string | null): void {
+    this.#copy.outdated(version);
+  }
+
   /** How current the copy is, as its source says (a source that cannot lag: age 0). */
   freshness(): SourceFreshness {
     return this.#copy.source.freshness?.() ?? { ageMs: 0, stale: false };

@@ -56,6 +56,12 @@ export class Spreadsheets {
       );
   }
 
+  /** Another instance recorded a change of this spreadsheet at `version` (team mode): its copy here, if it holds
+   * another version, is read again at the next read, without waiting for the source's own version check. */
+  recordedElsewhere(spreadsheetId: string, version: string | null): void {
+    this.#open.get(spreadsheetId)?.recordedElsewhere(version);
+  }
+
   /** The spreadsheets being followed (connection follower). */
   followed(): string[] {
     return [...this.#open.values()].filter((s) => s.followed).map((s) => s.spreadsheetId);

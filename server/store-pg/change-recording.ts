@@ -16,7 +16,7 @@ import type {
 import { encodeCheckpointPaced } from '../store/baseline-format.ts';
 import type { PgBaselines } from './baselines.ts';
 import type { PgChangeLog } from './change-log.ts';
-import { CHANNELS } from './channels.ts';
+import { CHANNELS, recordedPayload } from './channels.ts';
 import { enqueueDelivery } from './deliveries.ts';
 import { type Client, type Pool, tx } from './pool.ts';
 import { renameTabWebhooks, takeTimestamps, webhooksOnTab } from './tab-webhooks.ts';
@@ -107,7 +107,7 @@ export class PgChangeRecording implements ChangeRecording {
     for (const tab of tabs) await this.#recordTab(client, request, tab, prepared.encoded, done);
     const generation = await this.#baselines.markVersion(client, spreadsheetId, version);
     // Delivered when the transaction commits: every instance reads again, workers claim, caches refresh.
-    const notify: [string, string][] = [[CHANNELS.recorded, spreadsheetId]];
+    const notify: [string, string][] = [[CHANNELS.recorded, recordedPayload(spreadsheetId, version)]];
     if (done.queued > 0) notify.push([CHANNELS.deliveries, '']);
     if (done.renamed) notify.push([CHANNELS.registry, '']);
     await client.query(

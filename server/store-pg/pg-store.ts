@@ -14,7 +14,7 @@ import { openSecretsProvider } from '../secrets/choose.ts';
 import type { TeamConfig } from '../team-config.ts';
 import { LocalAdminTokens } from './admin-token.ts';
 import { openChangeStores } from './change-stores.ts';
-import { CHANNELS } from './channels.ts';
+import { CHANNELS, readRecordedPayload } from './channels.ts';
 import { PgConnections } from './connections.ts';
 import { PgIdempotency } from './idempotency.ts';
 import { PgKeys } from './keys.ts';
@@ -166,8 +166,9 @@ function teamParts(context: PgStoreContext, team: TeamConfig): PgStoreParts {
       ownership,
       limits: new PgSharedLimits(pool, log),
       onRecorded: (heard) =>
-        listener.on(CHANNELS.recorded, (spreadsheetId) => {
-          if (spreadsheetId) heard(spreadsheetId);
+        listener.on(CHANNELS.recorded, (payload) => {
+          const recorded = payload === null ? null : readRecordedPayload(payload);
+          if (recorded) heard(recorded.spreadsheetId, recorded.version);
         }),
     },
     close: () => ownership.close(),
