@@ -35,6 +35,7 @@ export interface TeamServices {
   /** Per-key limits counted for the whole team. */
   limits: SharedLimits;
   /** `listener` hears every spreadsheet any instance records a change of, with the source version recorded (null
-   * when unknown); returns the unsubscribe. */
-  onRecorded(listener: (spreadsheetId: string, version: string | null) => void): () => void;
+   * when unknown), or (null, null) when any may have changed unheard (the database connection came back);
+   * returns the unsubscribe. */
+  onRecorded(listener: (spreadsheetId: string | null, version: string | null) => void): () => void;
 }

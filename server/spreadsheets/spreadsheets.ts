@@ -56,10 +56,13 @@ export class Spreadsheets {
       );
   }
 
-  /** Another instance recorded a change of this spreadsheet at `version` (team mode): its copy here, if it holds
-   * another version, is read again at the next read, without waiting for the source's own version check. */
-  recordedElsewhere(spreadsheetId: string, version: string | null): void {
-    this.#open.get(spreadsheetId)?.recordedElsewhere(version);
+  /** Another instance recorded a change of this spreadsheet at `version` (team mode; a null id: of any): its copy
+   * here, if it holds another version, is read again at the next read, without waiting for the source's own
+   * version check. */
+  recordedElsewhere(spreadsheetId: string | null, version: string | null): void {
+    if (spreadsheetId === null)
+      for (const spreadsheet of this.#open.values()) spreadsheet.recordedElsewhere(null);
+    else this.#open.get(spreadsheetId)?.recordedElsewhere(version);
   }
 
   /** The spreadsheets being followed (connection follower). */

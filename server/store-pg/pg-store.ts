@@ -167,7 +167,9 @@ function teamParts(context: PgStoreContext, team: TeamConfig): PgStoreParts {
       limits: new PgSharedLimits(pool, log),
       onRecorded: (heard) =>
         listener.on(CHANNELS.recorded, (payload) => {
-          const recorded = payload === null ? null : readRecordedPayload(payload);
+          // null: the listening connection came back, and anything may have been recorded meanwhile.
+          if (payload === null) return heard(null, null);
+          const recorded = readRecordedPayload(payload);
           if (recorded) heard(recorded.spreadsheetId, recorded.version);
         }),
     },
