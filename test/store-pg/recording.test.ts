@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeRecorder } from '../../server/changes/recorder.ts';
 import type { CellValue, SpreadsheetSnapshot } from '../../server/sources/source.ts';
+import { readRecordedPayload } from '../../server/store-pg/channels.ts';
 import { PgListener } from '../../server/store-pg/listener.ts';
 import { DEFAULT_EVENT_RULES } from '../../server/webhooks/events.ts';
 import { type ChangeStores, openChangeStores } from '../helpers/change-stores.ts';
@@ -134,7 +135,10 @@ describe('recording from several instances', () => {
     expect((await b.stores.baselines.load('wb_1')).get('1')!.typed).toEqual(v4.tabs[0]!.typed);
     // Every instance hears of each recording once it committed (B's first sight of v1 recorded nothing).
     await expect.poll(() => recorded.length, { timeout: 2000 }).toBe(4);
-    expect(new Set(recorded)).toEqual(new Set(['wb_1']));
+    // Each says which spreadsheet, at which version: an instance holding another version reads it again.
+    expect(recorded.map((p) => readRecordedPayload(p ?? ''))).toEqual(
+      ['v4', 'v5', 'v6', 'v7'].map((version) => ({ spreadsheetId: 'wb_1', version })),
+    );
   });
 
   it('a failure inside the recording transaction records nothing of the change', async () => {
