@@ -46,6 +46,9 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   });
 }
 
+/** Every instance started, stopped at the end whatever happens. */
+const started = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
+
 function serve(dataDir: string, env: NodeJS.ProcessEnv, extra: string[] = []): Promise<Instance> {
   const child = spawn(
     process.execPath,
@@ -187,6 +190,7 @@ async function main(): Promise<void> {
     await Promise.all([one, ...others].map((i) => i.stop()));
     console.log(JSON.stringify({ cores: os.cpus().length, duration: DURATION, ...results }, null, 2));
   } finally {
+    for (const child of started) child.kill('SIGKILL');
     cluster.stop();
     await rm(root, { recursive: true, force: true });
   }
