@@ -100,10 +100,10 @@ async function appends(base: string, key: string, userKey: string): Promise<{ p5
     const res = await fetch(`${base}/api/spreadsheets/${userKey}/${TAB}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ OrderId: `bench-${i}`, Total: i }),
+      body: JSON.stringify({ 'Order ID': `bench-${i}`, Quantity: i }),
     });
+    if (res.status !== 201) throw new Error(`append answered ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
-    if (res.status !== 201) throw new Error(`append answered ${res.status}`);
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -122,6 +122,8 @@ async function prepare(root: string, name: string, env: NodeJS.ProcessEnv) {
       [
         'keys',
         'create',
+        '--scope',
+        'read_write',
         '--plan',
         'enterprise',
         '--per-second',

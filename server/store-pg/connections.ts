@@ -11,7 +11,9 @@ import type {
   SourceKind,
 } from '../repositories/connections.ts';
 import { CHANNELS } from './channels.ts';
+import type { PgListener } from './listener.ts';
 import { type Pool, type Queryable, tx } from './pool.ts';
+import { RegistryCache } from './registry-cache.ts';
 
 interface ConnectionRow {
   id: string;
@@ -27,6 +29,8 @@ const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created
 
 export interface PgConnectionsOptions {
   clock?: () => Date;
+  /** Hears other instances' changes, so the lookups every request makes can be held (registry-cache.ts). */
+  listener?: PgListener;
   /** Called once a removal took webhooks with it (the webhooks' in-memory view reads again). */
   onWebhooksRemoved?: () => Promise<void>;
 }
@@ -35,9 +39,12 @@ export class PgConnections implements Connections {
   readonly #pool: Pool;
   readonly #clock: () => Date;
   readonly #onWebhooksRemoved: () => Promise<void>;
+  /** resolve / getByUserKey / getBySpreadsheetId answers, by what was asked (a second at most). */
+  readonly #lookups: RegistryCache<ConnectionRecord | null>;
 
   constructor(pool: Pool, options: PgConnectionsOptions = {}) {
     this.#pool = pool;
+    this.#lookups = new RegistryCache(options.listener ?? null);
     this.#clock = options.clock ?? (() => new Date());
     this.#onWebhooksRemoved = options.onWebhooksRemoved ?? (async () => {});
   }
@@ -69,6 +76,7 @@ export class PgConnections implements Connections {
     );
     const found = await this.getByLocation(input.sourceKind, location);
     if (!found) throw new Error('connection insert returned no row');
+    await this.#changed();
     return found;
   }
 
@@ -80,11 +88,11 @@ export class PgConnections implements Connections {
   }
 
   async getByUserKey(userKey: string): Promise<ConnectionRecord | null> {
-    return one(this.#pool, 'user_key = $1', [userKey]);
+    return this.#lookups.get(`u:${userKey}`, () => one(this.#pool, 'user_key = $1', [userKey]));
   }
 
   async getBySpreadsheetId(spreadsheetId: string): Promise<ConnectionRecord | null> {
-    return one(this.#pool, 'id = $1', [spreadsheetId]);
+    return this.#lookups.get(`s:${spreadsheetId}`, () => one(this.#pool, 'id = $1', [spreadsheetId]));
   }
 
   async getByLocation(sourceKind: SourceKind, location: string): Promise<ConnectionRecord | null> {
@@ -92,7 +100,15 @@ export class PgConnections implements Connections {
   }
 
   async resolve(spreadsheetIdOrUserKey: string): Promise<ConnectionRecord | null> {
-    return resolveIn(this.#pool, spreadsheetIdOrUserKey, '');
+    return this.#lookups.get(`r:${spreadsheetIdOrUserKey}`, () =>
+      resolveIn(this.#pool, spreadsheetIdOrUserKey, ''),
+    );
+  }
+
+  /** Every instance drops what it holds of the connections (and this one at once, before answering). */
+  async #changed(): Promise<void> {
+    this.#lookups.clear();
+    await this.#pool.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
   }
 
   async remove(spreadsheetIdOrUserKey: string, options: { force?: boolean } = {}): Promise<boolean> {
@@ -124,14 +140,14 @@ export class PgConnections implements Connections {
           { webhooks },
         );
       }
-      if (webhooks.length > 0) {
-        await client.query('DELETE FROM webhooks WHERE spreadsheet_id = $1', [id]);
-        await client.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
-      }
+      if (webhooks.length > 0) await client.query('DELETE FROM webhooks WHERE spreadsheet_id = $1', [id]);
       // Its change log, baselines and recorded version go with it (migration 2's trigger).
       await client.query('DELETE FROM connections WHERE id = $1', [id]);
+      // Every instance drops what it holds of the registry as this commits.
+      await client.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
       return { removed: true, webhooksRemoved: webhooks };
     });
+    if (outcome.removed) this.#lookups.clear();
     if (outcome.webhooksRemoved.length > 0) await this.#onWebhooksRemoved();
     return outcome;
   }
@@ -141,6 +157,7 @@ export class PgConnections implements Connections {
       on,
       spreadsheetId,
     ]);
+    await this.#changed();
     return (result.rowCount ?? 0) > 0;
   }
 }

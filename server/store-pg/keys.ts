@@ -22,7 +22,10 @@ import {
   newKey,
   touchDue,
 } from '../store/api-key-rules.ts';
+import { CHANNELS } from './channels.ts';
+import type { PgListener } from './listener.ts';
 import { type Pool, tx } from './pool.ts';
+import { RegistryCache } from './registry-cache.ts';
 
 interface ApiKeyRow {
   id: string;
@@ -51,9 +54,13 @@ export class PgKeys implements Keys {
   /** id -> epoch ms of this instance's last last_used_at write (a hint: each instance throttles its own). */
   readonly #lastTouch = new Map<string, number>();
 
-  constructor(pool: Pool, clock: () => Date = () => new Date()) {
+  /** findByKey's answers, by key hash (registry-cache.ts: a second at most, dropped on any instance's change). */
+  readonly #byHash: RegistryCache<ApiKeyRecord | null>;
+
+  constructor(pool: Pool, clock: () => Date = () => new Date(), listener: PgListener | null = null) {
     this.#pool = pool;
     this.#clock = clock;
+    this.#byHash = new RegistryCache(listener);
   }
 
   async create(input: CreateApiKeyInput = {}): Promise<{ record: ApiKeyRecord; key: string }> {
@@ -97,19 +104,29 @@ export class PgKeys implements Keys {
     });
     const record = await this.get(id);
     if (!record) throw new Error('api key insert returned no row');
+    await this.#changed();
     return { record, key };
   }
 
   /** One index lookup by hash; revoked keys are returned too (the caller says "revoked", not "unknown"). */
   async findByKey(key: string): Promise<ApiKeyRecord | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > MAX_KEY_LENGTH) return null;
-    // A named statement: parsed and planned once per connection, as this runs on every request.
-    const { rows } = await this.#pool.query<ApiKeyRow>({
-      name: 'sheetport_key_by_hash',
-      text: `${SELECT} WHERE k.key_hash = $1`,
-      values: [hashKey(key)],
+    const hash = hashKey(key);
+    return this.#byHash.get(hash, async () => {
+      // A named statement: parsed and planned once per connection, as this runs on every request.
+      const { rows } = await this.#pool.query<ApiKeyRow>({
+        name: 'sheetport_key_by_hash',
+        text: `${SELECT} WHERE k.key_hash = $1`,
+        values: [hash],
+      });
+      return rows[0] ? toRecord(rows[0]) : null;
     });
-    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** Every instance drops what it holds of the keys (and this one at once, before answering). */
+  async #changed(): Promise<void> {
+    this.#byHash.clear();
+    await this.#pool.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
   }
 
   async setPlan(id: string, change: PlanChange): Promise<ApiKeyRecord | null> {
@@ -120,6 +137,7 @@ export class PgKeys implements Keys {
       daily,
       id,
     ]);
+    await this.#changed();
     return this.get(id);
   }
 
@@ -138,7 +156,10 @@ export class PgKeys implements Keys {
       [this.#clock().toISOString(), id],
     );
     const changed = (result.rowCount ?? 0) > 0;
-    if (changed) this.#lastTouch.delete(id);
+    if (changed) {
+      this.#lastTouch.delete(id);
+      await this.#changed();
+    }
     return changed;
   }
 

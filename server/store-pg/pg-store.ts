@@ -100,9 +100,10 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       kind: 'postgres',
       pool,
       listener,
-      keys: new PgKeys(pool, clock),
+      keys: new PgKeys(pool, clock, listener),
       connections: new PgConnections(pool, {
         clock,
+        listener,
         onWebhooksRemoved: () => webhooks.refresh(),
       }),
       webhooks,
