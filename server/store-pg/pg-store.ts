@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { AppError, isAppError } from '../errors.ts';
 import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
@@ -141,8 +142,25 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     for (const part of started) part.stop();
     if (ownListener) await listener.close();
     await pool.end().catch(() => {});
-    throw err;
+    throw unreachable(err, team.databaseUrl);
   }
+}
+
+/** A failure to open the team database, saying which one (never its password) and what to check. */
+function unreachable(err: unknown, databaseUrl: string): unknown {
+  if (isAppError(err)) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  let where = 'SHEETPORT_DATABASE_URL';
+  try {
+    const url = new URL(databaseUrl);
+    where = `${url.hostname}:${url.port || 5432}${url.pathname} (SHEETPORT_DATABASE_URL)`;
+  } catch {
+    // not a URL: a connection string of another form; name the variable alone
+  }
+  return new AppError(
+    'upstream_unavailable',
+    `Cannot open the team database at ${where}: ${reason}. Check that PostgreSQL runs and accepts this user.`,
+  );
 }
 
 /**
