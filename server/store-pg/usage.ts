@@ -6,24 +6,22 @@
  */
 import { utcDay } from '../lib/utc-day.ts';
 import type { DayUsage, Usage } from '../repositories/usage.ts';
+import { type Counter, counterFrom, DAY_MS, UsageCounters } from '../store/usage-counters.ts';
 import { type Pool, tx } from './pool.ts';
 
-interface Counter extends DayUsage {
-  subject: string;
-  /** Counts not yet written (the flush adds them to the row). */
-  pending: { requests: number; refusedPerSecond: number; refusedDaily: number };
+interface LoadingCounter extends Counter {
   /** Resolves once the stored counts of the day were read and added in. */
   loaded: Promise<void>;
 }
 
-const DAY_MS = 86_400_000;
-
 export class PgUsage implements Usage {
   readonly #pool: Pool;
   readonly #log: (message: string, err?: unknown) => void;
-  readonly #counters = new Map<string, Counter>();
-  readonly #dirty = new Set<Counter>();
-  #day = { name: '', from: 0, to: 0 };
+  readonly #counters = new UsageCounters<LoadingCounter>((subject, day) => {
+    const c: LoadingCounter = { ...counterFrom(subject, day), loaded: Promise.resolve() };
+    c.loaded = this.#load(c);
+    return c;
+  });
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(pool: Pool, log: (message: string, err?: unknown) => void = () => {}) {
@@ -32,28 +30,17 @@ export class PgUsage implements Usage {
   }
 
   async today(subject: string, nowMs: number): Promise<Readonly<DayUsage>> {
-    const counter = this.#counter(subject, nowMs);
+    const counter = this.#counters.counter(subject, nowMs);
     await counter.loaded;
     return counter;
   }
 
   countRequest(subject: string, nowMs: number): void {
-    const c = this.#counter(subject, nowMs);
-    c.requests++;
-    c.pending.requests++;
-    this.#dirty.add(c);
+    this.#counters.countRequest(subject, nowMs);
   }
 
   countRefused(subject: string, nowMs: number, limit: 'per_second' | 'daily'): void {
-    const c = this.#counter(subject, nowMs);
-    if (limit === 'daily') {
-      c.refusedDaily++;
-      c.pending.refusedDaily++;
-    } else {
-      c.refusedPerSecond++;
-      c.pending.refusedPerSecond++;
-    }
-    this.#dirty.add(c);
+    this.#counters.countRefused(subject, nowMs, limit);
   }
 
   /**
@@ -68,10 +55,9 @@ export class PgUsage implements Usage {
   }
 
   async #flushOnce(): Promise<void> {
-    if (this.#dirty.size === 0) return;
-    const counters = [...this.#dirty];
-    await Promise.all(counters.map((c) => c.loaded));
-    const batch = counters.map((c) => ({ c, sent: { ...c.pending } }));
+    if (this.#counters.pending().length === 0) return;
+    await Promise.all(this.#counters.pending().map(({ c }) => c.loaded));
+    const batch = this.#counters.pending();
     await tx(this.#pool, async (client) => {
       for (const { c, sent } of batch) {
         await client.query(
@@ -85,13 +71,7 @@ export class PgUsage implements Usage {
         );
       }
     });
-    for (const { c, sent } of batch) {
-      c.pending.requests -= sent.requests;
-      c.pending.refusedPerSecond -= sent.refusedPerSecond;
-      c.pending.refusedDaily -= sent.refusedDaily;
-      const { requests, refusedPerSecond, refusedDaily } = c.pending;
-      if (requests === 0 && refusedPerSecond === 0 && refusedDaily === 0) this.#dirty.delete(c);
-    }
+    this.#counters.stored(batch);
   }
 
   async history(subject: string, nowMs: number, days = 30): Promise<DayUsage[]> {
@@ -109,35 +89,8 @@ export class PgUsage implements Usage {
     return rows;
   }
 
-  #dayOf(nowMs: number): string {
-    if (nowMs < this.#day.from || nowMs >= this.#day.to) {
-      const from = nowMs - (nowMs % DAY_MS);
-      this.#day = { name: utcDay(nowMs), from, to: from + DAY_MS };
-    }
-    return this.#day.name;
-  }
-
-  #counter(subject: string, nowMs: number): Counter {
-    const day = this.#dayOf(nowMs);
-    const current = this.#counters.get(subject);
-    if (current && current.day === day) return current;
-    // A replaced counter stays in #dirty until flushed: yesterday's last counts go to yesterday's row.
-    const c: Counter = {
-      subject,
-      day,
-      requests: 0,
-      refusedPerSecond: 0,
-      refusedDaily: 0,
-      pending: { requests: 0, refusedPerSecond: 0, refusedDaily: 0 },
-      loaded: Promise.resolve(),
-    };
-    c.loaded = this.#load(c);
-    this.#counters.set(subject, c);
-    return c;
-  }
-
   /** Adds the stored counts of the counter's day to what was counted meanwhile; a failed read counts from 0. */
-  async #load(c: Counter): Promise<void> {
+  async #load(c: LoadingCounter): Promise<void> {
     try {
       const { rows } = await this.#pool.query<DayUsage>(
         `SELECT requests, refused_per_second AS "refusedPerSecond", refused_daily AS "refusedDaily"

@@ -1,12 +1,7 @@
 import type Database from 'better-sqlite3';
 import { utcDay } from '../lib/utc-day.ts';
 import type { DayUsage, Usage } from '../repositories/usage.ts';
-
-interface Counter extends DayUsage {
-  subject: string;
-  /** Counts not yet written to SQLite (the flush adds them, so several processes' counts sum up). */
-  pending: { requests: number; refusedPerSecond: number; refusedDaily: number };
-}
+import { type Counter, counterFrom, DAY_MS, UsageCounters } from './usage-counters.ts';
 
 /**
  * Request counts per subject and UTC day: the daily quota and the usage report. Counting happens in memory on
@@ -16,8 +11,10 @@ interface Counter extends DayUsage {
  */
 export class UsageStore implements Usage {
   readonly #db: Database.Database;
-  readonly #counters = new Map<string, Counter>();
-  readonly #dirty = new Set<Counter>();
+  /** Loaded from SQLite on first use and when the UTC day turns. */
+  readonly #counters = new UsageCounters<Counter>((subject, day) =>
+    counterFrom(subject, day, this.#select.get(subject, day)),
+  );
   readonly #select: Database.Statement<[string, string], DayUsage>;
   readonly #add: Database.Statement<[string, string, number, number, number]>;
   readonly #history: Database.Statement<[string, string], DayUsage>;
@@ -43,26 +40,15 @@ export class UsageStore implements Usage {
 
   /** Today's counter for a subject; loaded from SQLite on first use and when the UTC day turns. */
   async today(subject: string, nowMs: number): Promise<Readonly<DayUsage>> {
-    return this.#counter(subject, nowMs);
+    return this.#counters.counter(subject, nowMs);
   }
 
   countRequest(subject: string, nowMs: number): void {
-    const c = this.#counter(subject, nowMs);
-    c.requests++;
-    c.pending.requests++;
-    this.#dirty.add(c);
+    this.#counters.countRequest(subject, nowMs);
   }
 
   countRefused(subject: string, nowMs: number, limit: 'per_second' | 'daily'): void {
-    const c = this.#counter(subject, nowMs);
-    if (limit === 'daily') {
-      c.refusedDaily++;
-      c.pending.refusedDaily++;
-    } else {
-      c.refusedPerSecond++;
-      c.pending.refusedPerSecond++;
-    }
-    this.#dirty.add(c);
+    this.#counters.countRefused(subject, nowMs, limit);
   }
 
   /**
@@ -74,19 +60,13 @@ export class UsageStore implements Usage {
   }
 
   #flush(): void {
-    if (this.#dirty.size === 0) return;
-    const batch = [...this.#dirty].map((c) => ({ c, sent: { ...c.pending } }));
+    const batch = this.#counters.pending();
+    if (batch.length === 0) return;
     this.#db.transaction(() => {
       for (const { c, sent } of batch)
         this.#add.run(c.subject, c.day, sent.requests, sent.refusedPerSecond, sent.refusedDaily);
     })();
-    for (const { c, sent } of batch) {
-      c.pending.requests -= sent.requests;
-      c.pending.refusedPerSecond -= sent.refusedPerSecond;
-      c.pending.refusedDaily -= sent.refusedDaily;
-      const { requests, refusedPerSecond, refusedDaily } = c.pending;
-      if (requests === 0 && refusedPerSecond === 0 && refusedDaily === 0) this.#dirty.delete(c);
-    }
+    this.#counters.stored(batch);
   }
 
   /** The last `days` UTC days (today included), newest first; days without requests are omitted. */
@@ -96,37 +76,7 @@ export class UsageStore implements Usage {
     } catch {
       // A full disk: what is stored is answered; the pending counts are written by a later flush.
     }
-    const from = utcDay(nowMs - (days - 1) * 86_400_000);
+    const from = utcDay(nowMs - (days - 1) * DAY_MS);
     return this.#history.all(subject, from);
-  }
-
-  /** The UTC day of the last lookup and its bounds: formatting a date on every request would cost more. */
-  #day = { name: '', from: 0, to: 0 };
-
-  #dayOf(nowMs: number): string {
-    if (nowMs < this.#day.from || nowMs >= this.#day.to) {
-      const from = nowMs - (nowMs % 86_400_000);
-      this.#day = { name: utcDay(nowMs), from, to: from + 86_400_000 };
-    }
-    return this.#day.name;
-  }
-
-  #counter(subject: string, nowMs: number): Counter {
-    const day = this.#dayOf(nowMs);
-    let c = this.#counters.get(subject);
-    if (!c || c.day !== day) {
-      const stored = this.#select.get(subject, day);
-      // A replaced counter stays in #dirty until flushed: yesterday's last increments go to yesterday's row.
-      c = {
-        subject,
-        day,
-        requests: stored?.requests ?? 0,
-        refusedPerSecond: stored?.refusedPerSecond ?? 0,
-        refusedDaily: stored?.refusedDaily ?? 0,
-        pending: { requests: 0, refusedPerSecond: 0, refusedDaily: 0 },
-      };
-      this.#counters.set(subject, c);
-    }
-    return c;
   }
 }
