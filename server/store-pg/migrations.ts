@@ -6,11 +6,8 @@
 import { RECORDS_MIGRATION } from './migrations/0001-records.ts';
 import { CHANGES_MIGRATION } from './migrations/0002-changes.ts';
 import { TEAM_MIGRATION } from './migrations/0003-team.ts';
+import type { PgMigration } from './migrations/pg-migration.ts';
 
-export interface PgMigration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { PgMigration } from './migrations/pg-migration.ts';
 
 export const MIGRATIONS: readonly PgMigration[] = [RECORDS_MIGRATION, CHANGES_MIGRATION, TEAM_MIGRATION];

@@ -4,7 +4,7 @@
  * back: ISO 8601 text where SQLite keeps text, BIGINT epoch ms where it keeps integers. `seq` stands in for
  * SQLite's rowid, the tie-break of "in creation order".
  */
-import type { PgMigration } from '../migrations.ts';
+import type { PgMigration } from './pg-migration.ts';
 
 export const RECORDS_MIGRATION: PgMigration = {
   version: 1,

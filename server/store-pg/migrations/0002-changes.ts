@@ -6,7 +6,7 @@
  * only: triggers carry SQLite's cascades (a webhook removed takes its deliveries, a connection removed takes
  * what was recorded of its spreadsheet).
  */
-import type { PgMigration } from '../migrations.ts';
+import type { PgMigration } from './pg-migration.ts';
 
 export const CHANGES_MIGRATION: PgMigration = {
   version: 2,

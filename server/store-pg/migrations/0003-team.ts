@@ -3,7 +3,7 @@
  * the per-key limits counted for the whole team (a rolling window and the day's counts, taken by one function
  * call per request under the subject's row lock). Needs no table of the other migrations.
  */
-import type { PgMigration } from '../migrations.ts';
+import type { PgMigration } from './pg-migration.ts';
 
 export const TEAM_MIGRATION: PgMigration = {
   version: 3,
