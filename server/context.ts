@@ -11,6 +11,7 @@ import { AdminAccess } from './http/admin-access.ts';
 import type { AppDeps } from './http/deps.ts';
 import { RetryStreak } from './lib/retry-streak.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
+import { sharedCallsOf } from './limits/shared-calls.ts';
 import type { ConnectionRecord, Connections } from './repositories/connections.ts';
 import type { Deliveries } from './repositories/deliveries.ts';
 import type { Store } from './repositories/store.ts';
@@ -258,6 +259,7 @@ function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): 
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
     ...(options.beforeFileReplace ? { beforeFileReplace: options.beforeFileReplace } : {}),
+    ...(repositories.team ? { sharedCalls: sharedCallsOf(repositories.team.limits) } : {}),
   };
 }
 

@@ -29,7 +29,20 @@ export interface SourceOptions {
    * holds a write there to see what reads answer meanwhile. Default: nothing.
    */
   beforeFileReplace?: (filePath: string) => Promise<void>;
+  /** Team mode: a remote kind's calls counted for the whole team, so its instances share an account's quota. */
+  sharedCalls?: SharedCalls;
 }
+
+/**
+ * A rolling one-minute window of calls counted where every instance of a team sees it (team mode's database):
+ * one call of `subject` is spent now if fewer than `limit` were spent in the last minute; otherwise nothing is,
+ * and the answer says how long until one may be.
+ */
+export type SharedCalls = (
+  subject: string,
+  limit: number,
+  nowMs: number,
+) => Promise<{ taken: boolean; msUntilFree: number }>;
 
 /** What config.ts reads from the environment (endpoints, pacing, the OAuth client, the passphrase), and more. */
 export interface GoogleSettings extends GoogleConfig {

@@ -5,8 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../server/errors.ts';
+import { sharedCallsOf } from '../../server/limits/shared-calls.ts';
 import { QuotaBudget } from '../../server/sources/google/budget.ts';
+import { PgSharedLimits } from '../../server/store-pg/shared-limits.ts';
 import { ManualTimers } from '../helpers/manual-timers.ts';
+import { teamDatabase } from '../helpers/team-database.ts';
 
 function budget(timers: ManualTimers, queueMs: number, queueLength = 10): QuotaBudget {
   return new QuotaBudget(
@@ -19,15 +22,20 @@ function budget(timers: ManualTimers, queueMs: number, queueLength = 10): QuotaB
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the Sheets budget of an account', () => {
-  it('counts reads and writes apart, in a window that rolls', () => {
+  it('counts reads and writes apart, in a window that rolls', async () => {
     const timers = new ManualTimers();
     const b = budget(timers, 0);
-    expect([b.tryTake('read'), b.tryTake('read'), b.tryTake('read')]).toEqual([true, true, false]);
-    expect(b.tryTake('write')).toBe(true);
+    expect([await b.tryTake('read'), await b.tryTake('read'), await b.tryTake('read')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(await b.tryTake('write')).toBe(true);
     timers.advance(30_000);
-    expect(b.msUntilFree('read')).toBe(30_000);
+    const refused = await b.take('read').catch((err: unknown) => err); // no queue time: refused at once
+    expect(isAppError(refused) && refused.details.retry_after).toBe(30);
     timers.advance(30_000);
-    expect(b.tryTake('read')).toBe(true);
+    expect(await b.tryTake('read')).toBe(true);
   });
 
   it('a write past the budget waits in the queue for the window to move', async () => {
@@ -63,5 +71,32 @@ describe('the Sheets budget of an account', () => {
     expect(isAppError(overflow) && overflow.code).toBe('upstream_unavailable');
     timers.advance(60_000);
     await queued;
+  });
+});
+
+describe('the Sheets budget of an account in team mode', () => {
+  it("is one budget for every instance: two instances together spend the account's reads once", async () => {
+    const { url, pool } = await teamDatabase();
+    try {
+      const calls = sharedCallsOf(new PgSharedLimits(pool));
+      const timers = new ManualTimers();
+      const instance = () =>
+        new QuotaBudget(
+          { readsPerMinute: 5, writesPerMinute: 1, queueMs: 0, queueLength: 10 },
+          () => timers.now,
+          (ms) => new Promise((resolve) => timers.after(ms, resolve)),
+          { calls, account: `acct-${url.slice(-6)}` },
+        );
+      const [a, b] = [instance(), instance()];
+      const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).tryTake('read')));
+      expect(taken.filter(Boolean)).toHaveLength(5);
+      expect(await a.tryTake('write')).toBe(true);
+      const refused = await b.take('write').catch((err: unknown) => err);
+      expect(isAppError(refused) && refused.details.retry_after).toBe(60);
+      timers.advance(60_000);
+      expect(await b.tryTake('read')).toBe(true);
+    } finally {
+      await pool.end();
+    }
   });
 });

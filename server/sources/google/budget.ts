@@ -5,10 +5,12 @@
  * queue for a slot and otherwise fail with 503 and Retry-After. Drive's metadata checks are not Sheets calls and
  * are not counted.
  *
- * One budget per account per service context: every source opened with the same SourceOptions shares it.
+ * One budget per account per service context: every source opened with the same SourceOptions shares it. In team
+ * mode the calls are counted in the team's database (SourceOptions' `sharedCalls`), so the instances together keep
+ * within the account's quota, not each one.
  */
 import { OwnerCache } from '../../lib/owner-cache.ts';
-import type { SourceOptions } from '../kind.ts';
+import type { SharedCalls, SourceOptions } from '../kind.ts';
 import { unavailable } from './errors.ts';
 
 export type CallKind = 'read' | 'write';
@@ -29,60 +31,73 @@ export const DEFAULT_BUDGET: BudgetLimits = {
   queueLength: 10,
 };
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
+
+/** A call spent, or not: then how long until the window has room for one (ms). */
+export interface Taken {
+  taken: boolean;
+  msUntilFree: number;
+}
 
 export class QuotaBudget {
   readonly #limits: BudgetLimits;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #spent: Record<CallKind, number[]> = { read: [], write: [] };
+  readonly #shared: { calls: SharedCalls; account: string } | null;
   #waiting = 0;
 
-  constructor(limits: BudgetLimits, now: () => number, sleep: (ms: number) => Promise<void>) {
+  constructor(
+    limits: BudgetLimits,
+    now: () => number,
+    sleep: (ms: number) => Promise<void>,
+    shared: { calls: SharedCalls; account: string } | null = null,
+  ) {
     this.#limits = limits;
     this.#now = now;
     this.#sleep = sleep;
+    this.#shared = shared;
   }
 
   #limit(kind: CallKind): number {
     return kind === 'read' ? this.#limits.readsPerMinute : this.#limits.writesPerMinute;
   }
 
-  #recent(kind: CallKind): number[] {
-    const since = this.#now() - WINDOW_MS;
+  /** Spend one call now if the window has room (the team's window when shared). */
+  async tryTake(kind: CallKind): Promise<boolean> {
+    return (await this.#take(kind)).taken;
+  }
+
+  async #take(kind: CallKind): Promise<Taken> {
+    if (this.#shared) {
+      return this.#shared.calls(`google:${this.#shared.account}:${kind}`, this.#limit(kind), this.#now());
+    }
+    const now = this.#now();
     const spent = this.#spent[kind];
-    while (spent.length > 0 && (spent[0] ?? 0) <= since) spent.shift();
-    return spent;
-  }
-
-  /** Spend one call now if the window has room. */
-  tryTake(kind: CallKind): boolean {
-    const spent = this.#recent(kind);
-    if (spent.length >= this.#limit(kind)) return false;
-    spent.push(this.#now());
-    return true;
-  }
-
-  /** Milliseconds until the window has room for one more call of `kind` (0 when it has now). */
-  msUntilFree(kind: CallKind): number {
-    const spent = this.#recent(kind);
-    if (spent.length < this.#limit(kind)) return 0;
-    return Math.max(1, (spent[spent.length - this.#limit(kind)] ?? 0) + WINDOW_MS - this.#now());
+    while (spent.length > 0 && (spent[0] ?? 0) <= now - WINDOW_MS) spent.shift();
+    const limit = this.#limit(kind);
+    if (spent.length < limit) {
+      spent.push(now);
+      return { taken: true, msUntilFree: 0 };
+    }
+    return { taken: false, msUntilFree: Math.max(1, (spent[spent.length - limit] ?? 0) + WINDOW_MS - now) };
   }
 
   /** Spend one call, waiting up to the queue time for room; otherwise 503 upstream_unavailable with Retry-After. */
   async take(kind: CallKind): Promise<void> {
-    if (this.tryTake(kind)) return;
-    const refuse = () => unavailable(Math.max(1, Math.ceil(this.msUntilFree(kind) / 1000)));
-    if (this.#waiting >= this.#limits.queueLength) throw refuse();
+    let attempt = await this.#take(kind);
+    if (attempt.taken) return;
+    const refuse = (wait: number) => unavailable(Math.max(1, Math.ceil(wait / 1000)));
+    if (this.#waiting >= this.#limits.queueLength) throw refuse(attempt.msUntilFree);
     const deadline = this.#now() + this.#limits.queueMs;
     this.#waiting++;
     try {
       for (;;) {
-        const wait = this.msUntilFree(kind);
-        if (this.#now() + wait > deadline) throw refuse();
+        const wait = attempt.msUntilFree;
+        if (this.#now() + wait > deadline) throw refuse(wait);
         await this.#sleep(wait);
-        if (this.tryTake(kind)) return;
+        attempt = await this.#take(kind);
+        if (attempt.taken) return;
       }
     } finally {
       this.#waiting--;

@@ -104,6 +104,7 @@ export class GoogleSource implements Source {
             },
             this.#now,
             (ms) => new Promise((resolve) => timers.after(ms, resolve)),
+            this.#options.sharedCalls ? { calls: this.#options.sharedCalls, account: clients.account } : null,
           ),
       );
       this.#clients = clients;
@@ -119,7 +120,7 @@ export class GoogleSource implements Source {
   async read(): Promise<SpreadsheetSnapshot> {
     const last = this.#last;
     const { budget } = this.#parts();
-    if (last && !budget.tryTake('read')) {
+    if (last && !(await budget.tryTake('read'))) {
       this.#servedStale = true;
       return last.snapshot;
     }
