@@ -14,43 +14,23 @@ import type {
   DeliveryState,
   NextState,
 } from '../repositories/deliveries.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, toDeliveryRecord } from '../store/deliveries.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import { type Pool, type Queryable, tx } from './pool.ts';
 
-/** A `deliveries` row as node-postgres returns it (BIGINT as numbers, pool.ts). */
-export interface PgDeliveryRow {
-  id: string;
-  webhook_id: string;
-  event: string;
-  payload: string;
-  state: DeliveryState;
-  attempts: number;
-  next_attempt_at: number | null;
-  replay: boolean;
-  created_at: number;
-  completed_at: number | null;
-}
+/** A `deliveries` row as node-postgres returns it: SQLite's row (store/deliveries.ts), `replay` a boolean. */
+export type PgDeliveryRow = Omit<DeliveryRow, 'replay'> & { replay: boolean };
 
-export const PG_DELIVERY_COLUMNS =
-  'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
+/** The same columns as SQLite's table. */
+export const PG_DELIVERY_COLUMNS = DELIVERY_COLUMNS;
 const PREFIXED = PG_DELIVERY_COLUMNS.split(', ')
   .map((c) => `d.${c}`)
   .join(', ');
 
+/** One mapping to a DeliveryRecord for both stores: SQLite's, given `replay` as SQLite stores it. */
 export function pgDeliveryRecord(row: PgDeliveryRow): DeliveryRecord {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    event: row.event,
-    payload: row.payload,
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    replay: row.replay,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-  };
+  return toDeliveryRecord({ ...row, replay: row.replay ? 1 : 0 });
 }
 
 /** Queue a notification, due now (in the recording's transaction); returns its id. */
