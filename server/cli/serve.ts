@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir, type SheetPortConfig } from '../config.ts';
 import { runningFromSource } from '../lib/package-file.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
-import { DEFAULT_LEASE_TTL_MS } from '../team-config.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
 import {
   cliConfig,
@@ -14,6 +13,7 @@ import {
   parsePort,
   print,
   repeatableOption,
+  useTeamDatabase,
   withStores,
 } from './kit.ts';
 import { cliCommand } from './shell-line.ts';
@@ -48,11 +48,12 @@ export function registerServeCommands(program: Command): void {
         cmd: Command,
       ) => {
         const g = globals(cmd);
+        if (opts.database) useTeamDatabase(opts.database);
         const dataDir = resolveDataDir({ flag: g.dataDir });
         const { runServe } = await import('./run-serve.ts');
         await runServe({
           dataDir,
-          config: withDatabase(cliConfig(), opts.database),
+          config: cliConfig(),
           port: opts.port,
           host: opts.host,
           allowedHosts: opts.allowHost,
@@ -116,11 +117,4 @@ async function nextSteps(g: GlobalOptions, dataDir: string): Promise<string[]> {
     );
   steps.push(`(To try SheetPort on a ready-made workbook instead: ${cliCommand(null)} demo)`);
   return steps;
-}
-
-/** `--database URL` over SHEETPORT_DATABASE_URL: the environment's other team settings (the secrets key) stay. */
-function withDatabase(config: SheetPortConfig, databaseUrl: string | undefined): SheetPortConfig {
-  if (!databaseUrl) return config;
-  const team = config.team ?? { databaseUrl, leaseTtlMs: DEFAULT_LEASE_TTL_MS };
-  return { ...config, team: { ...team, databaseUrl } };
 }
