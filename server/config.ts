@@ -358,8 +358,9 @@ export function secretsChoice(env: NodeJS.ProcessEnv = process.env): string {
   return env[ENV.secrets]?.trim() || 'auto';
 }
 
-/** The configuration the environment gives (`process.env` unless another is passed); invalid values fall back. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): SheetPortConfig {
+/** The configuration the environment gives (`process.env` unless another is passed; `databaseUrl`, `serve
+ * --database`, over its SHEETPORT_DATABASE_URL); invalid values fall back. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: string): SheetPortConfig {
   const { dir: _dir, ...backups } = resolveBackupPolicy('', {}, env);
   const port = positive(env, ENV.port);
   const lease = positive(env, ENV.deliveryLeaseMs);
@@ -377,7 +378,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): SheetPortConfi
     }),
     secrets: secretsChoice(env),
     google: googleFrom(env),
-    ...teamFrom(env),
+    ...teamFrom(databaseUrl ? { ...env, [TEAM_ENV.databaseUrl]: databaseUrl } : env),
   };
 }
 

@@ -57,10 +57,3 @@ function positiveMs(raw: string | undefined): number | undefined {
   const n = Number(raw);
   return raw && Number.isFinite(n) && n > 0 ? n : undefined;
 }
-
-/** Team mode on `databaseUrl` (`serve --database`), with the environment's other team settings (the secrets key). */
-export function teamConfigFor(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): TeamConfig {
-  const { team } = teamFrom({ ...env, [TEAM_ENV.databaseUrl]: databaseUrl });
-  if (!team) throw new Error('a team configuration needs a database URL');
-  return team;
-}

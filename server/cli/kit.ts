@@ -12,7 +12,6 @@ import type { Store } from '../repositories/store.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
 import { openSqliteRepositories } from '../store/sqlite-repositories.ts';
-import { teamConfigFor } from '../team-config.ts';
 
 /** The options every command takes (declared on the program). */
 export interface GlobalOptions {
@@ -44,7 +43,7 @@ export function cliConfig(): SheetPortConfig {
 /** `serve --database URL`: this run's configuration names that team database, over SHEETPORT_DATABASE_URL (the
  * environment's other team settings, the secrets key, stay), so everything the command opens uses it. */
 export function useTeamDatabase(databaseUrl: string): void {
-  config = { ...cliConfig(), team: teamConfigFor(databaseUrl) };
+  config = readConfig(undefined, databaseUrl);
 }
 
 // --- stores ------------------------------------------------------------------------------------------------------
