@@ -1,7 +1,7 @@
 /** `sheetport serve` and `sheetport demo`: run the HTTP service (loaded lazily, only these commands need it). */
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir, type SheetPortConfig } from '../config.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir } from '../config.ts';
 import { runningFromSource } from '../lib/package-file.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';

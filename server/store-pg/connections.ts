@@ -10,22 +10,16 @@ import type {
   CreateConnectionInput,
   SourceKind,
 } from '../repositories/connections.ts';
+import { CONNECTION_COLUMNS, type ConnectionRow, toConnectionRecord } from '../store/connections.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import { type Pool, type Queryable, tx } from './pool.ts';
 import { RegistryCache } from './registry-cache.ts';
 
-interface ConnectionRow {
-  id: string;
-  user_key: string;
-  name: string;
-  source_kind: SourceKind;
-  location: string;
-  public_read: boolean;
-  created_at: string;
-}
+/** SQLite's row (store/connections.ts), `public_read` a boolean. */
+type PgConnectionRow = Omit<ConnectionRow, 'public_read'> & { public_read: boolean };
 
-const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
+const COLUMNS = CONNECTION_COLUMNS;
 
 export interface PgConnectionsOptions {
   clock?: () => Date;
@@ -81,7 +75,7 @@ export class PgConnections implements Connections {
   }
 
   async list(): Promise<ConnectionRecord[]> {
-    const { rows } = await this.#pool.query<ConnectionRow>(
+    const { rows } = await this.#pool.query<PgConnectionRow>(
       `SELECT ${COLUMNS} FROM connections ORDER BY created_at, seq`,
     );
     return rows.map(toRecord);
@@ -163,7 +157,10 @@ export class PgConnections implements Connections {
 }
 
 async function one(db: Queryable, where: string, params: unknown[]): Promise<ConnectionRecord | null> {
-  const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections WHERE ${where}`, params);
+  const { rows } = await db.query<PgConnectionRow>(
+    `SELECT ${COLUMNS} FROM connections WHERE ${where}`,
+    params,
+  );
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
@@ -174,15 +171,6 @@ async function resolveIn(db: Queryable, idOrUserKey: string, lock: string): Prom
   );
 }
 
-function toRecord(row: ConnectionRow): ConnectionRecord {
-  return {
-    id: row.id,
-    userKey: row.user_key,
-    spreadsheetId: row.id,
-    name: row.name,
-    sourceKind: row.source_kind,
-    location: row.location,
-    publicRead: row.public_read,
-    createdAt: row.created_at,
-  };
+function toRecord(row: PgConnectionRow): ConnectionRecord {
+  return toConnectionRecord({ ...row, public_read: row.public_read ? 1 : 0 });
 }

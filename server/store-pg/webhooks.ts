@@ -5,34 +5,16 @@
  * (NOTIFY `sheetport_registry`). Payload timestamps (last_timestamp_ms) are the change recording's business.
  */
 import { randomBytes } from 'node:crypto';
-import type {
-  CreateWebhookInput,
-  WebhookChange,
-  WebhookEvent,
-  WebhookRecord,
-  WebhookStatus,
-  Webhooks,
-} from '../repositories/webhooks.ts';
+import type { CreateWebhookInput, WebhookChange, WebhookRecord, Webhooks } from '../repositories/webhooks.ts';
 import { type SecretBox, sealContext } from '../secrets/at-rest.ts';
+import {
+  WEBHOOK_COLUMNS as COLUMNS,
+  type WebhookRow as Row,
+  toWebhookRecord as toRecord,
+} from '../store/webhooks.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import { type Pool, type Queryable, tx } from './pool.ts';
-
-interface Row {
-  id: string;
-  url: string;
-  spreadsheet_id: string;
-  sheet_name: string;
-  source_sheet_id: string;
-  events: string;
-  status: WebhookStatus;
-  api_key_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const COLUMNS =
-  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
 
 /** How often the watched set is read again even without a NOTIFY (one lost with a dropped connection). */
 export const WATCHED_REFRESH_MS = 1000;
@@ -246,19 +228,4 @@ export const webhooksInRecording = {
 async function getIn(db: Queryable, id: string, lock = ''): Promise<WebhookRecord | null> {
   const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1${lock}`, [id]);
   return rows[0] ? toRecord(rows[0]) : null;
-}
-
-function toRecord(row: Row): WebhookRecord {
-  return {
-    id: row.id,
-    url: row.url,
-    spreadsheetId: row.spreadsheet_id,
-    sheetName: row.sheet_name,
-    sourceSheetId: row.source_sheet_id,
-    events: JSON.parse(row.events) as WebhookEvent[],
-    status: row.status,
-    apiKeyId: row.api_key_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
 }

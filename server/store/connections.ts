@@ -13,7 +13,8 @@ import type {
   SourceKind,
 } from '../repositories/connections.ts';
 
-interface ConnectionRow {
+/** The connections table's row (PostgreSQL's store reads the same, `public_read` a boolean there). */
+export interface ConnectionRow {
   id: string;
   user_key: string;
   name: string;
@@ -23,7 +24,8 @@ interface ConnectionRow {
   created_at: string;
 }
 
-const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
+export const CONNECTION_COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
+const COLUMNS = CONNECTION_COLUMNS;
 
 /** The SQLite implementation of Connections (repositories/connections.ts). */
 export class ConnectionStore implements Connections {
@@ -104,27 +106,27 @@ export class ConnectionStore implements Connections {
       if (!row) throw new Error('connection insert returned no row');
       return row;
     });
-    return toRecord(insert.immediate());
+    return toConnectionRecord(insert.immediate());
   }
 
   async list(): Promise<ConnectionRecord[]> {
-    return this.stmts.list.all().map(toRecord);
+    return this.stmts.list.all().map(toConnectionRecord);
   }
 
   async getByUserKey(userKey: string): Promise<ConnectionRecord | null> {
     const row = this.stmts.byUserKey.get(userKey);
-    return row ? toRecord(row) : null;
+    return row ? toConnectionRecord(row) : null;
   }
 
   async getBySpreadsheetId(spreadsheetId: string): Promise<ConnectionRecord | null> {
     const row = this.stmts.byId.get(spreadsheetId);
-    return row ? toRecord(row) : null;
+    return row ? toConnectionRecord(row) : null;
   }
 
   /** The connection registered for this canonical source location, if any. */
   async getByLocation(sourceKind: SourceKind, location: string): Promise<ConnectionRecord | null> {
     const row = this.stmts.byLocation.get(sourceKind, location);
-    return row ? toRecord(row) : null;
+    return row ? toConnectionRecord(row) : null;
   }
 
   /** Find by spreadsheet id, or by userKey. */
@@ -135,7 +137,7 @@ export class ConnectionStore implements Connections {
   #resolve(spreadsheetIdOrUserKey: string): ConnectionRecord | null {
     const row =
       this.stmts.byId.get(spreadsheetIdOrUserKey) ?? this.stmts.byUserKey.get(spreadsheetIdOrUserKey);
-    return row ? toRecord(row) : null;
+    return row ? toConnectionRecord(row) : null;
   }
 
   /**
@@ -184,7 +186,8 @@ export class ConnectionStore implements Connections {
   }
 }
 
-function toRecord(row: ConnectionRow): ConnectionRecord {
+/** The one mapping of a connections row to its record, for both stores. */
+export function toConnectionRecord(row: ConnectionRow): ConnectionRecord {
   return {
     id: row.id,
     userKey: row.user_key,

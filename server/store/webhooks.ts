@@ -27,6 +27,10 @@ interface Row {
 const COLUMNS =
   'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
 
+/** The webhooks table's row, columns and mapping: PostgreSQL's store (store-pg/webhooks.ts) reads the same. */
+export type { Row as WebhookRow };
+export { COLUMNS as WEBHOOK_COLUMNS, toRecord as toWebhookRecord };
+
 function toRecord(row: Row): WebhookRecord {
   return {
     id: row.id,

@@ -6,7 +6,6 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SIGN_IN_CODE_TTL_MS } from '../../server/http/admin-access.ts';
-import { secretsOf } from '../../server/secrets/db-binding.ts';
 import { SECRET_NAMES } from '../../server/secrets/provider.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 

@@ -6,7 +6,6 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectSpreadsheet } from '../../server/connections/connect.ts';
-import { secretsOf } from '../../server/secrets/db-binding.ts';
 import { seedFile } from '../fakes/google-sheets/admin-routes.ts';
 import type { GoogleAccount } from '../helpers/google.ts';
 import { storeLogin } from '../helpers/google.ts';

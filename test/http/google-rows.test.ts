@@ -5,7 +5,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectSpreadsheet } from '../../server/connections/connect.ts';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
-import { secretsOf } from '../../server/secrets/db-binding.ts';
 import { type GoogleAccount, startGoogleAccount, storeLogin } from '../helpers/google.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 
