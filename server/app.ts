@@ -10,12 +10,13 @@ import { mountAdminSignInRoutes } from './http/admin-sign-in.ts';
 import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
 import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { jsonBody } from './http/body.ts';
-import { apiCors } from './http/cors.ts';
+import { apiCors, mcpCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { logRequests } from './http/log-requests.ts';
+import { MCP_PATH, McpSessions, mountMcp } from './http/mcp.ts';
 import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { requestId } from './http/request-id.ts';
@@ -93,6 +94,7 @@ export function createApp(
   // access level's business (route-table.ts).
   app.use('/api', apiCors());
   app.use('/v1', apiCors());
+  app.use(MCP_PATH, mcpCors());
   // The dashboard's files: loopback only, like /admin (ui.ts), and never mounted on the tunnel's app.
   if (!tunnel) app.use('/ui', options.uiDir === undefined ? uiRouter() : uiRouter(options.uiDir));
   const eventStreams = new AdminEventStreams(deps.now);
@@ -126,6 +128,9 @@ export function createApp(
   mountChangeFeedRoutes(routes, deps);
   mountWebhookRoutes(routes, deps);
   mountDeliveryRoutes(routes, deps);
+  // The MCP server's tools call the routes above through this very app (http/mcp.ts, mcp/row-api.ts).
+  const mcpSessions = new McpSessions(deps, deps.now);
+  mountMcp(app, deps, mcpSessions, app);
   app.use(router);
   app.use(methodNotAllowed(router));
 
@@ -134,6 +139,7 @@ export function createApp(
   // What holds a connection or a listener open until the server stops: event streams, logins awaiting a browser.
   const closeStreams = () => {
     eventStreams.closeAll();
+    mcpSessions.closeAll();
     logins.stopAll();
   };
   return { app, router, routes: routes.entries, closeStreams };

@@ -7,20 +7,20 @@
  *
  * The variables (docs/api.md and the README say what each one is for):
  * - SHEETPORT_DATA_DIR: the data directory (below the `--data-dir` flag)
- * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`)
- * - SHEETPORT_DEBUG: CLI errors print their stack
+ * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`); SHEETPORT_DEBUG: CLI errors print their stack
  * - SHEETPORT_MAX_FILE_MB, _MAX_INFLATED_MB, _PARSE_TIMEOUT_MS, _PARSE_MEMORY_MB, _MAX_CELLS, _MAX_TEXT_MB: file limits
  * - SHEETPORT_BACKUPS_KEEP, _BACKUPS_MAX_AGE_DAYS, _BACKUPS_MAX_MB: backups of local workbooks
- * - SHEETPORT_MIN_FREE_MB: free space a write needs on the data dir's disk
- * - SHEETPORT_DELIVERY_LEASE_MS: how long a claimed webhook delivery is held
+ * - SHEETPORT_MIN_FREE_MB: free space a write needs; SHEETPORT_DELIVERY_LEASE_MS: how long a delivery is held
  * - SHEETPORT_LOG_MAX_MB, SHEETPORT_LOG_FILES: rotation of the logs
  * - SHEETPORT_SECRETS: where a new data dir keeps its secrets (file, keychain, auto)
  * - SHEETPORT_DATABASE_URL, _SECRET_KEY, _SECRET_KEY_FILE, _LEASE_TTL_MS: team mode (team-config.ts)
+ * - SHEETPORT_MCP_MAX_ROWS, _MAX_CELL_CHARS: the MCP server's answers (mcp-config.ts)
  * - SHEETPORT_GOOGLE_API_ROOT, _OAUTH_ROOT, _MAX_AGE_MS, _READS_PER_MINUTE, _WRITES_PER_MINUTE, _CLIENT_ID,
  *   _CLIENT_SECRET, _PASSPHRASE: the Google Sheets kind
  */
 import os from 'node:os';
 import path from 'node:path';
+import { type McpSettings, mcpFrom } from './mcp-config.ts';
 import { TEAM_ENV, type TeamConfig, teamFrom } from './team-config.ts';
 
 export const DEFAULT_PORT = 8787;
@@ -33,8 +33,7 @@ export const APP_NAME = 'SheetPort';
 export const DATA_DIR_ENV = 'SHEETPORT_DATA_DIR';
 
 export interface ResolveDataDirOptions {
-  /** `--data-dir` flag value, if given. */
-  flag?: string | undefined;
+  flag?: string | undefined; // `--data-dir`, if given
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
   home?: string;
@@ -280,11 +279,9 @@ export interface GoogleConfig {
   passphrase?: string;
 }
 
-/** How the request and server logs rotate; unset fields take the log's own defaults (logs/rotating-log.ts). */
+/** How the logs rotate: at `maxBytes`, keeping `keepFiles` rotated files (unset: logs/rotating-log.ts's defaults). */
 export interface LogRotation {
-  /** A file is rotated once it reaches this size. */
   maxBytes?: number;
-  /** Rotated files kept besides the current one. */
   keepFiles?: number;
 }
 
@@ -313,6 +310,7 @@ export interface SheetPortConfig {
   google: GoogleConfig;
   /** Team mode: the shared PostgreSQL database every store lives in (team-config.ts); unset: SQLite. */
   team?: TeamConfig;
+  mcp: McpSettings;
 }
 
 const defined = <T extends object>(values: T): Partial<T> =>
@@ -379,10 +377,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: s
     secrets: secretsChoice(env),
     google: googleFrom(env),
     ...teamFrom(databaseUrl ? { ...env, [TEAM_ENV.databaseUrl]: databaseUrl } : env),
+    ...mcpFrom(env),
   };
 }
 
-/** The configuration with no variable set: every default. */
+/** The configuration with no variable set. */
 export const defaultConfig = (): SheetPortConfig => readConfig({});
 
 /** The backup policy of `dataDir` under `settings`, with `overrides` (fields left undefined are ignored) on top. */

@@ -190,6 +190,7 @@ function wireServiceContext(
     sourceOptions,
     changeLog,
     allowLanWebhooks: allowLan,
+    mcp: config.mcp,
     wakeDeliveries: () => worker.wake(),
     recorder,
     worker,

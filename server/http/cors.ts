@@ -38,3 +38,25 @@ export function apiCors() {
     maxAge: 600,
   });
 }
+
+/**
+ * `/mcp` for browser-based MCP clients (the MCP Inspector's direct mode): a bearer key as on `/api`, plus the
+ * session and protocol headers Streamable HTTP uses.
+ */
+export function mcpCors() {
+  return cors({
+    origin: '*',
+    credentials: false,
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Accept',
+      'Mcp-Session-Id',
+      'Mcp-Protocol-Version',
+      'Last-Event-ID',
+    ],
+    exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id'],
+    maxAge: 600,
+  });
+}

@@ -1,4 +1,5 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { McpSettings } from '../mcp-config.ts';
 import type { ChangeLog } from '../repositories/change-log.ts';
 import type { Connections } from '../repositories/connections.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
@@ -35,6 +36,8 @@ export interface AppDeps {
   adminAccess: AdminAccess;
   /** The data dir: the admin API reads the request log in `<data dir>/logs/`. */
   dataDir: string;
+  /** How the MCP endpoint sizes its answers (mcp-config.ts). */
+  mcp: McpSettings;
   /** Wakes the webhook delivery worker (after a resume or a replay); absent where no worker runs. */
   wakeDeliveries?: () => void;
   /** Resolves when the store's database answers and its migrations are done (`/readyz`); rejects saying why not. */

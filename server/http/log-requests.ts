@@ -1,6 +1,7 @@
 /** The middleware that writes the request log (logs/request-log.ts holds the log itself). */
 import type { RequestHandler, Response } from 'express';
 import type { RequestLog } from '../logs/request-log.ts';
+import { toolCallOf } from '../logs/tool-call.ts';
 import { locals } from './locals.ts';
 import { redactUrl } from './redact-url.ts';
 
@@ -19,6 +20,7 @@ export function noteFailureCause(res: Response, err: unknown): void {
 export function logRequests(log: RequestLog): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
+    const tool = toolCallOf(req);
     res.once('close', () => {
       const l = locals(res);
       const cause = res.statusCode >= 500 ? (res.locals as { [CAUSE]?: unknown })[CAUSE] : undefined;
@@ -29,6 +31,7 @@ export function logRequests(log: RequestLog): RequestHandler {
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         key_id: l.apiKey?.id ?? null,
+        ...(tool !== undefined ? { tool } : {}),
         ...(res.writableFinished ? {} : { aborted: true as const }),
         ...(cause !== undefined ? { err: cause } : {}),
       });

@@ -22,6 +22,8 @@ export interface RequestLogEntry {
   status: number;
   duration_ms: number;
   key_id: string | null;
+  /** The MCP tool whose call this request was (mcp/row-api.ts); absent for a plain HTTP request. */
+  tool?: string;
   /** The client went away before the answer was fully sent. */
   aborted?: true;
   /** For a 5xx: what went wrong inside (pino's error serializer: type, message, stack, cause). */

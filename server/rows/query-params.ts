@@ -89,11 +89,20 @@ function parseValues(query: Record<string, unknown>): ValuesMode {
   throw invalid('values', 'Parameter "values" must be "typed", "formatted" or "formula".');
 }
 
-function parseMeta(query: Record<string, unknown>): boolean {
-  const raw = singleQuery(query, 'meta');
+function parseFlag(query: Record<string, unknown>, name: string): boolean {
+  const raw = singleQuery(query, name);
   if (raw === undefined || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
-  throw invalid('meta', 'Parameter "meta" must be true, false, 1 or 0.');
+  throw invalid(name, `Parameter "${name}" must be true, false, 1 or 0.`);
+}
+
+/** `row_numbers` says where each row is in the tab, in shape B's meta: a JSON list with `meta=true` only. */
+function parseRowNumbers(query: Record<string, unknown>, format: string, meta: boolean): boolean {
+  const rowNumbers = parseFlag(query, 'row_numbers');
+  if (rowNumbers && (format !== 'json' || !meta)) {
+    throw invalid('row_numbers', 'Parameter "row_numbers" needs JSON shape B (meta=true, format=json).');
+  }
+  return rowNumbers;
 }
 
 /** Parse list params. Unknown params are ignored (jQuery adds `_`), known ones are strict. */
@@ -114,6 +123,7 @@ export function parseListQuery(query: Record<string, unknown>, options: ListPara
   if (exact !== undefined) filters.push(...parseSearch(exact, 'search_exact', true));
 
   const format = parseFormat(query);
+  const meta = parseFlag(query, 'meta');
   return {
     filters,
     sort: parseSort(query),
@@ -123,7 +133,8 @@ export function parseListQuery(query: Record<string, unknown>, options: ListPara
     values: parseValues(query),
     format,
     callback: parseCallback(query, format),
-    meta: parseMeta(query),
+    meta,
+    ...(parseRowNumbers(query, format, meta) ? { rowNumbers: true } : {}),
   };
 }
 

@@ -29,4 +29,6 @@ export interface ListQuery {
   /** Only set for format=jsonp (it is ignored for other formats). */
   callback: string | null;
   meta: boolean;
+  /** Shape B's `meta.rows`: the row number of each returned row, in order (`row_numbers=true`). */
+  rowNumbers?: boolean;
 }

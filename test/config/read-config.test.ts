@@ -13,6 +13,7 @@ import {
   FILE_LIMIT_ENV,
   readConfig,
 } from '../../server/config.ts';
+import { MCP_DEFAULTS, MCP_ENV } from '../../server/mcp-config.ts';
 
 const MB = 1024 * 1024;
 
@@ -26,6 +27,7 @@ describe('readConfig', () => {
       logs: {},
       secrets: 'auto',
       google: {},
+      mcp: MCP_DEFAULTS,
     });
   });
 
@@ -50,6 +52,8 @@ describe('readConfig', () => {
       [ENV.googleClientId]: 'client',
       [ENV.googleClientSecret]: 'secret',
       [ENV.googlePassphrase]: 'a long passphrase',
+      [MCP_ENV.maxRows]: '20',
+      [MCP_ENV.maxCellChars]: '80',
     });
     expect(config).toEqual({
       dataDir: path.resolve('data'),
@@ -71,6 +75,7 @@ describe('readConfig', () => {
         clientSecret: 'secret',
         passphrase: 'a long passphrase',
       },
+      mcp: { maxRows: 20, maxCellChars: 80 },
     });
   });
 

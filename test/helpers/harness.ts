@@ -205,7 +205,7 @@ export async function startHarness(
     ...(options.fileLimits ? { fileLimits: options.fileLimits } : {}),
     ...options.seams,
   });
-  const { app } = createApp(context);
+  const { app, closeStreams } = createApp(context);
   const { server, port } = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   // Test keys get limits no test reaches unless it asks for a plan: the limits have their own tests.
@@ -250,6 +250,8 @@ export async function startHarness(
     },
     async close() {
       try {
+        // Open event streams and MCP sessions end first, as a stopping server ends them (index.ts).
+        closeStreams();
         await closeServer(server);
         await context.close();
         await rm(dir, { recursive: true, force: true });

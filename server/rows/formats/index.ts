@@ -36,6 +36,7 @@ export interface RowsToRender {
 export interface ListOptions {
   callback: string | null;
   meta: boolean;
+  rowNumbers?: boolean;
   limit: number;
   offset: number;
 }
@@ -58,7 +59,12 @@ function requireCallback(callback: string | null): string {
   return callback;
 }
 
-const pageMeta = (r: RowsToRender, o: ListOptions) => ({ total: r.total, limit: o.limit, offset: o.offset });
+const pageMeta = (r: RowsToRender, o: ListOptions) => ({
+  total: r.total,
+  limit: o.limit,
+  offset: o.offset,
+  ...(o.rowNumbers ? { rows: r.rows.map((row) => row.index) } : {}),
+});
 
 const OUTPUT_FORMATS = {
   json: {

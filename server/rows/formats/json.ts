@@ -37,7 +37,7 @@ export function jsonObject(prefixes: string[], values: CellValue[]): string {
 export function jsonList(
   fields: string[],
   rows: { values: CellValue[] }[],
-  meta: { total: number; limit: number; offset: number } | null,
+  meta: PageMeta | null,
   script = false,
 ): string {
   const prefixes = keyPrefixes(fields, script);
@@ -46,8 +46,17 @@ export function jsonList(
   return `{"data":${data},"meta":${metaJson(meta)}}`;
 }
 
-function metaJson(meta: { total: number; limit: number; offset: number }): string {
-  return `{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}}`;
+/** Shape B's meta; `rows` (the row number of each returned row) only when asked for (`row_numbers`). */
+interface PageMeta {
+  total: number;
+  limit: number;
+  offset: number;
+  rows?: number[];
+}
+
+function metaJson(meta: PageMeta): string {
+  const rows = meta.rows ? `,"rows":[${meta.rows.join(',')}]` : '';
+  return `{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}${rows}}`;
 }
 
 /**
@@ -67,7 +76,7 @@ const OPEN_DATA = Buffer.from('{"data":[');
 export function jsonListBytes(
   fields: string[],
   rows: { index: number; values: CellValue[] }[],
-  meta: { total: number; limit: number; offset: number } | null,
+  meta: PageMeta | null,
   wholeRowsOf?: unknown[][],
 ): Buffer {
   const prefixes = keyPrefixes(fields);

@@ -1,0 +1,52 @@
+/**
+ * One MCP session's server: the tools and tab resources over the row API, for the key that opened the session.
+ * Built for each session by the Streamable HTTP endpoint (http/mcp.ts); the stdio command reaches the same
+ * endpoint (mcp/stdio-bridge.ts), so there is one implementation of every tool.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ChangedTabsWatch } from '../changes/changed-tabs.ts';
+import { packageVersion } from '../lib/package-file.ts';
+import type { McpSettings } from '../mcp-config.ts';
+import { registerTabResources } from './resources.ts';
+import type { RowApi } from './row-api.ts';
+import { invalidArguments, toolFailure } from './tool-results.ts';
+import { registerReadTools } from './tools-read.ts';
+import { registerWriteTools } from './tools-write.ts';
+
+const INSTRUCTIONS =
+  'SheetPort serves the rows of spreadsheet tabs (Excel .xlsx, .csv and Google Sheets) as typed records keyed ' +
+  "by their header. Call list_sheets first, then describe_sheet for a tab's columns and types. Let the server " +
+  'filter, sort and page (query_rows with search, sort, fields) instead of reading whole tabs. Rows are ' +
+  "numbered from 1 under the header; get_row gives a row's etag, which update_row and delete_row take as " +
+  'if_match. Writes need a read_write key. Errors carry a code (structuredContent.error.code) saying what to fix.';
+
+export interface McpSessionOptions {
+  api: RowApi;
+  watch: ChangedTabsWatch;
+  settings: McpSettings;
+}
+
+export function createMcpSession(options: McpSessionOptions): { server: McpServer; close(): void } {
+  const server = new McpServer(
+    { name: 'sheetport', title: 'SheetPort', version: packageVersion() },
+    { instructions: INSTRUCTIONS },
+  );
+  // Arguments the tool's schema refuses are answered like the row API's refusals: a tool error with a code.
+  // (The SDK's own hook for it is private in its types, not in its code.)
+  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (
+    message: string,
+  ) =>
+    message.includes('Input validation error')
+      ? invalidArguments(message.replace(/^MCP error -?\d+: /, ''))
+      : toolFailure({ code: 'internal_error', message, status: 500 });
+  registerReadTools(server, options.api, options.settings);
+  registerWriteTools(server, options.api);
+  const resources = registerTabResources(server, options.api, options.watch, options.settings);
+  return {
+    server,
+    close() {
+      resources.close();
+      void server.close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * The write tools: `append_rows`, `update_row`, `delete_row`, `batch`. Each is one write request of the `/v1`
+ * API (row-api.ts): a read key is refused there (403 `forbidden`), formulas are refused for a key that may not
+ * write them, `if_match` is the `If-Match` header, and `idempotency_key` the `Idempotency-Key` header, so a call
+ * an agent retries with the same key writes once.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { RowApi, RowApiRequest } from './row-api.ts';
+import { apiFailure, resultSchema, toolSuccess } from './tool-results.ts';
+import { sheetIdParam } from './tools-read.ts';
+
+const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const rowValues = z
+  .record(z.string(), cell)
+  .describe(
+    'Cells by column name (the header). Text starting with "=" is a formula, if the key allows them.',
+  );
+const rowParam = z.number().int().min(1).describe('The row number, as query_rows and get_row give it.');
+const ifMatchParam = z
+  .string()
+  .optional()
+  .describe('The etag get_row gave: the write is refused (precondition_failed) if the row changed since.');
+const idempotencyParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .optional()
+  .describe('Any unique string; calling again with the same one (after a timeout, say) writes only once.');
+
+const sheetRows = (sheetId: string) => `/v1/sheets/${encodeURIComponent(sheetId)}/rows`;
+
+async function write(api: RowApi, request: RowApiRequest, ok: number) {
+  const answer = await api.call(request);
+  if (answer.status !== ok) return apiFailure(answer);
+  const body = answer.body as Record<string, unknown>;
+  return toolSuccess(answer.headers.etag ? { ...body, etag: answer.headers.etag } : body);
+}
+
+export function registerWriteTools(server: McpServer, api: RowApi): void {
+  appendRows(server, api);
+  updateRow(server, api);
+  deleteRow(server, api);
+  batch(server, api);
+}
+
+function appendRows(server: McpServer, api: RowApi): void {
+  server.registerTool(
+    'append_rows',
+    {
+      title: 'Append rows',
+      description: 'Adds up to 500 rows after the last row of a tab, all or none. Needs a read_write key.',
+      inputSchema: {
+        sheet_id: sheetIdParam,
+        rows: z.array(rowValues).min(1).max(500),
+        idempotency_key: idempotencyParam,
+      },
+      outputSchema: resultSchema({ appended: z.number() }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ sheet_id, rows, idempotency_key }) =>
+      write(
+        api,
+        {
+          tool: 'append_rows',
+          method: 'POST',
+          path: sheetRows(sheet_id),
+          body: rows,
+          headers: { 'idempotency-key': idempotency_key },
+        },
+        201,
+      ),
+  );
+}
+
+function updateRow(server: McpServer, api: RowApi): void {
+  server.registerTool(
+    'update_row',
+    {
+      title: 'Update a row',
+      description:
+        'Sets the named cells of one row; other cells keep their values. Pass if_match (from get_row) so an ' +
+        'edit made meanwhile, by anyone or in the sheet itself, is not overwritten. Needs a read_write key.',
+      inputSchema: {
+        sheet_id: sheetIdParam,
+        row: rowParam,
+        values: rowValues,
+        if_match: ifMatchParam,
+        idempotency_key: idempotencyParam,
+      },
+      outputSchema: resultSchema({ updated: z.number(), row: z.number(), etag: z.string().optional() }),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ sheet_id, row, values, if_match, idempotency_key }) =>
+      write(
+        api,
+        {
+          tool: 'update_row',
+          method: 'PATCH',
+          path: `${sheetRows(sheet_id)}/${row}`,
+          body: values,
+          headers: { 'if-match': if_match, 'idempotency-key': idempotency_key },
+        },
+        200,
+      ),
+  );
+}
+
+function deleteRow(server: McpServer, api: RowApi): void {
+  server.registerTool(
+    'delete_row',
+    {
+      title: 'Delete a row',
+      description:
+        'Deletes one row; the rows below move up one, so row numbers read before are off by one after it. ' +
+        'Pass if_match (from get_row) to delete only the row you read. Needs a read_write key.',
+      inputSchema: {
+        sheet_id: sheetIdParam,
+        row: rowParam,
+        if_match: ifMatchParam,
+        idempotency_key: idempotencyParam,
+      },
+      outputSchema: resultSchema({ deleted: z.number(), row: z.number() }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ sheet_id, row, if_match, idempotency_key }) =>
+      write(
+        api,
+        {
+          tool: 'delete_row',
+          method: 'DELETE',
+          path: `${sheetRows(sheet_id)}/${row}`,
+          headers: { 'if-match': if_match, 'idempotency-key': idempotency_key },
+        },
+        200,
+      ),
+  );
+}
+
+function batch(server: McpServer, api: RowApi): void {
+  server.registerTool(
+    'batch',
+    {
+      title: 'Several writes at once',
+      description:
+        'Up to 500 appends, updates and deletes on one tab, applied together or not at all, in order: ' +
+        '{"op":"append","values":{...}}, {"op":"update","row":n,"values":{...}}, {"op":"delete","row":n}. ' +
+        'Row numbers refer to the tab as it is before the batch. Needs a read_write key.',
+      inputSchema: {
+        sheet_id: sheetIdParam,
+        mutations: z
+          .array(
+            z.looseObject({
+              op: z.enum(['append', 'update', 'delete']),
+              row: z.number().int().min(1).optional(),
+              values: z.record(z.string(), cell).optional(),
+            }),
+          )
+          .min(1)
+          .max(500),
+        idempotency_key: idempotencyParam,
+      },
+      outputSchema: resultSchema({ appended: z.number(), updated: z.number(), deleted: z.number() }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ sheet_id, mutations, idempotency_key }) =>
+      write(
+        api,
+        {
+          tool: 'batch',
+          method: 'POST',
+          path: `${sheetRows(sheet_id)}/batchUpdate`,
+          body: { mutations },
+          headers: { 'idempotency-key': idempotency_key },
+        },
+        200,
+      ),
+  );
+}
