@@ -1,4 +1,10 @@
-import { type Router as ExpressRouter, Router } from 'express';
+import {
+  type Router as ExpressRouter,
+  type NextFunction,
+  type Request,
+  type Response,
+  Router,
+} from 'express';
 import { AppError } from '../errors.ts';
 
 interface RouteLayer {
@@ -21,10 +27,26 @@ export function methodNotAllowed(routes: ExpressRouter): ExpressRouter {
   for (const [path, methods] of allowed) {
     if (methods.has('GET')) methods.add('HEAD');
     const allow = [...methods].sort().join(', ');
-    router.all(path, (req, res, next) => {
-      res.setHeader('Allow', allow);
-      next(new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}.`));
-    });
+    router.all(path, (req, res, next) => refuseMethod(req, res, next, allow));
   }
   return router;
+}
+
+/**
+ * A literal path that a parameter's route beside it would otherwise take (`rows/batchUpdate` beside
+ * `rows/:row`): its own methods pass on to its routes, any other is 405 as for any path, not that route's answer.
+ * Mounted before the parameter's routes; not a route itself, so the table and the `Allow` list are unchanged.
+ */
+export function reservePath(router: ExpressRouter, path: string, methods: readonly string[]): void {
+  const allow = [...methods].sort().join(', ');
+  router.use(path, (req, res, next) => {
+    // `use` matches the path as a prefix; only the path itself is reserved.
+    if (req.path !== '/' || methods.includes(req.method)) next();
+    else refuseMethod(req, res, next, allow);
+  });
+}
+
+function refuseMethod(req: Request, res: Response, next: NextFunction, allow: string): void {
+  res.setHeader('Allow', allow);
+  next(new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}.`));
 }

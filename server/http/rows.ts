@@ -20,11 +20,20 @@ const BASE = '/api/spreadsheets/:userKey/:sheetName';
 /** The seed's row routes: `/api/spreadsheets/{userKey}/{sheetName}[/{row}]`, each on the tab the path names. */
 export function mountRowRoutes(routes: RouteTable): void {
   routes.get(BASE, { access: 'public_read', resource: 'tab' }, listRows);
-  routes.get(`${BASE}/:row`, { access: 'public_read', resource: 'tab' }, getRow);
-  routes.post(BASE, { access: 'read_write', resource: 'tab' }, appendRows);
-  routes.put(`${BASE}/:row`, { access: 'read_write', resource: 'tab' }, updateRow);
-  routes.patch(`${BASE}/:row`, { access: 'read_write', resource: 'tab' }, updateRow);
-  routes.delete(`${BASE}/:row`, { access: 'read_write', resource: 'tab' }, deleteRow);
+  mountRowsAt(routes, BASE);
+}
+
+/**
+ * One row by number (get, update, delete) and the append, under `collection`, a path that names a tab: `/api`'s
+ * by userKey and name, and `/v1/sheets/:sheetId/rows` by sheet_id. The same handlers on both, so a row behaves
+ * alike however its tab is named (parameters, errors, ETag, If-Match, input modes, the formula rule).
+ */
+export function mountRowsAt(routes: RouteTable, collection: string): void {
+  routes.get(`${collection}/:row`, { access: 'public_read', resource: 'tab' }, getRow);
+  routes.post(collection, { access: 'read_write', resource: 'tab' }, appendRows);
+  routes.put(`${collection}/:row`, { access: 'read_write', resource: 'tab' }, updateRow);
+  routes.patch(`${collection}/:row`, { access: 'read_write', resource: 'tab' }, updateRow);
+  routes.delete(`${collection}/:row`, { access: 'read_write', resource: 'tab' }, deleteRow);
 }
 
 type ReadContext = RouteContext<'public_read', 'tab'>;

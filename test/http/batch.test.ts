@@ -127,8 +127,13 @@ forEachKind((kind, store) => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ mutations: [{ op: 'delete', row: 1 }] }),
       });
-      expect(postRows.status).toBe(405);
-      expect(postRows.headers.get('allow')).toBe('GET, HEAD');
+      // POST to the rows is the append: a batch's body there is refused, and nothing is deleted.
+      expect(postRows.status).toBe(400);
+      expect((await postRows.json()).error).toMatchObject({ code: 'invalid_body', field: 'mutations' });
+      expect((await (await h.fetch(`/v1/sheets/${sheetId}/rows?limit=1`)).json()).meta.total).toBe(6);
+      const putRows = await h.fetch(`/v1/sheets/${sheetId}/rows`, { method: 'PUT' });
+      expect(putRows.status).toBe(405);
+      expect(putRows.headers.get('allow')).toBe('GET, HEAD, POST');
       const otherVerb = await h.fetch(`/v1/sheets/${sheetId}/rows:batchDelete`, { method: 'POST' });
       expect(otherVerb.status).toBe(404);
       expect((await otherVerb.json()).error.code).toBe('not_found');

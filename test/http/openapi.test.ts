@@ -114,6 +114,7 @@ const PUBLIC_READ_GETS = new Set([
   'GET /api/spreadsheets/{userKey}/{sheetName}/{row}',
   'GET /v1/sheets/{sheetId}',
   'GET /v1/sheets/{sheetId}/rows',
+  'GET /v1/sheets/{sheetId}/rows/{row}',
 ]);
 
 /** What needs no key at all: the base URL, this document, and the health probes (server/http/health.ts). */

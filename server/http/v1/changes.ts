@@ -1,7 +1,10 @@
+import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
 import type { ChangeEntry } from '../../repositories/change-log.ts';
+import type { ConnectionRecord } from '../../repositories/connections.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
+import type { TabRef } from '../../spreadsheets/tab-resolver.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
@@ -58,48 +61,56 @@ function entryJson(e: ChangeEntry) {
 }
 
 /**
- * The change feed (docs/api.md, "Change feed"): `GET /v1/spreadsheets/{id}/rows?sheet=NAME&updated_since=ISO` lists the rows
- * inserted, updated or deleted after the instant, oldest change first. A change is recorded when SheetPort
- * sees it: its own writes at once, an edit saved by another program when the source says it changed (the
- * follower), or when this route looks first.
+ * The change feed (docs/api.md, "Change feed"): the rows of one tab inserted, updated or deleted after the
+ * `updated_since` instant, oldest change first, by the tab's name (`GET /v1/spreadsheets/{id}/rows?sheet=NAME`)
+ * or by its sheet_id (`GET /v1/sheets/{sheetId}/changes`); both answer through `answerChangeFeed`. A change is
+ * recorded when SheetPort sees it: its own writes at once, an edit saved by another program when the source says
+ * it changed (the follower), or when this route looks first.
  */
 export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
-  const feed = { access: 'read', resource: 'connection' } as const;
-  routes.get('/v1/spreadsheets/:id/rows', feed, async (req, res, { connection }) => {
-    const query = req.query as Record<string, unknown>;
-    const sheet = singleQuery(query, 'sheet');
+  routes.get('/v1/spreadsheets/:id/rows', { access: 'read', resource: 'connection' }, (req, res, ctx) => {
+    const sheet = singleQuery(req.query as Record<string, unknown>, 'sheet');
     if (sheet === undefined || sheet === '') {
       throw invalidParameter('sheet', 'Parameter "sheet" (the tab name) is required.');
     }
-    const since = singleQuery(query, 'updated_since');
-    if (since === undefined || since === '') {
-      throw invalidParameter(
-        'updated_since',
-        'Parameter "updated_since" (an ISO 8601 UTC instant, e.g. 2024-03-01T09:30:00Z) is required.',
-      );
-    }
-    const sinceMs = parseUtcInstant(since, 'updated_since');
-    const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
-    // Observed first: an edit saved by another program since the last look is in the feed it answers with.
-    const spreadsheet = deps.spreadsheets.of(connection);
-    await spreadsheet.observe();
-    const tab = await spreadsheet.tab({ name: sheet });
-    const page = await deps.changeLog.page(
-      connection.spreadsheetId,
-      tab.sourceSheetId,
-      sinceMs,
+    return answerChangeFeed(deps, req, res, ctx.connection, { name: sheet });
+  });
+  routes.get('/v1/sheets/:sheetId/changes', { access: 'read', resource: 'tab' }, (req, res, ctx) =>
+    answerChangeFeed(deps, req, res, ctx.connection, { sourceSheetId: ctx.tab.sourceSheetId }),
+  );
+}
+
+/** One page of a tab's change feed, from `updated_since`, `limit` and `offset`, with its paging headers. */
+async function answerChangeFeed(
+  deps: AppDeps,
+  req: Request,
+  res: Response,
+  connection: ConnectionRecord,
+  ref: TabRef,
+): Promise<void> {
+  const query = req.query as Record<string, unknown>;
+  const since = singleQuery(query, 'updated_since');
+  if (since === undefined || since === '') {
+    throw invalidParameter(
+      'updated_since',
+      'Parameter "updated_since" (an ISO 8601 UTC instant, e.g. 2024-03-01T09:30:00Z) is required.',
+    );
+  }
+  const sinceMs = parseUtcInstant(since, 'updated_since');
+  const { limit, offset } = parsePaging(query, CHANGE_FEED_LIMITS);
+  // Observed first: an edit saved by another program since the last look is in the feed it answers with.
+  const spreadsheet = deps.spreadsheets.of(connection);
+  await spreadsheet.observe();
+  const tab = await spreadsheet.tab(ref);
+  const page = await deps.changeLog.page(connection.spreadsheetId, tab.sourceSheetId, sinceMs, limit, offset);
+  setPagingHeaders(req, res, page.total, limit, offset);
+  res.json({
+    data: page.data.map(entryJson),
+    meta: {
+      total: page.total,
       limit,
       offset,
-    );
-    setPagingHeaders(req, res, page.total, limit, offset);
-    res.json({
-      data: page.data.map(entryJson),
-      meta: {
-        total: page.total,
-        limit,
-        offset,
-        next_updated_since: new Date(page.newest ?? sinceMs).toISOString(),
-      },
-    });
+      next_updated_since: new Date(page.newest ?? sinceMs).toISOString(),
+    },
   });
 }

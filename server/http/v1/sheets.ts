@@ -1,14 +1,21 @@
 import { AppError } from '../../errors.ts';
+import { columnProfiles } from '../../rows/column-profile.ts';
 import { renderPage } from '../../rows/page-cache.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
 import { setFreshnessHeaders } from '../freshness-headers.ts';
+import { reservePath } from '../method-not-allowed.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
-import { send } from '../rows.ts';
+import { mountRowsAt, send } from '../rows.ts';
 
 export const V1_LIST_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
-/** `/v1/sheets/{sheetId}`: a tab by its stable id, which survives renames. */
+const ROWS = '/v1/sheets/:sheetId/rows';
+
+/**
+ * `/v1/sheets/{sheetId}`: a tab by its stable id, which survives renames; its rows listed (shape B, JSON), and
+ * one row got, appended, updated and deleted by the `/api` row routes' own handlers (rows.ts `mountRowsAt`).
+ */
 export function mountSheetRoutes(routes: RouteTable): void {
   routes.get('/v1/sheets/:sheetId', { access: 'public_read', resource: 'tab' }, (req, res, ctx) => {
     setFreshnessHeaders(res, ctx.spreadsheet.freshness());
@@ -18,10 +25,11 @@ export function mountSheetRoutes(routes: RouteTable): void {
       name: ctx.tab.name,
       header: ctx.tab.header,
       row_count: ctx.tab.typed.length,
+      columns: columnProfiles(ctx.tab),
     });
   });
 
-  routes.get('/v1/sheets/:sheetId/rows', { access: 'public_read', resource: 'tab' }, (req, res, ctx) => {
+  routes.get(ROWS, { access: 'public_read', resource: 'tab' }, (req, res, ctx) => {
     setFreshnessHeaders(res, ctx.spreadsheet.freshness());
     // The /v1 listing is always shape B; only JSON is offered here (the /api routes carry the other formats).
     const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };
@@ -34,4 +42,8 @@ export function mountSheetRoutes(routes: RouteTable): void {
     setPagingHeaders(req, res, page.total, query.limit, query.offset);
     send(res, 200, page.rendered);
   });
+
+  // `rows/batchUpdate` is the batch's path (batch.ts), not row "batchUpdate": a GET or PUT there stays a 405.
+  reservePath(routes.router, `${ROWS}/batchUpdate`, ['POST']);
+  mountRowsAt(routes, ROWS);
 }
