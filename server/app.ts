@@ -128,9 +128,9 @@ export function createApp(
   mountChangeFeedRoutes(routes, deps);
   mountWebhookRoutes(routes, deps);
   mountDeliveryRoutes(routes, deps);
-  // The MCP server's tools call the routes above through this very app (http/mcp.ts, mcp/row-api.ts).
+  // The MCP server's tools call the routes above, on the listener the session came in on (http/mcp.ts).
   const mcpSessions = new McpSessions(deps, deps.now);
-  mountMcp(app, deps, mcpSessions, app);
+  mountMcp(app, deps, mcpSessions);
   app.use(router);
   app.use(methodNotAllowed(router));
 

@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Express, type Request, type Response, Router } from 'express';
 import { ChangedTabsWatch } from '../changes/changed-tabs.ts';
-import { type Dispatch, RowApi } from '../mcp/row-api.ts';
+import { RowApi } from '../mcp/row-api.ts';
 import { createMcpSession } from '../mcp/session.ts';
 import { requireApiKey } from './auth.ts';
 import type { AppDeps } from './deps.ts';
@@ -79,8 +79,17 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** Mounts `/mcp` on `app`, whose own routes the tools call (`dispatch` is the app). */
-export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions, dispatch: Dispatch): void {
+/**
+ * The listener the request came in on, as an origin: the tools' requests go there, so on the tunnel's listener
+ * they pass the tunnel app's routes and Host guard, and on loopback the loopback app's.
+ */
+function listenerOrigin(req: Request): string {
+  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+}
+
+/** Mounts `/mcp` on `app`, beside the routes the tools call. */
+export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions): void {
   const router = Router();
   router.use(requireApiKey(deps.keys, deps.connections, 'read'));
   router.use(express.json({ limit: '8mb' }));
@@ -97,10 +106,10 @@ export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions, dis
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
     }
-    const api = new RowApi(dispatch, {
+    const api = new RowApi({
+      origin: listenerOrigin(req),
       authorization: req.headers.authorization ?? '',
       host: req.headers.host ?? '127.0.0.1',
-      remoteAddress: req.socket.remoteAddress ?? '127.0.0.1',
     });
     const mcp = createMcpSession({ api, watch: sessions.watch, settings: deps.mcp });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

@@ -1,14 +1,26 @@
 /**
- * Which MCP tool made a request of the row API. The MCP server dispatches each tool call as one in-process
- * request (mcp/row-api.ts) and marks it here; the request log line then names the tool. A mark cannot come from
- * outside: it is set on the request object itself, never read from a header a client could send.
+ * Which MCP tool made a request of the row API. The MCP server sends each tool call as one request of the row
+ * API (mcp/row-api.ts) carrying a one-time token in `X-SheetPort-Tool-Call`; the request log line then names the
+ * tool. A client cannot name a tool for its own requests: only a token this process issued and has not yet seen
+ * finds one.
  */
-const tools = new WeakMap<object, string>();
+import { randomBytes } from 'node:crypto';
 
-export function markToolCall(req: object, tool: string): void {
-  tools.set(req, tool);
+export const TOOL_CALL_HEADER = 'x-sheetport-tool-call';
+
+const pending = new Map<string, string>();
+
+/** A token for one request made for `tool`; `toolCallOf` takes it back once. */
+export function issueToolCall(tool: string): { token: string; forget(): void } {
+  const token = randomBytes(16).toString('base64url');
+  pending.set(token, tool);
+  return { token, forget: () => pending.delete(token) };
 }
 
-export function toolCallOf(req: object): string | undefined {
-  return tools.get(req);
+/** The tool a request's token was issued for (the token is spent), or undefined. */
+export function toolCallOf(token: string | string[] | undefined): string | undefined {
+  if (typeof token !== 'string') return undefined;
+  const tool = pending.get(token);
+  pending.delete(token);
+  return tool;
 }

@@ -36,21 +36,19 @@ export function invalidArguments(message: string, details?: Record<string, unkno
   return toolFailure({ code: 'invalid_parameter', message, status: 400, ...(details ? { details } : {}) });
 }
 
-/** The row API's error envelope (`{error: {code, message, details}}`) as a tool error. */
+/**
+ * The row API's error envelope (`{error: {code, message, request_id, ...members naming the culprit}}`) as a
+ * tool error: the members besides code and message become its `details`.
+ */
 export function apiFailure(answer: RowApiAnswer): CallToolResult {
-  const envelope = (
-    answer.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null
-  )?.error;
-  const code = typeof envelope?.code === 'string' ? envelope.code : `http_${answer.status}`;
-  const message =
-    typeof envelope?.message === 'string' ? envelope.message : `The request failed (HTTP ${answer.status}).`;
-  const details: Record<string, unknown> = isRecord(envelope?.details) ? { ...envelope.details } : {};
+  const envelope = isRecord(answer.body) && isRecord(answer.body.error) ? answer.body.error : {};
+  const { code, message, ...details } = envelope;
   // A refusal by the limit says what its headers would have: the limits, what is left, when it resets.
   const limits = answer.status === 429 ? rateLimitOf(answer.headers) : null;
   if (limits) details.rate_limit = limits;
   return toolFailure({
-    code,
-    message,
+    code: typeof code === 'string' ? code : `http_${answer.status}`,
+    message: typeof message === 'string' ? message : `The request failed (HTTP ${answer.status}).`,
     status: answer.status,
     ...(Object.keys(details).length > 0 ? { details } : {}),
   });

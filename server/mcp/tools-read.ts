@@ -220,7 +220,11 @@ function changesSince(server: McpServer, api: RowApi, settings: McpSettings): vo
           .describe(`Changes to return; default and maximum ${settings.maxRows}.`),
         offset: z.number().int().min(0).optional(),
       },
-      outputSchema: resultSchema({ data: z.array(anyRecord), next_updated_since: z.string() }),
+      outputSchema: resultSchema({
+        data: z.array(anyRecord),
+        total: z.number(),
+        next_updated_since: z.string(),
+      }),
       annotations: READ,
     },
     async ({ sheet_id, updated_since, limit, offset }) => {
@@ -235,7 +239,15 @@ function changesSince(server: McpServer, api: RowApi, settings: McpSettings): vo
         },
       });
       if (answer.status !== 200) return apiFailure(answer);
-      return toolSuccess(answer.body as Record<string, unknown>);
+      const { data, meta } = answer.body as {
+        data: unknown[];
+        meta: { total: number; next_updated_since: string };
+      };
+      const hint =
+        meta.total > data.length
+          ? `${data.length} of ${meta.total} changes; call again with a larger offset for the rest.`
+          : `Call again with updated_since ${meta.next_updated_since} for later changes.`;
+      return toolSuccess({ data, total: meta.total, next_updated_since: meta.next_updated_since }, hint);
     },
   );
 }
