@@ -9,6 +9,7 @@
  * - SHEETPORT_DATA_DIR: the data directory (below the `--data-dir` flag)
  * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`)
  * - SHEETPORT_DEBUG: CLI errors print their stack
+ * - SHEETPORT_KEY: the API key `sheetport mcp` (the stdio MCP server) acts with
  * - SHEETPORT_MAX_FILE_MB, _MAX_INFLATED_MB, _PARSE_TIMEOUT_MS, _PARSE_MEMORY_MB, _MAX_CELLS, _MAX_TEXT_MB: file limits
  * - SHEETPORT_BACKUPS_KEEP, _BACKUPS_MAX_AGE_DAYS, _BACKUPS_MAX_MB: backups of local workbooks
  * - SHEETPORT_MIN_FREE_MB: free space a write needs on the data dir's disk
@@ -245,6 +246,7 @@ export const ENV = {
   dataDir: DATA_DIR_ENV,
   port: 'SHEETPORT_PORT',
   debug: 'SHEETPORT_DEBUG',
+  apiKey: 'SHEETPORT_KEY',
   minFreeMb: 'SHEETPORT_MIN_FREE_MB',
   deliveryLeaseMs: 'SHEETPORT_DELIVERY_LEASE_MS',
   logMaxMb: 'SHEETPORT_LOG_MAX_MB',
@@ -299,6 +301,8 @@ export interface SheetPortConfig {
   port?: number;
   /** CLI errors print their stack. */
   debug: boolean;
+  /** SHEETPORT_KEY: the API key `sheetport mcp` acts with (an MCP client's config sets it); unset: none. */
+  apiKey?: string;
   fileLimits: FileLimits;
   /** Backup limits per file; the folder is `<data dir>/backups` (backupPolicyFor). */
   backups: Omit<BackupPolicy, 'dir'>;
@@ -368,6 +372,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: s
     ...(env[DATA_DIR_ENV] ? { dataDir: path.resolve(env[DATA_DIR_ENV]) } : {}),
     ...(port !== undefined ? { port } : {}),
     debug: Boolean(env[ENV.debug]),
+    ...defined({ apiKey: env[ENV.apiKey]?.trim() || undefined }),
     fileLimits: resolveFileLimits({}, env),
     backups,
     minFreeBytes: minFreeFrom(env),
