@@ -7,14 +7,11 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { sheetportLaunch } from '../lib/sheetport-command.ts';
-import { MCP_CLIENTS, mcpClientConfigs, mcpCommandArgs } from '../mcp/client-config.ts';
+import { MCP_CLIENTS, MCP_KEY_NAME, mcpClientConfigs, mcpCommandArgs } from '../mcp/client-config.ts';
 import { KEY_SCOPES, type KeyScope } from '../repositories/keys.ts';
 import { loopbackOrigin } from '../server-info.ts';
-import { globals, print, printJson, withStores } from './kit.ts';
+import { globals, keyJson, print, printJson, withStores } from './kit.ts';
 import { findRunningServer } from './running-server.ts';
-
-/** What a key made by `mcp config` is called unless `--name` says otherwise. */
-export const MCP_KEY_NAME = 'MCP client';
 
 export function registerMcpCommands(program: Command): void {
   const mcp = program
@@ -50,7 +47,11 @@ function registerConfig(mcp: Command): void {
         key,
         httpUrl: running ? `${loopbackOrigin(running.url, running.port)}/mcp` : null,
       });
-      if (g.json) return printJson({ id: record.id, key, scope: record.scope, data_dir: dataDir, configs });
+      if (g.json) {
+        // The shape of `keys create --json` and of POST /admin/mcp-config.
+        const { id, scope, ...rest } = keyJson(record);
+        return printJson({ id, key, scope, ...rest, data_dir: dataDir, configs });
+      }
       print(
         `Created API key ${record.id} (${record.scope}, all spreadsheets) for an MCP client. It is in the ` +
           'snippets below and cannot be shown again: keep them private.',

@@ -9,6 +9,9 @@ import type { CommandLaunch } from '../lib/sheetport-command.ts';
 /** The name the server goes by in each client's list. */
 export const MCP_SERVER_NAME = 'sheetport';
 
+/** What a key made for an MCP client is called unless its maker names it. */
+export const MCP_KEY_NAME = 'MCP client';
+
 /** The environment variable the stdio command reads its key from (server/config.ts reads it). */
 export const MCP_KEY_VARIABLE = 'SHEETPORT_KEY';
 
