@@ -8,8 +8,7 @@
  * The variables (docs/api.md and the README say what each one is for):
  * - SHEETPORT_DATA_DIR: the data directory (below the `--data-dir` flag)
  * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`)
- * - SHEETPORT_DEBUG: CLI errors print their stack
- * - SHEETPORT_KEY: the API key `sheetport mcp` (the stdio MCP server) acts with
+ * - SHEETPORT_DEBUG: CLI errors print their stack; SHEETPORT_KEY: the API key `sheetport mcp` acts with
  * - SHEETPORT_MAX_FILE_MB, _MAX_INFLATED_MB, _PARSE_TIMEOUT_MS, _PARSE_MEMORY_MB, _MAX_CELLS, _MAX_TEXT_MB: file limits
  * - SHEETPORT_BACKUPS_KEEP, _BACKUPS_MAX_AGE_DAYS, _BACKUPS_MAX_MB: backups of local workbooks
  * - SHEETPORT_MIN_FREE_MB: free space a write needs on the data dir's disk
@@ -339,8 +338,7 @@ function positive(env: NodeJS.ProcessEnv, name: string, scale = 1): number | und
 /** SHEETPORT_MIN_FREE_MB (any finite number; below 0 counts as 0), else the default. */
 function minFreeFrom(env: NodeJS.ProcessEnv): number {
   const raw = env[ENV.minFreeMb];
-  const mb =
-    raw !== undefined && raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : DEFAULT_MIN_FREE_MB;
+  const mb = raw && Number.isFinite(Number(raw)) ? Number(raw) : DEFAULT_MIN_FREE_MB;
   return Math.max(0, mb) * 1024 * 1024;
 }
 
@@ -377,10 +375,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: s
     backups,
     minFreeBytes: minFreeFrom(env),
     ...(lease !== undefined ? { deliveryLeaseMs: lease } : {}),
-    logs: defined({
-      maxBytes: positive(env, ENV.logMaxMb, 1024 * 1024),
-      keepFiles: positive(env, ENV.logFiles),
-    }),
+    logs: defined({ maxBytes: positive(env, ENV.logMaxMb, MB), keepFiles: positive(env, ENV.logFiles) }),
     secrets: secretsChoice(env),
     google: googleFrom(env),
     ...teamFrom(databaseUrl ? { ...env, [TEAM_ENV.databaseUrl]: databaseUrl } : env),
