@@ -3,13 +3,16 @@
  * `sheetport mcp config` printed: with no server on the data dir (the service starts in the process, on a port of
  * its own, and stops when the client closes stdin) and with `sheetport serve` running (the tool calls go to that
  * server: its request log shows them). Either way the client lists the tools and `list_sheets` names the
- * connected workbook.
+ * connected workbook. A key SheetPort refuses ends it with exit code 2.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerInfo } from '../../server/server-info.ts';
 import { type AnyJson, cliEnv, cliJson, startCli } from '../helpers/cli.ts';
@@ -66,6 +69,36 @@ describe('sheetport mcp over stdio', { timeout: 60_000 }, () => {
     await client.close();
     // The service stopped cleanly: it removed its server.json.
     await waitFor(async () => (await readServerInfo(dataDir)) === null);
+  });
+
+  it('with a key SheetPort refuses, answers initialize with an error, stops its service and exits 2', async () => {
+    const child = spawn(claude.command, claude.args, {
+      env: cliEnv({ ...claude.env, SHEETPORT_KEY: 'sp_revoked' }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    };
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/refused the API key \(401\)/);
+    expect((JSON.parse(stdout.trim()) as { id: string; error?: unknown }).error).toBeDefined();
+    expect(await readServerInfo(dataDir)).toBeNull();
   });
 
   it('with sheetport serve running, bridges to that server', async () => {
