@@ -35,6 +35,7 @@ import { configureAppLog, logsDir } from './app-log.ts';
 import { registerIpcHandlers } from './ipc.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { loginItemsFor } from './login-item.ts';
+import { copyMcpConfig } from './mcp-config.ts';
 import { runSmoke, SMOKE_EXIT_MS, SMOKE_FLAG, SMOKE_TIMEOUT_LINE } from './smoke.ts';
 import { chooseSqliteBinding } from './sqlite-binding.ts';
 import { type TrayModel, trayMenuTemplate } from './tray-menu.ts';
@@ -174,6 +175,13 @@ function refreshTray(ta: TrayApp): void {
     openDashboard: () => showDashboard(ta),
     copyApiUrl: () => {
       if (lifecycle.state.url) clipboard.writeText(lifecycle.state.url);
+    },
+    copyMcpConfig: () => {
+      if (!ta.server) return;
+      const server = { url: ta.server.url, adminToken: ta.server.adminToken };
+      void copyMcpConfig(server, { fetch, writeText: (text) => clipboard.writeText(text) }).catch((err) =>
+        logError('Copy MCP config failed', err),
+      );
     },
     toggleSync: () => void lifecycle.toggleSync().catch((err) => logError('Pause/resume failed', err)),
     toggleTunnel: () => void lifecycle.toggleTunnel().catch((err) => logError('Tunnel switch failed', err)),

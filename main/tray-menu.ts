@@ -14,6 +14,8 @@ export interface TrayModel extends AppState {
 export interface TrayActions {
   openDashboard(): void;
   copyApiUrl(): void;
+  /** A new read_write key and the Claude Desktop config that uses it, on the clipboard. */
+  copyMcpConfig(): void;
   toggleSync(): void;
   toggleTunnel(): void;
   openLogs(): void;
@@ -71,6 +73,13 @@ export function trayMenuTemplate(model: TrayModel, actions: TrayActions): MenuIt
     { type: 'separator' },
     { id: 'open-dashboard', label: 'Open dashboard', enabled: running, click: () => actions.openDashboard() },
     { id: 'copy-api-url', label: 'Copy API URL', enabled: running, click: () => actions.copyApiUrl() },
+    {
+      id: 'copy-mcp-config',
+      label: 'Copy MCP config',
+      toolTip: 'A new read_write API key and the Claude Desktop config that uses it',
+      enabled: running,
+      click: () => actions.copyMcpConfig(),
+    },
     {
       id: 'toggle-sync',
       label: model.syncPaused ? 'Resume sync' : 'Pause sync',

@@ -5,6 +5,7 @@ import { mountAdminAccountRoutes } from './http/admin-accounts.ts';
 import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { AdminEventStreams, mountAdminEventRoutes } from './http/admin-events.ts';
+import { mountAdminMcpRoutes } from './http/admin-mcp.ts';
 import { mountAdminRequestRoutes } from './http/admin-requests.ts';
 import { mountAdminSignInRoutes } from './http/admin-sign-in.ts';
 import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
@@ -121,6 +122,7 @@ export function createApp(
   const logins = new AccountLogins(deps.now);
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
+  mountAdminMcpRoutes(routes, deps);
   mountRowRoutes(routes);
   mountSpreadsheetRoutes(routes, deps);
   mountSheetRoutes(routes);

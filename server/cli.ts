@@ -13,8 +13,9 @@ import { registerConnectionCommands } from './cli/connections.ts';
 import { registerDashboardCommand } from './cli/dashboard.ts';
 import { registerDeliveryCommands } from './cli/deliveries.ts';
 import { registerKeyCommands } from './cli/keys.ts';
-import { printError } from './cli/kit.ts';
+import { CliError, printError } from './cli/kit.ts';
 import { registerLoginCommand } from './cli/login.ts';
+import { registerMcpCommands } from './cli/mcp.ts';
 import { registerRecordCommands } from './cli/records.ts';
 import { registerServeCommands } from './cli/serve.ts';
 import { registerTunnelCommands } from './cli/tunnel.ts';
@@ -37,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode;
     }
     printError(err, json);
-    return 1;
+    return err instanceof CliError ? err.exitCode : 1;
   }
 }
 
@@ -72,6 +73,7 @@ export function buildProgram(json: boolean): Command {
   registerRecordCommands(program); // export, import
   registerTunnelCommands(program);
   registerDashboardCommand(program);
+  registerMcpCommands(program); // mcp, mcp config
 
   return program;
 }

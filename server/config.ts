@@ -8,6 +8,7 @@
  * The variables (docs/api.md and the README say what each one is for):
  * - SHEETPORT_DATA_DIR: the data directory (below the `--data-dir` flag)
  * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`); SHEETPORT_DEBUG: CLI errors print their stack
+ * - SHEETPORT_KEY: the API key `sheetport mcp` acts with
  * - SHEETPORT_MAX_FILE_MB, _MAX_INFLATED_MB, _PARSE_TIMEOUT_MS, _PARSE_MEMORY_MB, _MAX_CELLS, _MAX_TEXT_MB: file limits
  * - SHEETPORT_BACKUPS_KEEP, _BACKUPS_MAX_AGE_DAYS, _BACKUPS_MAX_MB: backups of local workbooks
  * - SHEETPORT_MIN_FREE_MB: free space a write needs; SHEETPORT_DELIVERY_LEASE_MS: how long a delivery is held
@@ -244,6 +245,7 @@ export const ENV = {
   dataDir: DATA_DIR_ENV,
   port: 'SHEETPORT_PORT',
   debug: 'SHEETPORT_DEBUG',
+  apiKey: 'SHEETPORT_KEY',
   minFreeMb: 'SHEETPORT_MIN_FREE_MB',
   deliveryLeaseMs: 'SHEETPORT_DELIVERY_LEASE_MS',
   logMaxMb: 'SHEETPORT_LOG_MAX_MB',
@@ -296,6 +298,8 @@ export interface SheetPortConfig {
   port?: number;
   /** CLI errors print their stack. */
   debug: boolean;
+  /** SHEETPORT_KEY: the API key `sheetport mcp` acts with (an MCP client's config sets it); unset: none. */
+  apiKey?: string;
   fileLimits: FileLimits;
   /** Backup limits per file; the folder is `<data dir>/backups` (backupPolicyFor). */
   backups: Omit<BackupPolicy, 'dir'>;
@@ -333,8 +337,7 @@ function positive(env: NodeJS.ProcessEnv, name: string, scale = 1): number | und
 /** SHEETPORT_MIN_FREE_MB (any finite number; below 0 counts as 0), else the default. */
 function minFreeFrom(env: NodeJS.ProcessEnv): number {
   const raw = env[ENV.minFreeMb];
-  const mb =
-    raw !== undefined && raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : DEFAULT_MIN_FREE_MB;
+  const mb = raw && Number.isFinite(Number(raw)) ? Number(raw) : DEFAULT_MIN_FREE_MB;
   return Math.max(0, mb) * 1024 * 1024;
 }
 
@@ -366,14 +369,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: s
     ...(env[DATA_DIR_ENV] ? { dataDir: path.resolve(env[DATA_DIR_ENV]) } : {}),
     ...(port !== undefined ? { port } : {}),
     debug: Boolean(env[ENV.debug]),
+    ...defined({ apiKey: env[ENV.apiKey]?.trim() || undefined }),
     fileLimits: resolveFileLimits({}, env),
     backups,
     minFreeBytes: minFreeFrom(env),
     ...(lease !== undefined ? { deliveryLeaseMs: lease } : {}),
-    logs: defined({
-      maxBytes: positive(env, ENV.logMaxMb, 1024 * 1024),
-      keepFiles: positive(env, ENV.logFiles),
-    }),
+    logs: defined({ maxBytes: positive(env, ENV.logMaxMb, MB), keepFiles: positive(env, ENV.logFiles) }),
     secrets: secretsChoice(env),
     google: googleFrom(env),
     ...teamFrom(databaseUrl ? { ...env, [TEAM_ENV.databaseUrl]: databaseUrl } : env),

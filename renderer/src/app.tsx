@@ -11,6 +11,7 @@ import {
 } from './api.ts';
 import { DeliveriesSection } from './deliveries.tsx';
 import { KeysSection } from './keys.tsx';
+import { McpSection } from './mcp.tsx';
 import { RequestsSection } from './requests.tsx';
 import { SheetsSection } from './sheets.tsx';
 import { WebhooksSection } from './webhooks.tsx';
@@ -18,6 +19,7 @@ import { WebhooksSection } from './webhooks.tsx';
 const SECTIONS = [
   { id: 'sheets', label: 'Sheets', view: SheetsSection },
   { id: 'keys', label: 'Keys', view: KeysSection },
+  { id: 'mcp', label: 'AI assistants', view: McpSection },
   { id: 'webhooks', label: 'Webhooks', view: WebhooksSection },
   { id: 'deliveries', label: 'Delivery log', view: DeliveriesSection },
   { id: 'requests', label: 'Requests', view: RequestsSection },

@@ -130,3 +130,12 @@ export interface AccountLogin {
   storage: 'keychain' | 'encrypted_file' | null;
   error: { code: string; message: string } | null;
 }
+
+/** What POST /admin/mcp-config answers under `configs` (server/mcp/client-config.ts builds it); null where this
+ * copy of SheetPort cannot give that form. */
+export interface McpClientConfigs {
+  claude_desktop: { mcpServers: Record<string, unknown> } | null;
+  vscode: { servers: Record<string, unknown> } | null;
+  cursor: { mcpServers: Record<string, unknown> } | null;
+  http: { type: 'http'; url: string; headers: Record<string, string> } | null;
+}

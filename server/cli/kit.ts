@@ -19,12 +19,14 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-/** Thrown by command actions; printed as one line. */
+/** Thrown by command actions; printed as one line. The process exits with `exitCode` (1 unless said). */
 export class CliError extends Error {
   readonly code: ErrorCode | 'usage';
-  constructor(code: ErrorCode | 'usage', message: string) {
+  readonly exitCode: number;
+  constructor(code: ErrorCode | 'usage', message: string, exitCode = 1) {
     super(message);
     this.code = code;
+    this.exitCode = exitCode;
   }
 }
 

@@ -68,6 +68,7 @@ describe('the tray rotates the admin token of the running server', () => {
     const items = trayMenuTemplate(model, {
       openDashboard: noop,
       copyApiUrl: noop,
+      copyMcpConfig: noop,
       toggleSync: noop,
       toggleTunnel: noop,
       openLogs: noop,

@@ -20,6 +20,7 @@ function menu(model: TrayModel) {
   const items = trayMenuTemplate(model, {
     openDashboard: () => calls.push('dashboard'),
     copyApiUrl: () => calls.push('copy'),
+    copyMcpConfig: () => calls.push('mcp'),
     toggleSync: () => calls.push('toggle'),
     toggleTunnel: () => calls.push('tunnel'),
     openLogs: () => calls.push('logs'),
@@ -46,6 +47,7 @@ describe('tray menu model', () => {
       'separator',
       'Open dashboard',
       'Copy API URL',
+      'Copy MCP config',
       'Pause sync',
       'Public tunnel (/api and /v1 only)',
       'separator',
@@ -63,6 +65,7 @@ describe('tray menu model', () => {
     for (const id of [
       'open-dashboard',
       'copy-api-url',
+      'copy-mcp-config',
       'toggle-sync',
       'toggle-tunnel',
       'open-logs',
@@ -74,6 +77,7 @@ describe('tray menu model', () => {
     expect(m.calls).toEqual([
       'dashboard',
       'copy',
+      'mcp',
       'toggle',
       'tunnel',
       'logs',
@@ -140,7 +144,14 @@ describe('tray menu model', () => {
       startError: 'port 8787 is in use',
     });
     expect(failed.byId('status').label).toBe('Not running: port 8787 is in use');
-    for (const id of ['open-dashboard', 'copy-api-url', 'toggle-sync', 'toggle-tunnel', 'rotate-admin-token'])
+    for (const id of [
+      'open-dashboard',
+      'copy-api-url',
+      'copy-mcp-config',
+      'toggle-sync',
+      'toggle-tunnel',
+      'rotate-admin-token',
+    ])
       expect(failed.byId(id).enabled).toBe(false);
     for (const id of ['open-logs', 'quit']) expect(failed.byId(id).enabled).not.toBe(false);
     expect(statusLine({ ...running, phase: 'stopping' })).toMatch(/finishing deliveries/);
