@@ -2,7 +2,7 @@ import type { TunnelStatus } from '../tunnel/provider.ts';
 import type { RouteTable } from './route-table.ts';
 
 /** What the tunnel forwards, whatever else the service serves. */
-export const TUNNEL_PATHS = ['/api', '/v1'] as const;
+export const TUNNEL_PATHS = ['/api', '/v1', '/mcp'] as const;
 
 /** An app without a tunnel switch (tests, a bare createApp): the tunnel is off. */
 export const TUNNEL_OFF: TunnelStatus = { state: 'off', url: null, error: null, provider: 'ngrok' };

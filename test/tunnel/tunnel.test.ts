@@ -165,7 +165,7 @@ describe('the tunnel-only listener', () => {
       url: PUBLIC_URL,
       error: null,
       provider: 'fake',
-      exposes: ['/api', '/v1'],
+      exposes: ['/api', '/v1', '/mcp'],
     });
   });
 

@@ -1,0 +1,96 @@
+/**
+ * Where the MCP server answers and what it leaves behind: on the real service (startServer, as `sheetport serve`
+ * runs it) every tool call is a line of the request log naming its tool, and a client cannot name one itself;
+ * on the tunnel's own listener the tools work through the tunnel's app, which has no admin routes.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/app.ts';
+import { closeServer, listen } from '../../server/listen.ts';
+import { LOGS_DIR } from '../../server/logs/request-log.ts';
+import { csvServices } from '../helpers/csv-services.ts';
+import { type AnyJson, callError, callOk, mcpOverHttp } from '../helpers/mcp-client.ts';
+
+const services = csvServices('sheetport-mcp-');
+afterEach(services.stopAll);
+
+async function logLines(dataDir: string): Promise<AnyJson[]> {
+  const dir = path.join(dataDir, LOGS_DIR);
+  let text = '';
+  for (const f of (await readdir(dir)).filter((n) => n.startsWith('requests'))) {
+    text += await readFile(path.join(dir, f), 'utf8');
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+describe('the request log', () => {
+  it('has one line per tool call, naming the tool and the key, and none a client names itself', async () => {
+    const { service, dataDir } = await services.start({ requestLog: {} });
+    const { record, key } = await service.context.keys.create({
+      name: 'agent',
+      scope: 'read_write',
+      plan: 'pro',
+    });
+    const client = await mcpOverHttp(service.url, key);
+    const listed = await callOk(client, 'list_sheets');
+    const sheetId = listed.spreadsheets[0].sheets[0].sheet_id;
+    await callOk(client, 'query_rows', { sheet_id: sheetId, search: 'name:ann' });
+    await callOk(client, 'append_rows', { sheet_id: sheetId, rows: [{ name: 'Cy', age: 40 }] });
+    await callError(client, 'get_row', { sheet_id: sheetId, row: 99 });
+    await client.close();
+    // A client sending the header with a made-up token names no tool.
+    await fetch(`${service.url}/v1/sheets/${sheetId}`, {
+      headers: { authorization: `Bearer ${key}`, 'x-sheetport-tool-call': 'made-up' },
+    });
+    await service.stop();
+    const lines = await logLines(dataDir);
+    const tools = lines
+      .filter((l) => l.tool)
+      .map((l) => [l.tool, l.method, l.path.split('?')[0], l.status, l.key_id]);
+    expect(tools).toEqual([
+      ['list_sheets', 'GET', '/v1/spreadsheets', 200, record.id],
+      ['query_rows', 'GET', `/v1/sheets/${sheetId}/rows`, 200, record.id],
+      ['append_rows', 'POST', `/v1/sheets/${sheetId}/rows`, 201, record.id],
+      ['get_row', 'GET', `/v1/sheets/${sheetId}/rows/99`, 404, record.id],
+    ]);
+    const spoofed = lines.find((l) => l.path === `/v1/sheets/${sheetId}`);
+    expect(spoofed).toBeDefined();
+    expect(spoofed.tool).toBeUndefined();
+    // The MCP requests themselves are logged too, without a tool.
+    expect(lines.some((l) => l.path === '/mcp' && l.method === 'POST' && l.tool === undefined)).toBe(true);
+  });
+});
+
+describe('the tunnel', () => {
+  it("serves /mcp on the tunnel's listener, whose tools go through the tunnel's app", async () => {
+    const { service } = await services.start();
+    const { key } = await service.context.keys.create({ name: 'remote', scope: 'read', plan: 'pro' });
+    const tunnelApp = createApp(service.context, {
+      surface: 'tunnel',
+      tunnelHosts: () => ['fake-tunnel.example'],
+    });
+    const { server, port } = await listen(tunnelApp.app, 0, '127.0.0.1');
+    try {
+      const client = await mcpOverHttp(`http://127.0.0.1:${port}`, key);
+      const listed = await callOk(client, 'list_sheets');
+      const sheetId = listed.spreadsheets[0].sheets[0].sheet_id;
+      const rows = await callOk(client, 'query_rows', { sheet_id: sheetId, sort: '-age' });
+      expect(rows.rows.map((r: AnyJson) => r.values.name)).toEqual(['Ann', 'Bob']);
+      expect(
+        (await callError(client, 'append_rows', { sheet_id: sheetId, rows: [{ name: 'x' }] })).code,
+      ).toBe('forbidden');
+      await client.close();
+      const admin = await fetch(`http://127.0.0.1:${port}/admin/keys`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(admin.status).toBe(404);
+    } finally {
+      tunnelApp.closeStreams();
+      await closeServer(server);
+    }
+  });
+});
