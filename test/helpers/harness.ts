@@ -177,7 +177,7 @@ export async function startHarness(
     /** Other settings over the test configuration (test/helpers/config.ts). */
     config?: Partial<SheetPortConfig>;
     /** The service's seams a suite holds or replaces (who owns a spreadsheet, a hook before a file is replaced). */
-    seams?: Pick<ContextOptions, 'ownership' | 'beforeFileReplace'>;
+    seams?: Pick<ContextOptions, 'ownership' | 'beforeFileReplace' | 'watchPollMs'>;
     /** Where the service keeps its records (default SQLite in the data dir). */
     store?: StoreName;
     /** With `store: 'postgres'`: the database to use (a restart over the same records); default a fresh one. */
