@@ -3,8 +3,12 @@
  * key, and small readers of its answers.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { writeServerInfo } from '../../server/server-info.ts';
+import { cliEnv, SHEETPORT_BIN } from './cli.ts';
+import type { Harness } from './harness.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers' JSON freely
 export type AnyJson = any;
@@ -16,6 +20,33 @@ export async function mcpOverHttp(baseUrl: string, key: string): Promise<Client>
   });
   await client.connect(transport);
   return client;
+}
+
+/**
+ * `sheetport mcp` spawned by the SDK's stdio client, as Claude Desktop starts it, on the harness's data dir: the
+ * harness's server is written down as the data dir's running server, so the command passes the messages to
+ * its `/mcp`.
+ */
+export async function mcpOverStdio(h: Harness, key: string): Promise<Client> {
+  const port = Number(new URL(h.url).port);
+  await writeServerInfo(h.context.dataDir, { url: h.url, port, pid: process.pid });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SHEETPORT_BIN, 'mcp', '--data-dir', h.context.dataDir],
+    env: cliEnv({ SHEETPORT_KEY: key }) as Record<string, string>,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'sheetport-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+export type McpTransportName = 'streamable-http' | 'stdio';
+export const MCP_TRANSPORTS: readonly McpTransportName[] = ['streamable-http', 'stdio'];
+
+/** A client of the harness's MCP server with `key`, over the transport named. */
+export function mcpClient(transport: McpTransportName, h: Harness, key: string): Promise<Client> {
+  return transport === 'stdio' ? mcpOverStdio(h, key) : mcpOverHttp(h.url, key);
 }
 
 /** A tool call's structured content; throws with the tool's error when it is one. */

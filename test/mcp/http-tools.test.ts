@@ -1,314 +1,339 @@
 /**
- * The MCP server over Streamable HTTP, with the official SDK's client against a real server: every tool, the
- * rules of the row API applied to tool calls (scopes, allow-lists, formulas, If-Match, idempotency), and the
- * same answers as the HTTP API for the same query.
+ * The MCP server with the official SDK's client against a real server, over both transports (Streamable HTTP to
+ * `/mcp`; stdio to a spawned `sheetport mcp`): every tool, the rules of the row API applied to tool calls
+ * (scopes, allow-lists, formulas, If-Match, idempotency, rate limits), and the same answers as the HTTP API for
+ * the same query.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.ts';
-import { type AnyJson, callError, callOk, mcpOverHttp } from '../helpers/mcp-client.ts';
+import {
+  type AnyJson,
+  callError,
+  callOk,
+  MCP_TRANSPORTS,
+  mcpClient,
+  mcpOverHttp,
+} from '../helpers/mcp-client.ts';
 import { LONG_NOTE_ROW, ORDER_ROWS, rowsByOpenpyxl, writeOrdersWorkbook } from '../helpers/mcp-workbook.ts';
 
-let h: Harness;
-let file: string;
-let sheetId: string;
-let client: Client;
+describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
+  let h: Harness;
+  let file: string;
+  let sheetId: string;
+  let client: Client;
 
-beforeAll(async () => {
-  h = await startHarness();
-  file = await writeOrdersWorkbook(h.dir);
-  await h.connectBook(file);
-  client = await mcpOverHttp(h.url, h.key);
-  const listed = await callOk(client, 'list_sheets');
-  sheetId = listed.spreadsheets[0].sheets.find((s: AnyJson) => s.name === 'Orders').sheet_id;
-});
-
-afterAll(async () => {
-  await client.close();
-  await h.close();
-});
-
-describe('tools over Streamable HTTP', () => {
-  it('lists every tool with an input schema, an output schema and annotations', async () => {
-    const { tools } = await client.listTools();
-    const byName = new Map(tools.map((t) => [t.name, t]));
-    const names = [
-      'list_sheets',
-      'describe_sheet',
-      'query_rows',
-      'get_row',
-      'append_rows',
-      'update_row',
-      'delete_row',
-      'batch',
-      'changes_since',
-    ];
-    for (const name of names) {
-      const tool = byName.get(name);
-      expect(tool, name).toBeDefined();
-      expect(tool!.inputSchema.type).toBe('object');
-      expect(tool!.outputSchema?.type).toBe('object');
-      expect(typeof tool!.annotations?.readOnlyHint).toBe('boolean');
-      expect(tool!.description!.length).toBeGreaterThan(40);
-    }
-    expect(byName.get('query_rows')!.annotations).toMatchObject({
-      readOnlyHint: true,
-      destructiveHint: false,
-    });
-    expect(byName.get('delete_row')!.annotations).toMatchObject({
-      readOnlyHint: false,
-      destructiveHint: true,
-    });
-    expect(byName.get('query_rows')!.description).toMatch(/search/);
-    expect(Object.keys(byName.get('query_rows')!.inputSchema.properties!)).toEqual(
-      expect.arrayContaining([
-        'sheet_id',
-        'search',
-        'search_exact',
-        'sort',
-        'fields',
-        'limit',
-        'offset',
-        'values',
-      ]),
-    );
-  });
-
-  it('list_sheets gives each tab its /v1 sheet_id; describe_sheet its columns with types and examples', async () => {
+  beforeAll(async () => {
+    h = await startHarness();
+    file = await writeOrdersWorkbook(h.dir);
+    await h.connectBook(file);
+    client = await mcpClient(transport, h, h.key);
     const listed = await callOk(client, 'list_sheets');
-    const tabs = listed.spreadsheets[0].sheets.map((s: AnyJson) => s.name);
-    expect(tabs).toEqual(['Orders', 'Notes']);
-    const described = await callOk(client, 'describe_sheet', { sheet_id: sheetId });
-    expect(described.header).toEqual(['Customer', 'City', 'Amount', 'Shipped', 'Notes']);
-    expect(described.row_count).toBe(ORDER_ROWS);
-    const types = Object.fromEntries(described.columns.map((c: AnyJson) => [c.name, c.type]));
-    expect(types).toMatchObject({ Customer: 'text', Amount: 'number', Shipped: 'boolean' });
-    expect(described.columns[0].examples.length).toBeGreaterThan(0);
-    const http = await (await h.fetch(`/v1/sheets/${sheetId}`)).json();
-    expect(described).toEqual(http);
+    sheetId = listed.spreadsheets[0].sheets.find((s: AnyJson) => s.name === 'Orders').sheet_id;
   });
 
-  it('query_rows filters and sorts as the row API does, with the same rows, numbered', async () => {
-    const result = await callOk(client, 'query_rows', {
-      sheet_id: sheetId,
-      search: 'City:lima',
-      sort: '-Amount',
-      fields: 'Customer,Amount',
-      limit: 5,
+  afterAll(async () => {
+    await client.close();
+    await h.close();
+  });
+
+  describe('tools', () => {
+    it('lists every tool with an input schema, an output schema and annotations', async () => {
+      const { tools } = await client.listTools();
+      const byName = new Map(tools.map((t) => [t.name, t]));
+      const names = [
+        'list_sheets',
+        'describe_sheet',
+        'query_rows',
+        'get_row',
+        'append_rows',
+        'update_row',
+        'delete_row',
+        'batch',
+        'changes_since',
+      ];
+      for (const name of names) {
+        const tool = byName.get(name);
+        expect(tool, name).toBeDefined();
+        expect(tool!.inputSchema.type).toBe('object');
+        expect(tool!.outputSchema?.type).toBe('object');
+        expect(typeof tool!.annotations?.readOnlyHint).toBe('boolean');
+        expect(tool!.description!.length).toBeGreaterThan(40);
+      }
+      expect(byName.get('query_rows')!.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+      });
+      expect(byName.get('delete_row')!.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+      });
+      expect(byName.get('query_rows')!.description).toMatch(/search/);
+      expect(Object.keys(byName.get('query_rows')!.inputSchema.properties!)).toEqual(
+        expect.arrayContaining([
+          'sheet_id',
+          'search',
+          'search_exact',
+          'sort',
+          'fields',
+          'limit',
+          'offset',
+          'values',
+        ]),
+      );
     });
-    const http = await (
-      await h.fetch(`/v1/sheets/${sheetId}/rows?search=City:lima&sort=-Amount&fields=Customer,Amount&limit=5`)
-    ).json();
-    expect(result.rows.map((r: AnyJson) => r.values)).toEqual(http.data);
-    expect(result.total).toBe(http.meta.total);
-    expect(result.total).toBe(ORDER_ROWS / 4);
-    // Row numbers are where the rows are in the tab: Customer 116 is row 116.
-    for (const r of result.rows) expect(r.values.Customer).toBe(`Customer ${String(r.row).padStart(3, '0')}`);
-    expect(result.next_offset).toBe(5);
-    const api = await (
-      await h.fetch(
-        `/api/spreadsheets/${await userKey()}/Orders?search=City:lima&sort=-Amount&fields=Customer,Amount&limit=5`,
-      )
-    ).json();
-    expect(api).toEqual(http.data);
-  });
 
-  it('pages at 50 rows by default and says how to get the next page', async () => {
-    const raw = await client.callTool({ name: 'query_rows', arguments: { sheet_id: sheetId, limit: 500 } });
-    const page = raw.structuredContent as AnyJson;
-    expect(page.rows).toHaveLength(50);
-    expect(page.limit).toBe(50);
-    expect(page.next_offset).toBe(50);
-    expect(JSON.stringify(raw.content)).toContain('offset 50');
-    const last = await callOk(client, 'query_rows', { sheet_id: sheetId, offset: 100 });
-    expect(last.rows).toHaveLength(20);
-    expect(last.next_offset).toBeNull();
-  });
-
-  it('cuts long text with a marker that says how to get the whole cell, which get_row gives', async () => {
-    const page = await callOk(client, 'query_rows', {
-      sheet_id: sheetId,
-      search_exact: `Customer:Customer 00${LONG_NOTE_ROW}`,
+    it('list_sheets gives each tab its /v1 sheet_id; describe_sheet its columns with types and examples', async () => {
+      const listed = await callOk(client, 'list_sheets');
+      const tabs = listed.spreadsheets[0].sheets.map((s: AnyJson) => s.name);
+      expect(tabs).toEqual(['Orders', 'Notes']);
+      const described = await callOk(client, 'describe_sheet', { sheet_id: sheetId });
+      expect(described.header).toEqual(['Customer', 'City', 'Amount', 'Shipped', 'Notes']);
+      expect(described.row_count).toBe(ORDER_ROWS);
+      const types = Object.fromEntries(described.columns.map((c: AnyJson) => [c.name, c.type]));
+      expect(types).toMatchObject({ Customer: 'text', Amount: 'number', Shipped: 'boolean' });
+      expect(described.columns[0].examples.length).toBeGreaterThan(0);
+      const http = await (await h.fetch(`/v1/sheets/${sheetId}`)).json();
+      expect(described).toEqual(http);
     });
-    const note: string = page.rows[0].values.Notes;
-    expect(page.cut_cells).toBe(1);
-    expect(note.length).toBeLessThan(700);
-    expect(note).toMatch(/cut: 1999 characters in all; get_row with row 3 and fields \["Notes"\]/);
-    const whole = await callOk(client, 'get_row', { sheet_id: sheetId, row: LONG_NOTE_ROW, fields: 'Notes' });
-    expect(whole.values.Notes).toHaveLength(1999);
+
+    it('query_rows filters and sorts as the row API does, with the same rows, numbered', async () => {
+      const result = await callOk(client, 'query_rows', {
+        sheet_id: sheetId,
+        search: 'City:lima',
+        sort: '-Amount',
+        fields: 'Customer,Amount',
+        limit: 5,
+      });
+      const http = await (
+        await h.fetch(
+          `/v1/sheets/${sheetId}/rows?search=City:lima&sort=-Amount&fields=Customer,Amount&limit=5`,
+        )
+      ).json();
+      expect(result.rows.map((r: AnyJson) => r.values)).toEqual(http.data);
+      expect(result.total).toBe(http.meta.total);
+      expect(result.total).toBe(ORDER_ROWS / 4);
+      // Row numbers are where the rows are in the tab: Customer 116 is row 116.
+      for (const r of result.rows)
+        expect(r.values.Customer).toBe(`Customer ${String(r.row).padStart(3, '0')}`);
+      expect(result.next_offset).toBe(5);
+      const api = await (
+        await h.fetch(
+          `/api/spreadsheets/${await userKeyOf(h)}/Orders?search=City:lima&sort=-Amount&fields=Customer,Amount&limit=5`,
+        )
+      ).json();
+      expect(api).toEqual(http.data);
+    });
+
+    it('pages at 50 rows by default and says how to get the next page', async () => {
+      const raw = await client.callTool({ name: 'query_rows', arguments: { sheet_id: sheetId, limit: 500 } });
+      const page = raw.structuredContent as AnyJson;
+      expect(page.rows).toHaveLength(50);
+      expect(page.limit).toBe(50);
+      expect(page.next_offset).toBe(50);
+      expect(JSON.stringify(raw.content)).toContain('offset 50');
+      const last = await callOk(client, 'query_rows', { sheet_id: sheetId, offset: 100 });
+      expect(last.rows).toHaveLength(20);
+      expect(last.next_offset).toBeNull();
+    });
+
+    it('cuts long text with a marker that says how to get the whole cell, which get_row gives', async () => {
+      const page = await callOk(client, 'query_rows', {
+        sheet_id: sheetId,
+        search_exact: `Customer:Customer 00${LONG_NOTE_ROW}`,
+      });
+      const note: string = page.rows[0].values.Notes;
+      expect(page.cut_cells).toBe(1);
+      expect(note.length).toBeLessThan(700);
+      expect(note).toMatch(/cut: 1999 characters in all; get_row with row 3 and fields \["Notes"\]/);
+      const whole = await callOk(client, 'get_row', {
+        sheet_id: sheetId,
+        row: LONG_NOTE_ROW,
+        fields: 'Notes',
+      });
+      expect(whole.values.Notes).toHaveLength(1999);
+    });
+
+    it('appends, updates with if_match, refuses a stale if_match, deletes, and openpyxl reads the result', async () => {
+      const appended = await callOk(client, 'append_rows', {
+        sheet_id: sheetId,
+        rows: [{ Customer: 'Agent One', City: 'Lima', Amount: 1, Shipped: false, Notes: 'from mcp' }],
+      });
+      expect(appended.appended).toBe(1);
+      const row = ORDER_ROWS + 1;
+      const read = await callOk(client, 'get_row', { sheet_id: sheetId, row });
+      expect(read.values.Customer).toBe('Agent One');
+      expect(read.etag).toMatch(/^".+"$/);
+      const updated = await callOk(client, 'update_row', {
+        sheet_id: sheetId,
+        row,
+        values: { Amount: 2 },
+        if_match: read.etag,
+      });
+      expect(updated).toMatchObject({ updated: 1, row });
+      const stale = await callError(client, 'update_row', {
+        sheet_id: sheetId,
+        row,
+        values: { Amount: 3 },
+        if_match: read.etag,
+      });
+      expect(stale.code).toBe('precondition_failed');
+      expect(stale.status).toBe(412);
+      let rows = await rowsByOpenpyxl(file, 'Orders');
+      expect(rows[row]).toEqual(['Agent One', 'Lima', 2, false, 'from mcp']);
+
+      const fresh = await callOk(client, 'get_row', { sheet_id: sheetId, row });
+      const deleted = await callOk(client, 'delete_row', { sheet_id: sheetId, row, if_match: fresh.etag });
+      expect(deleted).toEqual({ deleted: 1, row });
+      rows = await rowsByOpenpyxl(file, 'Orders');
+      expect(rows).toHaveLength(ORDER_ROWS + 1);
+    });
+
+    it('batch applies all or nothing', async () => {
+      const refused = await callError(client, 'batch', {
+        sheet_id: sheetId,
+        mutations: [
+          { op: 'update', row: 1, values: { Notes: 'batched' } },
+          { op: 'update', row: 1, values: { NoSuchColumn: 1 } },
+        ],
+      });
+      expect(refused.code).toBe('unknown_field');
+      expect((await callOk(client, 'get_row', { sheet_id: sheetId, row: 1 })).values.Notes).toBe('note 1');
+      const done = await callOk(client, 'batch', {
+        sheet_id: sheetId,
+        mutations: [
+          { op: 'update', row: 1, values: { Notes: 'batched' } },
+          { op: 'append', values: { Customer: 'Batch Two', City: 'Oslo' } },
+        ],
+      });
+      expect(done).toMatchObject({ appended: 1, updated: 1, deleted: 0 });
+      const rows = await rowsByOpenpyxl(file, 'Orders');
+      expect(rows[1]![4]).toBe('batched');
+      expect(rows.at(-1)![0]).toBe('Batch Two');
+    });
+
+    it('changes_since lists what changed after an instant, as the change feed does', async () => {
+      const since = new Date(Date.now() - 1000).toISOString();
+      await callOk(client, 'update_row', { sheet_id: sheetId, row: 2, values: { Notes: 'changed' } });
+      const changes = await callOk(client, 'changes_since', { sheet_id: sheetId, updated_since: since });
+      const entry = changes.data.find((c: AnyJson) => c.row_index === 2 || c.row === 2);
+      expect(entry).toBeDefined();
+      expect(JSON.stringify(entry)).toContain('changed');
+      expect(typeof changes.next_updated_since).toBe('string');
+      const http = await (
+        await h.fetch(`/v1/sheets/${sheetId}/changes?updated_since=${encodeURIComponent(since)}&limit=50`)
+      ).json();
+      expect(changes.data).toEqual(http.data);
+    });
+
+    it('a retried write with the same idempotency_key writes once', async () => {
+      const before = (await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count;
+      const args = { sheet_id: sheetId, rows: [{ Customer: 'Once' }], idempotency_key: 'append-once-1' };
+      await callOk(client, 'append_rows', args);
+      await callOk(client, 'append_rows', args);
+      expect((await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count).toBe(before + 1);
+    });
+
+    it('errors carry the contract code: unknown sheet, unknown field, bad arguments', async () => {
+      const missing = await callError(client, 'query_rows', { sheet_id: 'wb_nope~1' });
+      expect(missing.code).toBe('sheet_not_found');
+      const field = await callError(client, 'query_rows', { sheet_id: sheetId, sort: 'Nope' });
+      expect(field.code).toBe('unknown_field');
+      expect(field.message).toMatch(/Nope/);
+      const bad = await callError(client, 'get_row', { sheet_id: sheetId, row: 0 });
+      expect(bad.code).toBe('invalid_parameter');
+    });
   });
 
-  it('appends, updates with if_match, refuses a stale if_match, deletes, and openpyxl reads the result', async () => {
-    const appended = await callOk(client, 'append_rows', {
-      sheet_id: sheetId,
-      rows: [{ Customer: 'Agent One', City: 'Lima', Amount: 1, Shipped: false, Notes: 'from mcp' }],
+  describe('the key rules apply to tool calls', () => {
+    it('a read key gets read tools and is refused on write tools', async () => {
+      const reader = await mcpClient(transport, h, await h.createKey({ name: 'reader', scope: 'read' }));
+      try {
+        expect((await callOk(reader, 'query_rows', { sheet_id: sheetId, limit: 1 })).rows).toHaveLength(1);
+        for (const [tool, args] of [
+          ['append_rows', { sheet_id: sheetId, rows: [{ Customer: 'x' }] }],
+          ['update_row', { sheet_id: sheetId, row: 1, values: { Notes: 'x' } }],
+          ['delete_row', { sheet_id: sheetId, row: 1 }],
+          ['batch', { sheet_id: sheetId, mutations: [{ op: 'delete', row: 1 }] }],
+        ] as const) {
+          const refused = await callError(reader, tool, args);
+          expect(refused.code, tool).toBe('forbidden');
+          expect(refused.status).toBe(403);
+        }
+      } finally {
+        await reader.close();
+      }
     });
-    expect(appended.appended).toBe(1);
-    const row = ORDER_ROWS + 1;
-    const read = await callOk(client, 'get_row', { sheet_id: sheetId, row });
-    expect(read.values.Customer).toBe('Agent One');
-    expect(read.etag).toMatch(/^".+"$/);
-    const updated = await callOk(client, 'update_row', {
-      sheet_id: sheetId,
-      row,
-      values: { Amount: 2 },
-      if_match: read.etag,
+
+    it('a key limited to other spreadsheets neither lists nor reaches this one', async () => {
+      const other = await h.connect(await writeOrdersWorkbook(h.dir, 'other.xlsx'));
+      const narrow = await mcpOverHttp(
+        h.url,
+        await h.createKey({ name: 'narrow', connections: [other.spreadsheetId] }),
+      );
+      try {
+        const listed = await callOk(narrow, 'list_sheets');
+        expect(listed.spreadsheets.map((s: AnyJson) => s.spreadsheet_id)).toEqual([other.spreadsheetId]);
+        expect((await callError(narrow, 'query_rows', { sheet_id: sheetId })).code).toBe('forbidden');
+      } finally {
+        await narrow.close();
+      }
     });
-    expect(updated).toMatchObject({ updated: 1, row });
-    const stale = await callError(client, 'update_row', {
-      sheet_id: sheetId,
-      row,
-      values: { Amount: 3 },
-      if_match: read.etag,
+
+    it('a formula is written as a formula only by a key that may write formulas; others store its text', async () => {
+      const plain = await mcpOverHttp(
+        h.url,
+        await h.createKey({ name: 'plain', scope: 'read_write', allowFormulas: false }),
+      );
+      const formulas = await mcpOverHttp(
+        h.url,
+        await h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true }),
+      );
+      try {
+        await callOk(plain, 'update_row', { sheet_id: sheetId, row: 5, values: { Notes: '=1+1' } });
+        expect((await callOk(plain, 'get_row', { sheet_id: sheetId, row: 5 })).values.Notes).toBe('=1+1');
+        await callOk(formulas, 'update_row', { sheet_id: sheetId, row: 6, values: { Notes: '=1+1' } });
+        expect((await callOk(plain, 'get_row', { sheet_id: sheetId, row: 6 })).values.Notes).toBe(2);
+        const shown = await callOk(plain, 'get_row', { sheet_id: sheetId, row: 6, values: 'formula' });
+        expect(shown.values.Notes).toBe('=1+1');
+      } finally {
+        await plain.close();
+        await formulas.close();
+      }
     });
-    expect(stale.code).toBe('precondition_failed');
-    expect(stale.status).toBe(412);
-    let rows = await rowsByOpenpyxl(file, 'Orders');
-    expect(rows[row]).toEqual(['Agent One', 'Lima', 2, false, 'from mcp']);
 
-    const fresh = await callOk(client, 'get_row', { sheet_id: sheetId, row });
-    const deleted = await callOk(client, 'delete_row', { sheet_id: sheetId, row, if_match: fresh.etag });
-    expect(deleted).toEqual({ deleted: 1, row });
-    rows = await rowsByOpenpyxl(file, 'Orders');
-    expect(rows).toHaveLength(ORDER_ROWS + 1);
-  });
-
-  it('batch applies all or nothing', async () => {
-    const refused = await callError(client, 'batch', {
-      sheet_id: sheetId,
-      mutations: [
-        { op: 'update', row: 1, values: { Notes: 'batched' } },
-        { op: 'update', row: 1, values: { NoSuchColumn: 1 } },
-      ],
+    it('the free plan refuses the 11th call in a second, with the limit in the error', async () => {
+      const free = await mcpOverHttp(
+        h.url,
+        await h.createKey({ name: 'free', plan: 'free', perSecond: null, daily: null }),
+      );
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 11 }, () =>
+            free.callTool({ name: 'query_rows', arguments: { sheet_id: sheetId, limit: 1 } }),
+          ),
+        );
+        const refused = results.filter((r) => r.isError);
+        expect(refused).toHaveLength(1);
+        const error = (refused[0]!.structuredContent as AnyJson).error;
+        expect(error.code).toBe('rate_limit_exceeded');
+        expect(error.status).toBe(429);
+        expect(error.details).toMatchObject({ limit_type: 'per_second' });
+        expect(error.details.rate_limit).toMatchObject({ limit: 10, remaining: 0, daily_limit: 5000 });
+        expect(error.details.rate_limit.retry_after).toBeGreaterThanOrEqual(1);
+      } finally {
+        await free.close();
+      }
     });
-    expect(refused.code).toBe('unknown_field');
-    expect((await callOk(client, 'get_row', { sheet_id: sheetId, row: 1 })).values.Notes).toBe('note 1');
-    const done = await callOk(client, 'batch', {
-      sheet_id: sheetId,
-      mutations: [
-        { op: 'update', row: 1, values: { Notes: 'batched' } },
-        { op: 'append', values: { Customer: 'Batch Two', City: 'Oslo' } },
-      ],
-    });
-    expect(done).toMatchObject({ appended: 1, updated: 1, deleted: 0 });
-    const rows = await rowsByOpenpyxl(file, 'Orders');
-    expect(rows[1]![4]).toBe('batched');
-    expect(rows.at(-1)![0]).toBe('Batch Two');
-  });
-
-  it('changes_since lists what changed after an instant, as the change feed does', async () => {
-    const since = new Date(Date.now() - 1000).toISOString();
-    await callOk(client, 'update_row', { sheet_id: sheetId, row: 2, values: { Notes: 'changed' } });
-    const changes = await callOk(client, 'changes_since', { sheet_id: sheetId, updated_since: since });
-    const entry = changes.data.find((c: AnyJson) => c.row_index === 2 || c.row === 2);
-    expect(entry).toBeDefined();
-    expect(JSON.stringify(entry)).toContain('changed');
-    expect(typeof changes.next_updated_since).toBe('string');
-    const http = await (
-      await h.fetch(`/v1/sheets/${sheetId}/changes?updated_since=${encodeURIComponent(since)}&limit=50`)
-    ).json();
-    expect(changes.data).toEqual(http.data);
-  });
-
-  it('a retried write with the same idempotency_key writes once', async () => {
-    const before = (await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count;
-    const args = { sheet_id: sheetId, rows: [{ Customer: 'Once' }], idempotency_key: 'append-once-1' };
-    await callOk(client, 'append_rows', args);
-    await callOk(client, 'append_rows', args);
-    expect((await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count).toBe(before + 1);
-  });
-
-  it('errors carry the contract code: unknown sheet, unknown field, bad arguments', async () => {
-    const missing = await callError(client, 'query_rows', { sheet_id: 'wb_nope~1' });
-    expect(missing.code).toBe('sheet_not_found');
-    const field = await callError(client, 'query_rows', { sheet_id: sheetId, sort: 'Nope' });
-    expect(field.code).toBe('unknown_field');
-    expect(field.message).toMatch(/Nope/);
-    const bad = await callError(client, 'get_row', { sheet_id: sheetId, row: 0 });
-    expect(bad.code).toBe('invalid_parameter');
   });
 });
 
-describe('the key rules apply to tool calls', () => {
-  it('a read key gets read tools and is refused on write tools', async () => {
-    const reader = await mcpOverHttp(h.url, await h.createKey({ name: 'reader', scope: 'read' }));
-    try {
-      expect((await callOk(reader, 'query_rows', { sheet_id: sheetId, limit: 1 })).rows).toHaveLength(1);
-      for (const [tool, args] of [
-        ['append_rows', { sheet_id: sheetId, rows: [{ Customer: 'x' }] }],
-        ['update_row', { sheet_id: sheetId, row: 1, values: { Notes: 'x' } }],
-        ['delete_row', { sheet_id: sheetId, row: 1 }],
-        ['batch', { sheet_id: sheetId, mutations: [{ op: 'delete', row: 1 }] }],
-      ] as const) {
-        const refused = await callError(reader, tool, args);
-        expect(refused.code, tool).toBe('forbidden');
-        expect(refused.status).toBe(403);
-      }
-    } finally {
-      await reader.close();
-    }
+describe('over Streamable HTTP only', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
   });
-
-  it('a key limited to other spreadsheets neither lists nor reaches this one', async () => {
-    const other = await h.connect(await writeOrdersWorkbook(h.dir, 'other.xlsx'));
-    const narrow = await mcpOverHttp(
-      h.url,
-      await h.createKey({ name: 'narrow', connections: [other.spreadsheetId] }),
-    );
-    try {
-      const listed = await callOk(narrow, 'list_sheets');
-      expect(listed.spreadsheets.map((s: AnyJson) => s.spreadsheet_id)).toEqual([other.spreadsheetId]);
-      expect((await callError(narrow, 'query_rows', { sheet_id: sheetId })).code).toBe('forbidden');
-    } finally {
-      await narrow.close();
-    }
-  });
-
-  it('a formula is written as a formula only by a key that may write formulas; others store its text', async () => {
-    const plain = await mcpOverHttp(
-      h.url,
-      await h.createKey({ name: 'plain', scope: 'read_write', allowFormulas: false }),
-    );
-    const formulas = await mcpOverHttp(
-      h.url,
-      await h.createKey({ name: 'formulas', scope: 'read_write', allowFormulas: true }),
-    );
-    try {
-      await callOk(plain, 'update_row', { sheet_id: sheetId, row: 5, values: { Notes: '=1+1' } });
-      expect((await callOk(plain, 'get_row', { sheet_id: sheetId, row: 5 })).values.Notes).toBe('=1+1');
-      await callOk(formulas, 'update_row', { sheet_id: sheetId, row: 6, values: { Notes: '=1+1' } });
-      expect((await callOk(plain, 'get_row', { sheet_id: sheetId, row: 6 })).values.Notes).toBe(2);
-      const shown = await callOk(plain, 'get_row', { sheet_id: sheetId, row: 6, values: 'formula' });
-      expect(shown.values.Notes).toBe('=1+1');
-    } finally {
-      await plain.close();
-      await formulas.close();
-    }
-  });
-
-  it('the free plan refuses the 11th call in a second, with the limit in the error', async () => {
-    const free = await mcpOverHttp(
-      h.url,
-      await h.createKey({ name: 'free', plan: 'free', perSecond: null, daily: null }),
-    );
-    try {
-      const results = await Promise.all(
-        Array.from({ length: 11 }, () =>
-          free.callTool({ name: 'query_rows', arguments: { sheet_id: sheetId, limit: 1 } }),
-        ),
-      );
-      const refused = results.filter((r) => r.isError);
-      expect(refused).toHaveLength(1);
-      const error = (refused[0]!.structuredContent as AnyJson).error;
-      expect(error.code).toBe('rate_limit_exceeded');
-      expect(error.status).toBe(429);
-      expect(error.details).toMatchObject({ limit_type: 'per_second' });
-      expect(error.details.rate_limit).toMatchObject({ limit: 10, remaining: 0, daily_limit: 5000 });
-      expect(error.details.rate_limit.retry_after).toBeGreaterThanOrEqual(1);
-    } finally {
-      await free.close();
-    }
-  });
+  afterAll(async () => h.close());
 
   it('a request without a key, or with a revoked one, is refused with 401', async () => {
     const res = await fetch(`${h.url}/mcp`, {
@@ -329,7 +354,7 @@ describe('the key rules apply to tool calls', () => {
   });
 });
 
-async function userKey(): Promise<string> {
+async function userKeyOf(h: Harness): Promise<string> {
   const listed = await (await h.fetch('/v1/spreadsheets')).json();
   return listed.data[0].user_key;
 }
