@@ -25,9 +25,13 @@ export function TunnelNote() {
       <div class="card" role="note" aria-labelledby="tunnel-title">
         <h3 id="tunnel-title">Public tunnel ({t.provider})</h3>
         <p>
-          Serves {t.exposes.map((p, i) => [i === 0 ? '' : i === t.exposes.length - 1 ? ' and ' : ', ', <code key={p}>{p}</code>])} only, never this
-          dashboard or <code>/admin</code>. API keys are needed there as here; a public-read spreadsheet can
-          be read by anyone who has its link.
+          Serves{' '}
+          {t.exposes.map((p, i) => [
+            i === 0 ? '' : i === t.exposes.length - 1 ? ' and ' : ', ',
+            <code key={p}>{p}</code>,
+          ])}{' '}
+          only, never this dashboard or <code>/admin</code>. API keys are needed there as here; a public-read
+          spreadsheet can be read by anyone who has its link.
         </p>
         <CopyField value={t.url} label="public tunnel URL" />
       </div>
