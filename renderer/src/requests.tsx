@@ -179,7 +179,12 @@ function RequestTable({ lines, filtered }: { lines: RequestLine[]; filtered: boo
                 </span>
               </td>
               <td data-label="Method">{l.method}</td>
-              <td data-label="Path" class="truncate" title={l.path}>
+              <td
+                data-label="Path"
+                class="truncate"
+                title={l.tool ? `MCP tool ${l.tool}: ${l.path}` : l.path}
+              >
+                {l.tool ? <span class="badge">MCP {l.tool} </span> : null}
                 <code>{l.path}</code>
               </td>
               <td data-label="Key">{l.key_id ?? '—'}</td>

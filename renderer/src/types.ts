@@ -104,6 +104,8 @@ export interface RequestLine {
   duration_ms: number;
   key_id: string | null;
   aborted: boolean;
+  /** The MCP tool whose call this request was. */
+  tool: string | null;
 }
 
 export const EVENTS = ['row.inserted', 'row.updated', 'row.deleted', 'bulk.import'] as const;

@@ -19,9 +19,11 @@ const TAIL_BYTES = 1024 * 1024;
 const FILE_NAME = new RegExp(`^${REQUEST_LOG_STEM}\\.(\\d+)\\.log$`);
 
 /** A request log line as the dashboard shows it: the entry as written, with its time, and never its error. */
-export type RequestLine = Omit<RequestLogEntry, 'aborted' | 'err'> & {
+export type RequestLine = Omit<RequestLogEntry, 'aborted' | 'err' | 'tool'> & {
   time: string | null;
   aborted: boolean;
+  /** The MCP tool whose call the request was; null for a plain HTTP request. */
+  tool: string | null;
 };
 
 /** Which lines to keep; every member left out keeps every line. */
@@ -95,6 +97,7 @@ function parseLine(line: string): RequestLine | null {
       duration_ms: typeof v.duration_ms === 'number' ? v.duration_ms : 0,
       key_id: typeof v.key_id === 'string' ? v.key_id : null,
       aborted: v.aborted === true,
+      tool: typeof v.tool === 'string' ? v.tool : null,
     };
   } catch {
     return null; // A line cut by a crash mid-write.

@@ -46,6 +46,13 @@ describe('the request log', () => {
     await fetch(`${service.url}/v1/sheets/${sheetId}`, {
       headers: { authorization: `Bearer ${key}`, 'x-sheetport-tool-call': 'made-up' },
     });
+    // The dashboard's request list shows the tool too.
+    const requests = await fetch(`${service.url}/admin/requests?limit=50`, {
+      headers: { authorization: `Bearer ${service.adminToken}` },
+    });
+    const shown = ((await requests.json()) as AnyJson).data;
+    expect(shown.find((l: AnyJson) => l.tool === 'append_rows')?.status).toBe(201);
+    expect(shown.find((l: AnyJson) => l.path === `/v1/sheets/${sheetId}`)?.tool).toBeNull();
     await service.stop();
     const lines = await logLines(dataDir);
     const tools = lines
