@@ -22,8 +22,21 @@ const INSTRUCTIONS =
 
 export interface McpSessionOptions {
   api: RowApi;
+  /** The key's scope: a read key is offered the read tools only. */
+  scope: 'read' | 'read_write';
   watch: ChangedTabsWatch;
   settings: McpSettings;
+}
+
+/** The SDK's own refusals (arguments its schema refuses, a tool this key is not offered) as tool errors. */
+function toolErrorOf(message: string) {
+  const text = message.replace(/^MCP error -?\d+: /, '');
+  if (text.includes('Input validation error')) return invalidArguments(text);
+  if (/^Tool \S+ disabled$/.test(text)) {
+    const refusal = 'This API key is read-only; writes need a key with scope read_write.';
+    return toolFailure({ code: 'forbidden', message: refusal, status: 403 });
+  }
+  return toolFailure({ code: 'internal_error', message: text, status: 500 });
 }
 
 export function createMcpSession(options: McpSessionOptions): { server: McpServer; close(): void } {
@@ -31,16 +44,14 @@ export function createMcpSession(options: McpSessionOptions): { server: McpServe
     { name: 'sheetport', title: 'SheetPort', version: packageVersion() },
     { instructions: INSTRUCTIONS },
   );
-  // Arguments the tool's schema refuses are answered like the row API's refusals: a tool error with a code.
-  // (The SDK's own hook for it is private in its types, not in its code.)
-  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (
-    message: string,
-  ) =>
-    message.includes('Input validation error')
-      ? invalidArguments(message.replace(/^MCP error -?\d+: /, ''))
-      : toolFailure({ code: 'internal_error', message, status: 500 });
+  // The SDK's refusals are answered like the row API's: a tool error with a code. (Its hook for them is private in
+  // its types, not in its code.)
+  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = toolErrorOf;
   registerReadTools(server, options.api, options.settings);
-  registerWriteTools(server, options.api);
+  const writeTools = registerWriteTools(server, options.api);
+  // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API
+  // refuses a read key's write (toolErrorOf).
+  if (options.scope !== 'read_write') for (const tool of writeTools) tool.disable();
   const resources = registerTabResources(server, options.api, options.watch, options.settings);
   return {
     server,

@@ -4,7 +4,7 @@
  * write them, `if_match` is the `If-Match` header, and `idempotency_key` the `Idempotency-Key` header, so a call
  * an agent retries with the same key writes once.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { RowApi, RowApiRequest } from './row-api.ts';
 import { apiFailure, resultSchema, toolSuccess } from './tool-results.ts';
@@ -37,15 +37,13 @@ async function write(api: RowApi, request: RowApiRequest, ok: number) {
   return toolSuccess(answer.headers.etag ? { ...body, etag: answer.headers.etag } : body);
 }
 
-export function registerWriteTools(server: McpServer, api: RowApi): void {
-  appendRows(server, api);
-  updateRow(server, api);
-  deleteRow(server, api);
-  batch(server, api);
+/** The write tools, registered; the caller hides them from a read key (session.ts). */
+export function registerWriteTools(server: McpServer, api: RowApi): RegisteredTool[] {
+  return [appendRows(server, api), updateRow(server, api), deleteRow(server, api), batch(server, api)];
 }
 
-function appendRows(server: McpServer, api: RowApi): void {
-  server.registerTool(
+function appendRows(server: McpServer, api: RowApi): RegisteredTool {
+  return server.registerTool(
     'append_rows',
     {
       title: 'Append rows',
@@ -78,8 +76,8 @@ function appendRows(server: McpServer, api: RowApi): void {
   );
 }
 
-function updateRow(server: McpServer, api: RowApi): void {
-  server.registerTool(
+function updateRow(server: McpServer, api: RowApi): RegisteredTool {
+  return server.registerTool(
     'update_row',
     {
       title: 'Update a row',
@@ -111,8 +109,8 @@ function updateRow(server: McpServer, api: RowApi): void {
   );
 }
 
-function deleteRow(server: McpServer, api: RowApi): void {
-  server.registerTool(
+function deleteRow(server: McpServer, api: RowApi): RegisteredTool {
+  return server.registerTool(
     'delete_row',
     {
       title: 'Delete a row',
@@ -147,8 +145,8 @@ function deleteRow(server: McpServer, api: RowApi): void {
   );
 }
 
-function batch(server: McpServer, api: RowApi): void {
-  server.registerTool(
+function batch(server: McpServer, api: RowApi): RegisteredTool {
+  return server.registerTool(
     'batch',
     {
       title: 'Several writes at once',

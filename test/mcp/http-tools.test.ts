@@ -4,7 +4,9 @@
  * (scopes, allow-lists, formulas, If-Match, idempotency, rate limits), and the same answers as the HTTP API for
  * the same query.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import {
@@ -246,9 +248,11 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
   });
 
   describe('the key rules apply to tool calls', () => {
-    it('a read key gets read tools and is refused on write tools', async () => {
+    it('a read key is offered the read tools only, and is refused on write tools', async () => {
       const reader = await mcpClient(transport, h, await h.createKey({ name: 'reader', scope: 'read' }));
       try {
+        const offered = (await reader.listTools()).tools.map((t) => t.name).sort();
+        expect(offered).toEqual(['changes_since', 'describe_sheet', 'get_row', 'list_sheets', 'query_rows']);
         expect((await callOk(reader, 'query_rows', { sheet_id: sheetId, limit: 1 })).rows).toHaveLength(1);
         for (const [tool, args] of [
           ['append_rows', { sheet_id: sheetId, rows: [{ Customer: 'x' }] }],
@@ -334,6 +338,29 @@ describe('over Streamable HTTP only', () => {
     h = await startHarness();
   });
   afterAll(async () => h.close());
+
+  it("a session belongs to the key that opened it: another key's request finds no such session", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${h.key}` } },
+    });
+    const owner = new Client({ name: 'owner', version: '1.0.0' });
+    await owner.connect(transport);
+    const other = await h.createKey({ name: 'other', scope: 'read_write' });
+    const asOther = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${other}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': transport.sessionId!,
+        'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+    });
+    expect(asOther.status).toBe(404);
+    expect((await owner.listTools()).tools.length).toBeGreaterThan(0);
+    await owner.close();
+  });
 
   it('a request without a key, or with a revoked one, is refused with 401', async () => {
     const res = await fetch(`${h.url}/mcp`, {
