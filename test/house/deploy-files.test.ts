@@ -234,6 +234,17 @@ describe('deploy/nginx.conf', () => {
     expect(conf).toMatch(/listen\s+8787;/);
   });
 
+  it('sends each MCP session to the instance that holds it, by its Mcp-Session-Id, unbuffered', () => {
+    const mcp = /upstream\s+(\w+)\s*\{([^}]*hash\s+\$http_mcp_session_id;[^}]*)\}/.exec(conf);
+    expect(mcp).not.toBeNull();
+    const servers = [...(mcp?.[2] ?? '').matchAll(/^\s*server\s+([^\s;]+)/gm)].map((m) => m[1]);
+    expect(servers).toEqual(INSTANCES.map((name) => `${name}:8787`));
+    const location = /location\s+\/mcp\s*\{([^}]*)\}/.exec(conf)?.[1] ?? '';
+    expect(location).toMatch(new RegExp(`proxy_pass\\s+http://${mcp?.[1]};`));
+    expect(location).toMatch(/proxy_buffering\s+off;/);
+    expect(location).toMatch(/proxy_set_header\s+Host\s+\$host;/);
+  });
+
   it('passes the client address and Host on, and never retries a write on another instance', () => {
     expect(conf).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;/);
     expect(conf).toMatch(/proxy_set_header\s+Host\s+\$host;/);
