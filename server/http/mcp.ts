@@ -9,72 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Express, type Request, type Response, Router } from 'express';
-import { ChangedTabsWatch } from '../changes/changed-tabs.ts';
 import { RowApi } from '../mcp/row-api.ts';
 import { createMcpSession } from '../mcp/session.ts';
 import { requireApiKey } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { locals } from './locals.ts';
+import type { McpSessions } from './mcp-sessions.ts';
 
 export const MCP_PATH = '/mcp';
-/** A session nobody has used for this long is closed (its client starts a new one if it comes back). */
-const IDLE_MS = 30 * 60_000;
-/** Sessions one key may hold open; a new one beyond it closes that key's least recently used. */
-const SESSIONS_PER_KEY = 32;
-
-interface Session {
-  id: string;
-  keyId: string;
-  transport: StreamableHTTPServerTransport;
-  close(): void;
-  lastUsed: number;
-}
-
-export class McpSessions {
-  readonly #sessions = new Map<string, Session>();
-  readonly #sweep: NodeJS.Timeout;
-  readonly watch: ChangedTabsWatch;
-  readonly now: () => number;
-
-  constructor(deps: AppDeps, now: () => number) {
-    this.now = now;
-    this.watch = new ChangedTabsWatch({ changeLog: deps.changeLog, log: deps.log });
-    this.#sweep = setInterval(() => this.#closeIdle(), 60_000);
-    this.#sweep.unref();
-  }
-
-  get(id: string): Session | undefined {
-    return this.#sessions.get(id);
-  }
-
-  add(session: Session): void {
-    this.#sessions.set(session.id, session);
-    const ofKey = [...this.#sessions.values()].filter((s) => s.keyId === session.keyId);
-    if (ofKey.length > SESSIONS_PER_KEY) {
-      const oldest = ofKey.reduce((a, b) => (a.lastUsed <= b.lastUsed ? a : b));
-      this.end(oldest.id);
-    }
-  }
-
-  end(id: string): void {
-    const session = this.#sessions.get(id);
-    if (!session) return;
-    this.#sessions.delete(id);
-    session.close();
-  }
-
-  closeAll(): void {
-    clearInterval(this.#sweep);
-    for (const id of [...this.#sessions.keys()]) this.end(id);
-    this.watch.stop();
-  }
-
-  #closeIdle(): void {
-    const before = this.now() - IDLE_MS;
-    for (const session of [...this.#sessions.values()]) if (session.lastUsed < before) this.end(session.id);
-  }
-}
-
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
