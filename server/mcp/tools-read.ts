@@ -269,10 +269,22 @@ function queryResult(body: ListBody, settings: McpSettings) {
   const { total, limit, offset } = body.meta;
   const end = offset + rows.length;
   const next = rows.length > 0 && end < total ? end : null;
-  const hint =
-    next === null
-      ? `All ${total} matching rows are in this answer or before it.`
-      : `Rows ${offset + 1}-${end} of ${total}. For the next page call query_rows again with offset ${next}; ` +
-        'to read fewer rows, narrow with search or search_exact.';
-  return toolSuccess({ rows, total, offset, limit, next_offset: next, cut_cells: cutCells }, hint);
+  return toolSuccess(
+    { rows, total, offset, limit, next_offset: next, cut_cells: cutCells },
+    pageHint(total, offset, rows.length, next),
+  );
+}
+
+/** The sentence after a page: where it is, and how to get the next one or fewer. */
+function pageHint(total: number, offset: number, returned: number, next: number | null): string {
+  if (returned === 0) {
+    if (total === 0) return 'No rows match.';
+    if (offset >= total) return `No rows from offset ${offset}: ${total} rows match in all.`;
+    return `${total} rows match; ask for some with limit (and offset to page).`;
+  }
+  const where = `Rows ${offset + 1}-${offset + returned} of ${total}.`;
+  return next === null
+    ? `${where} That is the last of them.`
+    : `${where} For the next page call query_rows again with offset ${next}; to read fewer rows, narrow with ` +
+        'search or search_exact.';
 }

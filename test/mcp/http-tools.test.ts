@@ -134,9 +134,24 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
       expect(page.limit).toBe(50);
       expect(page.next_offset).toBe(50);
       expect(JSON.stringify(raw.content)).toContain('offset 50');
-      const last = await callOk(client, 'query_rows', { sheet_id: sheetId, offset: 100 });
-      expect(last.rows).toHaveLength(20);
-      expect(last.next_offset).toBeNull();
+      const last = await client.callTool({
+        name: 'query_rows',
+        arguments: { sheet_id: sheetId, offset: 100 },
+      });
+      expect((last.structuredContent as AnyJson).rows).toHaveLength(20);
+      expect((last.structuredContent as AnyJson).next_offset).toBeNull();
+      expect(JSON.stringify(last.content)).toContain('Rows 101-120 of 120. That is the last of them.');
+      const counted = await client.callTool({
+        name: 'query_rows',
+        arguments: { sheet_id: sheetId, limit: 0 },
+      });
+      expect((counted.structuredContent as AnyJson).total).toBe(ORDER_ROWS);
+      expect(JSON.stringify(counted.content)).toContain(`${ORDER_ROWS} rows match; ask for some with limit`);
+      const none = await client.callTool({
+        name: 'query_rows',
+        arguments: { sheet_id: sheetId, search: 'City:nowhere' },
+      });
+      expect(JSON.stringify(none.content)).toContain('No rows match.');
     });
 
     it('cuts long text with a marker that says how to get the whole cell, which get_row gives', async () => {
