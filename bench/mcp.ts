@@ -13,10 +13,11 @@
  * client for (3)). Before any timing it checks that the three answers carry the same rows (the MCP answer's
  * rows and row numbers equal /v1's, its values equal /api's) and fails otherwise. Then a warm-up of each way,
  * then rounds in alternating order (1 2 3, 3 2 1, ...) so the machine's drift hits every way alike; the ratio
- * MCP / /api is the median of the per-round ratios. Besides calls per second and latency, it reports the bytes
- * of one answer and the CPU time per call of the server process and of this (client) process.
+ * MCP / /api is the median of the per-round ratios, of calls per second and of server CPU per call (the steadier
+ * of the two on a shared machine). Besides calls per second and latency, it reports the bytes of one answer and
+ * the CPU time per call of the server process and of this (client) process.
  *
- * Environment: BENCH_DURATION (s per way per round, default 5), BENCH_ROUNDS (default 4), BENCH_WARMUP (s per
+ * Environment: BENCH_DURATION (s per way per round, default 3), BENCH_ROUNDS (default 8), BENCH_WARMUP (s per
  * way, default 2), BENCH_CONNECTIONS (workers per way, default 10; at most 32, the sessions one key may hold),
  * BENCH_SETUP_TIMEOUT (s, default 300), BENCH_JSON (file to write results to). Exit code 1 when the answers
  * differ or a call failed.
@@ -40,8 +41,8 @@ function envNumber(name: string, fallback: number): number {
   return n;
 }
 
-const DURATION = envNumber('BENCH_DURATION', 5);
-const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 4));
+const DURATION = envNumber('BENCH_DURATION', 3);
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 8));
 const WARMUP = envNumber('BENCH_WARMUP', 2);
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10));
 const SETUP_TIMEOUT_MS = envNumber('BENCH_SETUP_TIMEOUT', 300) * 1000;
@@ -344,19 +345,25 @@ async function main(): Promise<number> {
     }
 
     const summaries = ways.map((way) => summarize(way, runs, answers.bytes[way]));
-    const ratioOf = (way: Way) =>
+    // Per-round ratios to (1), their median: the ways of one round ran seconds apart, so drift mostly cancels.
+    const ratioOf = (way: Way, measureOf: (r: Run) => number) =>
       median(
         Array.from({ length: ROUNDS }, (_, i) => {
-          const inRound = (w: Way) => callsPerSecond(runs.find((r) => r.round === i + 1 && r.way === w)!);
+          const inRound = (w: Way) => measureOf(runs.find((r) => r.round === i + 1 && r.way === w)!);
           return inRound(way) / inRound('api');
         }),
       );
-    const mcpRatio = ratioOf('mcp');
-    const v1Ratio = ratioOf('v1');
+    const mcpRatio = ratioOf('mcp', callsPerSecond);
+    const v1Ratio = ratioOf('v1', callsPerSecond);
+    const mcpCpuRatio = ratioOf('mcp', (r) => r.serverMicros);
     console.log(`\n${table(summaries)}\n`);
     for (const note of notes) console.log(`note: ${note}`);
     console.log(
-      `MCP / /api = ${mcpRatio.toFixed(2)} of the calls per second (median of ${ROUNDS} rounds); /v1 / /api = ${v1Ratio.toFixed(2)}`,
+      `MCP / /api = ${mcpRatio.toFixed(2)} of the calls per second, /v1 / /api = ${v1Ratio.toFixed(2)} ` +
+        `(medians of ${ROUNDS} per-round ratios)`,
+    );
+    console.log(
+      `MCP / /api = ${mcpCpuRatio.toFixed(1)} × the server CPU per call (median of ${ROUNDS} rounds)`,
     );
     const errors = summaries.reduce((n, s) => n + s.errors, 0);
     if (errors > 0) console.log(`FAIL ${errors} calls failed`);
@@ -383,6 +390,7 @@ async function main(): Promise<number> {
         })),
         mcpOverApi: mcpRatio,
         v1OverApi: v1Ratio,
+        mcpOverApiServerCpu: mcpCpuRatio,
         notes,
         passed: errors === 0,
       };
