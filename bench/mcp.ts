@@ -19,8 +19,9 @@
  *
  * Environment: BENCH_DURATION (s per way per round, default 3), BENCH_ROUNDS (default 8), BENCH_WARMUP (s per
  * way, default 2), BENCH_CONNECTIONS (workers per way, default 10; at most 32, the sessions one key may hold),
- * BENCH_SETUP_TIMEOUT (s, default 300), BENCH_JSON (file to write results to). Exit code 1 when the answers
- * differ or a call failed.
+ * BENCH_SETUP_TIMEOUT (s, default 300), BENCH_JSON (file to write results to), BENCH_CPU_PROFILE (file: the
+ * server's CPU profile), BENCH_ONLY (api, v1 or mcp: load that way alone, e.g. to profile it; no ratios). Exit
+ * code 1 when the answers differ or a call failed.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -49,6 +50,7 @@ const SETUP_TIMEOUT_MS = envNumber('BENCH_SETUP_TIMEOUT', 300) * 1000;
 const ROWS = 100;
 /** Sessions one key may hold open (server/http/mcp.ts); more would close the first workers' sessions. */
 const MAX_SESSIONS = 32;
+const ONLY = onlyWay(process.env.BENCH_ONLY);
 
 interface Target {
   child: ChildProcess;
@@ -204,6 +206,12 @@ async function checkSameRows(target: Target): Promise<Answers> {
 }
 
 type Way = 'api' | 'v1' | 'mcp';
+
+function onlyWay(raw: string | undefined): Way | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'api' || raw === 'v1' || raw === 'mcp') return raw;
+  throw new Error(`BENCH_ONLY must be api, v1 or mcp, got "${raw}"`);
+}
 const LABELS: Record<Way, string> = {
   api: '(1) GET /api/spreadsheets/{userKey}/Orders',
   v1: '(2) GET /v1/sheets/{sheetId}/rows',
@@ -332,7 +340,7 @@ async function main(): Promise<number> {
         await callQueryRows(client, sheetId);
       }),
     };
-    const ways: Way[] = ['api', 'v1', 'mcp'];
+    const ways: Way[] = ONLY ? [ONLY] : ['api', 'v1', 'mcp'];
     for (const way of ways) {
       process.stdout.write(`warm-up ${LABELS[way]} ${WARMUP} s ... `);
       const loop = await closedLoop(workers[way], WARMUP);
@@ -353,18 +361,20 @@ async function main(): Promise<number> {
           return inRound(way) / inRound('api');
         }),
       );
-    const mcpRatio = ratioOf('mcp', callsPerSecond);
-    const v1Ratio = ratioOf('v1', callsPerSecond);
-    const mcpCpuRatio = ratioOf('mcp', (r) => r.serverMicros);
+    const mcpRatio = ONLY ? null : ratioOf('mcp', callsPerSecond);
+    const v1Ratio = ONLY ? null : ratioOf('v1', callsPerSecond);
+    const mcpCpuRatio = ONLY ? null : ratioOf('mcp', (r) => r.serverMicros);
     console.log(`\n${table(summaries)}\n`);
     for (const note of notes) console.log(`note: ${note}`);
-    console.log(
-      `MCP / /api = ${mcpRatio.toFixed(2)} of the calls per second, /v1 / /api = ${v1Ratio.toFixed(2)} ` +
-        `(medians of ${ROUNDS} per-round ratios)`,
-    );
-    console.log(
-      `MCP / /api = ${mcpCpuRatio.toFixed(1)} × the server CPU per call (median of ${ROUNDS} rounds)`,
-    );
+    if (mcpRatio !== null && v1Ratio !== null && mcpCpuRatio !== null) {
+      console.log(
+        `MCP / /api = ${mcpRatio.toFixed(2)} of the calls per second, /v1 / /api = ${v1Ratio.toFixed(2)} ` +
+          `(medians of ${ROUNDS} per-round ratios)`,
+      );
+      console.log(
+        `MCP / /api = ${mcpCpuRatio.toFixed(1)} × the server CPU per call (median of ${ROUNDS} rounds)`,
+      );
+    }
     const errors = summaries.reduce((n, s) => n + s.errors, 0);
     if (errors > 0) console.log(`FAIL ${errors} calls failed`);
 
