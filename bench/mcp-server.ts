@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     // Exactly the request query_rows makes of /v1 (server/mcp/tools-read.ts), row numbers included.
     v1: `/v1/sheets/${encodeURIComponent(sheetId)}/rows?${query}&row_numbers=true`,
     mcp: '/mcp',
+    // Not a path: the tab's /v1 id, query_rows's sheet_id.
     sheetId,
   };
   // Read the workbook into the in-memory copy and build the search and sort caches before any load.
