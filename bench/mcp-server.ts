@@ -10,12 +10,12 @@
  */
 // First, as `sheetport serve` does: V8's heap sizing before the server's modules load.
 import '../server/small-footprint-first.ts';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createServiceContext } from '../server/context.ts';
 import { startServer } from '../server/index.ts';
+import { answerCpuQuestions, profileServing } from './cpu-profile.ts';
 import { generateRows, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
 import type { ChildMessage } from './protocol.ts';
 
@@ -89,28 +89,9 @@ async function main(): Promise<void> {
   await warm.arrayBuffer();
 
   // BENCH_CPU_PROFILE=<file>: profile only the serving phase (not the workbook generation and first read).
-  const profileFile = process.env.BENCH_CPU_PROFILE;
-  if (profileFile) {
-    const session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-    const previous = cleanup;
-    cleanup = async () => {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(profileFile, JSON.stringify(profile));
-      session.disconnect();
-      await previous();
-    };
-    notes.push(`CPU profile of the serving phase: ${profileFile}`);
-  }
+  cleanup = await profileServing(cleanup, notes);
 
-  process.on('message', (m: { type?: string }) => {
-    if (m.type === 'cpu?') {
-      const { user, system } = process.cpuUsage();
-      send({ type: 'cpu', micros: user + system });
-    }
-  });
+  answerCpuQuestions(send);
   send({ type: 'ready', url: service.url, targets, headers, notes });
 }
 

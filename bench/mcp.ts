@@ -23,7 +23,6 @@
  * server's CPU profile), BENCH_ONLY (api, v1 or mcp: load that way alone, e.g. to profile it; no ratios). Exit
  * code 1 when the answers differ or a call failed.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
@@ -32,15 +31,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { closedLoop, type LoopResult, median, quantile } from './closed-loop.ts';
 import { SEARCH, SORT } from './data.ts';
-import type { ChildMessage, ReadyMessage } from './protocol.ts';
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
+import { askTarget, envNumber, startTarget, stopTarget, type Target } from './targets.ts';
 
 const DURATION = envNumber('BENCH_DURATION', 3);
 const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 8));
@@ -52,64 +43,8 @@ const ROWS = 100;
 const MAX_SESSIONS = 32;
 const ONLY = onlyWay(process.env.BENCH_ONLY);
 
-interface Target {
-  child: ChildProcess;
-  ready: ReadyMessage;
-}
-
-function startTarget(file: string, env: Record<string, string>): Promise<Target> {
-  const child = fork(new URL(file, import.meta.url), [], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, ...env },
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      reject(new Error(`${file} did not start within ${SETUP_TIMEOUT_MS / 1000} s`));
-    }, SETUP_TIMEOUT_MS);
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(timer);
-      reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
-    };
-    child.once('exit', onExit);
-    child.once('message', (message: ChildMessage) => {
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      if (message.type === 'ready') resolve({ child, ready: message });
-      else {
-        child.kill('SIGTERM');
-        reject(
-          new Error(`${file} failed to start:\n${message.type === 'failed' ? message.error : message.type}`),
-        );
-      }
-    });
-  });
-}
-
-function stopTarget(target: Target): Promise<void> {
-  return new Promise((resolve) => {
-    if (target.child.exitCode !== null || target.child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => target.child.kill('SIGKILL'), 10_000);
-    target.child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    target.child.kill('SIGTERM');
-  });
-}
-
 /** The server process's CPU time so far (µs). */
-function serverCpu(target: Target): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: ChildMessage) => {
-      if (m.type !== 'cpu') return;
-      target.child.off('message', onMessage);
-      resolve(m.micros);
-    };
-    target.child.on('message', onMessage);
-    target.child.send({ type: 'cpu?' });
-  });
-}
+const serverCpu = (target: Target) => askTarget(target, 'cpu');
 
 function clientCpu(): number {
   const { user, system } = process.cpuUsage();
@@ -319,7 +254,9 @@ async function main(): Promise<number> {
     `${CONNECTIONS} workers per way, ${WARMUP} s warm-up per way, ${ROUNDS} rounds of ${DURATION} s per way, loopback\n`,
   );
 
-  const target = await startTarget('./mcp-server.ts', { SHEETPORT_MCP_MAX_ROWS: String(ROWS) });
+  const target = await startTarget('./mcp-server.ts', SETUP_TIMEOUT_MS, {
+    SHEETPORT_MCP_MAX_ROWS: String(ROWS),
+  });
   const clients: Client[] = [];
   try {
     const notes = [...(target.ready.notes ?? [])];

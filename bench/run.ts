@@ -18,21 +18,12 @@
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 10),
  * BENCH_SETUP_TIMEOUT (s to generate workbooks and start, default 600), BENCH_JSON (file to write results to).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { generateRows, LARGE_ROWS, rowObjects, SEARCH, SMALL_ROWS, SORT } from './data.ts';
-import type { ChildMessage, ReadyMessage } from './protocol.ts';
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
+import { askTarget, envNumber, startTarget, stopTarget, type Target } from './targets.ts';
 
 const DURATION = envNumber('BENCH_DURATION', 10);
 const WARMUP = envNumber('BENCH_WARMUP', 2);
@@ -42,50 +33,6 @@ const SETUP_TIMEOUT_MS = envNumber('BENCH_SETUP_TIMEOUT', 600) * 1000;
 const TARGET_RATIO = 0.5;
 const TARGET_P50_MS = 25;
 
-interface Target {
-  child: ChildProcess;
-  ready: ReadyMessage;
-}
-
-/** Forks a target server and waits for its `ready` message. */
-function startTarget(file: string): Promise<Target> {
-  const child = fork(new URL(file, import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      reject(new Error(`${file} did not start within ${SETUP_TIMEOUT_MS / 1000} s`));
-    }, SETUP_TIMEOUT_MS);
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(timer);
-      reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
-    };
-    child.once('exit', onExit);
-    child.once('message', (message: ChildMessage) => {
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      if (message.type === 'ready') resolve({ child, ready: message });
-      else {
-        child.kill('SIGTERM');
-        reject(
-          new Error(`${file} failed to start:\n${message.type === 'failed' ? message.error : message.type}`),
-        );
-      }
-    });
-  });
-}
-
-function stopTarget(target: Target): Promise<void> {
-  return new Promise((resolve) => {
-    if (target.child.exitCode !== null || target.child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => target.child.kill('SIGKILL'), 10_000);
-    target.child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    target.child.kill('SIGTERM');
-  });
-}
-
 interface Run {
   id: string;
   label: string;
@@ -94,18 +41,6 @@ interface Run {
   cpuPerRequest?: number;
 }
 
-/** Ask the target for a number: its CPU time so far, or the limiter's own cost per request (µs). */
-function askTarget(target: Target, question: 'cpu' | 'limiter-cost'): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: ChildMessage) => {
-      if (m.type !== question) return;
-      target.child.off('message', onMessage);
-      resolve(m.micros);
-    };
-    target.child.on('message', onMessage);
-    target.child.send({ type: `${question}?` });
-  });
-}
 const cpuOf = (target: Target) => askTarget(target, 'cpu');
 
 /** Requests completed over a set of runs (autocannon's `requests.total`). */
@@ -213,7 +148,7 @@ async function main(): Promise<number> {
   const notes: string[] = [];
   let failed = false;
 
-  const bare = await startTarget('./bare-server.ts');
+  const bare = await startTarget('./bare-server.ts', SETUP_TIMEOUT_MS);
   let bareBody: unknown;
   try {
     bareBody = (await fetchJson(bare, 'bare')).body;
@@ -223,7 +158,7 @@ async function main(): Promise<number> {
   }
 
   console.log(`Starting SheetPort (generating ${SMALL_ROWS} and ${LARGE_ROWS} row workbooks) ...`);
-  const sheetport = await startTarget('./sheetport-server.ts');
+  const sheetport = await startTarget('./sheetport-server.ts', SETUP_TIMEOUT_MS);
   try {
     notes.push(...(sheetport.ready.notes ?? []));
     const small = await fetchJson(sheetport, 'list5k');

@@ -6,9 +6,8 @@
  */
 // First, as `sheetport serve` does: V8's heap sizing before the server's modules load.
 import '../server/small-footprint-first.ts';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { Session } from 'node:inspector/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { startServer } from '../server/index.ts';
 import { RateLimiter } from '../server/limits/rate-limiter.ts';
 import { openDatabase } from '../server/store/db.ts';
 import { UsageStore } from '../server/store/usage.ts';
+import { answerCpuQuestions, profileServing } from './cpu-profile.ts';
 import { generateRows, LARGE_ROWS, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
 import type { ChildMessage } from './protocol.ts';
 
@@ -116,29 +116,12 @@ async function main(): Promise<void> {
   }
 
   // BENCH_CPU_PROFILE=<file>: profile only the serving phase (not the workbook generation and first read).
-  const profileFile = process.env.BENCH_CPU_PROFILE;
-  if (profileFile) {
-    const session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-    const previous = cleanup;
-    cleanup = async () => {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(profileFile, JSON.stringify(profile));
-      session.disconnect();
-      await previous();
-    };
-    notes.push(`CPU profile of the serving phase: ${profileFile}`);
-  }
+  cleanup = await profileServing(cleanup, notes);
 
   // CPU time on demand: the rate limiter's cost is measured as CPU per request, which the VM's drifting speed
   // disturbs far less than requests per second.
+  answerCpuQuestions(send);
   process.on('message', (m: { type?: string }) => {
-    if (m.type === 'cpu?') {
-      const { user, system } = process.cpuUsage();
-      send({ type: 'cpu', micros: user + system });
-    }
     if (m.type === 'limiter-cost?') send({ type: 'limiter-cost', micros: limiterMicros() });
   });
   send({ type: 'ready', url: service.url, targets, headers, notes });
