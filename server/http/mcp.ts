@@ -17,6 +17,7 @@ import { locals } from './locals.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 
 export const MCP_PATH = '/mcp';
+
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }

@@ -35,7 +35,8 @@ function sheetIdOf(uri: string): string {
 function refused(answer: RowApiAnswer): McpError {
   const error = (answer.body as { error?: { code?: string; message?: string } } | null)?.error;
   const code = error?.code ?? `http_${answer.status}`;
-  const jsonRpc = answer.status === 404 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  // A refusal (the key may not reach the tab, no such tab) is the request's fault; a 5xx is the server's.
+  const jsonRpc = answer.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
   return new McpError(jsonRpc, `${code}: ${error?.message ?? `HTTP ${answer.status}`}`, {
     code,
     status: answer.status,
