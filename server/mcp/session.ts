@@ -4,14 +4,15 @@
  * endpoint (mcp/stdio-bridge.ts), so there is one implementation of every tool.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChangedTabsWatch } from '../changes/changed-tabs.ts';
 import { packageVersion } from '../lib/package-file.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import { registerTabResources } from './resources.ts';
 import type { RowApi } from './row-api.ts';
-import { invalidArguments, toolFailure } from './tool-results.ts';
+import { apiFailure, invalidArguments, toolFailure } from './tool-results.ts';
 import { registerReadTools } from './tools-read.ts';
-import { registerWriteTools } from './tools-write.ts';
+import { isWriteTool, registerWriteTools, writeRequestOf } from './tools-write.ts';
 
 const INSTRUCTIONS =
   'SheetPort serves the rows of spreadsheet tabs (Excel .xlsx, .csv and Google Sheets) as typed records keyed ' +
@@ -28,13 +29,17 @@ export interface McpSessionOptions {
   settings: McpSettings;
 }
 
-/** The SDK's own refusals (arguments its schema refuses, a tool this key is not offered) as tool errors. */
-function toolErrorOf(message: string) {
+/**
+ * The SDK's own refusals as tool errors with a code: arguments its schema refuses, and a write tool called by a
+ * read key, which is not offered it. That call still goes to the row API, as the tool's request on no particular
+ * tab, so that the API refuses it (403) in its own words and its request log has the line, as for any call.
+ */
+function toolErrorOf(api: RowApi, message: string): CallToolResult | Promise<CallToolResult> {
   const text = message.replace(/^MCP error -?\d+: /, '');
   if (text.includes('Input validation error')) return invalidArguments(text);
-  if (/^Tool \S+ disabled$/.test(text)) {
-    const refusal = 'This API key is read-only; writes need a key with scope read_write.';
-    return toolFailure({ code: 'forbidden', message: refusal, status: 403 });
+  const hidden = /^Tool (\S+) disabled$/.exec(text)?.[1];
+  if (hidden && isWriteTool(hidden)) {
+    return api.call({ tool: hidden, ...writeRequestOf(hidden, '-') }).then(apiFailure);
   }
   return toolFailure({ code: 'internal_error', message: text, status: 500 });
 }
@@ -46,7 +51,9 @@ export function createMcpSession(options: McpSessionOptions): { server: McpServe
   );
   // The SDK's refusals are answered like the row API's: a tool error with a code. (Its hook for them is private in
   // its types, not in its code.)
-  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = toolErrorOf;
+  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (
+    message: string,
+  ) => toolErrorOf(options.api, message);
   registerReadTools(server, options.api, options.settings);
   const writeTools = registerWriteTools(server, options.api);
   // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API

@@ -30,6 +30,29 @@ const idempotencyParam = z
 
 const sheetRows = (sheetId: string) => `/v1/sheets/${encodeURIComponent(sheetId)}/rows`;
 
+type WriteTool = 'append_rows' | 'update_row' | 'delete_row' | 'batch';
+
+/** The request of the row API each write tool makes. */
+export function writeRequestOf(
+  tool: WriteTool,
+  sheetId: string,
+  row = 1,
+): Pick<RowApiRequest, 'method' | 'path'> {
+  switch (tool) {
+    case 'append_rows':
+      return { method: 'POST', path: sheetRows(sheetId) };
+    case 'update_row':
+      return { method: 'PATCH', path: `${sheetRows(sheetId)}/${row}` };
+    case 'delete_row':
+      return { method: 'DELETE', path: `${sheetRows(sheetId)}/${row}` };
+    case 'batch':
+      return { method: 'POST', path: `${sheetRows(sheetId)}/batchUpdate` };
+  }
+}
+
+export const isWriteTool = (name: string): name is WriteTool =>
+  ['append_rows', 'update_row', 'delete_row', 'batch'].includes(name);
+
 async function write(api: RowApi, request: RowApiRequest, ok: number) {
   const answer = await api.call(request);
   if (answer.status !== ok) return apiFailure(answer);
@@ -66,8 +89,7 @@ function appendRows(server: McpServer, api: RowApi): RegisteredTool {
         api,
         {
           tool: 'append_rows',
-          method: 'POST',
-          path: sheetRows(sheet_id),
+          ...writeRequestOf('append_rows', sheet_id),
           body: rows,
           headers: { 'idempotency-key': idempotency_key },
         },
@@ -99,8 +121,7 @@ function updateRow(server: McpServer, api: RowApi): RegisteredTool {
         api,
         {
           tool: 'update_row',
-          method: 'PATCH',
-          path: `${sheetRows(sheet_id)}/${row}`,
+          ...writeRequestOf('update_row', sheet_id, row),
           body: values,
           headers: { 'if-match': if_match, 'idempotency-key': idempotency_key },
         },
@@ -136,8 +157,7 @@ function deleteRow(server: McpServer, api: RowApi): RegisteredTool {
         api,
         {
           tool: 'delete_row',
-          method: 'DELETE',
-          path: `${sheetRows(sheet_id)}/${row}`,
+          ...writeRequestOf('delete_row', sheet_id, row),
           headers: { 'if-match': if_match, 'idempotency-key': idempotency_key },
         },
         200,
@@ -181,8 +201,7 @@ function batch(server: McpServer, api: RowApi): RegisteredTool {
         api,
         {
           tool: 'batch',
-          method: 'POST',
-          path: `${sheetRows(sheet_id)}/batchUpdate`,
+          ...writeRequestOf('batch', sheet_id),
           body: { mutations },
           headers: { 'idempotency-key': idempotency_key },
         },

@@ -42,6 +42,11 @@ describe('the request log', () => {
     await callOk(client, 'append_rows', { sheet_id: sheetId, rows: [{ name: 'Cy', age: 40 }] });
     await callError(client, 'get_row', { sheet_id: sheetId, row: 99 });
     await client.close();
+    // A read key is not offered the write tools; calling one anyway is refused by the API, and logged.
+    const reader = await service.context.keys.create({ name: 'reader', scope: 'read', plan: 'pro' });
+    const readClient = await mcpOverHttp(service.url, reader.key);
+    expect((await callError(readClient, 'delete_row', { sheet_id: sheetId, row: 1 })).code).toBe('forbidden');
+    await readClient.close();
     // A client sending the header with a made-up token names no tool.
     await fetch(`${service.url}/v1/sheets/${sheetId}`, {
       headers: { authorization: `Bearer ${key}`, 'x-sheetport-tool-call': 'made-up' },
@@ -63,6 +68,7 @@ describe('the request log', () => {
       ['query_rows', 'GET', `/v1/sheets/${sheetId}/rows`, 200, record.id],
       ['append_rows', 'POST', `/v1/sheets/${sheetId}/rows`, 201, record.id],
       ['get_row', 'GET', `/v1/sheets/${sheetId}/rows/99`, 404, record.id],
+      ['delete_row', 'DELETE', '/v1/sheets/-/rows/1', 403, reader.record.id],
     ]);
     const spoofed = lines.find((l) => l.path === `/v1/sheets/${sheetId}`);
     expect(spoofed).toBeDefined();
