@@ -119,8 +119,8 @@ describe('request log', () => {
       ids.push(res.headers.get('x-request-id')!);
     }
     await service.stop();
-    // pino-roll removes old files after a rotation, asynchronously; give it a moment.
-    await new Promise((r) => setTimeout(r, 200));
+    // pino-roll removes old files after a rotation, asynchronously (later on a busy machine): wait for it.
+    await expect.poll(async () => (await logFiles(dataDir)).length, { timeout: 5000, interval: 50 }).toBe(3);
 
     const files = await logFiles(dataDir);
     const numbers = files.map((f) => Number(/requests\.(\d+)\.log$/.exec(f)?.[1])).sort((a, b) => a - b);
