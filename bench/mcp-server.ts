@@ -13,8 +13,8 @@ import '../server/small-footprint-first.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServiceContext } from '../server/context.ts';
 import { startServer } from '../server/index.ts';
+import { prepareDataDir } from './bench-data-dir.ts';
 import { answerCpuQuestions, profileServing } from './cpu-profile.ts';
 import { generateRows, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
 import type { ChildMessage } from './protocol.ts';
@@ -31,28 +31,10 @@ async function main(): Promise<void> {
   const file = path.join(dataDir, 'orders-5k.xlsx');
   await writeOrdersWorkbook(file, generateRows(SMALL_ROWS));
 
-  const setup = createServiceContext({ dataDir });
-  let key: string;
-  let userKey: string;
-  try {
-    userKey = (
-      await setup.connections.create({
-        name: 'orders-5k.xlsx',
-        sourceKind: 'workbook',
-        idPrefix: 'wb_',
-        location: file,
-      })
-    ).userKey;
-    ({ key } = await setup.keys.create({
-      name: 'bench-mcp',
-      scope: 'read',
-      plan: 'enterprise',
-      perSecond: 1_000_000,
-      daily: 1_000_000_000,
-    }));
-  } finally {
-    await setup.close();
-  }
+  const {
+    userKeys: [userKey],
+    key,
+  } = await prepareDataDir(dataDir, [file], 'bench-mcp');
 
   const service = await startServer({
     dataDir,

@@ -11,12 +11,12 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createServiceContext } from '../server/context.ts';
 import { rateLimit } from '../server/http/rate-limit.ts';
 import { startServer } from '../server/index.ts';
 import { RateLimiter } from '../server/limits/rate-limiter.ts';
 import { openDatabase } from '../server/store/db.ts';
 import { UsageStore } from '../server/store/usage.ts';
+import { prepareDataDir } from './bench-data-dir.ts';
 import { answerCpuQuestions, profileServing } from './cpu-profile.ts';
 import { generateRows, LARGE_ROWS, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
 import type { ChildMessage } from './protocol.ts';
@@ -38,39 +38,10 @@ async function main(): Promise<void> {
   await writeOrdersWorkbook(large, generateRows(LARGE_ROWS));
   notes.push(`generated ${SMALL_ROWS} + ${LARGE_ROWS} row workbooks with ExcelJS in ${ms(t)}`);
 
-  const setup = createServiceContext({ dataDir });
-  let key: string;
-  let smallKey: string;
-  let largeKey: string;
-  try {
-    smallKey = (
-      await setup.connections.create({
-        name: 'orders-5k.xlsx',
-        sourceKind: 'workbook',
-        idPrefix: 'wb_',
-        location: small,
-      })
-    ).userKey;
-    largeKey = (
-      await setup.connections.create({
-        name: 'orders-100k.xlsx',
-        sourceKind: 'workbook',
-        idPrefix: 'wb_',
-        location: large,
-      })
-    ).userKey;
-    // A read key. Enterprise plan with very high per-key limits, so the benchmark measures the service and not
-    // a rate limiter (rate limits are not built yet; this keeps the bench valid once they are).
-    ({ key } = await setup.keys.create({
-      name: 'bench',
-      scope: 'read',
-      plan: 'enterprise',
-      perSecond: 1_000_000,
-      daily: 1_000_000_000,
-    }));
-  } finally {
-    await setup.close();
-  }
+  const {
+    userKeys: [smallKey, largeKey],
+    key,
+  } = await prepareDataDir(dataDir, [small, large], 'bench');
 
   const service = await startServer({
     dataDir,

@@ -28,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { writeServerInfo } from '../../server/server-info.ts';
 import { cliEnv, SHEETPORT_BIN } from '../helpers/cli.ts';
+import { initializeMessage } from '../helpers/mcp-client.ts';
 
 const KEY = 'sp_test_bridge_key';
 let dir: string;
@@ -134,16 +135,7 @@ describe('sheetport mcp bridges stdio to the running server', () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    };
+    const initialize = initializeMessage(1);
     child.stdin.write(`${JSON.stringify(initialize)}\n`);
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(2);

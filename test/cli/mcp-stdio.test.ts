@@ -12,11 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerInfo } from '../../server/server-info.ts';
 import { type AnyJson, cliEnv, cliJson, startCli } from '../helpers/cli.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
+import { initializeMessage } from '../helpers/mcp-client.ts';
 
 let dir: string;
 let dataDir: string;
@@ -83,16 +83,7 @@ describe('sheetport mcp over stdio', { timeout: 60_000 }, () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    };
+    const initialize = initializeMessage('init');
     child.stdin.write(`${JSON.stringify(initialize)}\n`);
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(2);

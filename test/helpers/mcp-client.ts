@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { writeServerInfo } from '../../server/server-info.ts';
 import { cliEnv, SHEETPORT_BIN } from './cli.ts';
 import type { Harness } from './harness.ts';
@@ -70,4 +70,32 @@ export async function callError(
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   if (!result.isError) throw new Error(`${name} succeeded: ${JSON.stringify(result.structuredContent)}`);
   return (result.structuredContent as AnyJson).error;
+}
+
+/** The scope of the key a config carries, as the server lists it, after checking the key reads `/v1`. */
+export async function scopeOfWorkingKey(
+  service: { url: string; adminToken: string },
+  key: string,
+): Promise<string[]> {
+  const res = await fetch(`${service.url}/v1/spreadsheets`, { headers: { Authorization: `Bearer ${key}` } });
+  await res.body?.cancel();
+  if (res.status !== 200) throw new Error(`the config's key reads /v1/spreadsheets with HTTP ${res.status}`);
+  const keys = (await (
+    await fetch(`${service.url}/admin/keys`, { headers: { Authorization: `Bearer ${service.adminToken}` } })
+  ).json()) as { data: { prefix: string; scope: string }[] };
+  return keys.data.filter((k) => key.startsWith(k.prefix)).map((k) => k.scope);
+}
+
+/** An `initialize` request as a client sends it first, for tests that speak JSON-RPC to `sheetport mcp` by hand. */
+export function initializeMessage(id: string | number) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    },
+  };
 }

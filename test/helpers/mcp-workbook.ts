@@ -3,6 +3,9 @@
  * rows (Customer, City, Amount, Shipped, Notes) where row 3's note is 2,000 characters long, and a `Notes` tab.
  */
 import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Harness, startHarness } from './harness.ts';
+import { type AnyJson, callOk, type McpTransportName, mcpClient } from './mcp-client.ts';
 import { runPython } from './openpyxl.ts';
 
 export const ORDER_ROWS = 120;
@@ -62,4 +65,30 @@ print(json.dumps([list(r) for r in ws.iter_rows(values_only=True)], default=str)
     [file, tab],
   );
   return JSON.parse(out) as unknown[][];
+}
+
+/** A harness with the orders workbook connected and an MCP client of its key, over the transport named. */
+export async function openOrdersSession(transport: McpTransportName): Promise<{
+  h: Harness;
+  file: string;
+  sheetId: string;
+  client: Client;
+  close(): Promise<void>;
+}> {
+  const h = await startHarness();
+  const file = await writeOrdersWorkbook(h.dir);
+  await h.connectBook(file);
+  const client = await mcpClient(transport, h, h.key);
+  const listed = await callOk(client, 'list_sheets');
+  const sheetId = listed.spreadsheets[0].sheets.find((s: AnyJson) => s.name === 'Orders').sheet_id;
+  return {
+    h,
+    file,
+    sheetId,
+    client,
+    async close() {
+      await client.close();
+      await h.close();
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { Lifecycle } from '../../main/lifecycle.ts';
 import { copyMcpConfig } from '../../main/mcp-config.ts';
 import { type TrayActions, trayMenuTemplate } from '../../main/tray-menu.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
+import { scopeOfWorkingKey } from '../helpers/mcp-client.ts';
 
 let dir: string;
 let lifecycle: Lifecycle | null = null;
@@ -74,14 +75,6 @@ describe("the tray's Copy MCP config", () => {
     expect(existsSync(entry.args[0] ?? '')).toBe(true);
     expect(entry.args.slice(1)).toEqual(['mcp', '--data-dir', dataDir]);
     const key = entry.env.SHEETPORT_KEY;
-    const res = await fetch(`${service.url}/v1/spreadsheets`, {
-      headers: { Authorization: `Bearer ${key}` },
-    });
-    await res.body?.cancel();
-    expect(res.status).toBe(200);
-    const keys = (await (
-      await fetch(`${service.url}/admin/keys`, { headers: { Authorization: `Bearer ${service.adminToken}` } })
-    ).json()) as { data: { prefix: string; scope: string }[] };
-    expect(keys.data.filter((k) => key.startsWith(k.prefix)).map((k) => k.scope)).toEqual(['read_write']);
+    expect(await scopeOfWorkingKey(service, key)).toEqual(['read_write']);
   });
 });

@@ -16,27 +16,18 @@ import {
   mcpClient,
   mcpOverHttp,
 } from '../helpers/mcp-client.ts';
-import { writeOrdersWorkbook } from '../helpers/mcp-workbook.ts';
+import { openOrdersSession, writeOrdersWorkbook } from '../helpers/mcp-workbook.ts';
 
 describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
   let h: Harness;
-  let file: string;
   let sheetId: string;
-  let client: Client;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    h = await startHarness();
-    file = await writeOrdersWorkbook(h.dir);
-    await h.connectBook(file);
-    client = await mcpClient(transport, h, h.key);
-    const listed = await callOk(client, 'list_sheets');
-    sheetId = listed.spreadsheets[0].sheets.find((s: AnyJson) => s.name === 'Orders').sheet_id;
+    ({ h, sheetId, close } = await openOrdersSession(transport));
   });
 
-  afterAll(async () => {
-    await client.close();
-    await h.close();
-  });
+  afterAll(() => close());
 
   describe('the key rules apply to tool calls', () => {
     it('a read key is offered the read tools only, and is refused on write tools', async () => {

@@ -5,29 +5,22 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.ts';
-import { type AnyJson, callError, callOk, MCP_TRANSPORTS, mcpClient } from '../helpers/mcp-client.ts';
-import { LONG_NOTE_ROW, ORDER_ROWS, rowsByOpenpyxl, writeOrdersWorkbook } from '../helpers/mcp-workbook.ts';
+import type { Harness } from '../helpers/harness.ts';
+import { type AnyJson, callError, callOk, MCP_TRANSPORTS } from '../helpers/mcp-client.ts';
+import { LONG_NOTE_ROW, ORDER_ROWS, openOrdersSession, rowsByOpenpyxl } from '../helpers/mcp-workbook.ts';
 
 describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
   let h: Harness;
   let file: string;
   let sheetId: string;
   let client: Client;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    h = await startHarness();
-    file = await writeOrdersWorkbook(h.dir);
-    await h.connectBook(file);
-    client = await mcpClient(transport, h, h.key);
-    const listed = await callOk(client, 'list_sheets');
-    sheetId = listed.spreadsheets[0].sheets.find((s: AnyJson) => s.name === 'Orders').sheet_id;
+    ({ h, file, sheetId, client, close } = await openOrdersSession(transport));
   });
 
-  afterAll(async () => {
-    await client.close();
-    await h.close();
-  });
+  afterAll(() => close());
 
   describe('tools', () => {
     it('lists every tool with an input schema, an output schema and annotations', async () => {

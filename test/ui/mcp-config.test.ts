@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
+import { scopeOfWorkingKey } from '../helpers/mcp-client.ts';
 import { type DashboardSession, openDashboard } from './browser.ts';
 
 let ui: DashboardSession;
@@ -52,15 +53,7 @@ describe('the dashboard gives an AI assistant its config', { timeout: 30_000 }, 
     expect(entry.args.slice(1)).toEqual(['mcp', '--data-dir', service.context.dataDir]);
 
     const key = entry.env.SHEETPORT_KEY;
-    const res = await fetch(`${service.url}/v1/spreadsheets`, {
-      headers: { Authorization: `Bearer ${key}` },
-    });
-    await res.body?.cancel();
-    expect(res.status).toBe(200);
-    const keys = (await (
-      await fetch(`${service.url}/admin/keys`, { headers: { Authorization: `Bearer ${service.adminToken}` } })
-    ).json()) as { data: { prefix: string; scope: string }[] };
-    expect(keys.data.filter((k) => key.startsWith(k.prefix)).map((k) => k.scope)).toEqual(['read_write']);
+    expect(await scopeOfWorkingKey(service, key)).toEqual(['read_write']);
 
     const http = JSON.parse(
       await page.getByRole('region', { name: 'Streamable HTTP config' }).innerText(),
