@@ -11,6 +11,7 @@ import type {
   SourceKind,
 } from '../repositories/connections.ts';
 import { CONNECTION_COLUMNS, type ConnectionRow, toConnectionRecord } from '../store/connections.ts';
+import { newUserKey } from '../store/user-key.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import { type Pool, type Queryable, tx } from './pool.ts';
@@ -59,14 +60,7 @@ export class PgConnections implements Connections {
       `INSERT INTO connections (id, user_key, name, source_kind, location, public_read, created_at)
        VALUES ($1, $2, $3, $4, $5, false, $6)
        ON CONFLICT (source_kind, location) DO NOTHING`,
-      [
-        spreadsheetId,
-        randomBytes(18).toString('base64url'),
-        name,
-        input.sourceKind,
-        location,
-        this.#clock().toISOString(),
-      ],
+      [spreadsheetId, newUserKey(), name, input.sourceKind, location, this.#clock().toISOString()],
     );
     const found = await this.getByLocation(input.sourceKind, location);
     if (!found) throw new Error('connection insert returned no row');

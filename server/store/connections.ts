@@ -12,6 +12,7 @@ import type {
   CreateConnectionInput,
   SourceKind,
 } from '../repositories/connections.ts';
+import { newUserKey } from './user-key.ts';
 
 /** The connections table's row (PostgreSQL's store reads the same, `public_read` a boolean there). */
 export interface ConnectionRow {
@@ -95,7 +96,7 @@ export class ConnectionStore implements Connections {
       const spreadsheetId = input.spreadsheetId ?? input.idPrefix + randomBytes(12).toString('base64url');
       this.stmts.insert.run({
         id: spreadsheetId,
-        user_key: randomBytes(18).toString('base64url'),
+        user_key: newUserKey(),
         name,
         source_kind: input.sourceKind,
         location,

@@ -44,6 +44,14 @@ describe.each(STORE_KINDS)('Connections (%s)', (kind) => {
     expect(other.userKey).not.toBe(c.userKey);
   });
 
+  it('never makes a userKey that starts with "-", which a command line would read as an option', async () => {
+    // 300 keys: with a first character drawn from all 64, at least one would start with "-" 99% of the time.
+    const keys: string[] = [];
+    for (let i = 0; i < 300; i++) keys.push((await workbook(`t${i}.csv`, `t${i}.csv`)).userKey);
+    expect(new Set(keys).size).toBe(300);
+    for (const key of keys) expect(key).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{23}$/);
+  });
+
   it('looks connections up by spreadsheet id and by userKey', async () => {
     const c = await workbook('a', 'a.xlsx');
     expect(await store.getBySpreadsheetId(c.spreadsheetId)).toEqual(c);
