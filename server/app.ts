@@ -22,6 +22,7 @@ import { McpSessions } from './http/mcp-sessions.ts';
 import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { requestId } from './http/request-id.ts';
+import { urlLimit } from './http/request-limits.ts';
 import { routePipeline } from './http/route-pipeline.ts';
 import { type RouteEntry, RouteTable } from './http/route-table.ts';
 import { mountRowRoutes } from './http/rows.ts';
@@ -82,6 +83,8 @@ export function createApp(
   app.set('trust proxy', tunnel ? 1 : false);
 
   app.use(requestId());
+  // Before anything reads the URL: the redaction of logged URLs and every parser after it see a bounded one.
+  app.use(urlLimit());
   // Right after the id, so every answer is logged, including the Host guard's refusals; the health probes are
   // not (http/health.ts).
   if (options.requestLog) app.use(exceptProbes(logRequests(options.requestLog)));

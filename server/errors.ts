@@ -18,7 +18,9 @@ export type ErrorCode =
   | 'idempotency_conflict'
   | 'precondition_failed'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'locked'
   | 'insufficient_storage'
   | 'rate_limit_exceeded'
@@ -41,7 +43,9 @@ const STATUS: Record<ErrorCode, number> = {
   idempotency_conflict: 409,
   precondition_failed: 412,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   locked: 423,
   insufficient_storage: 507,
   rate_limit_exceeded: 429,

@@ -1,11 +1,17 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { answerClientError, MAX_HEAD_BYTES } from './http/request-limits.ts';
 
-/** Listen and resolve with the bound port; rejects on EADDRINUSE and the like instead of throwing later. */
+/**
+ * Listen and resolve with the bound port; rejects on EADDRINUSE and the like instead of throwing later. The head
+ * of a request is bounded (http/request-limits.ts), and one Node cannot parse is answered in the envelope.
+ */
 export function listen(app: Express, port: number, host: string): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES }, app);
+    server.on('clientError', answerClientError);
+    server.listen(port, host);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
