@@ -6,7 +6,7 @@
  */
 import { AppError } from '../errors.ts';
 import { sheetportLaunch } from '../lib/sheetport-command.ts';
-import { apiKeyJson } from '../limits/key-json.ts';
+import { adminKeyJson } from '../limits/key-json.ts';
 import { MCP_KEY_NAME, mcpClientConfigs, mcpCommandArgs } from '../mcp/client-config.ts';
 import { KEY_SCOPES, type KeyScope } from '../repositories/keys.ts';
 import { adminBody } from './admin.ts';
@@ -32,6 +32,7 @@ export function mountAdminMcpRoutes(routes: RouteTable, deps: AppDeps): void {
       // The admin surface answers on loopback only (admin.ts), so the Host the caller used reaches this server.
       httpUrl: `http://${req.headers.host}/mcp`,
     });
-    res.status(201).json({ ...apiKeyJson(record), key, data_dir: deps.dataDir, configs });
+    const shown = await adminKeyJson(record, deps.usage, deps.now());
+    res.status(201).json({ ...shown, key, data_dir: deps.dataDir, configs });
   });
 }

@@ -1,9 +1,15 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import { hostnameOf, isLoopbackName } from '../lib/host-names.ts';
-import { apiKeyJson } from '../limits/key-json.ts';
+import { adminKeyJson } from '../limits/key-json.ts';
 import { usageReport } from '../limits/usage-report.ts';
-import { KEY_PLANS, KEY_SCOPES, type KeyPlan, type KeyScope } from '../repositories/keys.ts';
+import {
+  type ApiKeyRecord,
+  KEY_PLANS,
+  KEY_SCOPES,
+  type KeyPlan,
+  type KeyScope,
+} from '../repositories/keys.ts';
 import type { AdminAccess } from './admin-access.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
@@ -127,24 +133,11 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
     return key;
   };
 
+  const shown = (key: ApiKeyRecord) => adminKeyJson(key, deps.usage, deps.now());
+
   routes.get('/admin/keys', 'admin', async (_req, res) => {
-    const now = deps.now();
     const keys = await deps.keys.list();
-    res.json({
-      data: await Promise.all(
-        keys.map(async (key) => {
-          const today = await deps.usage.today(key.id, now);
-          return {
-            ...apiKeyJson(key),
-            today: {
-              requests: today.requests,
-              refused_per_second: today.refusedPerSecond,
-              refused_daily: today.refusedDaily,
-            },
-          };
-        }),
-      ),
-    });
+    res.json({ data: await Promise.all(keys.map(shown)) });
   });
 
   // The same use case as `sheetport keys create`: the key itself is in this answer and nowhere else, ever.
@@ -171,7 +164,7 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
       perSecond: limitOf(body, 'per_second'),
       daily: limitOf(body, 'daily'),
     });
-    res.status(201).json({ ...apiKeyJson(record), key });
+    res.status(201).json({ ...(await shown(record)), key });
   });
 
   routes.patch('/admin/keys/:id', 'admin', async (req, res) => {
@@ -183,14 +176,14 @@ export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
       daily: limitOf(body, 'daily'),
     });
     if (!updated) throw new AppError('not_found', 'No API key with this id.');
-    res.json(apiKeyJson(updated));
+    res.json(await shown(updated));
   });
 
   // Revoking keeps the record (its usage stays readable); requests with the key fail from now on.
   routes.delete('/admin/keys/:id', 'admin', async (req, res) => {
     const key = await keyOf(req);
     await deps.keys.revoke(key.id);
-    res.json(apiKeyJson((await deps.keys.get(key.id)) ?? key));
+    res.json(await shown((await deps.keys.get(key.id)) ?? key));
   });
 
   routes.get('/admin/keys/:id/usage', 'admin', async (req, res) => {
