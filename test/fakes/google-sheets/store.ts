@@ -16,6 +16,10 @@ export type SheetProps = {
   hidden?: boolean;
   frozenRowCount?: number;
   frozenColumnCount?: number;
+  /** GridProperties' flags (structural.ts GRID_FLAGS): kept only when true, as Google's JSON shows them. */
+  hideGridlines?: true;
+  rowGroupControlAfter?: true;
+  columnGroupControlAfter?: true;
   tabColorStyle?: Record<string, unknown>;
   rightToLeft?: boolean;
 };
