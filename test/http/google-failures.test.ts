@@ -214,7 +214,7 @@ describe('a connected spreadsheet that the account can no longer open', () => {
     expect(error.message).toMatch(/sheetport login google/);
   }
 
-  it('its sharing revoked: a read and a write on /api and /v1 answer 502 google_access_denied, nothing is written; shared again, both work', async () => {
+  it('its sharing revoked: reads and writes on /api and /v1, and the dashboard, answer 502 google_access_denied, nothing is written; shared again, both work', async () => {
     const { id, connection, v1Rows } = await connected('Shared once');
     const apiRows = rowsPath(connection, 'Sheet1');
     try {
@@ -229,6 +229,16 @@ describe('a connected spreadsheet that the account can no longer open', () => {
         '/api/spreadsheets/{userKey}/{sheetName}',
       );
       await accessDenied(await h.fetch(v1Rows, append({ Name: 'Cy' })), 'post', '/v1/sheets/{sheetId}/rows');
+      // The dashboard's view of it says the same, and keeps the connection (no 404 that reads as "gone").
+      const admin = { auth: h.context.adminToken };
+      const dashboard = `/admin/connections/${connection.spreadsheetId}`;
+      await accessDenied(await h.fetch(dashboard, admin), 'get', '/admin/connections/{id}');
+      await accessDenied(
+        await h.fetch(`${dashboard}/sheets/Sheet1/preview`, admin),
+        'get',
+        '/admin/connections/{id}/sheets/{sheet}/preview',
+      );
+      expect((await h.context.connections.list()).map((c) => c.spreadsheetId)).toContain(id);
       google.fake.store.denied.delete(id);
       const values = await google.sheets.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
       expect(values.data.values).toEqual([['Name'], ['Ann']]);
