@@ -2,7 +2,8 @@
 // exist, on every route of the fake, through Google's own Node clients over HTTP. Sheets tells the two apart: 403
 // PERMISSION_DENIED "The caller does not have permission" against 404 NOT_FOUND "Requested entity was not found."
 // (the recorded body). Drive does not: both are its 404 `notFound` "File not found: <id>.", and Drive lists only
-// the files the caller can see. Neither answer changes anything.
+// the files the caller can see. Neither answer changes anything. A spreadsheet shared view-only reads as usual and
+// answers every change with that same 403.
 import type { drive as driveApi } from '@googleapis/drive';
 import type { sheets as sheetsApi } from '@googleapis/sheets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,9 @@ afterAll(() => fake.close());
 /** A Drive id of the right shape that no file has. */
 const MISSING = `1${'Q'.repeat(43)}`;
 
-const SHEETS_CALLS: [string, (spreadsheetId: string) => Promise<unknown>][] = [
+type Call = [string, (id: string) => Promise<unknown>];
+
+const SHEETS_READS: Call[] = [
   ['spreadsheets.get', (spreadsheetId) => sheets.spreadsheets.get({ spreadsheetId }, noRetry)],
   [
     'values.get',
@@ -34,6 +37,9 @@ const SHEETS_CALLS: [string, (spreadsheetId: string) => Promise<unknown>][] = [
     (spreadsheetId) =>
       sheets.spreadsheets.values.batchGet({ spreadsheetId, ranges: ['Sheet1!A1', 'Sheet1!B:B'] }, noRetry),
   ],
+];
+
+const SHEETS_CHANGES: Call[] = [
   [
     'values.update',
     (spreadsheetId) =>
@@ -95,13 +101,20 @@ const SHEETS_CALLS: [string, (spreadsheetId: string) => Promise<unknown>][] = [
   ],
 ];
 
-const DRIVE_CALLS: [string, (fileId: string) => Promise<unknown>][] = [
+const SHEETS_CALLS = [...SHEETS_READS, ...SHEETS_CHANGES];
+
+const DRIVE_CALLS: Call[] = [
   ['files.get', (fileId) => drive.files.get({ fileId, fields: 'modifiedTime,version' }, noRetry)],
   ['files.update', (fileId) => drive.files.update({ fileId, requestBody: { name: 'Renamed' } }, noRetry)],
   ['files.copy', (fileId) => drive.files.copy({ fileId, requestBody: { name: 'Copied' } }, noRetry)],
   ['comments.list', (fileId) => drive.comments.list({ fileId, fields: 'comments' }, noRetry)],
   ['files.delete', (fileId) => drive.files.delete({ fileId }, noRetry)],
 ];
+
+const PERMISSION_DENIED = {
+  status: 403,
+  body: { error: { code: 403, message: 'The caller does not have permission', status: 'PERMISSION_DENIED' } },
+};
 
 const driveNotFound = (fileId: string) => ({
   status: 404,
@@ -123,8 +136,8 @@ const driveNotFound = (fileId: string) => ({
   },
 });
 
-/** Another account's spreadsheet, with a value in it; the caller may not open it. */
-async function othersSpreadsheet(name: string): Promise<string> {
+/** Another account's spreadsheet, with a value in it; the caller may not open it (or, `viewOnly`, only read it). */
+async function othersSpreadsheet(name: string, access: 'denied' | 'viewOnly' = 'denied'): Promise<string> {
   const created = await drive.files.create({
     requestBody: { name, mimeType: 'application/vnd.google-apps.spreadsheet' },
   });
@@ -135,32 +148,27 @@ async function othersSpreadsheet(name: string): Promise<string> {
     valueInputOption: 'RAW',
     requestBody: { values: [['Salary'], [100]] },
   });
-  fake.store.denied.add(id);
+  fake.store[access].add(id);
   return id;
 }
 
 /** What a change would move: the title, the grid, the values and Drive's version (read once it is shared). */
-async function stateOf(id: string): Promise<unknown> {
-  fake.store.denied.delete(id);
+async function stateOf(id: string, access: 'denied' | 'viewOnly' = 'denied'): Promise<unknown> {
+  fake.store[access].delete(id);
   try {
     const book = await sheets.spreadsheets.get({ spreadsheetId: id });
     const values = await sheets.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
     const file = await drive.files.get({ fileId: id, fields: 'name,version,modifiedTime' });
     return { book: book.data, values: values.data.values, file: file.data };
   } finally {
-    fake.store.denied.add(id);
+    fake.store[access].add(id);
   }
 }
 
 describe("another account's spreadsheet against a missing one", () => {
   it.each(SHEETS_CALLS)('Sheets %s: 403 PERMISSION_DENIED against 404 NOT_FOUND', async (_name, call) => {
     const id = await othersSpreadsheet('Payroll');
-    expect(await googleFailure(call(id))).toEqual({
-      status: 403,
-      body: {
-        error: { code: 403, message: 'The caller does not have permission', status: 'PERMISSION_DENIED' },
-      },
-    });
+    expect(await googleFailure(call(id))).toEqual(PERMISSION_DENIED);
     expect(await googleFailure(call(MISSING))).toEqual({
       status: 404,
       body: { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } },
@@ -184,5 +192,22 @@ describe("another account's spreadsheet against a missing one", () => {
     expect(await listed()).toEqual([]);
     fake.store.denied.delete(id);
     expect(await listed()).toEqual([{ id }]);
+  });
+});
+
+describe('a spreadsheet shared with the caller view-only', () => {
+  it('reads as usual on Sheets and Drive', async () => {
+    const id = await othersSpreadsheet('Report', 'viewOnly');
+    for (const [, call] of SHEETS_READS) await call(id);
+    const values = await sheets.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
+    expect(values.data.values).toEqual([['Salary'], ['100']]);
+    expect((await drive.files.get({ fileId: id, fields: 'name' })).data.name).toBe('Report');
+  });
+
+  it.each(SHEETS_CHANGES)('Sheets %s: 403 PERMISSION_DENIED, and nothing changes', async (_name, call) => {
+    const id = await othersSpreadsheet('Report', 'viewOnly');
+    const before = await stateOf(id, 'viewOnly');
+    expect(await googleFailure(call(id))).toEqual(PERMISSION_DENIED);
+    expect(await stateOf(id, 'viewOnly')).toEqual(before);
   });
 });

@@ -253,6 +253,28 @@ describe('a connected spreadsheet that the account can no longer open', () => {
     }
   });
 
+  it('shared with it view-only: reads work, a write on /api and /v1 answers 502 google_access_denied and writes nothing', async () => {
+    const { id, connection, v1Rows } = await connected('View only');
+    const apiRows = rowsPath(connection, 'Sheet1');
+    try {
+      google.fake.store.viewOnly.add(id);
+      await pastMaxAge();
+      expect(await (await h.fetch(apiRows)).json()).toEqual([{ Name: 'Ann' }]);
+      await accessDenied(
+        await h.fetch(apiRows, append({ Name: 'Bob' })),
+        'post',
+        '/api/spreadsheets/{userKey}/{sheetName}',
+      );
+      await accessDenied(await h.fetch(v1Rows, append({ Name: 'Cy' })), 'post', '/v1/sheets/{sheetId}/rows');
+      expect((await h.fetch(v1Rows)).status).toBe(200);
+      const values = await google.sheets.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
+      expect(values.data.values).toEqual([['Name'], ['Ann']]);
+    } finally {
+      google.fake.store.viewOnly.delete(id);
+      await h.context.connections.remove(connection.id);
+    }
+  });
+
   it('deleted in Drive: a read and a write answer 404 spreadsheet_not_found', async () => {
     const { id, connection, v1Rows } = await connected('Deleted later');
     try {

@@ -69,6 +69,8 @@ export class Store {
    * them 403 PERMISSION_DENIED, Drive the 404 of a missing file and leaves them out of its lists.
    */
   readonly denied = new Set<string>();
+  /** Spreadsheets shared with the caller view-only (a switch): Sheets reads them, and answers a change 403. */
+  readonly viewOnly = new Set<string>();
   readonly clock: Clock;
   private lastStamp = 0;
 
