@@ -128,6 +128,28 @@ describe('sheetport connect google, when Google refuses', () => {
   });
 });
 
+describe('sheetport connect google, on a spreadsheet connected before whose sharing was revoked', () => {
+  it('says to share it or log in with another account, and keeps the connection', async () => {
+    const id = await account.createSpreadsheet('Once shared', ['Name'], [['Ann']]);
+    expect((await cli(['connect', 'google', id], env)).code).toBe(0);
+    account.fake.store.denied.add(id);
+    try {
+      const run = await cli(['connect', 'google', id, '--json'], env);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      const { error } = JSON.parse(run.stderr);
+      expect(error).toMatchObject({ code: 'upstream_error', reason: 'google_access_denied' });
+      expect(error.message).toMatch(/share it with that account in Google Sheets/);
+      expect(error.message).toMatch(/run `sheetport login google` with an account that can/);
+      const list = JSON.parse((await cli(['connections', 'list', '--json'], env)).stdout);
+      expect(list.map((c: { spreadsheet_id: string }) => c.spreadsheet_id)).toEqual([id]);
+    } finally {
+      account.fake.store.denied.delete(id);
+      await cli(['connections', 'remove', id], env);
+    }
+  });
+});
+
 describe('sheetport login google, cancelled in the browser', () => {
   it('says the sign-in was cancelled and to run the login again, exits 1, stores nothing', async () => {
     const loginDir = path.join(tmp, 'login');

@@ -184,3 +184,110 @@ describe('a tab deleted in Google Sheets', () => {
     }
   });
 });
+
+describe('a connected spreadsheet that the account can no longer open', () => {
+  const append = (body: Record<string, unknown>) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  /** Past the copy's max age (40 ms in the harness), so the next request asks Google again. */
+  const pastMaxAge = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  async function connected(title: string) {
+    const id = await google.createSpreadsheet(title, ['Name'], [['Ann']]);
+    const { connection } = await connectSpreadsheet(
+      h.context.connections,
+      { location: id },
+      h.context.sourceOptions,
+    );
+    expect((await h.fetch(rowsPath(connection, 'Sheet1'))).status).toBe(200);
+    return { id, connection, v1Rows: `/v1/sheets/${id}~0/rows` };
+  }
+
+  async function accessDenied(res: TestResponse, method: 'get' | 'post', route: string): Promise<void> {
+    expect(res.status).toBe(502);
+    const { error } = await res.json();
+    expectDocumentedError(error, res.status, method, route);
+    expect(error).toMatchObject({ code: 'upstream_error', reason: 'google_access_denied' });
+    expect(error.message).toMatch(/share it with that account/);
+    expect(error.message).toMatch(/sheetport login google/);
+  }
+
+  it('its sharing revoked: reads and writes on /api and /v1, and the dashboard, answer 502 google_access_denied, nothing is written; shared again, both work', async () => {
+    const { id, connection, v1Rows } = await connected('Shared once');
+    const apiRows = rowsPath(connection, 'Sheet1');
+    try {
+      // Drive answers this with the 404 of a missing file; Sheets with 403 PERMISSION_DENIED.
+      google.fake.store.denied.add(id);
+      await pastMaxAge();
+      await accessDenied(await h.fetch(apiRows), 'get', '/api/spreadsheets/{userKey}/{sheetName}');
+      await accessDenied(await h.fetch(v1Rows), 'get', '/v1/sheets/{sheetId}/rows');
+      await accessDenied(
+        await h.fetch(apiRows, append({ Name: 'Bob' })),
+        'post',
+        '/api/spreadsheets/{userKey}/{sheetName}',
+      );
+      await accessDenied(await h.fetch(v1Rows, append({ Name: 'Cy' })), 'post', '/v1/sheets/{sheetId}/rows');
+      // The dashboard's view of it says the same, and keeps the connection (no 404 that reads as "gone").
+      const admin = { auth: h.context.adminToken };
+      const dashboard = `/admin/connections/${connection.spreadsheetId}`;
+      await accessDenied(await h.fetch(dashboard, admin), 'get', '/admin/connections/{id}');
+      await accessDenied(
+        await h.fetch(`${dashboard}/sheets/Sheet1/preview`, admin),
+        'get',
+        '/admin/connections/{id}/sheets/{sheet}/preview',
+      );
+      expect((await h.context.connections.list()).map((c) => c.spreadsheetId)).toContain(id);
+      google.fake.store.denied.delete(id);
+      const values = await google.sheets.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
+      expect(values.data.values).toEqual([['Name'], ['Ann']]);
+
+      // Shared again: the next look finds it, whatever Sheets said before.
+      await pastMaxAge();
+      expect(await (await h.fetch(apiRows)).json()).toEqual([{ Name: 'Ann' }]);
+      expect((await h.fetch(v1Rows, append({ Name: 'Dee' }))).status).toBe(201);
+    } finally {
+      google.fake.store.denied.delete(id);
+      await h.context.connections.remove(connection.id);
+    }
+  });
+
+  it('shared with it view-only: reads work, a write on /api and /v1 answers 502 google_access_denied and writes nothing', async () => {
+    const { id, connection, v1Rows } = await connected('View only');
+    const apiRows = rowsPath(connection, 'Sheet1');
+    try {
+      google.fake.store.viewOnly.add(id);
+      await pastMaxAge();
+      expect(await (await h.fetch(apiRows)).json()).toEqual([{ Name: 'Ann' }]);
+      await accessDenied(
+        await h.fetch(apiRows, append({ Name: 'Bob' })),
+        'post',
+        '/api/spreadsheets/{userKey}/{sheetName}',
+      );
+      await accessDenied(await h.fetch(v1Rows, append({ Name: 'Cy' })), 'post', '/v1/sheets/{sheetId}/rows');
+      expect((await h.fetch(v1Rows)).status).toBe(200);
+      const values = await google.sheets.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
+      expect(values.data.values).toEqual([['Name'], ['Ann']]);
+    } finally {
+      google.fake.store.viewOnly.delete(id);
+      await h.context.connections.remove(connection.id);
+    }
+  });
+
+  it('deleted in Drive: a read and a write answer 404 spreadsheet_not_found', async () => {
+    const { id, connection, v1Rows } = await connected('Deleted later');
+    try {
+      await google.drive.files.delete({ fileId: id });
+      await pastMaxAge();
+      for (const res of [await h.fetch(v1Rows), await h.fetch(v1Rows, append({ Name: 'Bob' }))]) {
+        expect(res.status).toBe(404);
+        const { error } = await res.json();
+        expect(error.code).toBe('spreadsheet_not_found');
+        expect(error.message).toMatch(/check the id or URL/);
+      }
+    } finally {
+      await h.context.connections.remove(connection.id);
+    }
+  });
+});

@@ -4,7 +4,9 @@
  * attempt, not as old as its first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../server/errors.ts';
 import { googleClients } from '../../server/sources/google/client.ts';
+import { unavailable } from '../../server/sources/google/errors.ts';
 import { Freshness } from '../../server/sources/google/freshness.ts';
 import { type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { ManualTimers } from '../helpers/manual-timers.ts';
@@ -107,5 +109,62 @@ describe('Freshness', () => {
     await settled();
     expect(asked).toHaveLength(22);
     freshness.stop();
+  });
+
+  it("asks Sheets to explain Drive's 404 once per poll interval, and forgets the answer once Drive sees the file", async () => {
+    const id = await account.createSpreadsheet('Vault', ['Item'], [['Key']]);
+    let now = 4_000_000;
+    const explained: string[] = [];
+    const denied = new AppError('upstream_error', 'the account may not open it', {
+      reason: 'google_access_denied',
+    });
+    const freshness = new Freshness(googleClients(account.options()), id, {
+      now: () => now,
+      pollMs: 30_000,
+      retry: { attempts: 1, baseMs: 1 },
+      explainNotFound: async (driveSays) => {
+        explained.push(driveSays.code);
+        return denied;
+      },
+    });
+    const known = await freshness.check();
+    account.fake.store.denied.add(id);
+    try {
+      // Drive hides the file behind its 404 of a missing one: every check answers what Sheets said instead.
+      for (let i = 0; i < 3; i++) await expect(freshness.check()).rejects.toBe(denied);
+      expect(explained).toEqual(['spreadsheet_not_found']);
+      expect(freshness.lastCheck()).toMatchObject({ version: known, failing: true });
+      now += 30_000;
+      await expect(freshness.check()).rejects.toBe(denied);
+      expect(explained).toHaveLength(2);
+
+      account.fake.store.denied.delete(id);
+      expect(await freshness.check()).toBe(known);
+      account.fake.store.denied.add(id);
+      await expect(freshness.check()).rejects.toBe(denied);
+      expect(explained).toHaveLength(3);
+    } finally {
+      account.fake.store.denied.delete(id);
+    }
+  });
+
+  it('keeps no explanation that says Google could not be asked', async () => {
+    const id = await account.createSpreadsheet('Cellar', ['Item'], [['Wine']]);
+    let asked = 0;
+    const freshness = new Freshness(googleClients(account.options()), id, {
+      retry: { attempts: 1, baseMs: 1 },
+      explainNotFound: async () => {
+        asked++;
+        return unavailable();
+      },
+    });
+    account.fake.store.denied.add(id);
+    try {
+      await expect(freshness.check()).rejects.toMatchObject({ code: 'upstream_unavailable' });
+      await expect(freshness.check()).rejects.toMatchObject({ code: 'upstream_unavailable' });
+      expect(asked).toBe(2);
+    } finally {
+      account.fake.store.denied.delete(id);
+    }
   });
 });

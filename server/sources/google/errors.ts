@@ -8,7 +8,8 @@
  *   403 SERVICE_DISABLED (accessNotConfigured) -> 502 upstream_error, reason google_error, google_api
  *   400 FAILED_PRECONDITION "not supported for this document" -> 502 upstream_error, reason not_a_workbook
  *   400 "Unable to parse range" / "No grid with id" -> 404 sheet_not_found
- *   404 -> spreadsheet_not_found; anything else -> 502 upstream_error, reason google_error
+ *   404 -> spreadsheet_not_found (Drive's 404 only once Sheets agrees: freshness.ts); anything else -> 502
+ *   upstream_error, reason google_error
  */
 import { AppError } from '../../errors.ts';
 import { type GoogleAnswer, readAnswer } from './google-answer.ts';

@@ -6,9 +6,13 @@
  * watches, a check runs every `pollMs` (30 s by default) and tells the watchers only when the version moved;
  * a watcher that says what it waits for (`WatchInterest`) is checked for only while a webhook subscribes or
  * someone read in the last `idleMs` (10 minutes): a sheet nobody uses costs no requests.
+ *
+ * Drive answers the same 404 for a missing file and for one the account may not open (not shared, or no longer):
+ * `explainNotFound` asks Sheets, which tells the two apart, and its verdict is kept until Drive sees the file again
+ * or for `pollMs`, so many readers of a spreadsheet whose sharing was revoked cost one Sheets call, not one each.
  */
 
-import { isAppError } from '../../errors.ts';
+import { type AppError, isAppError } from '../../errors.ts';
 import { type Cancel, realTimers, type Timers } from '../../lib/timers.ts';
 import type { Unwatch, WatchInterest } from '../source.ts';
 import type { GoogleClients } from './client.ts';
@@ -29,6 +33,11 @@ export interface FreshnessOptions {
   now?: () => number;
   retry?: RetryPolicy;
   log?: (message: string, err?: unknown) => void;
+  /**
+   * What to answer instead of Drive's 404 (`spreadsheet_not_found`): the error Sheets gives for the spreadsheet
+   * (403 is google_access_denied), or Drive's own when Sheets agrees. An `upstream_unavailable` is not kept.
+   */
+  explainNotFound?: (driveSays: AppError) => Promise<unknown>;
 }
 
 export class Freshness {
@@ -51,6 +60,9 @@ export class Freshness {
   #timer: Cancel | null = null;
   #last: string | null = null;
   #inFlight: Promise<string> | null = null;
+  readonly #explainNotFound: FreshnessOptions['explainNotFound'];
+  /** The explanation of Drive's last 404, and when it was given (epoch ms). */
+  #explained: { error: unknown; at: number } | null = null;
 
   constructor(clients: GoogleClients, spreadsheetId: string, options: FreshnessOptions = {}) {
     this.#clients = clients;
@@ -63,6 +75,7 @@ export class Freshness {
     this.#now = options.now ?? Date.now;
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#log = options.log ?? (() => {});
+    this.#explainNotFound = options.explainNotFound;
   }
 
   /** The version as of the last check; a new check when that one is too old (see the top of this file). */
@@ -132,12 +145,25 @@ export class Freshness {
       }, this.#retry));
     } catch (err) {
       this.#failing = true;
-      throw err;
+      throw await this.#explain(err);
     }
     this.#failing = false;
+    this.#explained = null;
     this.#last = `${data.version ?? ''}@${data.modifiedTime ?? ''}`;
     this.#checkedAt = askedAt;
     return this.#last;
+  }
+
+  /** Drive's 404 as Sheets explains it (see the top of this file); any other failure as it is. */
+  async #explain(err: unknown): Promise<unknown> {
+    const explain = this.#explainNotFound;
+    if (!explain || !isAppError(err) || err.code !== 'spreadsheet_not_found') return err;
+    const held = this.#explained;
+    if (held && this.#now() - held.at < this.#pollMs) return held.error;
+    const error = await explain(err);
+    if (!isAppError(error) || error.code !== 'upstream_unavailable')
+      this.#explained = { error, at: this.#now() };
+    return error;
   }
 
   /** Whether a poll is worth its request: a watcher waits regardless, a webhook subscribes, or a read was recent. */

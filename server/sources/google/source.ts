@@ -28,6 +28,7 @@ import type {
 } from '../source.ts';
 import { budgetFor, DEFAULT_BUDGET, QuotaBudget } from './budget.ts';
 import { type GoogleClients, googleClients, googleSettings } from './client.ts';
+import { unavailable } from './errors.ts';
 import { DEFAULT_MAX_AGE_MS, Freshness } from './freshness.ts';
 import { sendingWithinCells } from './grid-cells.ts';
 import { type ReadBook, readBook, type SheetMeta } from './read.ts';
@@ -90,6 +91,7 @@ export class GoogleSource implements Source {
         ...(waitMs !== undefined ? { waitMs } : {}),
         ...(this.#options.log ? { log: this.#options.log } : {}),
         retry: this.#retry,
+        explainNotFound: (driveSays) => this.#sheetsVerdict(driveSays),
       });
       this.#budget = budgetFor(
         this.#options,
@@ -139,7 +141,7 @@ export class GoogleSource implements Source {
     const { clients, freshness, budget } = this.#parts();
     if (payment === 'pay') await budget.take('read');
     // Version first: a change landing between the two calls is then seen again by the next check.
-    const version = await this.#versionOrSheetsAnswer(clients, freshness);
+    const version = await freshness.check();
     const confirmedAt = freshness.lastCheck().at;
     const book = await withRetry(() => readBook(clients, this.#spreadsheetId), this.#retry);
     this.#sheets = book.sheets;
@@ -150,16 +152,22 @@ export class GoogleSource implements Source {
   }
 
   /**
-   * Drive answers 404 both for a missing file and for one the account may not open; Sheets tells the two apart
-   * (404, or 403 PERMISSION_DENIED), so on Drive's 404 the Sheets answer is the one the user gets.
+   * Drive's 404 told apart by Sheets (freshness.ts): a missing spreadsheet (404) or one the account may not open
+   * (403, google_access_denied). One small Sheets call, paid from the read budget; past it Google cannot be asked
+   * now (503, and readers are served the copy meanwhile).
    */
-  async #versionOrSheetsAnswer(clients: GoogleClients, freshness: Freshness): Promise<string> {
+  async #sheetsVerdict(driveSays: AppError): Promise<unknown> {
+    const { clients, budget } = this.#parts();
+    if (!(await budget.tryTake('read'))) return unavailable();
     try {
-      return await freshness.check();
+      await withRetry(
+        () =>
+          clients.sheets.spreadsheets.get({ spreadsheetId: this.#spreadsheetId, fields: 'spreadsheetId' }),
+        this.#retry,
+      );
+      return driveSays;
     } catch (err) {
-      if (!isAppError(err) || err.code !== 'spreadsheet_not_found') throw err;
-      await withRetry(() => readBook(clients, this.#spreadsheetId), this.#retry);
-      throw err;
+      return err;
     }
   }
 

@@ -80,6 +80,10 @@ export function adminRoutes(store: Store, switches: Switches, oauth: OAuthServer
       store.denied.add(String(req.body.id ?? ''));
       return ok({});
     }),
+    admin('POST', 'view-only', (req) => {
+      store.viewOnly.add(String(req.body.id ?? ''));
+      return ok({});
+    }),
     admin('POST', 'disable-api', (req) => {
       const api = String(req.body.api ?? '');
       if (api !== 'sheets' && api !== 'drive') throw badRequest('api must be sheets or drive');

@@ -1,7 +1,7 @@
-// Reading and changing one spreadsheet: 404 when it is not there, 403 when not shared with the caller, 400
-// FAILED_PRECONDITION for a Drive file that is no spreadsheet; changes run on a copy that
-// replaces the original only when the whole request succeeded (Google's batch atomicity), and only when the
-// spreadsheet's grids (every tab's rows times columns) stay within Google's 10,000,000 cells.
+// Reading and changing one spreadsheet: 404 when it is not there, 403 when not shared with the caller (or, for
+// a change, shared view-only), 400 FAILED_PRECONDITION for a Drive file that is no spreadsheet; changes run on a
+// copy that replaces the original only when the whole request succeeded (Google's batch atomicity), and only when
+// the spreadsheet's grids (every tab's rows times columns) stay within Google's 10,000,000 cells.
 import { badRequest, notSupportedForDocument, permissionDenied, sheetsNotFound } from './errors.ts';
 import { recalculate } from './formula.ts';
 import { type Book, cloneBook, type DriveFile, type Store } from './store.ts';
@@ -23,6 +23,8 @@ const cellsOf = (book: Book): number =>
 
 export function changeBook<T>(store: Store, id: string, change: (book: Book) => T): T {
   const file = spreadsheetFile(store, id);
+  // A viewer gets the same answer as a stranger: Sheets does not say that reading would be allowed.
+  if (store.viewOnly.has(id)) throw permissionDenied();
   const draft = cloneBook(file.book);
   const result = change(draft);
   const cells = cellsOf(draft);

@@ -192,8 +192,7 @@ export function driveRoutes(store: Store, user: FakeUser = DEFAULT_FAKE_USER): R
       quota: 'none',
       auth: true,
       handle: (_req, [id]) => {
-        const fileId = decodeURIComponent(id as string);
-        if (!store.delete(fileId)) throw driveFileNotFound(fileId);
+        store.delete(getFile(store, decodeURIComponent(id as string)).id);
         return { status: 204 };
       },
     },

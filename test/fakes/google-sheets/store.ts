@@ -16,6 +16,10 @@ export type SheetProps = {
   hidden?: boolean;
   frozenRowCount?: number;
   frozenColumnCount?: number;
+  /** GridProperties' flags (structural.ts GRID_FLAGS): kept only when true, as Google's JSON shows them. */
+  hideGridlines?: true;
+  rowGroupControlAfter?: true;
+  columnGroupControlAfter?: true;
   tabColorStyle?: Record<string, unknown>;
   rightToLeft?: boolean;
 };
@@ -60,8 +64,13 @@ function newFileId(): string {
 
 export class Store {
   private readonly files = new Map<string, DriveFile>();
-  /** Spreadsheets the caller may not open (a switch for 403 tests). */
+  /**
+   * Files that exist but belong to another account and are not shared with the caller (a switch): Sheets answers
+   * them 403 PERMISSION_DENIED, Drive the 404 of a missing file and leaves them out of its lists.
+   */
   readonly denied = new Set<string>();
+  /** Spreadsheets shared with the caller view-only (a switch): Sheets reads them, and answers a change 403. */
+  readonly viewOnly = new Set<string>();
   readonly clock: Clock;
   private lastStamp = 0;
 
@@ -99,8 +108,9 @@ export class Store {
     return this.files.get(id);
   }
 
+  /** The files the caller can see: Drive lists no file that is not shared with it. */
   list(): DriveFile[] {
-    return [...this.files.values()];
+    return [...this.files.values()].filter((file) => !this.denied.has(file.id));
   }
 
   delete(id: string): boolean {

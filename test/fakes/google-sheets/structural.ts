@@ -37,6 +37,10 @@ function fieldList(fields: unknown): string[] {
   return (fields as string).split(',').map((f) => f.trim().replace(/\//g, '.'));
 }
 
+/** GridProperties' booleans: false unless a request sets them, and then left out of Google's JSON. */
+const GRID_FLAGS = ['hideGridlines', 'rowGroupControlAfter', 'columnGroupControlAfter'] as const;
+
+/** Google's JSON leaves out a field at its default: frozen counts of 0, flags that are false. */
 export function sheetPropertiesJson(sheet: Sheet): Record<string, unknown> {
   const gridProperties: Record<string, unknown> = {
     rowCount: sheet.rowCount,
@@ -44,6 +48,7 @@ export function sheetPropertiesJson(sheet: Sheet): Record<string, unknown> {
   };
   if (sheet.frozenRowCount) gridProperties.frozenRowCount = sheet.frozenRowCount;
   if (sheet.frozenColumnCount) gridProperties.frozenColumnCount = sheet.frozenColumnCount;
+  for (const flag of GRID_FLAGS) if (sheet[flag]) gridProperties[flag] = true;
   const props: Record<string, unknown> = {
     sheetId: sheet.sheetId,
     title: sheet.title,
@@ -96,6 +101,11 @@ function applySheetProperties(book: Book, sheet: Sheet, props: Request, fields: 
   }
   if (has('gridProperties.frozenRowCount')) sheet.frozenRowCount = num(grid.frozenRowCount);
   if (has('gridProperties.frozenColumnCount')) sheet.frozenColumnCount = num(grid.frozenColumnCount);
+  for (const flag of GRID_FLAGS) {
+    if (!has(`gridProperties.${flag}`)) continue;
+    if (grid[flag] === true) sheet[flag] = true;
+    else delete sheet[flag];
+  }
   sheet.grid.crop(sheet.rowCount, sheet.columnCount);
   if (has('index') && typeof props.index === 'number') moveSheet(book, sheet, props.index);
   if (book.sheets.every((s) => s.hidden)) fail("You can't hide all the sheets in a document.");
@@ -139,7 +149,11 @@ const handlers: Record<string, Handler> = {
     });
     book.sheets.push(sheet);
     const { index: _ignored, sheetId: _id, title: _t, gridProperties: _g, ...rest } = props;
-    const settable = Object.keys(rest).filter((k) => k !== 'sheetType');
+    // Every property the request gives is set, each gridProperties field too (frozen counts, flags).
+    const settable = [
+      ...Object.keys(rest).filter((k) => k !== 'sheetType'),
+      ...Object.keys(grid).map((k) => `gridProperties.${k}`),
+    ];
     if (settable.length > 0) applySheetProperties(book, sheet, props, settable);
     if (typeof props.index === 'number') moveSheet(book, sheet, props.index);
     return { addSheet: { properties: sheetPropertiesJson(sheet) } };
