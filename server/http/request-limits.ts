@@ -6,6 +6,7 @@
  * as no route ever sees such a request); any other request Node cannot parse is a 400.
  */
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RequestHandler } from 'express';
 import { AppError, type ErrorCode, statusOf } from '../errors.ts';
@@ -38,12 +39,16 @@ function envelope(code: ErrorCode, message: string): { status: number; body: str
  * 400 for anything else it could not parse, then the connection is closed (its bytes cannot be trusted).
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  // As Node's own handler: nothing is written on a socket whose answer has begun (a body left unread after it,
-  // parsed as a next request, is not answered twice), nor on one reset or timed out.
-  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-    ?.headersSent;
-  if (!socket.writable || answering || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+  if (!socket.writable || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     socket.destroy();
+    return;
+  }
+  // Bytes after a request that is still being answered (a body sent without a length, read as a next request):
+  // that request's answer goes out first and alone, then the connection closes. Answering the bytes now would put
+  // a 400 where the client waits for the first answer, while its write goes ahead.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight) {
+    inFlight.once('close', () => socket.destroy());
     return;
   }
   const { status, body } =

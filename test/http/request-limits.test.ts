@@ -34,6 +34,15 @@ function exchange(bytes: string | Buffer): Promise<string> {
   });
 }
 
+function envelopeOrBody(answer: string): { status: number; body: unknown } {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  const head = answer.indexOf('\r\n\r\n');
+  const rest = answer.slice(head + 4);
+  // A chunked body: its one chunk's text.
+  const text = /^[0-9a-f]+\r\n/i.test(rest) ? rest.split('\r\n')[1]! : rest;
+  return { status, body: JSON.parse(text) };
+}
+
 function envelopeOf(answer: string): { status: number; error: Record<string, unknown> } {
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
   const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
@@ -96,5 +105,17 @@ describe('the head of a request is bounded', () => {
     );
     expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
     expect(envelopeOf(answer).status).toBe(401);
+  });
+
+  it('a body sent without a length after a DELETE: the DELETE is answered as done, alone, then the connection closes', async () => {
+    // Node's own client sends a DELETE's body this way: the bytes follow a request that, by its head, has none.
+    const before = await (await h.fetch(`${people}?limit=1`)).json();
+    const answer = await exchange(
+      `DELETE ${people}/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${h.key}\r\n\r\n{"not":"a request"}`,
+    );
+    expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
+    expect(envelopeOrBody(answer)).toEqual({ status: 200, body: { deleted: 1, row: 1 } });
+    const after = await (await h.fetch(`${people}?limit=1`)).json();
+    expect(after[0]).not.toEqual(before[0]);
   });
 });
