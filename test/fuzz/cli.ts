@@ -3,6 +3,7 @@
  * a release. `--release` sends inputs up to the service's limits (5 MB texts, deep nesting near the body limit).
  * Prints the findings, grouped, and exits 1 when there are any.
  */
+import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RELEASE_SCALE, SUITE_SCALE } from './hostile-values.ts';
 import { fuzz } from './run.ts';
@@ -14,6 +15,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: String(Date.now() % 1_000_000) },
     requests: { type: 'string', default: String(Number.MAX_SAFE_INTEGER) },
     release: { type: 'boolean', default: false },
+    trace: { type: 'string' },
   },
 });
 
@@ -28,6 +30,7 @@ try {
     scale: values.release ? RELEASE_SCALE : SUITE_SCALE,
     slowMs: 1000,
     progress: (line) => console.log(line),
+    trace: values.trace ? (line) => appendFileSync(values.trace!, `${line.slice(0, 2000)}\n`) : undefined,
   });
   console.log(`${report.requests} requests; statuses ${JSON.stringify(report.statuses)}`);
   for (const f of report.findings)

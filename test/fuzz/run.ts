@@ -26,6 +26,8 @@ export interface RunOptions {
   /** The slowest answer allowed, in ms. */
   slowMs: number;
   progress?: (line: string) => void;
+  /** Told of every request sent and its status (`npm run fuzz -- --trace FILE`). */
+  trace?: (line: string) => void;
 }
 
 export interface Finding {
@@ -72,10 +74,12 @@ async function one(
     'op' in reach ? `${plan.op.method} ${reach.op.template}` : `${plan.op.method} (no such route)`;
   const sent = await send(target.base, built.request);
   if ('failure' in sent) {
+    options.trace?.(`failed ${sent.failure} ${built.describe}`);
     findings.add(where, `no answer: ${sent.failure}`, built.describe);
     return 'failed';
   }
   const { answer } = sent;
+  options.trace?.(`${answer.status} ${answer.ms}ms ${built.describe}`);
   for (const problem of answerProblems(reach, answer, [target.dataDir]))
     findings.add(
       where,
