@@ -90,8 +90,10 @@ const envelope = ajv.compile({ $ref: `${DOC_ID}#/components/schemas/Error` });
 /** An answer to a path no route has (404), or to a method the path does not take (405, with `Allow`). */
 function unroutedProblems(reach: Exclude<Reached, { op: Operation }>, answer: Answer): string[] {
   const expected = 'noRoute' in reach ? 404 : 405;
-  const problems = answer.status === expected ? [] : [`answered ${answer.status}, not ${expected}`];
-  if (expected === 405 && !answer.headers.allow) problems.push('a 405 without Allow');
+  // A request refused before routing (too long, or not HTTP) is refused the same on every path.
+  const beforeRouting = [400, 414, 431].includes(answer.status);
+  const problems = answer.status === expected || beforeRouting ? [] : [`answered ${answer.status}, not ${expected}`];
+  if (answer.status === 405 && !answer.headers.allow) problems.push('a 405 without Allow');
   let json: unknown = null;
   try {
     json = JSON.parse(answer.body.toString('utf8'));
