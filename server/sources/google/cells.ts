@@ -1,10 +1,10 @@
 /**
  * Google cells as the API returns them (docs/api.md, "Google Sheets"): typed from the cell's own value type and its number format,
  * never guessed from the text. A number under a DATE / TIME / DATE_TIME format is a date: its serial number
- * (days since 1899-12-30, the same epoch as Excel's) becomes ISO 8601 the way the workbook kind writes it.
+ * (days since 1899-12-30, without Excel's 1900-02-29) becomes ISO 8601 in Google's date system (serial-dates.ts).
  */
 
-import { isoFromDate, serialToDate } from '../serial-dates.ts';
+import { GOOGLE_SHEETS } from '../serial-dates.ts';
 import type { CellValue } from '../source.ts';
 
 /** The parts of a Sheets `CellData` the reader asks for. */
@@ -61,7 +61,7 @@ function typeValue(cell: GoogleCellData | null | undefined): TypedCell | null {
   if (typeof value.numberValue === 'number') {
     const type = formatType(cell);
     if (type && DATE_TYPES.has(type)) {
-      const iso = isoFromDate(serialToDate(value.numberValue));
+      const iso = GOOGLE_SHEETS.iso(value.numberValue);
       if (iso !== null) return { typed: iso, formatted: shown };
     }
     return { typed: value.numberValue, formatted: shown || String(value.numberValue) };
