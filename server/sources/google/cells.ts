@@ -40,12 +40,15 @@ function formatType(cell: GoogleCellData): string | undefined {
   return cell.effectiveFormat?.numberFormat?.type ?? cell.userEnteredFormat?.numberFormat?.type ?? undefined;
 }
 
-/** The number format of a cell that reads as a date (a number under a date format), else undefined. */
+/** The number format of a cell formatted as a date, time or date-time (empty or not), else undefined. */
 export function dateFormatOf(cell: GoogleCellData | null | undefined): GoogleNumberFormat | undefined {
-  if (typeof cell?.effectiveValue?.numberValue !== 'number') return undefined;
-  const format = cell.effectiveFormat?.numberFormat ?? cell.userEnteredFormat?.numberFormat ?? undefined;
+  const format = cell?.effectiveFormat?.numberFormat ?? cell?.userEnteredFormat?.numberFormat ?? undefined;
   return format?.type && DATE_TYPES.has(format.type) ? format : undefined;
 }
+
+/** Whether a cell holds a number (which, under a date format, reads as a date). */
+export const holdsNumber = (cell: GoogleCellData | null | undefined): boolean =>
+  typeof cell?.effectiveValue?.numberValue === 'number';
 
 /** One cell -> typed + formatted (and its formula, if it has one), or null when it is empty. */
 export function typeCell(cell: GoogleCellData | null | undefined): TypedCell | null {

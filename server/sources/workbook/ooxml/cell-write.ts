@@ -3,6 +3,7 @@
  * a date, percent or currency format the style lacks; then a style with that format is added (styles.xml is
  * rewritten). Text goes in as an inline string, so sharedStrings.xml is never rewritten.
  */
+import { assertShownAsDate } from '../../cell-rules.ts';
 import { DATE_FORMAT, DATE_TIME_FORMAT, type ParsedInput } from '../../input.ts';
 import { workbookDateSystem } from '../../serial-dates.ts';
 import { encodeCellText } from '../ooxml-text.ts';
@@ -16,6 +17,9 @@ export interface CellTarget {
   style: number;
   prefix: string;
   date1904: boolean;
+  /** The field and mutation index that named the cell, for an error about its value. */
+  field?: string | undefined;
+  index?: number | undefined;
 }
 
 export function styleOf(cellXml: string | undefined): number {
@@ -60,6 +64,12 @@ export function writeCellXml(parsed: ParsedInput, target: CellTarget, styles: St
         parsed.numFmt && isGeneralFormat(numFmt)
           ? styles.withNumFmt(target.style, parsed.numFmt)
           : target.style;
+      // Planning refused such a number already (plan.ts); this holds should a style change within the write
+      // (a date written into the row appended rows copy) make the cell a date cell after all.
+      if (isDateFormat(styles.numFmt(style))) {
+        const dates = workbookDateSystem(target.date1904);
+        assertShownAsDate(parsed.value, dates, target.field ?? target.ref, target.index);
+      }
       return cellTag(target, style, undefined, `<${p}v>${numberText(parsed.value)}</${p}v>`);
     }
     case 'boolean':
