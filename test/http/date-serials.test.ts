@@ -403,5 +403,15 @@ describe('.csv files', () => {
     const conn = await h.connect(file);
     expect((await h.fetch(rowsPath(conn, 'dates', '/1'), json('PATCH', { When: 1e308 }))).status).toBe(200);
     expect((await (await h.fetch(rowsPath(conn, 'dates', '/1'))).json()).When).toBe(1e308);
+    // A date typed with input=user_entered is ISO text, whatever its day (no serial, no bare time).
+    const typed = await h.fetch(
+      rowsPath(conn, 'dates', '?input=user_entered'),
+      json('POST', [
+        { Name: 'b', When: '12/31/1899' },
+        { Name: 'c', When: '2/11/1900' },
+      ]),
+    );
+    expect(typed.status).toBe(201);
+    expect(await readFile(file, 'utf8')).toBe('Name,When\na,1e+308\nb,1899-12-31\nc,1900-02-11\n');
   });
 });
