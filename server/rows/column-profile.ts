@@ -24,7 +24,7 @@ export const EXAMPLES = 3;
 export const EXAMPLE_CHARS = 80;
 
 /**
- * A date as the typed values give it (serial-dates.ts `isoFromDate`): `2024-03-01`, `2024-03-01T09:30:00`,
+ * A date as the typed values give it (serial-dates.ts, `DateSystem.iso`): `2024-03-01`, `2024-03-01T09:30:00`,
  * with `.sss` when the milliseconds are not zero, or `09:30:00` for a time-only cell. Text written so in a
  * `.csv` file reads the same and counts as a date too: the type is what the values look like.
  */

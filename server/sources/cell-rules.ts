@@ -4,6 +4,7 @@
  * anything the source cannot hold exactly is refused here with 400 `invalid_body` naming the field.
  */
 import { AppError } from '../errors.ts';
+import type { DateSystem } from './serial-dates.ts';
 import type { CellInput, CellLimits, Mutation, WriteOptions } from './source.ts';
 
 /** A UTF-16 surrogate half without its partner: not a character, so no file or API can carry it. */
@@ -106,4 +107,20 @@ export function assertStorable(
     if (mutation.op !== 'delete') checkValues(mutation.values, limits, index, options);
   });
   checkAppendedColumns(mutations, limits);
+}
+
+/**
+ * A number written into a date cell is stored as a serial the cell shows as a date (and reads back as one); a
+ * number the date system cannot show as a date (negative, past 9999-12-31, 1e308) would read back as something
+ * else, so it is refused with 400 `invalid_body` naming the field (and the mutation's `index`, when known).
+ */
+export function assertShownAsDate(value: number, dates: DateSystem, field: string, index?: number): void {
+  if (dates.showsAsDate(value)) return;
+  throw new AppError(
+    'invalid_body',
+    `The value of field "${field}" is the number ${value}, which its date cell cannot show as a date: in ` +
+      `${dates.name} a date cell holds the serial numbers ${dates.range}. Send a number in that range, or ` +
+      'the date as ISO 8601 text.',
+    index === undefined ? { field } : { field, index },
+  );
 }

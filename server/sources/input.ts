@@ -16,7 +16,12 @@ export type ParsedInput =
   | {
       kind: 'date';
       value: Date;
-      hasTime: boolean /** Format the cell gets when it has no date format (its column's, say). */;
+      hasTime: boolean;
+      /** A time of day without a date (`09:30:00`): a date system stores it on its day zero. */
+      timeOnly: boolean;
+      /** The text as given: what is stored where the sheet's date system has no serial for the date. */
+      text: string;
+      /** Format the cell gets when it has no date format (its column's, say). */
       numFmt?: string;
     }
   | { kind: 'text'; value: string }
@@ -58,23 +63,26 @@ const millis = (digits: string | undefined): number => (digits ? Number(digits.p
  * An ISO 8601 date, date-time or time as the API reads date cells (`2024-03-01`, `2024-03-01T09:30:00`,
  * `09:30:00`; a time is a time of day on day zero, 1899-12-30, as sheets store it), or null.
  */
-export function parseIsoDateTime(text: string): { value: Date; hasTime: boolean } | null {
+export function parseIsoDateTime(text: string): ParsedDate | null {
   const code = text.charCodeAt(0);
   if (code < 48 || code > 57) return null;
   const m = ISO_TIME.exec(text);
   if (m) {
     const value = utcDate(1899, 12, 30, Number(m[1]), Number(m[2]), Number(m[3] ?? 0), millis(m[4]));
-    return value && { value, hasTime: true };
+    return value && { value, hasTime: true, timeOnly: true, text };
   }
   const date = parseDate(text);
   return date && !US_DATE.test(text) ? date : null;
 }
 
-function parseDate(text: string): { value: Date; hasTime: boolean } | null {
+/** A date as parsed from text (the date kind of ParsedInput, without the format). */
+export type ParsedDate = Omit<Extract<ParsedInput, { kind: 'date' }>, 'kind' | 'numFmt'>;
+
+function parseDate(text: string): ParsedDate | null {
   let m = ISO_DATE.exec(text);
   if (m) {
     const value = utcDate(Number(m[1]), Number(m[2]), Number(m[3]));
-    return value && { value, hasTime: false };
+    return value && { value, hasTime: false, timeOnly: false, text };
   }
   m = ISO_DATE_TIME.exec(text);
   if (m) {
@@ -88,12 +96,12 @@ function parseDate(text: string): { value: Date; hasTime: boolean } | null {
       Number(m[6] ?? 0),
       ms,
     );
-    return value && { value, hasTime: true };
+    return value && { value, hasTime: true, timeOnly: false, text };
   }
   m = US_DATE.exec(text);
   if (m) {
     const value = utcDate(Number(m[3]), Number(m[1]), Number(m[2]));
-    return value && { value, hasTime: false };
+    return value && { value, hasTime: false, timeOnly: false, text };
   }
   return null;
 }
@@ -116,7 +124,7 @@ export function parseUserEntered(raw: string): ParsedInput {
   const lower = text.toLowerCase();
   if (lower === 'true' || lower === 'false') return { kind: 'boolean', value: lower === 'true' };
   const date = parseDate(text);
-  if (date) return { kind: 'date', ...date };
+  if (date) return { kind: 'date', ...date, text: raw };
   return { kind: 'text', value: raw };
 }
 

@@ -8,6 +8,9 @@
 
 import { AppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
+import { assertShownAsDate } from './cell-rules.ts';
+import type { DateTarget, DateTargets } from './date-cells.ts';
+import { type InputOptions, interpretInput } from './input.ts';
 import { changedCells } from './round-trip.ts';
 import type { CellInput, TabSnapshot } from './source.ts';
 
@@ -15,6 +18,16 @@ export interface CellWrite {
   /** 0-based index into the plan's header (column A = 0). */
   column: number;
   value: CellInput;
+  /** The field that named the cell, and its mutation's position in the batch (for errors about it). */
+  field?: string;
+  index?: number;
+}
+
+/** What planning needs to know of the write beyond the tab: its input options, and where dates are. */
+export interface PlanContext {
+  options: InputOptions;
+  /** The kind's date cells; a kind without date cells (a .csv file) has none. */
+  dates?: DateTargets | undefined;
 }
 
 export interface WritePlan {
@@ -110,7 +123,37 @@ function headerFromAppends(mutations: readonly unknown[]): string[] {
   return names;
 }
 
-export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
+/**
+ * A number written into a date cell must be a date the cell shows (cell-rules.ts): checked on the cells the plan
+ * writes (a value a cell already reads as is not written), in the order of the mutations.
+ */
+function assertDateNumbers(plan: WritePlan, context: PlanContext): void {
+  const { dates, options } = context;
+  if (!dates) return;
+  const checks: { cell: CellWrite; target: () => DateTarget }[] = [];
+  for (const { row, cells } of plan.updates) {
+    for (const cell of cells) checks.push({ cell, target: () => dates.updated(row, cell.column) });
+  }
+  let appended: ((nth: number, column: number) => DateTarget) | undefined;
+  plan.appends.forEach((cells, nth) => {
+    for (const cell of cells) {
+      const target = () => {
+        appended ??= dates.appended(plan.deletes);
+        return appended(nth, cell.column);
+      };
+      checks.push({ cell, target });
+    }
+  });
+  checks.sort((a, b) => (a.cell.index ?? 0) - (b.cell.index ?? 0));
+  for (const { cell, target } of checks) {
+    const parsed = interpretInput(cell.value, options);
+    if (parsed.kind !== 'number') continue;
+    const system = target();
+    if (system) assertShownAsDate(parsed.value, system, cell.field ?? '', cell.index);
+  }
+}
+
+export function planWrite(tab: TabSnapshot, mutations: unknown, context?: PlanContext): WritePlan {
   if (!Array.isArray(mutations)) throw new AppError('invalid_body', 'Mutations must be an array');
   const newHeader = tab.header.length === 0;
   const header = newHeader ? headerFromAppends(mutations) : tab.header;
@@ -122,7 +165,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
       const column = columnOf.get(field);
       if (column === undefined)
         throw new AppError('unknown_field', `Unknown field "${field}".`, { field, index });
-      return { column, value };
+      return { column, value, field, index };
     });
 
   const updates = new Map<number, CellWrite[]>();
@@ -158,7 +201,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
     }
   });
 
-  return {
+  const plan: WritePlan = {
     header,
     newHeader: newHeader && appends.length > 0,
     // A cell written with the value it reads as is left alone (round-trip.ts).
@@ -167,4 +210,6 @@ export function planWrite(tab: TabSnapshot, mutations: unknown): WritePlan {
     appends,
     counts,
   };
+  if (context) assertDateNumbers(plan, context);
+  return plan;
 }

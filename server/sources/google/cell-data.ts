@@ -5,8 +5,14 @@
  * (stringValue, numberValue, ...), so no string is ever parsed by Google and no `'` escape is needed.
  */
 import type { sheets_v4 } from '@googleapis/sheets';
-import { DATE_FORMAT, DATE_TIME_FORMAT, interpretInput, parseIsoDateTime } from '../input.ts';
-import { dateToSerial } from '../serial-dates.ts';
+import {
+  DATE_FORMAT,
+  DATE_TIME_FORMAT,
+  interpretInput,
+  type ParsedInput,
+  parseIsoDateTime,
+} from '../input.ts';
+import { GOOGLE_SHEETS } from '../serial-dates.ts';
 import type { CellInput, WriteOptions } from '../source.ts';
 import type { GoogleNumberFormat } from './cells.ts';
 
@@ -66,36 +72,7 @@ export function cellWrite(value: CellInput, options: WriteOptions, place?: DateP
     case 'boolean':
       return { data: { userEnteredValue: { boolValue: parsed.value } }, formatted: false, raw: parsed.value };
     case 'date':
-      // A date cell keeps its own format; an empty cell of a date column takes the column's.
-      if (place?.cell) {
-        return {
-          data: { userEnteredValue: { numberValue: dateToSerial(parsed.value) } },
-          formatted: false,
-          raw: undefined,
-        };
-      }
-      if (columnFormat) {
-        return {
-          data: {
-            userEnteredValue: { numberValue: dateToSerial(parsed.value) },
-            userEnteredFormat: { numberFormat: columnFormat },
-          },
-          formatted: true,
-          raw: undefined,
-        };
-      }
-      return {
-        data: {
-          userEnteredValue: { numberValue: dateToSerial(parsed.value) },
-          userEnteredFormat: {
-            numberFormat: parsed.hasTime
-              ? { type: 'DATE_TIME', pattern: DATE_TIME_FORMAT }
-              : { type: 'DATE', pattern: DATE_FORMAT },
-          },
-        },
-        formatted: true,
-        raw: undefined,
-      };
+      return dateWrite(parsed, place, columnFormat);
     case 'formula':
       return {
         data: { userEnteredValue: { formulaValue: `=${parsed.formula}` } },
@@ -109,6 +86,30 @@ export function cellWrite(value: CellInput, options: WriteOptions, place?: DateP
         raw: parsed.value,
       };
   }
+}
+
+/** A date: a date cell keeps its own format; an empty cell of a date column takes the column's. */
+function dateWrite(
+  parsed: Extract<ParsedInput, { kind: 'date' }>,
+  place: DatePlace | undefined,
+  columnFormat: GoogleNumberFormat | undefined,
+): GoogleCellWrite {
+  const serial = GOOGLE_SHEETS.serial(parsed.value, parsed.timeOnly);
+  // A date no serial reads back as (one on day zero would read as a bare time) stays the text it was given.
+  if (serial === null) {
+    return { data: { userEnteredValue: { stringValue: parsed.text } }, formatted: false, raw: parsed.text };
+  }
+  const numberValue = { numberValue: serial };
+  if (place?.cell) return { data: { userEnteredValue: numberValue }, formatted: false, raw: undefined };
+  const numberFormat = columnFormat ?? {
+    type: parsed.hasTime ? 'DATE_TIME' : 'DATE',
+    pattern: parsed.hasTime ? DATE_TIME_FORMAT : DATE_FORMAT,
+  };
+  return {
+    data: { userEnteredValue: numberValue, userEnteredFormat: { numberFormat } },
+    formatted: true,
+    raw: undefined,
+  };
 }
 
 /** The `fields` mask of an updateCells that writes these cells. */

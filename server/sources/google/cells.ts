@@ -1,10 +1,10 @@
 /**
  * Google cells as the API returns them (docs/api.md, "Google Sheets"): typed from the cell's own value type and its number format,
  * never guessed from the text. A number under a DATE / TIME / DATE_TIME format is a date: its serial number
- * (days since 1899-12-30, the same epoch as Excel's) becomes ISO 8601 the way the workbook kind writes it.
+ * (days since 1899-12-30, without Excel's 1900-02-29) becomes ISO 8601 in Google's date system (serial-dates.ts).
  */
 
-import { isoFromDate, serialToDate } from '../serial-dates.ts';
+import { GOOGLE_SHEETS } from '../serial-dates.ts';
 import type { CellValue } from '../source.ts';
 
 /** The parts of a Sheets `CellData` the reader asks for. */
@@ -40,12 +40,15 @@ function formatType(cell: GoogleCellData): string | undefined {
   return cell.effectiveFormat?.numberFormat?.type ?? cell.userEnteredFormat?.numberFormat?.type ?? undefined;
 }
 
-/** The number format of a cell that reads as a date (a number under a date format), else undefined. */
+/** The number format of a cell formatted as a date, time or date-time (empty or not), else undefined. */
 export function dateFormatOf(cell: GoogleCellData | null | undefined): GoogleNumberFormat | undefined {
-  if (typeof cell?.effectiveValue?.numberValue !== 'number') return undefined;
-  const format = cell.effectiveFormat?.numberFormat ?? cell.userEnteredFormat?.numberFormat ?? undefined;
+  const format = cell?.effectiveFormat?.numberFormat ?? cell?.userEnteredFormat?.numberFormat ?? undefined;
   return format?.type && DATE_TYPES.has(format.type) ? format : undefined;
 }
+
+/** Whether a cell holds a number (which, under a date format, reads as a date). */
+export const holdsNumber = (cell: GoogleCellData | null | undefined): boolean =>
+  typeof cell?.effectiveValue?.numberValue === 'number';
 
 /** One cell -> typed + formatted (and its formula, if it has one), or null when it is empty. */
 export function typeCell(cell: GoogleCellData | null | undefined): TypedCell | null {
@@ -61,7 +64,7 @@ function typeValue(cell: GoogleCellData | null | undefined): TypedCell | null {
   if (typeof value.numberValue === 'number') {
     const type = formatType(cell);
     if (type && DATE_TYPES.has(type)) {
-      const iso = isoFromDate(serialToDate(value.numberValue));
+      const iso = GOOGLE_SHEETS.iso(value.numberValue);
       if (iso !== null) return { typed: iso, formatted: shown };
     }
     return { typed: value.numberValue, formatted: shown || String(value.numberValue) };

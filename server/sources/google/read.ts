@@ -7,7 +7,7 @@
 import type { TabSnapshot } from '../source.ts';
 import { buildTab, type Grid } from '../tab.ts';
 import type { GoogleCellData } from './cells.ts';
-import { dateFormatOf, typeCell } from './cells.ts';
+import { dateFormatOf, holdsNumber, typeCell } from './cells.ts';
 import type { GoogleClients } from './client.ts';
 import { DateCells } from './date-cells.ts';
 
@@ -22,7 +22,7 @@ export interface SheetMeta {
   title: string;
   rowCount: number;
   columnCount: number;
-  /** The number formats of the cells that read as dates, for writes of ISO text (date-cells.ts). */
+  /** The number formats of the cells formatted as dates, for writes of ISO text and numbers (date-cells.ts). */
   dates: DateCells;
 }
 
@@ -51,7 +51,7 @@ function gridOf(data: GridDataJson[] | null | undefined, dates: DateCells): Grid
       values.forEach((cell, c) => {
         row[col0 + c] = typeCell(cell);
         const date = dateFormatOf(cell);
-        if (date) dates.set(row0 + r, col0 + c, date);
+        if (date) dates.set(row0 + r, col0 + c, date, holdsNumber(cell));
       });
     });
   }

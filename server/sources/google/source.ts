@@ -214,7 +214,7 @@ export class GoogleSource implements Source {
       throw new AppError('sheet_not_found', 'No such tab in this spreadsheet.', { sheet_id: sourceSheetId });
     }
     options.precondition?.(tab);
-    const plan = planWrite(tab, mutations);
+    const plan = planWrite(tab, mutations, { options, dates: sheet.dates.targets(tab) });
     assertTabFits(tab, plan, GOOGLE_LIMITS);
     const sending = sendingWithinCells(
       sendings({ sheet, tab }, plan, options),

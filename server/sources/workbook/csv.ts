@@ -10,7 +10,7 @@
 import { AppError } from '../../errors.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
-import { isoFromDate } from '../serial-dates.ts';
+import { isoOfDate } from '../serial-dates.ts';
 import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
@@ -33,7 +33,7 @@ function textOf(input: CellWrite['value'], options: WriteOptions): string {
     case 'boolean':
       return parsed.value ? 'true' : 'false';
     case 'date':
-      return isoFromDate(parsed.value) ?? '';
+      return isoOfDate(parsed.value) ?? parsed.text;
     case 'text':
       return guardCsvText(parsed.value);
     case 'formula': // unreachable: formulas are off above; kept so the switch stays exhaustive

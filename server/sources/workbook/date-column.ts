@@ -1,7 +1,7 @@
 /** Whether a column of a held tab holds dates (sources/date-cells.ts), for writes of ISO 8601 text. */
 import { nearestFilledRow } from '../date-cells.ts';
 import type { CellTab } from './cell-tab.ts';
-import { DAY_ONE, FIRST_NUMBER_FORMAT } from './number-formats.ts';
+import { FIRST_NUMBER_FORMAT } from './number-formats.ts';
 import { isDateFormat } from './values.ts';
 
 /** The number format of data column `column`'s dates near data row `index` (0-based), or undefined. */
@@ -10,6 +10,6 @@ export function columnDateFormat(tab: CellTab, column: number, index: number): s
   if (row < 0 || typeof tab.typed[row]![column] !== 'string') return undefined;
   const code = tab.codes[row * tab.header.length + column] ?? 0;
   if (code < FIRST_NUMBER_FORMAT) return undefined;
-  const format = tab.numberFormats[(code & ~DAY_ONE) - FIRST_NUMBER_FORMAT];
+  const format = tab.numberFormats[code - FIRST_NUMBER_FORMAT];
   return isDateFormat(format) ? format : undefined;
 }

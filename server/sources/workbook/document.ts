@@ -3,6 +3,7 @@
  * locks) only talks to this, so .xlsx and .csv share all of it.
  */
 
+import type { DateTargets } from '../date-cells.ts';
 import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
@@ -17,6 +18,11 @@ export interface WorkbookDocument {
    * seconds); `apply` would otherwise read it at once.
    */
   prepare?(sourceSheetId: string): Promise<void>;
+  /**
+   * Which cells of a write to the tab show a number as a date, for planning (sources/date-cells.ts); a file type
+   * without date cells (.csv) leaves this out.
+   */
+  dateTargets?(sourceSheetId: string): DateTargets | undefined;
   /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
   /**

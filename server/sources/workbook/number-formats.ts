@@ -5,7 +5,8 @@
  * the way Excel shows them.
  */
 
-import { dateToSerial } from '../serial-dates.ts';
+import { parseIsoDateTime } from '../input.ts';
+import { EXCEL_1900 } from '../serial-dates.ts';
 import type { CellValue } from '../source.ts';
 import { formatValue, isGeneralFormat } from './values.ts';
 
@@ -13,13 +14,8 @@ import { formatValue, isGeneralFormat } from './values.ts';
 export const AS_IS = 0;
 /** Booleans display TRUE / FALSE. */
 export const BOOLEAN = 1;
-/** Codes from here on are a number format: `numberFormats[(code & ~DAY_ONE) - FIRST_NUMBER_FORMAT]`. */
+/** Codes from here on are a number format: `numberFormats[code - FIRST_NUMBER_FORMAT]`. */
 export const FIRST_NUMBER_FORMAT = 2;
-/**
- * Set on the code of a date cell whose ISO text is a bare time on day one (1899-12-31, serials 1 to 2): its
- * text cannot tell it from day zero, and a date format shows the day.
- */
-export const DAY_ONE = 0x8000;
 
 /** What a date cell without a number format of its own shows (numFmtId 14, as ExcelJS and Excel save it). */
 export const DEFAULT_DATE_FORMAT = 'mm-dd-yy';
@@ -55,16 +51,23 @@ export function displayText(typed: CellValue, code: number, numberFormats: reado
   if (typed === null) return '';
   if (code === AS_IS) return String(typed);
   if (code === BOOLEAN) return typed ? 'TRUE' : 'FALSE';
-  const pattern = numberFormats[(code & ~DAY_ONE) - FIRST_NUMBER_FORMAT];
+  const pattern = numberFormats[code - FIRST_NUMBER_FORMAT];
   if (typeof typed === 'number') return formatNumber(pattern, typed);
-  if (typeof typed === 'string') return formatNumber(pattern, isoToSerial(typed, (code & DAY_ONE) !== 0));
+  if (typeof typed === 'string') {
+    const serial = displaySerial(typed);
+    return serial === null ? typed : formatNumber(pattern, serial);
+  }
   return String(typed);
 }
 
-/** The serial of a date cell's ISO text (a bare time is on day zero, or day one when the code says so). */
-function isoToSerial(iso: string, dayOne: boolean): number {
-  const text = iso.includes('-') ? iso : `${dayOne ? '1899-12-31' : '1899-12-30'}T${iso}`;
-  return dateToSerial(new Date(`${text.length === 10 ? `${text}T00:00:00` : text}Z`));
+/**
+ * The serial numfmt shows as a date cell's ISO text. numfmt renders serials as Excel's 1900 system does (its
+ * 1900-02-29 included), so this is that system's serial whatever the workbook's: a 1904 workbook's dates are
+ * read to ISO text first, and display the same.
+ */
+function displaySerial(iso: string): number | null {
+  const date = parseIsoDateTime(iso);
+  return date && EXCEL_1900.serial(date.value, date.timeOnly);
 }
 
 /** Formatted text per format and value: columns repeat values (quantities, dates), and numfmt is the cost. */

@@ -268,7 +268,10 @@ export class WorkbookFile {
         const tab = doc.tab(job.sourceSheetId);
         if (!tab) throw new AppError('sheet_not_found', `No tab with id ${job.sourceSheetId}`);
         job.options.precondition?.(tab);
-        plan = planWrite(tab, job.mutations);
+        plan = planWrite(tab, job.mutations, {
+          options: job.options,
+          dates: doc.dateTargets?.(job.sourceSheetId),
+        });
         // Against the tab as the jobs before this one in the batch left it: together they may not fit.
         assertTabFits(tab, plan, this.#engine.limits);
       } catch (error) {

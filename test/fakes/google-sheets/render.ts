@@ -3,6 +3,7 @@
 // UNFORMATTED_VALUE: numbers and booleans as JSON; dates as serial numbers unless FORMATTED_STRING.
 // FORMULA: formula text for formula cells, otherwise as UNFORMATTED_VALUE.
 import { createRequire } from 'node:module';
+import { format as formatDate } from 'numfmt';
 import { type Cell, isDateLike, isEmptyCell, type NumberFormat } from './cell.ts';
 import { badRequest } from './errors.ts';
 
@@ -44,6 +45,9 @@ export function formatGeneral(n: number): string {
 export function formatNumber(n: number, format: NumberFormat | undefined): string {
   if (!format) return formatGeneral(n);
   try {
+    // Sheets counts dates from 1899-12-30 without Excel's 1900-02-29 (serial 42 is 1900-02-10), which SSF
+    // renders as Excel does; numfmt renders it as Sheets does.
+    if (isDateLike(format)) return formatDate(format.pattern, n, { leap1900: false });
     return SSF.format(format.pattern, n);
   } catch {
     return formatGeneral(n);

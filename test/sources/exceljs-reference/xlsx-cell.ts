@@ -4,7 +4,7 @@
  * tests compare the surgical engine's reading with.
  */
 import ExcelJS from 'exceljs';
-import { dateToSerial, isoFromDate, serialToDate } from '../../../server/sources/serial-dates.ts';
+import { EXCEL_1900 } from '../../../server/sources/serial-dates.ts';
 import type { GridCell } from '../../../server/sources/tab.ts';
 import { decodeCellText } from '../../../server/sources/workbook/ooxml-text.ts';
 import { formatValue, isDateFormat, isGeneralFormat } from '../../../server/sources/workbook/values.ts';
@@ -14,18 +14,22 @@ const EXCELJS_DEFAULT_DATE_FORMAT = 'mm-dd-yy';
 
 const T = ExcelJS.ValueType;
 
+/** ExcelJS's own serial of a Date it read (days since 1899-12-30: the file's serial in the 1900 system). */
+const excelJsSerial = (d: Date): number => (d.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
+
 function numberCell(n: number, numFmt: string | undefined): GridCell | null {
   // A number under a date format is a date to Excel (and to ExcelJS after a reload), so type it as one.
-  if (isDateFormat(numFmt)) return dateCell(serialToDate(n), numFmt);
+  if (isDateFormat(numFmt)) return dateCell(n, numFmt);
   return { typed: n, formatted: formatValue(numFmt, n) };
 }
 
-function dateCell(d: Date, numFmt: string | undefined): GridCell | null {
-  const iso = isoFromDate(d);
-  if (iso === null) return null;
-  const pattern = isGeneralFormat(numFmt) ? EXCELJS_DEFAULT_DATE_FORMAT : numFmt;
+/** A date cell by the service's rules: Excel's 1900 system, a serial it shows as no date reads as its number. */
+function dateCell(serial: number, numFmt: string | undefined): GridCell | null {
+  if (!Number.isFinite(serial)) return null;
+  const iso = EXCEL_1900.iso(serial);
+  const pattern = iso !== null && isGeneralFormat(numFmt) ? EXCELJS_DEFAULT_DATE_FORMAT : numFmt;
   // numfmt is given the serial number, not the Date: a Date would be shifted by the local time zone.
-  return { typed: iso, formatted: formatValue(pattern, dateToSerial(d)) };
+  return { typed: iso ?? serial, formatted: formatValue(pattern, serial) };
 }
 
 /** Text from the file, with OOXML's `_xHHHH_` escapes undone (CSV text has none: see readCsvCell). */
@@ -53,7 +57,7 @@ function resultCell(result: unknown, numFmt: string | undefined): GridCell | nul
   if (typeof result === 'number') return Number.isFinite(result) ? numberCell(result, numFmt) : null;
   if (typeof result === 'boolean') return { typed: result, formatted: result ? 'TRUE' : 'FALSE' };
   if (typeof result === 'string') return textCell(result);
-  if (result instanceof Date) return dateCell(result, numFmt);
+  if (result instanceof Date) return dateCell(excelJsSerial(result), numFmt);
   if (typeof result === 'object' && 'error' in result) {
     const error = String((result as { error: unknown }).error);
     return { typed: error, formatted: error };
@@ -74,7 +78,7 @@ export function readXlsxCell(cell: ExcelJS.Cell): GridCell | null {
     case T.SharedString:
       return textCell(plainText(cell.value));
     case T.Date:
-      return dateCell(cell.value as Date, numFmt);
+      return dateCell(excelJsSerial(cell.value as Date), numFmt);
     case T.Boolean:
       return { typed: cell.value as boolean, formatted: cell.value ? 'TRUE' : 'FALSE' };
     case T.RichText:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interpretInput, parseUserEntered } from '../../../server/sources/input.ts';
-import { isoFromDate } from '../../../server/sources/serial-dates.ts';
+import { isoOfDate } from '../../../server/sources/serial-dates.ts';
 import { shiftFormula, shiftRange } from '../../../server/sources/workbook/formulas/formula-text.ts';
 import { RowMap } from '../../../server/sources/workbook/row-map.ts';
 
@@ -56,7 +56,7 @@ describe('user-entered parsing', () => {
   it('parses ISO and US dates, rejecting impossible ones', () => {
     const date = (s: string) => {
       const p = parseUserEntered(s);
-      return p.kind === 'date' ? [isoFromDate(p.value), p.hasTime] : p.kind;
+      return p.kind === 'date' ? [isoOfDate(p.value), p.hasTime] : p.kind;
     };
     expect(date('2024-03-01')).toEqual(['2024-03-01', false]);
     expect(date('2024-03-01T09:30')).toEqual(['2024-03-01T09:30:00', true]);

@@ -1,19 +1,17 @@
 /**
- * One scanned cell as the service reads it: numbers under a date format are dates (in either date system),
+ * One scanned cell as the service reads it: numbers under a date format are dates (in the workbook's date
+ * system, serial-dates.ts; a number the system shows as no date reads as the number),
  * formulas read as their cached result, booleans as booleans, errors as their text, strings with OOXML's
  * `_xHHHH_` escapes undone. Shared by the tab read (tab-builder.ts) and a row read back after a write
  * (sheet-row-read.ts), so both read a cell the same way.
  */
-import { isoFromDate, serialToDate } from '../../serial-dates.ts';
+import { workbookDateSystem } from '../../serial-dates.ts';
 import { Kind } from '../cell-tab.ts';
-import { AS_IS, BOOLEAN, DAY_ONE, DEFAULT_DATE_FORMAT, type NumberFormatTable } from '../number-formats.ts';
+import { AS_IS, BOOLEAN, DEFAULT_DATE_FORMAT, type NumberFormatTable } from '../number-formats.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { isDateFormat, isGeneralFormat } from '../values.ts';
 import type { ScannedCell } from './scanned-cell.ts';
 import type { StylesPart } from './styles-part.ts';
-
-/** Days between the 1900 and 1904 date systems' day zero. */
-const DATE1904_OFFSET = 1462;
 
 export interface ReadContext {
   date1904: boolean;
@@ -89,19 +87,18 @@ export function decodeCell(
   const n = Number.parseFloat(value);
   if (!Number.isFinite(n)) return false;
   const pattern = numFmt();
-  if (!showsDate(pattern)) {
+  const iso = showsDate(pattern) ? workbookDateSystem(ctx.date1904).iso(n) : null;
+  if (iso === null) {
+    // Also a number under a date format that the date system shows as no date (Excel's 1900-02-29, a negative
+    // serial, one past 9999-12-31): it reads as itself, and displays as its format renders it.
     out.kind = Kind.Number;
     out.number = n;
     out.code = numberFormats.code(pattern);
     return true;
   }
-  const date = serialToDate(ctx.date1904 ? n + DATE1904_OFFSET : n);
-  const iso = isoFromDate(date);
-  if (iso === null) return false;
   out.kind = Kind.Date;
   out.number = n;
   out.text = iso;
   out.code = numberFormats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
-  if (!iso.includes('-') && date.getUTCDate() === 31) out.code |= DAY_ONE;
   return true;
 }

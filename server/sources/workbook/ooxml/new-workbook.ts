@@ -5,7 +5,7 @@
  * sheet per tab, core properties) through the engine's own zip writer; Excel, LibreOffice and openpyxl open it.
  * Deterministic: the same input gives the same bytes.
  */
-import { dateToSerial } from '../../serial-dates.ts';
+import { EXCEL_1900 } from '../../serial-dates.ts';
 import { encodeCellText } from '../ooxml-text.ts';
 import { cellRef } from './row-xml.ts';
 import { escapeXml } from './xml-text.ts';
@@ -216,7 +216,9 @@ function cellXml(
   if (value instanceof Date) {
     // A date is a serial number that only a date format shows as a date.
     const dated = hasFormat(style) ? style : { ...style, numFmt: DEFAULT_DATE_FORMAT };
-    return `<c r="${ref}"${s(dated)}><v>${numberText(dateToSerial(value))}</v></c>`;
+    const serial = EXCEL_1900.serial(value, false);
+    if (serial === null) throw new Error(`Not a date Excel shows: ${value.toISOString()}`);
+    return `<c r="${ref}"${s(dated)}><v>${numberText(serial)}</v></c>`;
   }
   if (!isFormula(value)) throw new Error(`Not a cell value: ${String(value)}`);
   const f = `<f>${escapeXml(value.formula.replace(/^=/, ''))}</f>`;

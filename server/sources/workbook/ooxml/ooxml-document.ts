@@ -8,10 +8,12 @@
  * A façade: the package (ooxml-package.ts), the tab list (workbook-tabs.ts), the tabs held (held-tabs.ts,
  * read by tab-read.ts), a write (plan-apply.ts, recalc-after-write.ts) and the way out (package-serialize.ts).
  */
+import type { DateTargets } from '../../date-cells.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
 import type { GridLimits } from '../../tab.ts';
 import type { WorkbookDocument } from '../document.ts';
+import { xlsxDateTargets } from './date-targets.ts';
 import { HeldTabs, type KnownTab } from './held-tabs.ts';
 import { OoxmlPackage } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
@@ -65,6 +67,13 @@ export class OoxmlDocument implements WorkbookDocument {
   async prepare(sourceSheetId: string): Promise<void> {
     const tab = this.#wb.book.find(sourceSheetId);
     if (tab) await this.#wb.pkg.loadSheet(tab.part);
+  }
+
+  /** Which cells of a write to the tab show a number as a date (date-targets.ts); after `prepare`. */
+  dateTargets(sourceSheetId: string): DateTargets | undefined {
+    const tab = this.#wb.book.find(sourceSheetId);
+    const snapshot = this.#wb.held.get(sourceSheetId);
+    return tab && snapshot ? xlsxDateTargets(this.#wb, tab, snapshot) : undefined;
   }
 
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {

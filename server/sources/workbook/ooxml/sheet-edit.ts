@@ -91,7 +91,7 @@ function writeRow(
     }
   }
   const covered = mergeCover(mergeRefsIn(sheet.tail));
-  for (const { column, value } of cells) {
+  for (const { column, value, field, index } of cells) {
     // A merged non-anchor cell cannot hold a value: writing to it is a no-op, as typing into it is in Excel.
     if (covered(number, column + 1)) continue;
     const existing = cellAt(row, column + 1);
@@ -111,6 +111,8 @@ function writeRow(
       style,
       prefix: sheet.prefix,
       date1904: edit.date1904,
+      field,
+      index,
     };
     putCell(row, column + 1, writeCellXml(parsed, target, edit.styles));
   }
@@ -122,6 +124,22 @@ function writeRow(
 function isSharedFormulaMaster(cellXml: string): boolean {
   const f = /<(?:[\w.-]+:)?f\b[^>]*>/.exec(cellXml)?.[0];
   return f !== undefined && getAttr(f, 't') === 'shared' && getAttr(f, 'ref') !== undefined;
+}
+
+/**
+ * Where a write's appended rows go, in sheet rows after its deletes (`rowsLeft` data rows stay, `kept` are table
+ * rows the deletes emptied): after `last`, filling a kept row first, each styled like `styleRow` (none when the
+ * header would be it). The date-cell check before the write (date-targets.ts) asks the same.
+ */
+export function appendPlace(
+  headerRow: number,
+  rowsLeft: number,
+  kept: ReadonlySet<number>,
+): { last: number; styleRow: number | undefined } {
+  let last = headerRow + rowsLeft;
+  while (last > headerRow && kept.has(last)) last--;
+  const styleRow = kept.has(last + 1) ? last + 1 : last;
+  return { last, styleRow: styleRow > headerRow ? styleRow : undefined };
 }
 
 /** Style ids of row `number`, by 1-based column, for the first `columns` columns (0 = no style). */
@@ -139,7 +157,7 @@ function rowStyles(sheet: SheetXml, number: number, columns: number): Map<number
 }
 
 /** Which deleted rows stay as an emptied last row of their table (as Excel keeps one row under the header). */
-function splitTableDeletes(
+export function splitTableDeletes(
   tables: readonly TablePart[],
   sheetRows: readonly number[],
   apiRow: (r: number) => number,
@@ -284,16 +302,17 @@ export function applyPlanToSheet(
   }
 
   // 4. Appends after the last data row, styled like it (a kept, emptied table row is filled first).
-  let last = headerRow + tab.typed.length - deletes.remove.length;
-  while (last > headerRow && kept.has(last)) last--;
+  const place = appendPlace(headerRow, tab.typed.length - deletes.remove.length, kept);
+  let last = place.last;
   // A table emptied by the deletes keeps a row, which the plan's check (sheet-limits.ts) cannot see.
   if (last + plan.appends.length > SHEET_ROWS)
     throw rowsPastLimit(tab, last + plan.appends.length, SHEET_ROWS);
   const before = last;
   const appended: number[] = [];
-  const styleRow = kept.has(last + 1) ? last + 1 : last;
   const template =
-    styleRow > headerRow ? rowStyles(sheet, styleRow, plan.header.length) : new Map<number, number>();
+    place.styleRow === undefined
+      ? new Map<number, number>()
+      : rowStyles(sheet, place.styleRow, plan.header.length);
   const filled = new Set<number>();
   for (const cells of plan.appends) {
     last++;
