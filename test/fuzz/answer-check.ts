@@ -92,7 +92,8 @@ function unroutedProblems(reach: Exclude<Reached, { op: Operation }>, answer: An
   const expected = 'noRoute' in reach ? 404 : 405;
   // A request refused before routing (too long, or not HTTP) is refused the same on every path.
   const beforeRouting = [400, 414, 431].includes(answer.status);
-  const problems = answer.status === expected || beforeRouting ? [] : [`answered ${answer.status}, not ${expected}`];
+  const problems =
+    answer.status === expected || beforeRouting ? [] : [`answered ${answer.status}, not ${expected}`];
   if (answer.status === 405 && !answer.headers.allow) problems.push('a 405 without Allow');
   let json: unknown = null;
   try {

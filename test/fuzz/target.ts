@@ -38,6 +38,8 @@ export interface Target {
   spare: { userKey: string; spreadsheetId: string };
   webhookId: string;
   receiverUrl: string;
+  /** The service's process id (its CPU time is read from it). */
+  pid: number;
   /** What the service wrote to stderr: its own failures, with their causes. */
   serverLog: () => string;
   alive: () => boolean;
@@ -146,6 +148,7 @@ export async function startTarget(): Promise<Target> {
       const file = JSON.parse(await readFile(path.join(dataDir, 'secrets.json'), 'utf8'));
       target.adminToken = file.secrets['admin-token'];
     },
+    pid: child.pid!,
     serverLog: () => log.join(''),
     alive: () => !exited,
     async stop() {
