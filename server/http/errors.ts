@@ -3,6 +3,7 @@ import { AppError, isAppError } from '../errors.ts';
 import { redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { NOT_UTF8 } from './body.ts';
+import { MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.ts';
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';
 import { redactUrl } from './redact-url.ts';
@@ -19,6 +20,11 @@ function fromFrameworkError(err: unknown): AppError | null {
       return new AppError('invalid_body', 'Request body is not valid JSON.');
     case NOT_UTF8:
       return new AppError('invalid_body', 'Request body is not valid UTF-8; send JSON encoded as UTF-8.');
+    case TOO_DEEP:
+      return new AppError(
+        'invalid_body',
+        `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+      );
     case 'entity.too.large':
       return new AppError('payload_too_large', 'Request body is larger than 5 MB.');
     case 'charset.unsupported':
