@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
+import { saveTokens, writeAccountIndex } from '../../server/sources/google/tokens.ts';
 import { googleConfig } from '../helpers/config.ts';
 import { desktopLogin, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { type DocNode, expectDocumentedError } from '../helpers/openapi-doc.ts';
@@ -121,6 +122,34 @@ describe('Google logins over the admin API', () => {
     const unknown = await admin('/admin/accounts/google/logins/login_nope');
     expect(unknown.status).toBe(404);
     await expectDocumented(unknown, 'get', `${LOGINS}/{login}`);
+  });
+
+  it('answers 404 for an account no login has, however long or odd its name; a long one logs out', async () => {
+    const odd = [
+      'a'.repeat(300),
+      `${'x'.repeat(200)}+tag@example.com`,
+      'a'.repeat(5_000),
+      '../secrets',
+      'a b',
+      '\u202e',
+    ];
+    for (const account of odd) {
+      const res = await admin(`/admin/accounts/google/${encodeURIComponent(account)}`, { method: 'DELETE' });
+      expect(res.status, account.slice(0, 20)).toBe(404);
+      const error = await expectDocumented(res, 'delete', '/admin/accounts/{kind}/{account}');
+      expect(error.code).toBe('not_found');
+    }
+    // An address too long for a secret name of its own (Google allows 254 characters) is kept under its digest.
+    const long = `${'l'.repeat(230)}@example.com`;
+    saveTokens(service.context.secrets, long, { access_token: 'ya29.gone', refresh_token: '1//gone' });
+    writeAccountIndex(service.context.secrets, { default: null, accounts: [long] });
+    const listed = await (await admin('/admin/accounts')).json();
+    expect(listed.data[0].accounts).toEqual([{ account: long, default: false }]);
+    const out = await admin(`/admin/accounts/google/${encodeURIComponent(long)}`, { method: 'DELETE' });
+    expect(out.status).toBe(200);
+    expect((await out.json()).account).toBe(long);
+    expect((await (await admin('/admin/accounts')).json()).data[0].accounts).toEqual([]);
+    expect(readFileSync(path.join(dir, 'data', 'secrets.json'), 'utf8')).not.toContain('ya29.gone');
   });
 
   it('logs in through the consent URL, stores the tokens sealed, connects, and logs out', async () => {
