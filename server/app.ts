@@ -13,7 +13,7 @@ import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors, mcpCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
-import { errorHandler, notFound } from './http/errors.ts';
+import { clientText, errorHandler, notFound } from './http/errors.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { logRequests } from './http/log-requests.ts';
@@ -120,7 +120,7 @@ export function createApp(
   mountAdminSignInRoutes(routes, deps);
   // What the old credentials opened ends with them.
   deps.adminAccess.onRotate(() => eventStreams.closeAll());
-  const logins = new AccountLogins(deps.now);
+  const logins = new AccountLogins(deps.now, clientText(deps.dataDir));
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountAdminMcpRoutes(routes, deps);
@@ -138,7 +138,7 @@ export function createApp(
   app.use(methodNotAllowed(router));
 
   app.use(notFound);
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, deps.dataDir));
   // What holds a connection or a listener open until the server stops: event streams, logins awaiting a browser.
   const closeStreams = () => {
     eventStreams.closeAll();

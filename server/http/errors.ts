@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
+import { pathHider } from '../lib/hide-path.ts';
 import { redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { NOT_UTF8 } from './body.ts';
@@ -42,11 +43,25 @@ function fromFrameworkError(err: unknown): AppError | null {
 }
 
 /**
+ * What a client may read of a message or detail: no secret it carried (a path or field name may repeat one), and
+ * not the data dir's absolute path, should a message quote a file there (hide-path.ts, the safety net: messages
+ * are worded without paths in the first place).
+ */
+export function clientText(dataDir: string | null): (text: string) => string {
+  const hide = dataDir === null ? (text: string) => text : pathHider(dataDir);
+  return (text) => hide(redactSecrets(text));
+}
+
+/**
  * Every failure of SheetPort's own (a 5xx, an unexpected throw, a failure after the answer had started) is logged
  * with its cause and request id, so the `request_id` a client saw leads to it; 4xx answers are the client's and
  * are only in the request log.
  */
-export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
+export function errorHandler(
+  log: (message: string, err: unknown) => void,
+  dataDir: string | null,
+): ErrorRequestHandler {
+  const shown = clientText(dataDir);
   return (err, req, res, _next) => {
     const appError = isAppError(err) ? err : fromFrameworkError(err);
     const error = appError ?? new AppError('internal_error', 'Something went wrong inside SheetPort.');
@@ -67,16 +82,12 @@ export function errorHandler(log: (message: string, err: unknown) => void): Erro
     if (typeof error.details.retry_after === 'number')
       res.setHeader('Retry-After', String(error.details.retry_after));
     res.status(error.status).json({
-      // A message or detail that echoes input (a path, a field name) never echoes a secret back either.
       error: {
         code: error.code,
-        message: redactSecrets(error.message),
+        message: shown(error.message),
         request_id: locals(res).requestId,
         ...Object.fromEntries(
-          Object.entries(error.details).map(([name, v]) => [
-            name,
-            typeof v === 'string' ? redactSecrets(v) : v,
-          ]),
+          Object.entries(error.details).map(([name, v]) => [name, typeof v === 'string' ? shown(v) : v]),
         ),
       },
     });

@@ -5,7 +5,7 @@
  * loopback listener), the tokens sealed with SHEETPORT_GOOGLE_PASSPHRASE, a spreadsheet connected with them, and
  * the account logged out. A real server (startServer) configured with the fake's roots and a Desktop-app client.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,6 +90,10 @@ describe('Google logins over the admin API', () => {
     const error = await expectDocumented(res, 'post', LOGINS);
     expect(error).toMatchObject({ code: 'invalid_body', field: 'allow_file_storage' });
     expect(error.message).toMatch(/No OS keychain/);
+    // Where the data dir is stays the server's own business.
+    expect(error.message).toContain("the data dir's secrets file");
+    expect(error.message).not.toContain(dir);
+    expect(error.message).not.toContain('secrets.json');
   });
 
   it('without an OAuth client configured, says which variables to set', async () => {
@@ -218,6 +222,23 @@ describe('Google logins over the admin API', () => {
     expect(failed.error.message).toMatch(/run `sheetport login google` again and choose Allow/);
     // Nothing was stored: no account was added.
     expect((await (await admin('/admin/accounts')).json()).data[0].accounts).toEqual([]);
+  });
+
+  it("never shows the data dir's path, even in a message that quotes a file there", async () => {
+    const file = path.join(dir, 'data', 'secrets.json');
+    const kept = readFileSync(file, 'utf8');
+    writeFileSync(file, '{ not json');
+    try {
+      const res = await admin('/admin/accounts');
+      expect(res.status).toBe(500);
+      const { error } = await res.json();
+      expect(error.code).toBe('internal_error');
+      expect(error.message).toContain('The secrets file <data dir>/secrets.json is not valid');
+      expect(JSON.stringify(error)).not.toContain(path.join(dir, 'data'));
+    } finally {
+      writeFileSync(file, kept);
+    }
+    expect((await admin('/admin/accounts')).status).toBe(200);
   });
 
   it('a login still waiting for its browser closes its loopback listener when the server stops', async () => {
