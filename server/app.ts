@@ -14,6 +14,7 @@ import { jsonBody } from './http/body.ts';
 import { apiCors, mcpCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
 import { clientText, errorHandler, notFound } from './http/errors.ts';
+import { freshOnlyWithEtag } from './http/freshness.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { logRequests } from './http/log-requests.ts';
@@ -73,8 +74,10 @@ export function createApp(
   const tunnel = options.surface === 'tunnel';
   const app = express();
   app.disable('x-powered-by');
-  // Express would hash every body for a weak ETag; rows carry their own strong ETag instead.
+  // Express would hash every body for a weak ETag; rows carry their own strong ETag instead, and only an answer
+  // with one may be 304 (http/freshness.ts).
   app.set('etag', false);
+  freshOnlyWithEtag(app);
   app.set('query parser', 'simple');
   // Only the tunnel-only listener sits behind a proxy, the tunnel's agent, which adds the client's address as the
   // last X-Forwarded-For entry: `req.ip` is that entry (an earlier one a client sent is ignored). The loopback
