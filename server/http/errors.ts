@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { pathHider } from '../lib/hide-path.ts';
-import { redactSecrets } from '../lib/redact-secrets.ts';
+import { excerpt, redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { NOT_UTF8 } from './body.ts';
-import { MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, TOO_DEEP, TOO_MANY_VALUES } from './json-bounds.ts';
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';
 import { redactUrl } from './redact-url.ts';
@@ -26,6 +26,11 @@ function fromFrameworkError(err: unknown): AppError | null {
         'invalid_body',
         `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
       );
+    case TOO_MANY_VALUES:
+      return new AppError(
+        'invalid_body',
+        `Request body holds more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values (array elements and object members); send fewer rows per request.`,
+      );
     case 'entity.too.large':
       return new AppError('payload_too_large', 'Request body is larger than 5 MB.');
     case 'charset.unsupported':
@@ -42,14 +47,19 @@ function fromFrameworkError(err: unknown): AppError | null {
   return null;
 }
 
+/** The longest message or detail an error carries: one that echoes a 5 MB name is cut. */
+export const MAX_ERROR_TEXT = 2_000;
+
 /**
- * What a client may read of a message or detail: no secret it carried (a path or field name may repeat one), and
- * not the data dir's absolute path, should a message quote a file there (hide-path.ts, the safety net: messages
- * are worded without paths in the first place).
+ * What a client may read of a message or detail: at most MAX_ERROR_TEXT characters, no secret it carried (a path
+ * or field name may repeat one), and not the data dir's absolute path, should a message quote a file there
+ * (hide-path.ts, the safety net: messages are worded without paths in the first place). Cut first, so an echo
+ * of a 5 MB body costs what an echo of 2,000 characters costs; the cut never leaves part of a secret or of the
+ * data dir's path.
  */
 export function clientText(dataDir: string | null): (text: string) => string {
   const hide = dataDir === null ? (text: string) => text : pathHider(dataDir);
-  return (text) => hide(redactSecrets(text));
+  return (text) => redactSecrets(hide(excerpt(text, MAX_ERROR_TEXT)));
 }
 
 /**

@@ -49,8 +49,30 @@ function spellingsOf(dir: string): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
-/** A function that writes `dir` (in any of its spellings) as `<data dir>` in a text. */
+/** What marks a text as cut short (redact-secrets.ts `excerpt`). */
+const CUT = '…';
+
+/** `text` without the head of a spelling (two characters or more) it was cut in, just before its `…`. */
+function withoutCutHead(text: string, spellings: readonly string[]): string {
+  if (!text.endsWith(CUT)) return text;
+  const body = text.slice(0, -CUT.length);
+  for (const spelling of spellings) {
+    for (let length = Math.min(spelling.length - 1, body.length); length >= 2; length--) {
+      if (body.endsWith(spelling.slice(0, length))) return `${body.slice(0, -length)}${CUT}`;
+    }
+  }
+  return text;
+}
+
+/**
+ * A function that writes `dir` (in any of its spellings) as `<data dir>` in a text, and drops the head of one at
+ * the end of a text cut short, so an excerpt never shows part of the path either.
+ */
 export function pathHider(dir: string): (text: string) => string {
   const spellings = spellingsOf(dir);
-  return (text) => spellings.reduce((out, spelling) => replaceDir(out, spelling, HIDDEN_DIR), text);
+  return (text) =>
+    withoutCutHead(
+      spellings.reduce((out, spelling) => replaceDir(out, spelling, HIDDEN_DIR), text),
+      spellings,
+    );
 }

@@ -125,6 +125,19 @@ export function redactSecrets(text: string): string {
   return plain.includes('%') ? redactEncodedRuns(plain) : plain;
 }
 
+/**
+ * `text` cut to at most `max` characters, as a bounded excerpt to redact: it never ends inside a run that goes on
+ * past the cut, where the head of a secret could be too short to be recognised; the cut moves back to that run's
+ * start (a run longer than the excerpt is left out whole). `…` marks a cut. Cheap whatever `text`'s length:
+ * redact the excerpt, not the whole.
+ */
+export function excerpt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max;
+  if (!endsRun(text.charCodeAt(cut))) while (cut > 0 && !endsRun(text.charCodeAt(cut - 1))) cut--;
+  return `${text.slice(0, cut)}…`;
+}
+
 /** Whether `text` holds anything shaped like a SheetPort secret (plain or percent-encoded). */
 export function holdsSecret(text: string): boolean {
   return redactSecrets(text) !== text;

@@ -27,3 +27,18 @@ describe('pathHider', () => {
     expect(pathHider('/')('No route for GET /v1/x.')).toBe('No route for GET /v1/x.');
   });
 });
+
+describe('pathHider on a text cut short', () => {
+  const hide = pathHider('/srv/sheetport/data');
+
+  it('drops the head of the data dir at the cut', () => {
+    expect(hide('Could not open /srv/sheetport/da…')).toBe('Could not open …');
+    expect(hide('Could not open /srv/…')).toBe('Could not open …');
+    expect(hide('in /srv/sheetport/data and /srv/sheet…')).toBe('in <data dir> and …');
+  });
+
+  it('keeps a text that was not cut, or whose end is no part of the path', () => {
+    expect(hide('Waiting for /srv')).toBe('Waiting for /srv');
+    expect(hide('Sheet "abc…')).toBe('Sheet "abc…');
+  });
+});

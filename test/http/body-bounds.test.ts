@@ -1,13 +1,14 @@
 /**
- * Request bodies nested deeper than MAX_JSON_DEPTH are refused, 400 invalid_body, before anything parses them
- * (http/json-depth.ts): on every write route of the real app, with and without an Idempotency-Key (whose
- * fingerprint, JSON.stringify over the parsed body, overflowed the stack and answered 500), and on `/mcp`, which
- * has its own parser. A body at the bound passes; brackets inside strings do not count.
+ * Request bodies nested deeper than MAX_JSON_DEPTH, or holding more than MAX_JSON_VALUES values, are refused, 400
+ * invalid_body, before anything parses them (http/json-bounds.ts): on every write route of the real app, with and
+ * without an Idempotency-Key (whose fingerprint, JSON.stringify over the parsed body, overflowed the stack and
+ * answered 500), and on `/mcp`, which has its own parser. A body at a bound passes; brackets and commas inside
+ * strings do not count.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../server/http/json-depth.ts';
+import { jsonFault, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../server/http/json-bounds.ts';
 import type { RouteEntry } from '../../server/http/route-table.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
@@ -42,6 +43,33 @@ function send(entry: RouteEntry, body: string, idempotencyKey?: string) {
     ...(admin ? { auth: h.context.adminToken } : {}),
   });
 }
+
+describe(`bodies holding more than ${MAX_JSON_VALUES} values`, () => {
+  it('are 400 invalid_body before they are parsed; a body at the bound reaches the route', async () => {
+    const connection = (await h.connectBook(await writePeopleWorkbook(h.dir, 'values.xlsx'))).connection;
+    const post = (body: string, path = rowsPath(connection, 'People')) =>
+      h.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const over = await post(`[${Array.from({ length: MAX_JSON_VALUES + 1 }, () => '{}').join(',')}]`);
+    expect(over.status).toBe(400);
+    const { error } = await over.json();
+    expect(error.code).toBe('invalid_body');
+    expect(error.message).toContain('more than 100,000 values');
+    // 500 rows of 199 fields (and the 500 rows themselves): just under the bound, so the route answers.
+    const row = Object.fromEntries(Array.from({ length: 199 }, (_, i) => [`F${i}`, 'v']));
+    const atBound = await post(JSON.stringify(Array.from({ length: 500 }, () => row)));
+    expect((await atBound.json()).error.message).not.toContain('values');
+    // Commas inside text are text: 500 rows of 300 commas each.
+    const commas = await post(JSON.stringify(Array.from({ length: 500 }, () => ({ Name: ','.repeat(300) }))));
+    expect(commas.status).toBe(201);
+    const onMcp = await h.fetch('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[${'1,'.repeat(MAX_JSON_VALUES)}1]}`,
+    });
+    expect(onMcp.status).toBe(400);
+    expect((await onMcp.json()).error.message).toContain('more than 100,000 values');
+  });
+});
 
 describe(`bodies nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
   it('are 400 invalid_body on every write route, with an Idempotency-Key or without', async () => {
@@ -105,20 +133,37 @@ function depthOf(value: unknown): number {
   return 1 + Math.max(0, ...children.map(depthOf));
 }
 
-describe('the depth scan', () => {
-  it('agrees with the depth of the parsed value, whatever the strings hold', () => {
-    const text = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', 'é') });
+/** The array elements and object members of a parsed JSON value, all levels. */
+function valuesOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.length + children.reduce<number>((sum, child) => sum + valuesOf(child), 0);
+}
+
+describe('the scan', () => {
+  it('agrees with the depth and the values of the parsed value, whatever the strings hold', () => {
+    const text = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', ',', ':', 'a', 'é') });
     const value = fc.letrec((tie) => ({
       node: fc.oneof({ depthSize: 'small' }, text, fc.integer(), tie('array'), tie('object')),
-      array: fc.array(tie('node'), { maxLength: 3 }),
-      object: fc.dictionary(text, tie('node'), { maxKeys: 3 }),
+      array: fc.array(tie('node'), { maxLength: 4 }),
+      object: fc.dictionary(text, tie('node'), { maxKeys: 4 }),
     })).node;
     fc.assert(
-      fc.property(value, fc.integer({ min: 0, max: 6 }), (v, max) => {
-        const bytes = Buffer.from(JSON.stringify(v, null, max % 2 === 0 ? 0 : 1));
-        return nestsDeeperThan(bytes, max) === depthOf(v) > max;
-      }),
-      { numRuns: 2_000 },
+      fc.property(
+        value,
+        fc.integer({ min: 0, max: 6 }),
+        fc.integer({ min: 0, max: 12 }),
+        (v, depth, values) => {
+          const bytes = Buffer.from(JSON.stringify(v, null, depth % 2 === 0 ? 0 : 1));
+          const expected = depthOf(v) > depth ? 'depth' : valuesOf(v) > values ? 'values' : null;
+          const found = jsonFault(bytes, depth, values);
+          // Both bounds broken: the scan names the one it meets first.
+          return expected === null
+            ? found === null
+            : found !== null && (found === expected || depthOf(v) > depth);
+        },
+      ),
+      { numRuns: 3_000 },
     );
   });
 });
