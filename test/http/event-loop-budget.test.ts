@@ -9,7 +9,7 @@
  *
  * A 5 MB write that succeeds is held to a budget of its own, WRITE_BUDGET_MS: its data is stored three times on
  * the service's thread (the file, the change log and the tab's baseline in SQLite, with a checkpoint of the whole
- * tab every 1,000 rows written), which costs 150-450 ms on a loaded 2-core machine (docs/performance.md).
+ * tab every 1,000 rows written), which costs 140-450 ms on a loaded 2-core machine (docs/performance.md).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
