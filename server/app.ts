@@ -13,7 +13,8 @@ import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors, mcpCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
-import { errorHandler, notFound } from './http/errors.ts';
+import { clientText, errorHandler, notFound } from './http/errors.ts';
+import { freshOnlyWithEtag } from './http/freshness.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { logRequests } from './http/log-requests.ts';
@@ -74,8 +75,10 @@ export function createApp(
   const tunnel = options.surface === 'tunnel';
   const app = express();
   app.disable('x-powered-by');
-  // Express would hash every body for a weak ETag; rows carry their own strong ETag instead.
+  // Express would hash every body for a weak ETag; rows carry their own strong ETag instead, and only an answer
+  // with one may be 304 (http/freshness.ts).
   app.set('etag', false);
+  freshOnlyWithEtag(app);
   app.set('query parser', 'simple');
   // Only the tunnel-only listener sits behind a proxy, the tunnel's agent, which adds the client's address as the
   // last X-Forwarded-For entry: `req.ip` is that entry (an earlier one a client sent is ignored). The loopback
@@ -123,7 +126,7 @@ export function createApp(
   mountAdminSignInRoutes(routes, deps);
   // What the old credentials opened ends with them.
   deps.adminAccess.onRotate(() => eventStreams.closeAll());
-  const logins = new AccountLogins(deps.now);
+  const logins = new AccountLogins(deps.now, clientText(deps.dataDir));
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountAdminMcpRoutes(routes, deps);
@@ -141,7 +144,7 @@ export function createApp(
   app.use(methodNotAllowed(router));
 
   app.use(notFound);
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, deps.dataDir));
   // What holds a connection or a listener open until the server stops: event streams, logins awaiting a browser.
   const closeStreams = () => {
     eventStreams.closeAll();

@@ -161,7 +161,12 @@ export function printError(err: unknown, json: boolean): void {
   } else {
     message = String(err);
   }
-  message = message.replace(/\s*\n\s*/g, ' ').trim();
+  // One line: each line trimmed, blank ones dropped.
+  message = message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
   // A reason tells a script which of an upstream failure's causes it met (google_access_denied, read_only ...).
   const reason = isAppError(err) && typeof err.details.reason === 'string' ? err.details.reason : undefined;
   if (json)

@@ -31,12 +31,15 @@ export type RunLogin = (show: (url: string) => void, signal: AbortSignal) => Pro
 
 export class AccountLogins {
   readonly #now: () => number;
+  /** A failure's message as a client may read it (errors.ts `clientText`). */
+  readonly #shown: (text: string) => string;
   readonly #logins = new Map<string, LoginJson & { finishedAt: number | null }>();
   /** Ends every login still waiting for its browser, so none keeps a loopback listener past the server's stop. */
   readonly #stop = new AbortController();
 
-  constructor(now: () => number) {
+  constructor(now: () => number, shown: (text: string) => string = (text) => text) {
     this.#now = now;
+    this.#shown = shown;
   }
 
   /**
@@ -78,7 +81,7 @@ export class AccountLogins {
           state: 'failed',
           error: {
             code: known ? err.code : 'internal_error',
-            message: known ? err.message : 'The login failed.',
+            message: known ? this.#shown(err.message) : 'The login failed.',
             ...(known && typeof err.details.reason === 'string' ? { reason: err.details.reason } : {}),
           },
         });

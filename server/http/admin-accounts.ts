@@ -46,7 +46,7 @@ function checkFileStorage(
   if (!allowed) {
     throw new AppError(
       'invalid_body',
-      `No OS keychain holds this data dir's secrets (they are in ${secrets.where}), so the ${accounts.provider} login is not stored. ` +
+      `No OS keychain holds this data dir's secrets (they are in the data dir's secrets file), so the ${accounts.provider} login is not stored. ` +
         `To keep it in that file encrypted, start the server with ${accounts.passphraseEnv} set to a passphrase and allow file storage.`,
       { field: 'allow_file_storage' },
     );
@@ -54,7 +54,7 @@ function checkFileStorage(
   if (!passphrase) {
     throw new AppError(
       'invalid_body',
-      `No OS keychain holds this data dir's secrets, and ${accounts.passphraseEnv} is not set: the ${accounts.provider} login kept in ${secrets.where} is encrypted with it. Set it and restart the server.`,
+      `No OS keychain holds this data dir's secrets, and ${accounts.passphraseEnv} is not set: the ${accounts.provider} login kept in the data dir's secrets file is encrypted with it. Set it and restart the server.`,
       { field: 'allow_file_storage' },
     );
   }

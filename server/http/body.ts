@@ -1,23 +1,31 @@
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import { createHash } from 'node:crypto';
+import express, { type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.ts';
+import { refuseOversizedJson } from './json-bounds.ts';
+import { locals } from './locals.ts';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const NOT_UTF8 = 'entity.not.utf8';
 
 /**
  * Bytes that are not UTF-8 would otherwise be decoded leniently (each bad byte becomes U+FFFD) and stored
- * as mojibake: refuse them. Not strict about the top level, so `"text"` or `42` reach the route, whose
+ * as mojibake: refuse them; so are bodies nested deeper than MAX_JSON_DEPTH or holding more than
+ * MAX_JSON_VALUES values, before JSON.parse sees them (json-bounds.ts). Not strict about the top level, so `"text"` or `42` reach the route, whose
  * message says what shape it wants instead of calling valid JSON invalid.
  */
 const parseJson = express.json({
   limit: MAX_BODY_BYTES,
   strict: false,
   type: () => true,
-  verify: (_req, _res, bytes) => {
+  verify: (req, res, bytes) => {
     // body-parser wraps what is thrown here as a 403; the error middleware maps this `type` to 400.
     if (!isUtf8(bytes))
       throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
+    refuseOversizedJson(bytes);
+    if (req.headers['idempotency-key'] !== undefined) {
+      locals(res as Response).bodyDigest = createHash('sha256').update(bytes).digest('hex');
+    }
   },
 });
 

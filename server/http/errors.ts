@@ -1,8 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
-import { redactSecrets } from '../lib/redact-secrets.ts';
+import { pathHider } from '../lib/hide-path.ts';
+import { excerpt, redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { NOT_UTF8 } from './body.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, TOO_DEEP, TOO_MANY_VALUES } from './json-bounds.ts';
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';
 import { redactUrl } from './redact-url.ts';
@@ -19,6 +21,16 @@ function fromFrameworkError(err: unknown): AppError | null {
       return new AppError('invalid_body', 'Request body is not valid JSON.');
     case NOT_UTF8:
       return new AppError('invalid_body', 'Request body is not valid UTF-8; send JSON encoded as UTF-8.');
+    case TOO_DEEP:
+      return new AppError(
+        'invalid_body',
+        `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+      );
+    case TOO_MANY_VALUES:
+      return new AppError(
+        'invalid_body',
+        `Request body holds more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values (array elements and object members); send fewer rows per request.`,
+      );
     case 'entity.too.large':
       return new AppError('payload_too_large', 'Request body is larger than 5 MB.');
     case 'charset.unsupported':
@@ -35,12 +47,31 @@ function fromFrameworkError(err: unknown): AppError | null {
   return null;
 }
 
+/** The longest message or detail an error carries: one that echoes a 5 MB name is cut. */
+export const MAX_ERROR_TEXT = 2_000;
+
+/**
+ * What a client may read of a message or detail: at most MAX_ERROR_TEXT characters, no secret it carried (a path
+ * or field name may repeat one), and not the data dir's absolute path, should a message quote a file there
+ * (hide-path.ts, the safety net: messages are worded without paths in the first place). Cut first, so an echo
+ * of a 5 MB body costs what an echo of 2,000 characters costs; the cut never leaves part of a secret or of the
+ * data dir's path.
+ */
+export function clientText(dataDir: string | null): (text: string) => string {
+  const hide = dataDir === null ? (text: string) => text : pathHider(dataDir);
+  return (text) => redactSecrets(hide(excerpt(text, MAX_ERROR_TEXT)));
+}
+
 /**
  * Every failure of SheetPort's own (a 5xx, an unexpected throw, a failure after the answer had started) is logged
  * with its cause and request id, so the `request_id` a client saw leads to it; 4xx answers are the client's and
  * are only in the request log.
  */
-export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
+export function errorHandler(
+  log: (message: string, err: unknown) => void,
+  dataDir: string | null,
+): ErrorRequestHandler {
+  const shown = clientText(dataDir);
   return (err, req, res, _next) => {
     const appError = isAppError(err) ? err : fromFrameworkError(err);
     const error = appError ?? new AppError('internal_error', 'Something went wrong inside SheetPort.');
@@ -61,16 +92,12 @@ export function errorHandler(log: (message: string, err: unknown) => void): Erro
     if (typeof error.details.retry_after === 'number')
       res.setHeader('Retry-After', String(error.details.retry_after));
     res.status(error.status).json({
-      // A message or detail that echoes input (a path, a field name) never echoes a secret back either.
       error: {
         code: error.code,
-        message: redactSecrets(error.message),
+        message: shown(error.message),
         request_id: locals(res).requestId,
         ...Object.fromEntries(
-          Object.entries(error.details).map(([name, v]) => [
-            name,
-            typeof v === 'string' ? redactSecrets(v) : v,
-          ]),
+          Object.entries(error.details).map(([name, v]) => [name, typeof v === 'string' ? shown(v) : v]),
         ),
       },
     });

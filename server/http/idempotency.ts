@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
 import { holdsSecret } from '../lib/redact-secrets.ts';
 import type { Idempotency } from '../repositories/idempotency.ts';
 import { apiKeyOf } from './auth.ts';
+import { locals } from './locals.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -15,6 +16,32 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
  */
 function storedForm(idemKey: string): string {
   return holdsSecret(idemKey) ? `sha256:${createHash('sha256').update(idemKey).digest('hex')}` : idemKey;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * What a repeat must match: the method, the URL and the body, by the digest of its bytes (body.ts takes it as it
+ * checks them). The parsed body is never serialized again: for a 5 MB body that cost more than the rest of a
+ * refused request.
+ */
+function fingerprintOf(req: Request, res: Response): string {
+  return sha256(
+    `${req.method}\n${req.originalUrl}\n${locals(res).bodyDigest ?? JSON.stringify(req.body ?? null)}`,
+  );
+}
+
+/** The fingerprint of a record begun before bodies were fingerprinted by their bytes (kept 24 h at most). */
+function parsedBodyFingerprint(req: Request): string {
+  return sha256(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`);
+}
+
+/** begin(), with a record of the earlier fingerprint's form still matched by a repeat that carries a body. */
+async function beginFor(store: Idempotency, req: Request, res: Response, apiKeyId: string, idemKey: string) {
+  const begun = await store.begin(apiKeyId, idemKey, fingerprintOf(req, res));
+  if (begun.state !== 'conflict' || locals(res).bodyDigest === undefined) return begun;
+  const earlier = await store.begin(apiKeyId, idemKey, parsedBodyFingerprint(req));
+  return earlier.state === 'conflict' ? begun : earlier;
 }
 
 /**
@@ -36,10 +63,7 @@ export function idempotency(store: Idempotency): RequestHandler {
     }
     const apiKeyId = apiKeyOf(res).id;
     const idemKey = storedForm(rawIdemKey);
-    const fingerprint = createHash('sha256')
-      .update(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
-      .digest('hex');
-    const begun = await store.begin(apiKeyId, idemKey, fingerprint);
+    const begun = await beginFor(store, req, res, apiKeyId, idemKey);
     if (begun.state === 'replay') {
       res.setHeader('Idempotent-Replayed', 'true');
       res.status(begun.status).setHeader('Content-Type', begun.contentType);

@@ -13,6 +13,7 @@ import { RowApi } from '../mcp/row-api.ts';
 import { createMcpSession } from '../mcp/session.ts';
 import { requireApiKey } from './auth.ts';
 import type { AppDeps } from './deps.ts';
+import { refuseOversizedJson } from './json-bounds.ts';
 import { locals } from './locals.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 
@@ -35,7 +36,8 @@ function listenerOrigin(req: Request): string {
 export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions): void {
   const router = Router();
   router.use(requireApiKey(deps.keys, deps.connections, 'read'));
-  router.use(express.json({ limit: '8mb' }));
+  // The bounds of every request body (json-bounds.ts), checked before this parser reads the bytes.
+  router.use(express.json({ limit: '8mb', verify: (_req, _res, bytes) => refuseOversizedJson(bytes) }));
   router.all('/', async (req: Request, res: Response) => {
     const key = locals(res).apiKey!;
     const id = req.get('mcp-session-id');

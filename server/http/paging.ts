@@ -1,10 +1,12 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../errors.ts';
+import { fitsHeaderBudget } from './header-budget.ts';
 
 /**
  * `X-Total-Count` and an RFC 8288 `Link` header (first/prev/next/last where they exist), so clients that get
  * a bare JSON array can still page. Links keep every other query parameter of the request; `offset` and `limit`
- * come last.
+ * come last. Each link repeats the query, so `Link` is left out when it would take the header section past its
+ * budget (header-budget.ts): the total still says how far to page, in `X-Total-Count` and a body's `meta`.
  */
 export function setPagingHeaders(
   req: Request,
@@ -29,7 +31,8 @@ export function setPagingHeaders(
   if (offset > 0) links.push(link('prev', Math.max(0, Math.min(offset - limit, lastOffset))));
   if (offset + limit < total) links.push(link('next', offset + limit));
   links.push(link('last', lastOffset));
-  res.setHeader('Link', links.join(', '));
+  const value = links.join(', ');
+  if (fitsHeaderBudget(res, 'Link', value)) res.setHeader('Link', value);
 }
 
 /** A `limit` query parameter: a whole number from 1 to `max`, `default` when absent (the admin API's lists). */

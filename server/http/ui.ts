@@ -6,6 +6,7 @@
 import express, { type RequestHandler, Router } from 'express';
 import { AppError } from '../errors.ts';
 import { isLoopbackRequest } from './admin.ts';
+import { fitsHeaderBudget } from './header-budget.ts';
 import { defaultUiDir } from './ui-dir.ts';
 
 export const UI_CSP = [
@@ -28,6 +29,19 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/**
+ * `/ui` to `/ui/`, where the page is. The query goes along only while `Location` keeps the header section within
+ * its budget (header-budget.ts); the page reads nothing from it anyway (its token comes in the fragment).
+ */
+const toPage: RequestHandler = (req, res, next) => {
+  const q = req.originalUrl.indexOf('?');
+  const pathname = q === -1 ? req.originalUrl : req.originalUrl.slice(0, q);
+  if (req.path !== '/' || pathname.endsWith('/')) return next();
+  const query = q === -1 ? '' : req.originalUrl.slice(q);
+  const withQuery = `${pathname}/${query}`;
+  res.redirect(301, fitsHeaderBudget(res, 'Location', withQuery) ? withQuery : `${pathname}/`);
+};
+
 export function uiRouter(dir: string | null = defaultUiDir()): Router {
   const router = Router();
   router.use((req, _res, next) => {
@@ -45,9 +59,13 @@ export function uiRouter(dir: string | null = defaultUiDir()): Router {
     });
     return router;
   }
+  router.use(toPage);
   router.use(
     express.static(dir, {
       index: 'index.html',
+      // A folder without its slash is not sent on: serve-static's redirect would repeat the whole URL, query
+      // included, in Location. `/ui` itself is redirected by toPage.
+      redirect: false,
       // The page itself is always fetched fresh; Vite's hashed assets may be kept.
       setHeaders: (res, file) => {
         res.setHeader(

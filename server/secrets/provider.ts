@@ -28,9 +28,15 @@ export const SECRET_NAMES = {
   tunnelAuthtoken: 'tunnel-authtoken',
 } as const;
 
+/** The longest secret name: a keychain account name must stay short. */
+export const MAX_SECRET_NAME = 128;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 
-/** Names become keychain account names and JSON keys: keep them plain. */
+/**
+ * Names become keychain account names and JSON keys: keep them plain. A name that breaks this rule is a bug in
+ * the code that made it (hence internal_error): a name built from what a client sent is made to fit first, as
+ * google/tokens.ts does for an account.
+ */
 export function checkSecretName(name: string): void {
   if (!NAME.test(name)) {
     throw new AppError('internal_error', `Invalid secret name "${name}" (letters, digits, . _ : @ - only).`);

@@ -25,11 +25,17 @@ export function targetOf(reported: string | null | undefined): {
   return { address: reported, kind: isOwnAddress(reported) ? 'loopback' : classifyAddress(reported) };
 }
 
+/** An IPv6 address without its zone (`fe80::1%eth0` -> `fe80::1`). */
+function withoutZone(address: string): string {
+  const zone = address.indexOf('%');
+  return zone === -1 ? address : address.slice(0, zone);
+}
+
 /** Whether `ip` is an address of one of this machine's network interfaces (IPv4-mapped IPv6 included). */
 export function isOwnAddress(ip: string, interfaces = os.networkInterfaces()): boolean {
   const plain = ip.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
   return Object.values(interfaces).some((list) =>
-    (list ?? []).some((i) => i.address.toLowerCase().replace(/%.*$/, '') === plain),
+    (list ?? []).some((i) => withoutZone(i.address.toLowerCase()) === plain),
   );
 }
 

@@ -5,12 +5,13 @@
  * loopback listener), the tokens sealed with SHEETPORT_GOOGLE_PASSPHRASE, a spreadsheet connected with them, and
  * the account logged out. A real server (startServer) configured with the fake's roots and a Desktop-app client.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
+import { saveTokens, writeAccountIndex } from '../../server/sources/google/tokens.ts';
 import { googleConfig } from '../helpers/config.ts';
 import { desktopLogin, type GoogleAccount, startGoogleAccount } from '../helpers/google.ts';
 import { type DocNode, expectDocumentedError } from '../helpers/openapi-doc.ts';
@@ -89,6 +90,10 @@ describe('Google logins over the admin API', () => {
     const error = await expectDocumented(res, 'post', LOGINS);
     expect(error).toMatchObject({ code: 'invalid_body', field: 'allow_file_storage' });
     expect(error.message).toMatch(/No OS keychain/);
+    // Where the data dir is stays the server's own business.
+    expect(error.message).toContain("the data dir's secrets file");
+    expect(error.message).not.toContain(dir);
+    expect(error.message).not.toContain('secrets.json');
   });
 
   it('without an OAuth client configured, says which variables to set', async () => {
@@ -121,6 +126,34 @@ describe('Google logins over the admin API', () => {
     const unknown = await admin('/admin/accounts/google/logins/login_nope');
     expect(unknown.status).toBe(404);
     await expectDocumented(unknown, 'get', `${LOGINS}/{login}`);
+  });
+
+  it('answers 404 for an account no login has, however long or odd its name; a long one logs out', async () => {
+    const odd = [
+      'a'.repeat(300),
+      `${'x'.repeat(200)}+tag@example.com`,
+      'a'.repeat(5_000),
+      '../secrets',
+      'a b',
+      '\u202e',
+    ];
+    for (const account of odd) {
+      const res = await admin(`/admin/accounts/google/${encodeURIComponent(account)}`, { method: 'DELETE' });
+      expect(res.status, account.slice(0, 20)).toBe(404);
+      const error = await expectDocumented(res, 'delete', '/admin/accounts/{kind}/{account}');
+      expect(error.code).toBe('not_found');
+    }
+    // An address too long for a secret name of its own (Google allows 254 characters) is kept under its digest.
+    const long = `${'l'.repeat(230)}@example.com`;
+    saveTokens(service.context.secrets, long, { access_token: 'ya29.gone', refresh_token: '1//gone' });
+    writeAccountIndex(service.context.secrets, { default: null, accounts: [long] });
+    const listed = await (await admin('/admin/accounts')).json();
+    expect(listed.data[0].accounts).toEqual([{ account: long, default: false }]);
+    const out = await admin(`/admin/accounts/google/${encodeURIComponent(long)}`, { method: 'DELETE' });
+    expect(out.status).toBe(200);
+    expect((await out.json()).account).toBe(long);
+    expect((await (await admin('/admin/accounts')).json()).data[0].accounts).toEqual([]);
+    expect(readFileSync(path.join(dir, 'data', 'secrets.json'), 'utf8')).not.toContain('ya29.gone');
   });
 
   it('logs in through the consent URL, stores the tokens sealed, connects, and logs out', async () => {
@@ -189,6 +222,23 @@ describe('Google logins over the admin API', () => {
     expect(failed.error.message).toMatch(/run `sheetport login google` again and choose Allow/);
     // Nothing was stored: no account was added.
     expect((await (await admin('/admin/accounts')).json()).data[0].accounts).toEqual([]);
+  });
+
+  it("never shows the data dir's path, even in a message that quotes a file there", async () => {
+    const file = path.join(dir, 'data', 'secrets.json');
+    const kept = readFileSync(file, 'utf8');
+    writeFileSync(file, '{ not json');
+    try {
+      const res = await admin('/admin/accounts');
+      expect(res.status).toBe(500);
+      const { error } = await res.json();
+      expect(error.code).toBe('internal_error');
+      expect(error.message).toContain('The secrets file <data dir>/secrets.json is not valid');
+      expect(JSON.stringify(error)).not.toContain(path.join(dir, 'data'));
+    } finally {
+      writeFileSync(file, kept);
+    }
+    expect((await admin('/admin/accounts')).status).toBe(200);
   });
 
   it('a login still waiting for its browser closes its loopback listener when the server stops', async () => {

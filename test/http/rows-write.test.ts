@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
@@ -162,6 +163,38 @@ forEachKind((kind, store) => {
       const other = await post(conn, { Name: 'twice' }, headers);
       expect(other.status).toBe(409);
       expect((await other.json()).error.code).toBe('idempotency_conflict');
+    });
+
+    it('a body is matched by its bytes, and a record stored under its parsed form is still replayed', async () => {
+      const { conn } = await freshPeople();
+      const path = rowsPath(conn, 'People');
+      const send = (body: string, key: string) =>
+        h.fetch(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': key },
+          body,
+        });
+      expect((await send('{"Name":"spaced"}', 'bytes-1')).status).toBe(201);
+      // The same JSON spelled with other spacing is another body.
+      expect((await send('{ "Name": "spaced" }', 'bytes-1')).status).toBe(409);
+      // A record begun before bodies were fingerprinted by their bytes: the parsed body, serialized again.
+      const apiKeyId = (await h.context.keys.findByKey(h.key))!.id;
+      const earlier = createHash('sha256')
+        .update(`POST\n${path}\n${JSON.stringify({ Name: 'earlier' })}`)
+        .digest('hex');
+      expect((await h.context.idempotency.begin(apiKeyId, 'earlier-1', earlier)).state).toBe('new');
+      await h.context.idempotency.complete(
+        apiKeyId,
+        'earlier-1',
+        201,
+        'application/json; charset=utf-8',
+        '{"appended":1}',
+      );
+      const repeat = await send('{"Name": "earlier"}', 'earlier-1');
+      expect(repeat.status).toBe(201);
+      expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+      expect((await rowsOf(conn)).filter((r) => r.Name === 'earlier')).toHaveLength(0);
+      expect((await send('{"Name":"other"}', 'earlier-1')).status).toBe(409);
     });
   });
 

@@ -28,7 +28,7 @@ async function login(request: AccountLogin): Promise<LoginOutcome> {
   if (inFile && !request.allowFileStorage) {
     throw new AppError(
       'invalid_parameter',
-      `No OS keychain holds this data dir's secrets (they are in ${secrets.where}), so the Google login is not stored. ` +
+      `No OS keychain holds this data dir's secrets (they are in the data dir's secrets file), so the Google login is not stored. ` +
         `To keep it in that file encrypted with a passphrase, run again with --allow-file-storage; ` +
         `the passphrase comes from ${PASSPHRASE_ENV} or is asked for, and \`sheetport serve\` then needs ${PASSPHRASE_ENV}.`,
       { parameter: 'allow-file-storage' },

@@ -25,7 +25,11 @@ export interface GoogleClients {
 }
 
 const withSlash = (url: string): string => (url.endsWith('/') ? url : `${url}/`);
-const withoutSlash = (url: string): string => url.replace(/\/+$/, '');
+function withoutSlash(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
 
 /** The settings with the OAuth root filled in: the fake serves OAuth on the API's port, so an API root alone
  * points OAuth there too. */

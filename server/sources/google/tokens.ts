@@ -4,9 +4,10 @@
  * address. `google-accounts` lists the accounts and names the default one. Never in SQLite, logs or error
  * messages.
  */
+import { createHash } from 'node:crypto';
 import { ENV } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { SecretsProvider } from '../../secrets/provider.ts';
+import { MAX_SECRET_NAME, type SecretsProvider } from '../../secrets/provider.ts';
 import { isSealedTokens, openTokens, sealTokens } from './token-crypto.ts';
 
 export interface StoredTokens {
@@ -28,9 +29,18 @@ export interface AccountIndex {
   accounts: string[];
 }
 
-// Secret names allow letters, digits and . _ : @ -; an address with other characters (a `+`) is spelled with `_`.
-export const tokenSecretName = (account: string): string =>
-  `google-token:${account.replace(/[^A-Za-z0-9._:@-]/g, '_')}`;
+const TOKEN_PREFIX = 'google-token:';
+
+/**
+ * The secret an account's tokens are kept under, a valid secret name for any account (a client names one in
+ * `DELETE /admin/accounts/google/{account}`). Secret names allow letters, digits and . _ : @ -, so an address with
+ * other characters (a `+`) is spelled with `_`; one too long for a name is kept under its SHA-256 digest.
+ */
+export function tokenSecretName(account: string): string {
+  const plain = account.replace(/[^A-Za-z0-9._:@-]/g, '_');
+  if (TOKEN_PREFIX.length + plain.length <= MAX_SECRET_NAME) return `${TOKEN_PREFIX}${plain}`;
+  return `${TOKEN_PREFIX}sha256:${createHash('sha256').update(account).digest('hex')}`;
+}
 
 export function readAccountIndex(secrets: SecretsProvider | undefined): AccountIndex {
   const raw = secrets?.get(ACCOUNTS_SECRET);

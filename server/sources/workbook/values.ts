@@ -9,13 +9,29 @@ import type { GridCell } from '../tab.ts';
 import { unguardCsvText } from './csv-formula-guard.ts';
 
 /**
+ * `text` without its `[...]` parts, as `text.replace(/\[[^\]]*]/g, '')` would give it, in one pass: a `[` without
+ * a `]` after it ends the search, as no later `[` can have one either.
+ */
+function withoutBrackets(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let open = text.indexOf('['); open !== -1; open = text.indexOf('[', from)) {
+    const close = text.indexOf(']', open + 1);
+    if (close === -1) break;
+    out += text.slice(from, open);
+    from = close + 1;
+  }
+  return out + text.slice(from);
+}
+
+/**
  * ExcelJS's own test for "this number format shows a date" (quoted text and [brackets] removed, then any
  * date/time letter). We must use the same test: ExcelJS turns numbers into Dates on load with it, so a cell
  * we hold in memory must type the same way as the same cell read back from the file.
  */
 export function isDateFormat(numFmt: string | undefined): boolean {
   if (!numFmt) return false;
-  const stripped = numFmt.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '');
+  const stripped = withoutBrackets(numFmt).replace(/"[^"]*"/g, '');
   return /[ymdhMsb]+/.test(stripped);
 }
 

@@ -50,7 +50,14 @@ export function setAttr(tag: string, name: string, value: string | undefined): s
   if (value === undefined) return tag.replace(pattern, '');
   const text = ` ${name}="${escapeXml(value)}"`;
   if (pattern.test(tag)) return tag.replace(pattern, text);
-  return tag.replace(/\s*(\/?>)$/, `${text}$1`);
+  return beforeTagEnd(tag, text);
+}
+
+/** `tag` with `text` put before its end (`>` or `/>`), the blanks before that end dropped. */
+function beforeTagEnd(tag: string, text: string): string {
+  if (!tag.endsWith('>')) return tag;
+  const end = tag.endsWith('/>') ? tag.length - 2 : tag.length - 1;
+  return `${tag.slice(0, end).trimEnd()}${text}${tag.slice(end)}`;
 }
 
 /** Every start (or empty) tag with the local name `local`, any namespace prefix. */
