@@ -48,7 +48,10 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
   // a 400 where the client waits for the first answer, while its write goes ahead.
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (inFlight) {
-    inFlight.once('close', () => socket.destroy());
+    // The answer says the connection closes, so a client does not send its next request on it; and the socket is
+    // ended, not destroyed: destroying one with unread bytes resets it, and the client may lose the answer.
+    if (!inFlight.headersSent) inFlight.setHeader('Connection', 'close');
+    inFlight.once('close', () => socket.end());
     return;
   }
   const { status, body } =
