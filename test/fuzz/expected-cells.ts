@@ -28,22 +28,29 @@ function isoOfSerial(serial: number): string {
 /** A date-time written where dates are is stored as one, shown in the cell's own format: its reading is open. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T/;
 
-function numberInDateCell(value: number, isNewRow: boolean): Expected {
+/**
+ * Whether the cell written is a date cell: `date` (a date-formatted cell of the date column), `maybe` (a new row's,
+ * or one that has read as a date: it may or may not have a date format), or `no`.
+ */
+export type DateKind = 'date' | 'maybe' | 'no';
+
+function numberIn(kind: DateKind, value: number): Expected {
+  if (kind === 'no') return { is: value };
   const showable = value >= 0 && value < LAST_DATE_SERIAL + 1;
-  // A new row's cell may or may not take the column's date format; either reading is the value stored.
+  // Where the cell may not be a date cell, a number it cannot show as a date is stored as the number.
   if (!showable) {
-    if (isNewRow) return { is: value };
+    if (kind === 'maybe') return { is: value };
     throw new MustRefuse(`${value} written to a date cell`);
   }
   const date = Number.isInteger(value) && value >= 61 ? isoOfSerial(value) : null;
   if (date === null) return { anything: true };
-  return isNewRow ? { anyOf: [value, date] } : { is: date };
+  return kind === 'maybe' ? { anyOf: [value, date] } : { is: date };
 }
 
-function textIn(column: string, text: string, credential: Credential): Expected {
+function textIn(column: string, text: string, credential: Credential, kind: DateKind): Expected {
   if (text === '') return { is: null };
   if (credential === 'formulas' && text.startsWith('=') && text.length > 1) return { anything: true };
-  if (column === DATE_COLUMN && ISO_DATE_TIME.test(text)) return { anything: true };
+  if ((column === DATE_COLUMN || kind !== 'no') && ISO_DATE_TIME.test(text)) return { anything: true };
   // An ISO date written where dates are is stored as a date and reads as the same text; other text stays text.
   return { is: text };
 }
@@ -53,15 +60,12 @@ export function expectedCell(
   column: string,
   value: unknown,
   credential: Credential,
-  isNewRow: boolean,
+  kind: DateKind,
 ): Expected {
   if (value === null) return { is: null };
   if (typeof value === 'boolean') return { is: value };
-  if (typeof value === 'number') {
-    if (column === DATE_COLUMN) return numberInDateCell(value, isNewRow);
-    return { is: value };
-  }
-  if (typeof value === 'string') return textIn(column, value, credential);
+  if (typeof value === 'number') return numberIn(kind, value);
+  if (typeof value === 'string') return textIn(column, value, credential, kind);
   throw new MustRefuse(`a ${Array.isArray(value) ? 'list' : 'nested object'} written to a cell`);
 }
 

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { answerProblems } from './answer-check.ts';
-import { buildRequest } from './build-request.ts';
+import { type Built, buildRequest } from './build-request.ts';
 import { cpuMs } from './cpu-time.ts';
 import type { Scale } from './hostile-values.ts';
 import { learn } from './learn.ts';
@@ -61,6 +61,12 @@ class Findings {
 }
 
 const BATCH = 100;
+/** The largest body the service reads (docs/api.md, "Request bodies"). */
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+const overLimit = (built: Built) =>
+  Math.max(built.request.body?.length ?? 0, Number(built.request.headers['content-length'] ?? 0)) >
+  MAX_BODY_BYTES;
 
 async function one(
   plan: Plan,
@@ -80,6 +86,8 @@ async function one(
   const busyMs = cpuBefore === null || cpuAfter === null ? Number.POSITIVE_INFINITY : cpuAfter - cpuBefore;
   if ('failure' in sent) {
     options.trace?.(`failed ${sent.failure} ${built.describe}`);
+    // A body over the limit is refused before it is read: the connection closes under a client still sending.
+    if (overLimit(built) && /EPIPE|ECONNRESET/.test(sent.failure)) return 'refused unread';
     findings.add(where, `no answer: ${sent.failure}`, built.describe);
     return 'failed';
   }

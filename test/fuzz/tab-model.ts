@@ -4,12 +4,27 @@
  * up, a batch's row numbers are the tab's before it, trailing empty rows are not rows), then held against the
  * tab as the API lists it. A write the model cannot predict (a formula, `input=user_entered`) makes it take the
  * tab as listed.
+ *
+ * A cell keeps its number format whatever is written to it, so a cell that ever read as a date (a date typed
+ * with `input=user_entered`, say) may show a number written to it later as a date: the model remembers those.
  */
-import { type Cell, type Expected, expectedCell, MustRefuse, matches, show } from './expected-cells.ts';
+import {
+  type Cell,
+  type DateKind,
+  type Expected,
+  expectedCell,
+  MustRefuse,
+  matches,
+  show,
+} from './expected-cells.ts';
 import type { Credential } from './request-plan.ts';
-import { ORDER_COLUMNS } from './workbook.ts';
+import { DATE_COLUMN, ORDER_COLUMNS } from './workbook.ts';
 
-type Row = Record<string, Expected>;
+interface Row {
+  cells: Record<string, Expected>;
+  /** Columns whose cell in this row has read as a date or a time: it may hold a date format. */
+  dateCells: Set<string>;
+}
 type Values = Record<string, unknown>;
 
 export type Write =
@@ -19,7 +34,13 @@ export type Write =
   | { op: 'batch'; mutations: { op?: unknown; row?: unknown; values?: unknown }[] };
 
 const isValues = (v: unknown): v is Values => typeof v === 'object' && v !== null && !Array.isArray(v);
-const empty = (row: Row) => ORDER_COLUMNS.every((c) => 'is' in row[c]! && row[c]!.is === null);
+const empty = (row: Row) => ORDER_COLUMNS.every((c) => 'is' in row.cells[c]! && row.cells[c]!.is === null);
+const DATE_OR_TIME = /^(\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2})/;
+const looksLikeDate = (v: Cell) => typeof v === 'string' && DATE_OR_TIME.test(v);
+const blankRow = (dateCells: Set<string>): Row => ({
+  cells: Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: null }])),
+  dateCells: new Set(dateCells),
+});
 
 /** Thrown when the model cannot say what a write leaves; the tab as listed is taken instead. */
 export class Unpredictable extends Error {}
@@ -27,22 +48,37 @@ export class Unpredictable extends Error {}
 export class TabModel {
   rows: Row[] = [];
 
-  /** Takes the tab as the service lists it. */
+  /** Takes the tab as the service lists it (what a row's cells have read as dates is kept). */
   reset(listed: Record<string, Cell>[]): void {
-    this.rows = listed.map((r) => Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: r[c] ?? null }])));
+    this.rows = listed.map((r, i) => {
+      const dateCells = new Set(this.rows[i]?.dateCells);
+      for (const c of ORDER_COLUMNS) if (looksLikeDate(r[c] ?? null)) dateCells.add(c);
+      return { cells: Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: r[c] ?? null }])), dateCells };
+    });
   }
 
-  #changed(row: Row | undefined, values: unknown, credential: Credential, isNewRow: boolean): Row {
+  #dateKind(row: Row, column: string, isNewRow: boolean): DateKind {
+    if (column === DATE_COLUMN) return isNewRow ? 'maybe' : 'date';
+    return row.dateCells.has(column) ? 'maybe' : 'no';
+  }
+
+  #changed(row: Row, values: unknown, credential: Credential, isNewRow: boolean): Row {
     if (!isValues(values)) throw new MustRefuse('a row that is not an object');
-    const next: Row = { ...(row ?? Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: null }]))) };
+    const next: Row = { cells: { ...row.cells }, dateCells: new Set(row.dateCells) };
     for (const [field, value] of Object.entries(values)) {
       if (!(ORDER_COLUMNS as readonly string[]).includes(field))
         throw new MustRefuse(`unknown field ${field}`);
-      const expected = expectedCell(field, value, credential, isNewRow);
+      const expected = expectedCell(field, value, credential, this.#dateKind(row, field, isNewRow));
       if ('anything' in expected) throw new Unpredictable(`${field} = ${JSON.stringify(value)}`);
-      next[field] = expected;
+      next.cells[field] = expected;
     }
     return next;
+  }
+
+  /** A new row: its cells take the styles of the last row's, so what may be a date there may be one here. */
+  #appended(values: unknown, credential: Credential): Row {
+    const last = this.rows[this.rows.length - 1];
+    return this.#changed(blankRow(last?.dateCells ?? new Set()), values, credential, true);
   }
 
   #trim(): void {
@@ -58,12 +94,12 @@ export class TabModel {
   /** Applies an acknowledged write; MustRefuse when the contract says it should not have been acknowledged. */
   apply(write: Write, credential: Credential): void {
     if (write.op === 'append') {
-      const added = write.rows.map((values) => this.#changed(undefined, values, credential, true));
+      const added = write.rows.map((values) => this.#appended(values, credential));
       if (added.some(empty)) throw new MustRefuse('an appended row with no value');
       this.rows.push(...added);
     } else if (write.op === 'update') {
       const at = this.#rowIndex(write.row);
-      this.rows[at] = this.#changed(this.rows[at], write.values, credential, false);
+      this.rows[at] = this.#changed(this.rows[at]!, write.values, credential, false);
     } else if (write.op === 'delete') {
       this.rows.splice(this.#rowIndex(write.row), 1);
     } else {
@@ -79,14 +115,14 @@ export class TabModel {
     const appended: Row[] = [];
     for (const m of mutations) {
       if (m.op === 'append') {
-        appended.push(this.#changed(undefined, m.values, credential, true));
+        appended.push(this.#appended(m.values, credential));
         continue;
       }
       const at = this.#rowIndex(m.row);
       if (touched.has(at)) throw new Unpredictable(`row ${at + 1} named twice in one batch`);
       touched.add(at);
       if (m.op === 'delete') deleted.add(at);
-      else if (m.op === 'update') before[at] = this.#changed(before[at], m.values, credential, false);
+      else if (m.op === 'update') before[at] = this.#changed(before[at]!, m.values, credential, false);
       else throw new MustRefuse(`mutation op ${JSON.stringify(m.op)}`);
     }
     if (appended.some(empty)) throw new MustRefuse('an appended row with no value');
@@ -101,11 +137,12 @@ export class TabModel {
     const n = Math.min(listed.length, this.rows.length);
     for (let i = 0; i < n && out.length < 5; i++) {
       for (const column of ORDER_COLUMNS) {
-        const expected = this.rows[i]![column]!;
+        const expected = this.rows[i]!.cells[column]!;
         const actual = listed[i]![column] ?? null;
         if (!matches(expected, actual))
           out.push(`row ${i + 1} ${column}: ${JSON.stringify(actual)}, expected ${show(expected)}`);
-        else this.rows[i]![column] = { is: actual };
+        else this.rows[i]!.cells[column] = { is: actual };
+        if (looksLikeDate(actual)) this.rows[i]!.dateCells.add(column);
       }
     }
     return out;
