@@ -67,6 +67,11 @@ export class OrdersCheck {
     return this.#model.rows.length;
   }
 
+  /** Takes the tab as it is listed now (after a request whose outcome is unknown). */
+  async resync(): Promise<void> {
+    this.#model.reset(await listOrders(this.#target));
+  }
+
   /** Problems with the tab after a request that wrote, or tried to write, to it. */
   async after(write: OrdersWrite, credential: Credential, answer: Answer): Promise<string[]> {
     const problems: string[] = [];

@@ -61,12 +61,20 @@ class Findings {
 }
 
 const BATCH = 100;
-/** The largest body the service reads (docs/api.md, "Request bodies"). */
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
-
-const overLimit = (built: Built) =>
-  Math.max(built.request.body?.length ?? 0, Number(built.request.headers['content-length'] ?? 0)) >
-  MAX_BODY_BYTES;
+/**
+ * A request whose connection may be closed under the client, so that it reads no answer: a body Node's client
+ * sends without a length (on a GET or a DELETE: the service reads it as bytes after the request, which are not
+ * HTTP, and closes the connection after its answer, maybe before the client has read it), or a body of a megabyte
+ * or more (a refusal answered before the body is read closes the connection while the client is still sending).
+ */
+const closedUnderClient = (built: Built) => {
+  const bytes = Math.max(
+    built.request.body?.length ?? 0,
+    Number(built.request.headers['content-length'] ?? 0),
+  );
+  const unframed = (built.request.method === 'GET' || built.request.method === 'DELETE') && bytes > 0;
+  return unframed || bytes >= 1024 * 1024;
+};
 
 async function one(
   plan: Plan,
@@ -86,8 +94,9 @@ async function one(
   const busyMs = cpuBefore === null || cpuAfter === null ? Number.POSITIVE_INFINITY : cpuAfter - cpuBefore;
   if ('failure' in sent) {
     options.trace?.(`failed ${sent.failure} ${built.describe}`);
-    // A body over the limit is refused before it is read: the connection closes under a client still sending.
-    if (overLimit(built) && /EPIPE|ECONNRESET/.test(sent.failure)) return 'refused unread';
+    // Without an answer, whether a write was made is unknown: the model takes the tab as it now is.
+    if (ordersWrite(plan, built, target)) await orders.resync();
+    if (closedUnderClient(built)) return 'closed while sending';
     findings.add(where, `no answer: ${sent.failure}`, built.describe);
     return 'failed';
   }
