@@ -5,8 +5,9 @@
  * tab as the API lists it. A write the model cannot predict (a formula, `input=user_entered`) makes it take the
  * tab as listed.
  *
- * A cell keeps its number format whatever is written to it, so a cell that ever read as a date (a date typed
- * with `input=user_entered`, say) may show a number written to it later as a date: the model remembers those.
+ * A cell keeps its number format whatever is written to it, and new cells take their neighbours' formats, so in a
+ * column where any cell has read as a date (a date typed with `input=user_entered`, say) a number written later
+ * may show as a date: the model remembers those columns.
  */
 import {
   type Cell,
@@ -22,8 +23,6 @@ import { DATE_COLUMN, ORDER_COLUMNS } from './workbook.ts';
 
 interface Row {
   cells: Record<string, Expected>;
-  /** Columns whose cell in this row has read as a date or a time: it may hold a date format. */
-  dateCells: Set<string>;
 }
 type Values = Record<string, unknown>;
 
@@ -37,48 +36,48 @@ const isValues = (v: unknown): v is Values => typeof v === 'object' && v !== nul
 const empty = (row: Row) => ORDER_COLUMNS.every((c) => 'is' in row.cells[c]! && row.cells[c]!.is === null);
 const DATE_OR_TIME = /^(\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2})/;
 const looksLikeDate = (v: Cell) => typeof v === 'string' && DATE_OR_TIME.test(v);
-const blankRow = (dateCells: Set<string>): Row => ({
-  cells: Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: null }])),
-  dateCells: new Set(dateCells),
-});
+const blankRow = (): Row => ({ cells: Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: null }])) });
 
 /** Thrown when the model cannot say what a write leaves; the tab as listed is taken instead. */
 export class Unpredictable extends Error {}
 
 export class TabModel {
   rows: Row[] = [];
+  /** Columns where a cell has read as a date or a time: any of their cells may hold a date format. */
+  readonly #dateColumns = new Set<string>();
 
-  /** Takes the tab as the service lists it (what a row's cells have read as dates is kept). */
+  /** Takes the tab as the service lists it. */
   reset(listed: Record<string, Cell>[]): void {
-    this.rows = listed.map((r, i) => {
-      const dateCells = new Set(this.rows[i]?.dateCells);
-      for (const c of ORDER_COLUMNS) if (looksLikeDate(r[c] ?? null)) dateCells.add(c);
-      return { cells: Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: r[c] ?? null }])), dateCells };
+    this.rows = listed.map((r) => {
+      for (const c of ORDER_COLUMNS) this.#see(c, r[c] ?? null);
+      return { cells: Object.fromEntries(ORDER_COLUMNS.map((c) => [c, { is: r[c] ?? null }])) };
     });
   }
 
-  #dateKind(row: Row, column: string, isNewRow: boolean): DateKind {
+  #see(column: string, value: Cell): void {
+    if (looksLikeDate(value)) this.#dateColumns.add(column);
+  }
+
+  #dateKind(column: string, isNewRow: boolean): DateKind {
     if (column === DATE_COLUMN) return isNewRow ? 'maybe' : 'date';
-    return row.dateCells.has(column) ? 'maybe' : 'no';
+    return this.#dateColumns.has(column) ? 'maybe' : 'no';
   }
 
   #changed(row: Row, values: unknown, credential: Credential, isNewRow: boolean): Row {
     if (!isValues(values)) throw new MustRefuse('a row that is not an object');
-    const next: Row = { cells: { ...row.cells }, dateCells: new Set(row.dateCells) };
+    const next: Row = { cells: { ...row.cells } };
     for (const [field, value] of Object.entries(values)) {
       if (!(ORDER_COLUMNS as readonly string[]).includes(field))
         throw new MustRefuse(`unknown field ${field}`);
-      const expected = expectedCell(field, value, credential, this.#dateKind(row, field, isNewRow));
+      const expected = expectedCell(field, value, credential, this.#dateKind(field, isNewRow));
       if ('anything' in expected) throw new Unpredictable(`${field} = ${JSON.stringify(value)}`);
       next.cells[field] = expected;
     }
     return next;
   }
 
-  /** A new row: its cells take the styles of the last row's, so what may be a date there may be one here. */
   #appended(values: unknown, credential: Credential): Row {
-    const last = this.rows[this.rows.length - 1];
-    return this.#changed(blankRow(last?.dateCells ?? new Set()), values, credential, true);
+    return this.#changed(blankRow(), values, credential, true);
   }
 
   #trim(): void {
@@ -142,7 +141,7 @@ export class TabModel {
         if (!matches(expected, actual))
           out.push(`row ${i + 1} ${column}: ${JSON.stringify(actual)}, expected ${show(expected)}`);
         else this.rows[i]!.cells[column] = { is: actual };
-        if (looksLikeDate(actual)) this.rows[i]!.dateCells.add(column);
+        this.#see(column, actual);
       }
     }
     return out;
