@@ -12,7 +12,7 @@ import { fuzz } from './run.ts';
 import { startTarget, type Target } from './target.ts';
 
 const SEED = 20_261_128;
-const REQUESTS = 1_500;
+const REQUESTS = 4_000;
 
 describe('the service under a seeded fuzzing run', () => {
   let target: Target;
