@@ -19,9 +19,6 @@ import { type RecordChange, Recording } from './recording.ts';
 import { resolveTab, type TabRef } from './tab-resolver.ts';
 import { type PendingWrite, writeTurn } from './write.ts';
 
-// The HTTP layer's rule for a mutation's index, offered to the Spreadsheet's callers.
-export { addressMutationError } from '../http/mutation-errors.ts';
-
 /** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */
 export interface SpreadsheetServices {
   openSource: (connection: ConnectionRecord) => Source;
