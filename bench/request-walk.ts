@@ -3,20 +3,26 @@
  * reads V8's precise coverage over the inspector around three requests:
  *   1. an append to the .xlsx, until it is answered (its webhook is queued before the answer);
  *   2. a save made by another program (openpyxl), until the webhook's delivery reaches a receiver;
- *   3. a listing with search + sort + csv.
+ *   3. a listing with search + sort + csv;
+ *   4. an MCP `query_rows` (tools/call over Streamable HTTP, the SDK's client, a session opened beforehand).
  * Only the process's main thread is seen (the parser's worker thread is not). Each walk is warmed up first, so
- * what is counted is the steady path, not first-use setup; each walk is taken three times and only the files all
+ * what is counted is the steady path, not first-use setup; but no answer comes from a cache: each listing and
+ * each query_rows searches for a term not asked before. Each walk is taken three times and only the files all
  * three passed are counted, so a background timer firing in one window (the usage flush, the follower) is left
- * out. Used for docs/architecture.md's walks.
+ * out. Used for docs/architecture.md's walks; it runs on any checkout of the project, so a tree can be measured
+ * before and after a change with the same script.
  *
  *   node bench/request-walk.ts [--files]
  */
+
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'sheetport.js');
@@ -207,14 +213,33 @@ async function main(): Promise<void> {
       await delivered;
     };
     const list = async () => {
-      const res = await fetch(`${rows}?search=City:lima&sort=-Age,Name&format=csv`, { headers });
+      const term = `person ${n++}`; // never asked before: nothing answers from a cache
+      const res = await fetch(`${rows}?search=Name:${encodeURIComponent(term)}&sort=-Age,Name&format=csv`, {
+        headers,
+      });
       if (res.status !== 200) throw new Error(`list: ${res.status}`);
       await res.text();
+    };
+    const agent = new Client({ name: 'sheetport-walk', version: '1.0.0' });
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { ...headers } } }),
+    );
+    const listed = (await (await fetch(`${url}/v1/spreadsheets`, { headers })).json()) as {
+      data: { sheets: { sheet_id: string; name: string }[] }[];
+    };
+    const sheetId = listed.data[0]?.sheets.find((sheet) => sheet.name === 'People')?.sheet_id;
+    const query = async () => {
+      const result = await agent.callTool({
+        name: 'query_rows',
+        arguments: { sheet_id: sheetId, search: `Name:person ${n++}`, sort: '-Age', limit: 20 },
+      });
+      if (result.isError) throw new Error(`query_rows: ${JSON.stringify(result.content)}`);
     };
     for (let i = 0; i < 3; i++) {
       await (await append()).delivered;
       await outside();
       await list();
+      await query();
     }
     let delivered: Promise<void> = Promise.resolve();
     const appended = await filesPassed(
@@ -227,6 +252,8 @@ async function main(): Promise<void> {
     report('append to .xlsx until answered (webhook queued)', appended);
     report('outside save until the webhook is delivered', await filesPassed(inspector, outside));
     report('list with search + sort + csv', await filesPassed(inspector, list));
+    report('MCP query_rows', await filesPassed(inspector, query));
+    await agent.close();
   } finally {
     inspector.close();
     child.kill('SIGTERM');
