@@ -21,7 +21,7 @@ import type { AppDeps } from './deps.ts';
 import { idempotency } from './idempotency.ts';
 import { rateLimit } from './rate-limit.ts';
 import { resolveConnection } from './resolve/connection.ts';
-import { resolveTab, tabAddress } from './resolve/tab.ts';
+import { addressedTab, tabAddress } from './resolve/tab.ts';
 import { resolveDelivery, resolveWebhook } from './resolve/webhook.ts';
 import type {
   Caller,
@@ -82,7 +82,7 @@ async function resolveResource(
       const address = await tabAddress(deps, req);
       caller.reach(address.connection);
       const spreadsheet = deps.spreadsheets.of(address.connection);
-      const tab = await resolveTab(spreadsheet, address);
+      const tab = await addressedTab(spreadsheet, address);
       return { ...caller, connection: address.connection, spreadsheet, tab } as AnyContext;
     }
     case 'webhook':

@@ -6,7 +6,7 @@
 import type { SecretsProvider } from '../secrets/provider.ts';
 import type { ChangeLog, ChangeRecording } from './change-log.ts';
 import type { Repositories } from './index.ts';
-import type { SharedOwnership } from './ownership.ts';
+import type { Ownership } from './ownership.ts';
 import type { SharedLimits } from './shared-limits.ts';
 import type { Webhooks } from './webhooks.ts';
 
@@ -31,7 +31,7 @@ export interface TeamServices {
   /** This instance's name in leases and logs. */
   readonly instanceId: string;
   /** One owner per spreadsheet across instances, and the lock that serialises their writes. */
-  ownership: SharedOwnership;
+  ownership: Ownership;
   /** Per-key limits counted for the whole team. */
   limits: SharedLimits;
   /** `listener` hears every spreadsheet any instance records a change of, with the source version recorded (null

@@ -18,7 +18,7 @@ const MAX_QUOTED_NAME = 200;
  *   (as spreadsheet programs treat sheet names in formulas). Two tabs differing only in case need the exact name.
  * Anything else is 404 `sheet_not_found`, naming the tabs there are.
  */
-export function resolveTab(snapshot: SpreadsheetSnapshot, ref: TabRef): TabSnapshot {
+export function findTab(snapshot: SpreadsheetSnapshot, ref: TabRef): TabSnapshot {
   const tabs = snapshot.tabs;
   if ('sourceSheetId' in ref) {
     const tab = tabs.find((t) => t.sourceSheetId === ref.sourceSheetId);

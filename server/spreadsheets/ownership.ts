@@ -1,28 +1,20 @@
 /**
- * The in-process owner and what a write refused for ownership answers. The rule "one owner per spreadsheet" and
- * the contract every Ownership keeps are in repositories/ownership.ts (an Ownership may live in a database).
+ * Ownership inside one process, and what a write refused for ownership answers. Who watches and who writes, and
+ * the contract every Ownership keeps, are in repositories/ownership.ts (an Ownership may live in a database).
  */
 import type { AppError } from '../errors.ts';
-import {
-  type Lease,
-  type Ownership,
-  ownershipEnded,
-  type SharedOwnership,
-} from '../repositories/ownership.ts';
+import { type Lease, type Ownership, ownershipEnded, type Writers } from '../repositories/ownership.ts';
 
-export type { Lease, Ownership, SharedOwnership } from '../repositories/ownership.ts';
+export type { Lease, Ownership } from '../repositories/ownership.ts';
 export { ownershipEnded };
 
-/** An Ownership shared with other instances (team mode): writes and recordings run under its `exclusive`. */
-export function isShared(ownership: Ownership): ownership is SharedOwnership {
-  return typeof (ownership as Partial<SharedOwnership>).exclusive === 'function';
-}
-
 /**
- * The owner inside one process: this process owns every spreadsheet it opens, and one holder at a time owns each
- * one (a second `acquire` of a held spreadsheet is null until the first lease is released). Leases never lapse.
+ * Ownership inside one process: one holder at a time holds each spreadsheet's lease (a second `acquire` of a held
+ * spreadsheet is null until the first lease is released), and only that holder writes. Leases never lapse. The
+ * Spreadsheet's own turns already put its writes and recordings one after another, so `exclusive` just runs them.
  */
 export class InProcessOwnership implements Ownership {
+  readonly writers: Writers = 'lease holder';
   readonly #held = new Map<string, { lease: Lease; end: AbortController }>();
 
   async acquire(spreadsheetId: string): Promise<Lease | null> {
@@ -42,5 +34,9 @@ export class InProcessOwnership implements Ownership {
     if (held?.lease !== lease) return;
     this.#held.delete(lease.spreadsheetId);
     held.end.abort(reason ?? ownershipEnded(lease.spreadsheetId));
+  }
+
+  exclusive<T>(_spreadsheetId: string, work: () => Promise<T>): Promise<T> {
+    return work();
   }
 }

@@ -14,9 +14,9 @@ import type {
 } from '../sources/source.ts';
 import { CurrentCopy } from './current-copy.ts';
 import { Following } from './following.ts';
-import { isShared, type Lease, type Ownership, ownershipEnded, type SharedOwnership } from './ownership.ts';
+import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';
 import { type RecordChange, Recording } from './recording.ts';
-import { resolveTab, type TabRef } from './tab-resolver.ts';
+import { findTab, type TabRef } from './find-tab.ts';
 import { type PendingWrite, writeTurn } from './write.ts';
 
 /** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */
@@ -38,12 +38,11 @@ export interface SpreadsheetServices {
  * Reading records nothing. What the service has seen is recorded (diffed into the change log and the webhook
  * outbox, or kept as the first baseline) by `observe` (the follower on every outside change, webhook registration
  * and the change feed before they answer) and by every write, before it is answered. Writes and recordings take
- * turns (lib/turns.ts); watching, recording and writing need the spreadsheet's lease (ownership.ts).
- *
- * Team mode (a SharedOwnership): each write turn and each recording also runs under the ownership's `exclusive`,
- * so those of every instance go one after another; a write then needs no lease (any instance writes, after
- * bringing its copy current), while watching and recording outside changes still do. Losing the lease there
- * only stops the watching (the follower asks for it again); reads and writes go on.
+ * turns (lib/turns.ts), each under the ownership's `exclusive`. Watching and recording outside changes need the
+ * spreadsheet's lease; who writes is the ownership's `writers` (repositories/ownership.ts): the lease holder in
+ * one process, where losing the lease ends this object; every instance in team mode, where a write first brings
+ * the copy current (another instance may have written) and losing the lease only stops the watching (the
+ * follower asks for it again) while reads and writes go on.
  */
 export class Spreadsheet {
   /** The connection's newest stored record (`Spreadsheets.of` updates it). */
@@ -54,8 +53,8 @@ export class Spreadsheet {
   readonly #turns: Turns<PendingWrite>;
   readonly #following: Following;
   #lease: Promise<Lease | null> | null = null;
-  /** The ownership when shared with other instances (team mode), else null. */
-  readonly #shared: SharedOwnership | null;
+  /** Team mode: every instance writes, so a write brings the copy current first and a lost lease ends nothing. */
+  readonly #everyInstanceWrites: boolean;
   /** Why this object is done (its lease lost, closed); every later call answers with it. */
   #ended: AppError | null = null;
   readonly #onEnd: (spreadsheet: Spreadsheet) => void;
@@ -65,7 +64,7 @@ export class Spreadsheet {
     this.connection = connection;
     this.#services = services;
     this.#onEnd = onEnd;
-    this.#shared = isShared(services.ownership) ? services.ownership : null;
+    this.#everyInstanceWrites = services.ownership.writers === 'every instance';
     this.#copy = new CurrentCopy(services.openSource(connection));
     this.#recording = new Recording(connection.spreadsheetId, services.record, services.recordingStreak);
     this.#following = new Following(
@@ -79,7 +78,7 @@ export class Spreadsheet {
       confirmOwner: () => this.#confirmWriter(),
       assertCanRecord: services.assertCanRecord,
       log: services.log,
-      ...(this.#shared ? { catchUp: () => this.#copy.current() } : {}),
+      ...(this.#everyInstanceWrites ? { catchUp: () => this.#copy.current() } : {}),
     };
     this.#turns = new Turns((writes) =>
       this.#exclusively(() => writeTurn(parts, writes)).catch((err: unknown) => {
@@ -98,9 +97,9 @@ export class Spreadsheet {
     return this.#copy.current();
   }
 
-  /** One tab, by the one rule of tab-resolver.ts. */
+  /** One tab, by the one rule of find-tab.ts. */
   async tab(ref: TabRef): Promise<TabSnapshot> {
-    return resolveTab(await this.read(), ref);
+    return findTab(await this.read(), ref);
   }
 
   /**
@@ -118,7 +117,7 @@ export class Spreadsheet {
       await this.#exclusively(async () => {
         // The newest copy by then: a write in between recorded its own, and a version is never recorded twice.
         // In team mode another instance's write may be newer still: the source's version is asked first.
-        const newest = this.#shared ? await this.#copy.current() : (this.#copy.snapshot ?? seen);
+        const newest = this.#everyInstanceWrites ? await this.#copy.current() : (this.#copy.snapshot ?? seen);
         await this.#recording.record(newest);
       }).catch(() => {});
     });
@@ -198,10 +197,10 @@ export class Spreadsheet {
     return lease && (await this.#services.ownership.renew(lease)) ? lease : null;
   }
 
-  /** In one process the spreadsheet is done; in team mode only the watching stops, until the lease is had again. */
+  /** Where the lease holder alone writes, the spreadsheet is done; else only the watching stops, until it is had again. */
   #leaseLost(asked: Promise<Lease | null>, reason: AppError): void {
     if (this.#ended) return;
-    if (!this.#shared) {
+    if (!this.#everyInstanceWrites) {
       void this.close(reason);
       return;
     }
@@ -209,9 +208,9 @@ export class Spreadsheet {
     this.#following.stop();
   }
 
-  /** A write may go ahead: this process owns the spreadsheet, or (team mode) the spreadsheet is still open. */
+  /** A write may go ahead: this is the lease holder, or (every instance writes) the spreadsheet is still open. */
   async #confirmWriter(): Promise<void> {
-    if (this.#shared) {
+    if (this.#everyInstanceWrites) {
       if (this.#ended) throw this.#ended;
       return;
     }
@@ -219,8 +218,8 @@ export class Spreadsheet {
     throw this.#ended ?? ownershipEnded(this.spreadsheetId);
   }
 
-  /** `work` under the spreadsheet's lock across instances (team mode); as it is in one process. */
+  /** `work` while no other writer or recorder of the spreadsheet runs (a lock across instances in team mode). */
   #exclusively<T>(work: () => Promise<T>): Promise<T> {
-    return this.#shared ? this.#shared.exclusive(this.spreadsheetId, work) : work();
+    return this.#services.ownership.exclusive(this.spreadsheetId, work);
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Team mode's owner per spreadsheet (repositories/ownership.ts's SharedOwnership) over PostgreSQL.
+ * Team mode's Ownership over PostgreSQL (repositories/ownership.ts): every instance writes, in turn under
+ * `exclusive`; the lease holder alone watches for outside changes.
  *
  * The lease: a `spreadsheet_leases` row (holder = this instance's id, expires_at on the DATABASE's clock, so
  * instances' clocks never matter). Taking it succeeds when there is no row, or its lease has expired, or it is
@@ -21,7 +22,7 @@
  */
 import pg from 'pg';
 import { AppError } from '../errors.ts';
-import { type Lease, ownershipEnded, type SharedOwnership } from '../repositories/ownership.ts';
+import { type Lease, type Ownership, ownershipEnded, type Writers } from '../repositories/ownership.ts';
 import type { Pool } from './pool.ts';
 
 /** The first key of the two-key advisory locks of `exclusive` (the one-key space holds migrate.ts's lock). */
@@ -60,7 +61,8 @@ const RENEW = `
   WHERE holder = $1 AND spreadsheet_id = ANY($2::text[])
   RETURNING spreadsheet_id`;
 
-export class PgOwnership implements SharedOwnership {
+export class PgOwnership implements Ownership {
+  readonly writers: Writers = 'every instance';
   readonly #pool: Pool;
   readonly #lockPool: pg.Pool;
   readonly #instanceId: string;

@@ -7,7 +7,7 @@
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { CreateWebhookInput, WebhookEvent, WebhookRecord, Webhooks } from '../repositories/webhooks.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
-import { resolveTab } from '../spreadsheets/tab-resolver.ts';
+import { findTab } from '../spreadsheets/find-tab.ts';
 import { generateSecret } from './secret.ts';
 
 /** The new webhook and its secret, which is shown this once. */
@@ -21,7 +21,7 @@ export async function registerWebhook(
 
 export interface WebhookOnTab {
   connection: ConnectionRecord;
-  /** The tab's name, found by the one rule of spreadsheets/tab-resolver.ts. */
+  /** The tab's name, found by the one rule of spreadsheets/find-tab.ts. */
   sheetName: string;
   /** Already checked (target-safety.ts). */
   url: string;
@@ -38,7 +38,7 @@ export async function registerWebhookOnTab(
   input: WebhookOnTab,
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const snapshot = await deps.spreadsheets.of(input.connection).observe();
-  const tab = resolveTab(snapshot, { name: input.sheetName });
+  const tab = findTab(snapshot, { name: input.sheetName });
   return registerWebhook(deps.webhooks, {
     url: input.url,
     spreadsheetId: input.connection.spreadsheetId,

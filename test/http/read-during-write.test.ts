@@ -66,6 +66,10 @@ class Gate {
 class HeldOwnership implements Ownership {
   readonly gate = new Gate();
   readonly #inner = new InProcessOwnership();
+  readonly writers = this.#inner.writers;
+  exclusive<T>(spreadsheetId: string, work: () => Promise<T>): Promise<T> {
+    return this.#inner.exclusive(spreadsheetId, work);
+  }
   acquire(spreadsheetId: string): Promise<Lease | null> {
     return this.#inner.acquire(spreadsheetId);
   }

@@ -1,5 +1,5 @@
 /**
- * The one rule for naming a tab (spreadsheets/tab-resolver.ts), over real HTTP and a real .xlsx written by
+ * The one rule for naming a tab (spreadsheets/find-tab.ts), over real HTTP and a real .xlsx written by
  * openpyxl: a name matches exactly, else the one tab that differs only in letter case; two tabs that differ only
  * in case need the exact name; a `sheet_id` keeps finding its tab after a rename in another program.
  */

@@ -134,6 +134,8 @@ describe('an ownership that fails to answer', () => {
     const flaky = new Spreadsheets({
       openSource: (c) => openSource(c, context?.sourceOptions ?? {}),
       ownership: {
+        writers: inProcess.writers,
+        exclusive: (id, work) => inProcess.exclusive(id, work),
         acquire: (id) => (++asked === 1 ? Promise.reject(new Error('database away')) : inProcess.acquire(id)),
         renew: (lease) => inProcess.renew(lease),
         release: (lease, reason) => inProcess.release(lease, reason),

@@ -1,12 +1,12 @@
 /**
  * The `tab` a route names, in two steps so the key is checked against the spreadsheet before its tabs are read:
- * `tabAddress` finds the connection, `resolveTab` the tab through its Spreadsheet (tab-resolver.ts, the one rule).
+ * `tabAddress` finds the connection, `addressedTab` the tab through its Spreadsheet (find-tab.ts, the one rule).
  * - `/api/spreadsheets/:userKey/:sheetName`: the connection by userKey, the tab by name; a miss is the
  *   resolver's own 404 (the tabs there are, or those differing only in case);
  * - `/v1/sheets/:sheetId`: a public sheet_id (`<spreadsheet_id>~<source sheet id>`); one 404 `sheet_not_found`
  *   naming it for every way it can miss (malformed, no such spreadsheet, no such tab), since the caller knows
  *   only the id.
- * Which tab a reference finds is tab-resolver.ts's rule alone; these only word the 404.
+ * Which tab a reference finds is find-tab.ts's rule alone; these only word the 404.
  */
 import type { Request } from 'express';
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
@@ -14,7 +14,7 @@ import { AppError, isAppError } from '../../errors.ts';
 import type { ConnectionRecord } from '../../repositories/connections.ts';
 import type { TabSnapshot } from '../../sources/source.ts';
 import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
-import type { TabRef } from '../../spreadsheets/tab-resolver.ts';
+import type { TabRef } from '../../spreadsheets/find-tab.ts';
 import type { AppDeps } from '../deps.ts';
 import { connectionOfPath, resolveConnection } from './connection.ts';
 
@@ -38,7 +38,7 @@ export async function tabAddress(deps: Pick<AppDeps, 'connections'>, req: Reques
   return { connection, ref: { sourceSheetId: parsed.sourceSheetId }, missing };
 }
 
-export async function resolveTab(spreadsheet: Spreadsheet, address: TabAddress): Promise<TabSnapshot> {
+export async function addressedTab(spreadsheet: Spreadsheet, address: TabAddress): Promise<TabSnapshot> {
   try {
     return await spreadsheet.tab(address.ref);
   } catch (e) {

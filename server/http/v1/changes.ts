@@ -4,7 +4,7 @@ import { iso } from '../../lib/iso-time.ts';
 import type { ChangeEntry } from '../../repositories/change-log.ts';
 import type { ConnectionRecord } from '../../repositories/connections.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
-import type { TabRef } from '../../spreadsheets/tab-resolver.ts';
+import type { TabRef } from '../../spreadsheets/find-tab.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
