@@ -13,10 +13,10 @@ import type {
   WriteResult,
 } from '../sources/source.ts';
 import { CurrentCopy } from './current-copy.ts';
+import { findTab, type TabRef } from './find-tab.ts';
 import { Following } from './following.ts';
 import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';
 import { type RecordChange, Recording } from './recording.ts';
-import { findTab, type TabRef } from './find-tab.ts';
 import { type PendingWrite, writeTurn } from './write.ts';
 
 /** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */

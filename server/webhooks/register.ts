@@ -6,8 +6,8 @@
 
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { CreateWebhookInput, WebhookEvent, WebhookRecord, Webhooks } from '../repositories/webhooks.ts';
-import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import { findTab } from '../spreadsheets/find-tab.ts';
+import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import { generateSecret } from './secret.ts';
 
 /** The new webhook and its secret, which is shown this once. */

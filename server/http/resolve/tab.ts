@@ -13,8 +13,8 @@ import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { ConnectionRecord } from '../../repositories/connections.ts';
 import type { TabSnapshot } from '../../sources/source.ts';
-import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
 import type { TabRef } from '../../spreadsheets/find-tab.ts';
+import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
 import type { AppDeps } from '../deps.ts';
 import { connectionOfPath, resolveConnection } from './connection.ts';
 
