@@ -106,7 +106,7 @@ async function serviceCase(dir: string): Promise<Results> {
 
 async function parserFor(engine: string): Promise<(bytes: Uint8Array) => Promise<WorkbookDocument>> {
   if (engine === 'surgical') return (bytes) => OoxmlDocument.parse(bytes);
-  const reference = '../test/sources/exceljs-reference/xlsx-document.ts';
+  const reference = '../test/sources/workbook/exceljs-reference/xlsx-document.ts';
   const { XlsxDocument } = (await import(reference)) as {
     XlsxDocument: { parse(bytes: Uint8Array): Promise<WorkbookDocument> };
   };

@@ -1,0 +1,93 @@
+/**
+ * The common writes (rows appended, updated, emptied or deleted, in a tab without formulas) give their tab's new
+ * version by copying runs (simple-write-tab.ts): exactly what the general rule (edited-tab.ts) gives, rows,
+ * format codes and header, for any rows written, empty rows at the end and gaps before an appended row
+ * included; anything else is left to the general rule.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CellValue } from '../../../../server/sources/source.ts';
+import { CellTab, SharedStrings } from '../../../../server/sources/workbook/cell-tab.ts';
+import { editedTab, type ReadRow } from '../../../../server/sources/workbook/ooxml/edited-tab.ts';
+import type { SheetRowChanges } from '../../../../server/sources/workbook/ooxml/sheet-edit.ts';
+import { tabAfterSimpleWrite } from '../../../../server/sources/workbook/ooxml/simple-write-tab.ts';
+
+const cell = fc.constantFrom<CellValue>(null, null, 'a', 1, true);
+const row = fc.array(cell, { minLength: 3, maxLength: 3 });
+
+function tab(typed: CellValue[][], headerRow: number, lastHeader: string): CellTab {
+  return new CellTab({
+    sourceSheetId: '1',
+    name: 'T',
+    header: ['a', 'b', lastHeader || 'C'],
+    headerTexts: ['a', 'b', lastHeader],
+    headerRow,
+    typed,
+    codes: new Uint16Array(typed.length * 3).map((_, i) => i % 7),
+    numberFormats: [],
+    shared: new SharedStrings([], new Int32Array(0)),
+  });
+}
+
+const none: SheetRowChanges = { updated: [], deleted: [], cleared: [], appended: [], newHeader: false };
+const plain = (t: CellTab) => ({ ...t, headerTexts: t.headerTexts, codes: [...t.codes] });
+
+/** Both rules on the same write; the fast one may decline only where the rules say it must. */
+function compare(old: CellTab, changes: SheetRowChanges, readRow: (row: number) => ReadRow | null): void {
+  const fast = tabAfterSimpleWrite(old, changes, readRow);
+  const general = editedTab(old, changes, readRow);
+  if (fast === undefined) {
+    const mixed = changes.deleted.length > 0 && changes.updated.length + changes.appended.length > 0;
+    expect(old.headerTexts[2] === '' || mixed).toBe(true);
+    return;
+  }
+  expect(plain(fast)).toEqual(plain(general));
+}
+
+describe('a common write', () => {
+  it('gives the tab the general rule gives', () => {
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom('c', ''),
+        fc.constantFrom('delete', 'update', 'append', 'mixed'),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+        fc.array(row, { minLength: 5, maxLength: 5 }),
+        (rows, headerRow, lastHeader, kind, picks, written) => {
+          // A read tab ends at its last row with a value.
+          while (rows.length > 0 && rows.at(-1)!.every((v) => v === null)) rows.pop();
+          if (rows.length === 0) return;
+          const old = tab(rows, headerRow, lastHeader);
+          const first = headerRow + 1;
+          const inTab = [...new Set(picks.map((p) => first + (p % rows.length)))].sort((a, b) => a - b);
+          const past = [...new Set(picks.map((p) => first + rows.length + (p % 3)))].sort((a, b) => a - b);
+          const changes: SheetRowChanges =
+            kind === 'delete'
+              ? { ...none, deleted: inTab }
+              : kind === 'update'
+                ? { ...none, updated: inTab }
+                : kind === 'append'
+                  ? { ...none, appended: past }
+                  : { ...none, updated: inTab, appended: past };
+          // The written sheet: each written row reads back as one of the generated rows.
+          const readRow = (sheetRow: number): ReadRow | null => {
+            const values = written[sheetRow % written.length]!;
+            return { values, codes: values.map((_, c) => (sheetRow + c) % 5), texts: [], formulas: [] };
+          };
+          compare(old, changes, readRow);
+        },
+      ),
+      { numRuns: 800 },
+    );
+  });
+
+  it('leaves a formula, a header or deletes mixed with edits to the general rule', () => {
+    const old = tab([[1, 2, 3]], 1, 'c');
+    const withFormula = (): ReadRow => ({ values: [1, 2, 3], codes: [], texts: [], formulas: ['A1'] });
+    expect(tabAfterSimpleWrite(old, { ...none, appended: [3] }, withFormula)).toBeUndefined();
+    expect(tabAfterSimpleWrite(old, { ...none, deleted: [2], updated: [2] }, () => null)).toBeUndefined();
+    expect(tabAfterSimpleWrite(old, { ...none, header: true, updated: [2] }, () => null)).toBeUndefined();
+    expect(tabAfterSimpleWrite(old, { ...none, deleted: [1] }, () => null)).toBeUndefined(); // the header row
+  });
+});
