@@ -19,7 +19,7 @@ export async function webhooksOnTab(
 ): Promise<TabWebhook[]> {
   const { rows } = await db.query<{ id: string; events: unknown }>(
     `SELECT id, to_jsonb(events) AS events FROM webhooks
-     WHERE spreadsheet_id = $1 AND source_sheet_id = $2 ORDER BY created_at, id`,
+     WHERE spreadsheet_id = $1 AND source_sheet_id = $2 ORDER BY created_at, seq`,
     [spreadsheetId, sourceSheetId],
   );
   return rows.map((r) => ({

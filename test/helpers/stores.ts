@@ -24,6 +24,8 @@ export const STORE_KINDS: readonly TestStoreKind[] = ['sqlite', 'postgres'];
 export interface TestStore extends Repositories {
   kind: TestStoreKind;
   webhooks: Store['webhooks'];
+  changeLog: Store['changeLog'];
+  changeRecording: Store['changeRecording'];
   secrets: SecretsProvider;
   /** Rows of a query both databases run alike. */
   sql(query: string): Promise<Record<string, unknown>[]>;
