@@ -9,6 +9,7 @@ import { AppError, isAppError } from '../errors.ts';
 import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
+import { ConnectionRepository } from '../repositories/rules/connections.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
@@ -16,7 +17,7 @@ import type { TeamConfig } from '../team-config.ts';
 import { LocalAdminTokens } from './admin-token.ts';
 import { openChangeStores } from './change-stores.ts';
 import { CHANNELS, readRecordedPayload } from './channels.ts';
-import { PgConnections } from './connections.ts';
+import { pgConnectionStatements } from './connections.ts';
 import { PgIdempotency } from './idempotency.ts';
 import { PgKeys } from './keys.ts';
 import { PgListener } from './listener.ts';
@@ -24,9 +25,11 @@ import { migrate, schemaVersion } from './migrate.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { PgOwnership } from './ownership.ts';
 import { openPool, type Pool } from './pool.ts';
+import { PgRegistry } from './registry.ts';
 import { secretBoxFromKey } from './secret-key.ts';
 import { PgSecrets } from './secrets.ts';
 import { PgSharedLimits } from './shared-limits.ts';
+import { pgTransactional } from './transactional.ts';
 import { PgUsage } from './usage.ts';
 import { PgWebhooks } from './webhooks.ts';
 
@@ -91,6 +94,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     const secrets = new PgSecrets(pool, { box, listener, clock, log });
     await secrets.start();
     started.push(secrets);
+    const registry = new PgRegistry(listener, () => webhooks.refresh());
     const parts = teamParts(context, team);
     const localSecrets = openSecretsProvider(
       options.dataDir,
@@ -102,11 +106,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       pool,
       listener,
       keys: new PgKeys(pool, clock, listener),
-      connections: new PgConnections(pool, {
-        clock,
-        listener,
-        onWebhooksRemoved: () => webhooks.refresh(),
-      }),
+      connections: new ConnectionRepository(pgTransactional(pool, pgConnectionStatements(registry)), clock),
       webhooks,
       usage: new PgUsage(pool, log),
       idempotency: new PgIdempotency(pool, { box, clock }),

@@ -2,6 +2,8 @@
  * The embedded default: every repository (repositories/index.ts) over one SQLite database in the data dir. The
  * service's wiring (context.ts) and the CLI open their stores here and nowhere else.
  */
+import type { Connections } from '../repositories/connections.ts';
+import { ConnectionRepository } from '../repositories/rules/connections.ts';
 import type { Store } from '../repositories/store.ts';
 import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
@@ -10,12 +12,13 @@ import { ApiKeyStore } from './api-keys.ts';
 import { SqliteBaselines } from './baselines.ts';
 import { SqliteChangeLog } from './change-log.ts';
 import { SqliteChangeRecording } from './change-recording.ts';
-import { ConnectionStore } from './connections.ts';
+import { SqliteConnectionStatements } from './connections.ts';
 import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './db.ts';
 import { DeliveryStore } from './deliveries.ts';
 import { DeliveryLogQuery } from './delivery-log.ts';
 import { IdempotencyStore } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
+import { sqliteTransactional } from './transactional.ts';
 import { UsageStore } from './usage.ts';
 import { WebhookStore } from './webhooks.ts';
 
@@ -23,7 +26,7 @@ import { WebhookStore } from './webhooks.ts';
 export interface SqliteRepositories extends Store {
   readonly kind: 'sqlite';
   keys: ApiKeyStore;
-  connections: ConnectionStore;
+  connections: Connections;
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   deliveryLog: DeliveryLogQuery;
@@ -60,7 +63,7 @@ export function openSqliteRepositories(
   return {
     kind: 'sqlite',
     keys: new ApiKeyStore(db, clock),
-    connections: new ConnectionStore(db, clock),
+    connections: new ConnectionRepository(sqliteTransactional(db, new SqliteConnectionStatements(db)), clock),
     webhooks: new WebhookStore(db, clock),
     deliveries: new DeliveryStore(db),
     deliveryLog: new DeliveryLogQuery(db),
