@@ -10,6 +10,7 @@ import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
@@ -31,7 +32,8 @@ import { PgSecrets } from './secrets.ts';
 import { PgSharedLimits } from './shared-limits.ts';
 import { pgTransactional } from './transactional.ts';
 import { PgUsage } from './usage.ts';
-import { PgWebhooks } from './webhooks.ts';
+import { pgWebhookStatements } from './webhooks.ts';
+import { WatchedSpreadsheets } from './webhooks-watched.ts';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -69,7 +71,7 @@ export interface PgStoreOptions {
 export type PgStore = Store & {
   pool: Pool;
   listener: PgListener;
-  webhooks: PgWebhooks;
+  webhooks: WebhookRepository;
   secrets: PgSecrets;
   usage: PgUsage;
   adminTokens: LocalAdminTokens;
@@ -88,13 +90,13 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     if (ownListener) await listener.start();
     const context: PgStoreContext = { pool, listener, box, clock, log };
 
-    const webhooks = new PgWebhooks(pool, { box, listener, clock, log });
-    await webhooks.start();
-    started.push(webhooks);
+    const watched = new WatchedSpreadsheets(pool, listener, log);
+    await watched.start();
+    started.push(watched);
     const secrets = new PgSecrets(pool, { box, listener, clock, log });
     await secrets.start();
     started.push(secrets);
-    const registry = new PgRegistry(listener, () => webhooks.refresh());
+    const registry = new PgRegistry(listener, () => watched.refresh());
     const parts = teamParts(context, team);
     const localSecrets = openSecretsProvider(
       options.dataDir,
@@ -107,7 +109,11 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       listener,
       keys: new PgKeys(pool, clock, listener),
       connections: new ConnectionRepository(pgTransactional(pool, pgConnectionStatements(registry)), clock),
-      webhooks,
+      webhooks: new WebhookRepository(
+        pgTransactional(pool, pgWebhookStatements(registry, watched)),
+        box,
+        clock,
+      ),
       usage: new PgUsage(pool, log),
       idempotency: new PgIdempotency(pool, { box, clock }),
       adminTokens: new LocalAdminTokens(localSecrets, options.dataDir),

@@ -1,9 +1,11 @@
 /**
- * The embedded default: every repository (repositories/index.ts) over one SQLite database in the data dir. The
- * service's wiring (context.ts) and the CLI open their stores here and nowhere else.
+ * The embedded default: every repository (repositories/index.ts) over one SQLite database in the data dir, each
+ * the storage rules (repositories/rules/) over this database's statements. The service's wiring (context.ts) and
+ * the CLI open their stores here and nowhere else.
  */
-import type { Connections } from '../repositories/connections.ts';
+import type Database from 'better-sqlite3';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store } from '../repositories/store.ts';
 import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
@@ -20,28 +22,15 @@ import { IdempotencyStore } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
 import { sqliteTransactional } from './transactional.ts';
 import { UsageStore } from './usage.ts';
-import { WebhookStore } from './webhooks.ts';
+import { SqliteWebhookStatements } from './webhooks.ts';
 
-/** The repositories as their SQLite classes: the change recorder, inside store/'s transactions, needs those. */
 export interface SqliteRepositories extends Store {
   readonly kind: 'sqlite';
-  keys: ApiKeyStore;
-  connections: Connections;
-  webhooks: WebhookStore;
-  deliveries: DeliveryStore;
-  deliveryLog: DeliveryLogQuery;
-  usage: UsageStore;
-  idempotency: IdempotencyStore;
-  adminTokens: AdminTokenStore;
-  /** The change log: the feed's pages and its end. */
-  changeLog: SqliteChangeLog;
-  /** A snapshot's changes, notifications and baselines recorded in one transaction. */
-  changeRecording: SqliteChangeRecording;
   /** The data dir's secrets provider (named secrets: account tokens, the tunnel's authtoken). */
   secrets: SecretsProvider;
   /** The data dir's secrets provider and data key, opened with the database. */
   databaseSecrets: DatabaseSecrets;
-  /** The database itself, for the stores of the change recorder; opaque to everything above store/. */
+  /** The database itself; opaque to everything above store/. */
   db: SqliteDatabase;
   /** Closes the database; synchronous for SQLite (done before the promise is returned). */
   close(): Promise<void>;
@@ -57,14 +46,23 @@ export function openSqliteRepositories(
   options: SqliteRepositoryOptions = {},
 ): SqliteRepositories {
   const { clock, ...openOptions } = options;
-  const db = openDatabase(dataDir, openOptions);
+  return sqliteRepositoriesOver(openDatabase(dataDir, openOptions), dataDir, clock);
+}
+
+/** Every repository over a database opened already (db.ts `openDatabase`) in `dataDir`. */
+export function sqliteRepositoriesOver(
+  db: Database.Database,
+  dataDir: string,
+  clock?: () => Date,
+): SqliteRepositories {
   const changeLog = new SqliteChangeLog(db);
   const databaseSecrets = secretsOf(db);
+  const on = <S>(statements: S) => sqliteTransactional(db, statements);
   return {
     kind: 'sqlite',
     keys: new ApiKeyStore(db, clock),
-    connections: new ConnectionRepository(sqliteTransactional(db, new SqliteConnectionStatements(db)), clock),
-    webhooks: new WebhookStore(db, clock),
+    connections: new ConnectionRepository(on(new SqliteConnectionStatements(db)), clock),
+    webhooks: new WebhookRepository(on(new SqliteWebhookStatements(db)), databaseSecrets.box, clock),
     deliveries: new DeliveryStore(db),
     deliveryLog: new DeliveryLogQuery(db),
     usage: new UsageStore(db),

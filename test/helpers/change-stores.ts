@@ -19,6 +19,7 @@ import { PgListener } from '../../server/store-pg/listener.ts';
 import { migrate } from '../../server/store-pg/migrate.ts';
 import { openPool, type Pool } from '../../server/store-pg/pool.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
+import { queueDelivery, queuePgDelivery } from './outbox.ts';
 import { freshDatabase } from './postgres.ts';
 
 export type ChangeStoreKind = 'sqlite' | 'postgres';
@@ -94,7 +95,7 @@ async function openSqlite(): Promise<ChangeStores> {
       await repos.webhooks.remove(id);
     },
     async enqueue(webhookId, event, payload, nowMs) {
-      return repos.deliveries.enqueue(webhookId, event, payload, nowMs);
+      return queueDelivery(repos.db, webhookId, event, payload, nowMs);
     },
     async rows<T>(sql: string) {
       return repos.db.prepare(sql).all() as T[];
@@ -145,8 +146,7 @@ async function openPostgres(existing: string | undefined): Promise<ChangeStores>
     async removeWebhook(id) {
       await pool.query('DELETE FROM webhooks WHERE id = $1', [id]);
     },
-    enqueue: (webhookId, event, payload, nowMs) =>
-      stores.deliveries.enqueue(webhookId, event, payload, nowMs),
+    enqueue: (webhookId, event, payload, nowMs) => queuePgDelivery(pool, webhookId, event, payload, nowMs),
     async rows<T>(sql: string) {
       return (await pool.query(sql)).rows as T[];
     },
