@@ -10,6 +10,7 @@ import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { KeyRepository } from '../repositories/rules/keys.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
@@ -20,7 +21,7 @@ import { openChangeStores } from './change-stores.ts';
 import { CHANNELS, readRecordedPayload } from './channels.ts';
 import { pgConnectionStatements } from './connections.ts';
 import { PgIdempotency } from './idempotency.ts';
-import { PgKeys } from './keys.ts';
+import { pgKeyStatements } from './keys.ts';
 import { PgListener } from './listener.ts';
 import { migrate, schemaVersion } from './migrate.ts';
 import { MIGRATIONS } from './migrations.ts';
@@ -107,7 +108,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       kind: 'postgres',
       pool,
       listener,
-      keys: new PgKeys(pool, clock, listener),
+      keys: new KeyRepository(pgTransactional(pool, pgKeyStatements(registry)), clock),
       connections: new ConnectionRepository(pgTransactional(pool, pgConnectionStatements(registry)), clock),
       webhooks: new WebhookRepository(
         pgTransactional(pool, pgWebhookStatements(registry, watched)),

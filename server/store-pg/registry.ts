@@ -5,6 +5,7 @@
  * instance that made it also drops its own and reads the watched set again before it answers.
  */
 import type { ConnectionRow } from '../repositories/rules/connections.ts';
+import type { KeyRow } from '../repositories/rules/keys.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import type { Queryable } from './pool.ts';
@@ -14,10 +15,13 @@ import type { AfterCommit } from './transactional.ts';
 export class PgRegistry {
   /** Connection rows by what was asked (`i:` a spreadsheet id, `u:` a userKey). */
   readonly connections: RegistryCache<ConnectionRow | undefined>;
+  /** Key rows by key hash. */
+  readonly keys: RegistryCache<KeyRow | undefined>;
   readonly #readWatched: () => Promise<void>;
 
   constructor(listener: PgListener | null, readWatched: () => Promise<void>) {
     this.connections = new RegistryCache(listener);
+    this.keys = new RegistryCache(listener);
     this.#readWatched = readWatched;
   }
 
@@ -26,6 +30,7 @@ export class PgRegistry {
     await db.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
     await after(async () => {
       this.connections.clear();
+      this.keys.clear();
       await this.#readWatched();
     });
   }

@@ -5,12 +5,13 @@
  */
 import type Database from 'better-sqlite3';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { KeyRepository } from '../repositories/rules/keys.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store } from '../repositories/store.ts';
 import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
 import { AdminTokenStore } from './admin-token.ts';
-import { ApiKeyStore } from './api-keys.ts';
+import { SqliteKeyStatements } from './api-keys.ts';
 import { SqliteBaselines } from './baselines.ts';
 import { SqliteChangeLog } from './change-log.ts';
 import { SqliteChangeRecording } from './change-recording.ts';
@@ -60,7 +61,7 @@ export function sqliteRepositoriesOver(
   const on = <S>(statements: S) => sqliteTransactional(db, statements);
   return {
     kind: 'sqlite',
-    keys: new ApiKeyStore(db, clock),
+    keys: new KeyRepository(on(new SqliteKeyStatements(db)), clock),
     connections: new ConnectionRepository(on(new SqliteConnectionStatements(db)), clock),
     webhooks: new WebhookRepository(on(new SqliteWebhookStatements(db)), databaseSecrets.box, clock),
     deliveries: new DeliveryStore(db),
