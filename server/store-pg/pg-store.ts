@@ -10,6 +10,7 @@ import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
 import { KeyRepository } from '../repositories/rules/keys.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
@@ -20,7 +21,7 @@ import { LocalAdminTokens } from './admin-token.ts';
 import { openChangeStores } from './change-stores.ts';
 import { CHANNELS, readRecordedPayload } from './channels.ts';
 import { pgConnectionStatements } from './connections.ts';
-import { PgIdempotency } from './idempotency.ts';
+import { pgIdempotencyStatements } from './idempotency.ts';
 import { pgKeyStatements } from './keys.ts';
 import { PgListener } from './listener.ts';
 import { migrate, schemaVersion } from './migrate.ts';
@@ -116,7 +117,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
         clock,
       ),
       usage: new PgUsage(pool, log),
-      idempotency: new PgIdempotency(pool, { box, clock }),
+      idempotency: new IdempotencyRepository(pgTransactional(pool, pgIdempotencyStatements), box, clock),
       adminTokens: new LocalAdminTokens(localSecrets, options.dataDir),
       secrets,
       changeLog: parts.changeLog,

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
 import { KeyRepository } from '../repositories/rules/keys.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store } from '../repositories/store.ts';
@@ -19,7 +20,7 @@ import { SqliteConnectionStatements } from './connections.ts';
 import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './db.ts';
 import { DeliveryStore } from './deliveries.ts';
 import { DeliveryLogQuery } from './delivery-log.ts';
-import { IdempotencyStore } from './idempotency.ts';
+import { SqliteIdempotencyStatements } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
 import { sqliteTransactional } from './transactional.ts';
 import { UsageStore } from './usage.ts';
@@ -67,7 +68,11 @@ export function sqliteRepositoriesOver(
     deliveries: new DeliveryStore(db),
     deliveryLog: new DeliveryLogQuery(db),
     usage: new UsageStore(db),
-    idempotency: new IdempotencyStore(db, clock),
+    idempotency: new IdempotencyRepository(
+      on(new SqliteIdempotencyStatements(db)),
+      databaseSecrets.box,
+      clock,
+    ),
     adminTokens: new AdminTokenStore(db, dataDir),
     changeLog,
     changeRecording: new SqliteChangeRecording(db, new SqliteBaselines(db), changeLog),

@@ -7,7 +7,6 @@ import { FileSecretsProvider } from '../../server/secrets/file-provider.ts';
 import { SECRET_NAMES } from '../../server/secrets/provider.ts';
 import { LEGACY_ADMIN_TOKEN_FILE, loadOrCreateAdminToken } from '../../server/store/admin-token.ts';
 import { DB_FILE_NAME, migrate, openDatabase, userVersion } from '../../server/store/db.ts';
-import { IdempotencyStore } from '../../server/store/idempotency.ts';
 import { MIGRATIONS } from '../../server/store/migrations.ts';
 import { sqliteRepositoriesOver } from '../../server/store/sqlite-repositories.ts';
 import { registerWebhook, rotateWebhookSecret } from '../../server/webhooks/register.ts';
@@ -85,7 +84,7 @@ describe('upgrading a database written before encryption at rest', () => {
       expect(db.prepare('SELECT body FROM idempotency_keys').pluck().get()).toMatch(/^sp1:/);
 
       expect(await sqliteRepositoriesOver(db, dataDir).webhooks.secretOf('wh_old')).toBe(SECRET);
-      expect(await new IdempotencyStore(db).begin('key_1', 'idem-1', 'fp')).toEqual({
+      expect(await sqliteRepositoriesOver(db, dataDir).idempotency.begin('key_1', 'idem-1', 'fp')).toEqual({
         state: 'replay',
         status: 201,
         contentType: 'application/json',
@@ -130,7 +129,7 @@ describe('sealed values', () => {
       const webhooks = sqliteRepositoriesOver(db, dataDir).webhooks;
       const { record, secret } = await registerWebhook(webhooks, input);
       const rotated = (await rotateWebhookSecret(webhooks, record.id))!;
-      const idem = new IdempotencyStore(db);
+      const idem = sqliteRepositoriesOver(db, dataDir).idempotency;
       await idem.begin('key_1', 'k', 'fp');
       await idem.complete('key_1', 'k', 201, 'application/json', JSON.stringify({ secret: rotated }));
       db.pragma('wal_checkpoint(TRUNCATE)');
