@@ -6,6 +6,7 @@
  * records nothing (nothing is sent twice), and an instance whose in-memory content is older than what another
  * one recorded compares with the stored baselines instead, so it records only what is new since.
  */
+import { randomBytes } from 'node:crypto';
 import type { TabContent } from '../repositories/baselines.ts';
 import type {
   ChangeRecording,
@@ -17,7 +18,6 @@ import { encodeCheckpointPaced } from '../store/baseline-format.ts';
 import type { PgBaselines } from './baselines.ts';
 import type { PgChangeLog } from './change-log.ts';
 import { CHANNELS, recordedPayload } from './channels.ts';
-import { enqueueDelivery } from './deliveries.ts';
 import { type Client, type Pool, tx } from './pool.ts';
 import { renameTabWebhooks, takeTimestamps, webhooksOnTab } from './tab-webhooks.ts';
 
@@ -159,7 +159,11 @@ export class PgChangeRecording implements ChangeRecording {
       const first = await takeTimestamps(client, webhook.id, nowMs, wanted.length);
       for (const [i, notification] of wanted.entries()) {
         const payload = notification.payload(webhook.id, first + i);
-        await enqueueDelivery(client, webhook.id, notification.event, payload, nowMs);
+        await client.query(
+          `INSERT INTO deliveries (id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at)
+           VALUES ($1, $2, $3, $4, 'pending', 0, $5, false, $5)`,
+          [`dlv_${randomBytes(12).toString('base64url')}`, webhook.id, notification.event, payload, nowMs],
+        );
         queued++;
       }
     }

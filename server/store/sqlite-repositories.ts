@@ -5,8 +5,10 @@
  */
 import type Database from 'better-sqlite3';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
 import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
 import { KeyRepository } from '../repositories/rules/keys.ts';
+import { OutboxRepository } from '../repositories/rules/outbox.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store } from '../repositories/store.ts';
 import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
@@ -18,8 +20,8 @@ import { SqliteChangeLog } from './change-log.ts';
 import { SqliteChangeRecording } from './change-recording.ts';
 import { SqliteConnectionStatements } from './connections.ts';
 import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './db.ts';
-import { DeliveryStore } from './deliveries.ts';
-import { DeliveryLogQuery } from './delivery-log.ts';
+import { SqliteOutboxStatements } from './deliveries.ts';
+import { SqliteDeliveryLogStatements } from './delivery-log.ts';
 import { SqliteIdempotencyStatements } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
 import { sqliteTransactional } from './transactional.ts';
@@ -60,13 +62,14 @@ export function sqliteRepositoriesOver(
   const changeLog = new SqliteChangeLog(db);
   const databaseSecrets = secretsOf(db);
   const on = <S>(statements: S) => sqliteTransactional(db, statements);
+  const outbox = new SqliteOutboxStatements(db);
   return {
     kind: 'sqlite',
     keys: new KeyRepository(on(new SqliteKeyStatements(db)), clock),
     connections: new ConnectionRepository(on(new SqliteConnectionStatements(db)), clock),
     webhooks: new WebhookRepository(on(new SqliteWebhookStatements(db)), databaseSecrets.box, clock),
-    deliveries: new DeliveryStore(db),
-    deliveryLog: new DeliveryLogQuery(db),
+    deliveries: new OutboxRepository(on(outbox)),
+    deliveryLog: new DeliveryLogRepository(new SqliteDeliveryLogStatements(db, outbox)),
     usage: new UsageStore(db),
     idempotency: new IdempotencyRepository(
       on(new SqliteIdempotencyStatements(db)),
