@@ -12,6 +12,7 @@ import type { DeliveryLog } from '../repositories/delivery-log.ts';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
 import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
 import { KeyRepository } from '../repositories/rules/keys.ts';
+import { UsageRepository } from '../repositories/rules/usage.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
@@ -33,7 +34,7 @@ import { secretBoxFromKey } from './secret-key.ts';
 import { PgSecrets } from './secrets.ts';
 import { PgSharedLimits } from './shared-limits.ts';
 import { pgTransactional } from './transactional.ts';
-import { PgUsage } from './usage.ts';
+import { pgUsageStatements } from './usage.ts';
 import { pgWebhookStatements } from './webhooks.ts';
 import { WatchedSpreadsheets } from './webhooks-watched.ts';
 
@@ -75,7 +76,7 @@ export type PgStore = Store & {
   listener: PgListener;
   webhooks: WebhookRepository;
   secrets: PgSecrets;
-  usage: PgUsage;
+  usage: UsageRepository;
   adminTokens: LocalAdminTokens;
 };
 
@@ -116,7 +117,7 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
         box,
         clock,
       ),
-      usage: new PgUsage(pool, log),
+      usage: new UsageRepository(pgTransactional(pool, pgUsageStatements), log),
       idempotency: new IdempotencyRepository(pgTransactional(pool, pgIdempotencyStatements), box, clock),
       adminTokens: new LocalAdminTokens(localSecrets, options.dataDir),
       secrets,

@@ -9,6 +9,7 @@ import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
 import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
 import { KeyRepository } from '../repositories/rules/keys.ts';
 import { OutboxRepository } from '../repositories/rules/outbox.ts';
+import { UsageRepository } from '../repositories/rules/usage.ts';
 import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store } from '../repositories/store.ts';
 import { type DatabaseSecrets, secretsOf } from '../secrets/db-binding.ts';
@@ -25,7 +26,7 @@ import { SqliteDeliveryLogStatements } from './delivery-log.ts';
 import { SqliteIdempotencyStatements } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
 import { sqliteTransactional } from './transactional.ts';
-import { UsageStore } from './usage.ts';
+import { SqliteUsageStatements } from './usage.ts';
 import { SqliteWebhookStatements } from './webhooks.ts';
 
 export interface SqliteRepositories extends Store {
@@ -70,7 +71,7 @@ export function sqliteRepositoriesOver(
     webhooks: new WebhookRepository(on(new SqliteWebhookStatements(db)), databaseSecrets.box, clock),
     deliveries: new OutboxRepository(on(outbox)),
     deliveryLog: new DeliveryLogRepository(new SqliteDeliveryLogStatements(db, outbox)),
-    usage: new UsageStore(db),
+    usage: new UsageRepository(on(new SqliteUsageStatements(db))),
     idempotency: new IdempotencyRepository(
       on(new SqliteIdempotencyStatements(db)),
       databaseSecrets.box,
