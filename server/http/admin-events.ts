@@ -81,7 +81,11 @@ function sheetChanges(changeLog: ChangeLog): () => Promise<string | null> {
   };
 }
 
-export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams: AdminEventStreams): void {
+export function mountAdminEventRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'changeLog' | 'deliveryLog' | 'log'>,
+  streams: AdminEventStreams,
+): void {
   routes.post('/admin/events/token', 'admin', (_req, res) => {
     const { token, expiresAt } = streams.issue();
     res.status(201).json({ stream_token: token, expires_at: new Date(expiresAt).toISOString() });

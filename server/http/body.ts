@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import express, { type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.ts';
+import { awaitMiddleware } from './await-middleware.ts';
 import { refuseOversizedJson } from './json-bounds.ts';
-import { locals } from './locals.ts';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const NOT_UTF8 = 'entity.not.utf8';
@@ -12,22 +12,24 @@ export const NOT_UTF8 = 'entity.not.utf8';
  * Bytes that are not UTF-8 would otherwise be decoded leniently (each bad byte becomes U+FFFD) and stored
  * as mojibake: refuse them; so are bodies nested deeper than MAX_JSON_DEPTH or holding more than
  * MAX_JSON_VALUES values, before JSON.parse sees them (json-bounds.ts). Not strict about the top level, so `"text"` or `42` reach the route, whose
- * message says what shape it wants instead of calling valid JSON invalid.
+ * message says what shape it wants instead of calling valid JSON invalid. `seen` is handed the bytes as checked.
  */
-const parseJson = express.json({
-  limit: MAX_BODY_BYTES,
-  strict: false,
-  type: () => true,
-  verify: (req, res, bytes) => {
-    // body-parser wraps what is thrown here as a 403; the error middleware maps this `type` to 400.
-    if (!isUtf8(bytes))
-      throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
-    refuseOversizedJson(bytes);
-    if (req.headers['idempotency-key'] !== undefined) {
-      locals(res as Response).bodyDigest = createHash('sha256').update(bytes).digest('hex');
-    }
-  },
-});
+function jsonParser(seen?: (bytes: Buffer) => void): RequestHandler {
+  return express.json({
+    limit: MAX_BODY_BYTES,
+    strict: false,
+    type: () => true,
+    verify: (_req, _res, bytes) => {
+      // body-parser wraps what is thrown here as a 403; the error middleware maps this `type` to 400.
+      if (!isUtf8(bytes))
+        throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
+      refuseOversizedJson(bytes);
+      seen?.(bytes);
+    },
+  });
+}
+
+const parseJson = jsonParser();
 
 /** Only UTF-8 JSON: a declared charset other than utf-8 is refused before the body is read. */
 function declaresOtherCharset(contentType: string): boolean {
@@ -43,33 +45,54 @@ function isJsonType(contentType: string): boolean {
 
 /**
  * Bodies are JSON only. A body of another type is 415 before anything is read; an over-long body is 413
- * (checked against Content-Length first, so a 50 MB upload is refused without reading it).
+ * (checked against Content-Length first, so a 50 MB upload is refused without reading it). Resolves with the
+ * SHA-256 of the body's bytes, taken as they were checked, when `digest` is asked for (the Idempotency-Key's
+ * fingerprint, idempotency.ts: cheaper than serializing the parsed body again); `req.body` holds the value.
  */
+export async function readJsonBody(
+  req: Request,
+  res: Response,
+  digest: boolean,
+): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const hasBody = req.headers['transfer-encoding'] !== undefined || declared > 0;
+  if (!hasBody) {
+    req.body = undefined;
+    return undefined;
+  }
+  const type = req.headers['content-type'];
+  if (!type || !isJsonType(type)) {
+    throw new AppError(
+      'unsupported_media_type',
+      'Request bodies must be JSON (Content-Type: application/json).',
+    );
+  }
+  if (declaresOtherCharset(type)) {
+    throw new AppError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.');
+  }
+  if (declared > MAX_BODY_BYTES) {
+    // Refuse before reading a byte; closing the connection spares the client sending the rest.
+    res.setHeader('Connection', 'close');
+    throw new AppError('payload_too_large', 'Request body is larger than 5 MB.');
+  }
+  if (!digest) {
+    await awaitMiddleware(parseJson, req, res);
+    return undefined;
+  }
+  let sha256: string | undefined;
+  await awaitMiddleware(
+    jsonParser((bytes) => {
+      sha256 = createHash('sha256').update(bytes).digest('hex');
+    }),
+    req,
+    res,
+  );
+  return sha256;
+}
+
+/** readJsonBody as a guard of its own, for the routes no key reaches (`admin`, `sign_in`). */
 export function jsonBody(): RequestHandler {
   return (req, res, next) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    const hasBody = req.headers['transfer-encoding'] !== undefined || declared > 0;
-    if (!hasBody) {
-      req.body = undefined;
-      return next();
-    }
-    const type = req.headers['content-type'];
-    if (!type || !isJsonType(type)) {
-      return next(
-        new AppError(
-          'unsupported_media_type',
-          'Request bodies must be JSON (Content-Type: application/json).',
-        ),
-      );
-    }
-    if (declaresOtherCharset(type)) {
-      return next(new AppError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.'));
-    }
-    if (declared > MAX_BODY_BYTES) {
-      // Refuse before reading a byte; closing the connection spares the client sending the rest.
-      res.setHeader('Connection', 'close');
-      return next(new AppError('payload_too_large', 'Request body is larger than 5 MB.'));
-    }
-    parseJson(req, res, next);
+    readJsonBody(req, res, false).then(() => next(), next);
   };
 }

@@ -32,7 +32,7 @@ export class McpSessions {
   readonly watch: ChangedTabsWatch;
   readonly now: () => number;
 
-  constructor(deps: AppDeps, now: () => number) {
+  constructor(deps: Pick<AppDeps, 'changeLog' | 'keys' | 'log'>, now: () => number) {
     this.now = now;
     this.watch = new ChangedTabsWatch({ changeLog: deps.changeLog, log: deps.log });
     this.#keys = deps.keys;

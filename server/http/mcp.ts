@@ -8,13 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Express, type Request, type Response, Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { RowApi } from '../mcp/row-api.ts';
 import { createMcpSession } from '../mcp/session.ts';
-import { requireApiKey } from './auth.ts';
+import { keyGuard } from './auth.ts';
+import { awaitMiddleware } from './await-middleware.ts';
 import type { AppDeps } from './deps.ts';
 import { refuseOversizedJson } from './json-bounds.ts';
-import { locals } from './locals.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 
 export const MCP_PATH = '/mcp';
@@ -33,13 +33,19 @@ function listenerOrigin(req: Request): string {
 }
 
 /** Mounts `/mcp` on `app`, beside the routes the tools call. */
-export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions): void {
-  const router = Router();
-  router.use(requireApiKey(deps.keys, deps.connections, 'read'));
+export function mountMcp(
+  app: Express,
+  deps: Pick<AppDeps, 'keys' | 'connections' | 'mcp'>,
+  sessions: McpSessions,
+): void {
+  const admit = keyGuard(deps, 'read');
   // The bounds of every request body (json-bounds.ts), checked before this parser reads the bytes.
-  router.use(express.json({ limit: '8mb', verify: (_req, _res, bytes) => refuseOversizedJson(bytes) }));
-  router.all('/', async (req: Request, res: Response) => {
-    const key = locals(res).apiKey!;
+  const parseJson = express.json({ limit: '8mb', verify: (_req, _res, bytes) => refuseOversizedJson(bytes) });
+  app.use(MCP_PATH, async (req: Request, res: Response, next: NextFunction) => {
+    // The key before a byte of the body is read, on `/mcp` and any path below it alike.
+    const { key } = await admit(req, res);
+    await awaitMiddleware(parseJson, req, res);
+    if (req.path !== '/') return next();
     const id = req.get('mcp-session-id');
     if (id !== undefined) {
       const session = sessions.get(id);
@@ -68,5 +74,4 @@ export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions): vo
     await mcp.server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  app.use(MCP_PATH, router);
 }
