@@ -4,20 +4,21 @@
  * `listener` is the instance's one LISTEN connection: the outbox counts what other instances queue through it.
  */
 
+import { ChangeRecordingRepository } from '../repositories/rules/change-recording.ts';
 import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
 import { OutboxRepository } from '../repositories/rules/outbox.ts';
 import { PgBaselines } from './baselines.ts';
 import { PgChangeLog } from './change-log.ts';
-import { PgChangeRecording } from './change-recording.ts';
 import { DeliveriesHeard, PgOutboxStatements, pgOutboxStatements } from './deliveries.ts';
 import { PgDeliveryLogStatements } from './delivery-log.ts';
 import type { PgListener } from './listener.ts';
 import type { Pool } from './pool.ts';
+import { pgRecordingStatements } from './recording.ts';
 import { pgTransactional } from './transactional.ts';
 
 export interface PgChangeStores {
   changeLog: PgChangeLog;
-  changeRecording: PgChangeRecording;
+  changeRecording: ChangeRecordingRepository;
   baselines: PgBaselines;
   deliveries: OutboxRepository;
   deliveryLog: DeliveryLogRepository;
@@ -29,7 +30,7 @@ export function openChangeStores(pool: Pool, listener: PgListener): PgChangeStor
   const heard = new DeliveriesHeard(listener);
   return {
     changeLog,
-    changeRecording: new PgChangeRecording(pool, baselines, changeLog),
+    changeRecording: new ChangeRecordingRepository(pgTransactional(pool, pgRecordingStatements), baselines),
     baselines,
     deliveries: new OutboxRepository(pgTransactional(pool, pgOutboxStatements(heard))),
     deliveryLog: new DeliveryLogRepository(

@@ -13,27 +13,16 @@ interface EntryRow {
  * The change log in SQLite (repositories/change-log.ts): the feed behind `GET /v1/spreadsheets/{id}/rows?
  * updated_since=`, one row per changed row, and its end for the dashboard's live preview (the newest seq, an
  * index lookup cheap enough to ask every second). Entries are appended inside the change recording's
- * transaction (change-recording.ts).
+ * transaction (recording.ts).
  */
 export class SqliteChangeLog implements ChangeLog {
-  readonly #insert: Database.Statement<[string, string, number, string, number, string | null]>;
-  readonly #last: Database.Statement<[string, string], number | null>;
   readonly #page: Database.Statement<[string, string, number, number, number], EntryRow>;
   readonly #count: Database.Statement<[string, string, number], number>;
   readonly #newest: Database.Statement<[string, string, number], number | null>;
   readonly #head: Database.Statement<[], number>;
   readonly #tabsAfter: Database.Statement<[number], { spreadsheet_id: string; source_sheet_id: string }>;
-  readonly #lastByTab = new Map<string, number>();
 
   constructor(db: Database.Database) {
-    this.#insert = db.prepare(
-      'INSERT INTO change_log (spreadsheet_id, source_sheet_id, row_index, change, updated_at, row_values) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.#last = db
-      .prepare<[string, string], number | null>(
-        'SELECT MAX(updated_at) FROM change_log WHERE spreadsheet_id = ? AND source_sheet_id = ?',
-      )
-      .pluck();
     this.#page = db.prepare(
       `SELECT row_index, change, updated_at, row_values FROM change_log
        WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?
@@ -78,31 +67,6 @@ export class SqliteChangeLog implements ChangeLog {
     return this.#tabsAfter
       .all(head)
       .map((r) => ({ spreadsheetId: r.spreadsheet_id, sourceSheetId: r.source_sheet_id }));
-  }
-
-  /**
-   * The instant to stamp a tab's next change with: now, or 1 ms after the tab's previous change if that is not
-   * earlier. Every change of a tab thus has its own instant, and a client resuming with `updated_since` equal
-   * to the last instant it saw can never skip a change recorded in the same millisecond.
-   */
-  nextInstant(spreadsheetId: string, sourceSheetId: string, nowMs: number): number {
-    const key = `${spreadsheetId}\u0000${sourceSheetId}`;
-    const last = this.#lastByTab.get(key) ?? this.#last.get(spreadsheetId, sourceSheetId) ?? 0;
-    const instant = Math.max(nowMs, last + 1);
-    this.#lastByTab.set(key, instant);
-    return instant;
-  }
-
-  /** Inside the transaction that records the change. */
-  append(spreadsheetId: string, sourceSheetId: string, entry: ChangeEntry): void {
-    this.#insert.run(
-      spreadsheetId,
-      sourceSheetId,
-      entry.row_index,
-      entry.change,
-      entry.updatedAt,
-      entry.values ? JSON.stringify(entry.values) : null,
-    );
   }
 }
 

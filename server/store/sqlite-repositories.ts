@@ -4,6 +4,7 @@
  * the CLI open their stores here and nowhere else.
  */
 import type Database from 'better-sqlite3';
+import { ChangeRecordingRepository } from '../repositories/rules/change-recording.ts';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
 import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
 import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
@@ -18,13 +19,13 @@ import { AdminTokenStore } from './admin-token.ts';
 import { SqliteKeyStatements } from './api-keys.ts';
 import { SqliteBaselines } from './baselines.ts';
 import { SqliteChangeLog } from './change-log.ts';
-import { SqliteChangeRecording } from './change-recording.ts';
 import { SqliteConnectionStatements } from './connections.ts';
 import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './db.ts';
 import { SqliteOutboxStatements } from './deliveries.ts';
 import { SqliteDeliveryLogStatements } from './delivery-log.ts';
 import { SqliteIdempotencyStatements } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
+import { SqliteRecordingStatements } from './recording.ts';
 import { sqliteTransactional } from './transactional.ts';
 import { SqliteUsageStatements } from './usage.ts';
 import { SqliteWebhookStatements } from './webhooks.ts';
@@ -60,7 +61,6 @@ export function sqliteRepositoriesOver(
   dataDir: string,
   clock?: () => Date,
 ): SqliteRepositories {
-  const changeLog = new SqliteChangeLog(db);
   const databaseSecrets = secretsOf(db);
   const on = <S>(statements: S) => sqliteTransactional(db, statements);
   const outbox = new SqliteOutboxStatements(db);
@@ -78,8 +78,11 @@ export function sqliteRepositoriesOver(
       clock,
     ),
     adminTokens: new AdminTokenStore(db, dataDir),
-    changeLog,
-    changeRecording: new SqliteChangeRecording(db, new SqliteBaselines(db), changeLog),
+    changeLog: new SqliteChangeLog(db),
+    changeRecording: new ChangeRecordingRepository(
+      on(new SqliteRecordingStatements(db)),
+      new SqliteBaselines(db),
+    ),
     secrets: databaseSecrets.provider,
     databaseSecrets,
     db,
