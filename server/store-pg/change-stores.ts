@@ -4,11 +4,12 @@
  * `listener` is the instance's one LISTEN connection: the outbox counts what other instances queue through it.
  */
 
+import { ChangeLogRepository } from '../repositories/rules/change-log.ts';
 import { ChangeRecordingRepository } from '../repositories/rules/change-recording.ts';
 import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
 import { OutboxRepository } from '../repositories/rules/outbox.ts';
 import { PgBaselines } from './baselines.ts';
-import { PgChangeLog } from './change-log.ts';
+import { PgChangeLogStatements } from './change-log.ts';
 import { DeliveriesHeard, PgOutboxStatements, pgOutboxStatements } from './deliveries.ts';
 import { PgDeliveryLogStatements } from './delivery-log.ts';
 import type { PgListener } from './listener.ts';
@@ -17,7 +18,7 @@ import { pgRecordingStatements } from './recording.ts';
 import { pgTransactional } from './transactional.ts';
 
 export interface PgChangeStores {
-  changeLog: PgChangeLog;
+  changeLog: ChangeLogRepository;
   changeRecording: ChangeRecordingRepository;
   baselines: PgBaselines;
   deliveries: OutboxRepository;
@@ -25,11 +26,10 @@ export interface PgChangeStores {
 }
 
 export function openChangeStores(pool: Pool, listener: PgListener): PgChangeStores {
-  const changeLog = new PgChangeLog(pool);
   const baselines = new PgBaselines(pool);
   const heard = new DeliveriesHeard(listener);
   return {
-    changeLog,
+    changeLog: new ChangeLogRepository(new PgChangeLogStatements(pool)),
     changeRecording: new ChangeRecordingRepository(pgTransactional(pool, pgRecordingStatements), baselines),
     baselines,
     deliveries: new OutboxRepository(pgTransactional(pool, pgOutboxStatements(heard))),

@@ -4,12 +4,14 @@
  * row and its webhooks' rows, so a webhook or key made meanwhile on another instance waits for it or goes first.
  */
 import type { SourceKind } from '../repositories/connections.ts';
-import type { ConnectionRow, ConnectionStatements } from '../repositories/rules/connections.ts';
+import {
+  CONNECTION_COLUMNS,
+  type ConnectionRow,
+  type ConnectionStatements,
+} from '../repositories/rules/connections.ts';
 import type { Queryable } from './pool.ts';
 import type { PgRegistry } from './registry.ts';
 import type { AfterCommit, Bind } from './transactional.ts';
-
-const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
 
 export function pgConnectionStatements(registry: PgRegistry): Bind<ConnectionStatements> {
   return (db, after) => new PgConnectionStatements(db, after, registry);
@@ -28,7 +30,7 @@ class PgConnectionStatements implements ConnectionStatements {
 
   async insert(row: ConnectionRow): Promise<void> {
     await this.#db.query(
-      `INSERT INTO connections (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO connections (${CONNECTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (source_kind, location) DO NOTHING`,
       [
         row.id,
@@ -58,7 +60,7 @@ class PgConnectionStatements implements ConnectionStatements {
 
   async list(): Promise<ConnectionRow[]> {
     const { rows } = await this.#db.query<ConnectionRow>(
-      `SELECT ${COLUMNS} FROM connections ORDER BY created_at, seq`,
+      `SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY created_at, seq`,
     );
     return rows;
   }
@@ -94,7 +96,7 @@ class PgConnectionStatements implements ConnectionStatements {
 
   async #one(where: string, params: unknown[]): Promise<ConnectionRow | undefined> {
     const { rows } = await this.#db.query<ConnectionRow>(
-      `SELECT ${COLUMNS} FROM connections WHERE ${where}`,
+      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${where}`,
       params,
     );
     return rows[0];

@@ -10,16 +10,11 @@ import type {
   LogCondition,
   OutboxStatements,
 } from '../repositories/rules/outbox.ts';
+import { DELIVERY_COLUMNS, DELIVERY_COLUMNS_D } from '../repositories/rules/outbox.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import type { Queryable } from './pool.ts';
 import type { Bind } from './transactional.ts';
-
-const COLUMNS =
-  'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
-const PREFIXED = COLUMNS.split(', ')
-  .map((c) => `d.${c}`)
-  .join(', ');
 
 /** How many times this instance heard the deliveries channel (and reconnects, after which anything may have
  * changed): the outbox's external version. Ours are heard too; a needless look is harmless. */
@@ -57,7 +52,7 @@ export class PgOutboxStatements implements OutboxStatements {
   /** Rows another instance is claiming are skipped, and one it claimed meanwhile no longer matches once locked. */
   async #due(where: string, order: string, nowMs: number, limit: number): Promise<DeliveryRow[]> {
     const { rows } = await this.#db.query<DeliveryRow>(
-      `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      `SELECT ${DELIVERY_COLUMNS_D} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE ${where} AND w.status = 'active'
        ORDER BY ${order} LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
       [nowMs, limit],
@@ -118,7 +113,7 @@ export class PgOutboxStatements implements OutboxStatements {
 
   async byId(id: string, lock = false): Promise<DeliveryRow | undefined> {
     const { rows } = await this.#db.query<DeliveryRow>(
-      `SELECT ${COLUMNS} FROM deliveries WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
       [id],
     );
     return rows[0];
@@ -137,7 +132,7 @@ export class PgOutboxStatements implements OutboxStatements {
   async page(where: readonly LogCondition[], limit: number, offset: number): Promise<DeliveryRow[]> {
     const n = where.length;
     const { rows } = await this.#db.query<DeliveryRow>(
-      `SELECT ${COLUMNS} FROM deliveries ${clause(where)}
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries ${clause(where)}
        ORDER BY created_at DESC, seq DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...where.map((c) => c.value), limit, offset],
     );

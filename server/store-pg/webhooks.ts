@@ -3,15 +3,17 @@
  * the instance's set of watched spreadsheets (webhooks-watched.ts); a registration holds its spreadsheet's
  * connection row, so a removal under way on another instance goes first (it locks the row for update).
  */
-import type { WebhookRow, WebhookStatements, WebhookUpdate } from '../repositories/rules/webhooks.ts';
+import {
+  WEBHOOK_COLUMNS,
+  type WebhookRow,
+  type WebhookStatements,
+  type WebhookUpdate,
+} from '../repositories/rules/webhooks.ts';
 import { CHANNELS } from './channels.ts';
 import type { Queryable } from './pool.ts';
 import type { PgRegistry } from './registry.ts';
 import type { AfterCommit, Bind } from './transactional.ts';
 import type { WatchedSpreadsheets } from './webhooks-watched.ts';
-
-const COLUMNS =
-  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
 
 export function pgWebhookStatements(
   registry: PgRegistry,
@@ -39,7 +41,7 @@ class PgWebhookStatements implements WebhookStatements {
 
   async insert(row: WebhookRow, sealedSecret: string): Promise<void> {
     await this.#db.query(
-      `INSERT INTO webhooks (${COLUMNS}, secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO webhooks (${WEBHOOK_COLUMNS}, secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         row.id,
         row.url,
@@ -58,7 +60,7 @@ class PgWebhookStatements implements WebhookStatements {
 
   async byId(id: string, lock = false): Promise<WebhookRow | undefined> {
     const { rows } = await this.#db.query<WebhookRow>(
-      `SELECT ${COLUMNS} FROM webhooks WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
       [id],
     );
     return rows[0];
@@ -66,7 +68,7 @@ class PgWebhookStatements implements WebhookStatements {
 
   async list(): Promise<WebhookRow[]> {
     const { rows } = await this.#db.query<WebhookRow>(
-      `SELECT ${COLUMNS} FROM webhooks ORDER BY created_at, seq`,
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at, seq`,
     );
     return rows;
   }

@@ -4,9 +4,11 @@
  */
 import type Database from 'better-sqlite3';
 import type { SourceKind } from '../repositories/connections.ts';
-import type { ConnectionRow, ConnectionStatements } from '../repositories/rules/connections.ts';
-
-const COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
+import {
+  CONNECTION_COLUMNS,
+  type ConnectionRow,
+  type ConnectionStatements,
+} from '../repositories/rules/connections.ts';
 
 export class SqliteConnectionStatements implements ConnectionStatements {
   readonly #insert: Database.Statement<[ConnectionRow]>;
@@ -21,16 +23,16 @@ export class SqliteConnectionStatements implements ConnectionStatements {
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
-      `INSERT INTO connections (${COLUMNS})
+      `INSERT INTO connections (${CONNECTION_COLUMNS})
        VALUES (@id, @user_key, @name, @source_kind, @location, @public_read, @created_at)
        ON CONFLICT (source_kind, location) DO NOTHING`,
     );
-    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM connections WHERE id = ?`);
-    this.#byUserKey = db.prepare(`SELECT ${COLUMNS} FROM connections WHERE user_key = ?`);
+    this.#byId = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE id = ?`);
+    this.#byUserKey = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE user_key = ?`);
     this.#byLocation = db.prepare(
-      `SELECT ${COLUMNS} FROM connections WHERE source_kind = ? AND location = ?`,
+      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE source_kind = ? AND location = ?`,
     );
-    this.#list = db.prepare(`SELECT ${COLUMNS} FROM connections ORDER BY created_at, rowid`);
+    this.#list = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY created_at, rowid`);
     this.#webhooksOf = db
       .prepare<[string], string>(
         'SELECT id FROM webhooks WHERE spreadsheet_id = ? ORDER BY created_at, rowid',

@@ -5,18 +5,14 @@
  */
 import type Database from 'better-sqlite3';
 import type { NextState } from '../repositories/deliveries.ts';
-import type {
-  AttemptRow,
-  DeliveryRow,
-  LogCondition,
-  OutboxStatements,
+import {
+  type AttemptRow,
+  DELIVERY_COLUMNS,
+  DELIVERY_COLUMNS_D,
+  type DeliveryRow,
+  type LogCondition,
+  type OutboxStatements,
 } from '../repositories/rules/outbox.ts';
-
-const COLUMNS =
-  'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
-const PREFIXED = COLUMNS.split(', ')
-  .map((c) => `d.${c}`)
-  .join(', ');
 
 type Filtered<R> = Database.Statement<(string | number)[], R>;
 
@@ -32,12 +28,12 @@ export class SqliteOutboxStatements implements OutboxStatements {
       // Two index-driven halves (deliveries_due serves both the filter and the order), so a claim reads only
       // the rows it returns however long the queue is; an OR across both states would scan and sort it all.
       duePending: db.prepare<[number, number], DeliveryRow>(
-        `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        `SELECT ${DELIVERY_COLUMNS_D} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'
          ORDER BY d.next_attempt_at LIMIT ?`,
       ),
       leaseExpired: db.prepare<[number, number], DeliveryRow>(
-        `SELECT ${PREFIXED} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        `SELECT ${DELIVERY_COLUMNS_D} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.state = 'in_flight' AND d.lease_until <= ? AND w.status = 'active'
          ORDER BY d.lease_until LIMIT ?`,
       ),
@@ -63,7 +59,7 @@ export class SqliteOutboxStatements implements OutboxStatements {
         `UPDATE deliveries SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, replay = 0,
            completed_at = ? WHERE id = ?`,
       ),
-      get: db.prepare<[string], DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
+      get: db.prepare<[string], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = ?`),
       attempts: db.prepare<[string], AttemptRow>(
         `SELECT attempt, trigger, started_at, duration_ms, status, error, response_excerpt, target_address,
                 target_kind, request_headers
@@ -149,7 +145,7 @@ export class SqliteOutboxStatements implements OutboxStatements {
     if (!statements) {
       statements = {
         page: this.#db.prepare(
-          `SELECT ${COLUMNS} FROM deliveries ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+          `SELECT ${DELIVERY_COLUMNS} FROM deliveries ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
         ),
         count: this.#db
           .prepare<(string | number)[], number>(`SELECT COUNT(*) FROM deliveries ${clause}`)

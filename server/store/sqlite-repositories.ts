@@ -4,6 +4,7 @@
  * the CLI open their stores here and nowhere else.
  */
 import type Database from 'better-sqlite3';
+import { ChangeLogRepository } from '../repositories/rules/change-log.ts';
 import { ChangeRecordingRepository } from '../repositories/rules/change-recording.ts';
 import { ConnectionRepository } from '../repositories/rules/connections.ts';
 import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
@@ -18,7 +19,7 @@ import type { SecretsProvider } from '../secrets/provider.ts';
 import { AdminTokenStore } from './admin-token.ts';
 import { SqliteKeyStatements } from './api-keys.ts';
 import { SqliteBaselines } from './baselines.ts';
-import { SqliteChangeLog } from './change-log.ts';
+import { SqliteChangeLogStatements } from './change-log.ts';
 import { SqliteConnectionStatements } from './connections.ts';
 import { type OpenDatabaseOptions, openDatabase, type SqliteDatabase } from './db.ts';
 import { SqliteOutboxStatements } from './deliveries.ts';
@@ -78,7 +79,7 @@ export function sqliteRepositoriesOver(
       clock,
     ),
     adminTokens: new AdminTokenStore(db, dataDir),
-    changeLog: new SqliteChangeLog(db),
+    changeLog: new ChangeLogRepository(new SqliteChangeLogStatements(db)),
     changeRecording: new ChangeRecordingRepository(
       on(new SqliteRecordingStatements(db)),
       new SqliteBaselines(db),

@@ -4,10 +4,12 @@
  * due elsewhere through SQLite's data_version.
  */
 import type Database from 'better-sqlite3';
-import type { WebhookRow, WebhookStatements, WebhookUpdate } from '../repositories/rules/webhooks.ts';
-
-const COLUMNS =
-  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
+import {
+  WEBHOOK_COLUMNS,
+  type WebhookRow,
+  type WebhookStatements,
+  type WebhookUpdate,
+} from '../repositories/rules/webhooks.ts';
 
 export class SqliteWebhookStatements implements WebhookStatements {
   readonly #insert: Database.Statement<[WebhookRow & { secret: string }]>;
@@ -21,11 +23,11 @@ export class SqliteWebhookStatements implements WebhookStatements {
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
-      `INSERT INTO webhooks (${COLUMNS}, secret) VALUES
+      `INSERT INTO webhooks (${WEBHOOK_COLUMNS}, secret) VALUES
        (@id, @url, @spreadsheet_id, @sheet_name, @source_sheet_id, @events, @status, @api_key_id, @created_at, @updated_at, @secret)`,
     );
-    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`);
-    this.#list = db.prepare(`SELECT ${COLUMNS} FROM webhooks ORDER BY created_at, rowid`);
+    this.#byId = db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`);
+    this.#list = db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at, rowid`);
     this.#anyFor = db
       .prepare<[string], number>('SELECT 1 FROM webhooks WHERE spreadsheet_id = ? LIMIT 1')
       .pluck();

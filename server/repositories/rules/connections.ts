@@ -20,6 +20,9 @@ export interface ConnectionRow {
   created_at: string;
 }
 
+/** `ConnectionRow`'s columns, as both databases select them. */
+export const CONNECTION_COLUMNS = 'id, user_key, name, source_kind, location, public_read, created_at';
+
 export interface ConnectionStatements {
   /** Inserts the row unless a connection of its kind and location exists (the unique index decides). */
   insert(row: ConnectionRow): Answer<void>;

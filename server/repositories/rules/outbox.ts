@@ -30,6 +30,13 @@ export interface DeliveryRow {
   completed_at: number | null;
 }
 
+/** `DeliveryRow`'s columns, as both databases select them; `_D`: from a join that names the table `d`. */
+export const DELIVERY_COLUMNS =
+  'id, webhook_id, event, payload, state, attempts, next_attempt_at, replay, created_at, completed_at';
+export const DELIVERY_COLUMNS_D = DELIVERY_COLUMNS.split(', ')
+  .map((c) => `d.${c}`)
+  .join(', ');
+
 /** The delivery_attempts table's row (`request_headers`: JSON text). */
 export interface AttemptRow {
   attempt: number;

@@ -31,6 +31,10 @@ export interface WebhookRow {
   updated_at: string;
 }
 
+/** `WebhookRow`'s columns, as both databases select them. */
+export const WEBHOOK_COLUMNS =
+  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
+
 export type WebhookUpdate = Pick<WebhookRow, 'url' | 'events' | 'status' | 'updated_at'>;
 
 export interface WebhookStatements {
