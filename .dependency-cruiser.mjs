@@ -39,10 +39,6 @@ export const LAYERS = [
 /** The modules that open a store and hand its repositories down (or, for export and import, read one whole). */
 export const WIRING = ['^server/context[.]ts$', '^server/cli/(kit|admin|dashboard|records)[.]ts$'];
 
-/** store/'s pure modules (no SQLite in them), which store-pg/ shares rather than copies. */
-export const PURE_STORE =
-  '^server/store/(baseline-format|user-key|api-key-rules|usage-counters|export-format)[.]ts$';
-
 /** One rule per layer: nothing in it imports a layer above it. */
 function layersPointDown() {
   return LAYERS.slice(1).map((layer, i) => {
@@ -103,31 +99,27 @@ const forbidden = [
     to: { path: '^server/store-pg/' },
   },
   {
-    name: 'store-pg-shares-pure-store-only',
-    comment: "store-pg/ imports only store/'s pure modules (PURE_STORE), never its SQLite ones",
+    name: 'store-pg-without-store',
+    comment:
+      'store-pg/ imports nothing of store/: what both databases share is written once above them (repositories/rules/)',
     severity: 'error',
     from: { path: '^server/store-pg/' },
-    to: { path: '^server/store/', pathNot: PURE_STORE },
-  },
-  {
-    name: 'pure-store-stays-pure',
-    comment: "store/'s pure modules import neither better-sqlite3 nor store/'s other modules",
-    severity: 'error',
-    from: { path: PURE_STORE },
-    to: { path: ['^node_modules/better-sqlite3/', '^server/store/'], pathNot: PURE_STORE },
+    to: { path: '^server/store/' },
   },
   {
     name: 'repositories-name-no-implementation',
     comment:
-      'a repository interface imports only its siblings, the cell values a source reads, the error type and the secrets provider',
+      "the repository interfaces and the storage rules written once above both engines (repositories/rules/) import only each other, Node's built-ins, the cell values a source reads and the base layer (the error type, lib/, the secrets provider and sealing at rest)",
     severity: 'error',
     from: { path: '^server/repositories/' },
     to: {
+      dependencyTypesNot: ['core'],
       pathNot: [
         '^server/repositories/',
         '^server/sources/source[.]ts$',
         '^server/errors[.]ts$',
-        '^server/secrets/provider[.]ts$',
+        '^server/lib/',
+        '^server/secrets/(provider|at-rest)[.]ts$',
       ],
     },
   },
@@ -197,15 +189,6 @@ const knownViolations = [
     'server/tunnel/provider.ts',
     ['type-only'],
     "the route answers with tunnel/'s TunnelStatus type, declared in the wiring above it; http/ should declare the status shape it answers with",
-  ),
-  ...['admin-token', 'connections', 'deliveries', 'idempotency', 'webhooks'].map((records) =>
-    knownViolation(
-      'store-pg-shares-pure-store-only',
-      `server/store-pg/${records}.ts`,
-      `server/store/${records}.ts`,
-      [],
-      "PostgreSQL's module takes a column list, row mapping or constants from the SQLite module of the same records; goes when the storage rules are written once above both engines",
-    ),
   ),
 ];
 

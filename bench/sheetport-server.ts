@@ -15,7 +15,7 @@ import { rateLimit } from '../server/http/rate-limit.ts';
 import { startServer } from '../server/index.ts';
 import { RateLimiter } from '../server/limits/rate-limiter.ts';
 import { openDatabase } from '../server/store/db.ts';
-import { UsageStore } from '../server/store/usage.ts';
+import { sqliteRepositoriesOver } from '../server/store/sqlite-repositories.ts';
 import { prepareDataDir } from './bench-data-dir.ts';
 import { answerCpuQuestions, profileServing } from './cpu-profile.ts';
 import { generateRows, LARGE_ROWS, SEARCH, SMALL_ROWS, SORT, TAB, writeOrdersWorkbook } from './data.ts';
@@ -106,7 +106,7 @@ function limiterMicros(): number {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-bench-limiter-'));
   const db = openDatabase(dir);
   try {
-    const limiter = new RateLimiter(new UsageStore(db), () => Date.now());
+    const limiter = new RateLimiter(sqliteRepositoriesOver(db, dir).usage, () => Date.now());
     const limit = rateLimit(limiter);
     const key = { id: 'key_bench', plan: 'enterprise', perSecond: 1e9, daily: 1e12 };
     const caller = { key: key as never, subject: key.id };

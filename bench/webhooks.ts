@@ -14,7 +14,6 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { createServiceContext } from '../server/context.ts';
-import { DeliveryStore } from '../server/store/deliveries.ts';
 import { registerWebhook } from '../server/webhooks/register.ts';
 
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS) || 5000;
@@ -76,9 +75,16 @@ async function main(): Promise<void> {
 
     // Throughput: queue the notifications in one transaction, then let the worker send them.
     const payload = JSON.stringify({ webhook_id: record.id, event: 'row.updated', changed_rows: [] });
-    const outbox = new DeliveryStore(context.db);
+    // Rows as the change recording queues them (due now, pending).
+    const enqueue = context.db.prepare(
+      `INSERT INTO deliveries (id, webhook_id, event, payload, state, attempts, next_attempt_at, created_at)
+       VALUES (?, ?, 'row.updated', ?, 'pending', 0, ?, ?)`,
+    );
     context.db.transaction(() => {
-      for (let i = 0; i < NOTIFICATIONS; i++) outbox.enqueue(record.id, 'row.updated', payload, Date.now());
+      for (let i = 0; i < NOTIFICATIONS; i++) {
+        const now = Date.now();
+        enqueue.run(`dlv_bench_${i}`, record.id, payload, now, now);
+      }
     })();
     const started = performance.now();
     context.startBackground();

@@ -1,8 +1,9 @@
 /**
  * The outbox: one delivery per notification and webhook, with its attempts. A delivery is `pending` (due at
  * nextAttemptAt), `in_flight` (claimed under a lease; an expired lease makes it claimable again, so it goes out
- * again with the same id), `succeeded` or `failed`. Times are epoch milliseconds. store/deliveries.ts is the
- * SQLite implementation (its enqueue runs inside the change recorder's transaction, so it is not here).
+ * again with the same id), `succeeded` or `failed`. Times are epoch milliseconds. Deliveries are queued by the
+ * change recording alone, in the transaction that records the change (rules/change-recording.ts); the rules of
+ * the rest are rules/outbox.ts's, over either database.
  */
 
 export type DeliveryState = 'pending' | 'in_flight' | 'succeeded' | 'failed';

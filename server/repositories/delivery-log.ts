@@ -1,7 +1,7 @@
 /**
  * The delivery log across every webhook, for the dashboard: filtered pages, a cheap fingerprint that changes
- * whenever a delivery is queued, attempted or settled, and each webhook's health. store/delivery-log.ts is the
- * SQLite implementation.
+ * whenever a delivery is queued, attempted or settled, and each webhook's health (rules/delivery-log.ts, over
+ * either database).
  */
 import type { DeliveryPage, DeliveryState } from './deliveries.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The secrets a database was opened with. store/db.ts's openDatabase binds them, so a store built over that
- * database finds its SecretBox without every caller threading it through (`new WebhookStore(db)` keeps
- * working). The database is only a key here: any object the store hands out as its handle.
+ * database finds its SecretBox without every caller threading it through (store/sqlite-repositories.ts's
+ * `sqliteRepositoriesOver(db, dataDir)`). The database is only a key here: any object the store hands out as its handle.
  */
 import type { SecretBox } from './at-rest.ts';
 import type { SecretsProvider } from './provider.ts';

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import type { AdminTokens } from '../repositories/admin-token.ts';
+import { newAdminToken } from '../repositories/rules/admin-token.ts';
 import { withLockFile } from '../secrets/lock-file.ts';
 import { SECRET_NAMES, type SecretsProvider } from '../secrets/provider.ts';
-import { newAdminToken } from '../store/admin-token.ts';
 
 const LOCK_FILE_NAME = 'admin-token.lock';
 

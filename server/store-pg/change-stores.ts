@@ -3,30 +3,38 @@
  * repositories): the change log, the change recording and the baselines it writes, the outbox and its log.
  * `listener` is the instance's one LISTEN connection: the outbox counts what other instances queue through it.
  */
+
+import { ChangeLogRepository } from '../repositories/rules/change-log.ts';
+import { ChangeRecordingRepository } from '../repositories/rules/change-recording.ts';
+import { DeliveryLogRepository } from '../repositories/rules/delivery-log.ts';
+import { OutboxRepository } from '../repositories/rules/outbox.ts';
 import { PgBaselines } from './baselines.ts';
-import { PgChangeLog } from './change-log.ts';
-import { PgChangeRecording } from './change-recording.ts';
-import { PgDeliveries } from './deliveries.ts';
-import { PgDeliveryLog } from './delivery-log.ts';
+import { PgChangeLogStatements } from './change-log.ts';
+import { DeliveriesHeard, PgOutboxStatements, pgOutboxStatements } from './deliveries.ts';
+import { PgDeliveryLogStatements } from './delivery-log.ts';
 import type { PgListener } from './listener.ts';
 import type { Pool } from './pool.ts';
+import { pgRecordingStatements } from './recording.ts';
+import { pgTransactional } from './transactional.ts';
 
 export interface PgChangeStores {
-  changeLog: PgChangeLog;
-  changeRecording: PgChangeRecording;
+  changeLog: ChangeLogRepository;
+  changeRecording: ChangeRecordingRepository;
   baselines: PgBaselines;
-  deliveries: PgDeliveries;
-  deliveryLog: PgDeliveryLog;
+  deliveries: OutboxRepository;
+  deliveryLog: DeliveryLogRepository;
 }
 
 export function openChangeStores(pool: Pool, listener: PgListener): PgChangeStores {
-  const changeLog = new PgChangeLog(pool);
   const baselines = new PgBaselines(pool);
+  const heard = new DeliveriesHeard(listener);
   return {
-    changeLog,
-    changeRecording: new PgChangeRecording(pool, baselines, changeLog),
+    changeLog: new ChangeLogRepository(new PgChangeLogStatements(pool)),
+    changeRecording: new ChangeRecordingRepository(pgTransactional(pool, pgRecordingStatements), baselines),
     baselines,
-    deliveries: new PgDeliveries(pool, listener),
-    deliveryLog: new PgDeliveryLog(pool),
+    deliveries: new OutboxRepository(pgTransactional(pool, pgOutboxStatements(heard))),
+    deliveryLog: new DeliveryLogRepository(
+      new PgDeliveryLogStatements(pool, new PgOutboxStatements(pool, heard)),
+    ),
   };
 }

@@ -1,12 +1,12 @@
 /**
- * `sheetport import`'s writing side for team mode: the records of an export (store/export-format.ts) into the
+ * `sheetport import`'s writing side for team mode: the records of an export (repositories/rules/export-format.ts) into the
  * team's database, in one transaction, webhook secrets sealed with the team's key. A record already there (the
  * same id, key hash, location, or usage day) is left as it is, so importing a file twice changes nothing.
  */
 import { AppError } from '../errors.ts';
+import type { RecordsExport } from '../repositories/rules/export-format.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { sealContext } from '../secrets/at-rest.ts';
-import type { RecordsExport } from '../store/export-format.ts';
 import { CHANNELS } from './channels.ts';
 import { type Client, type Pool, tx } from './pool.ts';
 

@@ -9,6 +9,11 @@ import { AppError, isAppError } from '../errors.ts';
 import type { ChangeLog, ChangeRecording } from '../repositories/change-log.ts';
 import type { Deliveries } from '../repositories/deliveries.ts';
 import type { DeliveryLog } from '../repositories/delivery-log.ts';
+import { ConnectionRepository } from '../repositories/rules/connections.ts';
+import { IdempotencyRepository } from '../repositories/rules/idempotency.ts';
+import { KeyRepository } from '../repositories/rules/keys.ts';
+import { UsageRepository } from '../repositories/rules/usage.ts';
+import { WebhookRepository } from '../repositories/rules/webhooks.ts';
 import type { Store, TeamServices } from '../repositories/store.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { openSecretsProvider } from '../secrets/choose.ts';
@@ -16,19 +21,22 @@ import type { TeamConfig } from '../team-config.ts';
 import { LocalAdminTokens } from './admin-token.ts';
 import { openChangeStores } from './change-stores.ts';
 import { CHANNELS, readRecordedPayload } from './channels.ts';
-import { PgConnections } from './connections.ts';
-import { PgIdempotency } from './idempotency.ts';
-import { PgKeys } from './keys.ts';
+import { pgConnectionStatements } from './connections.ts';
+import { pgIdempotencyStatements } from './idempotency.ts';
+import { pgKeyStatements } from './keys.ts';
 import { PgListener } from './listener.ts';
 import { migrate, schemaVersion } from './migrate.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { PgOwnership } from './ownership.ts';
 import { openPool, type Pool } from './pool.ts';
+import { PgRegistry } from './registry.ts';
 import { secretBoxFromKey } from './secret-key.ts';
 import { PgSecrets } from './secrets.ts';
 import { PgSharedLimits } from './shared-limits.ts';
-import { PgUsage } from './usage.ts';
-import { PgWebhooks } from './webhooks.ts';
+import { pgTransactional } from './transactional.ts';
+import { pgUsageStatements } from './usage.ts';
+import { pgWebhookStatements } from './webhooks.ts';
+import { WatchedSpreadsheets } from './webhooks-watched.ts';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -66,9 +74,9 @@ export interface PgStoreOptions {
 export type PgStore = Store & {
   pool: Pool;
   listener: PgListener;
-  webhooks: PgWebhooks;
+  webhooks: WebhookRepository;
   secrets: PgSecrets;
-  usage: PgUsage;
+  usage: UsageRepository;
   adminTokens: LocalAdminTokens;
 };
 
@@ -85,12 +93,13 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
     if (ownListener) await listener.start();
     const context: PgStoreContext = { pool, listener, box, clock, log };
 
-    const webhooks = new PgWebhooks(pool, { box, listener, clock, log });
-    await webhooks.start();
-    started.push(webhooks);
+    const watched = new WatchedSpreadsheets(pool, listener, log);
+    await watched.start();
+    started.push(watched);
     const secrets = new PgSecrets(pool, { box, listener, clock, log });
     await secrets.start();
     started.push(secrets);
+    const registry = new PgRegistry(listener, () => watched.refresh());
     const parts = teamParts(context, team);
     const localSecrets = openSecretsProvider(
       options.dataDir,
@@ -101,15 +110,15 @@ export async function openPgStore(team: TeamConfig, options: PgStoreOptions): Pr
       kind: 'postgres',
       pool,
       listener,
-      keys: new PgKeys(pool, clock, listener),
-      connections: new PgConnections(pool, {
+      keys: new KeyRepository(pgTransactional(pool, pgKeyStatements(registry)), clock),
+      connections: new ConnectionRepository(pgTransactional(pool, pgConnectionStatements(registry)), clock),
+      webhooks: new WebhookRepository(
+        pgTransactional(pool, pgWebhookStatements(registry, watched)),
+        box,
         clock,
-        listener,
-        onWebhooksRemoved: () => webhooks.refresh(),
-      }),
-      webhooks,
-      usage: new PgUsage(pool, log),
-      idempotency: new PgIdempotency(pool, { box, clock }),
+      ),
+      usage: new UsageRepository(pgTransactional(pool, pgUsageStatements), log),
+      idempotency: new IdempotencyRepository(pgTransactional(pool, pgIdempotencyStatements), box, clock),
       adminTokens: new LocalAdminTokens(localSecrets, options.dataDir),
       secrets,
       changeLog: parts.changeLog,

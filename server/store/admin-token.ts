@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { AdminTokens } from '../repositories/admin-token.ts';
+import { newAdminToken } from '../repositories/rules/admin-token.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
 import { SECRET_NAMES } from '../secrets/provider.ts';
 
@@ -33,11 +33,6 @@ export function loadOrCreateAdminToken(db: Database.Database, dataDir: string): 
   const token = create.immediate();
   rmSync(legacyFile, { force: true });
   return token;
-}
-
-/** A fresh admin token (256 random bits). */
-export function newAdminToken(): string {
-  return `spa_${randomBytes(32).toString('base64url')}`;
 }
 
 /**

@@ -8,8 +8,8 @@ import { deserialize } from 'node:v8';
 import { gunzipSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import type { TabContent } from '../repositories/baselines.ts';
+import { encodeCheckpoint } from '../repositories/rules/baseline-format.ts';
 import type { CellValue } from '../sources/source.ts';
-import { encodeCheckpoint } from './baseline-format.ts';
 
 interface OldRow {
   spreadsheet_id: string;

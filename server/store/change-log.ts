@@ -1,116 +1,46 @@
-import type Database from 'better-sqlite3';
-import type { ChangedTab, ChangeEntry, ChangeFeedPage, ChangeLog } from '../repositories/change-log.ts';
-import type { CellValue } from '../sources/source.ts';
-
-interface EntryRow {
-  row_index: number;
-  change: ChangeEntry['change'];
-  updated_at: number;
-  row_values: string | null;
-}
-
 /**
- * The change log in SQLite (repositories/change-log.ts): the feed behind `GET /v1/spreadsheets/{id}/rows?
- * updated_since=`, one row per changed row, and its end for the dashboard's live preview (the newest seq, an
- * index lookup cheap enough to ask every second). Entries are appended inside the change recording's
- * transaction (change-recording.ts).
+ * The change log in SQLite: the statements of repositories/rules/change-log.ts, the feed behind
+ * `updated_since` and the log's end for the dashboard's live preview (the newest seq, an index lookup cheap
+ * enough to ask every second). Entries are appended inside the change recording's transaction (recording.ts).
  */
-export class SqliteChangeLog implements ChangeLog {
-  readonly #insert: Database.Statement<[string, string, number, string, number, string | null]>;
-  readonly #last: Database.Statement<[string, string], number | null>;
-  readonly #page: Database.Statement<[string, string, number, number, number], EntryRow>;
-  readonly #count: Database.Statement<[string, string, number], number>;
-  readonly #newest: Database.Statement<[string, string, number], number | null>;
+import type Database from 'better-sqlite3';
+import type { ChangeLogStatements, EntryRow, FeedRange } from '../repositories/rules/change-log.ts';
+
+type Range = [spreadsheetId: string, sourceSheetId: string, sinceMs: number];
+const IN_RANGE = 'spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?';
+
+export class SqliteChangeLogStatements implements ChangeLogStatements {
+  readonly #entries: Database.Statement<[...Range, number, number], EntryRow>;
+  readonly #summary: Database.Statement<Range, { total: number; newest: number | null }>;
   readonly #head: Database.Statement<[], number>;
   readonly #tabsAfter: Database.Statement<[number], { spreadsheet_id: string; source_sheet_id: string }>;
-  readonly #lastByTab = new Map<string, number>();
 
   constructor(db: Database.Database) {
-    this.#insert = db.prepare(
-      'INSERT INTO change_log (spreadsheet_id, source_sheet_id, row_index, change, updated_at, row_values) VALUES (?, ?, ?, ?, ?, ?)',
+    this.#entries = db.prepare(
+      `SELECT row_index, change, updated_at, row_values FROM change_log WHERE ${IN_RANGE} ORDER BY seq LIMIT ? OFFSET ?`,
     );
-    this.#last = db
-      .prepare<[string, string], number | null>(
-        'SELECT MAX(updated_at) FROM change_log WHERE spreadsheet_id = ? AND source_sheet_id = ?',
-      )
-      .pluck();
-    this.#page = db.prepare(
-      `SELECT row_index, change, updated_at, row_values FROM change_log
-       WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?
-       ORDER BY seq LIMIT ? OFFSET ?`,
+    this.#summary = db.prepare(
+      `SELECT COUNT(*) AS total, MAX(updated_at) AS newest FROM change_log WHERE ${IN_RANGE}`,
     );
-    this.#count = db
-      .prepare<[string, string, number], number>(
-        'SELECT COUNT(*) FROM change_log WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?',
-      )
-      .pluck();
-    this.#newest = db
-      .prepare<[string, string, number], number | null>(
-        'SELECT MAX(updated_at) FROM change_log WHERE spreadsheet_id = ? AND source_sheet_id = ? AND updated_at > ?',
-      )
-      .pluck();
     this.#head = db.prepare<[], number>('SELECT IFNULL(MAX(seq), 0) FROM change_log').pluck();
     this.#tabsAfter = db.prepare(
       'SELECT DISTINCT spreadsheet_id, source_sheet_id FROM change_log WHERE seq > ? ORDER BY spreadsheet_id, source_sheet_id',
     );
   }
 
-  async page(
-    spreadsheetId: string,
-    sourceSheetId: string,
-    sinceMs: number,
-    limit: number,
-    offset: number,
-  ): Promise<ChangeFeedPage> {
-    const rows = this.#page.all(spreadsheetId, sourceSheetId, sinceMs, limit, offset);
-    return {
-      total: this.#count.get(spreadsheetId, sourceSheetId, sinceMs) ?? 0,
-      newest: this.#newest.get(spreadsheetId, sourceSheetId, sinceMs) ?? null,
-      data: rows.map(toEntry),
-    };
+  entries(r: FeedRange, limit: number, offset: number): EntryRow[] {
+    return this.#entries.all(r.spreadsheetId, r.sourceSheetId, r.sinceMs, limit, offset);
   }
 
-  async head(): Promise<number> {
+  summary(r: FeedRange): { total: number; newest: number | null } {
+    return this.#summary.get(r.spreadsheetId, r.sourceSheetId, r.sinceMs) ?? { total: 0, newest: null };
+  }
+
+  head(): number {
     return this.#head.get() ?? 0;
   }
 
-  async tabsAfter(head: number): Promise<ChangedTab[]> {
-    return this.#tabsAfter
-      .all(head)
-      .map((r) => ({ spreadsheetId: r.spreadsheet_id, sourceSheetId: r.source_sheet_id }));
+  tabsAfter(head: number): { spreadsheet_id: string; source_sheet_id: string }[] {
+    return this.#tabsAfter.all(head);
   }
-
-  /**
-   * The instant to stamp a tab's next change with: now, or 1 ms after the tab's previous change if that is not
-   * earlier. Every change of a tab thus has its own instant, and a client resuming with `updated_since` equal
-   * to the last instant it saw can never skip a change recorded in the same millisecond.
-   */
-  nextInstant(spreadsheetId: string, sourceSheetId: string, nowMs: number): number {
-    const key = `${spreadsheetId}\u0000${sourceSheetId}`;
-    const last = this.#lastByTab.get(key) ?? this.#last.get(spreadsheetId, sourceSheetId) ?? 0;
-    const instant = Math.max(nowMs, last + 1);
-    this.#lastByTab.set(key, instant);
-    return instant;
-  }
-
-  /** Inside the transaction that records the change. */
-  append(spreadsheetId: string, sourceSheetId: string, entry: ChangeEntry): void {
-    this.#insert.run(
-      spreadsheetId,
-      sourceSheetId,
-      entry.row_index,
-      entry.change,
-      entry.updatedAt,
-      entry.values ? JSON.stringify(entry.values) : null,
-    );
-  }
-}
-
-function toEntry(r: EntryRow): ChangeEntry {
-  return {
-    row_index: r.row_index,
-    change: r.change,
-    updatedAt: r.updated_at,
-    values: r.row_values ? (JSON.parse(r.row_values) as Record<string, CellValue>) : null,
-  };
 }

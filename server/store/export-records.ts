@@ -1,11 +1,16 @@
 /**
  * `sheetport export`'s reading side: every record of a data dir's SQLite database in the export format
- * (store/export-format.ts), webhook secrets opened with the data dir's data key.
+ * (repositories/rules/export-format.ts), webhook secrets opened with the data dir's data key.
  */
 import type Database from 'better-sqlite3';
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  type ExportedKey,
+  type RecordsExport,
+} from '../repositories/rules/export-format.ts';
 import { sealContext } from '../secrets/at-rest.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
-import { EXPORT_FORMAT, EXPORT_VERSION, type ExportedKey, type RecordsExport } from './export-format.ts';
 
 export function exportRecords(db: Database.Database, now: Date = new Date()): RecordsExport {
   const { box } = secretsOf(db);

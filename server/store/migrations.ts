@@ -280,7 +280,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     name: 'baseline-format-1',
     sql: `
-      -- Baselines get a stored format of their own (store/baseline-format.ts, format 1), no longer the change
+      -- Baselines get a stored format of their own (repositories/rules/baseline-format.ts, format 1), no longer the change
       -- feed's JSON: a checkpoint in that format plus the row edits recorded after it, one row per recorded
       -- change (baseline_redo, dropped with its baseline). Checkpoints stored before are converted by up();
       -- one that cannot be read is dropped, and its tab's next look is a first sight.

@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type SqliteServiceContext } from '../../server/context.ts';
-import { BASELINE_FORMAT } from '../../server/store/baseline-format.ts';
+import { BASELINE_FORMAT } from '../../server/repositories/rules/baseline-format.ts';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
 import { connectFile } from '../helpers/fixtures.ts';
 import { recordedState } from '../helpers/recorded-state.ts';

@@ -7,7 +7,9 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type SqliteServiceContext } from '../../server/context.ts';
+import { encodeCheckpoint } from '../../server/repositories/rules/baseline-format.ts';
 import { SqliteBaselines } from '../../server/store/baselines.ts';
+import { SqliteRecordingStatements } from '../../server/store/recording.ts';
 import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { sqliteOf } from '../helpers/sqlite-of.ts';
@@ -40,12 +42,12 @@ describe('a baseline read from the same file version', () => {
       typed: stored.typed.slice(0, -1).map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
     first.db.transaction(() =>
-      new SqliteBaselines(first.db).checkpoint(
-        conn.spreadsheetId,
-        tab.sourceSheetId,
-        older,
+      new SqliteRecordingStatements(first.db).checkpoint(
+        { spreadsheetId: conn.spreadsheetId, sourceSheetId: tab.sourceSheetId },
+        older.name,
         0,
         stored.sourceVersion!,
+        encodeCheckpoint(older),
       ),
     )();
     await first.close();
@@ -92,12 +94,12 @@ describe('a baseline read from the same file version', () => {
       typed: stored.typed.map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
     first.db.transaction(() =>
-      new SqliteBaselines(first.db).checkpoint(
-        conn.spreadsheetId,
-        tab.sourceSheetId,
-        older,
+      new SqliteRecordingStatements(first.db).checkpoint(
+        { spreadsheetId: conn.spreadsheetId, sourceSheetId: tab.sourceSheetId },
+        older.name,
         0,
         'an older version',
+        encodeCheckpoint(older),
       ),
     )();
     await first.close();

@@ -271,14 +271,13 @@ describe('sheetport keys', () => {
       [
         '--input-type=module',
         '-e',
-        `import { openDatabase } from ${JSON.stringify(fileURLToPath(new URL('../../server/store/db.ts', import.meta.url)))};
-         import { ConnectionStore } from ${JSON.stringify(fileURLToPath(new URL('../../server/store/connections.ts', import.meta.url)))};
-         const db = openDatabase(process.argv[1]);
-         const s = new ConnectionStore(db);
+        `import { openSqliteRepositories } from ${JSON.stringify(fileURLToPath(new URL('../../server/store/sqlite-repositories.ts', import.meta.url)))};
+         const repos = openSqliteRepositories(process.argv[1]);
+         const s = repos.connections;
          const a = await s.create({ name: 'a', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/a.xlsx' });
          const b = await s.create({ name: 'b', sourceKind: 'workbook', idPrefix: 'wb_', location: '/tmp/b.xlsx' });
          console.log(JSON.stringify([a, b]));
-         db.close();`,
+         await repos.close();`,
         keysDir(),
       ],
       { encoding: 'utf8' },

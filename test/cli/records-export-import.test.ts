@@ -59,7 +59,8 @@ async function trayDataDir(dataDir: string) {
       secret: 'whsec_the-signing-secret',
     });
     await s.webhooks.update(hook.id, { status: 'paused' });
-    s.webhooks.nextTimestamp(hook.id, NOW);
+    // The payload timestamp a recording would have left.
+    s.db.prepare('UPDATE webhooks SET last_timestamp_ms = ? WHERE id = ?').run(NOW, hook.id);
     s.usage.countRequest(limited.record.id, NOW);
     s.usage.countRequest(limited.record.id, NOW);
     s.usage.countRefused(limited.record.id, NOW - 86_400_000, 'daily');

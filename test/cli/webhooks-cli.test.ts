@@ -5,10 +5,9 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceContext } from '../../server/context.ts';
 import { startServer } from '../../server/index.ts';
-import { openDatabase } from '../../server/store/db.ts';
-import { DeliveryStore } from '../../server/store/deliveries.ts';
-import { WebhookStore } from '../../server/store/webhooks.ts';
+import { openSqliteRepositories } from '../../server/store/sqlite-repositories.ts';
 import { type CliRun, cliError, runCli, succeeded } from '../helpers/cli.ts';
+import { queueDelivery } from '../helpers/outbox.ts';
 import { sqliteOf } from '../helpers/sqlite-of.ts';
 
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
@@ -50,11 +49,11 @@ interface WebhookJson {
 }
 
 async function storedSecret(id: string): Promise<string | null> {
-  const db = openDatabase(dataDir);
+  const repositories = openSqliteRepositories(dataDir);
   try {
-    return await new WebhookStore(db).secretOf(id);
+    return await repositories.webhooks.secretOf(id);
   } finally {
-    db.close();
+    await repositories.close();
   }
 }
 
@@ -312,11 +311,12 @@ describe('sheetport deliveries', () => {
 
     const context = createServiceContext({ dataDir, log: () => {} });
     try {
-      // The outbox's own enqueue (the recorder's, outside the Deliveries interface) queues them as a change would.
-      const deliveries = new DeliveryStore(sqliteOf(context));
-      failedId = deliveries.enqueue(webhookId, 'row.inserted', JSON.stringify(payload), t0);
-      succeededId = deliveries.enqueue(webhookId, 'row.updated', '{"event":"row.updated"}', t0 + 1000);
-      inFlightId = deliveries.enqueue(webhookId, 'row.deleted', '{"event":"row.deleted"}', t0 + 2000);
+      // Queued as the change recording queues them.
+      const db = sqliteOf(context);
+      const { deliveries } = context;
+      failedId = queueDelivery(db, webhookId, 'row.inserted', JSON.stringify(payload), t0);
+      succeededId = queueDelivery(db, webhookId, 'row.updated', '{"event":"row.updated"}', t0 + 1000);
+      inFlightId = queueDelivery(db, webhookId, 'row.deleted', '{"event":"row.deleted"}', t0 + 2000);
       await deliveries.settle(
         (await deliveries.get(failedId))!,
         {
@@ -454,16 +454,16 @@ describe('sheetport deliveries', () => {
     expect(replayed).toMatchObject({ delivery_id: failedId, state: 'pending', webhook_paused: false });
     expect(replayed.note).toMatch(/within about a second/);
 
-    const db = openDatabase(dataDir);
+    const repositories = openSqliteRepositories(dataDir);
     try {
-      const d = (await new DeliveryStore(db).get(failedId))!;
+      const d = (await repositories.deliveries.get(failedId))!;
       expect(d.state).toBe('pending');
       expect(d.replay).toBe(true);
       expect(d.nextAttemptAt).toBeLessThanOrEqual(Date.now());
       expect(d.nextAttemptAt).toBeGreaterThanOrEqual(before - 1);
       expect(d.attempts).toBe(1); // the attempt log is kept
     } finally {
-      db.close();
+      await repositories.close();
     }
 
     const out = await human('deliveries', 'replay', succeededId);

@@ -2,7 +2,8 @@
  * The change stores (change log, recording, baselines, outbox and its log) of either implementation, for suites
  * that run once per store kind (`describe.each(CHANGE_STORE_KINDS)`): SQLite in a fresh data dir, or PostgreSQL
  * on a fresh database of the test cluster. `openChangeStores('postgres', { databaseUrl })` opens another instance
- * on the same database (its own pool and LISTEN connection), as a second `sheetport serve` would.
+ * on the same database (its own pool and LISTEN connection), as a second `sheetport serve` would; `another()`
+ * does that on either kind (SQLite: another connection to the same data dir, as a second process would).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import { PgListener } from '../../server/store-pg/listener.ts';
 import { migrate } from '../../server/store-pg/migrate.ts';
 import { openPool, type Pool } from '../../server/store-pg/pool.ts';
 import { registerWebhook } from '../../server/webhooks/register.ts';
+import { queueDelivery, queuePgDelivery } from './outbox.ts';
 import { freshDatabase } from './postgres.ts';
 
 export type ChangeStoreKind = 'sqlite' | 'postgres';
@@ -36,6 +38,8 @@ export interface ChangeStores {
   kind: ChangeStoreKind;
   /** Where another instance opens the same database (PostgreSQL only). */
   databaseUrl: string | null;
+  /** Another holder of the same database: its own connections and in-memory state. */
+  another(): Promise<ChangeStores>;
   changeLog: ChangeLog;
   changeRecording: ChangeRecording;
   baselines: Baselines;
@@ -61,15 +65,17 @@ export function openChangeStores(
   kind: ChangeStoreKind,
   options: { databaseUrl?: string } = {},
 ): Promise<ChangeStores> {
-  return kind === 'sqlite' ? openSqlite() : openPostgres(options.databaseUrl);
+  return kind === 'sqlite' ? openSqlite(null) : openPostgres(options.databaseUrl);
 }
 
-async function openSqlite(): Promise<ChangeStores> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-change-stores-'));
+/** `existing`: the data dir of stores opened already (they remove it when they close). */
+async function openSqlite(existing: string | null): Promise<ChangeStores> {
+  const dir = existing ?? mkdtempSync(path.join(os.tmpdir(), 'sheetport-change-stores-'));
   const repos = openSqliteRepositories(dir);
   return {
     kind: 'sqlite',
     databaseUrl: null,
+    another: () => openSqlite(dir),
     changeLog: repos.changeLog,
     changeRecording: repos.changeRecording,
     baselines: new SqliteBaselines(repos.db),
@@ -94,14 +100,17 @@ async function openSqlite(): Promise<ChangeStores> {
       await repos.webhooks.remove(id);
     },
     async enqueue(webhookId, event, payload, nowMs) {
-      return repos.deliveries.enqueue(webhookId, event, payload, nowMs);
+      return queueDelivery(repos.db, webhookId, event, payload, nowMs);
     },
     async rows<T>(sql: string) {
-      return repos.db.prepare(sql).all() as T[];
+      const statement = repos.db.prepare(sql);
+      if (statement.reader) return statement.all() as T[];
+      statement.run();
+      return [];
     },
     async close() {
       repos.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!existing) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -118,6 +127,7 @@ async function openPostgres(existing: string | undefined): Promise<ChangeStores>
   return {
     kind: 'postgres',
     databaseUrl,
+    another: () => openPostgres(databaseUrl),
     ...stores,
     webhooks: registryReader(pool),
     async addWebhook(w) {
@@ -145,8 +155,7 @@ async function openPostgres(existing: string | undefined): Promise<ChangeStores>
     async removeWebhook(id) {
       await pool.query('DELETE FROM webhooks WHERE id = $1', [id]);
     },
-    enqueue: (webhookId, event, payload, nowMs) =>
-      stores.deliveries.enqueue(webhookId, event, payload, nowMs),
+    enqueue: (webhookId, event, payload, nowMs) => queuePgDelivery(pool, webhookId, event, payload, nowMs),
     async rows<T>(sql: string) {
       return (await pool.query(sql)).rows as T[];
     },

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import type { ConnectionRecord } from '../../server/repositories/connections.ts';
-import type { ConnectionStore } from '../../server/store/connections.ts';
+import type { ConnectionRecord, Connections } from '../../server/repositories/connections.ts';
 
 /**
  * A small workbook with every kind of value the API types: text, numbers with formats, dates, booleans,
@@ -49,7 +48,7 @@ export async function fileHash(file: string): Promise<string> {
 
 /** `file` registered as a workbook connection named after it, as `sheetport connect <file>` registers it. */
 export async function connectFile(
-  connections: Pick<ConnectionStore, 'create'>,
+  connections: Pick<Connections, 'create'>,
   file: string,
 ): Promise<ConnectionRecord> {
   return await connections.create({

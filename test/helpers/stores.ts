@@ -9,13 +9,19 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Idempotency } from '../../server/repositories/idempotency.ts';
 import type { Repositories } from '../../server/repositories/index.ts';
+import {
+  type IdempotencyOptions,
+  IdempotencyRepository,
+} from '../../server/repositories/rules/idempotency.ts';
 import type { Store } from '../../server/repositories/store.ts';
 import type { SecretsProvider } from '../../server/secrets/provider.ts';
-import { type IdempotencyOptions, IdempotencyStore } from '../../server/store/idempotency.ts';
+import { SqliteIdempotencyStatements } from '../../server/store/idempotency.ts';
 import { openSqliteRepositories } from '../../server/store/sqlite-repositories.ts';
-import { PgIdempotency } from '../../server/store-pg/idempotency.ts';
+import { sqliteTransactional } from '../../server/store/transactional.ts';
+import { pgIdempotencyStatements } from '../../server/store-pg/idempotency.ts';
 import { openPgStore } from '../../server/store-pg/pg-store.ts';
 import { secretBoxFromKey } from '../../server/store-pg/secret-key.ts';
+import { pgTransactional } from '../../server/store-pg/transactional.ts';
 import { freshDatabase, TEST_SECRET_KEY } from './postgres.ts';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
@@ -24,11 +30,13 @@ export const STORE_KINDS: readonly TestStoreKind[] = ['sqlite', 'postgres'];
 export interface TestStore extends Repositories {
   kind: TestStoreKind;
   webhooks: Store['webhooks'];
+  changeLog: Store['changeLog'];
+  changeRecording: Store['changeRecording'];
   secrets: SecretsProvider;
   /** Rows of a query both databases run alike. */
   sql(query: string): Promise<Record<string, unknown>[]>;
   /** An Idempotency over the same database with other TTLs. */
-  idempotencyWith(options: Omit<IdempotencyOptions, 'box'>): Idempotency;
+  idempotencyWith(options: IdempotencyOptions): Idempotency;
   /** A second handle on the same database (closed with this one). */
   again(): Promise<TestStore>;
   close(): Promise<void>;
@@ -72,7 +80,13 @@ async function openSqlite(dataDir: string, options: TestStoreOptions): Promise<T
     kind: 'sqlite',
     secrets: repos.secrets,
     sql: async (query) => repos.db.prepare(query).all() as Record<string, unknown>[],
-    idempotencyWith: (o) => new IdempotencyStore(repos.db, options.clock, o),
+    idempotencyWith: (o) =>
+      new IdempotencyRepository(
+        sqliteTransactional(repos.db, new SqliteIdempotencyStatements(repos.db)),
+        repos.databaseSecrets.box,
+        options.clock,
+        o,
+      ),
     again: () => Promise.reject(new Error('set by openTestStore')),
     close: async () => repos.close(),
   };
@@ -89,11 +103,12 @@ async function openPostgres(url: string, dataDir: string, options: TestStoreOpti
     kind: 'postgres',
     sql: async (query) => (await store.pool.query(query)).rows,
     idempotencyWith: (o) =>
-      new PgIdempotency(store.pool, {
-        box: secretBoxFromKey(TEST_SECRET_KEY),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...o,
-      }),
+      new IdempotencyRepository(
+        pgTransactional(store.pool, pgIdempotencyStatements),
+        secretBoxFromKey(TEST_SECRET_KEY),
+        options.clock,
+        o,
+      ),
     again: () => Promise.reject(new Error('set by openTestStore')),
     close: () => store.close(),
   };

@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { limitsOf, PLAN_LIMITS } from '../../server/limits/plans.ts';
 import { RateLimiter } from '../../server/limits/rate-limiter.ts';
 import type { SharedLimits } from '../../server/repositories/shared-limits.ts';
+import type { Usage } from '../../server/repositories/usage.ts';
 import { openDatabase } from '../../server/store/db.ts';
-import { UsageStore } from '../../server/store/usage.ts';
+import { sqliteRepositoriesOver } from '../../server/store/sqlite-repositories.ts';
 import type { Pool } from '../../server/store-pg/pool.ts';
 import { PgSharedLimits } from '../../server/store-pg/shared-limits.ts';
 import { teamDatabase } from '../helpers/team-database.ts';
@@ -17,7 +18,7 @@ let dir: string;
 let db: Database.Database;
 let now: number;
 let limiter: RateLimiter;
-let usage: UsageStore;
+let usage: Usage;
 /** Team mode's limits on a fresh database; undefined for the limiter that counts in memory. */
 let shared: SharedLimits | undefined;
 let pool: Pool | null = null;
@@ -26,7 +27,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-limits-'));
   db = openDatabase(dir);
   now = NOON;
-  usage = new UsageStore(db);
+  usage = sqliteRepositoriesOver(db, dir).usage;
 });
 afterEach(async () => {
   db.close();
@@ -130,7 +131,7 @@ describe.each([
     it('survives a restart: the day’s counts are read back', async () => {
       for (let i = 0; i < 3; i++) await limiter.check('k', SMALL);
       await usage.flush();
-      const restarted = new RateLimiter(new UsageStore(db), () => now, shared);
+      const restarted = new RateLimiter(sqliteRepositoriesOver(db, dir).usage, () => now, shared);
       expect(await restarted.check('k', SMALL)).toMatchObject({ allowed: false, refusedBy: 'daily' });
     });
 
@@ -187,7 +188,7 @@ describe('limits counted for the whole team', () => {
     const database = await teamDatabase();
     pool = database.pool;
     const limits = new PgSharedLimits(database.pool);
-    return [1, 2, 3].map(() => new RateLimiter(new UsageStore(db), () => now, limits));
+    return [1, 2, 3].map(() => new RateLimiter(sqliteRepositoriesOver(db, dir).usage, () => now, limits));
   }
 
   it('prunes windows idle for a minute and days older than a month; counting goes on', async () => {

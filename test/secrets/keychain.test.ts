@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const CHOOSE = fileURLToPath(new URL('../../server/secrets/choose.ts', import.meta.url));
 const DB = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
-const WEBHOOKS = fileURLToPath(new URL('../../server/store/webhooks.ts', import.meta.url));
+const REPOSITORIES = fileURLToPath(new URL('../../server/store/sqlite-repositories.ts', import.meta.url));
 const REGISTER = fileURLToPath(new URL('../../server/webhooks/register.ts', import.meta.url));
 
 let root: string;
@@ -123,11 +123,11 @@ describe('the keychain backend', () => {
       import { execFileSync } from 'node:child_process';
       import { existsSync, readFileSync } from 'node:fs';
       import { openDatabase } from ${JSON.stringify(DB)};
-      import { WebhookStore } from ${JSON.stringify(WEBHOOKS)};
+      import { sqliteRepositoriesOver } from ${JSON.stringify(REPOSITORIES)};
       import { registerWebhook } from ${JSON.stringify(REGISTER)};
       const dir = process.argv[1];
       const db = openDatabase(dir);
-      const store = new WebhookStore(db);
+      const store = sqliteRepositoriesOver(db, dir).webhooks;
       const { record, secret } = await registerWebhook(store, { url: 'https://example.com/h', spreadsheetId: 'wb_1', sheetName: 'S',
         sourceSheetId: '1', events: ['row.inserted'], apiKeyId: null });
       const id = JSON.parse(readFileSync(dir + '/secrets-provider.json', 'utf8')).id;

@@ -5,8 +5,9 @@ import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Connections } from '../../server/repositories/connections.ts';
 import type { Keys } from '../../server/repositories/keys.ts';
-import { ApiKeyStore, hashKey } from '../../server/store/api-keys.ts';
+import { hashKey } from '../../server/repositories/rules/key-rules.ts';
 import { DB_FILE_NAME, openDatabase } from '../../server/store/db.ts';
+import { sqliteRepositoriesOver } from '../../server/store/sqlite-repositories.ts';
 import { openTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
 
 describe.each(STORE_KINDS)('Keys (%s)', (kind) => {
@@ -220,15 +221,15 @@ describe.each(STORE_KINDS)('Keys (%s)', (kind) => {
 });
 
 // SQLite's own bytes and counters: what the file on disk holds, and SQLite's total_changes().
-describe('ApiKeyStore (SQLite files)', () => {
+describe('keys in SQLite files', () => {
   let db: Database.Database;
-  let keys: ApiKeyStore;
+  let keys: Keys;
   let dir: string;
   const now = new Date('2025-06-01T12:00:00.000Z');
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-keys-'));
     db = openDatabase(dir);
-    keys = new ApiKeyStore(db, () => now);
+    keys = sqliteRepositoriesOver(db, dir, () => now).keys;
   });
   afterEach(() => {
     if (db.open) db.close();

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
 import type { ConnectionRecord } from '../../server/repositories/connections.ts';
-import { BASELINE_FORMAT } from '../../server/store/baseline-format.ts';
+import { BASELINE_FORMAT } from '../../server/repositories/rules/baseline-format.ts';
 import { DB_FILE_NAME } from '../../server/store/db.ts';
 import { connectFile } from '../helpers/fixtures.ts';
 import { recordedState } from '../helpers/recorded-state.ts';

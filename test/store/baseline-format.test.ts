@@ -1,5 +1,5 @@
 /**
- * The baselines' stored format (store/baseline-format.ts): a checkpoint of format 2 reads back the same whether
+ * The baselines' stored format (repositories/rules/baseline-format.ts): a checkpoint of format 2 reads back the same whether
  * decoded at once or a slice at a time, a checkpoint of format 1 (what earlier versions stored) still reads, a
  * blob cut short or of another kind reads as none; and the row edits of a recorded change applied in place to a
  * large tab give exactly what the copying rule gives.
@@ -10,7 +10,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diffRows } from '../../server/diff/row-diff.ts';
 import type { RowEdit } from '../../server/repositories/baselines.ts';
-import type { CellValue } from '../../server/sources/source.ts';
 import {
   applyEdits,
   applyEditsInPlace,
@@ -19,7 +18,8 @@ import {
   encodeCheckpoint,
   encodeCheckpointPaced,
   encodeRedo,
-} from '../../server/store/baseline-format.ts';
+} from '../../server/repositories/rules/baseline-format.ts';
+import type { CellValue } from '../../server/sources/source.ts';
 import { editRows, type RowEdit as ScriptEdit } from '../helpers/row-edits.ts';
 
 const cell = fc.constantFrom<CellValue>(null, 'a', 'b', 'é', 1, 2.5, -0, true, false);

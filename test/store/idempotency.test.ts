@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Idempotency } from '../../server/repositories/idempotency.ts';
-import { IDEMPOTENCY_TTL_MS } from '../../server/store/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../server/repositories/rules/idempotency.ts';
 import { openTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
 
 describe.each(STORE_KINDS)('Idempotency (%s)', (kind) => {

@@ -7,9 +7,8 @@ import { FileSecretsProvider } from '../../server/secrets/file-provider.ts';
 import { SECRET_NAMES } from '../../server/secrets/provider.ts';
 import { LEGACY_ADMIN_TOKEN_FILE, loadOrCreateAdminToken } from '../../server/store/admin-token.ts';
 import { DB_FILE_NAME, migrate, openDatabase, userVersion } from '../../server/store/db.ts';
-import { IdempotencyStore } from '../../server/store/idempotency.ts';
 import { MIGRATIONS } from '../../server/store/migrations.ts';
-import { WebhookStore } from '../../server/store/webhooks.ts';
+import { sqliteRepositoriesOver } from '../../server/store/sqlite-repositories.ts';
 import { registerWebhook, rotateWebhookSecret } from '../../server/webhooks/register.ts';
 
 const SECRET = 'whsec_PlainTextSecretFromTheOldSchemaAAAAAAAAAAAA=';
@@ -84,8 +83,8 @@ describe('upgrading a database written before encryption at rest', () => {
       expect(db.prepare("SELECT secret FROM webhooks WHERE id = 'wh_old'").pluck().get()).toMatch(/^sp1:/);
       expect(db.prepare('SELECT body FROM idempotency_keys').pluck().get()).toMatch(/^sp1:/);
 
-      expect(await new WebhookStore(db).secretOf('wh_old')).toBe(SECRET);
-      expect(await new IdempotencyStore(db).begin('key_1', 'idem-1', 'fp')).toEqual({
+      expect(await sqliteRepositoriesOver(db, dataDir).webhooks.secretOf('wh_old')).toBe(SECRET);
+      expect(await sqliteRepositoriesOver(db, dataDir).idempotency.begin('key_1', 'idem-1', 'fp')).toEqual({
         state: 'replay',
         status: 201,
         contentType: 'application/json',
@@ -127,10 +126,10 @@ describe('sealed values', () => {
   it('new and rotated webhook secrets and stored answers never reach SQLite in plaintext', async () => {
     const db = openDatabase(dataDir);
     try {
-      const webhooks = new WebhookStore(db);
+      const webhooks = sqliteRepositoriesOver(db, dataDir).webhooks;
       const { record, secret } = await registerWebhook(webhooks, input);
       const rotated = (await rotateWebhookSecret(webhooks, record.id))!;
-      const idem = new IdempotencyStore(db);
+      const idem = sqliteRepositoriesOver(db, dataDir).idempotency;
       await idem.begin('key_1', 'k', 'fp');
       await idem.complete('key_1', 'k', 201, 'application/json', JSON.stringify({ secret: rotated }));
       db.pragma('wal_checkpoint(TRUNCATE)');
@@ -146,7 +145,7 @@ describe('sealed values', () => {
   it('a sealed secret copied into another row does not open there', async () => {
     const db = openDatabase(dataDir);
     try {
-      const webhooks = new WebhookStore(db);
+      const webhooks = sqliteRepositoriesOver(db, dataDir).webhooks;
       const a = (await registerWebhook(webhooks, input)).record;
       const b = (await registerWebhook(webhooks, input)).record;
       db.prepare('UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = ?) WHERE id = ?').run(
@@ -161,7 +160,7 @@ describe('sealed values', () => {
 
   it('a lost data key is an error naming the cause, not a fresh key that hides it', async () => {
     const db = openDatabase(dataDir);
-    await registerWebhook(new WebhookStore(db), input);
+    await registerWebhook(sqliteRepositoriesOver(db, dataDir).webhooks, input);
     db.close();
     new FileSecretsProvider(dataDir).delete(SECRET_NAMES.dataKey);
     expect(() => openDatabase(dataDir)).toThrow(/data key is missing from .*secrets\.json.*Restore/);

@@ -1,26 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Webhooks } from '../../server/repositories/webhooks.ts';
-import { openDatabase } from '../../server/store/db.ts';
-import { WebhookStore } from '../../server/store/webhooks.ts';
 import { registerWebhook, rotateWebhookSecret } from '../../server/webhooks/register.ts';
 import { openTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
-
-let dir: string;
-let db: Database.Database;
-let webhooks: WebhookStore;
-beforeEach(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-webhooks-'));
-  db = openDatabase(dir);
-  webhooks = new WebhookStore(db);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const input = {
   url: 'https://example.com/hook',
@@ -85,21 +66,5 @@ describe.each(STORE_KINDS)('Webhooks (%s)', (kind) => {
     expect(other.hasAnyNow('wb_1')).toBe(false);
     await expect.poll(() => hooks.hasAnyNow('wb_1'), { timeout: 1500, interval: 20 }).toBe(false);
     expect(hooks.hasAnyNow('wb_2')).toBe(false);
-  });
-});
-
-// nextTimestamp is SQLite's own (outside the interface: its change recorder calls it inside its transaction), and
-// the deliveries below are the outbox's suite to parametrise.
-describe('WebhookStore (SQLite)', () => {
-  it('keeps payload timestamps unique and increasing per webhook, bumping by 1 ms', async () => {
-    const { record } = await registerWebhook(webhooks, input);
-    const other = (await registerWebhook(webhooks, input)).record;
-    const t = Date.UTC(2026, 0, 1);
-    expect(webhooks.nextTimestamp(record.id, t)).toBe(t);
-    expect(webhooks.nextTimestamp(record.id, t)).toBe(t + 1);
-    expect(webhooks.nextTimestamp(record.id, t - 50)).toBe(t + 2); // a clock step back never repeats one
-    expect(webhooks.nextTimestamp(other.id, t)).toBe(t); // per webhook
-    // and it survives a restart (a new store on the same database)
-    expect(new WebhookStore(db).nextTimestamp(record.id, t)).toBe(t + 3);
   });
 });

@@ -62,7 +62,7 @@ export const CHANGES_MIGRATION: PgMigration = {
     );
     CREATE INDEX change_log_feed ON change_log (spreadsheet_id, source_sheet_id, updated_at, seq);
 
-    -- A baseline per tab (store/baseline-format.ts): counters every recording updates, the checkpoint's
+    -- A baseline per tab (repositories/rules/baseline-format.ts): counters every recording updates, the checkpoint's
     -- content apart, and the row edits recorded after the checkpoint.
     CREATE TABLE tab_baselines (
       spreadsheet_id   TEXT NOT NULL,

@@ -18,9 +18,9 @@
 import { promisify } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
-import { pacer } from '../lib/pacer.ts';
-import type { ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
-import type { CellValue } from '../sources/source.ts';
+import { pacer } from '../../lib/pacer.ts';
+import type { CellValue } from '../../sources/source.ts';
+import type { ComparedTab, RowEdit, TabContent } from '../baselines.ts';
 
 export const BASELINE_FORMAT = 2;
 const READABLE = [1, 2];
@@ -249,4 +249,47 @@ export function withRedo(
     else out.delete(entry.source_sheet_id);
   }
   return out;
+}
+
+/** A stored checkpoint, as both databases return it. */
+export interface CheckpointRow {
+  source_sheet_id: string;
+  content: Buffer;
+  source_version: string | null;
+}
+
+/** A stored redo entry (one recorded change's row edits), oldest first. */
+export interface RedoRow {
+  source_sheet_id: string;
+  content: Buffer;
+}
+
+/**
+ * Every baseline of a spreadsheet from what is stored of it: each checkpoint with the row edits after it
+ * applied, one recorded change at a time. A tab whose checkpoint or redo is not in a readable format is left
+ * out (a first sight).
+ */
+export function restoreBaselines(
+  checkpoints: readonly CheckpointRow[],
+  redo: readonly RedoRow[],
+): Map<string, ComparedTab> {
+  const out = new Map<string, ComparedTab>();
+  for (const row of checkpoints) {
+    const content = decodeCheckpoint(row.content);
+    if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
+  }
+  return withRedo(out, redo);
+}
+
+/** `restoreBaselines`, each checkpoint decoded a slice at a time (the service answers meanwhile). */
+export async function restoreBaselinesPaced(
+  checkpoints: readonly CheckpointRow[],
+  redo: readonly RedoRow[],
+): Promise<Map<string, ComparedTab>> {
+  const out = new Map<string, ComparedTab>();
+  for (const row of checkpoints) {
+    const content = await decodeCheckpointPaced(row.content);
+    if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
+  }
+  return withRedo(out, redo);
 }

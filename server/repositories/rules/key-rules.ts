@@ -1,9 +1,9 @@
 /**
- * The rules of API keys both stores follow (store/api-keys.ts, store-pg/keys.ts): the key's form, its hash, and
- * the checks of a new key and of a plan change. Pure: no database.
+ * The pure rules of API keys (keys.ts applies them over either database): the key's form, its hash, the throttle
+ * of last-used writes, and the checks of a new key and of a plan change.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 import {
   type CreateApiKeyInput,
   KEY_PLANS,
@@ -11,7 +11,7 @@ import {
   type KeyPlan,
   type KeyScope,
   type PlanChange,
-} from '../repositories/keys.ts';
+} from '../keys.ts';
 
 export const KEY_PREFIX = 'sp_';
 /** How many leading characters of a key are kept in clear, to recognise it in listings. */

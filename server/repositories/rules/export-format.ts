@@ -4,7 +4,7 @@
  * their signing secrets, usage per day). Webhook secrets are in clear here, re-sealed with the importing store's
  * key: the file is 0600 and meant to be deleted once imported. Pure: the checks of a file read back.
  */
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 
 export const EXPORT_FORMAT = 'sheetport-records';
 export const EXPORT_VERSION = 1;

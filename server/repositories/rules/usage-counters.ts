@@ -1,11 +1,10 @@
 /**
- * The in-memory side of the usage counts, which both stores keep alike (store/usage.ts, store-pg/usage.ts): one
- * counter per subject for its current UTC day, counted synchronously on every request, and the counts not yet
- * written, handed to the store's flush as a batch and taken off only once that batch is stored. Pure: no
- * database here.
+ * The in-memory side of the usage counts (usage.ts): one counter per subject for its current UTC day, counted
+ * synchronously on every request, and the counts not yet written, handed to the flush as a batch and taken off
+ * only once that batch is stored. Pure: no database here.
  */
-import { utcDay } from '../lib/utc-day.ts';
-import type { DayUsage } from '../repositories/usage.ts';
+import { utcDay } from '../../lib/utc-day.ts';
+import type { DayUsage } from '../usage.ts';
 
 export const DAY_MS = 86_400_000;
 

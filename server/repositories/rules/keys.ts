@@ -1,0 +1,175 @@
+/**
+ * API keys, once for both databases. A key is `sp_` + 32 random bytes (base64url) and is shown once, at creation;
+ * only its sha256 is stored.
+ *
+ * Why a plain sha256 and not bcrypt/scrypt/argon2: slow hashes exist to make guessing low-entropy passwords
+ * expensive. These keys carry 256 random bits, so there is nothing to guess and a fast hash is already
+ * preimage-resistant; a slow hash would only add milliseconds to every request. A deterministic, unsalted
+ * hash also lets `findByKey` find the key through a unique index instead of comparing secrets row by row; the
+ * timing of that lookup depends on the hash of the presented key, which tells an attacker nothing useful.
+ *
+ * Each database implements `KeyStatements` in its SQL (store/api-keys.ts, store-pg/keys.ts).
+ */
+import { AppError } from '../../errors.ts';
+import type { ApiKeyRecord, CreateApiKeyInput, KeyPlan, KeyScope, Keys, PlanChange } from '../keys.ts';
+import {
+  checkNewKey,
+  checkPlanChange,
+  hashKey,
+  KEY_DISPLAY_PREFIX_LENGTH,
+  KEY_PREFIX,
+  MAX_KEY_LENGTH,
+  newKey,
+  touchDue,
+} from './key-rules.ts';
+import { type Answer, settled, type Transactional } from './transactional.ts';
+
+/** A key as both databases read it back (`allow_formulas` 0 or 1 in SQLite, a boolean in PostgreSQL). */
+export interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  plan: KeyPlan;
+  per_second: number | null;
+  daily: number | null;
+  allow_formulas: number | boolean;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  /** The spreadsheet ids of its allow-list (api_key_connections), in any order. */
+  connections: string[];
+}
+
+/** What a new key stores: the hash in place of the key, no use or revocation yet, the allow-list apart. */
+export type NewKeyRow = Omit<KeyRow, 'last_used_at' | 'revoked_at' | 'connections'> & { key_hash: string };
+
+export interface KeyStatements {
+  /** Whether the connection exists, held until the transaction ends (its removal waits for the key, or goes
+   * first). */
+  connectionExists(spreadsheetId: string): Answer<boolean>;
+  insert(row: NewKeyRow, connections: readonly string[]): Answer<void>;
+  /** Runs on every request: one index lookup (or an answer kept a moment, dropped on any registry change). */
+  byHash(keyHash: string): Answer<KeyRow | undefined>;
+  byId(id: string): Answer<KeyRow | undefined>;
+  /** In creation order: `created_at`, then the database's insertion order. */
+  list(): Answer<KeyRow[]>;
+  /** False when there is no such key or it is revoked already. */
+  revoke(id: string, at: string): Answer<boolean>;
+  touch(id: string, at: string): Answer<boolean>;
+  setPlan(id: string, plan: KeyPlan, perSecond: number | null, daily: number | null): Answer<void>;
+  /** Whoever keeps what it read of the registry reads it again once this commits. */
+  registryChanged(): Answer<void>;
+}
+
+export class KeyRepository implements Keys {
+  readonly #db: Transactional<KeyStatements>;
+  readonly #clock: () => Date;
+  /** id -> epoch ms of this process's last last_used_at write (a hint: each process throttles its own). */
+  readonly #lastTouch = new Map<string, number>();
+
+  constructor(db: Transactional<KeyStatements>, clock: () => Date = () => new Date()) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  async create(input: CreateApiKeyInput = {}): Promise<{ record: ApiKeyRecord; key: string }> {
+    const { scope, plan, perSecond, daily } = checkNewKey(input);
+    const connections = [...new Set(input.connections ?? [])];
+    const { key, id } = newKey();
+    const row: NewKeyRow = {
+      id,
+      key_hash: hashKey(key),
+      prefix: key.slice(0, KEY_DISPLAY_PREFIX_LENGTH),
+      name: input.name?.trim() ?? '',
+      scope,
+      plan,
+      per_second: perSecond,
+      daily,
+      allow_formulas: input.allowFormulas === true,
+      created_at: this.#clock().toISOString(),
+    };
+    const stored = await this.#db.transaction(function* (s) {
+      for (const spreadsheetId of connections) {
+        if (!(yield* settled(s.connectionExists(spreadsheetId)))) {
+          throw new AppError('spreadsheet_not_found', `Unknown connection '${spreadsheetId}'`, {
+            parameter: 'connections',
+          });
+        }
+      }
+      yield* settled(s.insert(row, connections));
+      yield* settled(s.registryChanged());
+      return yield* settled(s.byId(id));
+    });
+    if (!stored) throw new Error('api key insert returned no row');
+    return { record: keyRecord(stored), key };
+  }
+
+  /** Revoked keys are found too (check `revokedAt`), so the caller can say "revoked" rather than "unknown". */
+  async findByKey(key: string): Promise<ApiKeyRecord | null> {
+    if (!key.startsWith(KEY_PREFIX) || key.length > MAX_KEY_LENGTH) return null;
+    return recordOf(await this.#db.statements.byHash(hashKey(key)));
+  }
+
+  async setPlan(id: string, change: PlanChange): Promise<ApiKeyRecord | null> {
+    const { perSecond, daily } = checkPlanChange(change);
+    const row = await this.#db.transaction(function* (s) {
+      yield* settled(s.setPlan(id, change.plan, perSecond, daily));
+      yield* settled(s.registryChanged());
+      return yield* settled(s.byId(id));
+    });
+    return recordOf(row);
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    return recordOf(await this.#db.statements.byId(id));
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await this.#db.statements.list()).map(keyRecord);
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const at = this.#clock().toISOString();
+    const revoked = await this.#db.transaction(function* (s) {
+      const changed = yield* settled(s.revoke(id, at));
+      if (changed) yield* settled(s.registryChanged());
+      return changed;
+    });
+    if (revoked) this.#lastTouch.delete(id);
+    return revoked;
+  }
+
+  /** At most one write per key every TOUCH_INTERVAL_MS (throttled in memory), so a busy key does not cost a
+   * write on every request. A failed write (a full disk, the database away) never fails the request. */
+  async touch(id: string): Promise<boolean> {
+    const now = this.#clock();
+    if (!touchDue(this.#lastTouch, id, now.getTime())) return false;
+    try {
+      return await this.#db.statements.touch(id, now.toISOString());
+    } catch {
+      return false;
+    }
+  }
+}
+
+function recordOf(row: KeyRow | undefined): ApiKeyRecord | null {
+  return row ? keyRecord(row) : null;
+}
+
+function keyRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope,
+    plan: row.plan,
+    perSecond: row.per_second,
+    daily: row.daily,
+    allowFormulas: row.allow_formulas === true || row.allow_formulas === 1,
+    connections: [...row.connections].sort(),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
