@@ -2,16 +2,15 @@
  * The service's configuration, in one place: defaults, the data directory, and every `SHEETPORT_*` environment
  * variable. This is the only module that reads them: `readConfig()` turns the environment into one typed
  * `SheetPortConfig` (invalid values fall back to the defaults), and the entry points (the CLI, `startServer`, the
- * tray app) pass it, or the parts they need, down. Tests build a config instead of setting variables.
- * The CLI, the server and the tray app all resolve the data directory here so they share one database.
+ * tray app) pass it, or the parts they need, down. Tests build a config instead of setting variables. The CLI,
+ * the server and the tray app all resolve the data directory here so they share one database.
  *
  * The variables (docs/api.md and the README say what each one is for):
- * - SHEETPORT_DATA_DIR: the data directory (below the `--data-dir` flag)
- * - SHEETPORT_PORT: the tray app's port (the CLI has `--port`); SHEETPORT_DEBUG: CLI errors print their stack
- * - SHEETPORT_KEY: the API key `sheetport mcp` acts with
+ * - SHEETPORT_DATA_DIR: the data directory (below `--data-dir`); SHEETPORT_PORT: the tray app's port (the CLI has
+ *   `--port`); SHEETPORT_DEBUG: CLI errors print their stack; SHEETPORT_KEY: the API key `sheetport mcp` acts with
  * - SHEETPORT_MAX_FILE_MB, _MAX_INFLATED_MB, _PARSE_TIMEOUT_MS, _PARSE_MEMORY_MB, _MAX_CELLS, _MAX_TEXT_MB: file limits
  * - SHEETPORT_BACKUPS_KEEP, _BACKUPS_MAX_AGE_DAYS, _BACKUPS_MAX_MB: backups of local workbooks
- * - SHEETPORT_MIN_FREE_MB: free space a write needs; SHEETPORT_DELIVERY_LEASE_MS: how long a delivery is held
+ * - SHEETPORT_MIN_FREE_MB: free space a write needs; SHEETPORT_DELIVERY_CLAIM_MS (earlier _LEASE_MS): a claim's time
  * - SHEETPORT_LOG_MAX_MB, SHEETPORT_LOG_FILES: rotation of the logs
  * - SHEETPORT_SECRETS: where a new data dir keeps its secrets (file, keychain, auto)
  * - SHEETPORT_DATABASE_URL, _SECRET_KEY, _SECRET_KEY_FILE, _LEASE_TTL_MS: team mode (team-config.ts)
@@ -247,7 +246,8 @@ export const ENV = {
   debug: 'SHEETPORT_DEBUG',
   apiKey: 'SHEETPORT_KEY',
   minFreeMb: 'SHEETPORT_MIN_FREE_MB',
-  deliveryLeaseMs: 'SHEETPORT_DELIVERY_LEASE_MS',
+  deliveryClaimMs: 'SHEETPORT_DELIVERY_CLAIM_MS',
+  deliveryClaimMsEarlier: 'SHEETPORT_DELIVERY_LEASE_MS', // its earlier name, read when the new one is not set
   logMaxMb: 'SHEETPORT_LOG_MAX_MB',
   logFiles: 'SHEETPORT_LOG_FILES',
   secrets: 'SHEETPORT_SECRETS',
@@ -306,7 +306,7 @@ export interface SheetPortConfig {
   /** Writes are refused (507) while the data dir's disk has less free than this; 0 turns the check off. */
   minFreeBytes: number;
   /** How long a claimed webhook delivery is held before another start may send it; unset: the worker's default. */
-  deliveryLeaseMs?: number;
+  deliveryClaimMs?: number;
   logs: LogRotation;
   /** As SHEETPORT_SECRETS says; a value other than file, keychain or auto is kept as given and refused where a
    * data dir's secrets are first chosen (secrets/choose.ts), so a command that never opens them is not stopped. */
@@ -364,7 +364,7 @@ export function secretsChoice(env: NodeJS.ProcessEnv = process.env): string {
 export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: string): SheetPortConfig {
   const { dir: _dir, ...backups } = resolveBackupPolicy('', {}, env);
   const port = positive(env, ENV.port);
-  const lease = positive(env, ENV.deliveryLeaseMs);
+  const claim = positive(env, ENV.deliveryClaimMs) ?? positive(env, ENV.deliveryClaimMsEarlier);
   return {
     ...(env[DATA_DIR_ENV] ? { dataDir: path.resolve(env[DATA_DIR_ENV]) } : {}),
     ...(port !== undefined ? { port } : {}),
@@ -373,7 +373,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, databaseUrl?: s
     fileLimits: resolveFileLimits({}, env),
     backups,
     minFreeBytes: minFreeFrom(env),
-    ...(lease !== undefined ? { deliveryLeaseMs: lease } : {}),
+    ...(claim !== undefined ? { deliveryClaimMs: claim } : {}),
     logs: defined({ maxBytes: positive(env, ENV.logMaxMb, MB), keepFiles: positive(env, ENV.logFiles) }),
     secrets: secretsChoice(env),
     google: googleFrom(env),

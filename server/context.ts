@@ -96,9 +96,9 @@ export interface ContextOptions {
   /** Webhook targets on private (LAN) addresses are allowed (default false). */
   allowLanWebhooks?: boolean;
   eventRules?: EventRules;
-  /** Overrides for tests: the delivery attempt, lease and watcher timings. */
+  /** Overrides for tests: the delivery attempt, claim and watcher timings. */
   webhookSend?: ConstructorParameters<typeof DeliveryWorker>[0]['send'];
-  leaseMs?: number;
+  claimMs?: number;
   watchPollMs?: number;
   /** Finished webhook deliveries are kept this many days (default 30). */
   deliveryLogDays?: number;
@@ -256,14 +256,14 @@ function deliveryWorkerFor(
   allowLan: boolean,
 ): DeliveryWorker {
   // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
-  const leaseMs = options.leaseMs ?? config.deliveryLeaseMs;
+  const claimMs = options.claimMs ?? config.deliveryClaimMs;
   return new DeliveryWorker({
     deliveries,
     webhooks,
     now,
     send: options.webhookSend ?? ((attempt) => deliver({ ...attempt, allowLan })),
     sign: signedHeaders,
-    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(claimMs !== undefined ? { claimMs } : {}),
     ...(options.deliveryLogDays !== undefined ? { retentionMs: options.deliveryLogDays * 86_400_000 } : {}),
     log,
   });

@@ -8,8 +8,8 @@
 export type SourceKind = string;
 
 export interface ConnectionRecord {
-  id: string;
   userKey: string;
+  /** The connection's one id (the stored row's key too). */
   spreadsheetId: string;
   name: string;
   sourceKind: SourceKind;

@@ -1,6 +1,6 @@
 /**
  * The outbox: one delivery per notification and webhook, with its attempts. A delivery is `pending` (due at
- * nextAttemptAt), `in_flight` (claimed under a lease; an expired lease makes it claimable again, so it goes out
+ * nextAttemptAt), `in_flight` (claimed under a claim; an expired claim makes it claimable again, so it goes out
  * again with the same id), `succeeded` or `failed`. Times are epoch milliseconds. Deliveries are queued by the
  * change recording alone, in the transaction that records the change (rules/change-recording.ts); the rules of
  * the rest are rules/outbox.ts's, over either database.
@@ -58,16 +58,16 @@ export interface DeliveryPage {
 
 export interface Deliveries {
   /**
-   * Claim up to `limit` due deliveries of active webhooks (pending and due, or in flight with an expired lease),
-   * leasing them until `nowMs + leaseMs`, atomically. `accept` may turn one down (its webhook is at its cap).
+   * Claim up to `limit` due deliveries of active webhooks (pending and due, or in flight with an expired claim),
+   * claiming them until `nowMs + claimMs`, atomically. `accept` may turn one down (its webhook is at its cap).
    */
   claimDue(
     nowMs: number,
     limit: number,
-    leaseMs: number,
+    claimMs: number,
     accept?: (d: DeliveryRecord) => boolean,
   ): Promise<DeliveryRecord[]>;
-  /** When the next pending delivery of an active webhook is due (or a lease expires); null when none. */
+  /** When the next pending delivery of an active webhook is due (or a claim expires); null when none. */
   nextDueAt(): Promise<number | null>;
   /** Record one attempt and the delivery's new state, atomically. */
   settle(delivery: DeliveryRecord, attempt: AttemptOutcome, next: NextState): Promise<void>;

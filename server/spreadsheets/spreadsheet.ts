@@ -1,3 +1,4 @@
+import type { ChangeRecorder } from '../changes/recorder.ts';
 import type { AppError } from '../errors.ts';
 import type { RetryStreak } from '../lib/retry-streak.ts';
 import { Turns } from '../lib/turns.ts';
@@ -15,14 +16,14 @@ import type {
 import { CurrentCopy } from './current-copy.ts';
 import { findTab, type TabRef } from './find-tab.ts';
 import { Following } from './following.ts';
+import { LastRecorded } from './last-recorded.ts';
 import { type Lease, type Ownership, ownershipEnded } from './ownership.ts';
-import { type RecordChange, Recording } from './recording.ts';
 import { type PendingWrite, writeTurn } from './write.ts';
 
 /** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */
 export interface SpreadsheetServices {
   openSource: (connection: ConnectionRecord) => Source;
-  record: RecordChange;
+  record: ChangeRecorder['record'];
   /** Throws (507) when a write's change could not be recorded now: checked before each write. */
   assertCanRecord: () => void;
   ownership: Ownership;
@@ -49,7 +50,7 @@ export class Spreadsheet {
   connection: ConnectionRecord;
   readonly #services: SpreadsheetServices;
   readonly #copy: CurrentCopy;
-  readonly #recording: Recording;
+  readonly #recorded: LastRecorded;
   readonly #turns: Turns<PendingWrite>;
   readonly #following: Following;
   #lease: Promise<Lease | null> | null = null;
@@ -66,7 +67,7 @@ export class Spreadsheet {
     this.#onEnd = onEnd;
     this.#everyInstanceWrites = services.ownership.writers === 'every instance';
     this.#copy = new CurrentCopy(services.openSource(connection));
-    this.#recording = new Recording(connection.spreadsheetId, services.record, services.recordingStreak);
+    this.#recorded = new LastRecorded(connection.spreadsheetId, services.record, services.recordingStreak);
     this.#following = new Following(
       this.#copy.source,
       () => this.#owns(),
@@ -74,7 +75,7 @@ export class Spreadsheet {
     );
     const parts = {
       copy: this.#copy,
-      recording: this.#recording,
+      recorded: this.#recorded,
       confirmOwner: () => this.#confirmWriter(),
       assertCanRecord: services.assertCanRecord,
       log: services.log,
@@ -118,7 +119,7 @@ export class Spreadsheet {
         // The newest copy by then: a write in between recorded its own, and a version is never recorded twice.
         // In team mode another instance's write may be newer still: the source's version is asked first.
         const newest = this.#everyInstanceWrites ? await this.#copy.current() : (this.#copy.snapshot ?? seen);
-        await this.#recording.record(newest);
+        await this.#recorded.record(newest);
       }).catch(() => {});
     });
     return seen;
@@ -157,7 +158,7 @@ export class Spreadsheet {
 
   /** A change was seen whose recording failed: the follower looks again. */
   get unrecorded(): boolean {
-    return this.#recording.unrecorded;
+    return this.#recorded.unrecorded;
   }
 
   /** Stop watching, give up ownership and close the source; later calls answer `reason`. */

@@ -1,15 +1,15 @@
+import type { ChangeRecorder } from '../changes/recorder.ts';
 import { AppError } from '../errors.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { Source } from '../sources/source.ts';
 import type { Ownership } from './ownership.ts';
-import type { RecordChange } from './recording.ts';
 import { Spreadsheet } from './spreadsheet.ts';
 
 export interface SpreadsheetsOptions {
   openSource: (connection: ConnectionRecord) => Source;
   /** The change recorder (changes/recorder.ts); default: records nothing. */
-  record?: RecordChange;
+  record?: ChangeRecorder['record'];
   /** Throws (507) when a write's change could not be recorded now; default: never. */
   assertCanRecord?: () => void;
   ownership: Ownership;
@@ -25,7 +25,7 @@ export class Spreadsheets {
     const log = options.log ?? (() => {});
     this.#services = {
       openSource: options.openSource,
-      record: options.record ?? (() => {}),
+      record: options.record ?? (async () => {}),
       assertCanRecord: options.assertCanRecord ?? (() => {}),
       ownership: options.ownership,
       recordingStreak: new RetryStreak({ name: 'Recording changes', log }),

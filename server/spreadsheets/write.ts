@@ -1,7 +1,7 @@
 import type { AppError } from '../errors.ts';
 import type { Mutation, WriteOptions, WriteResult } from '../sources/source.ts';
 import type { CurrentCopy } from './current-copy.ts';
-import type { Recording } from './recording.ts';
+import type { LastRecorded } from './last-recorded.ts';
 import { answerFor, undoUnrecorded } from './undo-answer.ts';
 
 /** One write waiting for its turn, with the way to answer its caller. */
@@ -16,7 +16,7 @@ export interface PendingWrite {
 /** What a write turn works with: the spreadsheet's parts, lent by its `Spreadsheet`. */
 export interface WriteParts {
   copy: CurrentCopy;
-  recording: Recording;
+  recorded: LastRecorded;
   /** Throws (the lease's reason) unless this process may write the spreadsheet. */
   confirmOwner: () => Promise<void>;
   /**
@@ -52,7 +52,7 @@ export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Prom
   }
   if (parts.copy.snapshot) {
     try {
-      await parts.recording.record(parts.copy.snapshot);
+      await parts.recorded.record(parts.copy.snapshot);
     } catch (err) {
       return refuse(answerFor(err, false));
     }
@@ -89,8 +89,8 @@ async function answerEach(
     }
     try {
       // The write was redone on a save made meanwhile by another program: that save is an outside change.
-      if (result.before) await parts.recording.record(result.before);
-      await parts.recording.record(result.snapshot);
+      if (result.before) await parts.recorded.record(result.before);
+      await parts.recorded.record(result.snapshot);
     } catch (err) {
       const { error, reverted } = await undoUnrecorded(undo, err, parts.log);
       if (reverted) {

@@ -45,7 +45,7 @@ export class PgOutboxStatements implements OutboxStatements {
     return this.#due("d.state = 'pending' AND d.next_attempt_at <= $1", 'd.next_attempt_at', nowMs, limit);
   }
 
-  leaseExpired(nowMs: number, limit: number): Promise<DeliveryRow[]> {
+  claimExpired(nowMs: number, limit: number): Promise<DeliveryRow[]> {
     return this.#due("d.state = 'in_flight' AND d.lease_until <= $1", 'd.lease_until', nowMs, limit);
   }
 
@@ -60,10 +60,10 @@ export class PgOutboxStatements implements OutboxStatements {
     return rows;
   }
 
-  async claim(ids: readonly string[], leaseUntil: number): Promise<void> {
+  async claim(ids: readonly string[], claimedUntil: number): Promise<void> {
     await this.#db.query(
       "UPDATE deliveries SET state = 'in_flight', lease_until = $1 WHERE id = ANY($2::text[])",
-      [leaseUntil, ids],
+      [claimedUntil, ids],
     );
   }
 
@@ -75,7 +75,7 @@ export class PgOutboxStatements implements OutboxStatements {
     return rows[0]?.at ?? null;
   }
 
-  async nextLeaseEnd(): Promise<number | null> {
+  async nextClaimEnd(): Promise<number | null> {
     const { rows } = await this.#db.query<{ at: number | null }>(
       "SELECT MIN(lease_until) AS at FROM deliveries WHERE state = 'in_flight'",
     );

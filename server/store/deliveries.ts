@@ -32,7 +32,7 @@ export class SqliteOutboxStatements implements OutboxStatements {
          WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'
          ORDER BY d.next_attempt_at LIMIT ?`,
       ),
-      leaseExpired: db.prepare<[number, number], DeliveryRow>(
+      claimExpired: db.prepare<[number, number], DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS_D} FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.state = 'in_flight' AND d.lease_until <= ? AND w.status = 'active'
          ORDER BY d.lease_until LIMIT ?`,
@@ -46,7 +46,7 @@ export class SqliteOutboxStatements implements OutboxStatements {
            WHERE d.state = 'pending' AND w.status = 'active' ORDER BY d.next_attempt_at LIMIT 1`,
         )
         .pluck(),
-      nextLeaseEnd: db
+      nextClaimEnd: db
         .prepare<[], number | null>("SELECT MIN(lease_until) FROM deliveries WHERE state = 'in_flight'")
         .pluck(),
       attempt: db.prepare<[AttemptRow & { delivery_id: string }]>(
@@ -80,20 +80,20 @@ export class SqliteOutboxStatements implements OutboxStatements {
     return this.#stmts.duePending.all(nowMs, limit);
   }
 
-  leaseExpired(nowMs: number, limit: number): DeliveryRow[] {
-    return this.#stmts.leaseExpired.all(nowMs, limit);
+  claimExpired(nowMs: number, limit: number): DeliveryRow[] {
+    return this.#stmts.claimExpired.all(nowMs, limit);
   }
 
-  claim(ids: readonly string[], leaseUntil: number): void {
-    for (const id of ids) this.#stmts.claim.run(leaseUntil, id);
+  claim(ids: readonly string[], claimedUntil: number): void {
+    for (const id of ids) this.#stmts.claim.run(claimedUntil, id);
   }
 
   nextPendingAt(): number | null {
     return this.#stmts.nextPending.get() ?? null;
   }
 
-  nextLeaseEnd(): number | null {
-    return this.#stmts.nextLeaseEnd.get() ?? null;
+  nextClaimEnd(): number | null {
+    return this.#stmts.nextClaimEnd.get() ?? null;
   }
 
   addAttempt(deliveryId: string, attempt: AttemptRow): void {

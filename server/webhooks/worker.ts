@@ -33,7 +33,7 @@ export interface WorkerOptions {
   maxInFlight?: number;
   perWebhook?: number;
   /** How long a claimed delivery is held; after a crash it is claimable again once this passes. */
-  leaseMs?: number;
+  claimMs?: number;
   /** Finished deliveries older than this are dropped from the log (default 30 days). */
   retentionMs?: number;
   /** How often to look whether another process committed to the database (default 250 ms). */
@@ -46,7 +46,7 @@ const MAX_SLEEP_MS = 1000;
 const PURGE_EVERY_MS = 6 * 60 * 60_000;
 
 /**
- * The delivery worker: claims due deliveries from the SQLite outbox under a lease, sends each once, records
+ * The delivery worker: claims due deliveries from the SQLite outbox under a claim, sends each once, records
  * the attempt and the next state (retry at 30 s / 5 min / 30 min, then failed). It sleeps until the next due
  * time and is woken when a change queues notifications. Work queued by another process (a CLI replay or
  * resume, a second instance) is noticed through SQLite's data_version, polled every `externalPollMs`: one
@@ -74,7 +74,7 @@ export class DeliveryWorker {
     this.#o = {
       maxInFlight: 64,
       perWebhook: 4,
-      leaseMs: 15_000,
+      claimMs: 15_000,
       retentionMs: 30 * 24 * 60 * 60_000,
       externalPollMs: 250,
       log: () => {},
@@ -83,7 +83,7 @@ export class DeliveryWorker {
     const streak = (name: string) =>
       new RetryStreak({ name, log: this.#o.log, now: this.#o.now, maxMs: 30_000 });
     this.#claiming = streak('Webhook delivery worker (claiming due deliveries)');
-    // The lease runs out and the delivery is sent again: at least once, same delivery id.
+    // The claim runs out and the delivery is sent again: at least once, same delivery id.
     this.#settling = streak('Webhook delivery worker (recording an attempt)');
     this.#peeking = streak('Webhook delivery worker (reading the database version)');
   }
@@ -179,7 +179,7 @@ export class DeliveryWorker {
     const capacity = this.#o.maxInFlight - this.#inFlight.size;
     if (capacity <= 0) return;
     const taken = new Map<string, number>();
-    const claimed = await this.#o.deliveries.claimDue(this.#o.now(), capacity, this.#o.leaseMs, (d) => {
+    const claimed = await this.#o.deliveries.claimDue(this.#o.now(), capacity, this.#o.claimMs, (d) => {
       if (this.#inFlight.has(d.id)) return false;
       const busy = (this.#perWebhook.get(d.webhookId) ?? 0) + (taken.get(d.webhookId) ?? 0);
       if (busy >= this.#o.perWebhook) return false;

@@ -41,7 +41,7 @@ describe('readConfig', () => {
       [FILE_LIMIT_ENV.maxCells]: '1000',
       SHEETPORT_BACKUPS_KEEP: '0',
       [ENV.minFreeMb]: '4',
-      [ENV.deliveryLeaseMs]: '1500',
+      [ENV.deliveryClaimMs]: '1500',
       [ENV.logMaxMb]: '2',
       [ENV.logFiles]: '3',
       [ENV.secrets]: ' file ',
@@ -64,7 +64,7 @@ describe('readConfig', () => {
       fileLimits: { ...DEFAULT_FILE_LIMITS, maxFileBytes: 5 * MB, maxCells: 1000 },
       backups: { ...DEFAULT_BACKUP_POLICY, keep: 0 },
       minFreeBytes: 4 * MB,
-      deliveryLeaseMs: 1500,
+      deliveryClaimMs: 1500,
       logs: { maxBytes: 2 * MB, keepFiles: 3 },
       secrets: 'file',
       google: {
@@ -84,7 +84,7 @@ describe('readConfig', () => {
   it('falls back to the defaults for values that are not valid', () => {
     const config = readConfig({
       [ENV.port]: 'eighty',
-      [ENV.deliveryLeaseMs]: '-5',
+      [ENV.deliveryClaimMs]: '-5',
       [ENV.logMaxMb]: '0',
       [ENV.logFiles]: 'many',
       [ENV.googleMaxAgeMs]: '-1',
@@ -94,6 +94,13 @@ describe('readConfig', () => {
       [ENV.googleApiRoot]: '',
     });
     expect(config).toEqual(defaultConfig());
+  });
+
+  it("reads a delivery's claim time by its name, else by its earlier name", () => {
+    expect(readConfig({ [ENV.deliveryClaimMsEarlier]: '2500' }).deliveryClaimMs).toBe(2500);
+    expect(
+      readConfig({ [ENV.deliveryClaimMs]: '900', [ENV.deliveryClaimMsEarlier]: '2500' }).deliveryClaimMs,
+    ).toBe(900);
   });
 
   it('reads a negative free-space margin as no margin', () => {

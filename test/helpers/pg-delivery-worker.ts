@@ -1,7 +1,7 @@
 /**
  * A process that only sends webhook deliveries from a team database: the delivery worker of one instance over
  * PostgreSQL's outbox, for suites that kill it (SIGKILL) mid-flight. Run as
- * `node test/helpers/pg-delivery-worker.ts <database url> <lease ms>`; prints `ready` once it works.
+ * `node test/helpers/pg-delivery-worker.ts <database url> <claim ms>`; prints `ready` once it works.
  */
 import type { Webhooks } from '../../server/repositories/webhooks.ts';
 import { deliver } from '../../server/webhooks/sender.ts';
@@ -9,7 +9,7 @@ import { signedHeaders } from '../../server/webhooks/signer.ts';
 import { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { openChangeStores } from './change-stores.ts';
 
-const [databaseUrl, leaseMs] = process.argv.slice(2);
+const [databaseUrl, claimMs] = process.argv.slice(2);
 const stores = await openChangeStores('postgres', { databaseUrl: databaseUrl! });
 const worker = new DeliveryWorker({
   deliveries: stores.deliveries,
@@ -17,7 +17,7 @@ const worker = new DeliveryWorker({
   now: Date.now,
   send: (attempt) => deliver({ ...attempt, allowLan: false }),
   sign: signedHeaders,
-  leaseMs: Number(leaseMs),
+  claimMs: Number(claimMs),
 });
 worker.start();
 process.stdout.write('ready\n');

@@ -165,7 +165,7 @@ describe('webhook notifications queued when the disk fills', () => {
     // A short lease: an attempt whose outcome could not be recorded is claimable again soon.
     server = await startTmpfsServer(dataDir, 24, {
       SHEETPORT_MIN_FREE_MB: '4',
-      SHEETPORT_DELIVERY_LEASE_MS: '1500',
+      SHEETPORT_DELIVERY_CLAIM_MS: '1500',
     });
     const s = server;
     const receiver = await startHoldingReceiver();

@@ -180,7 +180,7 @@ describe('a tab deleted in Google Sheets', () => {
       expect(after).toMatchObject({ code: 'sheet_not_found', sheet: 'Extra' });
       expect(after.message).toMatch(/renamed or deleted/);
     } finally {
-      await h.context.connections.remove(connection.id);
+      await h.context.connections.remove(connection.spreadsheetId);
     }
   });
 });
@@ -249,7 +249,7 @@ describe('a connected spreadsheet that the account can no longer open', () => {
       expect((await h.fetch(v1Rows, append({ Name: 'Dee' }))).status).toBe(201);
     } finally {
       google.fake.store.denied.delete(id);
-      await h.context.connections.remove(connection.id);
+      await h.context.connections.remove(connection.spreadsheetId);
     }
   });
 
@@ -271,7 +271,7 @@ describe('a connected spreadsheet that the account can no longer open', () => {
       expect(values.data.values).toEqual([['Name'], ['Ann']]);
     } finally {
       google.fake.store.viewOnly.delete(id);
-      await h.context.connections.remove(connection.id);
+      await h.context.connections.remove(connection.spreadsheetId);
     }
   });
 
@@ -287,7 +287,7 @@ describe('a connected spreadsheet that the account can no longer open', () => {
         expect(error.message).toMatch(/check the id or URL/);
       }
     } finally {
-      await h.context.connections.remove(connection.id);
+      await h.context.connections.remove(connection.spreadsheetId);
     }
   });
 });

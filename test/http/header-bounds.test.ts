@@ -70,7 +70,9 @@ function get(path: string, auth: string): Promise<Answer> {
 /** A GET route's path with its parameters naming things that exist, so listings answer 200. */
 function concrete(path: string): string {
   const id =
-    path.startsWith('/v1/webhooks') || path.startsWith('/admin/webhooks') ? webhookId : connection.id;
+    path.startsWith('/v1/webhooks') || path.startsWith('/admin/webhooks')
+      ? webhookId
+      : connection.spreadsheetId;
   const values: Record<string, string> = {
     userKey: connection.userKey,
     sheetName: 'People',

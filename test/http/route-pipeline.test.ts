@@ -173,11 +173,11 @@ describe('the routes of the real app', () => {
         }),
       );
     for (const [route, code] of await anonymous()) expect(code, route).toBe('unauthorized');
-    await h.context.connections.setPublicRead(conn.id, true);
+    await h.context.connections.setPublicRead(conn.spreadsheetId, true);
     try {
       for (const [route, code] of await anonymous()) expect(['ok', 'row_not_found'], route).toContain(code);
     } finally {
-      await h.context.connections.setPublicRead(conn.id, false);
+      await h.context.connections.setPublicRead(conn.spreadsheetId, false);
     }
   });
 });
@@ -204,11 +204,11 @@ describe('the caller', () => {
     const { record, key } = await h.context.keys.create({ name: 'probe', scope: 'read' });
     try {
       expect((await fetch(url, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
-      await h.context.connections.setPublicRead(conn.id, true);
+      await h.context.connections.setPublicRead(conn.spreadsheetId, true);
       try {
         expect((await fetch(url)).status).toBe(200);
       } finally {
-        await h.context.connections.setPublicRead(conn.id, false);
+        await h.context.connections.setPublicRead(conn.spreadsheetId, false);
       }
       expect((await fetch(url)).status).toBe(401);
     } finally {

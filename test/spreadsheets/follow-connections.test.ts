@@ -20,7 +20,6 @@ async function connection(id: string): Promise<ConnectionRecord> {
   const location = path.join(dir, `${id}.csv`);
   await writeFile(location, 'a\n1\n');
   return {
-    id,
     spreadsheetId: id,
     userKey: `u_${id}`,
     name: id,
@@ -37,7 +36,7 @@ describe('ConnectionFollower', () => {
     const seen: string[] = [];
     const spreadsheets = new Spreadsheets({
       openSource: (c) => openSource(c, { pollMs: 600_000 }),
-      record: (spreadsheetId) => {
+      record: async (spreadsheetId) => {
         seen.push(spreadsheetId);
       },
       ownership: new InProcessOwnership(),

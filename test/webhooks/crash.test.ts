@@ -27,7 +27,7 @@ afterAll(async () => {
 async function serve(dataDir: string): Promise<RunningServe> {
   const server = await startServe(dataDir, {
     // A short lease so deliveries caught in flight by the kill go out again quickly after the restart.
-    env: { SHEETPORT_DELIVERY_LEASE_MS: '1000' },
+    env: { SHEETPORT_DELIVERY_CLAIM_MS: '1000' },
   });
   children.push(server);
   return server;

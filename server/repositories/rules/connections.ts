@@ -184,7 +184,6 @@ function recordOf(row: ConnectionRow | undefined): ConnectionRecord | null {
 /** The one mapping of a connections row to its record. */
 export function connectionRecord(row: ConnectionRow): ConnectionRecord {
   return {
-    id: row.id,
     userKey: row.user_key,
     spreadsheetId: row.id,
     name: row.name,

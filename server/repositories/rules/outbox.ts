@@ -1,6 +1,6 @@
 /**
  * The outbox (deliveries.ts) and its log (delivery-log.ts), once for both databases: the claim rules (what is
- * due, the lease, an expired lease claimable again with the same id), an attempt settled with the next state, a
+ * due, the claim, an expired claim claimable again with the same id), an attempt settled with the next state, a
  * replay, pages and the log's filters. Deliveries are queued only by the change recording (change-recording.ts).
  * Each database implements `OutboxStatements` in its SQL (store/deliveries.ts, store-pg/deliveries.ts).
  */
@@ -61,16 +61,16 @@ export interface OutboxStatements {
   /** Pending deliveries of active webhooks due by `nowMs`, the earliest due first, at most `limit`; held until
    * the transaction ends, passing over those another transaction holds. */
   duePending(nowMs: number, limit: number): Answer<DeliveryRow[]>;
-  /** In-flight deliveries of active webhooks whose lease ended by `nowMs`, the earliest first; held likewise. */
-  leaseExpired(nowMs: number, limit: number): Answer<DeliveryRow[]>;
-  /** In flight until `leaseUntil`. */
-  claim(ids: readonly string[], leaseUntil: number): Answer<void>;
+  /** In-flight deliveries of active webhooks whose claim ended by `nowMs`, the earliest first; held likewise. */
+  claimExpired(nowMs: number, limit: number): Answer<DeliveryRow[]>;
+  /** In flight until `claimedUntil`. */
+  claim(ids: readonly string[], claimedUntil: number): Answer<void>;
   /** When the earliest pending delivery of an active webhook is due; null when none is. */
   nextPendingAt(): Answer<number | null>;
-  /** When the earliest lease of a delivery in flight ends; null when none is in flight. */
-  nextLeaseEnd(): Answer<number | null>;
+  /** When the earliest claim of a delivery in flight ends; null when none is in flight. */
+  nextClaimEnd(): Answer<number | null>;
   addAttempt(deliveryId: string, attempt: AttemptRow): Answer<void>;
-  /** The delivery's new state, its lease and replay flag cleared. */
+  /** The delivery's new state, its claim and replay flag cleared. */
   settle(deliveryId: string, attempts: number, next: NextState): Answer<void>;
   /** `lock`: held for a change until the transaction ends. */
   byId(id: string, lock?: boolean): Answer<DeliveryRow | undefined>;
@@ -96,22 +96,22 @@ export class OutboxRepository implements Deliveries {
     this.#db = db;
   }
 
-  /** Expired leases first (a worker died with them), then pending ones by due time; `accept` may turn one down
+  /** Expired claims first (a worker died with them), then pending ones by due time; `accept` may turn one down
    * (its webhook is at its concurrency cap). */
   async claimDue(
     nowMs: number,
     limit: number,
-    leaseMs: number,
+    claimMs: number,
     accept: (d: DeliveryRecord) => boolean = () => true,
   ): Promise<DeliveryRecord[]> {
-    return this.#db.transaction((s) => claiming(s, nowMs, limit, nowMs + leaseMs, accept));
+    return this.#db.transaction((s) => claiming(s, nowMs, limit, nowMs + claimMs, accept));
   }
 
   async nextDueAt(): Promise<number | null> {
     const s = this.#db.statements;
-    const [pending, lease] = await Promise.all([s.nextPendingAt(), s.nextLeaseEnd()]);
-    if (pending === null) return lease;
-    return lease === null ? pending : Math.min(pending, lease);
+    const [pending, claimEnd] = await Promise.all([s.nextPendingAt(), s.nextClaimEnd()]);
+    if (pending === null) return claimEnd;
+    return claimEnd === null ? pending : Math.min(pending, claimEnd);
   }
 
   async settle(delivery: DeliveryRecord, attempt: AttemptOutcome, next: NextState): Promise<void> {
@@ -169,11 +169,11 @@ function* claiming(
   s: OutboxStatements,
   nowMs: number,
   limit: number,
-  leaseUntil: number,
+  claimedUntil: number,
   accept: (d: DeliveryRecord) => boolean,
 ): Rule<DeliveryRecord[]> {
   // Read past the limit, as some may be turned down.
-  const expired = yield* settled(s.leaseExpired(nowMs, limit * 4));
+  const expired = yield* settled(s.claimExpired(nowMs, limit * 4));
   const pending = yield* settled(s.duePending(nowMs, limit * 4));
   const claimed: DeliveryRecord[] = [];
   for (const row of [...expired, ...pending]) {
@@ -185,7 +185,7 @@ function* claiming(
     yield* settled(
       s.claim(
         claimed.map((d) => d.id),
-        leaseUntil,
+        claimedUntil,
       ),
     );
   return claimed;

@@ -1,29 +1,19 @@
+import type { ChangeRecorder } from '../changes/recorder.ts';
 import type { RetryStreak } from '../lib/retry-streak.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
 
-/**
- * The change recorder as a Spreadsheet calls it (changes/recorder.ts): the previous recorded snapshot (null on
- * the first sight since start: the stored baseline stands in) and the new one. It may reject (the database, a
- * full disk); a write is answered only once it resolved.
- */
-export type RecordChange = (
-  spreadsheetId: string,
-  before: SpreadsheetSnapshot | null,
-  after: SpreadsheetSnapshot,
-) => Promise<void> | void;
-
 /** What one spreadsheet has recorded: each version is handed to the recorder once, and the next is diffed
  * against it. Called within the spreadsheet's turns only (lib/turns.ts), so recordings never overlap. */
-export class Recording {
+export class LastRecorded {
   readonly #spreadsheetId: string;
-  readonly #record: RecordChange;
+  readonly #record: ChangeRecorder['record'];
   /** Shared by every spreadsheet: a failing recorder (a full disk) is logged once until it works again. */
   readonly #streak: RetryStreak;
   #recorded: SpreadsheetSnapshot | null = null;
   /** A snapshot whose recording failed is waiting: the follower looks again until it is recorded. */
   unrecorded = false;
 
-  constructor(spreadsheetId: string, record: RecordChange, streak: RetryStreak) {
+  constructor(spreadsheetId: string, record: ChangeRecorder['record'], streak: RetryStreak) {
     this.#spreadsheetId = spreadsheetId;
     this.#record = record;
     this.#streak = streak;
