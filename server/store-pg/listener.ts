@@ -14,6 +14,8 @@ export class PgListener {
   #closed = false;
   #retry: NodeJS.Timeout | null = null;
   #log: (message: string, err?: unknown) => void;
+  /** The LISTEN statements sent so far, one after another: a pg client runs one query at a time. */
+  #listening: Promise<void> = Promise.resolve();
 
   constructor(databaseUrl: string, log: (message: string, err?: unknown) => void = () => {}) {
     this.#url = databaseUrl;
@@ -28,7 +30,7 @@ export class PgListener {
     client.on('end', () => this.#lost(client));
     await client.connect();
     this.#client = client;
-    for (const channel of this.#listeners.keys()) await client.query(`LISTEN ${channel}`);
+    for (const channel of this.#listeners.keys()) await this.#listen(client, channel);
   }
 
   /** `heard` is called with each payload on `channel` (and null after a reconnect); returns the unsubscribe. */
@@ -38,10 +40,21 @@ export class PgListener {
     if (!set) {
       set = new Set();
       this.#listeners.set(channel, set);
-      this.#client?.query(`LISTEN ${channel}`).catch((err) => this.#log(`LISTEN ${channel} failed`, err));
+      if (this.#client)
+        this.#listen(this.#client, channel).catch((err) => this.#log(`LISTEN ${channel} failed`, err));
     }
     set.add(heard);
     return () => set.delete(heard);
+  }
+
+  /** LISTEN on `channel`, after the LISTENs sent before it have been answered. */
+  #listen(client: pg.Client, channel: string): Promise<void> {
+    const listened = this.#listening
+      .catch(() => {})
+      .then(() => client.query(`LISTEN ${channel}`))
+      .then(() => {});
+    this.#listening = listened;
+    return listened;
   }
 
   async close(): Promise<void> {
