@@ -1,11 +1,11 @@
 /**
  * The MCP sessions open on one app (http/mcp.ts): each bound to the key that opened it, ended when the client
  * deletes it, when nobody used it for 30 minutes, when its key is revoked (within SWEEP_MS; every request of a
- * revoked key is refused at once anyway), or when the server stops. Also the one watch of changed tabs the
- * sessions' resource subscriptions listen to.
+ * revoked key is refused at once anyway), or when the server stops. Their resource subscriptions listen to the
+ * service's tab changes (changes/tab-changes.ts).
  */
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ChangedTabsWatch } from '../changes/changed-tabs.ts';
+import type { TabChanges } from '../changes/tab-changes.ts';
 import type { Keys } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -29,12 +29,12 @@ export class McpSessions {
   readonly #sweep: NodeJS.Timeout;
   readonly #keys: Keys;
   readonly #log: AppDeps['log'];
-  readonly watch: ChangedTabsWatch;
+  readonly tabChanges: TabChanges;
   readonly now: () => number;
 
   constructor(deps: AppDeps, now: () => number) {
     this.now = now;
-    this.watch = new ChangedTabsWatch({ changeLog: deps.changeLog, log: deps.log });
+    this.tabChanges = deps.tabChanges;
     this.#keys = deps.keys;
     this.#log = deps.log;
     this.#sweep = setInterval(() => void this.#sweepOnce(), SWEEP_MS);
@@ -64,7 +64,6 @@ export class McpSessions {
   closeAll(): void {
     clearInterval(this.#sweep);
     for (const id of [...this.#sessions.keys()]) this.end(id);
-    this.watch.stop();
   }
 
   /** Ends the sessions nobody used for IDLE_MS, and those of a key revoked since (its open stream with it). */

@@ -56,7 +56,12 @@ export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions): vo
       authorization: req.headers.authorization ?? '',
       host: req.headers.host ?? '127.0.0.1',
     });
-    const mcp = createMcpSession({ api, scope: key.scope, watch: sessions.watch, settings: deps.mcp });
+    const mcp = createMcpSession({
+      api,
+      scope: key.scope,
+      tabChanges: sessions.tabChanges,
+      settings: deps.mcp,
+    });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) =>

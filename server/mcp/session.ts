@@ -5,7 +5,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ChangedTabsWatch } from '../changes/changed-tabs.ts';
+import type { TabChanges } from '../changes/tab-changes.ts';
 import { packageVersion } from '../lib/package-file.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import { registerTabResources } from './resources.ts';
@@ -25,7 +25,7 @@ export interface McpSessionOptions {
   api: RowApi;
   /** The key's scope: a read key is offered the read tools only. */
   scope: 'read' | 'read_write';
-  watch: ChangedTabsWatch;
+  tabChanges: TabChanges;
   settings: McpSettings;
 }
 
@@ -59,7 +59,7 @@ export function createMcpSession(options: McpSessionOptions): { server: McpServe
   // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API
   // refuses a read key's write (toolErrorOf).
   if (options.scope !== 'read_write') for (const tool of writeTools) tool.disable();
-  const resources = registerTabResources(server, options.api, options.watch, options.settings);
+  const resources = registerTabResources(server, options.api, options.tabChanges, options.settings);
   return {
     server,
     close() {
