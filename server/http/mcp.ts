@@ -8,16 +8,27 @@
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Express, type Request, type Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { RowApi } from '../mcp/row-api.ts';
 import { createMcpSession } from '../mcp/session.ts';
-import { requireApiKey } from './auth.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
-import { refuseOversizedJson } from './json-bounds.ts';
-import { locals } from './locals.ts';
 import type { McpSessions } from './mcp-sessions.ts';
+import type { RouteDeclaration, RouteTable } from './route-table.ts';
 
 export const MCP_PATH = '/mcp';
+/** A JSON-RPC message may carry a batch: `/mcp`'s bodies may be larger than the API's 5 MiB. */
+export const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Any key may open a session (a read key is offered the read tools); the pipeline checks the key and the body's
+ * JSON (its bounds, type and size). `/mcp` carries calls of `/v1`: each is rate-limited and idempotent there.
+ */
+const MCP_ROUTE: RouteDeclaration<'read', 'none'> = {
+  access: 'read',
+  resource: 'none',
+  carrier: { maxBodyBytes: MCP_MAX_BODY_BYTES },
+};
 
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -32,46 +43,53 @@ function listenerOrigin(req: Request): string {
   return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
-/** Mounts `/mcp` on `app`, beside the routes the tools call. */
-export function mountMcp(app: Express, deps: AppDeps, sessions: McpSessions): void {
-  const router = Router();
-  router.use(requireApiKey(deps.keys, deps.connections, 'read'));
-  // The bounds of every request body (json-bounds.ts), checked before this parser reads the bytes.
-  router.use(express.json({ limit: '8mb', verify: (_req, _res, bytes) => refuseOversizedJson(bytes) }));
-  router.all('/', async (req: Request, res: Response) => {
-    const key = locals(res).apiKey!;
-    const id = req.get('mcp-session-id');
-    if (id !== undefined) {
-      const session = sessions.get(id);
-      // Another key's session is answered as if it did not exist.
-      if (!session || session.keyId !== key.id) return jsonRpcError(res, 404, -32001, 'Session not found.');
-      session.lastUsed = sessions.now();
-      return session.transport.handleRequest(req, res, req.body);
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-      return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
-    }
-    const api = new RowApi({
-      origin: listenerOrigin(req),
-      authorization: req.headers.authorization ?? '',
-      host: req.headers.host ?? '127.0.0.1',
-    });
-    const mcp = createMcpSession({
-      api,
-      scope: key.scope,
-      tabChanges: sessions.tabChanges,
-      settings: deps.mcp,
-    });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) =>
-        sessions.add({ id: sessionId, keyId: key.id, transport, close: mcp.close, lastUsed: sessions.now() }),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.end(transport.sessionId);
-    };
-    await mcp.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+/** Declares `/mcp` in the route table: POST carries the client's messages, GET its stream, DELETE ends a session. */
+export function mountMcpRoutes(routes: RouteTable, deps: AppDeps, sessions: McpSessions): void {
+  const handle = (req: Request, res: Response, { key }: { key: ApiKeyRecord }) =>
+    handleMcp(req, res, key, deps, sessions);
+  routes.post(MCP_PATH, MCP_ROUTE, handle);
+  routes.get(MCP_PATH, MCP_ROUTE, handle);
+  routes.delete(MCP_PATH, MCP_ROUTE, handle);
+}
+
+/** One request of a session, or the initialize request that opens one. */
+async function handleMcp(
+  req: Request,
+  res: Response,
+  key: ApiKeyRecord,
+  deps: AppDeps,
+  sessions: McpSessions,
+): Promise<void> {
+  const id = req.get('mcp-session-id');
+  if (id !== undefined) {
+    const session = sessions.get(id);
+    // Another key's session is answered as if it did not exist.
+    if (!session || session.keyId !== key.id) return jsonRpcError(res, 404, -32001, 'Session not found.');
+    session.lastUsed = sessions.now();
+    return session.transport.handleRequest(req, res, req.body);
+  }
+  if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
+  }
+  const api = new RowApi({
+    origin: listenerOrigin(req),
+    authorization: req.headers.authorization ?? '',
+    host: req.headers.host ?? '127.0.0.1',
   });
-  app.use(MCP_PATH, router);
+  const mcp = createMcpSession({
+    api,
+    scope: key.scope,
+    tabChanges: sessions.tabChanges,
+    settings: deps.mcp,
+  });
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (sessionId) =>
+      sessions.add({ id: sessionId, keyId: key.id, transport, close: mcp.close, lastUsed: sessions.now() }),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.end(transport.sessionId);
+  };
+  await mcp.connect(transport);
+  await transport.handleRequest(req, res, req.body);
 }

@@ -9,6 +9,9 @@
  *    anonymous read of a connection that is not public-read), then its tab (404), or the key's own webhook
  *    and its delivery (404);
  * 3. the handler, given `{ key, reach, connection, spreadsheet, tab, webhook, delivery }` as declared.
+ *
+ * A carrier (`/mcp`, route-table.ts) has the key and the JSON body only, with its own size limit: the calls it
+ * carries are rate-limited and idempotent as requests of their own routes.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
@@ -20,7 +23,15 @@ import { rateLimit } from './rate-limit.ts';
 import { resolveConnection } from './resolve/connection.ts';
 import { resolveTab, tabAddress } from './resolve/tab.ts';
 import { resolveDelivery, resolveWebhook } from './resolve/webhook.ts';
-import type { Access, KeyAccess, Pipeline, Resource, RouteContext, RouteEntry } from './route-table.ts';
+import type {
+  Access,
+  Carrier,
+  KeyAccess,
+  Pipeline,
+  Resource,
+  RouteContext,
+  RouteEntry,
+} from './route-table.ts';
 
 type AnyContext = RouteContext<KeyAccess, Resource>;
 
@@ -40,8 +51,14 @@ export function routePipeline(deps: AppDeps, plain: PlainGuards): Pipeline {
     read: keyed('read'),
     read_write: keyed('read_write'),
   };
+  // A carrier's calls are each metered as requests of their own routes: its own request is not (route-table.ts).
+  const carrying = (entry: RouteEntry & { carrier: Carrier }): RequestHandler[] => [
+    requireApiKey(deps.keys, deps.connections, entry.access as KeyAccess),
+    jsonBody(entry.carrier.maxBodyBytes),
+  ];
   return {
-    guards: (access) => guards[access],
+    guards: (entry) =>
+      entry.carrier ? carrying({ ...entry, carrier: entry.carrier }) : guards[entry.access],
     resolve: (entry, req, res) => resolveResource(deps, entry, req, res),
   };
 }

@@ -46,6 +46,17 @@ export interface RouteEntry {
   path: string;
   access: Access;
   resource: Resource;
+  /** A carrier's own request rules (see `Carrier`); absent for every other route. */
+  carrier?: Carrier;
+}
+
+/**
+ * A route whose requests carry calls of the API's routes (`/mcp`: each tool call is one request of `/v1`). Each
+ * call it carries takes its rate-limit token and honours its Idempotency-Key as a request of its own route, so
+ * the carrier's own request takes neither; its JSON body has the pipeline's rules with its own size limit.
+ */
+export interface Carrier {
+  maxBodyBytes: number;
 }
 
 /** A connection and the one `Spreadsheet` that owns it. */
@@ -84,11 +95,12 @@ export type RouteHandler<A extends KeyAccess, R extends Resource> = (
 export interface RouteDeclaration<A extends KeyAccess, R extends Resource> {
   access: A;
   resource: R;
+  carrier?: Carrier;
 }
 
 /** How the table runs a declared route: the guards of its access, and its resource resolved and authorized. */
 export interface Pipeline {
-  guards(access: Access): RequestHandler[];
+  guards(entry: RouteEntry): RequestHandler[];
   resolve(entry: RouteEntry, req: Request, res: Response): Promise<RouteContext<KeyAccess, Resource>>;
 }
 
@@ -135,7 +147,7 @@ export class RouteTable {
     const entry = entryOf(method, path, declared);
     if (!this.#admits(entry)) return;
     this.entries.push(entry);
-    const guards = this.#pipeline.guards(entry.access);
+    const guards = this.#pipeline.guards(entry);
     if (typeof declared === 'string') {
       this.router[method](path, ...guards, handler as RequestHandler);
       return;
@@ -152,7 +164,11 @@ function entryOf(method: Method, path: string, declared: unknown): RouteEntry {
   const where = `${method.toUpperCase()} ${path}`;
   if (typeof declared === 'string')
     return { method, path, access: checkAccess(declared, where), resource: 'none' };
-  const { access, resource } = (declared ?? {}) as { access?: unknown; resource?: unknown };
+  const { access, resource, carrier } = (declared ?? {}) as {
+    access?: unknown;
+    resource?: unknown;
+    carrier?: Carrier;
+  };
   if (resource === undefined)
     throw new RouteDeclarationError(`${where}: declare its resource ('none' if none)`);
   if (!(resource === 'none' || Object.hasOwn(RESOURCE_PARAMS, String(resource)))) {
@@ -171,7 +187,8 @@ function entryOf(method: Method, path: string, declared: unknown): RouteEntry {
       `${where}: its path names no parameter the ${String(resource)} is found by`,
     );
   }
-  return { method, path, access: access as Access, resource: resource as Resource };
+  const entry: RouteEntry = { method, path, access: access as Access, resource: resource as Resource };
+  return carrier ? { ...entry, carrier } : entry;
 }
 
 /** A plain access: one no key reaches (a key access must say what resource it acts on). */

@@ -4,12 +4,14 @@
  * endpoint (mcp/stdio-bridge.ts), so there is one implementation of every tool.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TabChanges } from '../changes/tab-changes.ts';
 import { packageVersion } from '../lib/package-file.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import { registerTabResources } from './resources.ts';
 import type { RowApi } from './row-api.ts';
+import { ToolErrorsTransport } from './tool-errors.ts';
 import { apiFailure, invalidArguments, toolFailure } from './tool-results.ts';
 import { registerReadTools } from './tools-read.ts';
 import { isWriteTool, registerWriteTools, writeRequestOf } from './tools-write.ts';
@@ -44,16 +46,18 @@ function toolErrorOf(api: RowApi, message: string): CallToolResult | Promise<Cal
   return toolFailure({ code: 'internal_error', message: text, status: 500 });
 }
 
-export function createMcpSession(options: McpSessionOptions): { server: McpServer; close(): void } {
+export interface McpSession {
+  server: McpServer;
+  /** Serve the session over `transport`; the SDK's refusals of a tool call are answered like the row API's. */
+  connect(transport: Transport): Promise<void>;
+  close(): void;
+}
+
+export function createMcpSession(options: McpSessionOptions): McpSession {
   const server = new McpServer(
     { name: 'sheetport', title: 'SheetPort', version: packageVersion() },
     { instructions: INSTRUCTIONS },
   );
-  // The SDK's refusals are answered like the row API's: a tool error with a code. (Its hook for them is private in
-  // its types, not in its code.)
-  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (
-    message: string,
-  ) => toolErrorOf(options.api, message);
   registerReadTools(server, options.api, options.settings);
   const writeTools = registerWriteTools(server, options.api);
   // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API
@@ -62,6 +66,8 @@ export function createMcpSession(options: McpSessionOptions): { server: McpServe
   const resources = registerTabResources(server, options.api, options.tabChanges, options.settings);
   return {
     server,
+    connect: (transport) =>
+      server.connect(new ToolErrorsTransport(transport, (message) => toolErrorOf(options.api, message))),
     close() {
       resources.close();
       void server.close().catch(() => {});
