@@ -3,16 +3,16 @@
  * open, the tunnel's. Every request needs a live API key as a bearer token (401 as on `/api` otherwise); a
  * session belongs to the key that opened it, and a request of another key cannot use it. The `/mcp` request
  * itself takes nothing from the key's rate limit: each tool call does, being one request of the row API
- * (mcp/row-api.ts), and so do resource reads and subscriptions.
+ * (mcp-row-api.ts, in process), and so do resource reads and subscriptions.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
-import { RowApi } from '../mcp/row-api.ts';
 import { createMcpSession } from '../mcp/session.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
+import { inProcessRowApi } from './mcp-row-api.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import type { RouteDeclaration, RouteTable } from './route-table.ts';
 
@@ -32,15 +32,6 @@ const MCP_ROUTE: RouteDeclaration<'read', 'none'> = {
 
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
-
-/**
- * The listener the request came in on, as an origin: the tools' requests go there, so on the tunnel's listener
- * they pass the tunnel app's routes and Host guard, and on loopback the loopback app's.
- */
-function listenerOrigin(req: Request): string {
-  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
 /** Declares `/mcp` in the route table: POST carries the client's messages, GET its stream, DELETE ends a session. */
@@ -71,13 +62,8 @@ async function handleMcp(
   if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
     return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
   }
-  const api = new RowApi({
-    origin: listenerOrigin(req),
-    authorization: req.headers.authorization ?? '',
-    host: req.headers.host ?? '127.0.0.1',
-  });
   const mcp = createMcpSession({
-    api,
+    api: inProcessRowApi(req),
     scope: key.scope,
     tabChanges: sessions.tabChanges,
     settings: deps.mcp,

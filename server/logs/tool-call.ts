@@ -1,26 +1,20 @@
 /**
- * Which MCP tool made a request of the row API. The MCP server sends each tool call as one request of the row
- * API (mcp/row-api.ts) carrying a one-time token in `X-SheetPort-Tool-Call`; the request log line then names the
- * tool. A client cannot name a tool for its own requests: only a token this process issued and has not yet seen
- * finds one.
+ * Which MCP tool made a request of the row API. The MCP server runs each tool call as one request of the row API
+ * in process (http/mcp-row-api.ts) and marks the request object it builds; the request log line then names the
+ * tool. A client cannot name a tool for its own requests: the mark is a property of the request object under a
+ * symbol of this module, never read from anything a request carries. Nothing is kept here: the mark lives and
+ * goes with its request.
  */
-import { randomBytes } from 'node:crypto';
+const TOOL = Symbol('sheetport.toolCall');
 
-export const TOOL_CALL_HEADER = 'x-sheetport-tool-call';
+type Marked = { [TOOL]?: string };
 
-const pending = new Map<string, string>();
-
-/** A token for one request made for `tool`; `toolCallOf` takes it back once. */
-export function issueToolCall(tool: string): { token: string; forget(): void } {
-  const token = randomBytes(16).toString('base64url');
-  pending.set(token, tool);
-  return { token, forget: () => pending.delete(token) };
+/** Marks `req` as the request of a call of `tool`. */
+export function markToolCall(req: object, tool: string): void {
+  (req as Marked)[TOOL] = tool;
 }
 
-/** The tool a request's token was issued for (the token is spent), or undefined. */
-export function toolCallOf(token: string | string[] | undefined): string | undefined {
-  if (typeof token !== 'string') return undefined;
-  const tool = pending.get(token);
-  pending.delete(token);
-  return tool;
+/** The tool whose call `req` is, or undefined for a plain HTTP request. */
+export function toolCallOf(req: object): string | undefined {
+  return (req as Marked)[TOOL];
 }

@@ -1,6 +1,7 @@
 /**
  * Where the MCP server answers and what it leaves behind: on the real service (startServer, as `sheetport serve`
- * runs it) every tool call is a line of the request log naming its tool, and a client cannot name one itself;
+ * runs it) every tool call is a line of the request log naming its tool (answered whole, never marked aborted),
+ * and a client cannot name one itself (the header the tools' requests once carried names nothing);
  * on the tunnel's own listener the tools work through the tunnel's app, which has no admin routes.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -70,6 +71,8 @@ describe('the request log', () => {
       ['get_row', 'GET', `/v1/sheets/${sheetId}/rows/99`, 404, record.id],
       ['delete_row', 'DELETE', '/v1/sheets/-/rows/1', 403, reader.record.id],
     ]);
+    // Each call was answered whole, as a request off the wire is (none marked aborted).
+    expect(lines.filter((l) => l.tool && l.aborted)).toEqual([]);
     const spoofed = lines.find((l) => l.path === `/v1/sheets/${sheetId}`);
     expect(spoofed).toBeDefined();
     expect(spoofed.tool).toBeUndefined();
