@@ -107,16 +107,16 @@ function limiterMicros(): number {
   const db = openDatabase(dir);
   try {
     const limiter = new RateLimiter(new UsageStore(db), () => Date.now());
-    const middleware = rateLimit(limiter);
+    const limit = rateLimit(limiter);
     const key = { id: 'key_bench', plan: 'enterprise', perSecond: 1e9, daily: 1e12 };
+    const caller = { key: key as never, subject: key.id };
     const req = new http.IncomingMessage(new net.Socket());
     const N = 200_000;
     const run = (withLimiter: boolean) => {
       const started = performance.now();
       for (let i = 0; i < N; i++) {
-        const res = new http.ServerResponse(req) as unknown as { locals: unknown };
-        res.locals = { apiKey: key };
-        if (withLimiter) middleware(req as never, res as never, () => {});
+        const res = new http.ServerResponse(req);
+        if (withLimiter) void limit(caller, res as never);
       }
       return ((performance.now() - started) * 1000) / N;
     };

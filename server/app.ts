@@ -24,7 +24,7 @@ import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { requestId } from './http/request-id.ts';
 import { urlLimit } from './http/request-limits.ts';
-import { routePipeline } from './http/route-pipeline.ts';
+import { type PipelineDeps, routePipeline } from './http/route-pipeline.ts';
 import { type RouteEntry, RouteTable } from './http/route-table.ts';
 import { mountRowRoutes } from './http/rows.ts';
 import { uiRouter } from './http/ui.ts';
@@ -37,7 +37,32 @@ import { mountWebhookRoutes } from './http/v1/webhooks.ts';
 import type { RequestLog } from './logs/request-log.ts';
 import type { TunnelStatus } from './tunnel/provider.ts';
 
-export type { AppDeps } from './http/deps.ts';
+/** The second parameter of a part's mount function (or constructor): the narrow shape of what it uses. */
+type Uses<F extends (first: never, deps: never, ...rest: never[]) => unknown> = Parameters<F>[1];
+
+/**
+ * What createApp takes: what its parts take, together, each part declaring the narrow shape it uses
+ * (http/deps.ts names the fields). The service context (context.ts) satisfies it structurally.
+ */
+export type AppServices = PipelineDeps &
+  Uses<typeof mountHealthRoutes> &
+  Uses<typeof mountAdminRoutes> &
+  Uses<typeof mountAdminDeliveryRoutes> &
+  Uses<typeof mountAdminConnectionRoutes> &
+  Uses<typeof mountAdminWebhookRoutes> &
+  Uses<typeof mountAdminRequestRoutes> &
+  Uses<typeof mountAdminEventRoutes> &
+  Uses<typeof mountAdminSignInRoutes> &
+  Uses<typeof mountAdminAccountRoutes> &
+  Uses<typeof mountAdminMcpRoutes> &
+  Uses<typeof mountSpreadsheetRoutes> &
+  Uses<typeof mountChangeFeedRoutes> &
+  Uses<typeof mountWebhookRoutes> &
+  Uses<typeof mountDeliveryRoutes> &
+  Uses<typeof mountMcpRoutes> &
+  ConstructorParameters<typeof McpSessions>[0] &
+  // What this file uses itself: the Host guard's names, the admin guard, the clock, the error log, the data dir.
+  Pick<AppDeps, 'allowedHosts' | 'adminAccess' | 'now' | 'log' | 'dataDir'>;
 
 export interface AppOptions {
   requestLog?: RequestLog | null;
@@ -69,7 +94,7 @@ function onTunnel(entry: RouteEntry): boolean {
  * (route-table.ts); `routes` lists what it mounted (the OpenAPI and route pipeline tests read it).
  */
 export function createApp(
-  deps: AppDeps,
+  deps: AppServices,
   options: AppOptions = {},
 ): { app: Express; router: Router; routes: readonly RouteEntry[]; closeStreams: () => void } {
   const tunnel = options.surface === 'tunnel';

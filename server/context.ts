@@ -9,10 +9,10 @@ import {
   type SheetPortConfig,
 } from './config.ts';
 import { AdminAccess } from './http/admin-access.ts';
-import type { AppDeps } from './http/deps.ts';
 import { RetryStreak } from './lib/retry-streak.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { sharedCallsOf } from './limits/shared-calls.ts';
+import type { McpSettings } from './mcp-config.ts';
 import type { ConnectionRecord, Connections } from './repositories/connections.ts';
 import type { Deliveries } from './repositories/deliveries.ts';
 import type { Store } from './repositories/store.ts';
@@ -31,9 +31,42 @@ import { deliver } from './webhooks/sender.ts';
 import { signedHeaders } from './webhooks/signer.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
-export interface ServiceContext extends AppDeps {
+/** The repositories the service hands out one by one (each also in `store`). */
+type HandedOut = 'connections' | 'keys' | 'idempotency' | 'usage' | 'webhooks' | 'deliveries' | 'deliveryLog';
+
+/**
+ * The service, wired once over one store: what `serve`, the tray app, the CLI and the suites hold. Its type is
+ * its own: createApp (app.ts) and each HTTP module take the narrow shape of what they use (http/deps.ts names
+ * the fields), which this satisfies structurally.
+ */
+export interface ServiceContext extends Pick<Store, HandedOut | 'changeLog' | 'secrets'> {
   /** Every repository over the service's database (SQLite, or PostgreSQL in team mode): closed last. */
   store: Store;
+  /** Every connected spreadsheet: reads, writes, tab lookups and looks for outside changes go through it. */
+  spreadsheets: Spreadsheets;
+  /** Which tabs changed, as they are recorded here or elsewhere: MCP subscriptions and the dashboard's stream. */
+  tabChanges: TabChanges;
+  /** Per-key limits; null when rate limiting is off (`rateLimits: false`, `sheetport serve --no-rate-limits`). */
+  limiter: RateLimiter | null;
+  /** Who may call the loopback-only `/admin` API: the admin token, sign-in codes and dashboard sessions. */
+  adminAccess: AdminAccess;
+  /** Webhook URLs may point at private (LAN) addresses. */
+  allowLanWebhooks: boolean;
+  dataDir: string;
+  /** How the MCP endpoint sizes its answers (the configuration's, mcp-config.ts). */
+  mcp: McpSettings;
+  /** Wakes the delivery worker (after a resume or a replay). */
+  wakeDeliveries: () => void;
+  /** Resolves when the store's database answers and its migrations are done; rejects saying why not. */
+  ready: () => Promise<void>;
+  /** Epoch-ms clock (the options' `clock`, injected in tests). */
+  now: () => number;
+  /** Extra `Host` names to accept besides loopback (a tunnel). */
+  allowedHosts: readonly string[];
+  log: Log;
+  /** How this service opens sources (file limits, backups, the Google kind's settings, the secrets): connecting a
+   * spreadsheet and logging in to an account use the same. */
+  sourceOptions: SourceOptions;
   /** The admin token as it is now (a rotation changes it). */
   readonly adminToken: string;
   recorder: ChangeRecorder;

@@ -72,7 +72,11 @@ function allowFileStorage(body: unknown): boolean {
   return value;
 }
 
-export function mountAdminAccountRoutes(routes: RouteTable, deps: AppDeps, logins: AccountLogins): void {
+export function mountAdminAccountRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'secrets' | 'sourceOptions'>,
+  logins: AccountLogins,
+): void {
   const secrets = () => deps.secrets;
   // The server's configuration (config.ts) carries the passphrase; the page never does.
   const passphraseOf = (accounts: KindAccounts) => accounts.passphrase(deps.sourceOptions);

@@ -66,7 +66,12 @@ function forceOf(req: Request): boolean {
   throw new AppError('invalid_parameter', 'Parameter "force" must be true or false.', { parameter: 'force' });
 }
 
-export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): void {
+type ConnectionDeps = Pick<AppDeps, 'connections' | 'spreadsheets'>;
+
+export function mountAdminConnectionRoutes(
+  routes: RouteTable,
+  deps: ConnectionDeps & Pick<AppDeps, 'sourceOptions'>,
+): void {
   routes.get('/admin/connections', 'admin', async (_req, res) => {
     res.json({ data: (await deps.connections.list()).map(adminConnectionJson) });
   });
@@ -114,7 +119,7 @@ export function mountAdminConnectionRoutes(routes: RouteTable, deps: AppDeps): v
 }
 
 /** `POST /admin/connections`: the use case `sheetport connect` runs; 201 when the spreadsheet is new. */
-function connect(deps: AppDeps): RequestHandler {
+function connect(deps: Pick<AppDeps, 'connections' | 'sourceOptions'>): RequestHandler {
   return async (req, res) => {
     const fields = connectBody(req.body);
     const location = stringField(fields, 'location', true) as string;
@@ -137,7 +142,7 @@ function connect(deps: AppDeps): RequestHandler {
   };
 }
 
-async function connectionNamed(deps: AppDeps, req: Request): Promise<ConnectionRecord> {
+async function connectionNamed(deps: Pick<AppDeps, 'connections'>, req: Request): Promise<ConnectionRecord> {
   const found = await deps.connections.resolve(String(req.params.id));
   if (!found) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
   return found;
@@ -147,7 +152,7 @@ async function connectionNamed(deps: AppDeps, req: Request): Promise<ConnectionR
  * The dashboard's preview: the first rows of one tab as arrays in header order, in the row API's `values` modes.
  * Unlike the row API, an empty cell with `values=formatted` is "" (the displayed text as held), not null.
  */
-function previewTab(deps: AppDeps): RequestHandler {
+function previewTab(deps: ConnectionDeps): RequestHandler {
   return async (req, res) => {
     const connection = await connectionNamed(deps, req);
     const sheet = String(req.params.sheet);

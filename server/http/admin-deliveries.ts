@@ -7,7 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { setPagingHeaders } from './paging.ts';
 import type { RouteTable } from './route-table.ts';
 import { DELIVERY_LOG_LIMITS, parseState } from './v1/deliveries.ts';
-import { replayFromRequest } from './webhook-requests.ts';
+import { type ReplayDeps, replayFromRequest } from './webhook-requests.ts';
 
 /**
  * The dashboard's delivery log: every webhook's deliveries newest first (filter by webhook, state, event), one
@@ -15,7 +15,10 @@ import { replayFromRequest } from './webhook-requests.ts';
  * for loopback and private targets, which the `/v1` API shows only coarsely), and replay. Loopback and admin
  * token only (`requireAdmin`), like the rest of `/admin`.
  */
-export function mountAdminDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountAdminDeliveryRoutes(
+  routes: RouteTable,
+  deps: ReplayDeps & Pick<AppDeps, 'webhooks' | 'deliveryLog'>,
+): void {
   const deliveryOf = async (req: Request) => {
     const webhookId = String(req.params.id);
     const deliveryId = String(req.params.deliveryId);

@@ -75,7 +75,11 @@ function sheetsEvent({ head, tabs }: TabChangesSeen): string {
   return `event: sheets\ndata: ${JSON.stringify({ version: head, changed })}\n\n`;
 }
 
-export function mountAdminEventRoutes(routes: RouteTable, deps: AppDeps, streams: AdminEventStreams): void {
+export function mountAdminEventRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'tabChanges' | 'deliveryLog' | 'log'>,
+  streams: AdminEventStreams,
+): void {
   routes.post('/admin/events/token', 'admin', (_req, res) => {
     const { token, expiresAt } = streams.issue();
     res.status(201).json({ stream_token: token, expires_at: new Date(expiresAt).toISOString() });

@@ -13,7 +13,10 @@ import { adminBody } from './admin.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
-export function mountAdminMcpRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountAdminMcpRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'keys' | 'usage' | 'now' | 'dataDir'>,
+): void {
   routes.post('/admin/mcp-config', 'admin', async (req, res) => {
     const body = adminBody(req.body ?? {}, ['scope', 'name']);
     const scope = body.scope ?? 'read';

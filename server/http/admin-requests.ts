@@ -159,7 +159,7 @@ function filterOf(req: Request): RequestLogFilter {
   };
 }
 
-export function mountAdminRequestRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountAdminRequestRoutes(routes: RouteTable, deps: Pick<AppDeps, 'dataDir'>): void {
   routes.get('/admin/requests', 'admin', async (req, res) => {
     const limit = limitParameter(req, LIMITS);
     res.json({ data: await recentRequests(deps.dataDir, limit, filterOf(req)) });

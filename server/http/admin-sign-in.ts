@@ -16,7 +16,7 @@ import type { RouteTable } from './route-table.ts';
 export const SIGN_IN_EXPIRED_MESSAGE =
   'This sign-in link has expired or was used; open the dashboard again from the tray menu or `sheetport dashboard`.';
 
-export function mountAdminSignInRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountAdminSignInRoutes(routes: RouteTable, deps: Pick<AppDeps, 'adminAccess'>): void {
   const access = deps.adminAccess;
 
   routes.post('/admin/sign-in-codes', 'admin', (req, res) => {

@@ -12,13 +12,19 @@ import { createdWebhookJson, webhookHealthJson, webhookJson } from '../webhooks/
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 import {
+  type CreateWebhookDeps,
   createWebhookFromBody,
   currentSheetName,
+  type PatchWebhookDeps,
   patchWebhookFromBody,
   requireNoBody,
+  type SheetNameDeps,
 } from './webhook-requests.ts';
 
-export function mountAdminWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountAdminWebhookRoutes(
+  routes: RouteTable,
+  deps: CreateWebhookDeps & PatchWebhookDeps & SheetNameDeps & Pick<AppDeps, 'deliveryLog'>,
+): void {
   // The /v1 shape plus the receiver's health, which only the owner's dashboard shows.
   const present = async (w: WebhookRecord) => ({
     ...webhookJson(w, await currentSheetName(deps, w)),

@@ -106,7 +106,7 @@ function oneOf<T extends string>(body: Record<string, unknown>, field: string, a
 }
 
 /** Spreadsheet ids or userKeys, resolved to spreadsheet ids; an unknown one is named. */
-async function connectionIds(deps: AppDeps, raw: unknown): Promise<string[]> {
+async function connectionIds(deps: Pick<AppDeps, 'connections'>, raw: unknown): Promise<string[]> {
   if (raw === undefined) return [];
   if (!Array.isArray(raw) || raw.some((r) => typeof r !== 'string')) {
     throw new AppError('invalid_body', '"connections" must be an array of spreadsheet ids.', {
@@ -126,7 +126,10 @@ async function connectionIds(deps: AppDeps, raw: unknown): Promise<string[]> {
   return ids;
 }
 
-export function mountAdminRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountAdminRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'keys' | 'connections' | 'usage' | 'now'>,
+): void {
   const keyOf = async (req: Request) => {
     const key = await deps.keys.get(String(req.params.id));
     if (!key) throw new AppError('not_found', 'No API key with this id.');

@@ -1,50 +1,63 @@
 /**
- * Who calls an `/api` or `/v1` route, and what a key may reach. The route pipeline (route-pipeline.ts) runs
- * `requireApiKey` first, and checks the key against the resource it resolves with `reachOf` before the
- * handler runs; handlers never call these.
+ * Who calls an `/api` or `/v1` route (or `/mcp`), and what a key may reach. The route pipeline
+ * (route-pipeline.ts) runs the key guard first and builds the caller of the route context from what it
+ * admitted; the resource it resolves is checked with the caller's `reach` before the handler runs. Handlers
+ * never call these: they are given the caller.
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '../errors.ts';
-import type { ConnectionRecord, Connections } from '../repositories/connections.ts';
-import type { ApiKeyRecord, Keys } from '../repositories/keys.ts';
+import type { ConnectionRecord } from '../repositories/connections.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { WebhookRecord } from '../repositories/webhooks.ts';
+import type { AppDeps } from './deps.ts';
 import { locals } from './locals.ts';
 import { connectionOfPath } from './resolve/connection.ts';
-import type { KeyAccess } from './route-table.ts';
+import type { Caller, KeyAccess } from './route-table.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 const MISSING_KEY = 'Missing API key: send "Authorization: Bearer <API_KEY>".';
 
+/** Who the key guard let in: a key, or (on a `public_read` route, for a public-read connection) nobody. */
+export interface Admitted<A extends KeyAccess = KeyAccess> {
+  key: Caller<A>['key'];
+  /** Whom the rate limit counts: the key's id, or `ip:<address>` for an anonymous public read. */
+  subject: string;
+}
+
 /**
- * Every `/api` and `/v1` route needs a live API key; the userKey in a path is never enough on its own. The one
- * exception, for routes declared `public_read`: a GET of the rows of a connection its owner marked "public
- * read" may come without a key; it is then limited per client address. `read_write` routes need that scope.
+ * The key guard. Every `/api` and `/v1` route needs a live API key; the userKey in a path is never enough on
+ * its own. The one exception, for routes declared `public_read`: a GET of the rows of a connection its owner
+ * marked "public read" may come without a key; it is then limited per client address. `read_write` routes need
+ * that scope. The admitted key's id is left for the request log line (the one thing of the caller that lives
+ * on the response).
  */
-export function requireApiKey(keys: Keys, connections: Connections, access: KeyAccess): RequestHandler {
-  return async (req, res, next) => {
+export function keyGuard<A extends KeyAccess>(
+  deps: Pick<AppDeps, 'keys' | 'connections'>,
+  access: A,
+): (req: Request, res: Response) => Promise<Admitted<A>> {
+  return async (req, res) => {
     const header = req.headers.authorization;
     if (
       !header &&
       access === 'public_read' &&
-      (await connectionOfPath(connections, req))?.publicRead === true
+      (await connectionOfPath(deps.connections, req))?.publicRead === true
     ) {
       // `req.ip` is the socket's address, except on the tunnel-only listener, which trusts exactly one proxy hop
       // (the tunnel's X-Forwarded-For): there each real client keeps its own limit (app.ts).
-      locals(res).anonymousSubject = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
-      return next();
+      return { key: null, subject: `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}` } as Admitted<A>;
     }
-    if (!header) return next(new AppError('unauthorized', MISSING_KEY));
+    if (!header) throw new AppError('unauthorized', MISSING_KEY);
     const match = BEARER.exec(header);
-    if (!match) return next(new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".'));
-    const record = await keys.findByKey(match[1]!);
-    if (!record) return next(new AppError('unauthorized', 'Unknown API key.'));
-    if (record.revokedAt) return next(new AppError('unauthorized', 'This API key has been revoked.'));
+    if (!match) throw new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".');
+    const record = await deps.keys.findByKey(match[1]!);
+    if (!record) throw new AppError('unauthorized', 'Unknown API key.');
+    if (record.revokedAt) throw new AppError('unauthorized', 'This API key has been revoked.');
     // A hint only, never failing the request (touch swallows a full disk): not awaited.
-    void keys.touch(record.id);
-    locals(res).apiKey = record;
-    if (access === 'read_write' && record.scope !== 'read_write') return next(readOnlyKey(req.method));
-    next();
+    void deps.keys.touch(record.id);
+    locals(res).loggedKeyId = record.id;
+    if (access === 'read_write' && record.scope !== 'read_write') throw readOnlyKey(req.method);
+    return { key: record, subject: record.id } as Admitted<A>;
   };
 }
 
@@ -54,30 +67,20 @@ function readOnlyKey(method = 'POST'): AppError {
   return new AppError('forbidden', `This API key is read-only; ${what} a key with scope read_write.`);
 }
 
-export function apiKeyOf(res: Response): ApiKeyRecord {
-  const key = locals(res).apiKey;
-  if (!key) throw new AppError('unauthorized', 'Missing API key.');
-  return key;
-}
-
 /** The key was made for these spreadsheets only (its allow-list), or for every one (an empty list). */
 export function mayReach(key: ApiKeyRecord, spreadsheetId: string): boolean {
   return key.connections.length === 0 || key.connections.includes(spreadsheetId);
 }
 
 /**
- * The caller a route's guards admitted, and the check of a connection against it: an anonymous caller reaches
- * public-read connections only (401 otherwise, as for a missing key); a key, those on its allow-list (403).
+ * The caller of a route context, from what the key guard admitted, with the check of a connection against it:
+ * an anonymous caller reaches public-read connections only (401 otherwise, as for a missing key); a key, those
+ * on its allow-list (403).
  */
-export function reachOf(res: Response): {
-  key: ApiKeyRecord | null;
-  reach(connection: ConnectionRecord): void;
-} {
-  const anonymous = locals(res).anonymousSubject !== undefined;
-  const key = anonymous ? null : apiKeyOf(res);
+export function callerOf<A extends KeyAccess>({ key }: Admitted<A>): Caller<A> {
   return {
     key,
-    reach(connection) {
+    reach(connection: ConnectionRecord) {
       if (key === null) {
         if (connection.publicRead) return;
         throw new AppError('unauthorized', MISSING_KEY);

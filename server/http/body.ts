@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import express, { type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.ts';
+import { awaitMiddleware } from './await-middleware.ts';
 import { refuseOversizedJson } from './json-bounds.ts';
-import { locals } from './locals.ts';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const NOT_UTF8 = 'entity.not.utf8';
@@ -15,23 +15,24 @@ export const tooLarge = (maxBytes: number) => `Request body is larger than ${max
  * Bytes that are not UTF-8 would otherwise be decoded leniently (each bad byte becomes U+FFFD) and stored
  * as mojibake: refuse them; so are bodies nested deeper than MAX_JSON_DEPTH or holding more than
  * MAX_JSON_VALUES values, before JSON.parse sees them (json-bounds.ts). Not strict about the top level, so `"text"` or `42` reach the route, whose
- * message says what shape it wants instead of calling valid JSON invalid.
+ * message says what shape it wants instead of calling valid JSON invalid. `seen` is handed the bytes as checked.
  */
-const parseJsonUpTo = (maxBytes: number) =>
-  express.json({
+function jsonParser(maxBytes: number, seen?: (bytes: Buffer) => void): RequestHandler {
+  return express.json({
     limit: maxBytes,
     strict: false,
     type: () => true,
-    verify: (req, res, bytes) => {
+    verify: (_req, _res, bytes) => {
       // body-parser wraps what is thrown here as a 403; the error middleware maps this `type` to 400.
       if (!isUtf8(bytes))
         throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
       refuseOversizedJson(bytes);
-      if (req.headers['idempotency-key'] !== undefined) {
-        locals(res as Response).bodyDigest = createHash('sha256').update(bytes).digest('hex');
-      }
+      seen?.(bytes);
     },
   });
+}
+
+const parseJson = jsonParser(MAX_BODY_BYTES);
 
 /** Only UTF-8 JSON: a declared charset other than utf-8 is refused before the body is read. */
 function declaresOtherCharset(contentType: string): boolean {
@@ -48,34 +49,55 @@ function isJsonType(contentType: string): boolean {
 /**
  * Bodies are JSON only. A body of another type is 415 before anything is read; a body over `maxBytes` (5 MiB
  * unless a route declares otherwise) is 413 (checked against Content-Length first, so a 50 MB upload is refused
- * without reading it).
+ * without reading it). Resolves with the SHA-256 of the body's bytes, taken as they were checked, when `digest`
+ * is asked for (the Idempotency-Key's fingerprint, idempotency.ts: cheaper than serializing the parsed body
+ * again); `req.body` holds the value.
  */
-export function jsonBody(maxBytes = MAX_BODY_BYTES): RequestHandler {
-  const parseJson = parseJsonUpTo(maxBytes);
+export async function readJsonBody(
+  req: Request,
+  res: Response,
+  digest: boolean,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const hasBody = req.headers['transfer-encoding'] !== undefined || declared > 0;
+  if (!hasBody) {
+    req.body = undefined;
+    return undefined;
+  }
+  const type = req.headers['content-type'];
+  if (!type || !isJsonType(type)) {
+    throw new AppError(
+      'unsupported_media_type',
+      'Request bodies must be JSON (Content-Type: application/json).',
+    );
+  }
+  if (declaresOtherCharset(type)) {
+    throw new AppError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.');
+  }
+  if (declared > maxBytes) {
+    // Refuse before reading a byte; closing the connection spares the client sending the rest.
+    res.setHeader('Connection', 'close');
+    throw new AppError('payload_too_large', tooLarge(maxBytes));
+  }
+  if (!digest) {
+    await awaitMiddleware(maxBytes === MAX_BODY_BYTES ? parseJson : jsonParser(maxBytes), req, res);
+    return undefined;
+  }
+  let sha256: string | undefined;
+  await awaitMiddleware(
+    jsonParser(maxBytes, (bytes) => {
+      sha256 = createHash('sha256').update(bytes).digest('hex');
+    }),
+    req,
+    res,
+  );
+  return sha256;
+}
+
+/** readJsonBody as a guard of its own, for the routes no key reaches (`admin`, `sign_in`). */
+export function jsonBody(): RequestHandler {
   return (req, res, next) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    const hasBody = req.headers['transfer-encoding'] !== undefined || declared > 0;
-    if (!hasBody) {
-      req.body = undefined;
-      return next();
-    }
-    const type = req.headers['content-type'];
-    if (!type || !isJsonType(type)) {
-      return next(
-        new AppError(
-          'unsupported_media_type',
-          'Request bodies must be JSON (Content-Type: application/json).',
-        ),
-      );
-    }
-    if (declaresOtherCharset(type)) {
-      return next(new AppError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.'));
-    }
-    if (declared > maxBytes) {
-      // Refuse before reading a byte; closing the connection spares the client sending the rest.
-      res.setHeader('Connection', 'close');
-      return next(new AppError('payload_too_large', tooLarge(maxBytes)));
-    }
-    parseJson(req, res, next);
+    readJsonBody(req, res, false).then(() => next(), next);
   };
 }

@@ -14,7 +14,12 @@ import type { SourceOptions } from '../sources/index.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
 import type { AdminAccess } from './admin-access.ts';
 
-/** Everything the HTTP layer needs, built once by the caller (serve, tests, Electron) and passed in. */
+/**
+ * The names and types of what HTTP modules may be given: each mount function, guard and resolver takes
+ * `Pick<AppDeps, ...>` of the fields it uses, never the whole. This is not the wiring's type: the service
+ * context (context.ts) declares its own and satisfies each pick structurally, and createApp (app.ts) asks for
+ * what its parts pick, together.
+ */
 export interface AppDeps {
   connections: Connections;
   keys: Keys;
@@ -22,7 +27,7 @@ export interface AppDeps {
   /** Every connected spreadsheet: reads, writes, tab lookups and looks for outside changes go through it. */
   spreadsheets: Spreadsheets;
   usage: Usage;
-  /** Per-key limits; null turns rate limiting off (`sheetport serve --no-rate-limits`). */
+  /** Per-key limits; null: the route pipeline limits nobody. */
   limiter: RateLimiter | null;
   webhooks: Webhooks;
   deliveries: Deliveries;
@@ -43,7 +48,7 @@ export interface AppDeps {
   mcp: McpSettings;
   /** Wakes the webhook delivery worker (after a resume or a replay); absent where no worker runs. */
   wakeDeliveries?: () => void;
-  /** Resolves when the store's database answers and its migrations are done (`/readyz`); rejects saying why not. */
+  /** `/readyz` answers 200 once this resolves (the store answers and is migrated), else 503 saying why not. */
   ready: () => Promise<void>;
   /** Epoch-ms clock (injected in tests). */
   now: () => number;

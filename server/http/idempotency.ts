@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '../errors.ts';
 import { holdsSecret } from '../lib/redact-secrets.ts';
 import type { Idempotency } from '../repositories/idempotency.ts';
-import { apiKeyOf } from './auth.ts';
-import { locals } from './locals.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -25,10 +24,8 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  * checks them). The parsed body is never serialized again: for a 5 MB body that cost more than the rest of a
  * refused request.
  */
-function fingerprintOf(req: Request, res: Response): string {
-  return sha256(
-    `${req.method}\n${req.originalUrl}\n${locals(res).bodyDigest ?? JSON.stringify(req.body ?? null)}`,
-  );
+function fingerprintOf(req: Request, bodyDigest: string | undefined): string {
+  return sha256(`${req.method}\n${req.originalUrl}\n${bodyDigest ?? JSON.stringify(req.body ?? null)}`);
 }
 
 /** The fingerprint of a record begun before bodies were fingerprinted by their bytes (kept 24 h at most). */
@@ -36,10 +33,22 @@ function parsedBodyFingerprint(req: Request): string {
   return sha256(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`);
 }
 
+/** What the request says of itself, as the route pipeline found it: the key and the digest of the body's bytes. */
+export interface IdempotentRequest {
+  key: ApiKeyRecord | null;
+  bodyDigest: string | undefined;
+}
+
 /** begin(), with a record of the earlier fingerprint's form still matched by a repeat that carries a body. */
-async function beginFor(store: Idempotency, req: Request, res: Response, apiKeyId: string, idemKey: string) {
-  const begun = await store.begin(apiKeyId, idemKey, fingerprintOf(req, res));
-  if (begun.state !== 'conflict' || locals(res).bodyDigest === undefined) return begun;
+async function beginFor(
+  store: Idempotency,
+  req: Request,
+  bodyDigest: string | undefined,
+  apiKeyId: string,
+  idemKey: string,
+) {
+  const begun = await store.begin(apiKeyId, idemKey, fingerprintOf(req, bodyDigest));
+  if (begun.state !== 'conflict' || bodyDigest === undefined) return begun;
   const earlier = await store.begin(apiKeyId, idemKey, parsedBodyFingerprint(req));
   return earlier.state === 'conflict' ? begun : earlier;
 }
@@ -48,38 +57,36 @@ async function beginFor(store: Idempotency, req: Request, res: Response, apiKeyI
  * `Idempotency-Key` on writes: the first successful answer is stored and replayed for a repeat of the same
  * request within 24 h, without writing again. Only successes are stored (as Stripe does): an error means
  * nothing was written, and several are passing states (423 while Excel holds the file, 412 after a change),
- * so a retry with the same key runs again rather than replaying a stale failure.
+ * so a retry with the same key runs again rather than replaying a stale failure. The step resolves true when it
+ * has answered the request itself (a repeat replayed): the route's handler must not run then.
  */
-export function idempotency(store: Idempotency): RequestHandler {
-  return async (req, res, next) => {
+export function idempotency(store: Idempotency) {
+  return async (req: Request, res: Response, { key, bodyDigest }: IdempotentRequest): Promise<boolean> => {
     const rawIdemKey = req.get('idempotency-key');
-    if (rawIdemKey === undefined || !WRITES.has(req.method)) return next();
+    if (rawIdemKey === undefined || !WRITES.has(req.method)) return false;
     if (!KEY_SHAPE.test(rawIdemKey)) {
-      return next(
-        new AppError('invalid_parameter', 'Idempotency-Key must be 1-255 visible ASCII characters.', {
-          parameter: 'Idempotency-Key',
-        }),
-      );
+      throw new AppError('invalid_parameter', 'Idempotency-Key must be 1-255 visible ASCII characters.', {
+        parameter: 'Idempotency-Key',
+      });
     }
-    const apiKeyId = apiKeyOf(res).id;
+    if (key === null) throw new AppError('unauthorized', 'Missing API key.');
+    const apiKeyId = key.id;
     const idemKey = storedForm(rawIdemKey);
-    const begun = await beginFor(store, req, res, apiKeyId, idemKey);
+    const begun = await beginFor(store, req, bodyDigest, apiKeyId, idemKey);
     if (begun.state === 'replay') {
       res.setHeader('Idempotent-Replayed', 'true');
       res.status(begun.status).setHeader('Content-Type', begun.contentType);
       res.send(begun.body);
-      return;
+      return true;
     }
     if (begun.state === 'conflict') {
-      return next(
-        new AppError(
-          'idempotency_conflict',
-          'This Idempotency-Key was already used with a different request.',
-        ),
+      throw new AppError(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request.',
       );
     }
     if (begun.state === 'in_progress') {
-      return next(new AppError('conflict', 'A request with this Idempotency-Key is still being processed.'));
+      throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed.');
     }
 
     let captured: string | null = null;
@@ -108,6 +115,6 @@ export function idempotency(store: Idempotency): RequestHandler {
     };
     res.on('finish', settle);
     res.on('close', settle);
-    next();
+    return false;
   };
 }

@@ -1,18 +1,15 @@
 import type { Response } from 'express';
-import type { ApiKeyRecord } from '../repositories/keys.ts';
 
-/** What the middleware chain learns about a request, kept on `res.locals` with one typed accessor. */
+/**
+ * What lives on `res.locals`: only what middleware outside the route pipeline reads once the pipeline is done
+ * with the request: the request id (the error envelope, the request log) and the admitted key's id for the log
+ * line. Who the caller is travels in the route context alone (route-table.ts `RouteContext`): handlers and
+ * guards are given it, never read it from here.
+ */
 export interface RequestLocals {
   requestId: string;
-  /** The authenticated API key; absent for unauthenticated routes. */
-  apiKey?: ApiKeyRecord;
-  /** Set instead of `apiKey` for an unauthenticated GET of a public-read connection: `ip:<address>`. */
-  anonymousSubject?: string;
-  /**
-   * The SHA-256 of the request body's bytes, taken as they were checked (body.ts) when the request carries an
-   * Idempotency-Key: its fingerprint (idempotency.ts), cheaper than serializing the parsed body again.
-   */
-  bodyDigest?: string;
+  /** For the request log only: the id of the API key the key guard admitted (auth.ts). */
+  loggedKeyId?: string;
 }
 
 export function locals(res: Response): RequestLocals {

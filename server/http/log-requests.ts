@@ -30,7 +30,7 @@ export function logRequests(log: RequestLog): RequestHandler {
         path: redactUrl(req.originalUrl),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        key_id: l.apiKey?.id ?? null,
+        key_id: l.loggedKeyId ?? null,
         ...(tool !== undefined ? { tool } : {}),
         ...(res.writableFinished ? {} : { aborted: true as const }),
         ...(cause !== undefined ? { err: cause } : {}),

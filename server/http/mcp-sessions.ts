@@ -32,7 +32,7 @@ export class McpSessions {
   readonly tabChanges: TabChanges;
   readonly now: () => number;
 
-  constructor(deps: AppDeps, now: () => number) {
+  constructor(deps: Pick<AppDeps, 'tabChanges' | 'keys' | 'log'>, now: () => number) {
     this.now = now;
     this.tabChanges = deps.tabChanges;
     this.#keys = deps.keys;

@@ -35,7 +35,7 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 }
 
 /** Declares `/mcp` in the route table: POST carries the client's messages, GET its stream, DELETE ends a session. */
-export function mountMcpRoutes(routes: RouteTable, deps: AppDeps, sessions: McpSessions): void {
+export function mountMcpRoutes(routes: RouteTable, deps: Pick<AppDeps, 'mcp'>, sessions: McpSessions): void {
   const handle = (req: Request, res: Response, { key }: { key: ApiKeyRecord }) =>
     handleMcp(req, res, key, deps, sessions);
   routes.post(MCP_PATH, MCP_ROUTE, handle);
@@ -48,7 +48,7 @@ async function handleMcp(
   req: Request,
   res: Response,
   key: ApiKeyRecord,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'mcp'>,
   sessions: McpSessions,
 ): Promise<void> {
   const id = req.get('mcp-session-id');

@@ -1,33 +1,29 @@
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import { AppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { limitsOf, PUBLIC_READ_LIMITS } from '../limits/plans.ts';
 import type { RateDecision, RateLimiter } from '../limits/rate-limiter.ts';
-import { locals } from './locals.ts';
+import type { Admitted } from './auth.ts';
 
 /**
- * Per-key limits on every `/api` and `/v1` request (per client address for anonymous public reads). Headers
- * on every such response, 429 with the seed's body and `Retry-After` when either limit is exhausted.
+ * Per-key limits on every `/api` and `/v1` request (per client address for anonymous public reads), given the
+ * caller the key guard admitted. Headers on every such response, 429 with the seed's body and `Retry-After`
+ * when either limit is exhausted.
  */
-export function rateLimit(limiter: RateLimiter): RequestHandler {
-  return async (_req, res, next) => {
-    const l = locals(res);
-    const subject = l.apiKey?.id ?? l.anonymousSubject;
-    if (!subject) return next();
-    const decision = await limiter.check(subject, l.apiKey ? limitsOf(l.apiKey) : PUBLIC_READ_LIMITS);
+export function rateLimit(limiter: RateLimiter): (caller: Admitted, res: Response) => Promise<void> {
+  return async ({ key, subject }, res) => {
+    const decision = await limiter.check(subject, key ? limitsOf(key) : PUBLIC_READ_LIMITS);
     setRateLimitHeaders(res, decision);
-    if (decision.allowed) return next();
+    if (decision.allowed) return;
     res.setHeader('Retry-After', String(decision.retryAfter));
     const message =
       decision.refusedBy === 'daily'
         ? `Daily quota of ${quantity(decision.limits.daily, 'request')} used up; it resets at midnight UTC.`
         : `More than ${quantity(decision.limits.perSecond, 'request')} in one second; slow down.`;
-    next(
-      new AppError('rate_limit_exceeded', message, {
-        limit_type: decision.refusedBy,
-        retry_after: decision.retryAfter,
-      }),
-    );
+    throw new AppError('rate_limit_exceeded', message, {
+      limit_type: decision.refusedBy,
+      retry_after: decision.retryAfter,
+    });
   };
 }
 

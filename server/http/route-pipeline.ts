@@ -10,13 +10,16 @@
  *    and its delivery (404);
  * 3. the handler, given `{ key, reach, connection, spreadsheet, tab, webhook, delivery }` as declared.
  *
+ * A key access's guards are steps of one function, each given what the ones before found (the caller the key
+ * guard admitted, the body's digest), so the caller travels in the route context alone.
+ *
  * A carrier (`/mcp`, route-table.ts) has the key and the JSON body only, with its own size limit: the calls it
  * carries are rate-limited and idempotent as requests of their own routes.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
-import { reachOf, requireApiKey } from './auth.ts';
-import { jsonBody } from './body.ts';
+import { type Admitted, callerOf, keyGuard } from './auth.ts';
+import { readJsonBody } from './body.ts';
 import type { AppDeps } from './deps.ts';
 import { idempotency } from './idempotency.ts';
 import { rateLimit } from './rate-limit.ts';
@@ -24,52 +27,56 @@ import { resolveConnection } from './resolve/connection.ts';
 import { resolveTab, tabAddress } from './resolve/tab.ts';
 import { resolveDelivery, resolveWebhook } from './resolve/webhook.ts';
 import type {
-  Access,
-  Carrier,
+  Caller,
   KeyAccess,
+  KeyEntry,
   Pipeline,
+  PlainAccess,
   Resource,
   RouteContext,
-  RouteEntry,
 } from './route-table.ts';
 
 type AnyContext = RouteContext<KeyAccess, Resource>;
 
-/** The guards of the access levels no key reaches, built by app.ts (admin.ts holds them). */
-export type PlainGuards = Record<'public' | 'admin' | 'sign_in', RequestHandler[]>;
+/** What the pipeline uses: the key guard's, the limiter, the idempotency records and the resources' stores. */
+export type PipelineDeps = Pick<
+  AppDeps,
+  'keys' | 'connections' | 'limiter' | 'idempotency' | 'spreadsheets' | 'webhooks' | 'deliveries'
+>;
 
-export function routePipeline(deps: AppDeps, plain: PlainGuards): Pipeline {
-  const keyed = (access: KeyAccess): RequestHandler[] => [
-    requireApiKey(deps.keys, deps.connections, access),
-    ...(deps.limiter ? [rateLimit(deps.limiter)] : []),
-    jsonBody(),
-    idempotency(deps.idempotency),
-  ];
-  const guards: Record<Access, RequestHandler[]> = {
-    ...plain,
-    public_read: keyed('public_read'),
-    read: keyed('read'),
-    read_write: keyed('read_write'),
+/** The guards of the access levels no key reaches, built by app.ts (admin.ts holds them). */
+export type PlainGuards = Record<PlainAccess, RequestHandler[]>;
+
+export function routePipeline(deps: PipelineDeps, plain: PlainGuards): Pipeline {
+  const admit: Record<KeyAccess, (req: Request, res: Response) => Promise<Admitted>> = {
+    public_read: keyGuard(deps, 'public_read'),
+    read: keyGuard(deps, 'read'),
+    read_write: keyGuard(deps, 'read_write'),
   };
-  // A carrier's calls are each metered as requests of their own routes: its own request is not (route-table.ts).
-  const carrying = (entry: RouteEntry & { carrier: Carrier }): RequestHandler[] => [
-    requireApiKey(deps.keys, deps.connections, entry.access as KeyAccess),
-    jsonBody(entry.carrier.maxBodyBytes),
-  ];
+  const limit = deps.limiter ? rateLimit(deps.limiter) : null;
+  const answeredFromStore = idempotency(deps.idempotency);
   return {
-    guards: (entry) =>
-      entry.carrier ? carrying({ ...entry, carrier: entry.carrier }) : guards[entry.access],
-    resolve: (entry, req, res) => resolveResource(deps, entry, req, res),
+    guards: (access) => plain[access],
+    async enter(entry, req, res) {
+      const admitted = await admit[entry.access](req, res);
+      if (entry.carrier) {
+        await readJsonBody(req, res, false, entry.carrier.maxBodyBytes);
+        return resolveResource(deps, entry, req, callerOf(admitted));
+      }
+      if (limit) await limit(admitted, res);
+      const bodyDigest = await readJsonBody(req, res, req.headers['idempotency-key'] !== undefined);
+      if (await answeredFromStore(req, res, { key: admitted.key, bodyDigest })) return null;
+      return resolveResource(deps, entry, req, callerOf(admitted));
+    },
   };
 }
 
 async function resolveResource(
-  deps: AppDeps,
-  entry: RouteEntry,
+  deps: PipelineDeps,
+  entry: KeyEntry,
   req: Request,
-  res: Response,
+  caller: Caller<KeyAccess>,
 ): Promise<AnyContext> {
-  const caller = reachOf(res);
   switch (entry.resource) {
     case 'none':
       return caller as AnyContext;

@@ -98,10 +98,18 @@ export interface RouteDeclaration<A extends KeyAccess, R extends Resource> {
   carrier?: Carrier;
 }
 
-/** How the table runs a declared route: the guards of its access, and its resource resolved and authorized. */
+/** A route a key calls: its access is one of KEY_ACCESS. */
+export type KeyEntry = RouteEntry & { access: KeyAccess };
+
+/**
+ * How the table runs a declared route. A route no key reaches: the guards of its access, as Express middleware
+ * before its handler. A route a key calls: one step that runs the key access's guards and resolves and
+ * authorizes its resource, giving the route context the handler is called with (the caller travels there and
+ * nowhere else), or null when a guard has answered the request itself (an idempotent repeat).
+ */
 export interface Pipeline {
-  guards(entry: RouteEntry): RequestHandler[];
-  resolve(entry: RouteEntry, req: Request, res: Response): Promise<RouteContext<KeyAccess, Resource>>;
+  guards(access: PlainAccess): RequestHandler[];
+  enter(entry: KeyEntry, req: Request, res: Response): Promise<RouteContext<KeyAccess, Resource> | null>;
 }
 
 /** A route that cannot be mounted as declared: a programming error, thrown when the app is built. */
@@ -147,14 +155,19 @@ export class RouteTable {
     const entry = entryOf(method, path, declared);
     if (!this.#admits(entry)) return;
     this.entries.push(entry);
-    const guards = this.#pipeline.guards(entry);
     if (typeof declared === 'string') {
-      this.router[method](path, ...guards, handler as RequestHandler);
+      this.router[method](
+        path,
+        ...this.#pipeline.guards(entry.access as PlainAccess),
+        handler as RequestHandler,
+      );
       return;
     }
     const run = handler as RouteHandler<KeyAccess, Resource>;
-    this.router[method](path, ...guards, async (req: Request, res: Response) => {
-      await run(req, res, await this.#pipeline.resolve(entry, req, res));
+    const keyEntry = entry as KeyEntry;
+    this.router[method](path, async (req: Request, res: Response) => {
+      const context = await this.#pipeline.enter(keyEntry, req, res);
+      if (context) await run(req, res, context);
     });
   }
 }

@@ -12,6 +12,18 @@ import { replayDelivery } from '../webhooks/replay.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
 import type { AppDeps } from './deps.ts';
 
+/** What registering a webhook uses (createWebhookFromBody). */
+export type CreateWebhookDeps = Pick<
+  AppDeps,
+  'allowLanWebhooks' | 'connections' | 'webhooks' | 'spreadsheets'
+>;
+/** What changing one uses (patchWebhookFromBody). */
+export type PatchWebhookDeps = Pick<AppDeps, 'allowLanWebhooks' | 'webhooks' | 'wakeDeliveries'>;
+/** What naming a webhook's tab as it is now uses (currentSheetName). */
+export type SheetNameDeps = Pick<AppDeps, 'connections' | 'spreadsheets'>;
+/** What a replay uses (replayFromRequest). */
+export type ReplayDeps = Pick<AppDeps, 'deliveries' | 'now' | 'wakeDeliveries'>;
+
 const CREATE_KEYS = ['url', 'spreadsheet_id', 'sheet_name', 'events'] as const;
 const PATCH_KEYS = ['url', 'events', 'status'] as const;
 const STATUSES: readonly WebhookStatus[] = ['active', 'paused'];
@@ -76,7 +88,7 @@ function parseStatus(raw: unknown): WebhookStatus {
  * the route pipeline; the admin surface reaches every spreadsheet); the secret in the answer is shown this once.
  */
 export async function createWebhookFromBody(
-  deps: AppDeps,
+  deps: CreateWebhookDeps,
   rawBody: unknown,
   options: { apiKeyId: string | null; authorize: (connection: ConnectionRecord) => void },
 ): Promise<{ record: WebhookRecord; secret: string }> {
@@ -100,7 +112,7 @@ export async function createWebhookFromBody(
 
 /** Applies a patch body (url, events, status) and wakes the worker when the webhook is active afterwards. */
 export async function patchWebhookFromBody(
-  deps: AppDeps,
+  deps: PatchWebhookDeps,
   webhook: WebhookRecord,
   rawBody: unknown,
 ): Promise<WebhookRecord> {
@@ -129,7 +141,7 @@ export function requireNoBody(body: unknown, what: string): void {
 }
 
 /** The tab's current name (payloads carry it too); the registered name when the workbook cannot be read. */
-export async function currentSheetName(deps: AppDeps, w: WebhookRecord): Promise<string> {
+export async function currentSheetName(deps: SheetNameDeps, w: WebhookRecord): Promise<string> {
   const connection = await deps.connections.getBySpreadsheetId(w.spreadsheetId);
   if (!connection) return w.sheetName;
   try {
@@ -140,7 +152,7 @@ export async function currentSheetName(deps: AppDeps, w: WebhookRecord): Promise
 }
 
 /** A replay asked for over HTTP (`/v1` and the dashboard): no body, then a new attempt now; the 202 answer. */
-export async function replayFromRequest(deps: AppDeps, delivery: DeliveryRecord, body: unknown) {
+export async function replayFromRequest(deps: ReplayDeps, delivery: DeliveryRecord, body: unknown) {
   requireNoBody(body, 'replay');
   await replayDelivery(deps.deliveries, delivery, deps.now());
   deps.wakeDeliveries?.();

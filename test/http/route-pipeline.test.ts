@@ -3,10 +3,14 @@
  * it acts on, and the key is checked against that resource before any handler runs. The route table of the real
  * app (createApp over a real service context) is walked, and each route is called through real HTTP.
  */
-import { Router } from 'express';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import express, { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
+import { errorHandler } from '../../server/http/errors.ts';
+import { requestId } from '../../server/http/request-id.ts';
 import { routePipeline } from '../../server/http/route-pipeline.ts';
 import {
   KEY_ACCESS,
@@ -175,5 +179,44 @@ describe('the routes of the real app', () => {
     } finally {
       await h.context.connections.setPublicRead(conn.id, false);
     }
+  });
+});
+
+describe('the caller', () => {
+  it('travels in the route context: res.locals keeps only the request id and, for the request log, the key id', async () => {
+    const seen: { locals: string[]; key: string | null; tab: string }[] = [];
+    const routes = new RouteTable(Router(), routePipeline(h.context, { public: [], admin: [], sign_in: [] }));
+    routes.get(
+      '/api/spreadsheets/:userKey/:sheetName/probe',
+      { access: 'public_read', resource: 'tab' },
+      (_req, res, { key, tab }) => {
+        seen.push({ locals: Object.keys(res.locals).sort(), key: key?.id ?? null, tab: tab.name });
+        res.json({});
+      },
+    );
+    const app = express();
+    app.use(requestId());
+    app.use(routes.router);
+    app.use(errorHandler(() => {}, null));
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/spreadsheets/${conn.userKey}/People/probe`;
+    const { record, key } = await h.context.keys.create({ name: 'probe', scope: 'read' });
+    try {
+      expect((await fetch(url, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      await h.context.connections.setPublicRead(conn.id, true);
+      try {
+        expect((await fetch(url)).status).toBe(200);
+      } finally {
+        await h.context.connections.setPublicRead(conn.id, false);
+      }
+      expect((await fetch(url)).status).toBe(401);
+    } finally {
+      server.close();
+    }
+    expect(seen).toEqual([
+      { locals: ['loggedKeyId', 'requestId'], key: record.id, tab: 'People' },
+      { locals: ['requestId'], key: null, tab: 'People' },
+    ]);
   });
 });

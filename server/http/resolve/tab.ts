@@ -25,7 +25,7 @@ export interface TabAddress {
   missing?: () => AppError;
 }
 
-export async function tabAddress(deps: AppDeps, req: Request): Promise<TabAddress> {
+export async function tabAddress(deps: Pick<AppDeps, 'connections'>, req: Request): Promise<TabAddress> {
   const { sheetId } = req.params as { sheetId?: string };
   if (sheetId === undefined) {
     const name = String(req.params.sheetName);

@@ -11,7 +11,11 @@ import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { keyOwns } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
-export async function resolveWebhook(deps: AppDeps, req: Request, key: ApiKeyRecord): Promise<WebhookRecord> {
+export async function resolveWebhook(
+  deps: Pick<AppDeps, 'webhooks'>,
+  req: Request,
+  key: ApiKeyRecord,
+): Promise<WebhookRecord> {
   const id = String(req.params.id);
   const webhook = await deps.webhooks.get(id);
   if (!webhook || !keyOwns(key, webhook)) throw new AppError('not_found', `No webhook with id "${id}".`);
@@ -19,7 +23,7 @@ export async function resolveWebhook(deps: AppDeps, req: Request, key: ApiKeyRec
 }
 
 export async function resolveDelivery(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'deliveries'>,
   req: Request,
   webhook: WebhookRecord,
 ): Promise<DeliveryRecord> {

@@ -67,7 +67,9 @@ function entryJson(e: ChangeEntry) {
  * recorded when SheetPort sees it: its own writes at once, an edit saved by another program when the source says
  * it changed (the follower), or when this route looks first.
  */
-export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
+type ChangeFeedDeps = Pick<AppDeps, 'spreadsheets' | 'changeLog'>;
+
+export function mountChangeFeedRoutes(routes: RouteTable, deps: ChangeFeedDeps): void {
   routes.get('/v1/spreadsheets/:id/rows', { access: 'read', resource: 'connection' }, (req, res, ctx) => {
     const sheet = singleQuery(req.query as Record<string, unknown>, 'sheet');
     if (sheet === undefined || sheet === '') {
@@ -82,7 +84,7 @@ export function mountChangeFeedRoutes(routes: RouteTable, deps: AppDeps): void {
 
 /** One page of a tab's change feed, from `updated_since`, `limit` and `offset`, with its paging headers. */
 async function answerChangeFeed(
-  deps: AppDeps,
+  deps: ChangeFeedDeps,
   req: Request,
   res: Response,
   connection: ConnectionRecord,

@@ -2,10 +2,9 @@ import { AppError } from '../../errors.ts';
 import type { DeliveryState } from '../../repositories/deliveries.ts';
 import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import { apiAttemptJson, deliveryDetailJson, deliveryJson } from '../../webhooks/delivery-json.ts';
-import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteTable } from '../route-table.ts';
-import { replayFromRequest } from '../webhook-requests.ts';
+import { type ReplayDeps, replayFromRequest } from '../webhook-requests.ts';
 
 export const DELIVERY_LOG_LIMITS = { defaultLimit: 50, maxLimit: 200 };
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'succeeded', 'failed'];
@@ -25,7 +24,7 @@ export function parseState(query: Record<string, unknown>): DeliveryState | unde
  * The webhook's delivery log: one delivery per notification, every attempt of it, and replay. Reading it needs a
  * read_write key too: it shows what receivers answered.
  */
-export function mountDeliveryRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountDeliveryRoutes(routes: RouteTable, deps: ReplayDeps): void {
   const log = '/v1/webhooks/:id/deliveries';
   routes.get(log, { access: 'read_write', resource: 'webhook' }, async (req, res, { webhook }) => {
     const query = req.query as Record<string, unknown>;

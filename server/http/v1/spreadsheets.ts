@@ -5,7 +5,10 @@ import { mayReach } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import type { RouteTable } from '../route-table.ts';
 
-export function mountSpreadsheetRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountSpreadsheetRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'connections' | 'spreadsheets'>,
+): void {
   routes.get('/v1/spreadsheets', { access: 'read', resource: 'none' }, async (_req, res, { key }) => {
     const reachable = (await deps.connections.list()).filter((c) => mayReach(key, c.spreadsheetId));
     const data = await Promise.all(

@@ -3,13 +3,15 @@ import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { rotateWebhookSecret } from '../../webhooks/register.ts';
 import { createdWebhookJson, webhookJson } from '../../webhooks/webhook-json.ts';
 import { keyOwns } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
 import type { RouteTable } from '../route-table.ts';
 import {
+  type CreateWebhookDeps,
   createWebhookFromBody,
   currentSheetName,
+  type PatchWebhookDeps,
   patchWebhookFromBody,
   requireNoBody,
+  type SheetNameDeps,
 } from '../webhook-requests.ts';
 
 /**
@@ -17,7 +19,10 @@ import {
  * webhooks (auth.ts keyOwns; the route pipeline resolves `:id` to one of them). Every change needs a read_write
  * key.
  */
-export function mountWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
+export function mountWebhookRoutes(
+  routes: RouteTable,
+  deps: CreateWebhookDeps & PatchWebhookDeps & SheetNameDeps,
+): void {
   const present = async (w: WebhookRecord) => webhookJson(w, await currentSheetName(deps, w));
 
   // The spreadsheet is named in the body: the key's reach is checked once it is known.
