@@ -6,7 +6,7 @@
  */
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { TabChanges } from '../changes/tab-changes.ts';
-import type { Keys } from '../repositories/keys.ts';
+import type { ApiKeyRecord, Keys } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
 
 /** How often sessions are looked over for idleness and revoked keys. */
@@ -19,6 +19,8 @@ const SESSIONS_PER_KEY = 32;
 export interface McpSession {
   id: string;
   keyId: string;
+  /** The key as the session's latest request admitted it: its tool calls are made as this (http/mcp-row-api.ts). */
+  admitted: { key: ApiKeyRecord };
   transport: StreamableHTTPServerTransport;
   close(): void;
   lastUsed: number;

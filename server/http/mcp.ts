@@ -57,13 +57,15 @@ async function handleMcp(
     // Another key's session is answered as if it did not exist.
     if (!session || session.keyId !== key.id) return jsonRpcError(res, 404, -32001, 'Session not found.');
     session.lastUsed = sessions.now();
+    session.admitted.key = key;
     return session.transport.handleRequest(req, res, req.body);
   }
   if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
     return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
   }
+  const admitted = { key };
   const mcp = createMcpSession({
-    api: inProcessRowApi(req),
+    api: inProcessRowApi(req, () => admitted.key),
     scope: key.scope,
     tabChanges: sessions.tabChanges,
     settings: deps.mcp,
@@ -71,7 +73,14 @@ async function handleMcp(
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (sessionId) =>
-      sessions.add({ id: sessionId, keyId: key.id, transport, close: mcp.close, lastUsed: sessions.now() }),
+      sessions.add({
+        id: sessionId,
+        keyId: key.id,
+        admitted,
+        transport,
+        close: mcp.close,
+        lastUsed: sessions.now(),
+      }),
   });
   transport.onclose = () => {
     if (transport.sessionId) sessions.end(transport.sessionId);

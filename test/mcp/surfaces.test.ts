@@ -81,6 +81,32 @@ describe('the request log', () => {
   });
 });
 
+describe('the key of a tool call', () => {
+  it('is looked up once, by the /mcp request carrying the call, and the call is made as that key', async () => {
+    const { service, dataDir } = await services.start({ requestLog: {} });
+    const { record, key } = await service.context.keys.create({ name: 'agent', scope: 'read', plan: 'pro' });
+    const client = await mcpOverHttp(service.url, key);
+    const sheetId = (await callOk(client, 'list_sheets')).spreadsheets[0].sheets[0].sheet_id;
+    // Counting the look-ups of the service's own key store (the real one, only counted).
+    const keys = service.context.keys;
+    const findByKey = keys.findByKey.bind(keys);
+    let lookUps = 0;
+    keys.findByKey = (plain) => {
+      lookUps += 1;
+      return findByKey(plain);
+    };
+    await callOk(client, 'query_rows', { sheet_id: sheetId, search: 'name:ann' });
+    expect(lookUps).toBe(1);
+    // Revoked between two calls: the next /mcp request is refused, so no call is made as the key any more.
+    await keys.revoke(record.id);
+    await expect(callOk(client, 'query_rows', { sheet_id: sheetId })).rejects.toThrow(/401|revoked/i);
+    await client.close().catch(() => {});
+    await service.stop();
+    const calls = (await logLines(dataDir)).filter((l) => l.tool === 'query_rows');
+    expect(calls.map((l) => [l.status, l.key_id])).toEqual([[200, record.id]]);
+  });
+});
+
 describe('the tunnel', () => {
   it("serves /mcp on the tunnel's listener, whose tools go through the tunnel's app", async () => {
     const { service } = await services.start();
