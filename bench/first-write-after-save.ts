@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_FILE_LIMITS } from '../server/config.ts';
 import { engineNamed } from '../server/sources/workbook/engines.ts';
-import { fileFor, releaseFile } from '../server/sources/workbook/workbook-file.ts';
+import { WorkbookFile } from '../server/sources/workbook/workbook-file.ts';
 import { generateRows, HEADER, writeOrdersWorkbook } from './data.ts';
 
 const ROWS = Number(process.argv[2] ?? 100_000);
@@ -21,7 +21,7 @@ const ROUNDS = 7;
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sheetport-first-write-'));
 const file = path.join(dir, 'orders.xlsx');
 await writeOrdersWorkbook(file, generateRows(ROWS));
-const workbook = fileFor(file, engineNamed('xlsx'), { ...DEFAULT_FILE_LIMITS });
+const workbook = new WorkbookFile(file, engineNamed('xlsx'), { ...DEFAULT_FILE_LIMITS });
 const first = await workbook.read();
 const sheetId = first.tabs[0]!.sourceSheetId;
 const options = { allowFormulas: false, userEntered: false };
@@ -33,7 +33,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   await fs.rename(`${file}.saving`, file);
   await workbook.read();
   const started = performance.now();
-  await workbook.write(sheetId, [{ op: 'append', values: { [HEADER[0]!]: `round ${round}` } }], options);
+  const [written] = await workbook.write([
+    {
+      sourceSheetId: sheetId,
+      mutations: [{ op: 'append', values: { [HEADER[0]!]: `round ${round}` } }],
+      options,
+    },
+  ]);
+  if (written?.status !== 'fulfilled') throw written?.reason;
   const ms = performance.now() - started;
   times.push(ms);
   console.log(`round ${round}: first write after an outside save ${ms.toFixed(1)} ms`);
@@ -42,6 +49,6 @@ times.sort((a, b) => a - b);
 console.log(
   `${ROWS} rows: median ${times[Math.floor(times.length / 2)]!.toFixed(1)} ms over ${ROUNDS} rounds`,
 );
-await releaseFile(workbook);
+await workbook.close();
 await fs.rm(dir, { recursive: true, force: true });
 process.exit(0);

@@ -24,6 +24,7 @@ import { createDemoWorkbook } from '../server/sources/workbook/demo.ts';
 import type { WorkbookDocument } from '../server/sources/workbook/document.ts';
 import { createWorkbookSource } from '../server/sources/workbook/index.ts';
 import { OoxmlDocument } from '../server/sources/workbook/ooxml/ooxml-document.ts';
+import { writeOne } from '../test/helpers/source-write.ts';
 
 const plain = { allowFormulas: false, userEntered: false };
 const SIZES = [5_000, 100_000] as const;
@@ -94,7 +95,7 @@ async function serviceCase(dir: string): Promise<Results> {
     const appends: number[] = [];
     for (let i = 0; i < 20; i++) {
       appends.push(
-        (await timed(() => source.write('1', [{ op: 'append', values: { ID: `new-${i}` } }], plain)))[1],
+        (await timed(() => writeOne(source, '1', [{ op: 'append', values: { ID: `new-${i}` } }], plain)))[1],
       );
     }
     out[`append p50 ${rows}`] = p50(appends);
@@ -152,14 +153,14 @@ async function demoCase(dir: string): Promise<Results> {
   const demo = path.join(dir, 'demo.xlsx');
   await createDemoWorkbook(demo);
   const source = createWorkbookSource(demo);
-  const append = (id: string) => source.write('1', [{ op: 'append', values: { 'Order ID': id } }], plain);
+  const append = (id: string) => writeOne(source, '1', [{ op: 'append', values: { 'Order ID': id } }], plain);
   out['demo append cold (parse + write)'] = (await timed(() => append('A')))[1];
   out['demo append cached'] = (await timed(() => append('B')))[1];
   out['demo 50 parallel appends'] = (
     await timed(() => Promise.all(Array.from({ length: 50 }, (_, i) => append(`P${i}`))))
   )[1];
   out['demo delete 1 row of 352 (formulas shifted)'] = (
-    await timed(() => source.write('1', [{ op: 'delete', row: 1 }], plain))
+    await timed(() => writeOne(source, '1', [{ op: 'delete', row: 1 }], plain))
   )[1];
   await source.close();
   return out;

@@ -18,7 +18,7 @@ import { freshOnlyWithEtag } from './http/freshness.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { logRequests } from './http/log-requests.ts';
-import { MCP_PATH, mountMcp } from './http/mcp.ts';
+import { MCP_PATH, mountMcpRoutes } from './http/mcp.ts';
 import { McpSessions } from './http/mcp-sessions.ts';
 import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -59,7 +59,7 @@ export type AppServices = PipelineDeps &
   Uses<typeof mountChangeFeedRoutes> &
   Uses<typeof mountWebhookRoutes> &
   Uses<typeof mountDeliveryRoutes> &
-  Uses<typeof mountMcp> &
+  Uses<typeof mountMcpRoutes> &
   ConstructorParameters<typeof McpSessions>[0] &
   // What this file uses itself: the Host guard's names, the admin guard, the clock, the error log, the data dir.
   Pick<AppDeps, 'allowedHosts' | 'adminAccess' | 'now' | 'log' | 'dataDir'>;
@@ -79,12 +79,12 @@ export interface AppOptions {
   tunnelStatus?: () => TunnelStatus;
 }
 
-/** The tunnel-only app keeps a route when its path is under `/api` or `/v1` and it is not an admin route. */
+/** The tunnel-only app keeps a route when its path is `/mcp` or under `/api` or `/v1`, and it is not an admin route. */
 function onTunnel(entry: RouteEntry): boolean {
   return (
     entry.access !== 'admin' &&
     entry.access !== 'sign_in' &&
-    TUNNEL_PATHS.some((prefix) => entry.path.startsWith(`${prefix}/`))
+    TUNNEL_PATHS.some((prefix) => entry.path === prefix || entry.path.startsWith(`${prefix}/`))
   );
 }
 
@@ -164,7 +164,7 @@ export function createApp(
   mountDeliveryRoutes(routes, deps);
   // The MCP server's tools call the routes above, on the listener the session came in on (http/mcp.ts).
   const mcpSessions = new McpSessions(deps, deps.now);
-  mountMcp(app, deps, mcpSessions);
+  mountMcpRoutes(routes, deps, mcpSessions);
   app.use(router);
   app.use(methodNotAllowed(router));
 

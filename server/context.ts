@@ -1,4 +1,5 @@
 import { ChangeRecorder } from './changes/recorder.ts';
+import { TabChanges } from './changes/tab-changes.ts';
 import {
   type BackupPolicy,
   backupPolicyFor,
@@ -43,6 +44,8 @@ export interface ServiceContext extends Pick<Store, HandedOut | 'changeLog' | 's
   store: Store;
   /** Every connected spreadsheet: reads, writes, tab lookups and looks for outside changes go through it. */
   spreadsheets: Spreadsheets;
+  /** Which tabs changed, as they are recorded here or elsewhere: MCP subscriptions and the dashboard's stream. */
+  tabChanges: TabChanges;
   /** Per-key limits; null when rate limiting is off (`rateLimits: false`, `sheetport serve --no-rate-limits`). */
   limiter: RateLimiter | null;
   /** Who may call the loopback-only `/admin` API: the admin token, sign-in codes and dashboard sessions. */
@@ -177,8 +180,10 @@ function wireServiceContext(
   const now = () => clock().getTime();
   const wiring: Wiring = { options, config, repositories, now, log };
   const allowLan = options.allowLanWebhooks === true;
-  const worker = deliveryWorkerFor(wiring, webhooks, deliveries, allowLan);
-  const recorder = changeRecorderFor(wiring, worker);
+  // Told of every recording: this process's, another instance's (NOTIFY), another process's (data_version).
+  const tabChanges = new TabChanges({ changeLog, log });
+  const worker = deliveryWorkerFor(wiring, webhooks, deliveries, allowLan, tabChanges);
+  const recorder = changeRecorderFor(wiring, worker, tabChanges);
   const sourceOptions = sourceOptionsFor(wiring);
   const { spreadsheets, connections, follower } = followedSpreadsheets(
     wiring,
@@ -186,10 +191,11 @@ function wireServiceContext(
     recorder,
     webhooks,
   );
-  // Team mode: a change another instance records makes this instance's copy of it be read again.
-  const unlisten = repositories.team?.onRecorded((id, version) =>
-    spreadsheets.recordedElsewhere(id, version),
-  );
+  // Team mode: a change another instance records makes this instance's copy of it be read again, and is told.
+  const unlisten = repositories.team?.onRecorded((id, version) => {
+    spreadsheets.recordedElsewhere(id, version);
+    tabChanges.recorded(id);
+  });
   const adminAccess = new AdminAccess({
     token: adminTokens.loadOrCreate(),
     now,
@@ -220,6 +226,7 @@ function wireServiceContext(
     dataDir: options.dataDir,
     sourceOptions,
     changeLog,
+    tabChanges,
     allowLanWebhooks: allowLan,
     mcp: config.mcp,
     wakeDeliveries: () => worker.wake(),
@@ -234,6 +241,7 @@ function wireServiceContext(
     },
     async close() {
       unlisten?.();
+      tabChanges.close();
       follower.stop();
       await worker.stop();
       clearInterval(flushTimer);
@@ -254,6 +262,7 @@ function deliveryWorkerFor(
   webhooks: Webhooks,
   deliveries: Deliveries,
   allowLan: boolean,
+  tabChanges: TabChanges,
 ): DeliveryWorker {
   // How long a claimed delivery is held before another start may send it again (tuning knob; see docs).
   const claimMs = options.claimMs ?? config.deliveryClaimMs;
@@ -265,17 +274,24 @@ function deliveryWorkerFor(
     sign: signedHeaders,
     ...(claimMs !== undefined ? { claimMs } : {}),
     ...(options.deliveryLogDays !== undefined ? { retentionMs: options.deliveryLogDays * 86_400_000 } : {}),
+    // Its look at the database's version is how a change the CLI recorded in the shared data dir is heard.
+    onOutsideCommit: () => tabChanges.recorded(null),
     log,
   });
 }
 
-/** The recorder of each change, which queues its webhook deliveries and wakes the worker. */
-function changeRecorderFor({ options, repositories, now }: Wiring, worker: DeliveryWorker): ChangeRecorder {
+/** The recorder of each change, which queues its webhook deliveries, wakes the worker and tells the tab changes. */
+function changeRecorderFor(
+  { options, repositories, now }: Wiring,
+  worker: DeliveryWorker,
+  tabChanges: TabChanges,
+): ChangeRecorder {
   return new ChangeRecorder({
     recording: repositories.changeRecording,
     now,
     rules: options.eventRules ?? DEFAULT_EVENT_RULES,
     onQueued: () => worker.wake(),
+    onRecorded: (spreadsheetId) => tabChanges.recorded(spreadsheetId),
   });
 }
 

@@ -9,6 +9,8 @@ export interface RecorderDeps {
   rules: EventRules;
   /** Called after a recording queued notifications (wakes the delivery worker). */
   onQueued: () => void;
+  /** Called after each recording committed (the service's tab changes look at the change log, tab-changes.ts). */
+  onRecorded?: (spreadsheetId: string) => void;
 }
 
 /**
@@ -36,7 +38,7 @@ export class ChangeRecorder {
     before: SpreadsheetSnapshot | null,
     after: SpreadsheetSnapshot,
   ): Promise<void> {
-    const { recording, rules, onQueued } = this.#deps;
+    const { recording, rules, onQueued, onRecorded } = this.#deps;
     return recording
       .record({
         spreadsheetId,
@@ -47,6 +49,7 @@ export class ChangeRecorder {
       })
       .then(({ queued }) => {
         if (queued > 0) onQueued();
+        onRecorded?.(spreadsheetId);
       });
   }
 }

@@ -8,17 +8,18 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
+import type { TabChangesSeen } from '../changes/tab-changes.ts';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
-import type { ChangeLog } from '../repositories/change-log.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteTable } from './route-table.ts';
 
 export const EVENTS_PATH = '/admin/events';
 export const STREAM_TOKEN_TTL_MS = 60_000;
 /**
- * How often an open stream looks at the delivery log and the end of the change log (two index lookups, no file
- * is read for it), and how often it sends a keep-alive comment.
+ * How often an open stream looks at the delivery log's fingerprint (an index lookup), and how often it sends a
+ * keep-alive comment. The delivery log is looked at, not told: in team mode another instance's worker records its
+ * attempts without a word to this one. Changed tabs are told (`sheets` below), never looked for.
  */
 const POLL_MS = 1000;
 const KEEP_ALIVE_MS = 15_000;
@@ -62,28 +63,21 @@ export class AdminEventStreams {
 }
 
 /**
- * `sheets`: the tabs whose rows changed since the last event (a write through the API, or an outside save the
- * connection follower recorded), by their public sheet ids, so an open preview reads its tab again.
+ * `sheets`: the tabs whose rows changed (a write through the API, an outside save the connection follower
+ * recorded, a change another instance or the CLI recorded), by their public sheet ids, so an open preview reads
+ * its tab again. Told by the service's tab changes (changes/tab-changes.ts) as they are recorded.
  */
-function sheetChanges(changeLog: ChangeLog): () => Promise<string | null> {
-  // The stream starts at the log's end as the first look finds it: only later changes are announced.
-  let seen: number | null = null;
-  return async () => {
-    const head = await changeLog.head();
-    seen ??= head;
-    if (head === seen) return null;
-    const changed = (await changeLog.tabsAfter(seen)).map((t) => ({
-      spreadsheet_id: t.spreadsheetId,
-      sheet_id: toPublicSheetId(t.spreadsheetId, t.sourceSheetId),
-    }));
-    seen = head;
-    return `event: sheets\ndata: ${JSON.stringify({ version: head, changed })}\n\n`;
-  };
+function sheetsEvent({ head, tabs }: TabChangesSeen): string {
+  const changed = tabs.map((t) => ({
+    spreadsheet_id: t.spreadsheetId,
+    sheet_id: toPublicSheetId(t.spreadsheetId, t.sourceSheetId),
+  }));
+  return `event: sheets\ndata: ${JSON.stringify({ version: head, changed })}\n\n`;
 }
 
 export function mountAdminEventRoutes(
   routes: RouteTable,
-  deps: Pick<AppDeps, 'changeLog' | 'deliveryLog' | 'log'>,
+  deps: Pick<AppDeps, 'tabChanges' | 'deliveryLog' | 'log'>,
   streams: AdminEventStreams,
 ): void {
   routes.post('/admin/events/token', 'admin', (_req, res) => {
@@ -97,18 +91,18 @@ export function mountAdminEventRoutes(
     res.setHeader('Cache-Control', 'no-store');
     res.flushHeaders();
     let last = '';
-    const sheets = sheetChanges(deps.changeLog);
+    const stopSheets = deps.tabChanges.listen((seen) => {
+      if (!res.writableEnded) res.write(sheetsEvent(seen));
+    });
     const check = async () => {
-      const changed = await sheets();
-      if (changed) res.write(changed);
       const fingerprint = await deps.deliveryLog.fingerprint();
       if (fingerprint === last) return;
       last = fingerprint;
       res.write(`event: deliveries\ndata: ${JSON.stringify({ version: fingerprint })}\n\n`);
     };
     res.write('retry: 3000\n\n');
-    // From a timer a throw would end the process: a failing look (the database unreadable) is logged once and
-    // tried again on the next tick; a look still under way is not started twice.
+    // From a timer a throw would end the process: a failing look at the delivery log (the database unreadable) is
+    // logged once and tried again on the next tick; a look still under way is not started twice.
     const looking = new RetryStreak({ name: "The dashboard's event stream", log: deps.log, minMs: POLL_MS });
     let busy = false;
     const look = () => {
@@ -129,6 +123,7 @@ export function mountAdminEventRoutes(
     streams.open.add(res);
     req.on('close', () => {
       streams.open.delete(res);
+      stopSheets();
       clearInterval(poll);
       clearInterval(keepAlive);
     });

@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { WebhookRecord } from '../repositories/webhooks.ts';
+import { carriedCallOf } from './carried-call.ts';
 import type { AppDeps } from './deps.ts';
 import { locals } from './locals.ts';
 import { connectionOfPath } from './resolve/connection.ts';
@@ -37,8 +38,11 @@ export function keyGuard<A extends KeyAccess>(
   access: A,
 ): (req: Request, res: Response) => Promise<Admitted<A>> {
   return async (req, res) => {
+    // A tool call an `/mcp` request carries was admitted with that request's key (carried-call.ts).
+    const carried = carriedCallOf(req)?.key;
     const header = req.headers.authorization;
     if (
+      !carried &&
       !header &&
       access === 'public_read' &&
       (await connectionOfPath(deps.connections, req))?.publicRead === true
@@ -47,18 +51,24 @@ export function keyGuard<A extends KeyAccess>(
       // (the tunnel's X-Forwarded-For): there each real client keeps its own limit (app.ts).
       return { key: null, subject: `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}` } as Admitted<A>;
     }
-    if (!header) throw new AppError('unauthorized', MISSING_KEY);
-    const match = BEARER.exec(header);
-    if (!match) throw new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".');
-    const record = await deps.keys.findByKey(match[1]!);
-    if (!record) throw new AppError('unauthorized', 'Unknown API key.');
-    if (record.revokedAt) throw new AppError('unauthorized', 'This API key has been revoked.');
-    // A hint only, never failing the request (touch swallows a full disk): not awaited.
-    void deps.keys.touch(record.id);
+    const record = carried ?? (await liveKey(deps, header));
     locals(res).loggedKeyId = record.id;
     if (access === 'read_write' && record.scope !== 'read_write') throw readOnlyKey(req.method);
     return { key: record, subject: record.id } as Admitted<A>;
   };
+}
+
+/** The live key a bearer header names (401 for none, a malformed header, an unknown or a revoked key). */
+async function liveKey(deps: Pick<AppDeps, 'keys'>, header: string | undefined): Promise<ApiKeyRecord> {
+  if (!header) throw new AppError('unauthorized', MISSING_KEY);
+  const match = BEARER.exec(header);
+  if (!match) throw new AppError('unauthorized', 'Authorization header must be "Bearer <API_KEY>".');
+  const record = await deps.keys.findByKey(match[1]!);
+  if (!record) throw new AppError('unauthorized', 'Unknown API key.');
+  if (record.revokedAt) throw new AppError('unauthorized', 'This API key has been revoked.');
+  // A hint only, never failing the request (touch swallows a full disk): not awaited.
+  void deps.keys.touch(record.id);
+  return record;
 }
 
 /** A read of a route that needs read_write (the delivery log) is not a write: say which it is. */

@@ -1,3 +1,4 @@
+import type { TabChanges } from '../changes/tab-changes.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import type { ChangeLog } from '../repositories/change-log.ts';
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** The delivery log across webhooks (the dashboard's view). */
   deliveryLog: DeliveryLog;
   changeLog: ChangeLog;
+  /** Which tabs changed, as they are recorded here or elsewhere: MCP subscriptions and the dashboard's stream. */
+  tabChanges: TabChanges;
   /** The data dir's secrets provider (a kind's account logins live there). */
   secrets: SecretsProvider;
   /** Webhook URLs may point at private (LAN) addresses. */

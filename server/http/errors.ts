@@ -3,7 +3,7 @@ import { AppError, isAppError } from '../errors.ts';
 import { pathHider } from '../lib/hide-path.ts';
 import { excerpt, redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
-import { NOT_UTF8 } from './body.ts';
+import { MAX_BODY_BYTES, NOT_UTF8, tooLarge } from './body.ts';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES, TOO_DEEP, TOO_MANY_VALUES } from './json-bounds.ts';
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';
@@ -15,7 +15,7 @@ function fromFrameworkError(err: unknown): AppError | null {
   // The router fails to decode a path segment like `%ZZ`.
   if (err instanceof URIError)
     return new AppError('invalid_parameter', 'Malformed percent-encoding in the URL path.');
-  const e = err as { type?: string; status?: number; message?: string };
+  const e = err as { type?: string; status?: number; message?: string; limit?: number };
   switch (e.type) {
     case 'entity.parse.failed':
       return new AppError('invalid_body', 'Request body is not valid JSON.');
@@ -32,7 +32,7 @@ function fromFrameworkError(err: unknown): AppError | null {
         `Request body holds more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values (array elements and object members); send fewer rows per request.`,
       );
     case 'entity.too.large':
-      return new AppError('payload_too_large', 'Request body is larger than 5 MB.');
+      return new AppError('payload_too_large', tooLarge(e.limit ?? MAX_BODY_BYTES));
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return new AppError('unsupported_media_type', 'Request body must be UTF-8 JSON.');

@@ -1,7 +1,7 @@
 /** The middleware that writes the request log (logs/request-log.ts holds the log itself). */
 import type { RequestHandler, Response } from 'express';
 import type { RequestLog } from '../logs/request-log.ts';
-import { TOOL_CALL_HEADER, toolCallOf } from '../logs/tool-call.ts';
+import { carriedCallOf } from './carried-call.ts';
 import { locals } from './locals.ts';
 import { redactUrl } from './redact-url.ts';
 
@@ -20,7 +20,7 @@ export function noteFailureCause(res: Response, err: unknown): void {
 export function logRequests(log: RequestLog): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    const tool = toolCallOf(req.headers[TOOL_CALL_HEADER]);
+    const tool = carriedCallOf(req)?.tool;
     res.once('close', () => {
       const l = locals(res);
       const cause = res.statusCode >= 500 ? (res.locals as { [CAUSE]?: unknown })[CAUSE] : undefined;

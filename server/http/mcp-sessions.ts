@@ -1,12 +1,12 @@
 /**
  * The MCP sessions open on one app (http/mcp.ts): each bound to the key that opened it, ended when the client
  * deletes it, when nobody used it for 30 minutes, when its key is revoked (within SWEEP_MS; every request of a
- * revoked key is refused at once anyway), or when the server stops. Also the one watch of changed tabs the
- * sessions' resource subscriptions listen to.
+ * revoked key is refused at once anyway), or when the server stops. Their resource subscriptions listen to the
+ * service's tab changes (changes/tab-changes.ts).
  */
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ChangedTabsWatch } from '../changes/changed-tabs.ts';
-import type { Keys } from '../repositories/keys.ts';
+import type { TabChanges } from '../changes/tab-changes.ts';
+import type { ApiKeyRecord, Keys } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
 
 /** How often sessions are looked over for idleness and revoked keys. */
@@ -19,6 +19,8 @@ const SESSIONS_PER_KEY = 32;
 export interface McpSession {
   id: string;
   keyId: string;
+  /** The key as the session's latest request admitted it: its tool calls are made as this (http/mcp-row-api.ts). */
+  admitted: { key: ApiKeyRecord };
   transport: StreamableHTTPServerTransport;
   close(): void;
   lastUsed: number;
@@ -29,12 +31,12 @@ export class McpSessions {
   readonly #sweep: NodeJS.Timeout;
   readonly #keys: Keys;
   readonly #log: AppDeps['log'];
-  readonly watch: ChangedTabsWatch;
+  readonly tabChanges: TabChanges;
   readonly now: () => number;
 
-  constructor(deps: Pick<AppDeps, 'changeLog' | 'keys' | 'log'>, now: () => number) {
+  constructor(deps: Pick<AppDeps, 'tabChanges' | 'keys' | 'log'>, now: () => number) {
     this.now = now;
-    this.watch = new ChangedTabsWatch({ changeLog: deps.changeLog, log: deps.log });
+    this.tabChanges = deps.tabChanges;
     this.#keys = deps.keys;
     this.#log = deps.log;
     this.#sweep = setInterval(() => void this.#sweepOnce(), SWEEP_MS);
@@ -64,7 +66,6 @@ export class McpSessions {
   closeAll(): void {
     clearInterval(this.#sweep);
     for (const id of [...this.#sessions.keys()]) this.end(id);
-    this.watch.stop();
   }
 
   /** Ends the sessions nobody used for IDLE_MS, and those of a key revoked since (its open stream with it). */

@@ -3,75 +3,88 @@
  * open, the tunnel's. Every request needs a live API key as a bearer token (401 as on `/api` otherwise); a
  * session belongs to the key that opened it, and a request of another key cannot use it. The `/mcp` request
  * itself takes nothing from the key's rate limit: each tool call does, being one request of the row API
- * (mcp/row-api.ts), and so do resource reads and subscriptions.
+ * (mcp-row-api.ts, in process), and so do resource reads and subscriptions.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { RowApi } from '../mcp/row-api.ts';
+import type { Request, Response } from 'express';
 import { createMcpSession } from '../mcp/session.ts';
-import { keyGuard } from './auth.ts';
-import { awaitMiddleware } from './await-middleware.ts';
+import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
-import { refuseOversizedJson } from './json-bounds.ts';
+import { inProcessRowApi } from './mcp-row-api.ts';
 import type { McpSessions } from './mcp-sessions.ts';
+import type { RouteDeclaration, RouteTable } from './route-table.ts';
 
 export const MCP_PATH = '/mcp';
+/** A JSON-RPC message may carry a batch: `/mcp`'s bodies may be larger than the API's 5 MiB. */
+export const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Any key may open a session (a read key is offered the read tools); the pipeline checks the key and the body's
+ * JSON (its bounds, type and size). `/mcp` carries calls of `/v1`: each is rate-limited and idempotent there.
+ */
+const MCP_ROUTE: RouteDeclaration<'read', 'none'> = {
+  access: 'read',
+  resource: 'none',
+  carrier: { maxBodyBytes: MCP_MAX_BODY_BYTES },
+};
 
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/**
- * The listener the request came in on, as an origin: the tools' requests go there, so on the tunnel's listener
- * they pass the tunnel app's routes and Host guard, and on loopback the loopback app's.
- */
-function listenerOrigin(req: Request): string {
-  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+/** Declares `/mcp` in the route table: POST carries the client's messages, GET its stream, DELETE ends a session. */
+export function mountMcpRoutes(routes: RouteTable, deps: Pick<AppDeps, 'mcp'>, sessions: McpSessions): void {
+  const handle = (req: Request, res: Response, { key }: { key: ApiKeyRecord }) =>
+    handleMcp(req, res, key, deps, sessions);
+  routes.post(MCP_PATH, MCP_ROUTE, handle);
+  routes.get(MCP_PATH, MCP_ROUTE, handle);
+  routes.delete(MCP_PATH, MCP_ROUTE, handle);
 }
 
-/** Mounts `/mcp` on `app`, beside the routes the tools call. */
-export function mountMcp(
-  app: Express,
-  deps: Pick<AppDeps, 'keys' | 'connections' | 'mcp'>,
+/** One request of a session, or the initialize request that opens one. */
+async function handleMcp(
+  req: Request,
+  res: Response,
+  key: ApiKeyRecord,
+  deps: Pick<AppDeps, 'mcp'>,
   sessions: McpSessions,
-): void {
-  const admit = keyGuard(deps, 'read');
-  // The bounds of every request body (json-bounds.ts), checked before this parser reads the bytes.
-  const parseJson = express.json({ limit: '8mb', verify: (_req, _res, bytes) => refuseOversizedJson(bytes) });
-  app.use(MCP_PATH, async (req: Request, res: Response, next: NextFunction) => {
-    // The key before a byte of the body is read, on `/mcp` and any path below it alike.
-    const { key } = await admit(req, res);
-    await awaitMiddleware(parseJson, req, res);
-    if (req.path !== '/') return next();
-    const id = req.get('mcp-session-id');
-    if (id !== undefined) {
-      const session = sessions.get(id);
-      // Another key's session is answered as if it did not exist.
-      if (!session || session.keyId !== key.id) return jsonRpcError(res, 404, -32001, 'Session not found.');
-      session.lastUsed = sessions.now();
-      return session.transport.handleRequest(req, res, req.body);
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-      return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
-    }
-    const api = new RowApi({
-      origin: listenerOrigin(req),
-      authorization: req.headers.authorization ?? '',
-      host: req.headers.host ?? '127.0.0.1',
-    });
-    const mcp = createMcpSession({ api, scope: key.scope, watch: sessions.watch, settings: deps.mcp });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) =>
-        sessions.add({ id: sessionId, keyId: key.id, transport, close: mcp.close, lastUsed: sessions.now() }),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.end(transport.sessionId);
-    };
-    await mcp.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+): Promise<void> {
+  const id = req.get('mcp-session-id');
+  if (id !== undefined) {
+    const session = sessions.get(id);
+    // Another key's session is answered as if it did not exist.
+    if (!session || session.keyId !== key.id) return jsonRpcError(res, 404, -32001, 'Session not found.');
+    session.lastUsed = sessions.now();
+    session.admitted.key = key;
+    return session.transport.handleRequest(req, res, req.body);
+  }
+  if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
+  }
+  const admitted = { key };
+  const mcp = createMcpSession({
+    api: inProcessRowApi(req, () => admitted.key),
+    scope: key.scope,
+    tabChanges: sessions.tabChanges,
+    settings: deps.mcp,
   });
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (sessionId) =>
+      sessions.add({
+        id: sessionId,
+        keyId: key.id,
+        admitted,
+        transport,
+        close: mcp.close,
+        lastUsed: sessions.now(),
+      }),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.end(transport.sessionId);
+  };
+  await mcp.connect(transport);
+  await transport.handleRequest(req, res, req.body);
 }

@@ -12,6 +12,9 @@
  *
  * A key access's guards are steps of one function, each given what the ones before found (the caller the key
  * guard admitted, the body's digest), so the caller travels in the route context alone.
+ *
+ * A carrier (`/mcp`, route-table.ts) has the key and the JSON body only, with its own size limit: the calls it
+ * carries are rate-limited and idempotent as requests of their own routes.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
@@ -56,6 +59,10 @@ export function routePipeline(deps: PipelineDeps, plain: PlainGuards): Pipeline 
     guards: (access) => plain[access],
     async enter(entry, req, res) {
       const admitted = await admit[entry.access](req, res);
+      if (entry.carrier) {
+        await readJsonBody(req, res, false, entry.carrier.maxBodyBytes);
+        return resolveResource(deps, entry, req, callerOf(admitted));
+      }
       if (limit) await limit(admitted, res);
       const bodyDigest = await readJsonBody(req, res, req.headers['idempotency-key'] !== undefined);
       if (await answeredFromStore(req, res, { key: admitted.key, bodyDigest })) return null;

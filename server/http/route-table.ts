@@ -46,6 +46,17 @@ export interface RouteEntry {
   path: string;
   access: Access;
   resource: Resource;
+  /** A carrier's own request rules (see `Carrier`); absent for every other route. */
+  carrier?: Carrier;
+}
+
+/**
+ * A route whose requests carry calls of the API's routes (`/mcp`: each tool call is one request of `/v1`). Each
+ * call it carries takes its rate-limit token and honours its Idempotency-Key as a request of its own route, so
+ * the carrier's own request takes neither; its JSON body has the pipeline's rules with its own size limit.
+ */
+export interface Carrier {
+  maxBodyBytes: number;
 }
 
 /** A connection and the one `Spreadsheet` that owns it. */
@@ -84,6 +95,7 @@ export type RouteHandler<A extends KeyAccess, R extends Resource> = (
 export interface RouteDeclaration<A extends KeyAccess, R extends Resource> {
   access: A;
   resource: R;
+  carrier?: Carrier;
 }
 
 /** A route a key calls: its access is one of KEY_ACCESS. */
@@ -165,7 +177,11 @@ function entryOf(method: Method, path: string, declared: unknown): RouteEntry {
   const where = `${method.toUpperCase()} ${path}`;
   if (typeof declared === 'string')
     return { method, path, access: checkAccess(declared, where), resource: 'none' };
-  const { access, resource } = (declared ?? {}) as { access?: unknown; resource?: unknown };
+  const { access, resource, carrier } = (declared ?? {}) as {
+    access?: unknown;
+    resource?: unknown;
+    carrier?: Carrier;
+  };
   if (resource === undefined)
     throw new RouteDeclarationError(`${where}: declare its resource ('none' if none)`);
   if (!(resource === 'none' || Object.hasOwn(RESOURCE_PARAMS, String(resource)))) {
@@ -184,7 +200,8 @@ function entryOf(method: Method, path: string, declared: unknown): RouteEntry {
       `${where}: its path names no parameter the ${String(resource)} is found by`,
     );
   }
-  return { method, path, access: access as Access, resource: resource as Resource };
+  const entry: RouteEntry = { method, path, access: access as Access, resource: resource as Resource };
+  return carrier ? { ...entry, carrier } : entry;
 }
 
 /** A plain access: one no key reaches (a key access must say what resource it acts on). */

@@ -1,7 +1,8 @@
 /**
- * Turns over one thing (a spreadsheet, a file): a task runs only after the one before it settled, in arrival
- * order. Jobs submitted while a turn runs share the next turn, handed over together: a spreadsheet's writes reach
- * its source together, and a file's writes group-commit (one parse check, one replace for all of them).
+ * Turns over one thing (a spreadsheet: the one queue of its writes, spreadsheets/spreadsheet.ts): a task runs only
+ * after the one before it settled, in arrival order. Writes submitted while a turn runs share the next turn,
+ * handed over together: they reach the source as one batch, which a local file saves in one replace (group
+ * commit, sources/workbook/workbook-file.ts).
  */
 export class Turns<W> {
   #tail: Promise<unknown> = Promise.resolve();

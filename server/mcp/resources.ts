@@ -12,7 +12,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ChangedTabsWatch } from '../changes/changed-tabs.ts';
+import type { TabChanges } from '../changes/tab-changes.ts';
 import { parsePublicSheetId } from '../connections/sheet-id.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import { csv } from '../rows/formats/csv.ts';
@@ -52,7 +52,7 @@ interface SheetJson {
 export function registerTabResources(
   server: McpServer,
   api: RowApi,
-  watch: ChangedTabsWatch,
+  tabChanges: TabChanges,
   settings: McpSettings,
 ): { close(): void } {
   const template = new ResourceTemplate(`${SCHEME}{sheet_id}`, {
@@ -82,7 +82,7 @@ export function registerTabResources(
     },
     async (uri) => readTab(api, sheetIdOf(uri.href), uri.href, settings),
   );
-  return subscriptions(server, api, watch);
+  return subscriptions(server, api, tabChanges);
 }
 
 async function readTab(api: RowApi, sheetId: string, uri: string, settings: McpSettings) {
@@ -103,8 +103,8 @@ async function readTab(api: RowApi, sheetId: string, uri: string, settings: McpS
   };
 }
 
-/** resources/subscribe and unsubscribe, each subscription a listener on the service's changed-tabs watch. */
-function subscriptions(server: McpServer, api: RowApi, watch: ChangedTabsWatch): { close(): void } {
+/** resources/subscribe and unsubscribe, each subscription a listener of the service's tab changes. */
+function subscriptions(server: McpServer, api: RowApi, tabChanges: TabChanges): { close(): void } {
   const listening = new Map<string, () => void>();
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
@@ -117,8 +117,10 @@ function subscriptions(server: McpServer, api: RowApi, watch: ChangedTabsWatch):
     if (!listening.has(uri)) {
       const tab = parsePublicSheetId(sheetId)!;
       const tell = () => void server.server.sendResourceUpdated({ uri }).catch(() => {});
-      listening.set(uri, watch.listen(tab.spreadsheetId, tab.sourceSheetId, tell));
+      listening.set(uri, tabChanges.listenTab(tab.spreadsheetId, tab.sourceSheetId, tell));
     }
+    // Answered once the change log's end is known: a change recorded after this answer is told.
+    await tabChanges.current();
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {

@@ -4,12 +4,14 @@
  * endpoint (mcp/stdio-bridge.ts), so there is one implementation of every tool.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ChangedTabsWatch } from '../changes/changed-tabs.ts';
+import type { TabChanges } from '../changes/tab-changes.ts';
 import { packageVersion } from '../lib/package-file.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import { registerTabResources } from './resources.ts';
 import type { RowApi } from './row-api.ts';
+import { ToolErrorsTransport } from './tool-errors.ts';
 import { apiFailure, invalidArguments, toolFailure } from './tool-results.ts';
 import { registerReadTools } from './tools-read.ts';
 import { isWriteTool, registerWriteTools, writeRequestOf } from './tools-write.ts';
@@ -25,7 +27,7 @@ export interface McpSessionOptions {
   api: RowApi;
   /** The key's scope: a read key is offered the read tools only. */
   scope: 'read' | 'read_write';
-  watch: ChangedTabsWatch;
+  tabChanges: TabChanges;
   settings: McpSettings;
 }
 
@@ -44,24 +46,28 @@ function toolErrorOf(api: RowApi, message: string): CallToolResult | Promise<Cal
   return toolFailure({ code: 'internal_error', message: text, status: 500 });
 }
 
-export function createMcpSession(options: McpSessionOptions): { server: McpServer; close(): void } {
+export interface McpSession {
+  server: McpServer;
+  /** Serve the session over `transport`; the SDK's refusals of a tool call are answered like the row API's. */
+  connect(transport: Transport): Promise<void>;
+  close(): void;
+}
+
+export function createMcpSession(options: McpSessionOptions): McpSession {
   const server = new McpServer(
     { name: 'sheetport', title: 'SheetPort', version: packageVersion() },
     { instructions: INSTRUCTIONS },
   );
-  // The SDK's refusals are answered like the row API's: a tool error with a code. (Its hook for them is private in
-  // its types, not in its code.)
-  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (
-    message: string,
-  ) => toolErrorOf(options.api, message);
   registerReadTools(server, options.api, options.settings);
   const writeTools = registerWriteTools(server, options.api);
   // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API
   // refuses a read key's write (toolErrorOf).
   if (options.scope !== 'read_write') for (const tool of writeTools) tool.disable();
-  const resources = registerTabResources(server, options.api, options.watch, options.settings);
+  const resources = registerTabResources(server, options.api, options.tabChanges, options.settings);
   return {
     server,
+    connect: (transport) =>
+      server.connect(new ToolErrorsTransport(transport, (message) => toolErrorOf(options.api, message))),
     close() {
       resources.close();
       void server.close().catch(() => {});

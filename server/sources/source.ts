@@ -57,6 +57,13 @@ export interface WriteOptions {
   undoable?: boolean;
 }
 
+/** One write of one tab: its mutations, all or none. */
+export interface SourceWrite {
+  sourceSheetId: string;
+  mutations: Mutation[];
+  options: WriteOptions;
+}
+
 /** What a watcher waits for, as a source that pays for its checks may want to know. */
 export interface WatchInterest {
   /** Something (a webhook) subscribes to this spreadsheet's changes, read or not. */
@@ -139,11 +146,14 @@ export interface Source {
   /** Read every tab, with cell types. */
   read(): Promise<SpreadsheetSnapshot>;
   /**
-   * Apply mutations to one tab, atomically: either all land in the source or none do.
-   * Row numbers refer to the tab as it was before the batch. Throws AppError (unknown_field, row_not_found,
-   * sheet_not_found, locked, ...) with nothing written; an error about one mutation carries its `index`.
+   * Apply the writes of one turn, in order, each to one tab and atomically: either all its mutations land in the
+   * source or none do. Row numbers refer to the tab as the writes before it left it. Each write settles on its
+   * own: rejected with an AppError (unknown_field, row_not_found, sheet_not_found, locked, ...) and nothing of it
+   * written, an error about one mutation carrying its `index`. The source's owner (the Spreadsheet's turns,
+   * spreadsheets/write.ts) hands over one turn at a time: the one queue of a spreadsheet's writes is there, and
+   * a source that can save a turn's writes together does (a local file: one replace for all, group commit).
    */
-  write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult>;
+  write(writes: readonly SourceWrite[]): Promise<PromiseSettledResult<WriteResult>[]>;
   /**
    * Be told when the content may have changed outside SheetPort (a save in Excel, an edit in the browser).
    * The source decides how it notices (a file watch, a periodic check); the listener re-reads through

@@ -1,14 +1,11 @@
 import type { AppError } from '../errors.ts';
-import type { Mutation, WriteOptions, WriteResult } from '../sources/source.ts';
+import type { SourceWrite, WriteResult } from '../sources/source.ts';
 import type { CurrentCopy } from './current-copy.ts';
 import type { LastRecorded } from './last-recorded.ts';
 import { answerFor, undoUnrecorded } from './undo-answer.ts';
 
 /** One write waiting for its turn, with the way to answer its caller. */
-export interface PendingWrite {
-  sourceSheetId: string;
-  mutations: Mutation[];
-  options: WriteOptions;
+export interface PendingWrite extends SourceWrite {
   resolve: (result: WriteResult) => void;
   reject: (error: unknown) => void;
 }
@@ -58,11 +55,13 @@ export async function writeTurn(parts: WriteParts, writes: PendingWrite[]): Prom
     }
   }
   await parts.copy.whileWriting(async () => {
-    // Together, so a source that commits concurrent writes as one replace (group commit) does so.
-    const taken = await Promise.allSettled(
-      writes.map((w) =>
-        parts.copy.source.write(w.sourceSheetId, w.mutations, { ...w.options, undoable: true }),
-      ),
+    // The turn's writes together, so a source that can save them in one replace (group commit) does so.
+    const taken = await parts.copy.source.write(
+      writes.map((w) => ({
+        sourceSheetId: w.sourceSheetId,
+        mutations: w.mutations,
+        options: { ...w.options, undoable: true },
+      })),
     );
     await answerEach(parts, writes, taken);
   });

@@ -38,6 +38,12 @@ export interface WorkerOptions {
   retentionMs?: number;
   /** How often to look whether another process committed to the database (default 250 ms). */
   externalPollMs?: number;
+  /**
+   * Told each time that look finds another process's commit, and on its first look after a start (anything may
+   * have been committed while it was not looking): another process may have recorded a change, so the service's
+   * tab changes read the change log then. The service's one watch of the database's other writers.
+   */
+  onOutsideCommit?: () => void;
   log?: (message: string, err?: unknown) => void;
 }
 
@@ -53,7 +59,8 @@ const PURGE_EVERY_MS = 6 * 60 * 60_000;
  * cheap pragma read, and a pump only when some other connection committed.
  */
 export class DeliveryWorker {
-  readonly #o: Required<Omit<WorkerOptions, 'log'>> & { log: NonNullable<WorkerOptions['log']> };
+  readonly #o: Required<Omit<WorkerOptions, 'log' | 'onOutsideCommit'>> &
+    Pick<WorkerOptions, 'onOutsideCommit'> & { log: NonNullable<WorkerOptions['log']> };
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #perWebhook = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
@@ -129,6 +136,7 @@ export class DeliveryWorker {
     if (version === this.#externalVersion) return;
     this.#externalVersion = version;
     if (!first) this.wake();
+    this.#o.onOutsideCommit?.();
   }
 
   /**

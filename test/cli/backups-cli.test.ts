@@ -10,6 +10,7 @@ import { resolveBackupPolicy } from '../../server/config.ts';
 import type { Source } from '../../server/sources/source.ts';
 import { createWorkbookSource } from '../../server/sources/workbook/index.ts';
 import { type AnyJson, cliFails, cliJson, runCli, succeeded } from '../helpers/cli.ts';
+import { writeOne } from '../helpers/source-write.ts';
 
 let dir: string;
 let dataDir: string;
@@ -20,7 +21,7 @@ const states: Buffer[] = [];
 
 const cli = (...args: string[]) => cliJson<AnyJson>(args, { dataDir });
 const append = (order: string) =>
-  source.write('1', [{ op: 'append', values: { Order: order, Qty: 1 } }], {
+  writeOne(source, '1', [{ op: 'append', values: { Order: order, Qty: 1 } }], {
     allowFormulas: false,
     userEntered: false,
   });

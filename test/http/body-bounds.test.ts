@@ -2,7 +2,7 @@
  * Request bodies nested deeper than MAX_JSON_DEPTH, or holding more than MAX_JSON_VALUES values, are refused, 400
  * invalid_body, before anything parses them (http/json-bounds.ts): on every write route of the real app, with and
  * without an Idempotency-Key (whose fingerprint, JSON.stringify over the parsed body, overflowed the stack and
- * answered 500), and on `/mcp`, which has its own parser. A body at a bound passes; brackets and commas inside
+ * answered 500), and on `/mcp`, whose body limit is its own. A body at a bound passes; brackets and commas inside
  * strings do not count.
  */
 import fc from 'fast-check';
@@ -90,7 +90,7 @@ describe(`bodies nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
     expect((await h.fetch('/healthz')).status).toBe(200);
   });
 
-  it('are 400 invalid_body on /mcp, whose parser is its own', async () => {
+  it('are 400 invalid_body on /mcp, whose body limit is its own', async () => {
     const res = await h.fetch('/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

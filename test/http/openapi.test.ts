@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { createServiceContext, type ServiceContext } from '../../server/context.ts';
 import { type ErrorCode, statusOf } from '../../server/errors.ts';
+import { MCP_PATH } from '../../server/http/mcp.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -135,11 +136,15 @@ function toOpenApiPath(expressPath: string): string {
   );
 }
 
-/** Express 5 (router 2.x): every layer with a `route` has its path and its methods. */
+/**
+ * Express 5 (router 2.x): every layer with a `route` has its path and its methods. `/mcp` is in the route table
+ * but is not an operation of this API: it is the MCP endpoint (JSON-RPC over Streamable HTTP), which docs/mcp.md
+ * describes.
+ */
 function routeTable(router: Router): Set<string> {
   const table = new Set<string>();
   for (const layer of router.stack as unknown as RouteLayer[]) {
-    if (!layer.route) continue;
+    if (!layer.route || layer.route.path === MCP_PATH) continue;
     const openApiPath = toOpenApiPath(layer.route.path);
     for (const [method, on] of Object.entries(layer.route.methods)) {
       if (on && method !== '_all') table.add(`${method.toUpperCase()} ${openApiPath}`);

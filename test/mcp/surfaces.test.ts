@@ -1,6 +1,7 @@
 /**
  * Where the MCP server answers and what it leaves behind: on the real service (startServer, as `sheetport serve`
- * runs it) every tool call is a line of the request log naming its tool, and a client cannot name one itself;
+ * runs it) every tool call is a line of the request log naming its tool (answered whole, never marked aborted),
+ * and a client cannot name one itself (the header the tools' requests once carried names nothing);
  * on the tunnel's own listener the tools work through the tunnel's app, which has no admin routes.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -70,11 +71,39 @@ describe('the request log', () => {
       ['get_row', 'GET', `/v1/sheets/${sheetId}/rows/99`, 404, record.id],
       ['delete_row', 'DELETE', '/v1/sheets/-/rows/1', 403, reader.record.id],
     ]);
+    // Each call was answered whole, as a request off the wire is (none marked aborted).
+    expect(lines.filter((l) => l.tool && l.aborted)).toEqual([]);
     const spoofed = lines.find((l) => l.path === `/v1/sheets/${sheetId}`);
     expect(spoofed).toBeDefined();
     expect(spoofed.tool).toBeUndefined();
     // The MCP requests themselves are logged too, without a tool.
     expect(lines.some((l) => l.path === '/mcp' && l.method === 'POST' && l.tool === undefined)).toBe(true);
+  });
+});
+
+describe('the key of a tool call', () => {
+  it('is looked up once, by the /mcp request carrying the call, and the call is made as that key', async () => {
+    const { service, dataDir } = await services.start({ requestLog: {} });
+    const { record, key } = await service.context.keys.create({ name: 'agent', scope: 'read', plan: 'pro' });
+    const client = await mcpOverHttp(service.url, key);
+    const sheetId = (await callOk(client, 'list_sheets')).spreadsheets[0].sheets[0].sheet_id;
+    // Counting the look-ups of the service's own key store (the real one, only counted).
+    const keys = service.context.keys;
+    const findByKey = keys.findByKey.bind(keys);
+    let lookUps = 0;
+    keys.findByKey = (plain) => {
+      lookUps += 1;
+      return findByKey(plain);
+    };
+    await callOk(client, 'query_rows', { sheet_id: sheetId, search: 'name:ann' });
+    expect(lookUps).toBe(1);
+    // Revoked between two calls: the next /mcp request is refused, so no call is made as the key any more.
+    await keys.revoke(record.id);
+    await expect(callOk(client, 'query_rows', { sheet_id: sheetId })).rejects.toThrow(/401|revoked/i);
+    await client.close().catch(() => {});
+    await service.stop();
+    const calls = (await logLines(dataDir)).filter((l) => l.tool === 'query_rows');
+    expect(calls.map((l) => [l.status, l.key_id])).toEqual([[200, record.id]]);
   });
 });
 

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../server/errors.ts';
 import type { CellValue, Mutation, Source, TabSnapshot, WriteOptions } from '../../server/sources/source.ts';
+import { writeOne } from '../helpers/source-write.ts';
 
 export interface ContractSpreadsheet {
   source: Source;
@@ -82,7 +83,8 @@ export function sourceContract(factory: ContractFactory): void {
 
     it('appends, updates and deletes, answering counts and the new snapshot', async () => {
       const { source, sheetId } = await make();
-      const appended = await source.write(
+      const appended = await writeOne(
+        source,
         sheetId,
         [{ op: 'append', values: { Name: 'Dee', Age: 52 } }],
         PLAIN,
@@ -90,11 +92,16 @@ export function sourceContract(factory: ContractFactory): void {
       expect(appended).toMatchObject({ appended: 1, updated: 0, deleted: 0 });
       expect(tabOf(appended.snapshot, sheetId).typed.at(-1)).toEqual(['Dee', 52, null, null]);
 
-      const updated = await source.write(sheetId, [{ op: 'update', row: 2, values: { Note: 'hi' } }], PLAIN);
+      const updated = await writeOne(
+        source,
+        sheetId,
+        [{ op: 'update', row: 2, values: { Note: 'hi' } }],
+        PLAIN,
+      );
       expect(updated.updated).toBe(1);
       expect(tabOf(updated.snapshot, sheetId).typed[1]).toEqual(['Bob', 25, false, 'hi']);
 
-      const deleted = await source.write(sheetId, [{ op: 'delete', row: 1 }], PLAIN);
+      const deleted = await writeOne(source, sheetId, [{ op: 'delete', row: 1 }], PLAIN);
       expect(deleted.deleted).toBe(1);
       expect(tabOf(deleted.snapshot, sheetId).typed.map((r) => r[0])).toEqual(['Bob', 'Cid', 'Dee']);
 
@@ -113,7 +120,8 @@ export function sourceContract(factory: ContractFactory): void {
       ];
       for (const bad of bads) {
         const err = await rejection(
-          source.write(
+          writeOne(
+            source,
             sheetId,
             [{ op: 'append', values: { Name: 'ok' } }, { op: 'update', row: 1, values: { Age: 1 } }, bad],
             PLAIN,
@@ -129,13 +137,14 @@ export function sourceContract(factory: ContractFactory): void {
       const { source, sheetId } = await make();
       if (!source.capabilities.formulas) return; // a .csv file holds no formulas (CONTRACT 2): nothing to read
       const formulas: WriteOptions = { allowFormulas: true, userEntered: false };
-      const written = await source.write(
+      const written = await writeOne(
+        source,
         sheetId,
         [{ op: 'append', values: { Name: 'Sum', Age: '=B2+B3' } }],
         formulas,
       );
       expect(tabOf(written.snapshot, sheetId).typed.at(-1)).toEqual(['Sum', 56, null, null]);
-      const updated = await source.write(sheetId, [{ op: 'update', row: 1, values: { Age: 1 } }], PLAIN);
+      const updated = await writeOne(source, sheetId, [{ op: 'update', row: 1, values: { Age: 1 } }], PLAIN);
       const tab = tabOf(updated.snapshot, sheetId);
       expect(tab.typed.at(-1)).toEqual(['Sum', 26, null, null]);
       expect(tab.withFormulas?.at(-1)).toEqual(['Sum', '=B2+B3', null, null]);
@@ -144,7 +153,7 @@ export function sourceContract(factory: ContractFactory): void {
 
     it('refuses a write to a tab that does not exist', async () => {
       const { source } = await make();
-      const err = await rejection(source.write('no-such-tab', [{ op: 'delete', row: 1 }], PLAIN));
+      const err = await rejection(writeOne(source, 'no-such-tab', [{ op: 'delete', row: 1 }], PLAIN));
       expect(isAppError(err) && err.code).toBe('sheet_not_found');
     });
 
@@ -153,7 +162,7 @@ export function sourceContract(factory: ContractFactory): void {
       const { source, sheetId } = spreadsheet;
       const v1 = await source.version();
       expect(await source.version()).toBe(v1);
-      await source.write(sheetId, [{ op: 'append', values: { Name: 'Eve' } }], PLAIN);
+      await writeOne(source, sheetId, [{ op: 'append', values: { Name: 'Eve' } }], PLAIN);
       const v2 = await source.version();
       expect(v2).not.toBe(v1);
       await spreadsheet.editOutside(HEADER, [['Zed', 1, true, 'z']]);
@@ -181,12 +190,17 @@ export function sourceContract(factory: ContractFactory): void {
       const before = await spreadsheet.source.version();
       const unlock = await spreadsheet.lock();
       const err = await rejection(
-        spreadsheet.source.write(spreadsheet.sheetId, [{ op: 'append', values: { Name: 'x' } }], PLAIN),
+        writeOne(spreadsheet.source, spreadsheet.sheetId, [{ op: 'append', values: { Name: 'x' } }], PLAIN),
       );
       expect(isAppError(err) && err.code).toBe('locked');
       expect(await spreadsheet.source.version()).toBe(before);
       await unlock();
-      await spreadsheet.source.write(spreadsheet.sheetId, [{ op: 'append', values: { Name: 'x' } }], PLAIN);
+      await writeOne(
+        spreadsheet.source,
+        spreadsheet.sheetId,
+        [{ op: 'append', values: { Name: 'x' } }],
+        PLAIN,
+      );
     });
 
     it('answers a vanished spreadsheet with an error, not a crash or a stale read', async () => {

@@ -20,6 +20,7 @@ import type {
   Source,
   SourceCapabilities,
   SourceFreshness,
+  SourceWrite,
   SpreadsheetSnapshot,
   Unwatch,
   WatchInterest,
@@ -64,7 +65,6 @@ export class GoogleSource implements Source {
   #last: { snapshot: SpreadsheetSnapshot; book: ReadBook; confirmedAt: number } | null = null;
   /** The last read was answered from `#last` because Google could not be asked. */
   #servedStale = false;
-  #writes: Promise<unknown> = Promise.resolve();
 
   constructor(spreadsheetId: string, options: SourceOptions) {
     this.#spreadsheetId = spreadsheetId;
@@ -195,13 +195,17 @@ export class GoogleSource implements Source {
     };
   }
 
-  write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    const run = this.#writes.then(
-      () => this.#write(sourceSheetId, mutations, options),
-      () => this.#write(sourceSheetId, mutations, options),
-    );
-    this.#writes = run.catch(() => {});
-    return run;
+  /** One request after another (each reads the book its predecessor left): Sheets has no group commit. */
+  async write(writes: readonly SourceWrite[]): Promise<PromiseSettledResult<WriteResult>[]> {
+    const settled: PromiseSettledResult<WriteResult>[] = [];
+    for (const { sourceSheetId, mutations, options } of writes) {
+      try {
+        settled.push({ status: 'fulfilled', value: await this.#write(sourceSheetId, mutations, options) });
+      } catch (reason) {
+        settled.push({ status: 'rejected', reason });
+      }
+    }
+    return settled;
   }
 
   async #write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {

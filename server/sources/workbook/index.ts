@@ -9,9 +9,9 @@ import { WORKBOOK_EXTENSIONS_TEXT } from '../../lib/workbook-file-types.ts';
 import { assertStorable } from '../cell-rules.ts';
 import type { SourceOptions } from '../kind.ts';
 import type {
-  Mutation,
   Source,
   SourceCapabilities,
+  SourceWrite,
   SpreadsheetSnapshot,
   Unwatch,
   WriteOptions,
@@ -21,8 +21,8 @@ import type { PreviousVersionKeeper } from './atomic-file.ts';
 import { BackupKeeper } from './backups.ts';
 import { engineForExtension, type WorkbookEngine } from './engines.ts';
 import { watchFile } from './file-watch.ts';
-import { LastReplaceUndo, undoOfFile } from './undo-replace.ts';
-import { fileFor, releaseFile, type WorkbookFile } from './workbook-file.ts';
+import { LastReplaceUndo } from './undo-replace.ts';
+import { WorkbookFile } from './workbook-file.ts';
 
 class WorkbookSource implements Source {
   readonly kind = 'workbook';
@@ -61,10 +61,32 @@ class WorkbookSource implements Source {
     return this.#open().read();
   }
 
-  async write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    assertStorable(mutations, this.capabilities.limits, options);
-    this.#engine.assertStorable?.(mutations, options);
-    const result = await this.#open().write(sourceSheetId, mutations, options);
+  /** A write that cannot be stored is refused alone; the others are saved together (workbook-file.ts). */
+  async write(writes: readonly SourceWrite[]): Promise<PromiseSettledResult<WriteResult>[]> {
+    const file = this.#open();
+    const refused = writes.map((w) => this.#refusal(w));
+    const saved = await file.write(writes.filter((_, i) => refused[i] === null));
+    let next = 0;
+    return writes.map((w, i): PromiseSettledResult<WriteResult> => {
+      if (refused[i] !== null) return { status: 'rejected', reason: refused[i] };
+      const outcome = saved[next++] as PromiseSettledResult<WriteResult>;
+      if (outcome.status === 'rejected') return outcome;
+      return { status: 'fulfilled', value: this.#withUndo(outcome.value, w.options) };
+    });
+  }
+
+  /** Why `write` cannot be stored in this kind of file, or null. */
+  #refusal({ mutations, options }: SourceWrite): unknown {
+    try {
+      assertStorable(mutations, this.capabilities.limits, options);
+      this.#engine.assertStorable?.(mutations, options);
+      return null;
+    } catch (error) {
+      return error;
+    }
+  }
+
+  #withUndo(result: WriteResult, options: WriteOptions): WriteResult {
     const undo = this.#undo.undoFor(result.snapshot.version);
     if (!undo) return result;
     if (options.undoable) return { ...result, undo };
@@ -86,7 +108,7 @@ class WorkbookSource implements Source {
     for (const unwatch of [...this.#watches]) unwatch();
     const file = this.#file;
     this.#file = null;
-    if (file) await releaseFile(file);
+    await file?.close();
   }
 }
 
@@ -117,8 +139,14 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
       : null;
   // A write whose change cannot be recorded is taken back (undo-replace.ts); the backups keep their version first.
   const undo = new LastReplaceUndo(awaitingFirst(options.beforeFileReplace, keeper));
-  const file = fileFor(filePath, engine, fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits), undo);
-  return new WorkbookSource(file, undoOfFile(file, undo), engine, capabilities, options);
+  // The Source's own: its limits and backups hold for its reads and writes alone.
+  const file = new WorkbookFile(
+    filePath,
+    engine,
+    fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits),
+    undo,
+  );
+  return new WorkbookSource(file, undo, engine, capabilities, options);
 }
 
 /** The keeper a write calls just before it replaces the file, after `hook` (SourceOptions.beforeFileReplace). */

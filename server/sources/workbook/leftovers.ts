@@ -1,9 +1,10 @@
 /**
  * Removing what an interrupted write left beside a workbook (a crash or SIGKILL mid-write): full copies of the
  * spreadsheet named `.<name>.sheetport-<pid>-<random>.tmp`, and in the rarest case the `.prev` a swap had moved
- * aside (atomic-file.ts), which is put back when the workbook's path is empty. Run when a file is first opened in
- * this process, before any read or write of it, so none of this process's own writes is under way; a leftover
- * whose process still runs (another SheetPort on the same folder) is left alone unless it is over an hour old.
+ * aside (atomic-file.ts), which is put back when the workbook's path is empty. Run when a Source opens the file,
+ * before it reads or writes it. A leftover whose process still runs is left alone unless it is over an hour old:
+ * another SheetPort on the same folder, or this one (another service or Source in this process may have a write
+ * of the same file under way).
  */
 import fsSync from 'node:fs';
 import path from 'node:path';
@@ -40,8 +41,7 @@ export function removeLeftovers(filePath: string, options: LeftoverOptions = {})
       const st = fsSync.lstatSync(leftover);
       if (!st.isFile()) continue;
       const pid = m[1] === undefined ? null : Number(m[1]);
-      const mine = pid === process.pid; // this process has no write of this file under way yet
-      if (pid !== null && !mine && isRunning(pid) && now() - st.mtimeMs < STALE_MS) continue;
+      if (pid !== null && isRunning(pid) && now() - st.mtimeMs < STALE_MS) continue;
       if (m[2] === 'prev' && !fsSync.existsSync(filePath)) fsSync.renameSync(leftover, filePath);
       else fsSync.unlinkSync(leftover);
       handled++;

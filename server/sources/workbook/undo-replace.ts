@@ -126,16 +126,3 @@ async function truncateBack(filePath: string, length: number, left: string): Pro
     fsSync.closeSync(fd);
   }
 }
-
-/**
- * The undo a file's writes go through: the one made by the Source that opened the file first, since that is the
- * keeper the shared file uses (workbook-file.ts `fileFor`); it lives as long as the file.
- */
-const undoers = new WeakMap<object, LastReplaceUndo>();
-
-export function undoOfFile(file: object, made: LastReplaceUndo): LastReplaceUndo {
-  const known = undoers.get(file);
-  if (known) return known;
-  undoers.set(file, made);
-  return made;
-}

@@ -1,9 +1,14 @@
 /**
- * Everything that happens to one workbook file on disk: reading, the parsed-document cache, serialized and
- * group-committed writes, outside-change detection, lock refusal and the atomic replace.
+ * Everything that happens to one workbook file on disk for the Source that opened it: reading, the
+ * parsed-document cache, group-committed writes, outside-change detection, lock refusal and the atomic replace.
  *
- * One instance per resolved path (see `fileFor`), shared by every Source on that path, so two Sources
- * writing the same file still take turns.
+ * One instance per Source, with that Source's limits and backups: nothing is shared between Sources or services
+ * but the file itself. Writes come from the Source's owner one turn at a time (the Spreadsheet's turns, the one
+ * queue of its writes, lib/turns.ts), and the writes of one turn are saved in one replace; this file keeps no
+ * queue, only the rule that its document in memory is changed by one write at a time (a read, or a batch handed
+ * over while one is under way, waits for it). Two writers of one file (two services, two processes) never
+ * replace each other's save: each replace is conditional on the version it was based on (atomic-file.ts), and a
+ * write based on an older one starts over from the file, as after any outside save.
  *
  * Reads never parse on the event loop: the bytes come through the file guard (regular file, size limit),
  * zip packages through the package check, and the parse runs in a worker with a heap cap and a deadline
@@ -17,10 +22,9 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import { Turns } from '../../lib/turns.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
-import type { Mutation, SpreadsheetSnapshot, TabSnapshot, WriteOptions, WriteResult } from '../source.ts';
+import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from '../source.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
@@ -34,10 +38,7 @@ import { removeLeftovers } from './leftovers.ts';
 import { assertNotLocked, fileError } from './lock.ts';
 import { assertNotReadOnly } from './read-only.ts';
 
-interface WriteJob {
-  sourceSheetId: string;
-  mutations: Mutation[];
-  options: WriteOptions;
+interface WriteJob extends SourceWrite {
   resolve(result: WriteResult): void;
   reject(error: unknown): void;
 }
@@ -88,13 +89,14 @@ export class WorkbookFile {
   readonly #limits: FileLimits;
   /** Keeps the version each write replaces (backups.ts); null when backups are off. */
   readonly #keeper: PreviousVersionKeeper | null;
-  readonly #queue: Turns<WriteJob>;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
   #failure: { signature: string; error: unknown } | null = null;
-  /** Open Sources using this file (the registry forgets the file, and its memory, at zero). */
-  users = 0;
+  /** The write under way: reads, and a batch handed over meanwhile, wait for it. */
+  #writing: Promise<void> | null = null;
+  /** The load under way, which every read arriving meanwhile shares. */
+  #loading: Promise<Loaded> | null = null;
 
   constructor(
     filePath: string,
@@ -102,14 +104,14 @@ export class WorkbookFile {
     limits: FileLimits,
     keeper: PreviousVersionKeeper | null = null,
   ) {
-    this.path = filePath;
+    this.path = path.resolve(filePath);
     this.title = path.basename(filePath);
     this.#engine = engine;
     this.#limits = limits;
     this.#keeper = keeper;
-    this.#queue = new Turns((jobs) => this.#flush(jobs));
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
-    void this.#queue.run(async () => removeLeftovers(filePath));
+    removeLeftovers(this.path);
+    warmParseWorker(limits);
   }
 
   /**
@@ -120,26 +122,47 @@ export class WorkbookFile {
     return statSignature(this.path);
   }
 
-  read(): Promise<SpreadsheetSnapshot> {
-    // Through the queue: the cached document may be in the middle of a write otherwise.
-    return this.#queue.run(async () => {
+  async read(): Promise<SpreadsheetSnapshot> {
+    for (;;) {
+      // The cached document is being changed by a write under way: its answer comes first.
+      while (this.#writing) await this.#writing;
       const loaded = await this.#load();
-      return { title: this.title, version: loaded.signature, tabs: tabsOf(loaded) };
-    });
+      // Taken at once, while no write has the document (one may have begun while the file was looked at).
+      if (!this.#writing) return { title: this.title, version: loaded.signature, tabs: tabsOf(loaded) };
+    }
   }
 
-  write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    return new Promise((resolve, reject) => {
-      this.#queue.submit({ sourceSheetId, mutations, options, resolve, reject });
+  /** The writes of one turn, saved together in one replace (group commit), each settled in order. */
+  async write(writes: readonly SourceWrite[]): Promise<PromiseSettledResult<WriteResult>[]> {
+    while (this.#writing) await this.#writing;
+    const jobs: WriteJob[] = [];
+    const answers = writes.map(
+      (write) =>
+        new Promise<WriteResult>((resolve, reject) => {
+          jobs.push({ ...write, resolve, reject });
+        }),
+    );
+    const writing = this.#flush(jobs).finally(() => {
+      if (this.#writing === writing) this.#writing = null;
     });
+    this.#writing = writing;
+    return Promise.allSettled(answers);
   }
 
-  idle(): Promise<void> {
-    return this.#queue.idle();
+  /** Its Source is done with it: a write under way ends first. */
+  async close(): Promise<void> {
+    while (this.#writing) await this.#writing;
   }
 
   /** The file's tabs: the cached ones while the file is unchanged, else a guarded parse in a worker. */
-  async #load(): Promise<Loaded> {
+  #load(): Promise<Loaded> {
+    this.#loading ??= this.#loadNow().finally(() => {
+      this.#loading = null;
+    });
+    return this.#loading;
+  }
+
+  async #loadNow(): Promise<Loaded> {
     for (let attempt = 1; ; attempt++) {
       const current = await statSignature(this.path);
       if (this.#cache?.signature === current) return this.#cache;
@@ -332,32 +355,4 @@ export class WorkbookFile {
     const appended = added && (await appendInPlace(this.path, added, { basedOn, keeper }));
     return appended || replaceFileAtomically(this.path, await doc.serialize(), { keeper, basedOn });
   }
-}
-
-/** One WorkbookFile per resolved path for the whole process. */
-const files = new Map<string, WorkbookFile>();
-
-/** The first Source to open a path sets its limits and backups, for as long as any Source uses it. */
-export function fileFor(
-  filePath: string,
-  engine: WorkbookEngine,
-  limits: FileLimits,
-  keeper: PreviousVersionKeeper | null = null,
-): WorkbookFile {
-  const key = path.resolve(filePath);
-  let file = files.get(key);
-  if (!file) {
-    file = new WorkbookFile(key, engine, limits, keeper);
-    warmParseWorker(limits);
-    files.set(key, file);
-  }
-  file.users++;
-  return file;
-}
-
-/** A Source let go of the file: forget it (and its cached document) once nobody uses it. */
-export async function releaseFile(file: WorkbookFile): Promise<void> {
-  file.users--;
-  await file.idle();
-  if (file.users <= 0 && files.get(file.path) === file) files.delete(file.path);
 }

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openSource } from '../../../server/sources/index.ts';
 import type { Source } from '../../../server/sources/source.ts';
 import { type GoogleAccount, startGoogleAccount } from '../../helpers/google.ts';
+import { writeOne } from '../../helpers/source-write.ts';
 
 type Trouble = 'none' | 'answer-late' | 'refuse';
 
@@ -93,7 +94,7 @@ describe('google source: an append is never lost or doubled', () => {
   it('an append Google applied but answered too late is not sent again', async () => {
     const { id, sheetId } = await setUp();
     proxy.nextAppend = 'answer-late';
-    const result = await source.write(sheetId, [{ op: 'append', values: { Name: 'b', N: 2 } }], PLAIN);
+    const result = await writeOne(source, sheetId, [{ op: 'append', values: { Name: 'b', N: 2 } }], PLAIN);
     expect(result.appended).toBe(1);
     expect(proxy.appends).toBe(1);
     expect(await namesIn(id)).toEqual(['Name', 'a', 'b']);
@@ -106,7 +107,7 @@ describe('google source: an append is never lost or doubled', () => {
   it('an append Google refused with 503 is sent again and lands once', async () => {
     const { id, sheetId } = await setUp();
     proxy.nextAppend = 'refuse';
-    await source.write(sheetId, [{ op: 'append', values: { Name: 'c', N: 3 } }], PLAIN);
+    await writeOne(source, sheetId, [{ op: 'append', values: { Name: 'c', N: 3 } }], PLAIN);
     expect(proxy.appends).toBe(2);
     expect(await namesIn(id)).toEqual(['Name', 'a', 'c']);
   });

@@ -40,6 +40,8 @@ print(json.dumps({ws.title: {c.coordinate: c.comment.text for row in ws.iter_row
                   for ws in wb.worksheets}))
 `;
 
+import { writeOne } from '../../helpers/source-write.ts';
+
 async function commentsOf(file: string): Promise<Record<string, Record<string, string>>> {
   return JSON.parse(await runPython(COMMENTS, [file]));
 }
@@ -63,7 +65,7 @@ describe('workbooks with cell comments', () => {
     ]);
 
     const people = snapshot.tabs[0]!;
-    await source.write(people.sourceSheetId, [{ op: 'update', row: 1, values: { Age: 32 } }], PLAIN);
+    await writeOne(source, people.sourceSheetId, [{ op: 'update', row: 1, values: { Age: 32 } }], PLAIN);
     expect(await commentsOf(file)).toEqual({
       People: { A2: 'hi', B3: 'two\nlines & <more>' },
       Plain: {},
@@ -78,7 +80,7 @@ describe('workbooks with cell comments', () => {
 
     // A second SheetPort write reads back what the first one saved.
     const again = createWorkbookSource(file);
-    await again.write(people.sourceSheetId, [{ op: 'append', values: { Name: 'Cy', Age: 7 } }], PLAIN);
+    await writeOne(again, people.sourceSheetId, [{ op: 'append', values: { Name: 'Cy', Age: 7 } }], PLAIN);
     expect((await commentsOf(file)).People).toEqual({ A2: 'hi', B3: 'two\nlines & <more>' });
     await again.close();
   });
@@ -95,7 +97,8 @@ describe('workbooks with cell comments', () => {
     const source = createWorkbookSource(file);
     const snapshot = await source.read();
     expect(snapshot.tabs[0]!.typed).toEqual([['pen', 3]]);
-    await source.write(
+    await writeOne(
+      source,
       snapshot.tabs[0]!.sourceSheetId,
       [{ op: 'append', values: { Item: 'ink', Qty: 1 } }],
       PLAIN,

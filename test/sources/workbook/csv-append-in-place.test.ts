@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SourceOptions } from '../../../server/sources/kind.ts';
 import type { Mutation } from '../../../server/sources/source.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { writeOne } from '../../helpers/source-write.ts';
 import { PLAIN, removeTempDirs, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -55,8 +56,8 @@ describe('an append to a .csv in place', () => {
       const before = await inode(inPlace.file);
       const rewrittenBefore = await inode(rewritten.file);
       for (const mutations of APPENDS) {
-        const a = await inPlace.source.write('1', mutations, PLAIN);
-        const b = await rewritten.source.write('1', mutations, PLAIN);
+        const a = await writeOne(inPlace.source, '1', mutations, PLAIN);
+        const b = await writeOne(rewritten.source, '1', mutations, PLAIN);
         expect(await fs.readFile(inPlace.file)).toEqual(await fs.readFile(rewritten.file));
         expect(a.snapshot.tabs).toEqual(b.snapshot.tabs);
         // The snapshot is the file's: what a fresh read of it gives.
@@ -71,7 +72,7 @@ describe('an append to a .csv in place', () => {
   it('is a rewrite while blank lines follow the rows (the row goes before them), in place once they are gone', async () => {
     const { file, source } = await csvFile('a,b\n1,2\n\n\n');
     const before = await inode(file);
-    const result = await source.write('1', [{ op: 'append', values: { a: 3, b: 4 } }], PLAIN);
+    const result = await writeOne(source, '1', [{ op: 'append', values: { a: 3, b: 4 } }], PLAIN);
     expect(await fs.readFile(file, 'utf8')).toBe('a,b\n1,2\n3,4\n\n\n');
     expect(result.snapshot.tabs[0]?.typed).toEqual([
       [1, 2],
@@ -81,7 +82,7 @@ describe('an append to a .csv in place', () => {
     expect(rewritten).not.toBe(before);
     // Another program saves in place without the blank lines: the next append goes in place.
     await fs.writeFile(file, 'a,b\n1,2\n3,4\n');
-    await source.write('1', [{ op: 'append', values: { a: 5, b: 6 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { a: 5, b: 6 } }], PLAIN);
     expect(await fs.readFile(file, 'utf8')).toBe('a,b\n1,2\n3,4\n5,6\n');
     expect(await inode(file)).toBe(rewritten);
   });
@@ -103,7 +104,7 @@ describe('an append to a .csv in place', () => {
       },
     });
     await source.read();
-    const result = await source.write('1', [{ op: 'append', values: { a: 3, b: 'ours' } }], PLAIN);
+    const result = await writeOne(source, '1', [{ op: 'append', values: { a: 3, b: 'ours' } }], PLAIN);
     expect(await fs.readFile(file, 'utf8')).toBe('a,b\n1,x\n2,outside\n3,ours\n');
     expect(await fs.readFile(kept.path, 'utf8')).toBe('a,b\n1,x\n');
     expect(result.before?.tabs[0]?.typed).toEqual([
@@ -117,7 +118,7 @@ describe('an append to a .csv in place', () => {
     ]);
     // The outside file took the line in place.
     const outsideInode = await inode(file);
-    await source.write('1', [{ op: 'append', values: { a: 4 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { a: 4 } }], PLAIN);
     expect(await inode(file)).toBe(outsideInode);
   });
 
@@ -126,10 +127,10 @@ describe('an append to a .csv in place', () => {
     const backups = { dir: path.join(dir, 'backups'), keep: 10, maxAgeDays: 0, maxBytes: 0 };
     const { file, source } = await csvFile('a,b\n1,x\n', { backups });
     // A rewrite keeps the version it replaces (a hard link of it in the backups).
-    await source.write('1', [{ op: 'update', row: 1, values: { b: 'y' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'update', row: 1, values: { b: 'y' } }], PLAIN);
     const afterUpdate = await inode(file);
     for (let i = 0; i < 3; i++) {
-      const result = await source.write('1', [{ op: 'append', values: { a: i } }], {
+      const result = await writeOne(source, '1', [{ op: 'append', values: { a: i } }], {
         ...PLAIN,
         undoable: true,
       });
@@ -148,7 +149,10 @@ describe('an append to a .csv in place', () => {
     const original = 'a,b\r\n1,x\r\n';
     const { file, source } = await csvFile(original);
     const before = await inode(file);
-    const first = await source.write('1', [{ op: 'append', values: { a: 2 } }], { ...PLAIN, undoable: true });
+    const first = await writeOne(source, '1', [{ op: 'append', values: { a: 2 } }], {
+      ...PLAIN,
+      undoable: true,
+    });
     expect(await fs.readFile(file, 'utf8')).toBe(`${original}2,\r\n`);
     expect(await inode(file)).toBe(before);
     expect(await first.undo?.revert()).toBe(true);
@@ -156,7 +160,7 @@ describe('an append to a .csv in place', () => {
     expect(await inode(file)).toBe(before);
     expect((await source.read()).tabs[0]?.typed).toEqual([[1, 'x']]);
 
-    const second = await source.write('1', [{ op: 'append', values: { a: 3 } }], {
+    const second = await writeOne(source, '1', [{ op: 'append', values: { a: 3 } }], {
       ...PLAIN,
       undoable: true,
     });

@@ -63,6 +63,8 @@ print(json.dumps({
 }))
 `;
 
+import { writeOne } from '../../helpers/source-write.ts';
+
 async function look(file: string) {
   return JSON.parse(await runPython(LOOK, [file]));
 }
@@ -79,7 +81,7 @@ describe('workbooks written by openpyxl', () => {
       ['2', 'Hidden', 0],
     ]);
 
-    await source.write('1', [{ op: 'append', values: { Name: 'new', Qty: 13 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { Name: 'new', Qty: 13 } }], PLAIN);
     const appended = await look(file);
     expect(appended).toMatchObject({
       states: ['visible', 'hidden'],
@@ -93,7 +95,7 @@ describe('workbooks written by openpyxl', () => {
     });
     expect(appended.A.at(-1)).toBe('new');
 
-    await source.write('1', [{ op: 'delete', row: 1 }], PLAIN);
+    await writeOne(source, '1', [{ op: 'delete', row: 1 }], PLAIN);
     const deleted = await look(file);
     expect(deleted).toMatchObject({
       links: { A2: 'https://example.com/n2' },
@@ -114,7 +116,7 @@ describe('workbooks written by openpyxl', () => {
     const snapshot = await source.read();
     const tbl = snapshot.tabs.find((t) => t.name === 'Tbl')!;
     expect(tbl.typed).toEqual([['a', 1]]);
-    await source.write(tbl.sourceSheetId, [{ op: 'update', row: 1, values: { v: 2 } }], PLAIN);
+    await writeOne(source, tbl.sourceSheetId, [{ op: 'update', row: 1, values: { v: 2 } }], PLAIN);
     const seen = JSON.parse(
       await runPython(
         "import json,sys,openpyxl\nws=openpyxl.load_workbook(sys.argv[1])['Tbl']\nprint(json.dumps({'tables':dict(ws.tables.items()),'B2':ws['B2'].value}))",
@@ -144,7 +146,7 @@ describe('workbooks written by openpyxl', () => {
       ['Jan', 10],
       ['Feb', 20],
     ]);
-    await source.write('1', [{ op: 'update', row: 2, values: { Sales: 25 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'update', row: 2, values: { Sales: 25 } }], PLAIN);
     await source.close();
     expect(await raw('xl/charts/chart1.xml')).toBe(chart);
     expect(await raw('xl/drawings/drawing1.xml')).toBe(drawing);
@@ -174,7 +176,7 @@ describe('workbooks written by openpyxl', () => {
     ] as const) {
       const before = await sha(broken);
       const source = createWorkbookSource(broken);
-      const error = await rejection(source.write('1', [{ op: 'append', values: { Name: 'x' } }], PLAIN));
+      const error = await rejection(writeOne(source, '1', [{ op: 'append', values: { Name: 'x' } }], PLAIN));
       if (error.code === undefined) throw error; // not an AppError: surface it
       expect(error.code, name).toBe('upstream_error');
       expect(error.message).not.toContain(dir);
@@ -212,8 +214,8 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
         ['first', 1],
         ['second', 2],
       ]);
-      await source.write('1', [{ op: 'update', row: 1, values: { Name: 'changed' } }], PLAIN);
-      await source.write('1', [{ op: 'append', values: { Name: 'third' } }], PLAIN);
+      await writeOne(source, '1', [{ op: 'update', row: 1, values: { Name: 'changed' } }], PLAIN);
+      await writeOne(source, '1', [{ op: 'append', values: { Name: 'third' } }], PLAIN);
     } finally {
       await source.close();
     }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { writeOne } from '../../helpers/source-write.ts';
 import { rejection, removeTempDirs, saveWorkbook, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -135,7 +136,10 @@ describe('reading .xlsx values', () => {
     expect(error.message).not.toContain(dir);
     // and writing to it fails the same way, leaving it alone
     const writeError = await rejection(
-      corrupt.write('1', [{ op: 'append', values: { a: 1 } }], { allowFormulas: false, userEntered: false }),
+      writeOne(corrupt, '1', [{ op: 'append', values: { a: 1 } }], {
+        allowFormulas: false,
+        userEntered: false,
+      }),
     );
     expect(writeError.code).toBe('upstream_error');
     expect(await fs.readFile(corruptFile, 'utf8')).toBe('this is not a zip file');

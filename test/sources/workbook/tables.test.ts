@@ -92,6 +92,8 @@ for ws in wb.worksheets:
 print(json.dumps(out, default=str))
 `;
 
+import { writeOne } from '../../helpers/source-write.ts';
+
 interface LookedTable {
   ref: string;
   filter: string | null;
@@ -191,7 +193,8 @@ const ORDERS = {
 describe('tables follow appends', () => {
   it('rows appended right below a table join it; other tables stay as they are', async () => {
     const { dir, file, source } = await madeByOpenpyxl('basic');
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [
         { op: 'append', values: { Name: 'n4', Qty: 4, Price: 6 } },
@@ -246,14 +249,19 @@ describe('tables follow appends', () => {
   it('a table with a totals row is not grown; deleting its totals row turns the totals row off', async () => {
     const { file, source } = await madeByOpenpyxl('basic');
     const totals = (await source.read()).tabs.find((t) => t.name === 'Totals')!;
-    await source.write(totals.sourceSheetId, [{ op: 'append', values: { Item: 'x3', Amount: 30 } }], PLAIN);
+    await writeOne(
+      source,
+      totals.sourceSheetId,
+      [{ op: 'append', values: { Item: 'x3', Amount: 30 } }],
+      PLAIN,
+    );
     let seen = await look(file);
     // The new row lands below the totals row, outside the table, as typing there does in Excel.
     expect(seen.Totals?.tables.Sums).toMatchObject({ ref: 'A1:B4', filter: 'A1:B3', header: 1, totals: 1 });
     expect(seen.Totals?.cells).toMatchObject({ A4: 'Total', B4: '=SUBTOTAL(109,Sums[Amount])', A5: 'x3' });
     expect(seen.Data?.tables.Orders?.ref).toBe('A1:C4');
 
-    await source.write(totals.sourceSheetId, [{ op: 'delete', row: 3 }], PLAIN);
+    await writeOne(source, totals.sourceSheetId, [{ op: 'delete', row: 3 }], PLAIN);
     seen = await look(file);
     expect(seen.Totals?.tables.Sums).toMatchObject({
       ref: 'A1:B3',
@@ -277,7 +285,7 @@ describe('tables follow appends', () => {
   it('tables from Excel (no headerRowCount attribute) keep their header row and filter buttons', async () => {
     const { file, source } = await madeByOpenpyxl('excel');
     expect(await rowsOf(source, '1')).toHaveLength(3);
-    await source.write('1', [{ op: 'append', values: { Name: 'n4', Qty: 4, Price: 6 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { Name: 'n4', Qty: 4, Price: 6 } }], PLAIN);
     const seen = await look(file);
     // Both keep their header row and show their filter buttons (no hiddenButton="1"), as the file had them.
     expect(seen.Data?.tables.Orders).toEqual({ ref: 'A1:C5', filter: 'A1:C5', ...ORDERS });
@@ -291,7 +299,7 @@ describe('tables follow deletes', () => {
   it('a delete inside a table shrinks it, one below leaves it, one above moves it up', async () => {
     const { file, source } = await madeByOpenpyxl('stacked');
     // Sheet row 3: inside Orders (A1:C6), below Other (E1:F2), above Lower (H4:I6).
-    await source.write('1', [{ op: 'delete', row: 2 }], PLAIN);
+    await writeOne(source, '1', [{ op: 'delete', row: 2 }], PLAIN);
     const seen = await look(file);
     expect(seen.Data?.tables).toMatchObject({
       Orders: { ref: 'A1:C5', filter: 'A1:C5', ...ORDERS },
@@ -335,17 +343,18 @@ describe('tables follow deletes', () => {
     const { file, source } = await madeByOpenpyxl('stacked');
     const before = await sha(file);
     // Sheet row 4 is a data row of the tab but the header row of Lower.
-    const error = await rejection(source.write('1', [{ op: 'delete', row: 3 }], PLAIN));
+    const error = await rejection(writeOne(source, '1', [{ op: 'delete', row: 3 }], PLAIN));
     expect(error).toMatchObject({ code: 'conflict', details: { row: 3, table: 'Lower' } });
     expect(await sha(file)).toBe(before);
-    await source.write('1', [{ op: 'delete', row: 4 }], PLAIN); // Lower's first data row is fine
+    await writeOne(source, '1', [{ op: 'delete', row: 4 }], PLAIN); // Lower's first data row is fine
     expect((await look(file)).Data?.tables.Lower?.ref).toBe('H4:I5');
     await source.close();
   });
 
   it('deleting all of a table’s rows keeps one empty row under the header, which the next append fills', async () => {
     const { file, source } = await madeByOpenpyxl('basic');
-    await source.write(
+    await writeOne(
+      source,
       '1',
       [1, 2, 3].map((row) => ({ op: 'delete' as const, row })),
       PLAIN,
@@ -357,7 +366,8 @@ describe('tables follow deletes', () => {
     expect(seen.Data?.cells).toEqual({ A1: 'Name', B1: 'Qty', C1: 'Price', E1: 'k', F1: 'v' });
     expect(await rowsOf(source, '1')).toEqual([]);
 
-    await source.write(
+    await writeOne(
+      source,
       '1',
       [
         { op: 'append', values: { Name: 'z1', Qty: 1 } },
@@ -415,21 +425,22 @@ describe('tables in a workbook made by ExcelJS', () => {
       return [tables.Data?.Orders?.[0], seen.Data?.tables.Orders?.ref, seen.Data?.tables.Orders?.filter];
     };
 
-    await source.write('1', [{ op: 'append', values: { Name: 'n4', Qty: 4, Price: 6 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { Name: 'n4', Qty: 4, Price: 6 } }], PLAIN);
     expect(await refs()).toEqual(['A1:C5', 'A1:C5', 'A1:C5']);
 
     // This row fills column D, which the table does not cover: it stays outside.
-    await source.write('1', [{ op: 'append', values: { Name: 'n5', Note: 'outside' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { Name: 'n5', Note: 'outside' } }], PLAIN);
     expect(await refs()).toEqual(['A1:C5', 'A1:C5', 'A1:C5']);
 
-    await source.write('1', [{ op: 'delete', row: 5 }], PLAIN); // below the table
+    await writeOne(source, '1', [{ op: 'delete', row: 5 }], PLAIN); // below the table
     expect(await refs()).toEqual(['A1:C5', 'A1:C5', 'A1:C5']);
 
-    await source.write('1', [{ op: 'delete', row: 1 }], PLAIN); // inside
+    await writeOne(source, '1', [{ op: 'delete', row: 1 }], PLAIN); // inside
     expect(await refs()).toEqual(['A1:C4', 'A1:C4', 'A1:C4']);
 
     // Every data row deleted and a row appended in one batch: the kept empty row takes the new one.
-    await source.write(
+    await writeOne(
+      source,
       '1',
       [
         ...[3, 2, 1].map((row) => ({ op: 'delete' as const, row })),

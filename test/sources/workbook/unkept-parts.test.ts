@@ -64,6 +64,8 @@ ws = wb['Data']
 print(json.dumps({'rows': [list(r) for r in ws.iter_rows(values_only=True)], 'charts': len(ws._charts)}))
 `;
 
+import { writeOne } from '../../helpers/source-write.ts';
+
 /** Raw (still compressed) bytes of every zip entry, hashed: equal hashes mean the entry was copied as it was. */
 async function rawEntries(file: string): Promise<Map<string, string>> {
   const bytes = await fs.readFile(file);
@@ -100,9 +102,9 @@ describe('workbooks with charts, pivots, macros and unknown parts', () => {
       ['Feb', 20],
       ['Mar', 30],
     ]);
-    await source.write('1', [{ op: 'append', values: { Month: 'Apr', Sales: 40 } }], PLAIN);
-    await source.write('1', [{ op: 'update', row: 1, values: { Sales: 11 } }], PLAIN);
-    await source.write('1', [{ op: 'delete', row: 2 }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { Month: 'Apr', Sales: 40 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'update', row: 1, values: { Sales: 11 } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'delete', row: 2 }], PLAIN);
     await source.close();
 
     const after = await rawEntries(file);

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { writeOne, writeTogether } from '../../helpers/source-write.ts';
 import { PLAIN, rejection, removeTempDirs, sha, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -21,7 +22,8 @@ describe('writing .csv', () => {
       '"Bob",010,5,"quoted ""x"""\r\n' +
       'Cid,011,7,\r\n';
     const { file, source } = await csvFile(original);
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [
         { op: 'update', row: 3, values: { Amount: 8.5, Note: 'a, b' } },
@@ -49,7 +51,8 @@ describe('writing .csv', () => {
 
   it('keeps LF, semicolons and a missing final newline; deletes move rows up', async () => {
     const { file, source } = await csvFile('id;name\n1;a\n2;b\n3;c');
-    await source.write(
+    await writeOne(
+      source,
       '1',
       [
         { op: 'delete', row: 2 },
@@ -63,7 +66,8 @@ describe('writing .csv', () => {
 
   it('writes user-entered strings as canonical text and stores "=..." behind the text marker', async () => {
     const { file, source } = await csvFile('a,b,c,d\n');
-    await source.write(
+    await writeOne(
+      source,
       '1',
       [{ op: 'append', values: { a: '$1,234.50', b: '3/1/2024', c: '=1+1', d: 'TRUE' } }],
       { allowFormulas: true, userEntered: true },
@@ -74,7 +78,7 @@ describe('writing .csv', () => {
 
   it('creates a header in an empty file from the appended keys', async () => {
     const { file, source } = await csvFile('');
-    await source.write('1', [{ op: 'append', values: { name: 'Ann', 'zip code': '02134' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { name: 'Ann', 'zip code': '02134' } }], PLAIN);
     expect(await fs.readFile(file, 'utf8')).toBe('name,zip code\nAnn,02134\n');
     expect((await source.read()).tabs[0]?.typed).toEqual([['Ann', '02134']]);
   });
@@ -83,24 +87,28 @@ describe('writing .csv', () => {
     const { file, source } = await csvFile('a,b\n1,2\n');
     const before = await sha(file);
     expect(
-      (await rejection(source.write('1', [{ op: 'update', row: 2, values: { a: 1 } }], PLAIN))).code,
+      (await rejection(writeOne(source, '1', [{ op: 'update', row: 2, values: { a: 1 } }], PLAIN))).code,
     ).toBe('row_not_found');
-    expect((await rejection(source.write('1', [{ op: 'append', values: { c: 1 } }], PLAIN))).code).toBe(
+    expect((await rejection(writeOne(source, '1', [{ op: 'append', values: { c: 1 } }], PLAIN))).code).toBe(
       'unknown_field',
     );
-    expect((await rejection(source.write('0', [{ op: 'append', values: { a: 1 } }], PLAIN))).code).toBe(
+    expect((await rejection(writeOne(source, '0', [{ op: 'append', values: { a: 1 } }], PLAIN))).code).toBe(
       'sheet_not_found',
     );
     expect(await sha(file)).toBe(before);
   });
 
-  it('50 parallel appends to a CSV all land', async () => {
+  it('50 appends to a CSV handed over as one turn all land', async () => {
     const { file, source } = await csvFile('n,label\n');
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        source.write('1', [{ op: 'append', values: { n: i, label: `r${i}` } }], PLAIN),
-      ),
+    const settled = await writeTogether(
+      source,
+      Array.from({ length: 50 }, (_, i) => ({
+        sourceSheetId: '1',
+        mutations: [{ op: 'append' as const, values: { n: i, label: `r${i}` } }],
+        options: PLAIN,
+      })),
     );
+    expect(settled.every((s) => s.status === 'fulfilled')).toBe(true);
     const lines = (await fs.readFile(file, 'utf8')).trim().split('\n');
     expect(lines.length).toBe(51);
     expect(new Set(lines.slice(1)).size).toBe(50);

@@ -7,6 +7,7 @@ import { TEMP_FILE_PATTERN } from '../../../server/sources/workbook/atomic-file.
 import { createDemoWorkbook } from '../../../server/sources/workbook/demo.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
+import { writeOne, writeTogether } from '../../helpers/source-write.ts';
 import {
   bumpMtime,
   coldRead,
@@ -40,7 +41,7 @@ describe('outside changes', () => {
     await source.read(); // the source now holds a parsed copy
     await fsp.writeFile(file, await outsideSave(file, 'Edited in Excel'));
     await bumpMtime(file);
-    const result = await source.write('1', [{ op: 'append', values: { Order: 'O-6' } }], PLAIN);
+    const result = await writeOne(source, '1', [{ op: 'append', values: { Order: 'O-6' } }], PLAIN);
     expect(result.snapshot.tabs[1]?.header[0]).toBe('Edited in Excel');
     const wb = await loadWorkbook(file);
     expect(wb.getWorksheet('Summary')!.getCell('A1').value).toBe('Edited in Excel');
@@ -51,7 +52,7 @@ describe('outside changes', () => {
     const { file, source } = await styled();
     const outside = await outsideSave(file, 'Saved meanwhile');
     let calls = 0;
-    const result = await source.write('1', [{ op: 'update', row: 1, values: { Note: 'ours' } }], {
+    const result = await writeOne(source, '1', [{ op: 'update', row: 1, values: { Note: 'ours' } }], {
       ...PLAIN,
       precondition: (tab) => {
         calls++;
@@ -79,13 +80,13 @@ describe('locked files', () => {
       const { dir, file, source } = await styled();
       const before = await sha(file);
       await fsp.writeFile(path.join(dir, lockName), 'owner');
-      const error = await rejection(source.write('1', [{ op: 'append', values: { Order: 'x' } }], PLAIN));
+      const error = await rejection(writeOne(source, '1', [{ op: 'append', values: { Order: 'x' } }], PLAIN));
       expect(error.code).toBe('locked');
       expect(error.status).toBe(423);
       expect(error.message).not.toContain(dir);
       expect(await sha(file)).toBe(before);
       await fsp.rm(path.join(dir, lockName));
-      await source.write('1', [{ op: 'append', values: { Order: 'x' } }], PLAIN);
+      await writeOne(source, '1', [{ op: 'append', values: { Order: 'x' } }], PLAIN);
       expect((await source.read()).tabs[0]?.typed.at(-1)?.[0]).toBe('x');
     });
   }
@@ -99,7 +100,7 @@ describe('locked files', () => {
       throw Object.assign(new Error('EBUSY: resource busy'), { code: 'EBUSY' });
     });
     try {
-      const error = await rejection(source.write('1', [{ op: 'append', values: { Order: 'x' } }], PLAIN));
+      const error = await rejection(writeOne(source, '1', [{ op: 'append', values: { Order: 'x' } }], PLAIN));
       expect(error.code).toBe('locked');
     } finally {
       spy.mockRestore();
@@ -107,7 +108,7 @@ describe('locked files', () => {
     expect(await sha(file)).toBe(before);
     expect(await fsp.readdir(dir)).toEqual(['book.xlsx']);
     // the in-memory copy was dropped: a later write starts from the file, not from the failed attempt
-    const result = await source.write('1', [{ op: 'append', values: { Order: 'y' } }], PLAIN);
+    const result = await writeOne(source, '1', [{ op: 'append', values: { Order: 'y' } }], PLAIN);
     expect(result.snapshot.tabs[0]?.typed.slice(-2).map((r) => r[0])).toEqual(['O-5', 'y']);
   });
 });
@@ -117,7 +118,7 @@ describe('atomic replace', () => {
     const { dir, file, source } = await styled();
     await fsp.chmod(file, 0o640);
     for (let i = 0; i < 3; i++)
-      await source.write('1', [{ op: 'append', values: { Order: `n${i}` } }], PLAIN);
+      await writeOne(source, '1', [{ op: 'append', values: { Order: `n${i}` } }], PLAIN);
     const names = await fsp.readdir(dir);
     expect(names).toEqual(['book.xlsx']);
     expect(names.some((n) => TEMP_FILE_PATTERN.test(n))).toBe(false);
@@ -126,27 +127,33 @@ describe('atomic replace', () => {
 });
 
 describe('concurrent writes', () => {
-  it('50 parallel appends to a 300-row tab all land exactly once, fast', async () => {
+  it('50 appends handed over as one turn to a 300-row tab all land exactly once, fast', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'demo.xlsx');
     await createDemoWorkbook(file);
     const source = createWorkbookSource(file);
 
     let t = performance.now();
-    await source.write('1', [{ op: 'append', values: { 'Order ID': 'SINGLE' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { 'Order ID': 'SINGLE' } }], PLAIN);
     const single = performance.now() - t;
 
     t = performance.now();
     const ids = Array.from({ length: 50 }, (_, i) => `PAR-${i}`);
-    const results = await Promise.all(
-      ids.map((id) => source.write('1', [{ op: 'append', values: { 'Order ID': id, Quantity: 1 } }], PLAIN)),
+    const settled = await writeTogether(
+      source,
+      ids.map((id) => ({
+        sourceSheetId: '1',
+        mutations: [{ op: 'append', values: { 'Order ID': id, Quantity: 1 } }],
+        options: PLAIN,
+      })),
     );
+    const results = settled.map((r) => (r.status === 'fulfilled' ? r.value : null));
     const parallel = performance.now() - t;
     console.info(
       `append on 300 rows: ${single.toFixed(0)} ms; 50 parallel appends: ${parallel.toFixed(0)} ms`,
     );
     expect(parallel).toBeLessThan(10_000);
-    expect(results.every((r) => r.appended === 1 && r.updated === 0 && r.deleted === 0)).toBe(true);
+    expect(results.every((r) => r?.appended === 1 && r.updated === 0 && r.deleted === 0)).toBe(true);
 
     const tab = (await coldRead(file))[0];
     const column = tab?.typed.map((r) => r[0]) ?? [];
@@ -157,7 +164,7 @@ describe('concurrent writes', () => {
     expect(results.at(-1)?.snapshot.version).toBe(version);
   });
 
-  it('a bad write among parallel ones fails alone', async () => {
+  it('a bad write among those of one turn fails alone', async () => {
     const { file, source } = await styled();
     const writes: Mutation[][] = [
       [{ op: 'append', values: { Order: 'a' } }],
@@ -165,7 +172,10 @@ describe('concurrent writes', () => {
       [{ op: 'delete', row: 99 }],
       [{ op: 'append', values: { Order: 'c' } }],
     ];
-    const settled = await Promise.allSettled(writes.map((m) => source.write('1', m, PLAIN)));
+    const settled = await writeTogether(
+      source,
+      writes.map((mutations) => ({ sourceSheetId: '1', mutations, options: PLAIN })),
+    );
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect(settled.map((s) => (s.status === 'rejected' ? s.reason.code : null))).toEqual([
       null,
@@ -178,9 +188,9 @@ describe('concurrent writes', () => {
 
   it('writes are applied in arrival order, each validated against the result of the previous ones', async () => {
     const { source } = await styled();
-    const first = source.write('1', [{ op: 'delete', row: 5 }], PLAIN); // 5 rows -> 4
-    const second = source.write('1', [{ op: 'delete', row: 5 }], PLAIN); // now out of range
-    const third = source.write('1', [{ op: 'update', row: 4, values: { Order: 'last' } }], PLAIN);
+    const first = writeOne(source, '1', [{ op: 'delete', row: 5 }], PLAIN); // 5 rows -> 4
+    const second = writeOne(source, '1', [{ op: 'delete', row: 5 }], PLAIN); // now out of range
+    const third = writeOne(source, '1', [{ op: 'update', row: 4, values: { Order: 'last' } }], PLAIN);
     await first;
     expect((await rejection(second)).code).toBe('row_not_found');
     const result = await third;
@@ -198,12 +208,12 @@ describe('concurrent writes', () => {
       throw new Error('boom'); // ...and then something fails
     });
     try {
-      const [broken, fine] = await Promise.allSettled([
-        source.write('1', [{ op: 'append', values: { Order: 'half' } }], PLAIN),
-        source.write('1', [{ op: 'append', values: { Order: 'whole' } }], PLAIN),
+      const [broken, fine] = await writeTogether(source, [
+        { sourceSheetId: '1', mutations: [{ op: 'append', values: { Order: 'half' } }], options: PLAIN },
+        { sourceSheetId: '1', mutations: [{ op: 'append', values: { Order: 'whole' } }], options: PLAIN },
       ]);
-      expect(broken.status === 'rejected' && broken.reason.code).toBe('internal_error');
-      expect(fine.status).toBe('fulfilled');
+      expect(broken?.status === 'rejected' && broken.reason.code).toBe('internal_error');
+      expect(fine?.status).toBe('fulfilled');
     } finally {
       spy.mockRestore();
     }
@@ -211,15 +221,18 @@ describe('concurrent writes', () => {
     expect(orders).toEqual(['O-1', 'O-2', 'O-3', 'O-4', 'O-5', 'whole']);
   });
 
-  it('two sources on the same file take turns', async () => {
+  it("two sources on the same file, each with a turn of writes, never lose each other's", async () => {
     const { file } = await styled();
     const a = createWorkbookSource(file);
     const b = createWorkbookSource(path.join(path.dirname(file), '.', 'book.xlsx'));
-    await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        (i % 2 ? a : b).write('1', [{ op: 'append', values: { Order: `two-${i}` } }], PLAIN),
-      ),
-    );
+    const turn = (odd: number) =>
+      Array.from({ length: 5 }, (_, i) => ({
+        sourceSheetId: '1',
+        mutations: [{ op: 'append' as const, values: { Order: `two-${2 * i + odd}` } }],
+        options: PLAIN,
+      }));
+    const settled = (await Promise.all([writeTogether(a, turn(1)), writeTogether(b, turn(0))])).flat();
+    expect(settled.map((s) => s.status)).toEqual(Array(10).fill('fulfilled'));
     const orders = (await coldRead(file))[0]?.typed.map((r) => r[0]) ?? [];
     expect(orders.filter((o) => String(o).startsWith('two-')).length).toBe(10);
     await a.close();

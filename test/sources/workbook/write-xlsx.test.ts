@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { TabSnapshot } from '../../../server/sources/source.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { readWithOpenpyxl } from '../../helpers/openpyxl.ts';
+import { writeOne } from '../../helpers/source-write.ts';
 import {
   coldRead,
   PLAIN,
@@ -27,7 +28,8 @@ async function styled(rows = 5) {
 describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
   it('changes only the named cells and keeps styles, formats, formulas, merges, widths and other tabs', async () => {
     const { file, source } = await styled();
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [
         { op: 'update', row: 2, values: { Qty: 7, Note: 'changed' } },
@@ -71,7 +73,7 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
 
   it('clears cells on null and "" but keeps their style', async () => {
     const { file, source } = await styled();
-    await source.write('1', [{ op: 'update', row: 1, values: { Price: null, Order: '' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'update', row: 1, values: { Price: null, Order: '' } }], PLAIN);
     const c = (await readWithOpenpyxl(file)).sheets[0]?.cells ?? {};
     expect(c.C2).toMatchObject({ value: null, numFmt: '"$"#,##0.00' });
     expect(c.A2).toMatchObject({ value: null, fill: 'FFDDEEFF' });
@@ -79,7 +81,8 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
 
   it('deletes rows: rows below move up; formulas, merges and references from other tabs follow', async () => {
     const { file, source } = await styled();
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [
         { op: 'delete', row: 5 },
@@ -121,7 +124,8 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
     ws.fillFormula('C2:C5', 'A2+B2', [11, 22, 33, 44]); // written as one shared formula
     const file = await saveWorkbook(wb, path.join(dir, 'shared.xlsx'));
     const source = createWorkbookSource(file);
-    await source.write(
+    await writeOne(
+      source,
       '1',
       [
         { op: 'delete', row: 1 },
@@ -137,16 +141,17 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
 
   it('writes formulas only when allowed, and parses user-entered strings like a sheet', async () => {
     const { file, source } = await styled();
-    await source.write('1', [{ op: 'update', row: 1, values: { Note: '=1+1' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'update', row: 1, values: { Note: '=1+1' } }], PLAIN);
     expect((await readWithOpenpyxl(file)).sheets[0]?.cells.F2).toMatchObject({ value: '=1+1', type: 's' });
 
-    await source.write('1', [{ op: 'update', row: 1, values: { Note: '=B2*2' } }], {
+    await writeOne(source, '1', [{ op: 'update', row: 1, values: { Note: '=B2*2' } }], {
       allowFormulas: true,
       userEntered: false,
     });
     expect((await readWithOpenpyxl(file)).sheets[0]?.cells.F2).toMatchObject({ value: '=B2*2', type: 'f' });
 
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [
         { op: 'append', values: { Order: '007', Qty: '1,234.5', Price: '$1,234.50', Note: '12%' } },
@@ -172,7 +177,8 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
 
   it('keeps a number a number and text text without user_entered', async () => {
     const { source } = await styled();
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [{ op: 'append', values: { Order: '007', Qty: '12', Date: '2024-03-01' } }],
       PLAIN,
@@ -192,7 +198,8 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
     wb.addWorksheet('Data');
     const file = await saveWorkbook(wb, path.join(dir, 'empty.xlsx'));
     const source = createWorkbookSource(file);
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [
         { op: 'append', values: { name: 'Ann', age: 31 } },
@@ -213,7 +220,7 @@ describe('writing .xlsx: fidelity (checked with openpyxl)', () => {
 
   it('returns the whole spreadsheet and a version equal to version()', async () => {
     const { file, source } = await styled();
-    const result = await source.write('1', [{ op: 'append', values: { Order: 'O-6' } }], PLAIN);
+    const result = await writeOne(source, '1', [{ op: 'append', values: { Order: 'O-6' } }], PLAIN);
     expect(result.snapshot.title).toBe('book.xlsx');
     expect(result.snapshot.tabs.map((t) => t.name)).toEqual(['Orders', 'Summary']);
     expect(result.snapshot.version).toBe(await source.version());
@@ -259,7 +266,7 @@ describe('writing .xlsx: validation and preconditions', () => {
       const { file, source } = await styled();
       const before = await sha(file);
       const st = await fs.stat(file);
-      const error = await rejection(source.write('1', mutations as never, PLAIN));
+      const error = await rejection(writeOne(source, '1', mutations as never, PLAIN));
       expect(error.code).toBe(code);
       expect(error.details).toMatchObject(details);
       expect(await sha(file)).toBe(before);
@@ -270,7 +277,7 @@ describe('writing .xlsx: validation and preconditions', () => {
   it('rejects an unknown tab with sheet_not_found', async () => {
     const { file, source } = await styled();
     const before = await sha(file);
-    expect((await rejection(source.write('99', [{ op: 'delete', row: 1 }], PLAIN))).code).toBe(
+    expect((await rejection(writeOne(source, '99', [{ op: 'delete', row: 1 }], PLAIN))).code).toBe(
       'sheet_not_found',
     );
     expect(await sha(file)).toBe(before);
@@ -281,7 +288,7 @@ describe('writing .xlsx: validation and preconditions', () => {
     const before = await sha(file);
     let seen: TabSnapshot | undefined;
     const error = await rejection(
-      source.write('1', [{ op: 'append', values: { Order: 'x' } }], {
+      writeOne(source, '1', [{ op: 'append', values: { Order: 'x' } }], {
         ...PLAIN,
         precondition: (tab) => {
           seen = tab;
@@ -294,7 +301,7 @@ describe('writing .xlsx: validation and preconditions', () => {
     expect(seen?.header[0]).toBe('Order');
     expect(await sha(file)).toBe(before);
     // the source still works afterwards
-    await source.write('1', [{ op: 'append', values: { Order: 'ok' } }], PLAIN);
+    await writeOne(source, '1', [{ op: 'append', values: { Order: 'ok' } }], PLAIN);
     expect((await source.read()).tabs[0]?.typed.at(-1)?.[0]).toBe('ok');
   });
 });

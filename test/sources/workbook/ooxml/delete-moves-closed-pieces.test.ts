@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FILE_LIMITS } from '../../../../server/config.ts';
 import { engineNamed } from '../../../../server/sources/workbook/engines.ts';
-import { fileFor, releaseFile } from '../../../../server/sources/workbook/workbook-file.ts';
+import { WorkbookFile } from '../../../../server/sources/workbook/workbook-file.ts';
 import { runPython } from '../../../helpers/openpyxl.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-closed-pieces-'));
@@ -36,19 +36,21 @@ print(json.dumps({'c3': ws['C3'].value, 'c1699': ws['C1699'].value, 'a1000': ws[
   'a1001': ws['A1001'].value, 'last': ws.max_row, 'alast': ws.cell(ws.max_row, 1).value}))
 `;
 
+import { writeOne } from '../../../helpers/source-write.ts';
+
 describe('a delete below closed pieces', () => {
   it('moves the rows below and every formula that points past it', async () => {
     const file = path.join(dir, 'big.xlsx');
     await runPython(MAKE, [file]);
-    const workbook = fileFor(file, engineNamed('xlsx'), { ...DEFAULT_FILE_LIMITS });
+    const workbook = new WorkbookFile(file, engineNamed('xlsx'), { ...DEFAULT_FILE_LIMITS });
     try {
       const { tabs } = await workbook.read();
       const id = tabs[0]!.sourceSheetId;
       const options = { allowFormulas: false, userEntered: false };
       // The first write reads the sheet into pieces and closes them all.
-      await workbook.write(id, [{ op: 'update', row: 5, values: { Name: 'five' } }], options);
+      await writeOne(workbook, id, [{ op: 'update', row: 5, values: { Name: 'five' } }], options);
       // API row 998 is sheet row 999 ("n998").
-      const result = await workbook.write(id, [{ op: 'delete', row: 998 }], options);
+      const result = await writeOne(workbook, id, [{ op: 'delete', row: 998 }], options);
       const after = result.snapshot.tabs[0]!;
       expect(after.typed).toHaveLength(1798);
       expect(after.typed[997]![0]).toBe('n999');
@@ -63,7 +65,7 @@ describe('a delete below closed pieces', () => {
         alast: 'n1799',
       });
     } finally {
-      await releaseFile(workbook);
+      await workbook.close();
     }
   });
 });

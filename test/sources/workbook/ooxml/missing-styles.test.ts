@@ -49,6 +49,8 @@ print(json.dumps({
 }))
 `;
 
+import { writeOne } from '../../../helpers/source-write.ts';
+
 describe('a workbook without a styles part', () => {
   it('takes a date and a percent write: the styles part is added and wired in', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sheetport-no-styles-'));
@@ -63,7 +65,8 @@ describe('a workbook without a styles part', () => {
     });
 
     const source = createWorkbookSource(file);
-    const result = await source.write(
+    const result = await writeOne(
+      source,
       '1',
       [{ op: 'append', values: { Name: 'b', When: '2024-03-01', Share: '15%' } }],
       { allowFormulas: false, userEntered: true },
