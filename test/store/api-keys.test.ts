@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Connections } from '../../server/repositories/connections.ts';
 import type { Keys } from '../../server/repositories/keys.ts';
-import { hashKey } from '../../server/repositories/rules/key-rules.ts';
+import { hashKey } from '../../server/repositories/rules/keys.ts';
 import { DB_FILE_NAME, openDatabase } from '../../server/store/db.ts';
 import { sqliteRepositoriesOver } from '../../server/store/sqlite-repositories.ts';
 import { openTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
