@@ -9,27 +9,17 @@ import {
   type ConnectionRow,
   type ConnectionStatements,
 } from '../repositories/rules/connections.ts';
-import type { Queryable } from './pool.ts';
 import type { PgRegistry } from './registry.ts';
-import type { AfterCommit, Bind } from './transactional.ts';
+import { RegistryStatements } from './registry-statements.ts';
+import type { Bind } from './transactional.ts';
 
 export function pgConnectionStatements(registry: PgRegistry): Bind<ConnectionStatements> {
   return (db, after) => new PgConnectionStatements(db, after, registry);
 }
 
-class PgConnectionStatements implements ConnectionStatements {
-  readonly #db: Queryable;
-  readonly #after: AfterCommit;
-  readonly #registry: PgRegistry;
-
-  constructor(db: Queryable, after: AfterCommit, registry: PgRegistry) {
-    this.#db = db;
-    this.#after = after;
-    this.#registry = registry;
-  }
-
+class PgConnectionStatements extends RegistryStatements implements ConnectionStatements {
   async insert(row: ConnectionRow): Promise<void> {
-    await this.#db.query(
+    await this.db.query(
       `INSERT INTO connections (${CONNECTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (source_kind, location) DO NOTHING`,
       [
@@ -46,12 +36,12 @@ class PgConnectionStatements implements ConnectionStatements {
 
   byId(spreadsheetId: string, lock = false): Promise<ConnectionRow | undefined> {
     if (lock) return this.#one('id = $1 FOR UPDATE', [spreadsheetId]);
-    return this.#registry.connections.get(`i:${spreadsheetId}`, () => this.#one('id = $1', [spreadsheetId]));
+    return this.registry.connections.get(`i:${spreadsheetId}`, () => this.#one('id = $1', [spreadsheetId]));
   }
 
   byUserKey(userKey: string, lock = false): Promise<ConnectionRow | undefined> {
     if (lock) return this.#one('user_key = $1 FOR UPDATE', [userKey]);
-    return this.#registry.connections.get(`u:${userKey}`, () => this.#one('user_key = $1', [userKey]));
+    return this.registry.connections.get(`u:${userKey}`, () => this.#one('user_key = $1', [userKey]));
   }
 
   byLocation(sourceKind: SourceKind, location: string): Promise<ConnectionRow | undefined> {
@@ -59,14 +49,14 @@ class PgConnectionStatements implements ConnectionStatements {
   }
 
   async list(): Promise<ConnectionRow[]> {
-    const { rows } = await this.#db.query<ConnectionRow>(
+    const { rows } = await this.db.query<ConnectionRow>(
       `SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY created_at, seq`,
     );
     return rows;
   }
 
   async webhooksOf(spreadsheetId: string): Promise<string[]> {
-    const { rows } = await this.#db.query<{ id: string }>(
+    const { rows } = await this.db.query<{ id: string }>(
       'SELECT id FROM webhooks WHERE spreadsheet_id = $1 ORDER BY created_at, seq FOR UPDATE',
       [spreadsheetId],
     );
@@ -74,16 +64,16 @@ class PgConnectionStatements implements ConnectionStatements {
   }
 
   async removeWebhooksOf(spreadsheetId: string): Promise<void> {
-    await this.#db.query('DELETE FROM webhooks WHERE spreadsheet_id = $1', [spreadsheetId]);
+    await this.db.query('DELETE FROM webhooks WHERE spreadsheet_id = $1', [spreadsheetId]);
   }
 
   /** Its change log, baselines and recorded version go with it (migration 2's trigger). */
   async remove(spreadsheetId: string): Promise<void> {
-    await this.#db.query('DELETE FROM connections WHERE id = $1', [spreadsheetId]);
+    await this.db.query('DELETE FROM connections WHERE id = $1', [spreadsheetId]);
   }
 
   async setPublicRead(spreadsheetId: string, on: boolean): Promise<boolean> {
-    const result = await this.#db.query('UPDATE connections SET public_read = $1 WHERE id = $2', [
+    const result = await this.db.query('UPDATE connections SET public_read = $1 WHERE id = $2', [
       on,
       spreadsheetId,
     ]);
@@ -91,11 +81,11 @@ class PgConnectionStatements implements ConnectionStatements {
   }
 
   registryChanged(): Promise<void> {
-    return this.#registry.changed(this.#db, this.#after);
+    return this.registry.changed(this.db, this.after);
   }
 
   async #one(where: string, params: unknown[]): Promise<ConnectionRow | undefined> {
-    const { rows } = await this.#db.query<ConnectionRow>(
+    const { rows } = await this.db.query<ConnectionRow>(
       `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${where}`,
       params,
     );

@@ -5,9 +5,9 @@
  */
 import type { KeyPlan } from '../repositories/keys.ts';
 import type { KeyRow, KeyStatements, NewKeyRow } from '../repositories/rules/keys.ts';
-import type { Queryable } from './pool.ts';
 import type { PgRegistry } from './registry.ts';
-import type { AfterCommit, Bind } from './transactional.ts';
+import { RegistryStatements } from './registry-statements.ts';
+import type { Bind } from './transactional.ts';
 
 const SELECT = `
   SELECT k.id, k.name, k.prefix, k.scope, k.plan, k.per_second, k.daily, k.allow_formulas,
@@ -19,25 +19,15 @@ export function pgKeyStatements(registry: PgRegistry): Bind<KeyStatements> {
   return (db, after) => new PgKeyStatements(db, after, registry);
 }
 
-class PgKeyStatements implements KeyStatements {
-  readonly #db: Queryable;
-  readonly #after: AfterCommit;
-  readonly #registry: PgRegistry;
-
-  constructor(db: Queryable, after: AfterCommit, registry: PgRegistry) {
-    this.#db = db;
-    this.#after = after;
-    this.#registry = registry;
-  }
-
+class PgKeyStatements extends RegistryStatements implements KeyStatements {
   /** Locked for share: a removal of the spreadsheet on another instance waits for this key, or goes first. */
   async connectionExists(spreadsheetId: string): Promise<boolean> {
-    const found = await this.#db.query('SELECT 1 FROM connections WHERE id = $1 FOR SHARE', [spreadsheetId]);
+    const found = await this.db.query('SELECT 1 FROM connections WHERE id = $1 FOR SHARE', [spreadsheetId]);
     return (found.rowCount ?? 0) > 0;
   }
 
   async insert(row: NewKeyRow, connections: readonly string[]): Promise<void> {
-    await this.#db.query(
+    await this.db.query(
       `INSERT INTO api_keys (id, key_hash, prefix, name, scope, plan, per_second, daily, allow_formulas, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
@@ -53,16 +43,16 @@ class PgKeyStatements implements KeyStatements {
         row.created_at,
       ],
     );
-    await this.#db.query(
+    await this.db.query(
       'INSERT INTO api_key_connections (api_key_id, spreadsheet_id) SELECT $1, unnest($2::text[])',
       [row.id, connections],
     );
   }
 
   byHash(keyHash: string): Promise<KeyRow | undefined> {
-    return this.#registry.keys.get(keyHash, async () => {
+    return this.registry.keys.get(keyHash, async () => {
       // A named statement: parsed and planned once per connection, as this runs on every request.
-      const { rows } = await this.#db.query<KeyRow>({
+      const { rows } = await this.db.query<KeyRow>({
         name: 'sheetport_key_by_hash',
         text: `${SELECT} WHERE k.key_hash = $1`,
         values: [keyHash],
@@ -72,17 +62,17 @@ class PgKeyStatements implements KeyStatements {
   }
 
   async byId(id: string): Promise<KeyRow | undefined> {
-    const { rows } = await this.#db.query<KeyRow>(`${SELECT} WHERE k.id = $1`, [id]);
+    const { rows } = await this.db.query<KeyRow>(`${SELECT} WHERE k.id = $1`, [id]);
     return rows[0];
   }
 
   async list(): Promise<KeyRow[]> {
-    const { rows } = await this.#db.query<KeyRow>(`${SELECT} ORDER BY k.created_at, k.seq`);
+    const { rows } = await this.db.query<KeyRow>(`${SELECT} ORDER BY k.created_at, k.seq`);
     return rows;
   }
 
   async revoke(id: string, at: string): Promise<boolean> {
-    const result = await this.#db.query(
+    const result = await this.db.query(
       'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
       [at, id],
     );
@@ -90,12 +80,12 @@ class PgKeyStatements implements KeyStatements {
   }
 
   async touch(id: string, at: string): Promise<boolean> {
-    const result = await this.#db.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
+    const result = await this.db.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
     return (result.rowCount ?? 0) > 0;
   }
 
   async setPlan(id: string, plan: KeyPlan, perSecond: number | null, daily: number | null): Promise<void> {
-    await this.#db.query('UPDATE api_keys SET plan = $1, per_second = $2, daily = $3 WHERE id = $4', [
+    await this.db.query('UPDATE api_keys SET plan = $1, per_second = $2, daily = $3 WHERE id = $4', [
       plan,
       perSecond,
       daily,
@@ -104,6 +94,6 @@ class PgKeyStatements implements KeyStatements {
   }
 
   registryChanged(): Promise<void> {
-    return this.#registry.changed(this.#db, this.#after);
+    return this.registry.changed(this.db, this.after);
   }
 }

@@ -12,6 +12,7 @@ import {
 import { CHANNELS } from './channels.ts';
 import type { Queryable } from './pool.ts';
 import type { PgRegistry } from './registry.ts';
+import { RegistryStatements } from './registry-statements.ts';
 import type { AfterCommit, Bind } from './transactional.ts';
 import type { WatchedSpreadsheets } from './webhooks-watched.ts';
 
@@ -22,25 +23,20 @@ export function pgWebhookStatements(
   return (db, after) => new PgWebhookStatements(db, after, registry, watched);
 }
 
-class PgWebhookStatements implements WebhookStatements {
-  readonly #db: Queryable;
-  readonly #after: AfterCommit;
-  readonly #registry: PgRegistry;
+class PgWebhookStatements extends RegistryStatements implements WebhookStatements {
   readonly #watched: WatchedSpreadsheets;
 
   constructor(db: Queryable, after: AfterCommit, registry: PgRegistry, watched: WatchedSpreadsheets) {
-    this.#db = db;
-    this.#after = after;
-    this.#registry = registry;
+    super(db, after, registry);
     this.#watched = watched;
   }
 
   async holdConnection(spreadsheetId: string): Promise<void> {
-    await this.#db.query('SELECT 1 FROM connections WHERE id = $1 FOR SHARE', [spreadsheetId]);
+    await this.db.query('SELECT 1 FROM connections WHERE id = $1 FOR SHARE', [spreadsheetId]);
   }
 
   async insert(row: WebhookRow, sealedSecret: string): Promise<void> {
-    await this.#db.query(
+    await this.db.query(
       `INSERT INTO webhooks (${WEBHOOK_COLUMNS}, secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         row.id,
@@ -59,7 +55,7 @@ class PgWebhookStatements implements WebhookStatements {
   }
 
   async byId(id: string, lock = false): Promise<WebhookRow | undefined> {
-    const { rows } = await this.#db.query<WebhookRow>(
+    const { rows } = await this.db.query<WebhookRow>(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
       [id],
     );
@@ -67,14 +63,14 @@ class PgWebhookStatements implements WebhookStatements {
   }
 
   async list(): Promise<WebhookRow[]> {
-    const { rows } = await this.#db.query<WebhookRow>(
+    const { rows } = await this.db.query<WebhookRow>(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at, seq`,
     );
     return rows;
   }
 
   async hasAny(spreadsheetId: string): Promise<boolean> {
-    const { rowCount } = await this.#db.query('SELECT 1 FROM webhooks WHERE spreadsheet_id = $1 LIMIT 1', [
+    const { rowCount } = await this.db.query('SELECT 1 FROM webhooks WHERE spreadsheet_id = $1 LIMIT 1', [
       spreadsheetId,
     ]);
     return (rowCount ?? 0) > 0;
@@ -86,7 +82,7 @@ class PgWebhookStatements implements WebhookStatements {
   }
 
   async update(id: string, change: WebhookUpdate): Promise<void> {
-    await this.#db.query(
+    await this.db.query(
       'UPDATE webhooks SET url = $1, events = $2, status = $3, updated_at = $4 WHERE id = $5',
       [change.url, change.events, change.status, change.updated_at, id],
     );
@@ -94,12 +90,12 @@ class PgWebhookStatements implements WebhookStatements {
 
   /** Its deliveries go with it (migration 2's trigger). */
   async remove(id: string): Promise<boolean> {
-    const { rowCount } = await this.#db.query('DELETE FROM webhooks WHERE id = $1', [id]);
+    const { rowCount } = await this.db.query('DELETE FROM webhooks WHERE id = $1', [id]);
     return (rowCount ?? 0) > 0;
   }
 
   async setSecret(id: string, sealed: string, updatedAt: string): Promise<boolean> {
-    const { rowCount } = await this.#db.query(
+    const { rowCount } = await this.db.query(
       'UPDATE webhooks SET secret = $1, updated_at = $2 WHERE id = $3',
       [sealed, updatedAt, id],
     );
@@ -107,18 +103,18 @@ class PgWebhookStatements implements WebhookStatements {
   }
 
   async sealedSecret(id: string): Promise<string | undefined> {
-    const { rows } = await this.#db.query<{ secret: string }>('SELECT secret FROM webhooks WHERE id = $1', [
+    const { rows } = await this.db.query<{ secret: string }>('SELECT secret FROM webhooks WHERE id = $1', [
       id,
     ]);
     return rows[0]?.secret;
   }
 
   registryChanged(): Promise<void> {
-    return this.#registry.changed(this.#db, this.#after);
+    return this.registry.changed(this.db, this.after);
   }
 
   /** Every instance's worker looks (NOTIFY, delivered as this commits). */
   async deliveriesChanged(): Promise<void> {
-    await this.#db.query('SELECT pg_notify($1, $2)', [CHANNELS.deliveries, '']);
+    await this.db.query('SELECT pg_notify($1, $2)', [CHANNELS.deliveries, '']);
   }
 }
