@@ -13,7 +13,7 @@ import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors, mcpCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
-import { clientText, errorHandler, notFound } from './http/errors.ts';
+import { clientText, errorAnswer, errorHandler, notFound } from './http/errors.ts';
 import { freshOnlyWithEtag } from './http/freshness.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
@@ -162,14 +162,15 @@ export function createApp(
   mountChangeFeedRoutes(routes, deps);
   mountWebhookRoutes(routes, deps);
   mountDeliveryRoutes(routes, deps);
-  // The MCP server's tools call the routes above, on the listener the session came in on (http/mcp.ts).
+  // The MCP server's tools call the routes above, in this table (http/route-call.ts).
+  const answerError = errorAnswer(deps.log, deps.dataDir);
   const mcpSessions = new McpSessions(deps, deps.now);
-  mountMcpRoutes(routes, deps, mcpSessions);
+  mountMcpRoutes(routes, deps, mcpSessions, { answerError, requestLog: options.requestLog ?? null });
   app.use(router);
   app.use(methodNotAllowed(router));
 
   app.use(notFound);
-  app.use(errorHandler(deps.log, deps.dataDir));
+  app.use(errorHandler(answerError));
   // What holds a connection or a listener open until the server stops: event streams, logins awaiting a browser.
   const closeStreams = () => {
     eventStreams.closeAll();

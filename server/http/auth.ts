@@ -9,11 +9,10 @@ import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { WebhookRecord } from '../repositories/webhooks.ts';
-import { carriedCallOf } from './carried-call.ts';
 import type { AppDeps } from './deps.ts';
 import { locals } from './locals.ts';
 import { connectionOfPath } from './resolve/connection.ts';
-import type { Caller, KeyAccess } from './route-table.ts';
+import type { Caller, KeyAccess, RouteResponse } from './route-table.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -38,11 +37,8 @@ export function keyGuard<A extends KeyAccess>(
   access: A,
 ): (req: Request, res: Response) => Promise<Admitted<A>> {
   return async (req, res) => {
-    // A tool call an `/mcp` request carries was admitted with that request's key (carried-call.ts).
-    const carried = carriedCallOf(req)?.key;
     const header = req.headers.authorization;
     if (
-      !carried &&
       !header &&
       access === 'public_read' &&
       (await connectionOfPath(deps.connections, req))?.publicRead === true
@@ -51,11 +47,23 @@ export function keyGuard<A extends KeyAccess>(
       // (the tunnel's X-Forwarded-For): there each real client keeps its own limit (app.ts).
       return { key: null, subject: `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}` } as Admitted<A>;
     }
-    const record = carried ?? (await liveKey(deps, header));
-    locals(res).loggedKeyId = record.id;
-    if (access === 'read_write' && record.scope !== 'read_write') throw readOnlyKey(req.method);
-    return { key: record, subject: record.id } as Admitted<A>;
+    return admitKey(await liveKey(deps, header), access, req.method, res);
   };
+}
+
+/**
+ * A live key let in: its id left for the request log line, refused (403) on a `read_write` route unless it has
+ * that scope. Also how a call its carrier admitted (an MCP tool's, route-call.ts) is let in: one look-up.
+ */
+export function admitKey<A extends KeyAccess>(
+  record: ApiKeyRecord,
+  access: A,
+  method: string,
+  res: RouteResponse,
+): Admitted<A> {
+  locals(res).loggedKeyId = record.id;
+  if (access === 'read_write' && record.scope !== 'read_write') throw readOnlyKey(method);
+  return { key: record, subject: record.id } as Admitted<A>;
 }
 
 /** The live key a bearer header names (401 for none, a malformed header, an unknown or a revoked key). */

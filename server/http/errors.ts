@@ -8,6 +8,7 @@ import { MAX_JSON_DEPTH, MAX_JSON_VALUES, TOO_DEEP, TOO_MANY_VALUES } from './js
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';
 import { redactUrl } from './redact-url.ts';
+import type { RouteRequest, RouteResponse } from './route-table.ts';
 
 /** Body-parser and http-errors failures carry a `type` or `status`; map them onto contract codes. */
 function fromFrameworkError(err: unknown): AppError | null {
@@ -67,12 +68,19 @@ export function clientText(dataDir: string | null): (text: string) => string {
  * with its cause and request id, so the `request_id` a client saw leads to it; 4xx answers are the client's and
  * are only in the request log.
  */
-export function errorHandler(
+export type AnswerError = (
+  err: unknown,
+  req: Pick<RouteRequest, 'method' | 'originalUrl'>,
+  res: RouteResponse & { destroy?: () => void },
+) => void;
+
+/** The error envelope a failure is answered with, on the wire (errorHandler) or to a call (route-call.ts). */
+export function errorAnswer(
   log: (message: string, err: unknown) => void,
   dataDir: string | null,
-): ErrorRequestHandler {
+): AnswerError {
   const shown = clientText(dataDir);
-  return (err, req, res, _next) => {
+  return (err, req, res) => {
     const appError = isAppError(err) ? err : fromFrameworkError(err);
     const error = appError ?? new AppError('internal_error', 'Something went wrong inside SheetPort.');
     if (!appError || error.status >= 500 || res.headersSent) {
@@ -84,7 +92,7 @@ export function errorHandler(
       );
     }
     if (res.headersSent) {
-      res.destroy();
+      res.destroy?.();
       return;
     }
     if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="SheetPort"');
@@ -102,6 +110,11 @@ export function errorHandler(
       },
     });
   };
+}
+
+/** The last middleware: every failure of a request off the wire, answered by `answer`. */
+export function errorHandler(answer: AnswerError): ErrorRequestHandler {
+  return (err, req, res, _next) => answer(err, req, res);
 }
 
 export const notFound: RequestHandler = (req, _res, next) => {

@@ -3,10 +3,10 @@
  * the spreadsheet; 0 for a local file) on every row read, and `Warning: 110 - "Response is Stale"` when the copy
  * is known or likely out of date (Google unavailable or over quota, or a change not loaded yet).
  */
-import type { Response } from 'express';
 import type { SourceFreshness } from '../sources/source.ts';
+import type { RouteResponse } from './route-table.ts';
 
-export function setFreshnessHeaders(res: Response, freshness: SourceFreshness): void {
+export function setFreshnessHeaders(res: RouteResponse, freshness: SourceFreshness): void {
   res.setHeader('X-Data-Age', String(Math.floor(freshness.ageMs / 1000)));
   if (freshness.stale) res.setHeader('Warning', '110 - "Response is Stale"');
 }

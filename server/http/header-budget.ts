@@ -5,7 +5,7 @@
  * repeats the URL) is written only while the whole header section stays within HEADER_BUDGET_BYTES, half that
  * limit, which leaves room for what is added after it (Content-Type, Content-Length, Date, the status line).
  */
-import type { Response } from 'express';
+import type { RouteResponse } from './route-table.ts';
 
 export const HEADER_BUDGET_BYTES = 8 * 1024;
 
@@ -15,7 +15,7 @@ function lineBytes(name: string, value: string): number {
 }
 
 /** The bytes of the header section as it stands. */
-export function headerSectionBytes(res: Response): number {
+export function headerSectionBytes(res: RouteResponse): number {
   let bytes = 0;
   for (const [name, value] of Object.entries(res.getHeaders())) {
     if (value === undefined) continue;
@@ -25,6 +25,6 @@ export function headerSectionBytes(res: Response): number {
 }
 
 /** Whether the header `name: value` can be added with the header section still within the budget. */
-export function fitsHeaderBudget(res: Response, name: string, value: string): boolean {
+export function fitsHeaderBudget(res: RouteResponse, name: string, value: string): boolean {
   return headerSectionBytes(res) + lineBytes(name, value) <= HEADER_BUDGET_BYTES;
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
 import { AppError } from '../errors.ts';
 import { holdsSecret } from '../lib/redact-secrets.ts';
 import type { Idempotency } from '../repositories/idempotency.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
+import type { RouteRequest, RouteResponse } from './route-table.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -24,12 +24,12 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  * checks them). The parsed body is never serialized again: for a 5 MB body that cost more than the rest of a
  * refused request.
  */
-function fingerprintOf(req: Request, bodyDigest: string | undefined): string {
+function fingerprintOf(req: RouteRequest, bodyDigest: string | undefined): string {
   return sha256(`${req.method}\n${req.originalUrl}\n${bodyDigest ?? JSON.stringify(req.body ?? null)}`);
 }
 
 /** The fingerprint of a record begun before bodies were fingerprinted by their bytes (kept 24 h at most). */
-function parsedBodyFingerprint(req: Request): string {
+function parsedBodyFingerprint(req: RouteRequest): string {
   return sha256(`${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`);
 }
 
@@ -42,7 +42,7 @@ export interface IdempotentRequest {
 /** begin(), with a record of the earlier fingerprint's form still matched by a repeat that carries a body. */
 async function beginFor(
   store: Idempotency,
-  req: Request,
+  req: RouteRequest,
   bodyDigest: string | undefined,
   apiKeyId: string,
   idemKey: string,
@@ -61,7 +61,11 @@ async function beginFor(
  * has answered the request itself (a repeat replayed): the route's handler must not run then.
  */
 export function idempotency(store: Idempotency) {
-  return async (req: Request, res: Response, { key, bodyDigest }: IdempotentRequest): Promise<boolean> => {
+  return async (
+    req: RouteRequest,
+    res: RouteResponse,
+    { key, bodyDigest }: IdempotentRequest,
+  ): Promise<boolean> => {
     const rawIdemKey = req.get('idempotency-key');
     if (rawIdemKey === undefined || !WRITES.has(req.method)) return false;
     if (!KEY_SHAPE.test(rawIdemKey)) {

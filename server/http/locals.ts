@@ -1,5 +1,3 @@
-import type { Response } from 'express';
-
 /**
  * What lives on `res.locals`: only what middleware outside the route pipeline reads once the pipeline is done
  * with the request: the request id (the error envelope, the request log) and the admitted key's id for the log
@@ -12,6 +10,6 @@ export interface RequestLocals {
   loggedKeyId?: string;
 }
 
-export function locals(res: Response): RequestLocals {
-  return res.locals as RequestLocals;
+export function locals(res: { locals: Record<string, unknown> }): RequestLocals {
+  return res.locals as unknown as RequestLocals;
 }

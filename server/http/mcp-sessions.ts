@@ -19,7 +19,7 @@ const SESSIONS_PER_KEY = 32;
 export interface McpSession {
   id: string;
   keyId: string;
-  /** The key as the session's latest request admitted it: its tool calls are made as this (http/mcp-row-api.ts). */
+  /** The key as the session's latest request admitted it: its tool calls are made as this (http/route-call.ts). */
   admitted: { key: ApiKeyRecord };
   transport: StreamableHTTPServerTransport;
   close(): void;

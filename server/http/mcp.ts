@@ -2,8 +2,8 @@
  * `/mcp`: the MCP server over Streamable HTTP (protocol 2025-11-25), on the loopback listener and, while it is
  * open, the tunnel's. Every request needs a live API key as a bearer token (401 as on `/api` otherwise); a
  * session belongs to the key that opened it, and a request of another key cannot use it. The `/mcp` request
- * itself takes nothing from the key's rate limit: each tool call does, being one request of the row API
- * (mcp-row-api.ts, in process), and so do resource reads and subscriptions.
+ * itself takes nothing from the key's rate limit: each tool call does, being one call of a route of the row API
+ * (route-call.ts: that route's pipeline and handler, without HTTP), and so do resource reads and subscriptions.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -12,9 +12,9 @@ import type { Request, Response } from 'express';
 import { createMcpSession } from '../mcp/session.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
-import { inProcessRowApi } from './mcp-row-api.ts';
 import type { McpSessions } from './mcp-sessions.ts';
-import type { RouteDeclaration, RouteTable } from './route-table.ts';
+import { type RouteCalls, routeCallApi } from './route-call.ts';
+import type { CarrierDeclaration, RouteTable } from './route-table.ts';
 
 export const MCP_PATH = '/mcp';
 /** A JSON-RPC message may carry a batch: `/mcp`'s bodies may be larger than the API's 5 MiB. */
@@ -24,7 +24,7 @@ export const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
  * Any key may open a session (a read key is offered the read tools); the pipeline checks the key and the body's
  * JSON (its bounds, type and size). `/mcp` carries calls of `/v1`: each is rate-limited and idempotent there.
  */
-const MCP_ROUTE: RouteDeclaration<'read', 'none'> = {
+const MCP_ROUTE: CarrierDeclaration<'read', 'none'> = {
   access: 'read',
   resource: 'none',
   carrier: { maxBodyBytes: MCP_MAX_BODY_BYTES },
@@ -35,9 +35,14 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 }
 
 /** Declares `/mcp` in the route table: POST carries the client's messages, GET its stream, DELETE ends a session. */
-export function mountMcpRoutes(routes: RouteTable, deps: Pick<AppDeps, 'mcp'>, sessions: McpSessions): void {
+export function mountMcpRoutes(
+  routes: RouteTable,
+  deps: Pick<AppDeps, 'mcp'>,
+  sessions: McpSessions,
+  calls: Omit<RouteCalls, 'routes'>,
+): void {
   const handle = (req: Request, res: Response, { key }: { key: ApiKeyRecord }) =>
-    handleMcp(req, res, key, deps, sessions);
+    handleMcp(req, res, key, deps, sessions, { ...calls, routes });
   routes.post(MCP_PATH, MCP_ROUTE, handle);
   routes.get(MCP_PATH, MCP_ROUTE, handle);
   routes.delete(MCP_PATH, MCP_ROUTE, handle);
@@ -50,6 +55,7 @@ async function handleMcp(
   key: ApiKeyRecord,
   deps: Pick<AppDeps, 'mcp'>,
   sessions: McpSessions,
+  calls: RouteCalls,
 ): Promise<void> {
   const id = req.get('mcp-session-id');
   if (id !== undefined) {
@@ -65,7 +71,7 @@ async function handleMcp(
   }
   const admitted = { key };
   const mcp = createMcpSession({
-    api: inProcessRowApi(req, () => admitted.key),
+    api: routeCallApi(calls, req, () => admitted.key),
     scope: key.scope,
     tabChanges: sessions.tabChanges,
     settings: deps.mcp,

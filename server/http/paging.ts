@@ -1,6 +1,6 @@
-import type { Request, Response } from 'express';
 import { AppError } from '../errors.ts';
 import { fitsHeaderBudget } from './header-budget.ts';
+import type { RouteRequest, RouteResponse } from './route-table.ts';
 
 /**
  * `X-Total-Count` and an RFC 8288 `Link` header (first/prev/next/last where they exist), so clients that get
@@ -9,8 +9,8 @@ import { fitsHeaderBudget } from './header-budget.ts';
  * budget (header-budget.ts): the total still says how far to page, in `X-Total-Count` and a body's `meta`.
  */
 export function setPagingHeaders(
-  req: Request,
-  res: Response,
+  req: RouteRequest,
+  res: RouteResponse,
   total: number,
   limit: number,
   offset: number,
@@ -36,7 +36,7 @@ export function setPagingHeaders(
 }
 
 /** A `limit` query parameter: a whole number from 1 to `max`, `default` when absent (the admin API's lists). */
-export function limitParameter(req: Request, bounds: { default: number; max: number }): number {
+export function limitParameter(req: RouteRequest, bounds: { default: number; max: number }): number {
   const raw = req.query.limit;
   if (raw === undefined) return bounds.default;
   const n = Number(raw);

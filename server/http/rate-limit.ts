@@ -1,16 +1,16 @@
-import type { Response } from 'express';
 import { AppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { limitsOf, PUBLIC_READ_LIMITS } from '../limits/plans.ts';
 import type { RateDecision, RateLimiter } from '../limits/rate-limiter.ts';
 import type { Admitted } from './auth.ts';
+import type { RouteResponse } from './route-table.ts';
 
 /**
  * Per-key limits on every `/api` and `/v1` request (per client address for anonymous public reads), given the
  * caller the key guard admitted. Headers on every such response, 429 with the seed's body and `Retry-After`
  * when either limit is exhausted.
  */
-export function rateLimit(limiter: RateLimiter): (caller: Admitted, res: Response) => Promise<void> {
+export function rateLimit(limiter: RateLimiter): (caller: Admitted, res: RouteResponse) => Promise<void> {
   return async ({ key, subject }, res) => {
     const decision = await limiter.check(subject, key ? limitsOf(key) : PUBLIC_READ_LIMITS);
     setRateLimitHeaders(res, decision);
@@ -45,7 +45,7 @@ function policyOf(perSecond: number, daily: number): string {
  * The seed's `X-RateLimit-*` (the burst window), our `X-RateLimit-Daily-*`, and the IETF
  * draft-ietf-httpapi-ratelimit-headers-11 fields `RateLimit-Policy` / `RateLimit` for standard clients.
  */
-export function setRateLimitHeaders(res: Response, d: RateDecision): void {
+export function setRateLimitHeaders(res: RouteResponse, d: RateDecision): void {
   const secondsUntil = (ms: number) => Math.max(0, Math.ceil((ms - d.nowMs) / 1000));
   res.setHeader('X-RateLimit-Limit', String(d.limits.perSecond));
   res.setHeader('X-RateLimit-Remaining', String(d.remaining));

@@ -12,12 +12,14 @@ const CLIENT_ID = /^[\w.:-]{1,64}$/;
 export function requestId(): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
-    const id =
-      given && CLIENT_ID.test(given) && !holdsSecret(given)
-        ? given
-        : `req_${randomBytes(9).toString('base64url')}`;
+    const id = given && CLIENT_ID.test(given) && !holdsSecret(given) ? given : newRequestId();
     locals(res).requestId = id;
     res.setHeader('X-Request-Id', id);
     next();
   };
+}
+
+/** An id of our own, for a request that brought none (or a call made without HTTP, route-call.ts). */
+export function newRequestId(): string {
+  return `req_${randomBytes(9).toString('base64url')}`;
 }

@@ -14,12 +14,15 @@
  * guard admitted, the body's digest), so the caller travels in the route context alone.
  *
  * A carrier (`/mcp`, route-table.ts) has the key and the JSON body only, with its own size limit: the calls it
- * carries are rate-limited and idempotent as requests of their own routes.
+ * carries are rate-limited and idempotent as requests of their own routes. Such a call (`enterCall`, made
+ * without HTTP by route-call.ts) comes with the key its carrier admitted and its body as a value; from the
+ * scope on, it takes the same steps.
  */
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
-import { type Admitted, callerOf, keyGuard } from './auth.ts';
-import { readJsonBody } from './body.ts';
+import { type Admitted, admitKey, callerOf, keyGuard } from './auth.ts';
+import { MAX_BODY_BYTES, readJsonBody, tooLarge } from './body.ts';
 import type { AppDeps } from './deps.ts';
 import { idempotency } from './idempotency.ts';
 import { rateLimit } from './rate-limit.ts';
@@ -34,6 +37,7 @@ import type {
   PlainAccess,
   Resource,
   RouteContext,
+  RouteRequest,
 } from './route-table.ts';
 
 type AnyContext = RouteContext<KeyAccess, Resource>;
@@ -68,13 +72,33 @@ export function routePipeline(deps: PipelineDeps, plain: PlainGuards): Pipeline 
       if (await answeredFromStore(req, res, { key: admitted.key, bodyDigest })) return null;
       return resolveResource(deps, entry, req, callerOf(admitted));
     },
+    async enterCall(entry, req, res, key) {
+      const admitted = admitKey(key, entry.access, req.method, res);
+      if (limit) await limit(admitted, res);
+      const bodyDigest = digestOfCalled(req);
+      if (await answeredFromStore(req, res, { key: admitted.key, bodyDigest })) return null;
+      return resolveResource(deps, entry, req, callerOf(admitted));
+    },
   };
+}
+
+/**
+ * A call's body is a value already (its carrier read and bounded the JSON it came in): it is held to the API's
+ * size as if sent on its own, and digested for its Idempotency-Key as the bytes it would have been sent as.
+ */
+function digestOfCalled(req: RouteRequest): string | undefined {
+  if (req.body === undefined) return undefined;
+  const text = JSON.stringify(req.body);
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
+    throw new AppError('payload_too_large', tooLarge(MAX_BODY_BYTES));
+  if (req.headers['idempotency-key'] === undefined) return undefined;
+  return createHash('sha256').update(text).digest('hex');
 }
 
 async function resolveResource(
   deps: PipelineDeps,
   entry: KeyEntry,
-  req: Request,
+  req: RouteRequest,
   caller: Caller<KeyAccess>,
 ): Promise<AnyContext> {
   switch (entry.resource) {

@@ -16,7 +16,9 @@
  * - `tab`: by `:userKey` and `:sheetName`, or by `:sheetId` (a public sheet_id);
  * - `webhook`: by `:id`, one the key registered; `delivery`: by `:id` and `:deliveryId`, of that webhook.
  */
+import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler, Response, Router } from 'express';
+import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { DeliveryRecord } from '../repositories/deliveries.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
@@ -86,7 +88,46 @@ export interface Caller<A extends KeyAccess> {
 /** What a handler is given: the caller and the resource its route declared, resolved and authorized. */
 export type RouteContext<A extends KeyAccess, R extends Resource> = Caller<A> & Resolved[R];
 
+/**
+ * What a key route's pipeline and handler read of a request. Express's request has it, and so has a call of the
+ * route made without HTTP (an MCP tool's, route-call.ts): a handler cannot tell them apart.
+ */
+export interface RouteRequest {
+  method: string;
+  /** The path and query, as a request line has them (the request log, `Link`, the idempotency fingerprint). */
+  originalUrl: string;
+  protocol: string;
+  params: Request['params'];
+  query: Request['query'];
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  get(name: string): string | undefined;
+}
+
+/** What a key route's pipeline and handler do to its answer: Express's response, or a call's (route-call.ts). */
+export interface RouteResponse {
+  statusCode: number;
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  locals: Record<string, unknown>;
+  status(code: number): RouteResponse;
+  setHeader(name: string, value: OutgoingHttpHeader): unknown;
+  getHeader(name: string): OutgoingHttpHeader | undefined;
+  getHeaders(): OutgoingHttpHeaders;
+  json(body: unknown): unknown;
+  send(body?: unknown): unknown;
+  end(): unknown;
+  on(event: 'finish' | 'close', listener: () => void): unknown;
+}
+
 export type RouteHandler<A extends KeyAccess, R extends Resource> = (
+  req: RouteRequest,
+  res: RouteResponse,
+  context: RouteContext<A, R>,
+) => unknown;
+
+/** A carrier's handler holds the connection itself (`/mcp`'s stream): Express's objects, never a call's. */
+export type CarrierHandler<A extends KeyAccess, R extends Resource> = (
   req: Request,
   res: Response,
   context: RouteContext<A, R>,
@@ -95,7 +136,10 @@ export type RouteHandler<A extends KeyAccess, R extends Resource> = (
 export interface RouteDeclaration<A extends KeyAccess, R extends Resource> {
   access: A;
   resource: R;
-  carrier?: Carrier;
+}
+
+export interface CarrierDeclaration<A extends KeyAccess, R extends Resource> extends RouteDeclaration<A, R> {
+  carrier: Carrier;
 }
 
 /** A route a key calls: its access is one of KEY_ACCESS. */
@@ -110,6 +154,13 @@ export type KeyEntry = RouteEntry & { access: KeyAccess };
 export interface Pipeline {
   guards(access: PlainAccess): RequestHandler[];
   enter(entry: KeyEntry, req: Request, res: Response): Promise<RouteContext<KeyAccess, Resource> | null>;
+  /** The same steps for a call made as `key` (admitted already, by its carrier): its scope is still checked. */
+  enterCall(
+    entry: KeyEntry,
+    req: RouteRequest,
+    res: RouteResponse,
+    key: ApiKeyRecord,
+  ): Promise<RouteContext<KeyAccess, Resource> | null>;
 }
 
 /** A route that cannot be mounted as declared: a programming error, thrown when the app is built. */
@@ -123,6 +174,11 @@ export interface Mount {
   (path: string, access: PlainAccess, handler: RequestHandler): void;
   <A extends KeyAccess, R extends Resource>(
     path: string,
+    route: CarrierDeclaration<A, R>,
+    handler: CarrierHandler<A, R>,
+  ): void;
+  <A extends KeyAccess, R extends Resource>(
+    path: string,
     route: RouteDeclaration<A, R>,
     handler: RouteHandler<A, R>,
   ): void;
@@ -133,6 +189,8 @@ export class RouteTable {
   readonly #pipeline: Pipeline;
   readonly #admits: (entry: RouteEntry) => boolean;
   readonly entries: RouteEntry[] = [];
+  /** The key routes a call may name (not carriers), by `METHOD path` as declared. */
+  readonly #callable = new Map<string, { entry: KeyEntry; run: RouteHandler<KeyAccess, Resource> }>();
   readonly get: Mount = (path: string, declared: unknown, handler: unknown) =>
     this.#add('get', path, declared, handler);
   readonly post: Mount = (path: string, declared: unknown, handler: unknown) =>
@@ -165,12 +223,28 @@ export class RouteTable {
     }
     const run = handler as RouteHandler<KeyAccess, Resource>;
     const keyEntry = entry as KeyEntry;
+    if (!entry.carrier) this.#callable.set(routeName(method, path), { entry: keyEntry, run });
     this.router[method](path, async (req: Request, res: Response) => {
       const context = await this.#pipeline.enter(keyEntry, req, res);
       if (context) await run(req, res, context);
     });
   }
+
+  /**
+   * Runs the key route declared as `route` (`GET /v1/sheets/:sheetId/rows`) for a call made without HTTP, as
+   * `key`: its pipeline (scope, rate limit, Idempotency-Key, resource, reach) and its handler, on the request and
+   * answer the caller made (route-call.ts). What the Express app runs around a route (the Host guard, the request
+   * id, CORS, the request log) is the caller's: the call's carrier passed it. Throws what the route throws.
+   */
+  async call(route: string, req: RouteRequest, res: RouteResponse, key: ApiKeyRecord): Promise<void> {
+    const callable = this.#callable.get(route);
+    if (!callable) throw new AppError('not_found', `No route ${route}.`);
+    const context = await this.#pipeline.enterCall(callable.entry, req, res, key);
+    if (context) await callable.run(req, res, context);
+  }
 }
+
+const routeName = (method: Method, path: string) => `${method.toUpperCase()} ${path}`;
 
 /** The entry a declaration makes, refused when it cannot be authorized as declared. */
 function entryOf(method: Method, path: string, declared: unknown): RouteEntry {

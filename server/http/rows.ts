@@ -1,4 +1,3 @@
-import type { Request, Response } from 'express';
 import { AppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { projectRow } from '../rows/engine.ts';
@@ -10,7 +9,7 @@ import type { Mutation, TabSnapshot } from '../sources/source.ts';
 import { setFreshnessHeaders } from './freshness-headers.ts';
 import { writeMutations } from './mutation-errors.ts';
 import { setPagingHeaders } from './paging.ts';
-import type { RouteContext, RouteTable } from './route-table.ts';
+import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from './route-table.ts';
 import { parseAppendBody, parseInputMode, parseRowNumber, parseUpdateBody } from './row-input.ts';
 
 export const API_LIST_LIMITS = { defaultLimit: 100, maxLimit: 1000 };
@@ -39,7 +38,7 @@ export function mountRowsAt(routes: RouteTable, collection: string): void {
 type ReadContext = RouteContext<'public_read', 'tab'>;
 type WriteContext = RouteContext<'read_write', 'tab'>;
 
-function listRows(req: Request, res: Response, { spreadsheet, tab }: ReadContext): void {
+function listRows(req: RouteRequest, res: RouteResponse, { spreadsheet, tab }: ReadContext): void {
   const query = parseListQuery(req.query, API_LIST_LIMITS);
   setFreshnessHeaders(res, spreadsheet.freshness());
   const page = renderPage(tab, query);
@@ -47,7 +46,7 @@ function listRows(req: Request, res: Response, { spreadsheet, tab }: ReadContext
   send(res, 200, page.rendered);
 }
 
-function getRow(req: Request, res: Response, { spreadsheet, tab }: ReadContext): void {
+function getRow(req: RouteRequest, res: RouteResponse, { spreadsheet, tab }: ReadContext): void {
   const row = parseRowNumber(String(req.params.row));
   const view = parseRowViewQuery(req.query);
   setFreshnessHeaders(res, spreadsheet.freshness());
@@ -64,7 +63,7 @@ function getRow(req: Request, res: Response, { spreadsheet, tab }: ReadContext):
   send(res, 200, renderOne({ index: row, ...projected }, view));
 }
 
-async function appendRows(req: Request, res: Response, { key, spreadsheet, tab }: WriteContext) {
+async function appendRows(req: RouteRequest, res: RouteResponse, { key, spreadsheet, tab }: WriteContext) {
   const rows = parseAppendBody(req.body);
   const userEntered = parseInputMode(req.query.input);
   const mutations: Mutation[] = rows.map((values) => ({ op: 'append', values }));
@@ -75,7 +74,7 @@ async function appendRows(req: Request, res: Response, { key, spreadsheet, tab }
 }
 
 /** PUT and PATCH of one row (both merge the given fields into it). */
-async function updateRow(req: Request, res: Response, { key, spreadsheet, tab }: WriteContext) {
+async function updateRow(req: RouteRequest, res: RouteResponse, { key, spreadsheet, tab }: WriteContext) {
   const row = parseRowNumber(String(req.params.row));
   const values = parseUpdateBody(req.body);
   const userEntered = parseInputMode(req.query.input);
@@ -87,7 +86,7 @@ async function updateRow(req: Request, res: Response, { key, spreadsheet, tab }:
   res.status(200).json({ updated: result.updated, row });
 }
 
-async function deleteRow(req: Request, res: Response, { key, spreadsheet, tab }: WriteContext) {
+async function deleteRow(req: RouteRequest, res: RouteResponse, { key, spreadsheet, tab }: WriteContext) {
   const row = parseRowNumber(String(req.params.row));
   const options = { allowFormulas: key.allowFormulas, userEntered: false, precondition: ifMatch(req, row) };
   const mutations: Mutation[] = [{ op: 'delete', row }];
@@ -107,7 +106,7 @@ function rowNotFound(row: number, tab: TabSnapshot): AppError {
 }
 
 /** `If-Match` is checked against the tab as freshly read inside the write, so no outside edit slips between. */
-function ifMatch(req: Request, row: number): ((tab: TabSnapshot) => void) | undefined {
+function ifMatch(req: RouteRequest, row: number): ((tab: TabSnapshot) => void) | undefined {
   const header = req.get('if-match');
   if (!header) return undefined;
   return (tab) => {
@@ -125,7 +124,7 @@ function ifMatch(req: Request, row: number): ((tab: TabSnapshot) => void) | unde
   };
 }
 
-export function send(res: Response, status: number, rendered: Rendered): void {
+export function send(res: RouteResponse, status: number, rendered: Rendered): void {
   res.status(status).setHeader('Content-Type', rendered.contentType);
   if (rendered.contentType.startsWith('application/javascript'))
     res.setHeader('X-Content-Type-Options', 'nosniff');

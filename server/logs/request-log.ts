@@ -22,7 +22,7 @@ export interface RequestLogEntry {
   status: number;
   duration_ms: number;
   key_id: string | null;
-  /** The MCP tool whose call this request was (http/carried-call.ts); absent for a plain HTTP request. */
+  /** The MCP tool whose call this line is (http/route-call.ts); absent for a request off the wire. */
   tool?: string;
   /** The client went away before the answer was fully sent. */
   aborted?: true;

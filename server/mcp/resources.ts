@@ -57,7 +57,7 @@ export function registerTabResources(
 ): { close(): void } {
   const template = new ResourceTemplate(`${SCHEME}{sheet_id}`, {
     list: async () => {
-      const answer = await api.call({ tool: 'resources/list', method: 'GET', path: '/v1/spreadsheets' });
+      const answer = await api.call({ tool: 'resources/list', method: 'GET', route: '/v1/spreadsheets' });
       if (answer.status !== 200) throw refused(answer);
       const spreadsheets = (answer.body as { data: { name: string; sheets?: SheetJson[] }[] }).data;
       return {
@@ -86,11 +86,18 @@ export function registerTabResources(
 }
 
 async function readTab(api: RowApi, sheetId: string, uri: string, settings: McpSettings) {
-  const path = `/v1/sheets/${encodeURIComponent(sheetId)}`;
-  const described = await api.call({ tool: 'resources/read', method: 'GET', path });
+  const params = { sheetId };
+  const route = '/v1/sheets/:sheetId';
+  const described = await api.call({ tool: 'resources/read', method: 'GET', route, params });
   if (described.status !== 200) throw refused(described);
   const query = { limit: String(settings.maxRows) };
-  const page = await api.call({ tool: 'resources/read', method: 'GET', path: `${path}/rows`, query });
+  const page = await api.call({
+    tool: 'resources/read',
+    method: 'GET',
+    route: `${route}/rows`,
+    params,
+    query,
+  });
   if (page.status !== 200) throw refused(page);
   const { header } = described.body as { header: string[] };
   const { data } = page.body as { data: Record<string, CellValue>[] };
@@ -111,8 +118,12 @@ function subscriptions(server: McpServer, api: RowApi, tabChanges: TabChanges): 
     const uri = request.params.uri;
     const sheetId = sheetIdOf(uri);
     // The key must reach the tab, and it must exist, as for a read.
-    const path = `/v1/sheets/${encodeURIComponent(sheetId)}`;
-    const answer = await api.call({ tool: 'resources/subscribe', method: 'GET', path });
+    const answer = await api.call({
+      tool: 'resources/subscribe',
+      method: 'GET',
+      route: '/v1/sheets/:sheetId',
+      params: { sheetId },
+    });
     if (answer.status !== 200) throw refused(answer);
     if (!listening.has(uri)) {
       const tab = parsePublicSheetId(sheetId)!;

@@ -57,7 +57,7 @@ function listSheets(server: McpServer, api: RowApi): void {
       annotations: READ,
     },
     async () => {
-      const answer = await api.call({ tool: 'list_sheets', method: 'GET', path: '/v1/spreadsheets' });
+      const answer = await api.call({ tool: 'list_sheets', method: 'GET', route: '/v1/spreadsheets' });
       if (answer.status !== 200) return apiFailure(answer);
       return toolSuccess({ spreadsheets: (answer.body as { data: unknown[] }).data });
     },
@@ -86,8 +86,12 @@ function describeSheet(server: McpServer, api: RowApi): void {
       annotations: READ,
     },
     async ({ sheet_id }) => {
-      const path = `/v1/sheets/${encodeURIComponent(sheet_id)}`;
-      const answer = await api.call({ tool: 'describe_sheet', method: 'GET', path });
+      const answer = await api.call({
+        tool: 'describe_sheet',
+        method: 'GET',
+        route: '/v1/sheets/:sheetId',
+        params: { sheetId: sheet_id },
+      });
       if (answer.status !== 200) return apiFailure(answer);
       return toolSuccess(answer.body as Record<string, unknown>);
     },
@@ -154,7 +158,8 @@ function queryRows(server: McpServer, api: RowApi, settings: McpSettings): void 
       const answer = await api.call({
         tool: 'query_rows',
         method: 'GET',
-        path: `/v1/sheets/${encodeURIComponent(args.sheet_id)}/rows`,
+        route: '/v1/sheets/:sheetId/rows',
+        params: { sheetId: args.sheet_id },
         query: {
           search: args.search,
           search_exact: args.search_exact,
@@ -188,7 +193,8 @@ function getRow(server: McpServer, api: RowApi): void {
       const answer = await api.call({
         tool: 'get_row',
         method: 'GET',
-        path: `/v1/sheets/${encodeURIComponent(sheet_id)}/rows/${row}`,
+        route: '/v1/sheets/:sheetId/rows/:row',
+        params: { sheetId: sheet_id, row: String(row) },
         query: { fields, values },
       });
       if (answer.status !== 200) return apiFailure(answer);
@@ -231,7 +237,8 @@ function changesSince(server: McpServer, api: RowApi, settings: McpSettings): vo
       const answer = await api.call({
         tool: 'changes_since',
         method: 'GET',
-        path: `/v1/sheets/${encodeURIComponent(sheet_id)}/changes`,
+        route: '/v1/sheets/:sheetId/changes',
+        params: { sheetId: sheet_id },
         query: {
           updated_since,
           limit: String(Math.min(limit ?? settings.maxRows, settings.maxRows)),

@@ -28,7 +28,7 @@ const idempotencyParam = z
   .optional()
   .describe('Any unique string; calling again with the same one (after a timeout, say) writes only once.');
 
-const sheetRows = (sheetId: string) => `/v1/sheets/${encodeURIComponent(sheetId)}/rows`;
+const ROWS = '/v1/sheets/:sheetId/rows';
 
 type WriteTool = 'append_rows' | 'update_row' | 'delete_row' | 'batch';
 
@@ -37,16 +37,16 @@ export function writeRequestOf(
   tool: WriteTool,
   sheetId: string,
   row = 1,
-): Pick<RowApiRequest, 'method' | 'path'> {
+): Pick<RowApiRequest, 'method' | 'route' | 'params'> {
   switch (tool) {
     case 'append_rows':
-      return { method: 'POST', path: sheetRows(sheetId) };
+      return { method: 'POST', route: ROWS, params: { sheetId } };
     case 'update_row':
-      return { method: 'PATCH', path: `${sheetRows(sheetId)}/${row}` };
+      return { method: 'PATCH', route: `${ROWS}/:row`, params: { sheetId, row: String(row) } };
     case 'delete_row':
-      return { method: 'DELETE', path: `${sheetRows(sheetId)}/${row}` };
+      return { method: 'DELETE', route: `${ROWS}/:row`, params: { sheetId, row: String(row) } };
     case 'batch':
-      return { method: 'POST', path: `${sheetRows(sheetId)}/batchUpdate` };
+      return { method: 'POST', route: `${ROWS}/batchUpdate`, params: { sheetId } };
   }
 }
 

@@ -9,7 +9,7 @@ import express, { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
-import { errorHandler } from '../../server/http/errors.ts';
+import { errorAnswer, errorHandler } from '../../server/http/errors.ts';
 import { requestId } from '../../server/http/request-id.ts';
 import { routePipeline } from '../../server/http/route-pipeline.ts';
 import {
@@ -197,7 +197,7 @@ describe('the caller', () => {
     const app = express();
     app.use(requestId());
     app.use(routes.router);
-    app.use(errorHandler(() => {}, null));
+    app.use(errorHandler(errorAnswer(() => {}, null)));
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/spreadsheets/${conn.userKey}/People/probe`;

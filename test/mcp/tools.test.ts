@@ -234,6 +234,21 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
       expect((await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count).toBe(before + 1);
     });
 
+    it("a write larger than the API's 5 MiB is refused as on the wire, and writes nothing", async () => {
+      const before = (await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count;
+      // 450 rows of 12,000 characters: about 5.4 MB of JSON, under the 8 MiB an /mcp message may carry.
+      const rows = Array.from({ length: 450 }, (_, i) => ({
+        Customer: `Big ${i}`,
+        Notes: 'n'.repeat(12_000),
+      }));
+      const refused = await callError(client, 'append_rows', { sheet_id: sheetId, rows });
+      expect(refused).toMatchObject({
+        code: 'payload_too_large',
+        message: 'Request body is larger than 5 MB.',
+      });
+      expect((await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count).toBe(before);
+    });
+
     it('errors carry the contract code: unknown sheet, unknown field, bad arguments', async () => {
       const missing = await callError(client, 'query_rows', { sheet_id: 'wb_nope~1' });
       expect(missing.code).toBe('sheet_not_found');

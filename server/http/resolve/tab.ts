@@ -8,7 +8,7 @@
  *   only the id.
  * Which tab a reference finds is find-tab.ts's rule alone; these only word the 404.
  */
-import type { Request } from 'express';
+
 import { parsePublicSheetId } from '../../connections/sheet-id.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { ConnectionRecord } from '../../repositories/connections.ts';
@@ -16,6 +16,7 @@ import type { TabSnapshot } from '../../sources/source.ts';
 import type { TabRef } from '../../spreadsheets/find-tab.ts';
 import type { Spreadsheet } from '../../spreadsheets/spreadsheet.ts';
 import type { AppDeps } from '../deps.ts';
+import type { RouteRequest } from '../route-table.ts';
 import { connectionOfPath, resolveConnection } from './connection.ts';
 
 export interface TabAddress {
@@ -25,7 +26,7 @@ export interface TabAddress {
   missing?: () => AppError;
 }
 
-export async function tabAddress(deps: Pick<AppDeps, 'connections'>, req: Request): Promise<TabAddress> {
+export async function tabAddress(deps: Pick<AppDeps, 'connections'>, req: RouteRequest): Promise<TabAddress> {
   const { sheetId } = req.params as { sheetId?: string };
   if (sheetId === undefined) {
     const name = String(req.params.sheetName);

@@ -3,17 +3,18 @@
  * webhooks it owns (auth.ts keyOwns): any other id is 404 `not_found`, the answer for one that does not exist,
  * so another key's webhooks are not revealed.
  */
-import type { Request } from 'express';
+
 import { AppError } from '../../errors.ts';
 import type { DeliveryRecord } from '../../repositories/deliveries.ts';
 import type { ApiKeyRecord } from '../../repositories/keys.ts';
 import type { WebhookRecord } from '../../repositories/webhooks.ts';
 import { keyOwns } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import type { RouteRequest } from '../route-table.ts';
 
 export async function resolveWebhook(
   deps: Pick<AppDeps, 'webhooks'>,
-  req: Request,
+  req: RouteRequest,
   key: ApiKeyRecord,
 ): Promise<WebhookRecord> {
   const id = String(req.params.id);
@@ -24,7 +25,7 @@ export async function resolveWebhook(
 
 export async function resolveDelivery(
   deps: Pick<AppDeps, 'deliveries'>,
-  req: Request,
+  req: RouteRequest,
   webhook: WebhookRecord,
 ): Promise<DeliveryRecord> {
   const deliveryId = String(req.params.deliveryId);

@@ -1,4 +1,3 @@
-import type { Request, Response } from 'express';
 import { AppError } from '../../errors.ts';
 import { iso } from '../../lib/iso-time.ts';
 import type { ChangeEntry } from '../../repositories/change-log.ts';
@@ -7,7 +6,7 @@ import { parsePaging, singleQuery } from '../../rows/query-params.ts';
 import type { TabRef } from '../../spreadsheets/find-tab.ts';
 import type { AppDeps } from '../deps.ts';
 import { setPagingHeaders } from '../paging.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { RouteRequest, RouteResponse, RouteTable } from '../route-table.ts';
 
 export const CHANGE_FEED_LIMITS = { defaultLimit: 100, maxLimit: 500 };
 
@@ -85,8 +84,8 @@ export function mountChangeFeedRoutes(routes: RouteTable, deps: ChangeFeedDeps):
 /** One page of a tab's change feed, from `updated_since`, `limit` and `offset`, with its paging headers. */
 async function answerChangeFeed(
   deps: ChangeFeedDeps,
-  req: Request,
-  res: Response,
+  req: RouteRequest,
+  res: RouteResponse,
   connection: ConnectionRecord,
   ref: TabRef,
 ): Promise<void> {
