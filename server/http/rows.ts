@@ -38,10 +38,10 @@ export function mountRowsAt(routes: RouteTable, collection: string): void {
 type ReadContext = RouteContext<'public_read', 'tab'>;
 type WriteContext = RouteContext<'read_write', 'tab'>;
 
-function listRows(req: RouteRequest, res: RouteResponse, { spreadsheet, tab }: ReadContext): void {
+async function listRows(req: RouteRequest, res: RouteResponse, { spreadsheet, tab }: ReadContext) {
   const query = parseListQuery(req.query, API_LIST_LIMITS);
   setFreshnessHeaders(res, spreadsheet.freshness());
-  const page = renderPage(tab, query);
+  const page = await renderPage(tab, query);
   setPagingHeaders(req, res, page.total, query.limit, query.offset);
   send(res, 200, page.rendered);
 }

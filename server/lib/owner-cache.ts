@@ -36,4 +36,10 @@ export class OwnerCache<O extends object, K, V> {
     if (entries.size > this.#maxPerOwner) entries.delete(entries.keys().next().value!);
     return value;
   }
+
+  /** Forgets `key` for `owner` while it still holds `value` (a failed promise, so the next asker tries again). */
+  forget(owner: O, key: K, value: V): void {
+    const entries = this.#byOwner.get(owner);
+    if (entries?.get(key) === value) entries.delete(key);
+  }
 }

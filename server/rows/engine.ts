@@ -52,6 +52,11 @@ function headerIndex(header: string[]): Map<string, number> {
   return map;
 }
 
+/** The column of a header name, or undefined (a `where` says which of its names it lacks: where/evaluate.ts). */
+export function columnOf(tab: Pick<TabRows, 'header'>, field: string): number | undefined {
+  return headerIndex(tab.header).get(field);
+}
+
 function column(tab: TabRows, field: string, parameter: string): number {
   const col = headerIndex(tab.header).get(field);
   if (col === undefined) {
@@ -186,7 +191,11 @@ function resolveFields(tab: TabRows, fields: string[] | null): { names: string[]
   return { names: fields.slice(), cols: fields.map((f) => column(tab, f, 'fields')) };
 }
 
-export function runQuery(source: TabRows, query: ListQuery): QueryResult {
+/**
+ * `whereHits`: the rows the query's `where` keeps (where/where-hits.ts, found beforehand because a large tab's
+ * is paced); ANDed with the search filters.
+ */
+export function runQuery(source: TabRows, query: ListQuery, whereHits?: Uint32Array): QueryResult {
   const { rows: tab, mode } = inMode(source, query.values);
   const q: ModeQuery = { ...query, values: mode };
   // Validate every name before doing any work, in parameter order: search/search_exact, sort, fields.
@@ -197,7 +206,9 @@ export function runQuery(source: TabRows, query: ListQuery): QueryResult {
   }));
   const { names, cols } = resolveFields(tab, q.fields);
 
-  const hits = cachedFilter(tab, q, filterCols);
+  if (query.where && !whereHits) throw new Error('runQuery: a where needs its rows found first');
+  const filtered = cachedFilter(tab, q, filterCols);
+  const hits = whereHits ? (filtered ? intersect(filtered, whereHits) : whereHits) : filtered;
   const { total, picked } = pageRows(tab, hits, sortKeys, q);
 
   return {

@@ -114,3 +114,18 @@ export function matchRows(spec: MatchSpec): Uint32Array {
   const index = foldedIndex(spec);
   return rowsOfValues(index, valuesContaining(index, foldText(spec.value)));
 }
+
+/**
+ * The rows whose value, as text and folded as `search` folds it (empty cells as ''), passes `test`, ascending:
+ * each distinct value of the column is tested once (`where`'s `starts with`, `ends with`).
+ */
+export function rowsWhereFolded(
+  spec: Omit<MatchSpec, 'exact' | 'value'>,
+  test: (folded: string) => boolean,
+): Uint32Array {
+  if (spec.rowCount === 0) return NONE;
+  const index = foldedIndex({ ...spec, exact: false, value: '' });
+  const found: number[] = [];
+  for (let v = 0; v < index.valueCount; v++) if (test(valueText(index, v))) found.push(v);
+  return rowsOfValues(index, Uint32Array.from(found));
+}

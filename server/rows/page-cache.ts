@@ -3,6 +3,7 @@ import type { TabRows } from './engine.ts';
 import { runQuery } from './engine.ts';
 import { type Rendered, renderList } from './formats/index.ts';
 import type { ListQuery } from './query.ts';
+import { whereHits } from './where/where-hits.ts';
 
 export interface RenderedPage {
   rendered: Rendered;
@@ -17,9 +18,19 @@ export interface RenderedPage {
 const PAGES_PER_TAB = 32;
 const pages = new OwnerCache<object, string, RenderedPage>(PAGES_PER_TAB);
 
-export function renderPage(tab: TabRows, query: ListQuery): RenderedPage {
-  return pages.get(tab.typed, JSON.stringify(query), () => {
-    const result = runQuery(tab, query);
+/** The page `query` asks of `tab`: from the cache, or its `where` found (paced on a large tab), then rendered. */
+export async function renderPage(tab: TabRows, query: ListQuery): Promise<RenderedPage> {
+  const key = pageKey(query);
+  const cached = pages.peek(tab.typed, key);
+  if (cached) return cached;
+  const hits = query.where ? await whereHits(tab, query.where) : undefined;
+  return pages.get(tab.typed, key, () => {
+    const result = runQuery(tab, query, hits);
     return { rendered: renderList(result, query), total: result.total };
   });
+}
+
+/** The query as a cache key: a `where` by its text (the parsed tree adds nothing to tell two apart). */
+function pageKey(query: ListQuery): string {
+  return JSON.stringify(query, (name, value) => (name === 'expression' ? undefined : value));
 }

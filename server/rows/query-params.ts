@@ -6,7 +6,8 @@
 import { AppError } from '../errors.ts';
 import { isOutputFormat, OUTPUT_FORMAT_NAMES, type OutputFormat } from './formats/index.ts';
 import { parseSearch, splitEscaped, splitSortKeys } from './parameter-grammar.ts';
-import type { Filter, ListQuery, SortKey, ValuesMode } from './query.ts';
+import type { Filter, ListQuery, SortKey, ValuesMode, WhereClause } from './query.ts';
+import { parseWhere } from './where/parse.ts';
 
 export interface ListParamOptions {
   defaultLimit: number;
@@ -59,6 +60,13 @@ function parseSort(query: Record<string, unknown>): SortKey[] {
     keys.push(key);
   }
   return keys;
+}
+
+/** `where` read now, so a malformed one is refused before any row is; blank (`where=`) filters nothing. */
+function parseWhereParameter(query: Record<string, unknown>): WhereClause | null {
+  const text = singleQuery(query, 'where');
+  if (text === undefined || /^[ \t\r\n]*$/.test(text)) return null;
+  return { text, expression: parseWhere(text) };
 }
 
 function parseFormat(query: Record<string, unknown>): OutputFormat {
@@ -126,6 +134,7 @@ export function parseListQuery(query: Record<string, unknown>, options: ListPara
   const meta = parseFlag(query, 'meta');
   return {
     filters,
+    where: parseWhereParameter(query),
     sort: parseSort(query),
     fields: parseFields(query),
     limit,

@@ -16,18 +16,21 @@ import { compareFolded, foldText } from './collation.ts';
 
 export type ValueMode = 'typed' | 'formatted';
 
-const NULL_RANK = 0xffffffff;
+export const NULL_RANK = 0xffffffff;
 
 interface SortableTab {
   typed: CellValue[][];
   formatted: string[][];
 }
 
-interface ColumnRanks {
+export interface ColumnRanks {
   /** Rank per row; NULL_RANK for empty cells. */
   ranks: Uint32Array;
   /** Number of distinct non-empty ranks (ranks are 0..count-1). */
   count: number;
+  /** The column's distinct folded texts in sort order; the i-th has rank `firstText + i`. */
+  texts: string[];
+  firstText: number;
 }
 
 /**
@@ -75,7 +78,9 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
     folds.set(s, folded);
     foldRank.set(folded, 0);
   }
-  for (const folded of [...foldRank.keys()].sort(compareFolded)) foldRank.set(folded, next++);
+  const firstText = next;
+  const sortedTexts = [...foldRank.keys()].sort(compareFolded);
+  for (const folded of sortedTexts) foldRank.set(folded, next++);
   const textRank = new Map<string, number>();
   for (const [s, folded] of folds) textRank.set(s, foldRank.get(folded)!);
 
@@ -95,10 +100,11 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
     else if (typeof v === 'string') ranks[r] = textRank.get(v)!;
     else ranks[r] = v ? trueRank : falseRank;
   }
-  return { ranks, count: next };
+  return { ranks, count: next, texts: sortedTexts, firstText };
 }
 
-function columnRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
+/** A column's ranks (cached per snapshot): the order `sort` gives it, which `where`'s text ranges follow too. */
+export function columnRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
   return rankCache.get(owner, col, () => computeRanks(tab, col, mode));
 }
@@ -165,4 +171,39 @@ export function sortRows(
     }
     return a - b;
   });
+}
+
+/**
+ * The text ranks (a range [from, to) of ColumnRanks) whose texts stand to `text` as `op` says, in sort's order:
+ * folded, then compared by the collation, so the rows whose text is `>= text` are a tail of the column's text
+ * order. Two binary searches over the sorted distinct texts.
+ */
+export function textRankRange(col: ColumnRanks, text: string, op: '<' | '<=' | '>' | '>='): [number, number] {
+  const folded = foldText(text);
+  const { texts, firstText } = col;
+  const firstAtLeast = lowerBound(texts, (t) => compareFolded(t, folded) >= 0);
+  const firstAbove = lowerBound(texts, (t) => compareFolded(t, folded) > 0);
+  const end = firstText + texts.length;
+  switch (op) {
+    case '<':
+      return [firstText, firstText + firstAtLeast];
+    case '<=':
+      return [firstText, firstText + firstAbove];
+    case '>':
+      return [firstText + firstAbove, end];
+    case '>=':
+      return [firstText + firstAtLeast, end];
+  }
+}
+
+/** The first index whose item passes `atOrAfter` (which no item before it passes). */
+function lowerBound(items: string[], atOrAfter: (item: string) => boolean): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (atOrAfter(items[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }

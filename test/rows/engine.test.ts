@@ -580,15 +580,15 @@ describe('page cache', () => {
   it('gives the same page for the same query on the same snapshot, and a fresh one on a new snapshot', async () => {
     const { renderPage } = await import('../../server/rows/page-cache.ts');
     const first = tab(['n'], [[1], [2], [3]]);
-    const a = renderPage(first, q({ sort: '-n', limit: '2' }));
-    const b = renderPage(first, q({ sort: '-n', limit: '2' }));
+    const a = await renderPage(first, q({ sort: '-n', limit: '2' }));
+    const b = await renderPage(first, q({ sort: '-n', limit: '2' }));
     expect(b).toBe(a);
     expect(a.total).toBe(3);
     expect(a.rendered.body.toString()).toBe('[{"n":3},{"n":2}]');
     const second = tab(['n'], [[1], [2], [3], [4]]);
-    const c = renderPage(second, q({ sort: '-n', limit: '2' }));
+    const c = await renderPage(second, q({ sort: '-n', limit: '2' }));
     expect(c.rendered.body.toString()).toBe('[{"n":4},{"n":3}]');
-    expect(renderPage(first, q({ sort: 'n', limit: '2' })).rendered.body.toString()).toBe(
+    expect((await renderPage(first, q({ sort: 'n', limit: '2' }))).rendered.body.toString()).toBe(
       '[{"n":1},{"n":2}]',
     );
   });

@@ -16,6 +16,7 @@ describe('parseListQuery defaults', () => {
   it('returns the documented defaults for an empty query', () => {
     expect(parseListQuery({}, API)).toEqual({
       filters: [],
+      where: null,
       sort: [],
       fields: null,
       limit: 100,

@@ -36,6 +36,7 @@ function query(
 ): ListQuery {
   return {
     filters,
+    where: null,
     sort: sort ? [{ field: 'b', descending: true }] : [],
     fields: null,
     limit,

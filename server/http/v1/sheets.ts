@@ -29,7 +29,7 @@ export function mountSheetRoutes(routes: RouteTable): void {
     });
   });
 
-  routes.get(ROWS, { access: 'public_read', resource: 'tab' }, (req, res, ctx) => {
+  routes.get(ROWS, { access: 'public_read', resource: 'tab' }, async (req, res, ctx) => {
     setFreshnessHeaders(res, ctx.spreadsheet.freshness());
     // The /v1 listing is always shape B; only JSON is offered here (the /api routes carry the other formats).
     const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };
@@ -38,7 +38,7 @@ export function mountSheetRoutes(routes: RouteTable): void {
         parameter: 'format',
       });
     }
-    const page = renderPage(ctx.tab, query);
+    const page = await renderPage(ctx.tab, query);
     setPagingHeaders(req, res, page.total, query.limit, query.offset);
     send(res, 200, page.rendered);
   });

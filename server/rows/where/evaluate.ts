@@ -1,0 +1,193 @@
+/**
+ * The rows a `where` keeps (docs/api.md "Querying"), on the tab's typed values whatever `values` asks for the
+ * output, in two-valued logic:
+ * - `=`, `<`, `<=`, `>`, `>=`, `between` (inclusive) and `in` hold only for a cell that is not empty and has the
+ *   literal's type: a number against a number, a text against a string, a boolean against true / false (false
+ *   before true). Text `=` is the exact text; text order is `sort`'s (folded, then the collation: sort.ts), so the
+ *   rows where `Name >= 'm'` are a tail of `sort=Name`. Dates are ISO text, so they order as text.
+ * - `contains`, `starts with`, `ends with` fold case and accents as `search` does, on any value's text (an empty
+ *   cell's is ''); `is null` is an empty cell. Every `not` is the exact complement.
+ *
+ * Each predicate marks its rows in one pass over the column (text ranges through the column's cached sort ranks,
+ * the text matches through its cached search index, once per distinct value), and `and`, `or`, `not` combine the
+ * marks. Between two predicates the evaluation yields to the event loop when the tab is large, so a hundred
+ * predicates over a million rows never hold other requests up for more than one predicate's pass.
+ */
+import { AppError } from '../../errors.ts';
+import type { CellValue } from '../../sources/source.ts';
+import { foldText } from '../collation.ts';
+import { matchRows, rowsWhereFolded } from '../match.ts';
+import { columnRanks, textRankRange } from '../sort.ts';
+import type { ColumnRef, CompareOp, Literal, Predicate, WhereExpression } from './expression.ts';
+
+/** What a `where` reads of a tab; a TabSnapshot has it. */
+export interface WhereTab {
+  header: string[];
+  typed: CellValue[][];
+  formatted: string[][];
+}
+
+/** Above this many rows, the evaluation lets other work run between predicates. */
+const PACED_ROWS = 50_000;
+
+/** One mark per row: 1 kept. */
+type Marks = Uint8Array;
+
+/**
+ * Every column the expression names, as the tab's column index: 400 `unknown_field` for the first one the tab
+ * lacks (with its position in the text), checked before any row is read.
+ */
+export function whereColumns(
+  expression: WhereExpression,
+  columnOf: (name: string) => number | undefined,
+): Map<string, number> {
+  const columns = new Map<string, number>();
+  const visit = (node: WhereExpression): void => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        node.items.forEach(visit);
+        return;
+      case 'not':
+        visit(node.item);
+        return;
+      default:
+        if (!columns.has(node.column.name)) columns.set(node.column.name, resolve(node.column, columnOf));
+    }
+  };
+  visit(expression);
+  return columns;
+}
+
+function resolve(ref: ColumnRef, columnOf: (name: string) => number | undefined): number {
+  const col = columnOf(ref.name);
+  if (col !== undefined) return col;
+  throw new AppError(
+    'unknown_field',
+    `Unknown field "${ref.name}" in where (position ${ref.position}). Field names are case-sensitive and must match the header.`,
+    { field: ref.name, parameter: 'where', position: ref.position },
+  );
+}
+
+/** The rows (0-based, ascending) `expression` keeps; `columns` is whereColumns's answer. */
+export async function whereRows(
+  tab: WhereTab,
+  expression: WhereExpression,
+  columns: Map<string, number>,
+): Promise<Uint32Array> {
+  const n = tab.typed.length;
+  const pace = n > PACED_ROWS ? () => new Promise<void>((go) => setImmediate(go)) : null;
+  const marksOf = async (node: WhereExpression): Promise<Marks> => {
+    switch (node.kind) {
+      case 'and':
+      case 'or': {
+        const marks = await marksOf(node.items[0]!);
+        for (const item of node.items.slice(1)) {
+          const other = await marksOf(item);
+          if (node.kind === 'and') for (let r = 0; r < n; r++) marks[r]! &= other[r]!;
+          else for (let r = 0; r < n; r++) marks[r]! |= other[r]!;
+        }
+        return marks;
+      }
+      case 'not': {
+        const marks = await marksOf(node.item);
+        for (let r = 0; r < n; r++) marks[r]! ^= 1;
+        return marks;
+      }
+      default:
+        if (pace) await pace();
+        return predicateMarks(tab, node, columns.get(node.column.name)!);
+    }
+  };
+  const marks = await marksOf(expression);
+  let count = 0;
+  for (let r = 0; r < n; r++) count += marks[r]!;
+  const rows = new Uint32Array(count);
+  for (let r = 0, k = 0; r < n; r++) if (marks[r] === 1) rows[k++] = r;
+  return rows;
+}
+
+function predicateMarks(tab: WhereTab, p: Predicate, col: number): Marks {
+  const { typed } = tab;
+  const n = typed.length;
+  const marks = new Uint8Array(n);
+  const cellAt = (r: number): CellValue => typed[r]![col] ?? null;
+  switch (p.kind) {
+    case 'compare':
+      markCompare(tab, col, p.op, p.value, marks);
+      return marks;
+    case 'between': {
+      markCompare(tab, col, '>=', p.low, marks);
+      const high = new Uint8Array(n);
+      markCompare(tab, col, '<=', p.high, high);
+      for (let r = 0; r < n; r++) marks[r]! &= high[r]!;
+      return marks;
+    }
+    case 'in': {
+      const values = new Set<Literal>(p.values);
+      for (let r = 0; r < n; r++) {
+        const v = cellAt(r);
+        if (v !== null && values.has(v)) marks[r] = 1;
+      }
+      return marks;
+    }
+    case 'null':
+      for (let r = 0; r < n; r++) if (cellAt(r) === null) marks[r] = 1;
+      return marks;
+    case 'text': {
+      const needle = foldText(p.value);
+      if (needle === '') return marks.fill(1);
+      const spec = { owner: typed, rowCount: n, col, read: (r: number, c: number) => typed[r]![c] ?? null };
+      const rows =
+        p.match === 'contains'
+          ? matchRows({ ...spec, exact: false, value: p.value })
+          : rowsWhereFolded(spec, (f) =>
+              p.match === 'starts with' ? f.startsWith(needle) : f.endsWith(needle),
+            );
+      for (let i = 0; i < rows.length; i++) marks[rows[i]!] = 1;
+      return marks;
+    }
+  }
+}
+
+/** Marks the cells of the literal's type that stand to it as `op` says. */
+function markCompare(tab: WhereTab, col: number, op: CompareOp, value: Literal, marks: Marks): void {
+  const { typed } = tab;
+  const n = typed.length;
+  if (typeof value === 'string' && op !== '=') {
+    const ranks = columnRanks(tab, col, 'typed');
+    const [from, to] = textRankRange(ranks, value, op);
+    for (let r = 0; r < n; r++) {
+      const rank = ranks.ranks[r]!;
+      if (rank >= from && rank < to) marks[r] = 1;
+    }
+    return;
+  }
+  const type = typeof value;
+  const wanted = typeof value === 'boolean' ? Number(value) : value;
+  for (let r = 0; r < n; r++) {
+    const v = typed[r]![col] ?? null;
+    if (v === null || typeof v !== type) continue;
+    if (op === '=') {
+      if (v === value) marks[r] = 1;
+      continue;
+    }
+    const x = typeof v === 'boolean' ? Number(v) : (v as number);
+    if (holds(x, op, wanted as number)) marks[r] = 1;
+  }
+}
+
+function holds(x: number, op: CompareOp, y: number): boolean {
+  switch (op) {
+    case '=':
+      return x === y;
+    case '<':
+      return x < y;
+    case '<=':
+      return x <= y;
+    case '>':
+      return x > y;
+    case '>=':
+      return x >= y;
+  }
+}

@@ -1,0 +1,23 @@
+import { AppError } from '../../errors.ts';
+
+/**
+ * A `where` that cannot be read: 400 `invalid_parameter` naming the parameter, the 0-based character `position`
+ * where the offending token starts (or the text's length when it ended too soon), and what was expected there.
+ */
+export function whereError(position: number, problem: string, expected: readonly string[] = []): AppError {
+  const wanted = expected.length > 0 ? `; expected ${listOf(expected)}` : '';
+  return new AppError(
+    'invalid_parameter',
+    `Parameter "where" at position ${position}: ${problem}${wanted}.`,
+    {
+      parameter: 'where',
+      position,
+      ...(expected.length > 0 ? { expected: [...expected] } : {}),
+    },
+  );
+}
+
+function listOf(items: readonly string[]): string {
+  if (items.length === 1) return items[0]!;
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
