@@ -105,8 +105,10 @@ function queryRows(server: McpServer, api: RowApi, settings: McpSettings): void 
       title: 'Query rows',
       description:
         `Rows of a tab, filtered, sorted and paged by the server: at most ${settings.maxRows} rows per call, with ` +
-        'the total that match. Filter with search/search_exact and choose columns with fields rather than reading ' +
-        'a whole tab. Each row comes with its row number, which get_row, update_row and delete_row take. ' +
+        'the total that match. Filter on the server with where (comparisons, in, between, is null, and/or/not) or ' +
+        'search, and choose columns with fields, rather than paging through a whole tab: "Total > 500 and ' +
+        "Status != 'done'\" answers in one call. Each row comes with its row number, which get_row, update_row and " +
+        'delete_row take. ' +
         `Text longer than ${settings.maxCellChars} characters is cut with a marker; get_row returns it whole.`,
       inputSchema: {
         sheet_id: sheetIdParam,
@@ -123,6 +125,17 @@ function queryRows(server: McpServer, api: RowApi, settings: McpSettings): void 
           .optional()
           .describe(
             'Same syntax as search, but the whole value must be exactly equal (case and accents count).',
+          ),
+        where: z
+          .string()
+          .max(4096)
+          .optional()
+          .describe(
+            "One expression, ANDed with search: Total > 500, Status != 'done', Customer in ('Ada', 'Bob'), " +
+              "Total between 100 and 200, Email is null, Notes contains 'urgent' (also starts with, ends with), " +
+              'joined by and, or, not and parentheses. Strings in single quotes; a column name with spaces or ' +
+              'other characters in double quotes ("Order Date" >= \'2024-03-01\': dates are ISO text). ' +
+              "A comparison holds only for a non-empty cell of the same type (500 is a number, '500' text).",
           ),
         sort: z
           .string()
@@ -163,6 +176,7 @@ function queryRows(server: McpServer, api: RowApi, settings: McpSettings): void 
         query: {
           search: args.search,
           search_exact: args.search_exact,
+          where: args.where,
           sort: args.sort,
           fields: args.fields,
           values: args.values,

@@ -59,6 +59,7 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
           'sheet_id',
           'search',
           'search_exact',
+          'where',
           'sort',
           'fields',
           'limit',
@@ -108,6 +109,28 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
         )
       ).json();
       expect(api).toEqual(http.data);
+    });
+
+    it('query_rows takes where, as the row API does, and words its refusal with the position', async () => {
+      const where = "Amount > 600 and (City in ('Oslo', 'Quito') or Shipped = true)";
+      const result = await callOk(client, 'query_rows', {
+        sheet_id: sheetId,
+        where,
+        fields: 'Customer,Amount',
+        limit: 20,
+      });
+      const http = await (
+        await h.fetch(
+          `/v1/sheets/${sheetId}/rows?where=${encodeURIComponent(where)}&fields=Customer,Amount&limit=20`,
+        )
+      ).json();
+      expect(result.rows.map((r: AnyJson) => r.values)).toEqual(http.data);
+      expect(result.total).toBe(http.meta.total);
+      expect(result.total).toBeGreaterThan(0);
+      expect(result.total).toBeLessThan(ORDER_ROWS);
+      const refused = await callError(client, 'query_rows', { sheet_id: sheetId, where: 'Amount >' });
+      expect(refused).toMatchObject({ code: 'invalid_parameter' });
+      expect(refused.message).toContain('position 8');
     });
 
     it('pages at 50 rows by default and says how to get the next page', async () => {
