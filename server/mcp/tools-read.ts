@@ -98,6 +98,18 @@ function describeSheet(server: McpServer, api: RowApi): void {
   );
 }
 
+const whereParam = z
+  .string()
+  .max(4096)
+  .optional()
+  .describe(
+    "One expression, ANDed with search: Total > 500, Status != 'done', Customer in ('Ada', 'Bob'), " +
+      "Total between 100 and 200, Email is null, Notes contains 'urgent' (also starts with, ends with), " +
+      'joined by and, or, not and parentheses. Strings in single quotes; a column name with spaces or ' +
+      'other characters in double quotes ("Order Date" >= \'2024-03-01\': dates are ISO text). ' +
+      "A comparison holds only for a non-empty cell of the same type (500 is a number, '500' text).",
+  );
+
 function queryRows(server: McpServer, api: RowApi, settings: McpSettings): void {
   server.registerTool(
     'query_rows',
@@ -126,17 +138,7 @@ function queryRows(server: McpServer, api: RowApi, settings: McpSettings): void 
           .describe(
             'Same syntax as search, but the whole value must be exactly equal (case and accents count).',
           ),
-        where: z
-          .string()
-          .max(4096)
-          .optional()
-          .describe(
-            "One expression, ANDed with search: Total > 500, Status != 'done', Customer in ('Ada', 'Bob'), " +
-              "Total between 100 and 200, Email is null, Notes contains 'urgent' (also starts with, ends with), " +
-              'joined by and, or, not and parentheses. Strings in single quotes; a column name with spaces or ' +
-              'other characters in double quotes ("Order Date" >= \'2024-03-01\': dates are ISO text). ' +
-              "A comparison holds only for a non-empty cell of the same type (500 is a number, '500' text).",
-          ),
+        where: whereParam,
         sort: z
           .string()
           .optional()
