@@ -10,6 +10,7 @@ import { mountAdminRequestRoutes } from './http/admin-requests.ts';
 import { mountAdminSignInRoutes } from './http/admin-sign-in.ts';
 import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
 import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
+import { mountAggregateRoutes } from './http/aggregate.ts';
 import { jsonBody } from './http/body.ts';
 import { apiCors, mcpCors } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
@@ -155,6 +156,8 @@ export function createApp(
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountAdminMcpRoutes(routes, deps);
+  // Before the row routes: `.../aggregate` is never read as a row number.
+  mountAggregateRoutes(routes);
   mountRowRoutes(routes);
   mountSpreadsheetRoutes(routes, deps);
   mountSheetRoutes(routes);

@@ -57,7 +57,7 @@ export function columnOf(tab: Pick<TabRows, 'header'>, field: string): number | 
   return headerIndex(tab.header).get(field);
 }
 
-function column(tab: TabRows, field: string, parameter: string): number {
+export function column(tab: Pick<TabRows, 'header'>, field: string, parameter: string): number {
   const col = headerIndex(tab.header).get(field);
   if (col === undefined) {
     throw new AppError(
@@ -195,6 +195,21 @@ function resolveFields(tab: TabRows, fields: string[] | null): { names: string[]
  * `whereHits`: the rows the query's `where` keeps (where/where-hits.ts, found beforehand because a large tab's
  * is paced); ANDed with the search filters.
  */
+/**
+ * The rows (0-based, ascending) that pass a query's `search` filters and the `where` whose rows are `whereHits`,
+ * on typed values; null when nothing filters (every row). Unknown search fields are 400 `unknown_field`.
+ */
+export function filteredRows(
+  tab: TabRows,
+  query: Pick<ListQuery, 'filters'>,
+  whereHits?: Uint32Array,
+): Uint32Array | null {
+  const q = { ...query, values: 'typed' } as ModeQuery;
+  const filterCols = q.filters.map((f) => column(tab, f.field, f.exact ? 'search_exact' : 'search'));
+  const filtered = cachedFilter(tab, q, filterCols);
+  return whereHits ? (filtered ? intersect(filtered, whereHits) : whereHits) : filtered;
+}
+
 export function runQuery(source: TabRows, query: ListQuery, whereHits?: Uint32Array): QueryResult {
   const { rows: tab, mode } = inMode(source, query.values);
   const q: ModeQuery = { ...query, values: mode };

@@ -48,7 +48,7 @@ function parseFields(query: Record<string, unknown>): string[] | null {
   return [...new Set(splitEscaped(raw))];
 }
 
-function parseSort(query: Record<string, unknown>): SortKey[] {
+export function parseSort(query: Record<string, unknown>): SortKey[] {
   const raw = singleQuery(query, 'sort');
   if (raw === undefined || raw === '') return [];
   const keys: SortKey[] = [];
@@ -63,20 +63,20 @@ function parseSort(query: Record<string, unknown>): SortKey[] {
 }
 
 /** `where` read now, so a malformed one is refused before any row is; blank (`where=`) filters nothing. */
-function parseWhereParameter(query: Record<string, unknown>): WhereClause | null {
+export function parseWhereParameter(query: Record<string, unknown>): WhereClause | null {
   const text = singleQuery(query, 'where');
   if (text === undefined || /^[ \t\r\n]*$/.test(text)) return null;
   return { text, expression: parseWhere(text) };
 }
 
-function parseFormat(query: Record<string, unknown>): OutputFormat {
+export function parseFormat(query: Record<string, unknown>): OutputFormat {
   const raw = singleQuery(query, 'format');
   if (raw === undefined) return 'json';
   if (isOutputFormat(raw)) return raw;
   throw invalid('format', `Parameter "format" must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}.`);
 }
 
-function parseCallback(query: Record<string, unknown>, format: OutputFormat): string | null {
+export function parseCallback(query: Record<string, unknown>, format: OutputFormat): string | null {
   const raw = singleQuery(query, 'callback');
   if (format !== 'jsonp') return null;
   if (raw === undefined || raw === '')
@@ -97,7 +97,7 @@ function parseValues(query: Record<string, unknown>): ValuesMode {
   throw invalid('values', 'Parameter "values" must be "typed", "formatted" or "formula".');
 }
 
-function parseFlag(query: Record<string, unknown>, name: string): boolean {
+export function parseFlag(query: Record<string, unknown>, name: string): boolean {
   const raw = singleQuery(query, name);
   if (raw === undefined || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
@@ -113,6 +113,16 @@ function parseRowNumbers(query: Record<string, unknown>, format: string, meta: b
   return rowNumbers;
 }
 
+/** `search`, `search_exact` and `where`: which rows a listing or an aggregate reads (ANDed). */
+export function parseRowFilters(query: Record<string, unknown>): Pick<ListQuery, 'filters' | 'where'> {
+  const filters: Filter[] = [];
+  const search = singleQuery(query, 'search');
+  if (search !== undefined) filters.push(...parseSearch(search, 'search', false));
+  const exact = singleQuery(query, 'search_exact');
+  if (exact !== undefined) filters.push(...parseSearch(exact, 'search_exact', true));
+  return { filters, where: parseWhereParameter(query) };
+}
+
 /** Parse list params. Unknown params are ignored (jQuery adds `_`), known ones are strict. */
 export function parseListQuery(query: Record<string, unknown>, options: ListParamOptions): ListQuery {
   const maxLimit = options.maxLimit;
@@ -124,17 +134,10 @@ export function parseListQuery(query: Record<string, unknown>, options: ListPara
   const offsetRaw = singleQuery(query, 'offset');
   const offset = offsetRaw === undefined ? 0 : parseUint('offset', offsetRaw);
 
-  const filters: Filter[] = [];
-  const search = singleQuery(query, 'search');
-  if (search !== undefined) filters.push(...parseSearch(search, 'search', false));
-  const exact = singleQuery(query, 'search_exact');
-  if (exact !== undefined) filters.push(...parseSearch(exact, 'search_exact', true));
-
   const format = parseFormat(query);
   const meta = parseFlag(query, 'meta');
   return {
-    filters,
-    where: parseWhereParameter(query),
+    ...parseRowFilters(query),
     sort: parseSort(query),
     fields: parseFields(query),
     limit,

@@ -113,7 +113,9 @@ function errorCodesInSource(): string[] {
 const PUBLIC_READ_GETS = new Set([
   'GET /api/spreadsheets/{userKey}/{sheetName}',
   'GET /api/spreadsheets/{userKey}/{sheetName}/{row}',
+  'GET /api/spreadsheets/{userKey}/{sheetName}/aggregate',
   'GET /v1/sheets/{sheetId}',
+  'GET /v1/sheets/{sheetId}/aggregate',
   'GET /v1/sheets/{sheetId}/rows',
   'GET /v1/sheets/{sheetId}/rows/{row}',
 ]);

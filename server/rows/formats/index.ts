@@ -31,6 +31,8 @@ export interface RowsToRender {
    * order: renderers may then cache each row's text per snapshot (see json.ts).
    */
   wholeRowsOf?: unknown[][];
+  /** An aggregate's: the rows its groups were made of (shape B's `meta.matched`). */
+  matched?: number;
 }
 
 export interface ListOptions {
@@ -64,6 +66,7 @@ const pageMeta = (r: RowsToRender, o: ListOptions) => ({
   limit: o.limit,
   offset: o.offset,
   ...(o.rowNumbers ? { rows: r.rows.map((row) => row.index) } : {}),
+  ...(r.matched !== undefined ? { matched: r.matched } : {}),
 });
 
 const OUTPUT_FORMATS = {

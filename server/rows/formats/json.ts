@@ -52,11 +52,14 @@ interface PageMeta {
   limit: number;
   offset: number;
   rows?: number[];
+  /** An aggregate's: the rows its groups were made of. */
+  matched?: number;
 }
 
 function metaJson(meta: PageMeta): string {
   const rows = meta.rows ? `,"rows":[${meta.rows.join(',')}]` : '';
-  return `{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}${rows}}`;
+  const matched = meta.matched !== undefined ? `,"matched":${meta.matched}` : '';
+  return `{"total":${meta.total},"limit":${meta.limit},"offset":${meta.offset}${rows}${matched}}`;
 }
 
 /**

@@ -60,9 +60,10 @@ function rowXml(fields: string[], index: number, values: CellValue[]): string {
 export function xmlList(
   fields: string[],
   rows: { index: number; values: CellValue[] }[],
-  meta: { total: number; limit: number; offset: number },
+  meta: { total: number; limit: number; offset: number; matched?: number },
 ): string {
-  let out = `${PROLOG}<rows total="${meta.total}" limit="${meta.limit}" offset="${meta.offset}">\n`;
+  const matched = meta.matched !== undefined ? ` matched="${meta.matched}"` : '';
+  let out = `${PROLOG}<rows total="${meta.total}" limit="${meta.limit}" offset="${meta.offset}"${matched}>\n`;
   for (const r of rows) out += `  ${rowXml(fields, r.index, r.values)}\n`;
   return `${out}</rows>\n`;
 }

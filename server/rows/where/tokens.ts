@@ -18,7 +18,8 @@ const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const OPERATORS = ['<=', '>=', '<>', '!=', '=', '<', '>'] as const;
 
-export function tokenize(text: string): Token[] {
+/** `parameter`: the query parameter the text came in, for a refusal's wording (`where`, or `metrics`). */
+export function tokenize(text: string, parameter = 'where'): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
@@ -34,7 +35,7 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     if (ch === "'" || ch === '"') {
-      const { value, end } = quoted(text, i, ch);
+      const { value, end } = quoted(text, i, ch, parameter);
       tokens.push(ch === "'" ? { kind: 'string', value, at } : { kind: 'name', value, at });
       i = end;
       continue;
@@ -49,7 +50,8 @@ export function tokenize(text: string): Token[] {
     const number = NUMBER.exec(text);
     if (number) {
       const value = Number(number[0]);
-      if (!Number.isFinite(value)) throw whereError(at, `the number ${number[0]} is out of range`);
+      if (!Number.isFinite(value))
+        throw whereError(at, `the number ${number[0]} is out of range`, [], parameter);
       tokens.push({ kind: 'number', value, at });
       i += number[0].length;
       continue;
@@ -65,24 +67,26 @@ export function tokenize(text: string): Token[] {
     const hint = /\p{L}/u.test(ch)
       ? ' (a column name other than A-Z, 0-9 and _ is written in double quotes)'
       : '';
-    throw whereError(at, `unexpected character ${JSON.stringify(ch)}${hint}`);
+    throw whereError(at, `unexpected character ${JSON.stringify(ch)}${hint}`, [], parameter);
   }
   tokens.push({ kind: 'end', at: text.length });
   return tokens;
 }
 
 /** The text between `quote`s from `start`, a doubled quote standing for one; an error at the end if unclosed. */
-function quoted(text: string, start: number, quote: "'" | '"'): { value: string; end: number } {
+function quoted(
+  text: string,
+  start: number,
+  quote: "'" | '"',
+  parameter: string,
+): { value: string; end: number } {
   let value = '';
   let from = start + 1;
   for (;;) {
     const close = text.indexOf(quote, from);
     if (close === -1) {
-      throw whereError(
-        text.length,
-        `the text ended inside a ${quote === "'" ? 'string' : 'quoted column name'}`,
-        [quote],
-      );
+      const inside = quote === "'" ? 'string' : 'quoted column name';
+      throw whereError(text.length, `the text ended inside a ${inside}`, [quote], parameter);
     }
     value += text.slice(from, close);
     if (text[close + 1] !== quote) return { value, end: close + 1 };

@@ -1,16 +1,22 @@
 import { AppError } from '../../errors.ts';
 
 /**
- * A `where` that cannot be read: 400 `invalid_parameter` naming the parameter, the 0-based character `position`
- * where the offending token starts (or the text's length when it ended too soon), and what was expected there.
+ * A `where` (or `metrics`, read with its tokens) that cannot be read: 400 `invalid_parameter` naming the
+ * parameter, the 0-based character `position` where the offending token starts (or the text's length when it
+ * ended too soon), and what was expected there.
  */
-export function whereError(position: number, problem: string, expected: readonly string[] = []): AppError {
+export function whereError(
+  position: number,
+  problem: string,
+  expected: readonly string[] = [],
+  parameter = 'where',
+): AppError {
   const wanted = expected.length > 0 ? `; expected ${listOf(expected)}` : '';
   return new AppError(
     'invalid_parameter',
-    `Parameter "where" at position ${position}: ${problem}${wanted}.`,
+    `Parameter "${parameter}" at position ${position}: ${problem}${wanted}.`,
     {
-      parameter: 'where',
+      parameter,
       position,
       ...(expected.length > 0 ? { expected: [...expected] } : {}),
     },
