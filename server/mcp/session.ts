@@ -11,6 +11,7 @@ import { packageVersion } from '../lib/package-file.ts';
 import type { McpSettings } from '../mcp-config.ts';
 import { registerTabResources } from './resources.ts';
 import type { RowApi } from './row-api.ts';
+import { aggregateRows } from './tool-aggregate.ts';
 import { ToolErrorsTransport } from './tool-errors.ts';
 import { apiFailure, invalidArguments, toolFailure } from './tool-results.ts';
 import { registerReadTools } from './tools-read.ts';
@@ -59,6 +60,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     { instructions: INSTRUCTIONS },
   );
   registerReadTools(server, options.api, options.settings);
+  aggregateRows(server, options.api, options.settings);
   const writeTools = registerWriteTools(server, options.api);
   // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API
   // refuses a read key's write (toolErrorOf).

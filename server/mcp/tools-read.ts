@@ -13,6 +13,8 @@ import { apiFailure, isRecord, resultSchema, toolSuccess } from './tool-results.
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
+export const READ_ONLY = READ;
+
 export const sheetIdParam = z
   .string()
   .min(1)
@@ -98,7 +100,7 @@ function describeSheet(server: McpServer, api: RowApi): void {
   );
 }
 
-const whereParam = z
+export const whereParam = z
   .string()
   .max(4096)
   .optional()

@@ -34,7 +34,14 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
       const reader = await mcpClient(transport, h, await h.createKey({ name: 'reader', scope: 'read' }));
       try {
         const offered = (await reader.listTools()).tools.map((t) => t.name).sort();
-        expect(offered).toEqual(['changes_since', 'describe_sheet', 'get_row', 'list_sheets', 'query_rows']);
+        expect(offered).toEqual([
+          'aggregate_rows',
+          'changes_since',
+          'describe_sheet',
+          'get_row',
+          'list_sheets',
+          'query_rows',
+        ]);
         expect((await callOk(reader, 'query_rows', { sheet_id: sheetId, limit: 1 })).rows).toHaveLength(1);
         for (const [tool, args] of [
           ['append_rows', { sheet_id: sheetId, rows: [{ Customer: 'x' }] }],

@@ -36,6 +36,7 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
         'delete_row',
         'batch',
         'changes_since',
+        'aggregate_rows',
       ];
       for (const name of names) {
         const tool = byName.get(name);
@@ -131,6 +132,37 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
       const refused = await callError(client, 'query_rows', { sheet_id: sheetId, where: 'Amount >' });
       expect(refused).toMatchObject({ code: 'invalid_parameter' });
       expect(refused.message).toContain('position 8');
+    });
+
+    it('aggregate_rows answers counts and sums per group as the aggregate route does, in one call', async () => {
+      const args = {
+        sheet_id: sheetId,
+        group_by: 'City',
+        metrics: 'count,sum(Amount)',
+        sort: '-sum(Amount)',
+      };
+      const result = await callOk(client, 'aggregate_rows', args);
+      const http = await (
+        await h.fetch(
+          `/v1/sheets/${sheetId}/aggregate?group_by=City&metrics=${encodeURIComponent('count,sum(Amount)')}&sort=-sum(Amount)`,
+        )
+      ).json();
+      expect(result.groups).toEqual(http.data);
+      expect(result).toMatchObject({ total: 4, matched: ORDER_ROWS, next_offset: null });
+      // Computed here: row i (1..120) is in city i % 4 with amount i * 10 + 0.5.
+      const sums = new Map<string, number>();
+      const cities = ['Lima', 'Oslo', 'Porto', 'Quito'];
+      for (let i = 1; i <= ORDER_ROWS; i++)
+        sums.set(cities[i % 4]!, (sums.get(cities[i % 4]!) ?? 0) + i * 10 + 0.5);
+      const expected = [...sums]
+        .sort((a, b) => b[1] - a[1])
+        .map(([City, sum]) => ({ City, count: 30, 'sum(Amount)': sum }));
+      expect(result.groups).toEqual(expected);
+      const refused = await callError(client, 'aggregate_rows', {
+        sheet_id: sheetId,
+        metrics: 'median(Amount)',
+      });
+      expect(refused).toMatchObject({ code: 'invalid_parameter' });
     });
 
     it('pages at 50 rows by default and says how to get the next page', async () => {
