@@ -34,6 +34,7 @@ import { mountChangeFeedRoutes } from './http/v1/changes.ts';
 import { mountDeliveryRoutes } from './http/v1/deliveries.ts';
 import { mountSheetRoutes } from './http/v1/sheets.ts';
 import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
+import { mountUpsertRoutes } from './http/v1/upsert.ts';
 import { mountWebhookRoutes } from './http/v1/webhooks.ts';
 import type { RequestLog } from './logs/request-log.ts';
 import type { TunnelStatus } from './tunnel/provider.ts';
@@ -156,15 +157,7 @@ export function createApp(
   mountAdminAccountRoutes(routes, deps, logins);
   mountAdminTunnelRoutes(routes, options.tunnelStatus ?? (() => TUNNEL_OFF));
   mountAdminMcpRoutes(routes, deps);
-  // Before the row routes: `.../aggregate` is never read as a row number.
-  mountAggregateRoutes(routes);
-  mountRowRoutes(routes);
-  mountSpreadsheetRoutes(routes, deps);
-  mountSheetRoutes(routes);
-  mountBatchRoutes(routes);
-  mountChangeFeedRoutes(routes, deps);
-  mountWebhookRoutes(routes, deps);
-  mountDeliveryRoutes(routes, deps);
+  mountApiRoutes(routes, deps);
   // The MCP server's tools call the routes above, in this table (http/route-call.ts).
   const answerError = errorAnswer(deps.log, deps.dataDir);
   const mcpSessions = new McpSessions(deps, deps.now);
@@ -181,4 +174,18 @@ export function createApp(
     logins.stopAll();
   };
   return { app, router, routes: routes.entries, closeStreams };
+}
+
+/** The `/api` and `/v1` routes; those whose path ends where a row number could be (`aggregate`, `rows/upsert`) come
+ * before the row routes, so they are never read as one. */
+function mountApiRoutes(routes: RouteTable, deps: AppServices): void {
+  mountAggregateRoutes(routes);
+  mountRowRoutes(routes);
+  mountSpreadsheetRoutes(routes, deps);
+  mountUpsertRoutes(routes);
+  mountSheetRoutes(routes);
+  mountBatchRoutes(routes);
+  mountChangeFeedRoutes(routes, deps);
+  mountWebhookRoutes(routes, deps);
+  mountDeliveryRoutes(routes, deps);
 }

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'unknown_field'
   | 'conflict'
   | 'idempotency_conflict'
+  | 'ambiguous_key'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'uri_too_long'
@@ -41,6 +42,7 @@ const STATUS: Record<ErrorCode, number> = {
   unknown_field: 400,
   conflict: 409,
   idempotency_conflict: 409,
+  ambiguous_key: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,

@@ -51,6 +51,11 @@ export interface WriteOptions {
    */
   precondition?: (tab: TabSnapshot) => void;
   /**
+   * The write's mutations worked out from the freshly read tab, replacing the ones it was given: a write by key
+   * (an upsert finds its rows in the tab as it is when the write runs, so no change slips in between).
+   */
+  mutationsFor?: (tab: TabSnapshot) => Mutation[];
+  /**
    * The caller calls the result's `undo` (`keep` or `revert`) once it knows whether the write stays (the Spreadsheet
    * does, after recording). Unset: a source lets go of what an undo would need at once.
    */

@@ -208,8 +208,8 @@ export class GoogleSource implements Source {
     return settled;
   }
 
-  async #write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    assertStorable(mutations, GOOGLE_LIMITS, options);
+  async #write(sourceSheetId: string, given: Mutation[], options: WriteOptions): Promise<WriteResult> {
+    if (!options.mutationsFor) assertStorable(given, GOOGLE_LIMITS, options);
     const { clients, freshness, budget } = this.#parts();
     const { snapshot } = await this.#currentBook();
     const tab = snapshot.tabs.find((t) => t.sourceSheetId === sourceSheetId);
@@ -218,6 +218,8 @@ export class GoogleSource implements Source {
       throw new AppError('sheet_not_found', 'No such tab in this spreadsheet.', { sheet_id: sourceSheetId });
     }
     options.precondition?.(tab);
+    const mutations = options.mutationsFor?.(tab) ?? given;
+    if (options.mutationsFor) assertStorable(mutations, GOOGLE_LIMITS, options);
     const plan = planWrite(tab, mutations, { options, dates: sheet.dates.targets(tab) });
     assertTabFits(tab, plan, GOOGLE_LIMITS);
     const sending = sendingWithinCells(

@@ -291,7 +291,8 @@ export class WorkbookFile {
         const tab = doc.tab(job.sourceSheetId);
         if (!tab) throw new AppError('sheet_not_found', `No tab with id ${job.sourceSheetId}`);
         job.options.precondition?.(tab);
-        plan = planWrite(tab, job.mutations, {
+        const mutations = job.options.mutationsFor?.(tab) ?? job.mutations;
+        plan = planWrite(tab, mutations, {
           options: job.options,
           dates: doc.dateTargets?.(job.sourceSheetId),
         });

@@ -1,0 +1,176 @@
+/**
+ * Writes by key: `POST /v1/sheets/{sheetId}/rows:upsert`, on a workbook written by openpyxl and on the same
+ * spreadsheet on Google (the Sheets fake). Rows whose key matches update the fields they name, others are
+ * appended, all in one write, checked by reading the spreadsheet back past the service (openpyxl for the file,
+ * the Sheets API for Google); an ambiguous key is 409 and writes nothing, a repeated input key 400, `dry_run`
+ * writes nothing, and an `Idempotency-Key` repeat writes once.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConnectedBook, type Harness, KINDS, startHarness } from '../helpers/harness.ts';
+import { runPython } from '../helpers/openpyxl.ts';
+
+const HEADER = ['Order ID', 'Customer', 'Total', 'Region'];
+const ROWS = [
+  ['ORD-1', 'Ada', 100, 'north'],
+  ['ORD-2', 'Bob', 250.5, 'south'],
+  ['ORD-3', 'Cy', 75, 'north'],
+  ['ORD-3', 'Cy again', 80, 'east'],
+  [5, 'Five', 5, 'west'],
+];
+
+describe.each(KINDS)('upsert on %s', (kind) => {
+  let h: Harness;
+  let dir: string;
+  let book: ConnectedBook;
+  let rows: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-upsert-'));
+    h = await startHarness({ kind });
+    const file = path.join(dir, 'orders.xlsx');
+    await runPython(
+      `
+import sys, json, openpyxl
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'Orders'
+ws.append(json.loads(sys.argv[2]))
+for row in json.loads(sys.argv[3]):
+    ws.append(row)
+wb.save(sys.argv[1])
+`,
+      [file, JSON.stringify(HEADER), JSON.stringify(ROWS)],
+    );
+    book = await h.connectBook(file);
+    const listed = await (await h.fetch(`/v1/spreadsheets/${book.connection.spreadsheetId}`)).json();
+    rows = `/v1/sheets/${listed.sheets[0].sheet_id}/rows`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const upsert = (body: unknown, query = '', headers: Record<string, string> = {}) =>
+    h.fetch(`${rows}:upsert${query}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...headers },
+    });
+
+  /** The tab as stored, read past the service. */
+  const stored = async (): Promise<unknown[][]> => {
+    const out: unknown[][] = [];
+    for (let r = 2; r <= 12; r++) {
+      const row = [];
+      for (const c of ['A', 'B', 'C', 'D']) row.push((await book.cell('Orders', `${c}${r}`)) ?? null);
+      if (row.every((v) => v === null)) break;
+      out.push(row);
+    }
+    return out;
+  };
+
+  it('refuses an ambiguous key with 409 naming it, and a repeated input key with 400, writing nothing', async () => {
+    const before = await stored();
+    const ambiguous = await upsert({
+      key: ['Order ID'],
+      rows: [
+        { 'Order ID': 'ORD-1', Total: 1 },
+        { 'Order ID': 'ORD-3', Total: 2 },
+      ],
+    });
+    expect(ambiguous.status).toBe(409);
+    expect((await ambiguous.json()).error).toMatchObject({
+      code: 'ambiguous_key',
+      index: 1,
+      key: { 'Order ID': 'ORD-3' },
+      rows: [3, 4],
+    });
+    const repeated = await upsert({ key: ['Order ID'], rows: [{ 'Order ID': 'X' }, { 'Order ID': 'X' }] });
+    expect(repeated.status).toBe(400);
+    const missing = await upsert({ key: ['Order ID'], rows: [{ Customer: 'no key' }] });
+    expect(missing.status).toBe(400);
+    const unknown = await upsert({ key: ['Nope'], rows: [{ Nope: 1 }] });
+    expect((await unknown.json()).error).toMatchObject({ code: 'unknown_field', field: 'Nope' });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('answers a dry run with what it would do, and writes nothing', async () => {
+    const before = await stored();
+    const res = await upsert(
+      { key: ['Order ID'], rows: [{ 'Order ID': 'ORD-2', Total: 9 }, { 'Order ID': 'NEW' }] },
+      '?dry_run=true',
+    );
+    expect(await res.json()).toEqual({
+      updated: 1,
+      appended: 1,
+      rows: [
+        { row: 2, action: 'updated' },
+        { row: 6, action: 'appended' },
+      ],
+      dry_run: true,
+    });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('updates the rows its key matches and appends the others, in one write, by typed key', async () => {
+    const body = {
+      key: ['Order ID'],
+      rows: [
+        { 'Order ID': 'ORD-2', Total: 300 },
+        { 'Order ID': 'ORD-9', Customer: 'Dee', Total: 10, Region: 'east' },
+        // 5 the number matches the row whose key is the number 5; '5' the text would be a new row.
+        { 'Order ID': 5, Region: 'north' },
+      ],
+    };
+    const res = await upsert(body, '', { 'idempotency-key': `upsert-${kind}` });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      updated: 2,
+      appended: 1,
+      rows: [
+        { row: 2, action: 'updated' },
+        { row: 6, action: 'appended' },
+        { row: 5, action: 'updated' },
+      ],
+    });
+    const expected = [
+      ['ORD-1', 'Ada', 100, 'north'],
+      ['ORD-2', 'Bob', 300, 'south'],
+      ['ORD-3', 'Cy', 75, 'north'],
+      ['ORD-3', 'Cy again', 80, 'east'],
+      [5, 'Five', 5, 'north'],
+      ['ORD-9', 'Dee', 10, 'east'],
+    ];
+    expect(await stored()).toEqual(expected);
+    // The same request again with its Idempotency-Key is answered as the first, and writes nothing more.
+    const again = await upsert(body, '', { 'idempotency-key': `upsert-${kind}` });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await stored()).toEqual(expected);
+    // A composite key: Customer and Region together.
+    const composite = await upsert(
+      { key: ['Customer', 'Region'], rows: [{ Customer: 'Cy', Region: 'north', Total: 76 }] },
+      '',
+      {},
+    );
+    expect(await composite.json()).toMatchObject({
+      updated: 1,
+      appended: 0,
+      rows: [{ row: 3, action: 'updated' }],
+    });
+    expect((await stored())[2]).toEqual(['ORD-3', 'Cy', 76, 'north']);
+  });
+
+  it('is also reachable as rows/upsert, and other methods there are 405', async () => {
+    const res = await h.fetch(`${rows}/upsert`, {
+      method: 'POST',
+      body: JSON.stringify({ key: ['Order ID'], rows: [{ 'Order ID': 'ORD-1', Total: 101 }] }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(await res.json()).toMatchObject({ updated: 1, rows: [{ row: 1, action: 'updated' }] });
+    expect((await h.fetch(`${rows}/upsert`)).status).toBe(405);
+  });
+});
