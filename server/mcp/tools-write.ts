@@ -1,6 +1,6 @@
 /**
- * The write tools: `append_rows`, `update_row`, `delete_row`, `batch`. Each is one write request of the `/v1`
- * API (row-api.ts): a read key is refused there (403 `forbidden`), formulas are refused for a key that may not
+ * The write tools: `append_rows`, `update_row`, `delete_row`, `batch`, `upsert_rows`. Each is one write request of
+ * the `/v1` API (row-api.ts): a read key is refused there (403 `forbidden`), formulas are refused for a key that may not
  * write them, `if_match` is the `If-Match` header, and `idempotency_key` the `Idempotency-Key` header, so a call
  * an agent retries with the same key writes once.
  */
@@ -30,7 +30,7 @@ const idempotencyParam = z
 
 const ROWS = '/v1/sheets/:sheetId/rows';
 
-type WriteTool = 'append_rows' | 'update_row' | 'delete_row' | 'batch';
+type WriteTool = 'append_rows' | 'update_row' | 'delete_row' | 'batch' | 'upsert_rows';
 
 /** The request of the row API each write tool makes. */
 export function writeRequestOf(
@@ -47,11 +47,13 @@ export function writeRequestOf(
       return { method: 'DELETE', route: `${ROWS}/:row`, params: { sheetId, row: String(row) } };
     case 'batch':
       return { method: 'POST', route: `${ROWS}/batchUpdate`, params: { sheetId } };
+    case 'upsert_rows':
+      return { method: 'POST', route: `${ROWS}/upsert`, params: { sheetId } };
   }
 }
 
 export const isWriteTool = (name: string): name is WriteTool =>
-  ['append_rows', 'update_row', 'delete_row', 'batch'].includes(name);
+  ['append_rows', 'update_row', 'delete_row', 'batch', 'upsert_rows'].includes(name);
 
 async function write(api: RowApi, request: RowApiRequest, ok: number) {
   const answer = await api.call(request);
@@ -62,7 +64,53 @@ async function write(api: RowApi, request: RowApiRequest, ok: number) {
 
 /** The write tools, registered; the caller hides them from a read key (session.ts). */
 export function registerWriteTools(server: McpServer, api: RowApi): RegisteredTool[] {
-  return [appendRows(server, api), updateRow(server, api), deleteRow(server, api), batch(server, api)];
+  return [
+    appendRows(server, api),
+    updateRow(server, api),
+    deleteRow(server, api),
+    batch(server, api),
+    upsertRows(server, api),
+  ];
+}
+
+function upsertRows(server: McpServer, api: RowApi): RegisteredTool {
+  return server.registerTool(
+    'upsert_rows',
+    {
+      title: 'Update rows by key, appending new ones',
+      description:
+        'Writes rows by a key column (an order id, an email) instead of row numbers: each row updates the one ' +
+        'row whose key columns hold its values, or is appended if none does; all or none. A key that matches ' +
+        'several rows is refused (ambiguous_key) and nothing is written. Set dry_run to see what would happen. ' +
+        'Needs a read_write key.',
+      inputSchema: {
+        sheet_id: sheetIdParam,
+        key: z.array(z.string()).min(1).max(3).describe('The key columns, e.g. ["Order ID"].'),
+        rows: z.array(rowValues).min(1).max(500).describe('Each row holds a value for every key column.'),
+        dry_run: z.boolean().optional().describe('true: answer what would be done, and write nothing.'),
+        idempotency_key: idempotencyParam,
+      },
+      outputSchema: resultSchema({
+        updated: z.number(),
+        appended: z.number(),
+        rows: z.array(z.object({ row: z.number(), action: z.enum(['updated', 'appended']) })),
+        dry_run: z.boolean().optional(),
+      }),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ sheet_id, key, rows, dry_run, idempotency_key }) =>
+      write(
+        api,
+        {
+          tool: 'upsert_rows',
+          ...writeRequestOf('upsert_rows', sheet_id),
+          ...(dry_run ? { query: { dry_run: 'true' } } : {}),
+          body: { key, rows },
+          headers: { 'idempotency-key': idempotency_key },
+        },
+        200,
+      ),
+  );
 }
 
 function appendRows(server: McpServer, api: RowApi): RegisteredTool {

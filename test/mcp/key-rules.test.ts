@@ -48,6 +48,7 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
           ['update_row', { sheet_id: sheetId, row: 1, values: { Notes: 'x' } }],
           ['delete_row', { sheet_id: sheetId, row: 1 }],
           ['batch', { sheet_id: sheetId, mutations: [{ op: 'delete', row: 1 }] }],
+          ['upsert_rows', { sheet_id: sheetId, key: ['Customer'], rows: [{ Customer: 'x' }] }],
         ] as const) {
           const refused = await callError(reader, tool, args);
           expect(refused.code, tool).toBe('forbidden');

@@ -37,6 +37,7 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
         'batch',
         'changes_since',
         'aggregate_rows',
+        'upsert_rows',
       ];
       for (const name of names) {
         const tool = byName.get(name);
@@ -279,6 +280,34 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
         await h.fetch(`/v1/sheets/${sheetId}/changes?updated_since=${encodeURIComponent(since)}&limit=50`)
       ).json();
       expect(changes.data).toEqual(http.data);
+    });
+
+    it('upsert_rows updates a row by its key and appends a new one, and refuses an ambiguous key', async () => {
+      const before = (await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count;
+      const dry = await callOk(client, 'upsert_rows', {
+        sheet_id: sheetId,
+        key: ['Customer'],
+        rows: [{ Customer: 'Customer 007', Notes: 'by key' }, { Customer: 'Upserted new' }],
+        dry_run: true,
+      });
+      expect(dry).toMatchObject({ updated: 1, appended: 1, dry_run: true });
+      expect((await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count).toBe(before);
+      const done = await callOk(client, 'upsert_rows', {
+        sheet_id: sheetId,
+        key: ['Customer'],
+        rows: [{ Customer: 'Customer 007', Notes: 'by key' }, { Customer: 'Upserted new' }],
+      });
+      expect(done.rows).toEqual([
+        { row: 7, action: 'updated' },
+        { row: before + 1, action: 'appended' },
+      ]);
+      expect((await callOk(client, 'get_row', { sheet_id: sheetId, row: 7 })).values.Notes).toBe('by key');
+      const ambiguous = await callError(client, 'upsert_rows', {
+        sheet_id: sheetId,
+        key: ['City'],
+        rows: [{ City: 'Lima' }],
+      });
+      expect(ambiguous.code).toBe('ambiguous_key');
     });
 
     it('a retried write with the same idempotency_key writes once', async () => {
