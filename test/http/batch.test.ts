@@ -406,7 +406,7 @@ forEachKind((kind, store) => {
       const { sheetId } = await freshPeople();
       const op = await batch(sheetId, { mutations: [{ op: 'insert', values: { Name: 'x' } }] });
       expect((await op.json()).error.message).toBe(
-        'mutations[0]: "op" must be "append", "update" or "delete", got "insert".',
+        'mutations[0]: "op" must be "append", "update", "delete" or "upsert", got "insert".',
       );
       const row = await batch(sheetId, {
         mutations: [

@@ -164,10 +164,38 @@ wb.save(sys.argv[1])
     expect((await stored())[2]).toEqual(['ORD-3', 'Cy', 76, 'north']);
   });
 
+  it('takes upserts in a batch, resolved against the tab before the batch as its other mutations are', async () => {
+    const before = await stored();
+    const batch = (mutations: unknown[]) =>
+      h.fetch(`${rows}:batchUpdate`, {
+        method: 'POST',
+        body: JSON.stringify({ mutations }),
+        headers: { 'content-type': 'application/json' },
+      });
+    const ambiguous = await batch([
+      { op: 'update', row: 1, values: { Total: 1 } },
+      { op: 'upsert', key: ['Order ID'], values: { 'Order ID': 'ORD-3', Total: 2 } },
+    ]);
+    expect(ambiguous.status).toBe(409);
+    expect((await ambiguous.json()).error).toMatchObject({ code: 'ambiguous_key', index: 1 });
+    expect(await stored()).toEqual(before);
+    const res = await batch([
+      { op: 'upsert', key: ['Order ID'], values: { 'Order ID': 'ORD-9', Total: 11 } },
+      { op: 'upsert', key: ['Order ID'], values: { 'Order ID': 'ORD-B', Customer: 'Bea' } },
+      { op: 'delete', row: 1 },
+    ]);
+    expect(await res.json()).toEqual({ appended: 1, updated: 1, deleted: 1 });
+    const after = await stored();
+    expect(after).toHaveLength(before.length);
+    expect(after[0]).toEqual(before[1]);
+    expect(after.find((r) => r[0] === 'ORD-9')).toEqual(['ORD-9', 'Dee', 11, 'east']);
+    expect(after.at(-1)).toEqual(['ORD-B', 'Bea', null, null]);
+  });
+
   it('is also reachable as rows/upsert, and other methods there are 405', async () => {
     const res = await h.fetch(`${rows}/upsert`, {
       method: 'POST',
-      body: JSON.stringify({ key: ['Order ID'], rows: [{ 'Order ID': 'ORD-1', Total: 101 }] }),
+      body: JSON.stringify({ key: ['Order ID'], rows: [{ 'Order ID': 'ORD-2', Total: 101 }] }),
       headers: { 'content-type': 'application/json' },
     });
     expect(await res.json()).toMatchObject({ updated: 1, rows: [{ row: 1, action: 'updated' }] });

@@ -1,19 +1,30 @@
 import { AppError, isAppError } from '../../errors.ts';
-import type { CellInput, Mutation } from '../../sources/source.ts';
+import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
+import { planUpsert } from '../../sources/upsert-plan.ts';
 import { atMutation, writeMutations } from '../mutation-errors.ts';
 import type { RouteHandler, RouteTable } from '../route-table.ts';
 import { parseInputMode, parseRowObject } from '../row-input.ts';
 
 export const MAX_MUTATIONS = 500;
 
+/** A batch's upsert: the row its key names in the tab as the write reads it is updated, else it is appended. */
+interface UpsertOp {
+  op: 'upsert';
+  key: string[];
+  values: Record<string, CellInput>;
+}
+
+type BatchOp = Mutation | UpsertOp;
+
 /** The keys each op takes, all required; anything else is refused so a typo (`"vals"`) is not silently dropped. */
-const KEYS: Record<Mutation['op'], readonly string[]> = {
+const KEYS: Record<BatchOp['op'], readonly string[]> = {
   append: ['op', 'values'],
   update: ['op', 'row', 'values'],
   delete: ['op', 'row'],
+  upsert: ['op', 'key', 'values'],
 };
 
-const isOp = (op: unknown): op is Mutation['op'] => typeof op === 'string' && Object.hasOwn(KEYS, op);
+const isOp = (op: unknown): op is BatchOp['op'] => typeof op === 'string' && Object.hasOwn(KEYS, op);
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -56,13 +67,13 @@ function parseValues(raw: unknown, index: number): Record<string, CellInput> {
   return values;
 }
 
-function parseMutation(raw: unknown, index: number): Mutation {
+function parseMutation(raw: unknown, index: number): BatchOp {
   if (!isPlainObject(raw)) throw atMutation(index, 'invalid_body', 'each mutation must be a JSON object.');
   if (!isOp(raw.op)) {
     throw atMutation(
       index,
       'invalid_body',
-      `"op" must be "append", "update" or "delete", got ${shown(raw.op)}.`,
+      `"op" must be "append", "update", "delete" or "upsert", got ${shown(raw.op)}.`,
     );
   }
   const op = raw.op;
@@ -84,14 +95,64 @@ function parseMutation(raw: unknown, index: number): Mutation {
       return { op, row: parseRow(raw.row, index), values: parseValues(raw.values, index) };
     case 'delete':
       return { op, row: parseRow(raw.row, index) };
+    case 'upsert':
+      return upsertOp(raw.key, raw.values, index);
   }
+}
+
+function upsertOp(rawKey: unknown, rawValues: unknown, index: number): UpsertOp {
+  const key = rawKey;
+  if (
+    !Array.isArray(key) ||
+    key.length < 1 ||
+    key.length > 3 ||
+    !key.every((k) => typeof k === 'string') ||
+    new Set(key).size !== key.length
+  ) {
+    throw atMutation(index, 'invalid_body', '"key" must list 1 to 3 different column names.');
+  }
+  const values = parseValues(rawValues, index);
+  const missing = (key as string[]).find(
+    (k) => values[k] === undefined || values[k] === null || values[k] === '',
+  );
+  if (missing !== undefined)
+    throw atMutation(index, 'invalid_body', `"values" has no value for the key column "${missing}".`);
+  return { op: 'upsert', key: key as string[], values };
+}
+
+/**
+ * The batch's mutations for the tab as the write reads it: each upsert becomes the update of the row its key
+ * names, or an append (row numbers are the tab's before the batch, as for every mutation of it).
+ */
+function resolveUpserts(ops: BatchOp[]): ((tab: TabSnapshot) => Mutation[]) | undefined {
+  if (!ops.some((op) => op.op === 'upsert')) return undefined;
+  const seen = new Map<string, number>();
+  ops.forEach((op, index) => {
+    if (op.op !== 'upsert') return;
+    const id = JSON.stringify([op.key, op.key.map((k) => op.values[k])]);
+    const first = seen.get(id);
+    if (first !== undefined)
+      throw atMutation(index, 'invalid_body', `the same key as mutations[${first}]; send each key once.`);
+    seen.set(id, index);
+  });
+  return (tab) =>
+    ops.map((op, index) => {
+      if (op.op !== 'upsert') return op;
+      try {
+        return planUpsert(tab, op.key, [op.values]).mutations[0]!;
+      } catch (e) {
+        if (isAppError(e))
+          throw new AppError(e.code, e.message.replace(/^rows\[0\]: /, ''), { ...e.details, index });
+        throw e;
+      }
+    });
 }
 
 /**
  * `{"mutations":[...]}` with 1..500 well-formed mutations. Only the shape is checked here; field names and row
  * numbers are checked by the source against the tab as it is when the write runs (and before anything is written).
  */
-export function parseBatchBody(body: unknown): Mutation[] {
+export function parseBatchBody(body: unknown): BatchOp[] {
   if (!isPlainObject(body)) {
     throw new AppError('invalid_body', 'Request body must be a JSON object: {"mutations": [...]}.');
   }
@@ -115,10 +176,16 @@ export function parseBatchBody(body: unknown): Mutation[] {
 /** `POST /v1/sheets/{sheetId}/rows:batchUpdate` (and `/rows/batchUpdate`): up to 500 mutations, all or none. */
 export function mountBatchRoutes(routes: RouteTable): void {
   const batchUpdate: RouteHandler<'read_write', 'tab'> = async (req, res, { key, spreadsheet, tab }) => {
-    const mutations = parseBatchBody(req.body);
+    const ops = parseBatchBody(req.body);
     const userEntered = parseInputMode(req.query.input);
-    const options = { allowFormulas: key.allowFormulas, userEntered };
-    const result = await writeMutations(spreadsheet, tab.sourceSheetId, mutations, options, 'batch');
+    const mutationsFor = resolveUpserts(ops);
+    const options = {
+      allowFormulas: key.allowFormulas,
+      userEntered,
+      ...(mutationsFor ? { mutationsFor } : {}),
+    };
+    const given = mutationsFor ? [] : (ops as Mutation[]);
+    const result = await writeMutations(spreadsheet, tab.sourceSheetId, given, options, 'batch');
     res.status(200).json({ appended: result.appended, updated: result.updated, deleted: result.deleted });
   };
 
