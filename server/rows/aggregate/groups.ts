@@ -37,7 +37,7 @@ export interface AggregatePage {
 }
 
 export const MAX_GROUP_COLUMNS = 4;
-const CHUNK = 50_000;
+const CHUNK = 16_384;
 
 interface Group {
   key: CellValue[];
