@@ -78,3 +78,28 @@ export async function runPython(script: string, args: string[] = []): Promise<st
 export async function readWithOpenpyxl(file: string): Promise<{ sheets: OpenpyxlSheet[] }> {
   return JSON.parse(await runPython(SCRIPT, [file])) as { sheets: OpenpyxlSheet[] };
 }
+
+/** A cell of `writeTableWithOpenpyxl`: a JSON value, or `{date: ISO text}` for a date cell. */
+export type TableCell = string | number | boolean | null | { date: string };
+
+/** A workbook of one tab, `header` then `rows`, written by openpyxl (another program than SheetPort). */
+export async function writeTableWithOpenpyxl(
+  file: string,
+  tab: string,
+  header: readonly string[],
+  rows: readonly (readonly TableCell[])[],
+): Promise<void> {
+  await runPython(
+    `
+import sys, json, datetime, openpyxl
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = sys.argv[2]
+ws.append(json.loads(sys.argv[3]))
+for row in json.loads(sys.argv[4]):
+    ws.append([datetime.datetime.fromisoformat(c['date']) if isinstance(c, dict) else c for c in row])
+wb.save(sys.argv[1])
+`,
+    [file, tab, JSON.stringify(header), JSON.stringify(rows)],
+  );
+}

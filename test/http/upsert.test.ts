@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectedBook, type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { runPython } from '../helpers/openpyxl.ts';
+import { writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
 
 const HEADER = ['Order ID', 'Customer', 'Total', 'Region'];
 const ROWS = [
@@ -31,19 +31,7 @@ describe.each(KINDS)('upsert on %s', (kind) => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-upsert-'));
     h = await startHarness({ kind });
     const file = path.join(dir, 'orders.xlsx');
-    await runPython(
-      `
-import sys, json, openpyxl
-wb = openpyxl.Workbook()
-ws = wb.active
-ws.title = 'Orders'
-ws.append(json.loads(sys.argv[2]))
-for row in json.loads(sys.argv[3]):
-    ws.append(row)
-wb.save(sys.argv[1])
-`,
-      [file, JSON.stringify(HEADER), JSON.stringify(ROWS)],
-    );
+    await writeTableWithOpenpyxl(file, 'Orders', HEADER, ROWS);
     book = await h.connectBook(file);
     const listed = await (await h.fetch(`/v1/spreadsheets/${book.connection.spreadsheetId}`)).json();
     rows = `/v1/sheets/${listed.sheets[0].sheet_id}/rows`;

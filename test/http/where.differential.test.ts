@@ -13,8 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../server/lib/seeded-random.ts';
 import { type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { runPython } from '../helpers/openpyxl.ts';
+import { type TableCell, writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
 
 type Cell = string | number | boolean | null;
 type Lit = string | number | boolean;
@@ -38,21 +39,9 @@ const WORDS = [
   'x y',
 ];
 
-/** A small seeded generator (mulberry32): the same expressions on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Rows for openpyxl: `{"date": ...}` becomes a datetime cell. */
-function tableRows(): unknown[][] {
-  const next = random(7);
+function tableRows(): TableCell[][] {
+  const next = seededRandom(7);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   return Array.from({ length: ROWS }, (_, i) => [
     next() < 0.1 ? null : pick(WORDS),
@@ -63,22 +52,6 @@ function tableRows(): unknown[][] {
     pick([null, 5, 5.5, -1, '5', 'five', true, false, 'Five', '']),
     pick(WORDS) + (i % 3 === 0 ? ` ${i}` : ''),
   ]);
-}
-
-async function writeTable(file: string): Promise<void> {
-  await runPython(
-    `
-import sys, json, datetime, openpyxl
-wb = openpyxl.Workbook()
-ws = wb.active
-ws.title = 'Data'
-ws.append(json.loads(sys.argv[2]))
-for row in json.loads(sys.argv[3]):
-    ws.append([datetime.datetime.fromisoformat(c['date']) if isinstance(c, dict) else c for c in row])
-wb.save(sys.argv[1])
-`,
-    [file, JSON.stringify(COLUMNS), JSON.stringify(tableRows())],
-  );
 }
 
 // ---- the oracle: the contract's rules, written here ----
@@ -156,7 +129,7 @@ function holds(node: Node, row: Record<string, Cell>): boolean {
 // ---- random expressions, written as text ----
 
 function generator(seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const kw = (word: string) =>
     next() < 0.3 ? word.toUpperCase() : next() < 0.2 ? word[0]!.toUpperCase() + word.slice(1) : word;
@@ -266,7 +239,7 @@ describe.each(KINDS)('where on %s', (kind) => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-where-'));
     h = await startHarness({ kind });
     const file = path.join(dir, 'data.xlsx');
-    await writeTable(file);
+    await writeTableWithOpenpyxl(file, 'Data', COLUMNS, tableRows());
     const book = await h.connectBook(file);
     userKey = book.connection.userKey;
     const listed = await (await h.fetch(`/v1/spreadsheets/${book.connection.spreadsheetId}`)).json();
