@@ -32,6 +32,7 @@ import { uiRouter } from './http/ui.ts';
 import { mountBatchRoutes } from './http/v1/batch.ts';
 import { mountChangeFeedRoutes } from './http/v1/changes.ts';
 import { mountDeliveryRoutes } from './http/v1/deliveries.ts';
+import { mountRowsWhereRoutes } from './http/v1/rows-where.ts';
 import { mountSheetRoutes } from './http/v1/sheets.ts';
 import { mountSpreadsheetRoutes } from './http/v1/spreadsheets.ts';
 import { mountUpsertRoutes } from './http/v1/upsert.ts';
@@ -183,6 +184,7 @@ function mountApiRoutes(routes: RouteTable, deps: AppServices): void {
   mountRowRoutes(routes);
   mountSpreadsheetRoutes(routes, deps);
   mountUpsertRoutes(routes);
+  mountRowsWhereRoutes(routes);
   mountSheetRoutes(routes);
   mountBatchRoutes(routes);
   mountChangeFeedRoutes(routes, deps);

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'conflict'
   | 'idempotency_conflict'
   | 'ambiguous_key'
+  | 'too_many_rows'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'uri_too_long'
@@ -43,6 +44,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   idempotency_conflict: 409,
   ambiguous_key: 409,
+  too_many_rows: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,

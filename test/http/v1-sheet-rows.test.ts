@@ -307,7 +307,7 @@ forEachKind((kind, store) => {
         ['GET', 'rows/batchUpdate', 'POST'],
         ['PATCH', 'rows/batchUpdate', 'POST'],
         ['DELETE', 'rows/batchUpdate', 'POST'],
-        ['PUT', 'rows', 'GET, HEAD, POST'],
+        ['PUT', 'rows', 'DELETE, GET, HEAD, PATCH, POST'],
         ['POST', 'rows/1', 'DELETE, GET, HEAD, PATCH, PUT'],
         ['POST', 'changes', 'GET, HEAD'],
       ];

@@ -69,37 +69,63 @@ function resolve(ref: ColumnRef, columnOf: (name: string) => number | undefined)
   );
 }
 
-/** The rows (0-based, ascending) `expression` keeps; `columns` is whereColumns's answer. */
+/**
+ * The rows (0-based, ascending) `expression` keeps; `columns` is whereColumns's answer. Paced on a large tab:
+ * other work runs between two predicates.
+ */
 export async function whereRows(
   tab: WhereTab,
   expression: WhereExpression,
   columns: Map<string, number>,
 ): Promise<Uint32Array> {
+  const steps = evaluation(tab, expression, columns);
+  const paced = tab.typed.length > PACED_ROWS;
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    if (paced) await new Promise<void>((go) => setImmediate(go));
+  }
+}
+
+/** The same rows at once, for a write that must decide inside its turn (a write by filter). */
+export function whereRowsNow(
+  tab: WhereTab,
+  expression: WhereExpression,
+  columns: Map<string, number>,
+): Uint32Array {
+  const steps = evaluation(tab, expression, columns);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/** The evaluation, yielding before each predicate's pass (where a paced caller lets other work run). */
+function* evaluation(
+  tab: WhereTab,
+  expression: WhereExpression,
+  columns: Map<string, number>,
+): Generator<void, Uint32Array, void> {
   const n = tab.typed.length;
-  const pace = n > PACED_ROWS ? () => new Promise<void>((go) => setImmediate(go)) : null;
-  const marksOf = async (node: WhereExpression): Promise<Marks> => {
+  function* marksOf(node: WhereExpression): Generator<void, Marks, void> {
     switch (node.kind) {
       case 'and':
       case 'or': {
-        const marks = await marksOf(node.items[0]!);
+        const marks = yield* marksOf(node.items[0]!);
         for (const item of node.items.slice(1)) {
-          const other = await marksOf(item);
+          const other = yield* marksOf(item);
           if (node.kind === 'and') for (let r = 0; r < n; r++) marks[r]! &= other[r]!;
           else for (let r = 0; r < n; r++) marks[r]! |= other[r]!;
         }
         return marks;
       }
       case 'not': {
-        const marks = await marksOf(node.item);
+        const marks = yield* marksOf(node.item);
         for (let r = 0; r < n; r++) marks[r]! ^= 1;
         return marks;
       }
       default:
-        if (pace) await pace();
+        yield;
         return predicateMarks(tab, node, columns.get(node.column.name)!);
     }
-  };
-  const marks = await marksOf(expression);
+  }
+  const marks = yield* marksOf(expression);
   let count = 0;
   for (let r = 0; r < n; r++) count += marks[r]!;
   const rows = new Uint32Array(count);
