@@ -16,13 +16,16 @@ import { ToolErrorsTransport } from './tool-errors.ts';
 import { apiFailure, invalidArguments, toolFailure } from './tool-results.ts';
 import { registerReadTools } from './tools-read.ts';
 import { isWriteTool, registerWriteTools, writeRequestOf } from './tools-write.ts';
+import { registerFilterWriteTools } from './tools-write-where.ts';
 
 const INSTRUCTIONS =
   'SheetPort serves the rows of spreadsheet tabs (Excel .xlsx, .csv and Google Sheets) as typed records keyed ' +
   "by their header. Call list_sheets first, then describe_sheet for a tab's columns and types. Let the server " +
-  'filter, sort and page (query_rows with search, sort, fields) instead of reading whole tabs. Rows are ' +
-  "numbered from 1 under the header; get_row gives a row's etag, which update_row and delete_row take as " +
-  'if_match. Writes need a read_write key. Errors carry a code (structuredContent.error.code) saying what to fix.';
+  'filter, sort and page (query_rows with where, search, sort, fields) and count or add up (aggregate_rows) ' +
+  "instead of reading whole tabs. Rows are numbered from 1 under the header; get_row gives a row's etag, which " +
+  'update_row and delete_row take as if_match. To write by a key column use upsert_rows; by a filter, ' +
+  'update_rows_where or delete_rows_where. Writes need a read_write key. Errors carry a code ' +
+  '(structuredContent.error.code) saying what to fix.';
 
 export interface McpSessionOptions {
   api: RowApi;
@@ -61,7 +64,10 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   );
   registerReadTools(server, options.api, options.settings);
   aggregateRows(server, options.api, options.settings);
-  const writeTools = registerWriteTools(server, options.api);
+  const writeTools = [
+    ...registerWriteTools(server, options.api),
+    ...registerFilterWriteTools(server, options.api),
+  ];
   // A read key is not offered what it may not do; a client calling a write tool anyway is refused as the API
   // refuses a read key's write (toolErrorOf).
   if (options.scope !== 'read_write') for (const tool of writeTools) tool.disable();

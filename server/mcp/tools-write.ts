@@ -11,7 +11,7 @@ import { apiFailure, resultSchema, toolSuccess } from './tool-results.ts';
 import { sheetIdParam } from './tools-read.ts';
 
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const rowValues = z
+export const rowValues = z
   .record(z.string(), cell)
   .describe(
     'Cells by column name (the header). Text starting with "=" is a formula, if the key allows them.',
@@ -21,7 +21,7 @@ const ifMatchParam = z
   .string()
   .optional()
   .describe('The etag get_row gave: the write is refused (precondition_failed) if the row changed since.');
-const idempotencyParam = z
+export const idempotencyParam = z
   .string()
   .min(1)
   .max(255)
@@ -30,7 +30,14 @@ const idempotencyParam = z
 
 const ROWS = '/v1/sheets/:sheetId/rows';
 
-type WriteTool = 'append_rows' | 'update_row' | 'delete_row' | 'batch' | 'upsert_rows';
+type WriteTool =
+  | 'append_rows'
+  | 'update_row'
+  | 'delete_row'
+  | 'batch'
+  | 'upsert_rows'
+  | 'update_rows_where'
+  | 'delete_rows_where';
 
 /** The request of the row API each write tool makes. */
 export function writeRequestOf(
@@ -49,13 +56,25 @@ export function writeRequestOf(
       return { method: 'POST', route: `${ROWS}/batchUpdate`, params: { sheetId } };
     case 'upsert_rows':
       return { method: 'POST', route: `${ROWS}/upsert`, params: { sheetId } };
+    case 'update_rows_where':
+      return { method: 'PATCH', route: ROWS, params: { sheetId } };
+    case 'delete_rows_where':
+      return { method: 'DELETE', route: ROWS, params: { sheetId } };
   }
 }
 
 export const isWriteTool = (name: string): name is WriteTool =>
-  ['append_rows', 'update_row', 'delete_row', 'batch', 'upsert_rows'].includes(name);
+  [
+    'append_rows',
+    'update_row',
+    'delete_row',
+    'batch',
+    'upsert_rows',
+    'update_rows_where',
+    'delete_rows_where',
+  ].includes(name);
 
-async function write(api: RowApi, request: RowApiRequest, ok: number) {
+export async function write(api: RowApi, request: RowApiRequest, ok: number) {
   const answer = await api.call(request);
   if (answer.status !== ok) return apiFailure(answer);
   const body = answer.body as Record<string, unknown>;

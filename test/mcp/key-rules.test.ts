@@ -49,6 +49,8 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
           ['delete_row', { sheet_id: sheetId, row: 1 }],
           ['batch', { sheet_id: sheetId, mutations: [{ op: 'delete', row: 1 }] }],
           ['upsert_rows', { sheet_id: sheetId, key: ['Customer'], rows: [{ Customer: 'x' }] }],
+          ['update_rows_where', { sheet_id: sheetId, where: 'Amount > 0', values: { Notes: 'x' } }],
+          ['delete_rows_where', { sheet_id: sheetId, where: 'Amount > 0' }],
         ] as const) {
           const refused = await callError(reader, tool, args);
           expect(refused.code, tool).toBe('forbidden');

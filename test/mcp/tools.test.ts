@@ -38,6 +38,8 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
         'changes_since',
         'aggregate_rows',
         'upsert_rows',
+        'update_rows_where',
+        'delete_rows_where',
       ];
       for (const name of names) {
         const tool = byName.get(name);
@@ -308,6 +310,27 @@ describe.each(MCP_TRANSPORTS)('over %s', { timeout: 30_000 }, (transport) => {
         rows: [{ City: 'Lima' }],
       });
       expect(ambiguous.code).toBe('ambiguous_key');
+    });
+
+    it('update_rows_where and delete_rows_where write every row a filter keeps, and dry_run writes nothing', async () => {
+      const where = "Notes = 'note 11' or Notes = 'note 12'";
+      const dry = await callOk(client, 'delete_rows_where', { sheet_id: sheetId, where, dry_run: true });
+      expect(dry).toMatchObject({ deleted: 2, rows: [11, 12], remaining: 0, dry_run: true });
+      const updated = await callOk(client, 'update_rows_where', {
+        sheet_id: sheetId,
+        where,
+        values: { City: 'Bern' },
+      });
+      expect(updated).toMatchObject({ updated: 2, rows: [11, 12], remaining: 0 });
+      expect((await callOk(client, 'get_row', { sheet_id: sheetId, row: 12 })).values.City).toBe('Bern');
+      const before = (await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count;
+      const deleted = await callOk(client, 'delete_rows_where', {
+        sheet_id: sheetId,
+        where: "City = 'Bern'",
+        limit: 1,
+      });
+      expect(deleted).toMatchObject({ deleted: 1, rows: [11], remaining: 1 });
+      expect((await callOk(client, 'describe_sheet', { sheet_id: sheetId })).row_count).toBe(before - 1);
     });
 
     it('a retried write with the same idempotency_key writes once', async () => {
