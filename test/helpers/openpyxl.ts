@@ -103,3 +103,19 @@ wb.save(sys.argv[1])
     [file, tab, JSON.stringify(header), JSON.stringify(rows)],
   );
 }
+
+/** The values of a tab's rows under its header, as openpyxl reads the saved file (dates as ISO text). */
+export async function readTableWithOpenpyxl(file: string, tab: string): Promise<unknown[][]> {
+  const out = await runPython(
+    `
+import sys, json, openpyxl
+ws = openpyxl.load_workbook(sys.argv[1])[sys.argv[2]]
+rows = [list(r) for r in ws.iter_rows(min_row=2, values_only=True)]
+while rows and all(v is None for v in rows[-1]):
+    rows.pop()
+print(json.dumps(rows, default=str))
+`,
+    [file, tab],
+  );
+  return JSON.parse(out) as unknown[][];
+}

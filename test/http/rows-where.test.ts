@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectedBook, type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { readTableWithOpenpyxl, writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
 
 const ROWS = 520;
 /** Row i (1-based): a status that cycles, and a number. */
@@ -81,6 +81,11 @@ describe.each(KINDS)('writes by filter on %s', (kind) => {
     expect(after).toHaveLength(ROWS - 3);
     expect(after[0]!.Id).toBe('T-4');
     expect(await book.cell('Tasks', 'A2')).toBe('T-4');
+    if (book.file) {
+      const read = await readTableWithOpenpyxl(book.file, 'Tasks');
+      expect(read).toHaveLength(ROWS - 3);
+      expect(read.filter((r) => r[1] === 'late')).toHaveLength(5);
+    }
   });
 
   it('needs where, refuses an unknown column, and answers a filter that keeps nothing without writing', async () => {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectedBook, type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { readTableWithOpenpyxl, writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
 
 const HEADER = ['Order ID', 'Customer', 'Total', 'Region'];
 const ROWS = [
@@ -49,8 +49,9 @@ describe.each(KINDS)('upsert on %s', (kind) => {
       headers: { 'content-type': 'application/json', ...headers },
     });
 
-  /** The tab as stored, read past the service. */
+  /** The tab as stored, read past the service: the file by openpyxl, Google by the Sheets API. */
   const stored = async (): Promise<unknown[][]> => {
+    if (book.file) return readTableWithOpenpyxl(book.file, 'Orders');
     const out: unknown[][] = [];
     for (let r = 2; r <= 12; r++) {
       const row = [];

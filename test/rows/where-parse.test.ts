@@ -4,6 +4,7 @@
  * `invalid_parameter` with the position of the token it stopped at, within the limits (4,096 characters, 100
  * predicates, 32 levels of parentheses).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../server/errors.ts';
 import { parseWhere } from '../../server/rows/where/parse.ts';
@@ -155,5 +156,82 @@ describe('where: what it refuses, and where', () => {
   it('reads a thousand nots in a row without recursing on each', () => {
     expect(parseWhere(`${'not '.repeat(1000)}a = 1`)).toMatchObject({ kind: 'compare' });
     expect(parseWhere(`${'not '.repeat(1001)}a = 1`)).toMatchObject({ kind: 'not' });
+  });
+});
+
+describe('where: any text', () => {
+  const pieces = [
+    'a',
+    '"b c"',
+    "'x'",
+    "'it''s'",
+    '5',
+    '-1.5e3',
+    'true',
+    'and',
+    'or',
+    'not',
+    'in',
+    'between',
+    'is',
+    'null',
+    'contains',
+    'starts',
+    'ends',
+    'with',
+    '(',
+    ')',
+    ',',
+    '=',
+    '!=',
+    '<>',
+    '<',
+    '<=',
+    '>',
+    '>=',
+    ' ',
+    '\t',
+    '"',
+    "'",
+    'é',
+    '\u0000',
+    '\\',
+    ';',
+    '1e999',
+  ];
+  it('is read or refused with a position inside it, never thrown at otherwise', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.array(fc.constantFrom(...pieces), { maxLength: 120 }).map((p) => p.join('')),
+        ),
+        (text) => {
+          try {
+            parseWhere(text);
+          } catch (e) {
+            expect(isAppError(e), String(e)).toBe(true);
+            if (!isAppError(e)) return;
+            expect(e.code).toBe('invalid_parameter');
+            expect(e.details.position).toBeGreaterThanOrEqual(0);
+            expect(e.details.position).toBeLessThanOrEqual(text.length);
+          }
+        },
+      ),
+      { numRuns: 2000, seed: 29 },
+    );
+  });
+
+  it('refuses the largest hostile shapes in one pass, without deep recursion', () => {
+    const hostile = [
+      '('.repeat(4096),
+      `${'not '.repeat(1023)}`,
+      `'${"''".repeat(2046)}`,
+      'a = 1 and '.repeat(409),
+      `${'"x" = 1 or '.repeat(100)}"x" = 1`,
+    ];
+    for (const text of hostile) expect(refusal(text.slice(0, 4096)).position).toBeLessThanOrEqual(4096);
+    // One predicate may list as many values as fit: a set, looked up once per row.
+    expect(parseWhere(`a in (${'1,'.repeat(2040)}1)`)).toMatchObject({ kind: 'in' });
   });
 });
