@@ -133,7 +133,7 @@ forEachKind((kind, store) => {
       expect((await (await h.fetch(`/v1/sheets/${sheetId}/rows?limit=1`)).json()).meta.total).toBe(6);
       const putRows = await h.fetch(`/v1/sheets/${sheetId}/rows`, { method: 'PUT' });
       expect(putRows.status).toBe(405);
-      expect(putRows.headers.get('allow')).toBe('GET, HEAD, POST');
+      expect(putRows.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH, POST');
       const otherVerb = await h.fetch(`/v1/sheets/${sheetId}/rows:batchDelete`, { method: 'POST' });
       expect(otherVerb.status).toBe(404);
       expect((await otherVerb.json()).error.code).toBe('not_found');
