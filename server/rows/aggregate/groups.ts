@@ -174,7 +174,7 @@ function accumulator(tab: TabRows, metric: Metric, col: number): Accumulator {
           sum += v;
           n++;
         },
-        result: () => (n === 0 ? null : metric.kind === 'sum' ? sum : sum / n),
+        result: () => (n === 0 ? null : spreadsheetPrecision(metric.kind === 'sum' ? sum : sum / n)),
       };
     }
     case 'min':
@@ -191,6 +191,14 @@ function accumulator(tab: TabRows, metric: Metric, col: number): Accumulator {
       };
     }
   }
+}
+
+/**
+ * A sum or mean to 15 significant digits, the precision a spreadsheet computes and shows: adding 442.12 and its
+ * like in binary floating point leaves `8026.579999999999` where Excel and Google Sheets show `8026.58`.
+ */
+function spreadsheetPrecision(x: number): number {
+  return Number(x.toPrecision(15));
 }
 
 /** The groups in the order `spec.sort` asks (default: the group columns ascending), ties by first appearance. */
