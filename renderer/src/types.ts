@@ -52,6 +52,9 @@ export interface Webhook {
   spreadsheet_id: string;
   sheet_name: string;
   events: string[];
+  /** Its condition (docs/api.md, "Conditional webhooks"); null: none. */
+  where: string | null;
+  columns: string[] | null;
   status: 'active' | 'paused';
   /** What the newest attempts say about the receiver (the admin surface only). */
   health: WebhookHealth;

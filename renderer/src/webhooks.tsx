@@ -7,6 +7,13 @@ import { Empty, ErrorNote, Loading } from './status.tsx';
 import { type Connection, type ConnectionDetail, EVENTS, type Webhook, type WebhookHealth } from './types.ts';
 import { useResource } from './use-resource.ts';
 import { useSubmit } from './use-submit.ts';
+import {
+  type ConditionDraft,
+  ConditionFields,
+  conditionBody,
+  conditionSummary,
+  NO_CONDITION,
+} from './webhook-condition.tsx';
 
 /** Webhooks: create, edit URL and events, pause/resume, rotate the secret, delete; each one's health, live. */
 export function WebhooksSection() {
@@ -79,6 +86,7 @@ function CreateWebhook({ onCreated }: { onCreated: (s: { id: string; secret: str
   const [spreadsheet, setSpreadsheet] = useState('');
   const [sheet, setSheet] = useState('');
   const [events, setEvents] = useState<string[]>([...EVENTS]);
+  const [condition, setCondition] = useState<ConditionDraft>(NO_CONDITION);
   const chosen = spreadsheet || connections.data?.data[0]?.spreadsheet_id || '';
   const tabs = useResource(
     () => (chosen ? api<ConnectionDetail>(`/admin/connections/${enc(chosen)}`) : Promise.resolve(null)),
@@ -88,9 +96,16 @@ function CreateWebhook({ onCreated }: { onCreated: (s: { id: string; secret: str
   const { busy, error, submit } = useSubmit(async () => {
     const w = await api<{ webhook_id: string; secret: string }>('/admin/webhooks', {
       method: 'POST',
-      body: { url: url.trim(), spreadsheet_id: chosen, sheet_name: sheetName, events },
+      body: {
+        url: url.trim(),
+        spreadsheet_id: chosen,
+        sheet_name: sheetName,
+        events,
+        ...conditionBody(condition),
+      },
     });
     setUrl('');
+    setCondition(NO_CONDITION);
     onCreated({ id: w.webhook_id, secret: w.secret });
   });
   if (connections.data && connections.data.data.length === 0) {
@@ -136,6 +151,11 @@ function CreateWebhook({ onCreated }: { onCreated: (s: { id: string; secret: str
         </select>
       </label>
       <EventChoices value={events} onChange={setEvents} legend="Events" />
+      <ConditionFields
+        value={condition}
+        header={tabs.data?.sheets.find((s) => s.name === sheetName)?.header ?? null}
+        onChange={setCondition}
+      />
       <button type="submit" disabled={busy || !chosen || !sheetName}>
         {busy ? 'Registering…' : 'Register webhook'}
       </button>
@@ -178,6 +198,10 @@ function WebhookCard({
   const [editing, setEditing] = useState(false);
   const [url, setUrl] = useState(webhook.url);
   const [events, setEvents] = useState<string[]>(webhook.events);
+  const [condition, setCondition] = useState<ConditionDraft>({
+    where: webhook.where ?? '',
+    columns: webhook.columns ?? [],
+  });
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const path = `/admin/webhooks/${enc(webhook.webhook_id)}`;
@@ -194,7 +218,8 @@ function WebhookCard({
   };
   const save = async (e: Event) => {
     e.preventDefault();
-    if (await act(() => api(path, { method: 'PATCH', body: { url, events } }))) setEditing(false);
+    if (await act(() => api(path, { method: 'PATCH', body: { url, events, ...conditionBody(condition) } })))
+      setEditing(false);
   };
   const titleId = `wh-${webhook.webhook_id}`;
   return (
@@ -210,13 +235,17 @@ function WebhookCard({
       <p class="muted">
         {webhook.webhook_id} · tab {webhook.sheet_name} · {webhook.events.join(', ')}
       </p>
+      {conditionSummary(webhook) ? <p class="muted">{conditionSummary(webhook)}</p> : null}
       <HealthLine health={webhook.health} />
       {editing ? (
         <WebhookEditForm
+          webhook={webhook}
           url={url}
           events={events}
+          condition={condition}
           onUrl={setUrl}
           onEvents={setEvents}
+          onCondition={setCondition}
           onSave={save}
           onCancel={() => setEditing(false)}
         />
@@ -236,22 +265,33 @@ function WebhookCard({
   );
 }
 
-/** A webhook's receiver URL and events, changed together. */
+/** A webhook's receiver URL, events and condition, changed together. */
 function WebhookEditForm({
+  webhook,
   url,
   events,
+  condition,
   onUrl,
   onEvents,
+  onCondition,
   onSave,
   onCancel,
 }: {
+  webhook: Webhook;
   url: string;
   events: string[];
+  condition: ConditionDraft;
   onUrl: (url: string) => void;
   onEvents: (events: string[]) => void;
+  onCondition: (c: ConditionDraft) => void;
   onSave: (e: Event) => void;
   onCancel: () => void;
 }) {
+  const detail = useResource(
+    () => api<ConnectionDetail>(`/admin/connections/${enc(webhook.spreadsheet_id)}`),
+    webhook.spreadsheet_id,
+  );
+  const header = detail.data?.sheets.find((s) => s.name === webhook.sheet_name)?.header ?? null;
   return (
     <form class="form-row" onSubmit={onSave}>
       <label>
@@ -259,6 +299,7 @@ function WebhookEditForm({
         <input type="url" required value={url} onInput={(e) => onUrl(e.currentTarget.value)} />
       </label>
       <EventChoices value={events} onChange={onEvents} legend="Events" />
+      <ConditionFields value={condition} header={header} onChange={onCondition} />
       <button type="submit">Save</button>
       <button type="button" onClick={onCancel}>
         Cancel

@@ -6,9 +6,11 @@
 
 import { diffRows, type RowChange } from '../diff/row-diff.ts';
 import type { ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
-import type { RowChanges, TabRecording } from '../repositories/change-log.ts';
+import type { PlannedNotification, RowChanges, TabRecording } from '../repositories/change-log.ts';
+import type { WebhookCondition } from '../repositories/webhooks.ts';
 import { rowObject } from '../rows/formats/index.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
+import { qualifyingChanges } from '../webhooks/conditions.ts';
 import { buildNotifications, type EventRules, payloadJson } from '../webhooks/events.ts';
 
 export function tabContent(tab: TabSnapshot): TabContent {
@@ -78,12 +80,23 @@ function rowChanges(
     values: c.after ? rowObject(tab.header, c.after) : null,
   }));
   const edits = changes.map((c): RowEdit => ({ change: c.kind, row: c.row_index, cells: c.after }));
-  const notifications = buildNotifications(changes, old.header, tab.header, rules).map((notification) => ({
-    event: notification.event,
-    payload: (webhookId: string, timestampMs: number) =>
-      payloadJson({ webhookId, notification, spreadsheetId, sheetName: tab.name, timestampMs }),
-  }));
-  return { entries, edits, notifications };
+  // Webhooks with the same condition (most have none) share their notifications.
+  const planned = new Map<string, PlannedNotification[]>();
+  const notificationsFor = (condition: WebhookCondition | null): PlannedNotification[] => {
+    const key = JSON.stringify(condition);
+    let list = planned.get(key);
+    if (!list) {
+      const kept = qualifyingChanges(changes, old.header, tab.header, condition);
+      list = buildNotifications(kept, old.header, tab.header, rules).map((notification) => ({
+        event: notification.event,
+        payload: (webhookId: string, timestampMs: number) =>
+          payloadJson({ webhookId, notification, spreadsheetId, sheetName: tab.name, timestampMs }),
+      }));
+      planned.set(key, list);
+    }
+    return list;
+  };
+  return { entries, edits, notificationsFor };
 }
 
 function sameHeader(a: readonly string[], b: readonly string[]): boolean {

@@ -20,6 +20,7 @@ import {
   withServiceAsync,
   withStores,
 } from './kit.ts';
+import { conditionFromFlags, conditionLines, registerCondition } from './webhook-condition.ts';
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program
@@ -29,6 +30,7 @@ export function registerWebhookCommands(program: Command): void {
   registerCreate(webhooks);
   registerDelete(webhooks);
   registerRotateSecret(webhooks);
+  registerCondition(webhooks);
 }
 
 /** `sheetport webhooks list`. */
@@ -83,6 +85,13 @@ function registerCreate(webhooks: Command): void {
         `all: ${WEBHOOK_EVENTS.join(', ')}`,
       ),
     )
+    .option(
+      '--where <expression>',
+      "notify a changed row only when it matches, before or after (as GET rows' where)",
+    )
+    .addOption(
+      repeatableOption('--column <name>', 'notify an update only when this column changed', 'any column'),
+    )
     .option(ALLOW_LAN_FLAG, 'accept a private (LAN) address for this registration')
     // The old name of the same switch, kept working but no longer shown.
     .addOption(new Option('--allow-lan').hideHelp())
@@ -93,6 +102,8 @@ function registerCreate(webhooks: Command): void {
           spreadsheet: string;
           sheet: string;
           event: string[];
+          where?: string;
+          column: string[];
           allowLanWebhooks?: boolean;
           allowLan?: boolean;
         },
@@ -166,6 +177,8 @@ interface CreateOptions {
   spreadsheet: string;
   sheet: string;
   event: string[];
+  where?: string;
+  column: string[];
   allowLan?: boolean;
 }
 
@@ -182,7 +195,7 @@ async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<voi
     }
     const { record, secret } = await registerWebhookOnTab(
       { webhooks: service.webhooks, spreadsheets: service.spreadsheets },
-      { connection, sheetName: opts.sheet, url, events, apiKeyId: null },
+      { connection, sheetName: opts.sheet, url, events, condition: conditionFromFlags(opts), apiKeyId: null },
     );
     if (g.json) return printJson(createdWebhookJson(record, secret));
     const lines = [
@@ -191,6 +204,7 @@ async function createWebhook(opts: CreateOptions, g: GlobalOptions): Promise<voi
       `  spreadsheet:  ${connection.name} (${record.spreadsheetId})`,
       `  sheet:        ${record.sheetName}`,
       `  events:       ${record.events.join(', ')}`,
+      ...conditionLines(record),
       `  status:       ${record.status}`,
       '',
       'Signing secret (X-Service-Signature is HMAC-SHA256 of the body keyed with it; Standard Webhooks compatible):',

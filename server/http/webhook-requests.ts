@@ -5,9 +5,14 @@
 import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { DeliveryRecord } from '../repositories/deliveries.ts';
-import type { WebhookRecord, WebhookStatus } from '../repositories/webhooks.ts';
+import type {
+  WebhookChange,
+  WebhookCondition,
+  WebhookRecord,
+  WebhookStatus,
+} from '../repositories/webhooks.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../repositories/webhooks.ts';
-import { registerWebhookOnTab } from '../webhooks/register.ts';
+import { changedCondition, registerWebhookOnTab } from '../webhooks/register.ts';
 import { replayDelivery } from '../webhooks/replay.ts';
 import { validateWebhookUrl } from '../webhooks/target-safety.ts';
 import type { AppDeps } from './deps.ts';
@@ -18,14 +23,17 @@ export type CreateWebhookDeps = Pick<
   'allowLanWebhooks' | 'connections' | 'webhooks' | 'spreadsheets'
 >;
 /** What changing one uses (patchWebhookFromBody). */
-export type PatchWebhookDeps = Pick<AppDeps, 'allowLanWebhooks' | 'webhooks' | 'wakeDeliveries'>;
+export type PatchWebhookDeps = Pick<
+  AppDeps,
+  'allowLanWebhooks' | 'connections' | 'webhooks' | 'spreadsheets' | 'wakeDeliveries'
+>;
 /** What naming a webhook's tab as it is now uses (currentSheetName). */
 export type SheetNameDeps = Pick<AppDeps, 'connections' | 'spreadsheets'>;
 /** What a replay uses (replayFromRequest). */
 export type ReplayDeps = Pick<AppDeps, 'deliveries' | 'now' | 'wakeDeliveries'>;
 
-const CREATE_KEYS = ['url', 'spreadsheet_id', 'sheet_name', 'events'] as const;
-const PATCH_KEYS = ['url', 'events', 'status'] as const;
+const CREATE_KEYS = ['url', 'spreadsheet_id', 'sheet_name', 'events', 'where', 'columns'] as const;
+const PATCH_KEYS = ['url', 'events', 'status', 'where', 'columns'] as const;
 const STATUSES: readonly WebhookStatus[] = ['active', 'paused'];
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -76,6 +84,53 @@ function eventsFromBody(raw: unknown): WebhookEvent[] {
   return [...seen];
 }
 
+/**
+ * `where` and `columns` as the body gives them: each left out (undefined), null, or a value of its type. Their
+ * meaning is checked against the tab (webhooks/conditions.ts); a `where` that cannot be read is a body error
+ * pointing at its position.
+ */
+function conditionFromBody(body: Record<string, unknown>): Partial<WebhookCondition> {
+  const given: Partial<WebhookCondition> = {};
+  if (body.where !== undefined) {
+    if (body.where !== null && typeof body.where !== 'string') {
+      throw invalidBody(
+        '"where" must be a string (an expression, as in GET .../rows?where=) or null.',
+        'where',
+      );
+    }
+    given.where = body.where;
+  }
+  if (body.columns !== undefined) given.columns = columnsFromBody(body.columns);
+  return given;
+}
+
+function columnsFromBody(raw: unknown): string[] | null {
+  if (raw === null) return null;
+  if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string' || c === '')) {
+    throw invalidBody('"columns" must be an array of column names (non-empty strings) or null.', 'columns');
+  }
+  if (raw.length > 1000) throw invalidBody('"columns" names more than 1,000 columns.', 'columns');
+  const repeated = raw.find((c, i) => raw.indexOf(c) !== i);
+  if (repeated !== undefined) throw invalidBody(`"columns" lists "${repeated}" more than once.`, 'columns');
+  return raw as string[];
+}
+
+/** A `where` that cannot be read is a fault of the body's field, not of a query parameter. */
+async function asBodyField<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'invalid_parameter' || err.details.parameter !== 'where') {
+      throw err;
+    }
+    const { parameter: _parameter, ...details } = err.details;
+    throw new AppError('invalid_body', err.message.replace(/^Parameter "where"/, '"where"'), {
+      field: 'where',
+      ...details,
+    });
+  }
+}
+
 function parseStatus(raw: unknown): WebhookStatus {
   if (typeof raw !== 'string' || !(STATUSES as readonly string[]).includes(raw)) {
     throw invalidBody('"status" must be "active" or "paused".', 'status');
@@ -104,9 +159,13 @@ export async function createWebhookFromBody(
     });
   }
   options.authorize(connection);
-  return registerWebhookOnTab(
-    { webhooks: deps.webhooks, spreadsheets: deps.spreadsheets },
-    { connection, sheetName, url: url.toString(), events, apiKeyId: options.apiKeyId },
+  const given = conditionFromBody(body);
+  const condition = { where: given.where ?? null, columns: given.columns ?? null };
+  return asBodyField(() =>
+    registerWebhookOnTab(
+      { webhooks: deps.webhooks, spreadsheets: deps.spreadsheets },
+      { connection, sheetName, url: url.toString(), events, condition, apiKeyId: options.apiKeyId },
+    ),
   );
 }
 
@@ -118,19 +177,34 @@ export async function patchWebhookFromBody(
 ): Promise<WebhookRecord> {
   const body = objectBody(rawBody, PATCH_KEYS);
   if (Object.keys(body).length === 0) {
-    throw invalidBody('Nothing to change: send one or more of "url", "events", "status".');
+    throw invalidBody(
+      'Nothing to change: send one or more of "url", "events", "status", "where", "columns".',
+    );
   }
-  const change: { url?: string; events?: WebhookEvent[]; status?: WebhookStatus } = {};
+  const change: WebhookChange = {};
   if (body.url !== undefined) {
     change.url = validateWebhookUrl(body.url, { allowLan: deps.allowLanWebhooks }).url.toString();
   }
   if (body.events !== undefined) change.events = eventsFromBody(body.events);
   if (body.status !== undefined) change.status = parseStatus(body.status);
+  const given = conditionFromBody(body);
+  if (Object.keys(given).length > 0) change.condition = await conditionChange(deps, webhook, given);
   const updated = await deps.webhooks.update(webhook.id, change);
   if (!updated) throw new AppError('not_found', `No webhook with id "${webhook.id}".`);
   // Resumed (or re-pointed): notifications queued meanwhile go out now.
   if (updated.status === 'active') deps.wakeDeliveries?.();
   return updated;
+}
+
+async function conditionChange(
+  deps: PatchWebhookDeps,
+  webhook: WebhookRecord,
+  given: Partial<WebhookCondition>,
+): Promise<WebhookCondition | null> {
+  const connection = await deps.connections.getBySpreadsheetId(webhook.spreadsheetId);
+  if (!connection)
+    throw new AppError('spreadsheet_not_found', `No spreadsheet with id "${webhook.spreadsheetId}".`);
+  return asBodyField(() => changedCondition(deps.spreadsheets, connection, webhook, given));
 }
 
 /** rotate-secret and replay take no body, or an empty object. */

@@ -5,6 +5,7 @@
  */
 import type { CellValue } from '../sources/source.ts';
 import type { ComparedTab, RowEdit, TabContent } from './baselines.ts';
+import type { WebhookCondition } from './webhooks.ts';
 
 export interface ChangeEntry {
   row_index: number;
@@ -54,7 +55,8 @@ export interface RowChanges {
   entries: Omit<ChangeEntry, 'updatedAt'>[];
   /** The same rows, positional: the row edits the baseline keeps after its checkpoint. */
   edits: RowEdit[];
-  notifications: PlannedNotification[];
+  /** The notifications for a webhook with this condition (null: none), the rows that qualify only. */
+  notificationsFor(condition: WebhookCondition | null): PlannedNotification[];
 }
 
 /** What to record of one tab (tabs whose content and name did not change have none). */

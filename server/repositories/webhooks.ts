@@ -12,6 +12,16 @@ export const isWebhookEvent = (v: unknown): v is WebhookEvent =>
 
 export type WebhookStatus = 'active' | 'paused';
 
+/**
+ * What a webhook notifies of a change (docs/api.md, "Conditional webhooks"): a changed row only when it matches
+ * `where` before or after the change, and an update only when one of `columns` changed (inserts and deletes
+ * always). Null: no such condition.
+ */
+export interface WebhookCondition {
+  where: string | null;
+  columns: string[] | null;
+}
+
 export interface WebhookRecord {
   id: string;
   url: string;
@@ -20,6 +30,8 @@ export interface WebhookRecord {
   sheetName: string;
   sourceSheetId: string;
   events: WebhookEvent[];
+  /** Null: every changed row of the subscribed events is notified. */
+  condition: WebhookCondition | null;
   status: WebhookStatus;
   apiKeyId: string | null;
   createdAt: string;
@@ -32,6 +44,8 @@ export interface CreateWebhookInput {
   sheetName: string;
   sourceSheetId: string;
   events: WebhookEvent[];
+  /** None when left out. */
+  condition?: WebhookCondition | null;
   apiKeyId: string | null;
   /** Made by the caller (webhooks/register.ts); kept sealed at rest. */
   secret: string;
@@ -40,6 +54,8 @@ export interface CreateWebhookInput {
 export interface WebhookChange {
   url?: string;
   events?: WebhookEvent[];
+  /** Null: the condition is taken away. */
+  condition?: WebhookCondition | null;
   status?: WebhookStatus;
 }
 

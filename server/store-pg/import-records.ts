@@ -5,6 +5,7 @@
  */
 import { AppError } from '../errors.ts';
 import type { RecordsExport } from '../repositories/rules/export-format.ts';
+import { conditionText } from '../repositories/rules/webhooks.ts';
 import type { SecretBox } from '../secrets/at-rest.ts';
 import { sealContext } from '../secrets/at-rest.ts';
 import { CHANNELS } from './channels.ts';
@@ -66,6 +67,7 @@ export async function importRecords(pool: Pool, box: SecretBox, data: RecordsExp
           ['sheet_name', w.sheet_name],
           ['source_sheet_id', w.source_sheet_id],
           ['events', JSON.stringify(w.events)],
+          ['condition', conditionText(w.condition)],
           ['status', w.status],
           ['api_key_id', w.api_key_id],
           ['created_at', w.created_at],

@@ -6,8 +6,14 @@
 import { RECORDS_MIGRATION } from './migrations/0001-records.ts';
 import { CHANGES_MIGRATION } from './migrations/0002-changes.ts';
 import { TEAM_MIGRATION } from './migrations/0003-team.ts';
+import { WEBHOOK_CONDITIONS_MIGRATION } from './migrations/0004-webhook-conditions.ts';
 import type { PgMigration } from './migrations/pg-migration.ts';
 
 export type { PgMigration } from './migrations/pg-migration.ts';
 
-export const MIGRATIONS: readonly PgMigration[] = [RECORDS_MIGRATION, CHANGES_MIGRATION, TEAM_MIGRATION];
+export const MIGRATIONS: readonly PgMigration[] = [
+  RECORDS_MIGRATION,
+  CHANGES_MIGRATION,
+  TEAM_MIGRATION,
+  WEBHOOK_CONDITIONS_MIGRATION,
+];

@@ -15,6 +15,7 @@ import type {
   RecordingStatements,
   TabWebhook,
 } from '../repositories/rules/change-recording.ts';
+import { conditionOf } from '../repositories/rules/webhooks.ts';
 import { PgBaselines } from './baselines.ts';
 import { CHANNELS, recordedPayload } from './channels.ts';
 import type { Queryable } from './pool.ts';
@@ -95,14 +96,15 @@ class PgRecordingStatements implements RecordingStatements {
 
   /** Events read as JSON whether migration 1 stored them as JSON text, JSONB or an array. */
   async webhooksOnTab(tab: BaselineTab): Promise<TabWebhook[]> {
-    const { rows } = await this.#db.query<{ id: string; events: unknown }>(
-      `SELECT id, to_jsonb(events) AS events FROM webhooks
+    const { rows } = await this.#db.query<{ id: string; events: unknown; condition: string | null }>(
+      `SELECT id, to_jsonb(events) AS events, condition FROM webhooks
        WHERE spreadsheet_id = $1 AND source_sheet_id = $2 ORDER BY created_at, seq`,
       [tab.spreadsheetId, tab.sourceSheetId],
     );
     return rows.map((r) => ({
       id: r.id,
       events: (typeof r.events === 'string' ? JSON.parse(r.events) : r.events) as string[],
+      condition: conditionOf(r.condition),
     }));
   }
 

@@ -37,7 +37,7 @@ class PgWebhookStatements extends RegistryStatements implements WebhookStatement
 
   async insert(row: WebhookRow, sealedSecret: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO webhooks (${WEBHOOK_COLUMNS}, secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO webhooks (${WEBHOOK_COLUMNS}, secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         row.id,
         row.url,
@@ -45,6 +45,7 @@ class PgWebhookStatements extends RegistryStatements implements WebhookStatement
         row.sheet_name,
         row.source_sheet_id,
         row.events,
+        row.condition,
         row.status,
         row.api_key_id,
         row.created_at,
@@ -83,8 +84,8 @@ class PgWebhookStatements extends RegistryStatements implements WebhookStatement
 
   async update(id: string, change: WebhookUpdate): Promise<void> {
     await this.db.query(
-      'UPDATE webhooks SET url = $1, events = $2, status = $3, updated_at = $4 WHERE id = $5',
-      [change.url, change.events, change.status, change.updated_at, id],
+      'UPDATE webhooks SET url = $1, events = $2, condition = $3, status = $4, updated_at = $5 WHERE id = $6',
+      [change.url, change.events, change.condition, change.status, change.updated_at, id],
     );
   }
 

@@ -9,6 +9,7 @@ import {
   type ExportedKey,
   type RecordsExport,
 } from '../repositories/rules/export-format.ts';
+import { conditionOf } from '../repositories/rules/webhooks.ts';
 import { sealContext } from '../secrets/at-rest.ts';
 import { secretsOf } from '../secrets/db-binding.ts';
 
@@ -39,15 +40,19 @@ export function exportRecords(db: Database.Database, now: Date = new Date()): Re
       connections: allowed.filter((a) => a.api_key_id === k.id).map((a) => a.spreadsheet_id),
     }));
   const webhooks = db
-    .prepare<[], { id: string; events: string; secret: string } & Record<string, unknown>>(
-      `SELECT id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at,
-              updated_at, last_timestamp_ms, secret
+    .prepare<
+      [],
+      { id: string; events: string; condition: string | null; secret: string } & Record<string, unknown>
+    >(
+      `SELECT id, url, spreadsheet_id, sheet_name, source_sheet_id, events, condition, status, api_key_id,
+              created_at, updated_at, last_timestamp_ms, secret
        FROM webhooks ORDER BY created_at, rowid`,
     )
     .all()
     .map((w) => ({
       ...w,
       events: JSON.parse(w.events) as string[],
+      condition: conditionOf(w.condition),
       secret: box.open(w.secret, sealContext.webhookSecret(w.id)),
     })) as RecordsExport['webhooks'];
   const usage = db

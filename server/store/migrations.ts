@@ -300,4 +300,12 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE tab_baselines DROP COLUMN checkpoint_at');
     },
   },
+  {
+    version: 12,
+    name: 'webhook-conditions',
+    sql: `
+      -- A webhook's condition (where, columns), as JSON text; NULL: every changed row is notified.
+      ALTER TABLE webhooks ADD COLUMN condition TEXT;
+    `,
+  },
 ];

@@ -14,6 +14,7 @@ import type {
   RecordingStatements,
   TabWebhook,
 } from '../repositories/rules/change-recording.ts';
+import { conditionOf } from '../repositories/rules/webhooks.ts';
 import { SqliteBaselines } from './baselines.ts';
 
 type Tab = [spreadsheetId: string, sourceSheetId: string];
@@ -26,7 +27,7 @@ export class SqliteRecordingStatements implements RecordingStatements {
   readonly #rename: Database.Statement<[string, ...Tab, string]>;
   readonly #lastInstant: Database.Statement<Tab, number | null>;
   readonly #append: Database.Statement<[...Tab, number, string, number, string | null]>;
-  readonly #webhooksOn: Database.Statement<Tab, { id: string; events: string }>;
+  readonly #webhooksOn: Database.Statement<Tab, { id: string; events: string; condition: string | null }>;
   readonly #lastTimestamp: Database.Statement<[string], number>;
   readonly #setTimestamp: Database.Statement<[number, string]>;
   readonly #enqueue: Database.Statement<[string, string, string, string, number, number]>;
@@ -61,7 +62,7 @@ export class SqliteRecordingStatements implements RecordingStatements {
       'INSERT INTO change_log (spreadsheet_id, source_sheet_id, updated_at, change, row_index, row_values) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.#webhooksOn = db.prepare(
-      'SELECT id, events FROM webhooks WHERE spreadsheet_id = ? AND source_sheet_id = ? ORDER BY created_at, rowid',
+      'SELECT id, events, condition FROM webhooks WHERE spreadsheet_id = ? AND source_sheet_id = ? ORDER BY created_at, rowid',
     );
     this.#lastTimestamp = pluck('SELECT last_timestamp_ms FROM webhooks WHERE id = ?');
     this.#setTimestamp = db.prepare('UPDATE webhooks SET last_timestamp_ms = ? WHERE id = ?');
@@ -124,9 +125,11 @@ export class SqliteRecordingStatements implements RecordingStatements {
   }
 
   webhooksOnTab(tab: BaselineTab): TabWebhook[] {
-    return this.#webhooksOn
-      .all(tab.spreadsheetId, tab.sourceSheetId)
-      .map((w) => ({ id: w.id, events: JSON.parse(w.events) as string[] }));
+    return this.#webhooksOn.all(tab.spreadsheetId, tab.sourceSheetId).map((w) => ({
+      id: w.id,
+      events: JSON.parse(w.events) as string[],
+      condition: conditionOf(w.condition),
+    }));
   }
 
   takeTimestamps(webhookId: string, firstAtLeast: number, count: number): number {

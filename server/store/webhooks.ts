@@ -24,7 +24,7 @@ export class SqliteWebhookStatements implements WebhookStatements {
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
       `INSERT INTO webhooks (${WEBHOOK_COLUMNS}, secret) VALUES
-       (@id, @url, @spreadsheet_id, @sheet_name, @source_sheet_id, @events, @status, @api_key_id, @created_at, @updated_at, @secret)`,
+       (@id, @url, @spreadsheet_id, @sheet_name, @source_sheet_id, @events, @condition, @status, @api_key_id, @created_at, @updated_at, @secret)`,
     );
     this.#byId = db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`);
     this.#list = db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at, rowid`);
@@ -32,7 +32,7 @@ export class SqliteWebhookStatements implements WebhookStatements {
       .prepare<[string], number>('SELECT 1 FROM webhooks WHERE spreadsheet_id = ? LIMIT 1')
       .pluck();
     this.#update = db.prepare(
-      'UPDATE webhooks SET url = @url, events = @events, status = @status, updated_at = @updated_at WHERE id = @id',
+      'UPDATE webhooks SET url = @url, events = @events, condition = @condition, status = @status, updated_at = @updated_at WHERE id = @id',
     );
     // Their deliveries and attempts go with them (foreign keys cascade).
     this.#remove = db.prepare('DELETE FROM webhooks WHERE id = ?');

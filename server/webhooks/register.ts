@@ -5,9 +5,16 @@
  */
 
 import type { ConnectionRecord } from '../repositories/connections.ts';
-import type { CreateWebhookInput, WebhookEvent, WebhookRecord, Webhooks } from '../repositories/webhooks.ts';
+import type {
+  CreateWebhookInput,
+  WebhookCondition,
+  WebhookEvent,
+  WebhookRecord,
+  Webhooks,
+} from '../repositories/webhooks.ts';
 import { findTab } from '../spreadsheets/find-tab.ts';
 import type { Spreadsheets } from '../spreadsheets/spreadsheets.ts';
+import { checkedCondition } from './conditions.ts';
 import { generateSecret } from './secret.ts';
 
 /** The new webhook and its secret, which is shown this once. */
@@ -26,6 +33,8 @@ export interface WebhookOnTab {
   /** Already checked (target-safety.ts). */
   url: string;
   events: WebhookEvent[];
+  /** As given: checked here against the tab's header (conditions.ts). */
+  condition: WebhookCondition | null;
   apiKeyId: string | null;
 }
 
@@ -45,6 +54,7 @@ export async function registerWebhookOnTab(
     sheetName: tab.name,
     sourceSheetId: tab.sourceSheetId,
     events: input.events,
+    condition: input.condition && checkedCondition(input.condition, tab.header),
     apiKeyId: input.apiKeyId,
   });
 }
@@ -53,4 +63,23 @@ export async function registerWebhookOnTab(
 export async function rotateWebhookSecret(store: Webhooks, id: string): Promise<string | null> {
   const secret = generateSecret();
   return (await store.rotateSecret(id, secret)) ? secret : null;
+}
+
+/**
+ * A webhook's condition changed: `where` and `columns` each replaced when given (null takes it away), the result
+ * checked against the tab's header as it is now.
+ */
+export async function changedCondition(
+  spreadsheets: Spreadsheets,
+  connection: ConnectionRecord,
+  webhook: WebhookRecord,
+  given: Partial<WebhookCondition>,
+): Promise<WebhookCondition | null> {
+  const merged: WebhookCondition = {
+    where: given.where !== undefined ? given.where : (webhook.condition?.where ?? null),
+    columns: given.columns !== undefined ? given.columns : (webhook.condition?.columns ?? null),
+  };
+  if (merged.where === null && merged.columns === null) return null;
+  const tab = await spreadsheets.of(connection).tab({ sourceSheetId: webhook.sourceSheetId });
+  return checkedCondition(merged, tab.header);
 }

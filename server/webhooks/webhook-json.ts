@@ -10,6 +10,8 @@ export function webhookJson(w: WebhookRecord, sheetName: string = w.sheetName) {
     spreadsheet_id: w.spreadsheetId,
     sheet_name: sheetName,
     events: w.events,
+    where: w.condition?.where ?? null,
+    columns: w.condition?.columns ?? null,
     status: w.status,
     created_at: w.createdAt,
     updated_at: w.updatedAt,

@@ -55,6 +55,7 @@ async function trayDataDir(dataDir: string) {
       sheetName: 'People',
       sourceSheetId: '1',
       events: ['row.inserted', 'row.deleted'],
+      condition: { where: 'Age > 30', columns: ['Name'] },
       apiKeyId: limited.record.id,
       secret: 'whsec_the-signing-secret',
     });

@@ -105,6 +105,8 @@ describe('sheetport webhooks create / list', () => {
       'spreadsheet_id',
       'sheet_name',
       'events',
+      'where',
+      'columns',
       'status',
       'created_at',
       'updated_at',
@@ -143,6 +145,8 @@ describe('sheetport webhooks create / list', () => {
       'spreadsheet_id',
       'sheet_name',
       'events',
+      'where',
+      'columns',
       'status',
       'created_at',
     ]);
@@ -244,6 +248,54 @@ describe('sheetport webhooks create / list', () => {
     const help = await human('webhooks', 'create', '--help');
     expect(help).toMatch(/--allow-lan-webhooks/);
     expect(help).not.toMatch(/--allow-lan\s/);
+  });
+});
+
+describe('sheetport webhooks: conditions', () => {
+  it('create takes --where and --column; condition changes and clears them, checked against the header', async () => {
+    const created = await ok<WebhookJson & { where: string | null; columns: string[] | null }>(
+      'webhooks',
+      'create',
+      '--url',
+      'https://hooks.example.com/cond',
+      '--spreadsheet',
+      spreadsheetId,
+      '--sheet',
+      'Orders',
+      '--where',
+      "Item starts with 'P'",
+      '--column',
+      'Item',
+    );
+    expect(created).toMatchObject({ where: "Item starts with 'P'", columns: ['Item'] });
+    const id = created.webhook_id;
+    expect(await human('webhooks', 'condition', id, '--where', 'Id > 1')).toContain('where:        Id > 1');
+    const both = await ok('webhooks', 'condition', id, '--any-column');
+    expect(both).toMatchObject({ where: 'Id > 1', columns: null });
+    expect(await fails('webhooks', 'condition', id, '--where', 'Price > 1')).toMatchObject({
+      code: 'unknown_field',
+    });
+    expect(await fails('webhooks', 'condition', id, '--where', 'Id >')).toMatchObject({
+      code: 'invalid_parameter',
+    });
+    expect(await fails('webhooks', 'condition', id)).toMatchObject({ code: 'invalid_parameter' });
+    expect(await ok('webhooks', 'condition', id, '--clear')).toMatchObject({ where: null, columns: null });
+    expect(await human('webhooks', 'condition', id, '--column', 'Id')).toContain('columns:      Id');
+    expect(
+      await fails(
+        'webhooks',
+        'create',
+        '--url',
+        'https://h.example.com/x',
+        '--spreadsheet',
+        spreadsheetId,
+        '--sheet',
+        'Orders',
+        '--column',
+        'Nope',
+      ),
+    ).toMatchObject({ code: 'unknown_field' });
+    await ok('webhooks', 'delete', id);
   });
 });
 

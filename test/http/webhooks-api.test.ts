@@ -84,6 +84,8 @@ forEachKind((kind, store) => {
         spreadsheet_id: conn.spreadsheetId,
         sheet_name: 'People',
         events: ['row.inserted', 'row.deleted'],
+        where: null,
+        columns: null,
         status: 'active',
         created_at: expect.any(String),
       });
@@ -98,6 +100,8 @@ forEachKind((kind, store) => {
         spreadsheet_id: conn.spreadsheetId,
         sheet_name: 'People',
         events: ['row.inserted', 'row.deleted'],
+        where: null,
+        columns: null,
         status: 'active',
         created_at: body.created_at,
         updated_at: body.created_at,
@@ -740,6 +744,7 @@ forEachKind((kind, store) => {
       // The webhook itself carries nothing from any attempt.
       const webhook = await (await h.fetch(`/v1/webhooks/${created.webhook_id}`)).json();
       expect(Object.keys(webhook).sort()).toEqual([
+        'columns',
         'created_at',
         'events',
         'sheet_name',
@@ -748,6 +753,7 @@ forEachKind((kind, store) => {
         'updated_at',
         'url',
         'webhook_id',
+        'where',
       ]);
     });
   });

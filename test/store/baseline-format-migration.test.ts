@@ -57,6 +57,7 @@ async function previousVersionDataDir(): Promise<{ dataDir: string; file: string
     DROP TABLE baseline_redo;
     ALTER TABLE tab_baselines ADD COLUMN checkpoint_at INTEGER NOT NULL DEFAULT 0;
     UPDATE tab_baselines SET redo_entries = 1;
+    ALTER TABLE webhooks DROP COLUMN condition;
     PRAGMA user_version = 10;
   `);
   raw.prepare('UPDATE tab_checkpoints SET content = ?').run(old);

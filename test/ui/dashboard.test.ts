@@ -140,10 +140,13 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
   it('registers a webhook, whose first delivery fails against a receiver answering 500', async () => {
     await open('Webhooks');
     await page.getByLabel('Receiver URL').fill(receiver.url);
+    // A condition from the form: only people over 40 (Dee, appended below, is 44).
+    await page.getByLabel('Only rows where (optional)').fill('Age > 40');
     await page.getByRole('button', { name: 'Register webhook' }).click();
     webhookSecret = await page.getByLabel('webhook signing secret', { exact: true }).inputValue();
     expect(webhookSecret.length).toBeGreaterThan(10);
     await page.getByRole('heading', { level: 3, name: receiver.url }).waitFor();
+    await page.getByText('Only rows where Age > 40').waitFor();
     await shot('webhooks');
     await expectAccessible();
 

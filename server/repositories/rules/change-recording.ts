@@ -17,6 +17,7 @@ import type {
   RowChanges,
   TabRecording,
 } from '../change-log.ts';
+import type { WebhookCondition } from '../webhooks.ts';
 import { encodeCheckpoint, encodeCheckpointPaced, encodeRedo } from './baseline-format.ts';
 import { type Answer, type Rule, settled, type Transactional } from './transactional.ts';
 
@@ -32,6 +33,7 @@ export interface RecordedState {
 export interface TabWebhook {
   id: string;
   events: string[];
+  condition: WebhookCondition | null;
 }
 
 /** A notification queued in the outbox, due at once. */
@@ -221,7 +223,7 @@ function* appendEntries(
 function* notify(s: RecordingStatements, tab: BaselineTab, rows: RowChanges, nowMs: number): Rule<number> {
   let queued = 0;
   for (const webhook of yield* settled(s.webhooksOnTab(tab))) {
-    const wanted = rows.notifications.filter((n) => webhook.events.includes(n.event));
+    const wanted = rows.notificationsFor(webhook.condition).filter((n) => webhook.events.includes(n.event));
     if (wanted.length === 0) continue;
     const first = yield* settled(s.takeTimestamps(webhook.id, nowMs, wanted.length));
     const deliveries = wanted.map((notification, i) => ({

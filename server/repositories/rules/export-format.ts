@@ -5,6 +5,7 @@
  * key: the file is 0600 and meant to be deleted once imported. Pure: the checks of a file read back.
  */
 import { AppError } from '../../errors.ts';
+import type { WebhookCondition } from '../webhooks.ts';
 
 export const EXPORT_FORMAT = 'sheetport-records';
 export const EXPORT_VERSION = 1;
@@ -42,6 +43,8 @@ export interface ExportedWebhook {
   sheet_name: string;
   source_sheet_id: string;
   events: string[];
+  /** Absent in exports made before webhook conditions. */
+  condition?: WebhookCondition | null;
   status: string;
   api_key_id: string | null;
   created_at: string;

@@ -10,6 +10,7 @@ import { type SecretBox, sealContext } from '../../secrets/at-rest.ts';
 import type {
   CreateWebhookInput,
   WebhookChange,
+  WebhookCondition,
   WebhookEvent,
   WebhookRecord,
   WebhookStatus,
@@ -25,6 +26,8 @@ export interface WebhookRow {
   sheet_name: string;
   source_sheet_id: string;
   events: string;
+  /** The condition as JSON text (`{"where":…,"columns":…}`); null without one. */
+  condition: string | null;
   status: WebhookStatus;
   api_key_id: string | null;
   created_at: string;
@@ -33,9 +36,9 @@ export interface WebhookRow {
 
 /** `WebhookRow`'s columns, as both databases select them. */
 export const WEBHOOK_COLUMNS =
-  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, status, api_key_id, created_at, updated_at';
+  'id, url, spreadsheet_id, sheet_name, source_sheet_id, events, condition, status, api_key_id, created_at, updated_at';
 
-export type WebhookUpdate = Pick<WebhookRow, 'url' | 'events' | 'status' | 'updated_at'>;
+export type WebhookUpdate = Pick<WebhookRow, 'url' | 'events' | 'condition' | 'status' | 'updated_at'>;
 
 export interface WebhookStatements {
   /** Holds the spreadsheet's connection until the transaction ends: a removal of it under way goes first. */
@@ -81,6 +84,7 @@ export class WebhookRepository implements Webhooks {
       sheet_name: input.sheetName,
       source_sheet_id: input.sourceSheetId,
       events: JSON.stringify(input.events),
+      condition: conditionText(input.condition),
       status: 'active',
       api_key_id: input.apiKeyId,
       created_at: now,
@@ -121,7 +125,9 @@ export class WebhookRepository implements Webhooks {
       if (!current) return undefined;
       const status = change.status ?? current.status;
       const events = change.events ? JSON.stringify(change.events) : current.events;
-      yield* settled(s.update(id, { url: change.url ?? current.url, events, status, updated_at: updatedAt }));
+      const condition = change.condition === undefined ? current.condition : conditionText(change.condition);
+      const url = change.url ?? current.url;
+      yield* settled(s.update(id, { url, events, condition, status, updated_at: updatedAt }));
       // A resumed webhook's held deliveries are due again.
       if (status === 'active' && current.status !== 'active') yield* settled(s.deliveriesChanged());
       return yield* settled(s.byId(id));
@@ -158,9 +164,22 @@ export function webhookRecord(row: WebhookRow): WebhookRecord {
     sheetName: row.sheet_name,
     sourceSheetId: row.source_sheet_id,
     events: JSON.parse(row.events) as WebhookEvent[],
+    condition: conditionOf(row.condition),
     status: row.status,
     apiKeyId: row.api_key_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** A condition as the webhooks table keeps it. */
+export function conditionText(condition: WebhookCondition | null | undefined): string | null {
+  return condition ? JSON.stringify({ where: condition.where, columns: condition.columns }) : null;
+}
+
+/** The one reading of a stored condition, for the registry and the change recording alike. */
+export function conditionOf(text: string | null): WebhookCondition | null {
+  if (text === null) return null;
+  const parsed = JSON.parse(text) as Partial<WebhookCondition>;
+  return { where: parsed.where ?? null, columns: parsed.columns ?? null };
 }
