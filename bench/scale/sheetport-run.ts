@@ -2,7 +2,7 @@
  * SheetPort as a user runs it: `sheetport connect <file>` and `sheetport keys create` on a fresh data dir, then
  * `node bin/sheetport.js serve` as a child process. With the default settings unless `env` raises limits.
  */
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,12 +80,20 @@ export async function connectSheetPort(
   return { connectMs, userKey: connected.user_key as string, key: created.key as string };
 }
 
+/** A running `sheetport serve`: its URL, the key's headers, the tab's `/api` route, and how to stop it. */
+export interface ServingSheetPort {
+  child: ChildProcess;
+  url: string;
+  headers: Record<string, string>;
+  tab: string;
+  stop: () => Promise<void>;
+}
+
 /** `sheetport serve` on the set-up data dir, resolved once a 100-row list has been answered. */
-export async function startSheetPort(
+export async function serveSheetPort(
   setup: SheetPortSetup,
   { userKey, key }: { userKey: string; key: string },
-): Promise<ServerUnderTest> {
-  const started = performance.now();
+): Promise<ServingSheetPort> {
   const child = track(
     spawn(process.execPath, [CLI, 'serve', '--data-dir', setup.dataDir, '--port', '0', '--json'], {
       env: setup.env,
@@ -111,6 +119,16 @@ export async function startSheetPort(
     if (err instanceof HttpError) throw new Refused(errorMessage(err.body));
     throw err;
   }
+  return { child, url, headers, tab, stop };
+}
+
+/** `serveSheetPort`, as the scale benchmark's server under test. */
+export async function startSheetPort(
+  setup: SheetPortSetup,
+  keys: { userKey: string; key: string },
+): Promise<ServerUnderTest> {
+  const started = performance.now();
+  const { child, headers, tab, stop } = await serveSheetPort(setup, keys);
   const coldStartMs = performance.now() - started;
   const { deleteAt, updateFrom } = writePlace(setup.rows);
   const oneRow = { method: 'GET' as const, url: `${tab}/1`, headers };

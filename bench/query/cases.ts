@@ -1,0 +1,77 @@
+/**
+ * The query benchmark's cases, each spelled three ways for the same answer: SheetPort's `where` and aggregates
+ * (`/v1`), json-server 0.17.4's operators (`_gte`, `_lte`, repeated fields for OR, `_like`), and SQL on an
+ * unindexed SQLite table. json-server cannot group: its user fetches every row and groups them in the client.
+ */
+import { type SqliteTable, sqlitePage, sqliteUpsert } from './sqlite-table.ts';
+
+export interface Answer {
+  /** Rows matched (list cases) or groups (the group-by), for checking that all three agree. */
+  count: number;
+}
+
+export interface QueryCase {
+  name: string;
+  /** The `/v1/sheets/{id}` path after the sheet (with its query string). */
+  sheetport: string;
+  /** json-server's path after `/rows` and its query string. */
+  jsonServer: string;
+  sqlite(db: SqliteTable): Answer;
+}
+
+const FIRST_ID = 100_001;
+
+export function queryCases(rows: number): QueryCase[] {
+  const low = FIRST_ID + Math.floor(rows / 3);
+  const high = low + 999;
+  const enc = encodeURIComponent;
+  return [
+    {
+      name: 'selective range (1,000 rows by `between`)',
+      sheetport: `/rows?limit=100&where=${enc(`"Order ID" between ${low} and ${high}`)}`,
+      jsonServer: `?_page=1&_limit=100&${enc('Order ID')}_gte=${low}&${enc('Order ID')}_lte=${high}`,
+      sqlite: (db) => ({ count: sqlitePage(db, '"Order ID" BETWEEN ? AND ?', [low, high]).total }),
+    },
+    {
+      name: '`or` of two equalities',
+      sheetport: `/rows?limit=100&where=${enc("Customer = 'Ada Lovelace' or Customer = 'Grace Hopper'")}`,
+      jsonServer: `?_page=1&_limit=100&Customer=${enc('Ada Lovelace')}&Customer=${enc('Grace Hopper')}`,
+      sqlite: (db) => ({
+        count: sqlitePage(db, 'Customer = ? OR Customer = ?', ['Ada Lovelace', 'Grace Hopper']).total,
+      }),
+    },
+    {
+      name: '`contains`',
+      sheetport: `/rows?limit=100&where=${enc("Email contains 'turing4'")}`,
+      jsonServer: `?_page=1&_limit=100&Email_like=turing4`,
+      sqlite: (db) => ({ count: sqlitePage(db, "Email LIKE '%turing4%'", []).total }),
+    },
+    {
+      name: 'group-by count + sum',
+      sheetport: `/aggregate?group_by=Region&metrics=${enc('count,sum(Quantity)')}`,
+      jsonServer: '',
+      sqlite: (db) => ({
+        count: db.prepare('SELECT Region, count(*), sum(Quantity) FROM orders GROUP BY Region').all().length,
+      }),
+    },
+  ];
+}
+
+/** The `round`-th upsert's 100 rows: 50 existing orders get a new quantity, 50 new orders are added. */
+export function upsertRows(rows: number, round: number): Record<string, unknown>[] {
+  const existing = Array.from({ length: 50 }, (_, k) => ({
+    'Order ID': FIRST_ID + ((k * 7_919 + round * 13) % rows),
+    Quantity: 100 + round,
+  }));
+  const added = Array.from({ length: 50 }, (_, k) => ({
+    'Order ID': 9_500_000 + round * 100 + k,
+    Customer: 'Upsert Bench',
+    Email: 'upsert@example.com',
+    Region: 'North',
+    Product: 'Widget',
+    Quantity: 1,
+  }));
+  return [...existing, ...added];
+}
+
+export { sqliteUpsert };
