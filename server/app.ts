@@ -6,6 +6,7 @@ import { mountAdminConnectionRoutes } from './http/admin-connections.ts';
 import { mountAdminDeliveryRoutes } from './http/admin-deliveries.ts';
 import { AdminEventStreams, mountAdminEventRoutes } from './http/admin-events.ts';
 import { mountAdminMcpRoutes } from './http/admin-mcp.ts';
+import { mountAdminQueryRoutes } from './http/admin-query.ts';
 import { mountAdminRequestRoutes } from './http/admin-requests.ts';
 import { mountAdminSignInRoutes } from './http/admin-sign-in.ts';
 import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-tunnel.ts';
@@ -52,6 +53,7 @@ export type AppServices = PipelineDeps &
   Uses<typeof mountAdminRoutes> &
   Uses<typeof mountAdminDeliveryRoutes> &
   Uses<typeof mountAdminConnectionRoutes> &
+  Uses<typeof mountAdminQueryRoutes> &
   Uses<typeof mountAdminWebhookRoutes> &
   Uses<typeof mountAdminRequestRoutes> &
   Uses<typeof mountAdminEventRoutes> &
@@ -148,6 +150,7 @@ export function createApp(
   mountAdminRoutes(routes, deps);
   mountAdminDeliveryRoutes(routes, deps);
   mountAdminConnectionRoutes(routes, deps);
+  mountAdminQueryRoutes(routes, deps);
   mountAdminWebhookRoutes(routes, deps);
   mountAdminRequestRoutes(routes, deps);
   mountAdminEventRoutes(routes, deps, eventStreams);

@@ -75,11 +75,20 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly requestId: string | null;
-  constructor(status: number, code: string, message: string, requestId: string | null) {
+  /** The error envelope's other fields (`parameter`, `position`, `expected`, `field`, ...). */
+  readonly details: Record<string, unknown>;
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    requestId: string | null,
+    details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
     this.requestId = requestId;
+    this.details = details;
   }
 }
 
@@ -106,12 +115,17 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
   }
   if (!res.ok) {
-    const err = (json as { error?: { code?: string; message?: string; request_id?: string } } | null)?.error;
+    const err = (
+      json as {
+        error?: { code?: string; message?: string; request_id?: string } & Record<string, unknown>;
+      } | null
+    )?.error;
     throw new ApiError(
       res.status,
       err?.code ?? 'error',
       err?.message ?? `HTTP ${res.status}`,
       err?.request_id ?? res.headers.get('X-Request-Id'),
+      err ?? {},
     );
   }
   return json as T;

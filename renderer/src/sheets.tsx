@@ -5,6 +5,7 @@ import { desktop } from './bridge.ts';
 import { CopyField } from './copy-button.tsx';
 import { useSheetChanges } from './live.ts';
 import { quantity } from './quantity.ts';
+import { QueryBar } from './query-bar.tsx';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { TunnelNote } from './tunnel.tsx';
@@ -203,6 +204,13 @@ function TabPanel({
       {preview.data && preview.data.rows.length > 0 ? (
         <PreviewTable preview={preview.data} sheetName={sheetName} values={values} />
       ) : null}
+      <QueryBar
+        spreadsheetId={connection.spreadsheet_id}
+        sheetName={sheetName}
+        sheetId={sheetId}
+        version={version}
+        publicRead={connection.public_read}
+      />
     </div>
   );
 }

@@ -142,7 +142,10 @@ function connect(deps: Pick<AppDeps, 'connections' | 'sourceOptions'>): RequestH
   };
 }
 
-async function connectionNamed(deps: Pick<AppDeps, 'connections'>, req: Request): Promise<ConnectionRecord> {
+export async function connectionNamed(
+  deps: Pick<AppDeps, 'connections'>,
+  req: Pick<Request, 'params'>,
+): Promise<ConnectionRecord> {
   const found = await deps.connections.resolve(String(req.params.id));
   if (!found) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
   return found;

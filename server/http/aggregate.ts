@@ -20,17 +20,20 @@ export function mountAggregateRoutes(routes: RouteTable): void {
   const api = '/api/spreadsheets/:userKey/:sheetName/aggregate';
   const v1 = '/v1/sheets/:sheetId/aggregate';
   routes.get(api, { access: 'public_read', resource: 'tab' }, (req, res, ctx) =>
-    answer(req, res, ctx, false),
+    aggregateTab(req, res, ctx, false),
   );
-  routes.get(v1, { access: 'public_read', resource: 'tab' }, (req, res, ctx) => answer(req, res, ctx, true));
+  routes.get(v1, { access: 'public_read', resource: 'tab' }, (req, res, ctx) =>
+    aggregateTab(req, res, ctx, true),
+  );
   reservePath(routes.router, api, ['GET']);
   reservePath(routes.router, v1, ['GET']);
 }
 
-async function answer(
+/** The aggregate of a tab, as both routes answer it (and the dashboard's query bar, admin-query.ts). */
+export async function aggregateTab(
   req: RouteRequest,
   res: RouteResponse,
-  { spreadsheet, tab }: RouteContext<'public_read', 'tab'>,
+  { spreadsheet, tab }: Pick<RouteContext<'public_read', 'tab'>, 'spreadsheet' | 'tab'>,
   shapeB: boolean,
 ): Promise<void> {
   const query = parseAggregateQuery(req.query, shapeB);

@@ -121,6 +121,36 @@ describe('admin connections for the dashboard', () => {
     );
   });
 
+  it("answers the query bar with /v1's own rows, aggregates and errors", async () => {
+    const key = (await admin('/admin/keys', { method: 'POST', body: { name: 'query bar', scope: 'read' } }))
+      .body.key;
+    const sheetId = (await admin(`/admin/connections/${spreadsheetId}`)).body.sheets[0].sheet_id;
+    const v1 = async (route: string) => {
+      const res = await fetch(`${service.url}/v1/sheets/${encodeURIComponent(sheetId)}/${route}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const mirror = (route: string) => admin(`/admin/connections/${spreadsheetId}/sheets/People/${route}`);
+    for (const route of [
+      `rows?where=${encodeURIComponent("Age >= 31 or Name starts with 'b'")}&sort=-Age&fields=Name,Age`,
+      `aggregate?group_by=Active&metrics=${encodeURIComponent('count,sum(Balance)')}&where=${encodeURIComponent('Age is not null')}`,
+      `rows?where=${encodeURIComponent('Age >')}`,
+      `rows?where=${encodeURIComponent('Nope = 1')}`,
+    ]) {
+      const [ours, theirs] = [await mirror(route), await v1(route)];
+      expect(ours.status).toBe(theirs.status);
+      if (theirs.status === 200) expect(ours.body).toEqual(theirs.body);
+      else expect({ ...ours.body.error, request_id: 0 }).toEqual({ ...theirs.body.error, request_id: 0 });
+    }
+    const rows = await mirror(`rows?where=${encodeURIComponent('Age >= 31')}&sort=-Age&fields=Name`);
+    expect(rows.body.data).toEqual([{ Name: 'item10' }, { Name: 'item2' }, { Name: 'Ann' }]);
+    expect((await mirror('rows?where=Age%20%3E')).body.error).toMatchObject({
+      parameter: 'where',
+      position: 5,
+    });
+  });
+
   it('previews the text the sheet shows, and formula text, as the row API does with values=', async () => {
     const formatted = await admin(
       `/admin/connections/${spreadsheetId}/sheets/People/preview?limit=1&values=formatted`,

@@ -119,6 +119,42 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     await expect.poll(() => firstName.textContent(), { timeout: 10_000 }).toBe('Anna');
   });
 
+  it('queries a tab: rows by where, the error at its position, a group-by drawn as bars, the /v1 URL of each', async () => {
+    const bar = page.getByRole('region', { name: 'query People' });
+    await bar.getByLabel('Where').fill("Age >= 31 and Name != 'item2'");
+    await bar.getByLabel('Sort').fill('-Age');
+    await bar.getByRole('button', { name: 'Run query' }).click();
+    const result = bar.getByRole('table', { name: '2 of 2 matching rows' });
+    await result.waitFor();
+    const names = await result.locator('tbody tr td:first-child').allTextContents();
+    expect(names).toEqual(['item10', 'Anna']);
+    const where = encodeURIComponent("Age >= 31 and Name != 'item2'");
+    expect(await bar.getByLabel('query URL', { exact: true }).inputValue()).toBe(
+      `${service.url}/v1/sheets/${encodeURIComponent(sheetId)}/rows?where=${where}&sort=-Age&limit=50`,
+    );
+
+    // A where that ends too soon: the server's error, and a caret under where it stopped.
+    await bar.getByLabel('Where').fill('Age >');
+    await bar.getByRole('button', { name: 'Run query' }).click();
+    await bar.getByRole('alert').filter({ hasText: 'invalid_parameter' }).waitFor();
+    expect(await bar.locator('pre.caret').textContent()).toBe('Age >\n     ^');
+
+    await bar.getByLabel('Where').fill('Age is not null');
+    await bar.getByLabel('Sort').fill('');
+    await bar.getByLabel('Group by').fill('Age');
+    await bar.getByLabel('Metrics').fill('count');
+    await bar.getByRole('button', { name: 'Run query' }).click();
+    const chart = bar.getByRole('img', { name: 'count per group' });
+    await chart.waitFor();
+    expect(await chart.locator('rect').count()).toBe(3); // 25, 31 and 40
+    expect(await bar.getByLabel('query URL', { exact: true }).inputValue()).toContain(
+      '/aggregate?group_by=Age&metrics=count',
+    );
+    await shot('query');
+    await expectAccessible();
+    await bar.getByRole('button', { name: 'Clear' }).click();
+  });
+
   it('creates a key shown once, and the key works with fetch', async () => {
     await open('Keys', 'API keys');
     await page.getByLabel('Name', { exact: true }).fill('ui test');

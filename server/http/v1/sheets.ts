@@ -5,7 +5,7 @@ import { parseListQuery } from '../../rows/query-params.ts';
 import { setFreshnessHeaders } from '../freshness-headers.ts';
 import { reservePath } from '../method-not-allowed.ts';
 import { setPagingHeaders } from '../paging.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from '../route-table.ts';
 import { mountRowsAt, send } from '../rows.ts';
 
 export const V1_LIST_LIMITS = { defaultLimit: 100, maxLimit: 500 };
@@ -29,21 +29,30 @@ export function mountSheetRoutes(routes: RouteTable): void {
     });
   });
 
-  routes.get(ROWS, { access: 'public_read', resource: 'tab' }, async (req, res, ctx) => {
-    setFreshnessHeaders(res, ctx.spreadsheet.freshness());
-    // The /v1 listing is always shape B; only JSON is offered here (the /api routes carry the other formats).
-    const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };
-    if (query.format !== 'json') {
-      throw new AppError('invalid_parameter', '/v1 row listings are JSON only; use /api for other formats.', {
-        parameter: 'format',
-      });
-    }
-    const page = await renderPage(ctx.tab, query);
-    setPagingHeaders(req, res, page.total, query.limit, query.offset);
-    send(res, 200, page.rendered);
-  });
+  routes.get(ROWS, { access: 'public_read', resource: 'tab' }, (req, res, ctx) => listTab(req, res, ctx));
 
   // `rows/batchUpdate` is the batch's path (batch.ts), not row "batchUpdate": a GET or PUT there stays a 405.
   reservePath(routes.router, `${ROWS}/batchUpdate`, ['POST']);
   mountRowsAt(routes, ROWS);
+}
+
+/**
+ * A tab's rows as `GET /v1/sheets/{sheetId}/rows` answers them: always shape B; only JSON (the /api routes carry
+ * the other formats). The dashboard's query bar answers with it too (admin-query.ts).
+ */
+export async function listTab(
+  req: RouteRequest,
+  res: RouteResponse,
+  { spreadsheet, tab }: Pick<RouteContext<'public_read', 'tab'>, 'spreadsheet' | 'tab'>,
+): Promise<void> {
+  setFreshnessHeaders(res, spreadsheet.freshness());
+  const query = { ...parseListQuery({ ...req.query, meta: 'true' }, V1_LIST_LIMITS) };
+  if (query.format !== 'json') {
+    throw new AppError('invalid_parameter', '/v1 row listings are JSON only; use /api for other formats.', {
+      parameter: 'format',
+    });
+  }
+  const page = await renderPage(tab, query);
+  setPagingHeaders(req, res, page.total, query.limit, query.offset);
+  send(res, 200, page.rendered);
 }
