@@ -57,13 +57,23 @@ export function queryCases(rows: number): QueryCase[] {
   ];
 }
 
-/** The `round`-th upsert's 100 rows: 50 existing orders get a new quantity, 50 new orders are added. */
+/** Data rows an .xlsx tab holds at most (Excel's 1,048,576 rows, less the header). */
+const MAX_DATA_ROWS = 1_048_575;
+
+/** How many of an upsert's 100 rows are new: 50, or none on a tab the format has no room left in. */
+export const newRowsOf = (rows: number): number => (rows + 200 <= MAX_DATA_ROWS ? 50 : 0);
+
+/**
+ * The `round`-th upsert's 100 rows: existing orders get a new quantity, and `newRowsOf(rows)` new orders are
+ * added (a full-size tab has no room for them: all 100 are updates there).
+ */
 export function upsertRows(rows: number, round: number): Record<string, unknown>[] {
-  const existing = Array.from({ length: 50 }, (_, k) => ({
+  const fresh = newRowsOf(rows);
+  const existing = Array.from({ length: 100 - fresh }, (_, k) => ({
     'Order ID': FIRST_ID + ((k * 7_919 + round * 13) % rows),
     Quantity: 100 + round,
   }));
-  const added = Array.from({ length: 50 }, (_, k) => ({
+  const added = Array.from({ length: fresh }, (_, k) => ({
     'Order ID': 9_500_000 + round * 100 + k,
     Customer: 'Upsert Bench',
     Email: 'upsert@example.com',

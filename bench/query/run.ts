@@ -19,7 +19,7 @@ import { scaleFiles } from '../scale/cache.ts';
 import { startJsonServer } from '../scale/json-server-run.ts';
 import { connectSheetPort, serveSheetPort, sheetportEnv } from '../scale/sheetport-run.ts';
 import { percentile, showMs } from '../scale/timing.ts';
-import { type QueryCase, queryCases, sqliteUpsert, upsertRows } from './cases.ts';
+import { newRowsOf, type QueryCase, queryCases, sqliteUpsert, upsertRows } from './cases.ts';
 import { loadSqlite } from './sqlite-table.ts';
 
 const sizesArg = process.argv.indexOf('--sizes');
@@ -239,7 +239,7 @@ for (const rows of SIZES) {
     );
   }
   console.log(
-    `| upsert of 100 rows (50 new) | ${showMs(sp.upsertFirst)} | ${showMs(sp.upsertRepeated)} | ${showMs(js.upsert)}${js.upsertScaled ? ' (10 timed, x10)' : ''} | ${showMs(sqlite.upsert)} | ${ratio(js.upsert, sp.upsertRepeated)} | ${(sp.upsertRepeated / sqlite.upsert).toFixed(2)} | |`,
+    `| upsert of 100 rows (${newRowsOf(rows)} new) | ${showMs(sp.upsertFirst)} | ${showMs(sp.upsertRepeated)} | ${showMs(js.upsert)}${js.upsertScaled ? ' (10 timed, x10)' : ''} | ${showMs(sqlite.upsert)} | ${ratio(js.upsert, sp.upsertRepeated)} | ${(sp.upsertRepeated / sqlite.upsert).toFixed(2)} | |`,
   );
   console.log(
     `\nLongest one-row read beside the first queries: ${showMs(sp.start.longestRead)} after start, ${showMs(sp.after.longestRead)} after a write.`,
