@@ -2,7 +2,7 @@
  * An aggregate drawn as horizontal bars, one per group, for its first numeric metric; hand-drawn SVG (a bar per
  * group needs no charting library). The numbers are in the bars' labels and in a table for screen readers.
  */
-import type { QueryAnswer } from './query-bar.tsx';
+import type { QueryAnswer } from './types.ts';
 
 const BAR = 22;
 const LABEL = 180;

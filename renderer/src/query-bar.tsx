@@ -11,7 +11,7 @@ import { CopyField } from './copy-button.tsx';
 import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
 import { ErrorNote, Loading } from './status.tsx';
-import type { CellValue } from './types.ts';
+import type { CellValue, QueryAnswer } from './types.ts';
 import { useResource } from './use-resource.ts';
 
 interface QueryDraft {
@@ -23,11 +23,6 @@ interface QueryDraft {
 }
 
 const EMPTY: QueryDraft = { where: '', sort: '', fields: '', group_by: '', metrics: '' };
-
-export interface QueryAnswer {
-  data: Record<string, CellValue>[];
-  meta: { total: number; matched?: number; limit: number; offset: number };
-}
 
 /** The query string of a draft: a group-by is an aggregate (no fields), else a listing (no metrics). */
 function queryString(q: QueryDraft): string {

@@ -144,3 +144,9 @@ export interface McpClientConfigs {
   cursor: { mcpServers: Record<string, unknown> } | null;
   http: { type: 'http'; url: string; headers: Record<string, string> } | null;
 }
+
+/** A listing or an aggregate of `/v1` (shape B), as the query bar reads it. */
+export interface QueryAnswer {
+  data: Record<string, CellValue>[];
+  meta: { total: number; matched?: number; limit: number; offset: number };
+}
