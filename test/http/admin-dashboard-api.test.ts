@@ -129,7 +129,7 @@ describe('admin connections for the dashboard', () => {
       const res = await fetch(`${service.url}/v1/sheets/${encodeURIComponent(sheetId)}/${route}`, {
         headers: { Authorization: `Bearer ${key}` },
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as Body };
     };
     const mirror = (route: string) => admin(`/admin/connections/${spreadsheetId}/sheets/People/${route}`);
     for (const route of [
