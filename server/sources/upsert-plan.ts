@@ -8,6 +8,35 @@
 import { AppError } from '../errors.ts';
 import type { CellInput, CellValue, Mutation, TabSnapshot } from './source.ts';
 
+/** Key columns an upsert may name at most. */
+export const MAX_KEY_COLUMNS = 3;
+
+/** The rule of an upsert's `key`, for the upsert route and the batch's op alike. */
+export const KEY_RULE = `"key" must list 1 to ${MAX_KEY_COLUMNS} different column names.`;
+
+/** `key` as its column names, or null when it is not 1 to 3 different strings. */
+export function upsertKey(key: unknown): string[] | null {
+  const ok =
+    Array.isArray(key) &&
+    key.length >= 1 &&
+    key.length <= MAX_KEY_COLUMNS &&
+    key.every((k) => typeof k === 'string') &&
+    new Set(key).size === key.length;
+  return ok ? (key as string[]) : null;
+}
+
+/** The first key column a row gives no value for (a key cell must not be empty); undefined when it gives all. */
+export function missingKeyColumn(
+  key: readonly string[],
+  values: Record<string, CellInput>,
+): string | undefined {
+  return key.find((k) => values[k] === undefined || values[k] === null || values[k] === '');
+}
+
+/** What two rows with the same key share: the same key twice in one write is refused, never guessed at. */
+export const keyIdentity = (key: readonly string[], values: Record<string, CellInput>): string =>
+  JSON.stringify([key, key.map((k) => values[k])]);
+
 export interface UpsertAction {
   row: number;
   action: 'updated' | 'appended';

@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../../errors.ts';
 import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
-import { planUpsert } from '../../sources/upsert-plan.ts';
+import { KEY_RULE, keyIdentity, missingKeyColumn, planUpsert, upsertKey } from '../../sources/upsert-plan.ts';
 import { atMutation, writeMutations } from '../mutation-errors.ts';
 import type { RouteHandler, RouteTable } from '../route-table.ts';
 import { parseInputMode, parseRowObject } from '../row-input.ts';
@@ -101,23 +101,13 @@ function parseMutation(raw: unknown, index: number): BatchOp {
 }
 
 function upsertOp(rawKey: unknown, rawValues: unknown, index: number): UpsertOp {
-  const key = rawKey;
-  if (
-    !Array.isArray(key) ||
-    key.length < 1 ||
-    key.length > 3 ||
-    !key.every((k) => typeof k === 'string') ||
-    new Set(key).size !== key.length
-  ) {
-    throw atMutation(index, 'invalid_body', '"key" must list 1 to 3 different column names.');
-  }
+  const key = upsertKey(rawKey);
+  if (!key) throw atMutation(index, 'invalid_body', KEY_RULE);
   const values = parseValues(rawValues, index);
-  const missing = (key as string[]).find(
-    (k) => values[k] === undefined || values[k] === null || values[k] === '',
-  );
+  const missing = missingKeyColumn(key, values);
   if (missing !== undefined)
     throw atMutation(index, 'invalid_body', `"values" has no value for the key column "${missing}".`);
-  return { op: 'upsert', key: key as string[], values };
+  return { op: 'upsert', key, values };
 }
 
 /**
@@ -129,7 +119,7 @@ function resolveUpserts(ops: BatchOp[]): ((tab: TabSnapshot) => Mutation[]) | un
   const seen = new Map<string, number>();
   ops.forEach((op, index) => {
     if (op.op !== 'upsert') return;
-    const id = JSON.stringify([op.key, op.key.map((k) => op.values[k])]);
+    const id = keyIdentity(op.key, op.values);
     const first = seen.get(id);
     if (first !== undefined)
       throw atMutation(index, 'invalid_body', `the same key as mutations[${first}]; send each key once.`);

@@ -8,14 +8,20 @@
 import { AppError } from '../../errors.ts';
 import { singleQuery } from '../../rows/query-params.ts';
 import type { CellInput } from '../../sources/source.ts';
-import { planUpsert, type UpsertPlan } from '../../sources/upsert-plan.ts';
+import {
+  KEY_RULE,
+  keyIdentity,
+  missingKeyColumn,
+  planUpsert,
+  type UpsertPlan,
+  upsertKey,
+} from '../../sources/upsert-plan.ts';
 import { reservePath } from '../method-not-allowed.ts';
 import { writeMutations } from '../mutation-errors.ts';
 import type { RouteHandler, RouteTable } from '../route-table.ts';
 import { parseInputMode, parseRowObject } from '../row-input.ts';
 
 export const MAX_UPSERT_ROWS = 500;
-const MAX_KEY_COLUMNS = 3;
 
 interface UpsertBody {
   key: string[];
@@ -31,18 +37,18 @@ export function parseUpsertBody(body: unknown): UpsertBody {
   if (extra !== undefined) {
     throw new AppError('invalid_body', `Unexpected key "${extra}"; the body takes "key" and "rows".`);
   }
-  const columns = keyColumns(key);
+  const columns = upsertKey(key);
+  if (!columns) throw new AppError('invalid_body', KEY_RULE);
   if (!Array.isArray(rows) || rows.length === 0 || rows.length > MAX_UPSERT_ROWS) {
     throw new AppError('invalid_body', `"rows" must be an array of 1 to ${MAX_UPSERT_ROWS} row objects.`);
   }
   const parsed = rows.map((raw, index) => {
     const values = parseRowObject(raw, `rows[${index}]`, index);
-    for (const k of columns) {
-      if (values[k] === undefined || values[k] === null || values[k] === '') {
-        throw new AppError('invalid_body', `rows[${index}] has no value for the key column "${k}".`, {
-          index,
-        });
-      }
+    const missing = missingKeyColumn(columns, values);
+    if (missing !== undefined) {
+      throw new AppError('invalid_body', `rows[${index}] has no value for the key column "${missing}".`, {
+        index,
+      });
     }
     return values;
   });
@@ -50,23 +56,11 @@ export function parseUpsertBody(body: unknown): UpsertBody {
   return { key: columns, rows: parsed };
 }
 
-function keyColumns(key: unknown): string[] {
-  const ok =
-    Array.isArray(key) &&
-    key.length >= 1 &&
-    key.length <= MAX_KEY_COLUMNS &&
-    key.every((k) => typeof k === 'string') &&
-    new Set(key).size === key.length;
-  if (!ok)
-    throw new AppError('invalid_body', `"key" must list 1 to ${MAX_KEY_COLUMNS} different column names.`);
-  return key as string[];
-}
-
 /** Two input rows with one key: which would win is not for the server to guess. */
 function refuseRepeatedKeys(key: string[], rows: Record<string, CellInput>[]): void {
   const seen = new Map<string, number>();
   rows.forEach((values, index) => {
-    const id = JSON.stringify(key.map((k) => values[k]));
+    const id = keyIdentity(key, values);
     const first = seen.get(id);
     if (first !== undefined) {
       throw new AppError(
