@@ -5,12 +5,9 @@
  * sum and avg over number cells only (null when none), min and max in `sort`'s order; with `where`, `search`, a
  * sort on a metric, paging and every format; and the refusals.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { connectTable, type TableBook } from '../helpers/table-book.ts';
 
 type Cell = string | number | boolean | null;
 
@@ -68,24 +65,21 @@ const METRICS = 'count,count(Total),count_distinct(Region),sum(Total),avg(Total)
 
 describe.each(KINDS)('aggregates on %s', (kind) => {
   let h: Harness;
-  let dir: string;
   let api: string;
   let v1: string;
 
+  let table: TableBook;
+
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-aggregate-'));
     h = await startHarness({ kind });
-    const file = path.join(dir, 'orders.xlsx');
-    await writeTableWithOpenpyxl(file, 'Orders', HEADER, ROWS);
-    const book = await h.connectBook(file);
-    const listed = await (await h.fetch(`/v1/spreadsheets/${book.connection.spreadsheetId}`)).json();
-    api = `/api/spreadsheets/${book.connection.userKey}/Orders/aggregate`;
-    v1 = `/v1/sheets/${listed.sheets[0].sheet_id}/aggregate`;
+    table = await connectTable(h, 'Orders', HEADER, ROWS);
+    api = `/api/spreadsheets/${table.book.connection.userKey}/Orders/aggregate`;
+    v1 = `${table.sheet}/aggregate`;
   }, 60_000);
 
   afterAll(async () => {
     await h?.close();
-    await rm(dir, { recursive: true, force: true });
+    await table?.remove();
   });
 
   const get = async (url: string) => {

@@ -4,12 +4,10 @@
  * service: every matching row written, at most 500 unless `limit` takes the first ones, `remaining` counted,
  * `dry_run` writing nothing, `where` required.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectedBook, type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { readTableWithOpenpyxl, writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { readTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { connectTable, type TableBook } from '../helpers/table-book.ts';
 
 const ROWS = 520;
 /** Row i (1-based): a status that cycles, and a number. */
@@ -23,23 +21,21 @@ const rowsOf = () =>
 
 describe.each(KINDS)('writes by filter on %s', (kind) => {
   let h: Harness;
-  let dir: string;
   let book: ConnectedBook;
   let rows: string;
 
+  let table: TableBook;
+
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-rows-where-'));
     h = await startHarness({ kind });
-    const file = path.join(dir, 'tasks.xlsx');
-    await writeTableWithOpenpyxl(file, 'Tasks', ['Id', 'Status', 'N', 'Batch'], rowsOf());
-    book = await h.connectBook(file);
-    const listed = await (await h.fetch(`/v1/spreadsheets/${book.connection.spreadsheetId}`)).json();
-    rows = `/v1/sheets/${listed.sheets[0].sheet_id}/rows`;
+    table = await connectTable(h, 'Tasks', ['Id', 'Status', 'N', 'Batch'], rowsOf());
+    book = table.book;
+    rows = `${table.sheet}/rows`;
   }, 60_000);
 
   afterAll(async () => {
     await h?.close();
-    await rm(dir, { recursive: true, force: true });
+    await table?.remove();
   });
 
   const send = (method: string, where: string, query = '', body?: unknown) =>

@@ -5,12 +5,10 @@
  * the Sheets API for Google); an ambiguous key is 409 and writes nothing, a repeated input key 400, `dry_run`
  * writes nothing, and an `Idempotency-Key` repeat writes once.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectedBook, type Harness, KINDS, startHarness } from '../helpers/harness.ts';
-import { readTableWithOpenpyxl, writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { readTableWithOpenpyxl } from '../helpers/openpyxl.ts';
+import { connectTable, type TableBook } from '../helpers/table-book.ts';
 
 const HEADER = ['Order ID', 'Customer', 'Total', 'Region'];
 const ROWS = [
@@ -23,23 +21,21 @@ const ROWS = [
 
 describe.each(KINDS)('upsert on %s', (kind) => {
   let h: Harness;
-  let dir: string;
   let book: ConnectedBook;
   let rows: string;
 
+  let table: TableBook;
+
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-upsert-'));
     h = await startHarness({ kind });
-    const file = path.join(dir, 'orders.xlsx');
-    await writeTableWithOpenpyxl(file, 'Orders', HEADER, ROWS);
-    book = await h.connectBook(file);
-    const listed = await (await h.fetch(`/v1/spreadsheets/${book.connection.spreadsheetId}`)).json();
-    rows = `/v1/sheets/${listed.sheets[0].sheet_id}/rows`;
+    table = await connectTable(h, 'Orders', HEADER, ROWS);
+    book = table.book;
+    rows = `${table.sheet}/rows`;
   }, 60_000);
 
   afterAll(async () => {
     await h?.close();
-    await rm(dir, { recursive: true, force: true });
+    await table?.remove();
   });
 
   const upsert = (body: unknown, query = '', headers: Record<string, string> = {}) =>

@@ -3,13 +3,10 @@
  * `/v1/webhooks`, the tab written through the API (upsert, writes by filter, a batch) and edited outside, and
  * every notification checked as a real receiver got it, signatures verified. Both source kinds, both databases.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { forEachKind, type Harness, startHarness, type TestResponse } from '../helpers/harness.ts';
-import { writeTableWithOpenpyxl } from '../helpers/openpyxl.ts';
 import { type Received, startReceiver } from '../helpers/receiver.ts';
+import { connectTable, type TableBook } from '../helpers/table-book.ts';
 
 const HEADER = ['Order', 'Customer', 'Total', 'Status'];
 const ROWS: (string | number | null)[][] = [
@@ -37,7 +34,7 @@ function summary(received: readonly Received[]): string[] {
 
 forEachKind((kind, store) => {
   let h: Harness;
-  let dir: string;
+  let table: TableBook | undefined;
   let rows: string;
   let spreadsheetId: string;
   const receivers: Receiver[] = [];
@@ -45,18 +42,15 @@ forEachKind((kind, store) => {
   afterEach(async () => {
     for (const r of receivers.splice(0)) await r.close();
     await h?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await table?.remove();
   });
 
   async function setup() {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-conditions-'));
     h = await startHarness({ kind, store });
-    const file = path.join(dir, 'orders.xlsx');
-    await writeTableWithOpenpyxl(file, 'Orders', HEADER, ROWS);
-    const book = await h.connectBook(file);
+    table = await connectTable(h, 'Orders', HEADER, ROWS);
+    const { book } = table;
     spreadsheetId = book.connection.spreadsheetId;
-    const listed = await (await h.fetch(`/v1/spreadsheets/${spreadsheetId}`)).json();
-    rows = `/v1/sheets/${listed.sheets[0].sheet_id}/rows`;
+    rows = `${table.sheet}/rows`;
     h.context.startBackground();
     return book;
   }
@@ -132,7 +126,14 @@ forEachKind((kind, store) => {
     ]);
     // Ann's total changed (Customer matches); Eve's insert matches; closing touched no Total.
     expect(summary(both.receiver.received)).toEqual(['row.inserted ORD-5', 'row.updated ORD-1']);
-    expect(all.receiver.received).toHaveLength(5);
+    // Every write's events are those of a write of its size: one row each, then the five closed in one.
+    expect(summary(all.receiver.received)).toEqual([
+      'row.inserted ORD-5',
+      'row.updated ORD-1',
+      'row.updated ORD-1,ORD-2,ORD-3,ORD-4,ORD-5',
+      'row.updated ORD-2',
+      'row.updated ORD-3',
+    ]);
     for (const r of [big, status, both, all].flatMap((w) => w.receiver.received)) {
       expect(r.signatureOk && r.standardOk).toBe(true);
     }
@@ -147,6 +148,23 @@ forEachKind((kind, store) => {
         after: { Order: 'ORD-1', Customer: 'Ann', Total: 900, Status: 'done' },
       },
     ]);
+
+    // 150 orders in one upsert: one bulk.import for the webhook without a condition; the two over 500 only, as
+    // inserts, for the one that asks for them (the qualifying rows decide the event).
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      Order: `BULK-${i}`,
+      Customer: 'Zed',
+      Total: i === 7 || i === 70 ? 1000 + i : i,
+      Status: 'open',
+    }));
+    big.receiver.received.length = 0;
+    all.receiver.received.length = 0;
+    expect((await upsert(many)).status).toBe(200);
+    await settle();
+    expect(
+      all.receiver.received.map((r) => [r.json.event, (r.json.changed_rows as unknown[]).length]),
+    ).toEqual([['bulk.import', 150]]);
+    expect(summary(big.receiver.received)).toEqual(['row.inserted BULK-7,BULK-70']);
 
     // A delete always passes `columns`, and where reads the row as it was.
     const gone = await send('DELETE', `${rows}?where=${encodeURIComponent("Order = 'ORD-1'")}`);
