@@ -11,7 +11,8 @@
  *  - `slots`: an open-addressing hash table of value ids (+1; 0 is an empty slot), for finding a whole value.
  *  - `blocks`: the trigram filter (trigram-blocks.ts) over `text`, so a substring search skips most of it.
  */
-import { buildTrigramBlocks, type TrigramBlocks } from './trigram-blocks.ts';
+import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
+import { type TrigramBlocks, trigramBlockSteps } from './trigram-blocks.ts';
 
 export const SEP = '\u0000';
 
@@ -50,13 +51,14 @@ interface Distinct {
  * table grows with the values (kept at most half full), so a column of few values probes a table that stays in
  * the processor's cache; a Map of a million strings would cost several times more time and memory.
  */
-function distinctValues(rowCount: number, form: (row: number) => string): Distinct {
+function* distinctValues(rowCount: number, form: (row: number) => string): Steps<Distinct> {
   const values: string[] = [];
   const hashes = new Uint32Array(rowCount);
   const valueOfRow = new Uint32Array(rowCount);
   let slots: Uint32Array = new Uint32Array(tableSize(0));
   let mask = slots.length - 1;
   for (let r = 0; r < rowCount; r++) {
+    if ((r & STEP_MASK) === STEP_MASK) yield;
     const s = form(r);
     const h = hashText(s);
     for (let i = h & mask; ; i = (i + 1) & mask) {
@@ -94,23 +96,32 @@ function hashTable(hashes: Uint32Array, count: number): Uint32Array {
 }
 
 /** The rows grouped by value (a counting sort: stable, so each value's rows stay in sheet order). */
-function groupRows(
+function* groupRows(
   valueOfRow: Uint32Array,
   valueCount: number,
-): { rowsOfValue: Uint32Array; groupStart: Uint32Array } {
+): Steps<{ rowsOfValue: Uint32Array; groupStart: Uint32Array }> {
   const rowCount = valueOfRow.length;
   const groupStart = new Uint32Array(valueCount + 1);
   for (let r = 0; r < rowCount; r++) groupStart[valueOfRow[r]! + 1]!++;
+  yield;
   for (let v = 0; v < valueCount; v++) groupStart[v + 1]! += groupStart[v]!;
   const next = groupStart.slice(0, valueCount);
   const rowsOfValue = new Uint32Array(rowCount);
-  for (let r = 0; r < rowCount; r++) rowsOfValue[next[valueOfRow[r]!]!++] = r;
+  for (let r = 0; r < rowCount; r++) {
+    if ((r & STEP_MASK) === STEP_MASK) yield;
+    rowsOfValue[next[valueOfRow[r]!]!++] = r;
+  }
   return { rowsOfValue, groupStart };
 }
 
 /** Builds the index of `rowCount` rows whose searched text is `form(row)`. */
 export function buildColumnIndex(rowCount: number, form: (row: number) => string): ColumnIndex {
-  const { values, valueOfRow, slots } = distinctValues(rowCount, form);
+  return runNow(columnIndexSteps(rowCount, form));
+}
+
+/** `buildColumnIndex`, a step at a time (lib/steps.ts). */
+export function* columnIndexSteps(rowCount: number, form: (row: number) => string): Steps<ColumnIndex> {
+  const { values, valueOfRow, slots } = yield* distinctValues(rowCount, form);
   const valueCount = values.length;
   const starts = new Uint32Array(valueCount + 1);
   let pos = 1;
@@ -120,8 +131,10 @@ export function buildColumnIndex(rowCount: number, form: (row: number) => string
   }
   starts[valueCount] = pos;
   const text = SEP + values.join(SEP) + SEP;
+  yield;
   // Every row its own value: value v is row v, and the groups would say so at 8 bytes a row.
-  const groups = valueCount < rowCount ? groupRows(valueOfRow, valueCount) : null;
+  const groups = valueCount < rowCount ? yield* groupRows(valueOfRow, valueCount) : null;
+  const blocks = yield* trigramBlockSteps(text);
   return {
     rowCount,
     valueCount,
@@ -130,7 +143,7 @@ export function buildColumnIndex(rowCount: number, form: (row: number) => string
     rowsOfValue: groups?.rowsOfValue ?? null,
     groupStart: groups?.groupStart ?? null,
     slots,
-    blocks: buildTrigramBlocks(text),
+    blocks,
   };
 }
 

@@ -5,11 +5,13 @@
  * values give their rows. The result is the matching rows, ascending.
  */
 import { OwnerCache } from '../lib/owner-cache.ts';
+import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { foldText } from './collation.ts';
 import {
   buildColumnIndex,
   type ColumnIndex,
+  columnIndexSteps,
   findValue,
   rowsOfValues,
   SEP,
@@ -54,21 +56,22 @@ function exactIndex(spec: MatchSpec): ColumnIndex {
  * The folded index. A column whose every value folds to itself (numbers, lower-case codes and addresses) has
  * one index for both kinds of search: it is built once and kept once.
  */
-function foldedIndex(spec: MatchSpec): ColumnIndex {
+function* foldedIndex(spec: Omit<MatchSpec, 'exact' | 'value'>): Steps<ColumnIndex> {
   const { owner, rowCount, col, read } = spec;
-  return caches.folded.get(owner, col, () => {
-    const exact = caches.exact.peek(owner, col);
-    if (exact && foldsToItself(exact)) return exact;
-    let same = true;
-    const index = buildColumnIndex(rowCount, (row) => {
-      const s = stringForm(read(row, col));
-      const folded = foldText(s);
-      if (same && folded !== s) same = false;
-      return folded;
-    });
-    if (same) caches.exact.get(owner, col, () => index);
-    return index;
+  const cached = caches.folded.peek(owner, col);
+  if (cached) return cached;
+  const exact = caches.exact.peek(owner, col);
+  if (exact && foldsToItself(exact)) return caches.folded.get(owner, col, () => exact);
+  let same = true;
+  const index = yield* columnIndexSteps(rowCount, (row) => {
+    const s = stringForm(read(row, col));
+    const folded = foldText(s);
+    if (same && folded !== s) same = false;
+    return folded;
   });
+  if (same) caches.exact.get(owner, col, () => index);
+  // Built by a step at a time, another request may have built it meanwhile: the one cached first is kept.
+  return caches.folded.get(owner, col, () => index);
 }
 
 /** Whether folding leaves every value as it is (it stops at the first one it changes). */
@@ -105,13 +108,19 @@ function valuesContaining(index: ColumnIndex, needle: string): Uint32Array {
 
 /** The rows matching, ascending. The result may be shared: callers must not change it. */
 export function matchRows(spec: MatchSpec): Uint32Array {
+  return runNow(matchRowsSteps(spec));
+}
+
+/** `matchRows`, a step at a time (lib/steps.ts): a first search of a column builds its index paced. */
+export function* matchRowsSteps(spec: MatchSpec): Steps<Uint32Array> {
   if (spec.rowCount === 0) return NONE;
   if (spec.exact) {
     const index = exactIndex(spec);
     const v = findValue(index, spec.value);
     return v < 0 ? NONE : rowsOfValues(index, Uint32Array.of(v));
   }
-  const index = foldedIndex(spec);
+  const index = yield* foldedIndex(spec);
+  yield;
   return rowsOfValues(index, valuesContaining(index, foldText(spec.value)));
 }
 
@@ -119,13 +128,16 @@ export function matchRows(spec: MatchSpec): Uint32Array {
  * The rows whose value, as text and folded as `search` folds it (empty cells as ''), passes `test`, ascending:
  * each distinct value of the column is tested once (`where`'s `starts with`, `ends with`).
  */
-export function rowsWhereFolded(
+export function* rowsWhereFolded(
   spec: Omit<MatchSpec, 'exact' | 'value'>,
   test: (folded: string) => boolean,
-): Uint32Array {
+): Steps<Uint32Array> {
   if (spec.rowCount === 0) return NONE;
-  const index = foldedIndex({ ...spec, exact: false, value: '' });
+  const index = yield* foldedIndex(spec);
   const found: number[] = [];
-  for (let v = 0; v < index.valueCount; v++) if (test(valueText(index, v))) found.push(v);
+  for (let v = 0; v < index.valueCount; v++) {
+    if ((v & STEP_MASK) === STEP_MASK) yield;
+    if (test(valueText(index, v))) found.push(v);
+  }
   return rowsOfValues(index, Uint32Array.from(found));
 }

@@ -6,6 +6,8 @@
  * itself decides. A quarter of a byte per character of text (a million 8-digit ids: 2 MB).
  */
 
+import { runNow, type Steps } from '../lib/steps.ts';
+
 export const BLOCK_CHARS = 1024;
 const LOG_BITS = 11;
 const WORDS = (1 << LOG_BITS) / 32;
@@ -24,12 +26,21 @@ function trigram(a: number, b: number, c: number): number {
   return (h ^ (h >>> 15)) >>> (32 - LOG_BITS);
 }
 
+/** Characters the build reads between two steps (lib/steps.ts). */
+const STEP_CHARS = 1 << 20;
+
 export function buildTrigramBlocks(text: string): TrigramBlocks {
+  return runNow(trigramBlockSteps(text));
+}
+
+/** `buildTrigramBlocks`, a step at a time. */
+export function* trigramBlockSteps(text: string): Steps<TrigramBlocks> {
   if (text.length < MIN_TEXT) return { bits: null };
   const bits = new Uint32Array(Math.ceil(text.length / BLOCK_CHARS) * WORDS);
   let a = text.charCodeAt(0);
   let b = text.charCodeAt(1);
   for (let p = 0; p + 2 < text.length; p++) {
+    if ((p & (STEP_CHARS - 1)) === STEP_CHARS - 1) yield;
     const c = text.charCodeAt(p + 2);
     const t = trigram(a, b, c);
     bits[((p / BLOCK_CHARS) | 0) * WORDS + (t >>> 5)]! |= 1 << (t & 31);

@@ -10,13 +10,14 @@
  *
  * Each predicate marks its rows in one pass over the column (text ranges through the column's cached sort ranks,
  * the text matches through its cached search index, once per distinct value), and `and`, `or`, `not` combine the
- * marks. Between two predicates the evaluation yields to the event loop when the tab is large, so a hundred
- * predicates over a million rows never hold other requests up for more than one predicate's pass.
+ * marks. On a large tab every pass, and a first search index's build, runs a step at a time (lib/steps.ts), so
+ * other requests wait at most a step; only a first sort order of a text column (a text range) is built at once.
  */
 import { AppError } from '../../errors.ts';
+import { runNow, runPaced, STEP_ROWS, type Steps } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
 import { foldText } from '../collation.ts';
-import { matchRows, rowsWhereFolded } from '../match.ts';
+import { matchRowsSteps, rowsWhereFolded } from '../match.ts';
 import { columnRanks, textRankRange } from '../sort.ts';
 import type { ColumnRef, CompareOp, Literal, Predicate, WhereExpression } from './expression.ts';
 
@@ -71,19 +72,15 @@ function resolve(ref: ColumnRef, columnOf: (name: string) => number | undefined)
 
 /**
  * The rows (0-based, ascending) `expression` keeps; `columns` is whereColumns's answer. Paced on a large tab:
- * other work runs between two predicates.
+ * other work runs between the steps of every pass (lib/steps.ts), a first search index included.
  */
-export async function whereRows(
+export function whereRows(
   tab: WhereTab,
   expression: WhereExpression,
   columns: Map<string, number>,
 ): Promise<Uint32Array> {
   const steps = evaluation(tab, expression, columns);
-  const paced = tab.typed.length > PACED_ROWS;
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    if (paced) await new Promise<void>((go) => setImmediate(go));
-  }
+  return tab.typed.length > PACED_ROWS ? runPaced(steps) : Promise.resolve(runNow(steps));
 }
 
 /** The same rows at once, for a write that must decide inside its turn (a write by filter). */
@@ -92,73 +89,86 @@ export function whereRowsNow(
   expression: WhereExpression,
   columns: Map<string, number>,
 ): Uint32Array {
-  const steps = evaluation(tab, expression, columns);
-  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+  return runNow(evaluation(tab, expression, columns));
 }
 
-/** The evaluation, yielding before each predicate's pass (where a paced caller lets other work run). */
+/** Sets `marks[r]` to `f(r)`'s answer for every row, a step at a time. */
+function* eachRow(n: number, f: (r: number) => void): Steps<void> {
+  for (let from = 0; from < n; from += STEP_ROWS) {
+    const to = Math.min(n, from + STEP_ROWS);
+    for (let r = from; r < to; r++) f(r);
+    if (to < n) yield;
+  }
+}
+
+/** The evaluation, a step at a time: each predicate's pass and each combination yield every STEP_ROWS rows. */
 function* evaluation(
   tab: WhereTab,
   expression: WhereExpression,
   columns: Map<string, number>,
-): Generator<void, Uint32Array, void> {
+): Steps<Uint32Array> {
   const n = tab.typed.length;
-  function* marksOf(node: WhereExpression): Generator<void, Marks, void> {
+  function* marksOf(node: WhereExpression): Steps<Marks> {
     switch (node.kind) {
       case 'and':
       case 'or': {
         const marks = yield* marksOf(node.items[0]!);
         for (const item of node.items.slice(1)) {
           const other = yield* marksOf(item);
-          if (node.kind === 'and') for (let r = 0; r < n; r++) marks[r]! &= other[r]!;
-          else for (let r = 0; r < n; r++) marks[r]! |= other[r]!;
+          if (node.kind === 'and') yield* eachRow(n, (r) => (marks[r]! &= other[r]!));
+          else yield* eachRow(n, (r) => (marks[r]! |= other[r]!));
         }
         return marks;
       }
       case 'not': {
         const marks = yield* marksOf(node.item);
-        for (let r = 0; r < n; r++) marks[r]! ^= 1;
+        yield* eachRow(n, (r) => (marks[r]! ^= 1));
         return marks;
       }
       default:
         yield;
-        return predicateMarks(tab, node, columns.get(node.column.name)!);
+        return yield* predicateMarks(tab, node, columns.get(node.column.name)!);
     }
   }
   const marks = yield* marksOf(expression);
   let count = 0;
-  for (let r = 0; r < n; r++) count += marks[r]!;
+  yield* eachRow(n, (r) => (count += marks[r]!));
   const rows = new Uint32Array(count);
-  for (let r = 0, k = 0; r < n; r++) if (marks[r] === 1) rows[k++] = r;
+  let k = 0;
+  yield* eachRow(n, (r) => {
+    if (marks[r] === 1) rows[k++] = r;
+  });
   return rows;
 }
 
-function predicateMarks(tab: WhereTab, p: Predicate, col: number): Marks {
+function* predicateMarks(tab: WhereTab, p: Predicate, col: number): Steps<Marks> {
   const { typed } = tab;
   const n = typed.length;
   const marks = new Uint8Array(n);
   const cellAt = (r: number): CellValue => typed[r]![col] ?? null;
   switch (p.kind) {
     case 'compare':
-      markCompare(tab, col, p.op, p.value, marks);
+      yield* markCompare(tab, col, p.op, p.value, marks);
       return marks;
     case 'between': {
-      markCompare(tab, col, '>=', p.low, marks);
+      yield* markCompare(tab, col, '>=', p.low, marks);
       const high = new Uint8Array(n);
-      markCompare(tab, col, '<=', p.high, high);
-      for (let r = 0; r < n; r++) marks[r]! &= high[r]!;
+      yield* markCompare(tab, col, '<=', p.high, high);
+      yield* eachRow(n, (r) => (marks[r]! &= high[r]!));
       return marks;
     }
     case 'in': {
       const values = new Set<Literal>(p.values);
-      for (let r = 0; r < n; r++) {
+      yield* eachRow(n, (r) => {
         const v = cellAt(r);
         if (v !== null && values.has(v)) marks[r] = 1;
-      }
+      });
       return marks;
     }
     case 'null':
-      for (let r = 0; r < n; r++) if (cellAt(r) === null) marks[r] = 1;
+      yield* eachRow(n, (r) => {
+        if (cellAt(r) === null) marks[r] = 1;
+      });
       return marks;
     case 'text': {
       const needle = foldText(p.value);
@@ -166,8 +176,8 @@ function predicateMarks(tab: WhereTab, p: Predicate, col: number): Marks {
       const spec = { owner: typed, rowCount: n, col, read: (r: number, c: number) => typed[r]![c] ?? null };
       const rows =
         p.match === 'contains'
-          ? matchRows({ ...spec, exact: false, value: p.value })
-          : rowsWhereFolded(spec, (f) =>
+          ? yield* matchRowsSteps({ ...spec, exact: false, value: p.value })
+          : yield* rowsWhereFolded(spec, (f) =>
               p.match === 'starts with' ? f.startsWith(needle) : f.endsWith(needle),
             );
       for (let i = 0; i < rows.length; i++) marks[rows[i]!] = 1;
@@ -177,30 +187,31 @@ function predicateMarks(tab: WhereTab, p: Predicate, col: number): Marks {
 }
 
 /** Marks the cells of the literal's type that stand to it as `op` says. */
-function markCompare(tab: WhereTab, col: number, op: CompareOp, value: Literal, marks: Marks): void {
+function* markCompare(tab: WhereTab, col: number, op: CompareOp, value: Literal, marks: Marks): Steps<void> {
   const { typed } = tab;
   const n = typed.length;
   if (typeof value === 'string' && op !== '=') {
     const ranks = columnRanks(tab, col, 'typed');
+    yield;
     const [from, to] = textRankRange(ranks, value, op);
-    for (let r = 0; r < n; r++) {
+    yield* eachRow(n, (r) => {
       const rank = ranks.ranks[r]!;
       if (rank >= from && rank < to) marks[r] = 1;
-    }
+    });
     return;
   }
   const type = typeof value;
   const wanted = typeof value === 'boolean' ? Number(value) : value;
-  for (let r = 0; r < n; r++) {
+  yield* eachRow(n, (r) => {
     const v = typed[r]![col] ?? null;
-    if (v === null || typeof v !== type) continue;
+    if (v === null || typeof v !== type) return;
     if (op === '=') {
       if (v === value) marks[r] = 1;
-      continue;
+      return;
     }
     const x = typeof v === 'boolean' ? Number(v) : (v as number);
     if (holds(x, op, wanted as number)) marks[r] = 1;
-  }
+  });
 }
 
 function holds(x: number, op: CompareOp, y: number): boolean {
