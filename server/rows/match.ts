@@ -9,7 +9,6 @@ import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { foldText } from './collation.ts';
 import {
-  buildColumnIndex,
   type ColumnIndex,
   columnIndexSteps,
   findValue,
@@ -47,9 +46,30 @@ export interface MatchSpec {
 
 const NONE = new Uint32Array(0);
 
-function exactIndex(spec: MatchSpec): ColumnIndex {
+function* exactIndex(spec: Omit<MatchSpec, 'exact' | 'value'>): Steps<ColumnIndex> {
   const { owner, rowCount, col, read } = spec;
-  return caches.exact.get(owner, col, () => buildColumnIndex(rowCount, (row) => stringForm(read(row, col))));
+  const cached = caches.exact.peek(owner, col);
+  if (cached) return cached;
+  const index = yield* columnIndexSteps(rowCount, (row) => stringForm(read(row, col)));
+  return caches.exact.get(owner, col, () => index);
+}
+
+/**
+ * The rows whose value's text form is one of `forms`, ascending, through the column's exact index (a hash look-up
+ * per form once it is built): `where`'s `=` and `in`, which then keep the rows of the literal's type.
+ */
+export function* rowsWithForms(
+  spec: Omit<MatchSpec, 'exact' | 'value'>,
+  forms: readonly string[],
+): Steps<Uint32Array> {
+  if (spec.rowCount === 0) return NONE;
+  const index = yield* exactIndex(spec);
+  const ids = new Set<number>();
+  for (const form of forms) {
+    const v = findValue(index, form);
+    if (v >= 0) ids.add(v);
+  }
+  return ids.size === 0 ? NONE : rowsOfValues(index, Uint32Array.from(ids).sort());
 }
 
 /**
@@ -114,11 +134,7 @@ export function matchRows(spec: MatchSpec): Uint32Array {
 /** `matchRows`, a step at a time (lib/steps.ts): a first search of a column builds its index paced. */
 export function* matchRowsSteps(spec: MatchSpec): Steps<Uint32Array> {
   if (spec.rowCount === 0) return NONE;
-  if (spec.exact) {
-    const index = exactIndex(spec);
-    const v = findValue(index, spec.value);
-    return v < 0 ? NONE : rowsOfValues(index, Uint32Array.of(v));
-  }
+  if (spec.exact) return yield* rowsWithForms(spec, [spec.value]);
   const index = yield* foldedIndex(spec);
   yield;
   return rowsOfValues(index, valuesContaining(index, foldText(spec.value)));

@@ -17,7 +17,7 @@ import { AppError } from '../../errors.ts';
 import { runNow, runPaced, STEP_ROWS, type Steps } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
 import { foldText } from '../collation.ts';
-import { matchRowsSteps, rowsWhereFolded } from '../match.ts';
+import { matchRowsSteps, rowsWhereFolded, rowsWithForms, stringForm } from '../match.ts';
 import { columnRanks, textRankRange } from '../sort.ts';
 import type { ColumnRef, CompareOp, Literal, Predicate, WhereExpression } from './expression.ts';
 
@@ -148,7 +148,8 @@ function* predicateMarks(tab: WhereTab, p: Predicate, col: number): Steps<Marks>
   const cellAt = (r: number): CellValue => typed[r]![col] ?? null;
   switch (p.kind) {
     case 'compare':
-      yield* markCompare(tab, col, p.op, p.value, marks);
+      if (p.op === '=') yield* markEqual(tab, col, [p.value], marks);
+      else yield* markCompare(tab, col, p.op, p.value, marks);
       return marks;
     case 'between': {
       yield* markCompare(tab, col, '>=', p.low, marks);
@@ -157,14 +158,9 @@ function* predicateMarks(tab: WhereTab, p: Predicate, col: number): Steps<Marks>
       yield* eachRow(n, (r) => (marks[r]! &= high[r]!));
       return marks;
     }
-    case 'in': {
-      const values = new Set<Literal>(p.values);
-      yield* eachRow(n, (r) => {
-        const v = cellAt(r);
-        if (v !== null && values.has(v)) marks[r] = 1;
-      });
+    case 'in':
+      yield* markEqual(tab, col, p.values, marks);
       return marks;
-    }
     case 'null':
       yield* eachRow(n, (r) => {
         if (cellAt(r) === null) marks[r] = 1;
@@ -183,6 +179,27 @@ function* predicateMarks(tab: WhereTab, p: Predicate, col: number): Steps<Marks>
       for (let i = 0; i < rows.length; i++) marks[rows[i]!] = 1;
       return marks;
     }
+  }
+}
+
+/**
+ * Marks the cells equal to one of `values`, of its type (5 is not '5'): the column's exact index (built once per
+ * snapshot) gives the rows of each value's text form by hash, and only those are checked for their type.
+ */
+function* markEqual(tab: WhereTab, col: number, values: readonly Literal[], marks: Marks): Steps<void> {
+  const { typed } = tab;
+  const spec = {
+    owner: typed,
+    rowCount: typed.length,
+    col,
+    read: (r: number, c: number) => typed[r]![c] ?? null,
+  };
+  const wanted = new Set<Literal>(values);
+  const rows = yield* rowsWithForms(spec, values.map(stringForm));
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    const v = typed[r]![col] ?? null;
+    if (v !== null && wanted.has(v)) marks[r] = 1;
   }
 }
 
