@@ -21,9 +21,24 @@ export interface QueryCase {
 
 const FIRST_ID = 100_001;
 
-export function queryCases(rows: number): QueryCase[] {
-  const low = FIRST_ID + Math.floor(rows / 3);
+const CUSTOMERS = [
+  'Ada Lovelace',
+  'Grace Hopper',
+  'Alan Turing',
+  'Edsger Dijkstra',
+  'Barbara Liskov',
+  'Donald Knuth',
+];
+
+/**
+ * The cases, the `variant`-th time: each variant asks with other literals (another range, two other customers,
+ * another needle), so a repeat finds the column's index built but its answer not cached.
+ */
+export function queryCases(rows: number, variant = 0): QueryCase[] {
+  const low = FIRST_ID + Math.floor(rows / 3) + variant * 1_000;
   const high = low + 999;
+  const [one, two] = [CUSTOMERS[variant % 6]!, CUSTOMERS[(variant + 1) % 6]!];
+  const needle = `turing${4 + variant}`;
   const enc = encodeURIComponent;
   return [
     {
@@ -34,17 +49,15 @@ export function queryCases(rows: number): QueryCase[] {
     },
     {
       name: '`or` of two equalities',
-      sheetport: `/rows?limit=100&where=${enc("Customer = 'Ada Lovelace' or Customer = 'Grace Hopper'")}`,
-      jsonServer: `?_page=1&_limit=100&Customer=${enc('Ada Lovelace')}&Customer=${enc('Grace Hopper')}`,
-      sqlite: (db) => ({
-        count: sqlitePage(db, 'Customer = ? OR Customer = ?', ['Ada Lovelace', 'Grace Hopper']).total,
-      }),
+      sheetport: `/rows?limit=100&where=${enc(`Customer = '${one}' or Customer = '${two}'`)}`,
+      jsonServer: `?_page=1&_limit=100&Customer=${enc(one)}&Customer=${enc(two)}`,
+      sqlite: (db) => ({ count: sqlitePage(db, 'Customer = ? OR Customer = ?', [one, two]).total }),
     },
     {
       name: '`contains`',
-      sheetport: `/rows?limit=100&where=${enc("Email contains 'turing4'")}`,
-      jsonServer: `?_page=1&_limit=100&Email_like=turing4`,
-      sqlite: (db) => ({ count: sqlitePage(db, "Email LIKE '%turing4%'", []).total }),
+      sheetport: `/rows?limit=100&where=${enc(`Email contains '${needle}'`)}`,
+      jsonServer: `?_page=1&_limit=100&Email_like=${needle}`,
+      sqlite: (db) => ({ count: sqlitePage(db, 'Email LIKE ?', [`%${needle}%`]).total }),
     },
     {
       name: 'group-by count + sum',

@@ -11,6 +11,7 @@
  * their ISO value); only the notion of "empty" comes from the displayed text ('' sorts last).
  */
 import { OwnerCache } from '../lib/owner-cache.ts';
+import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { compareFolded, foldText } from './collation.ts';
 
@@ -28,6 +29,8 @@ export interface ColumnRanks {
   ranks: Uint32Array;
   /** Number of distinct non-empty ranks (ranks are 0..count-1). */
   count: number;
+  /** The column's distinct numbers, ascending; the i-th has rank i (numbers sort first). */
+  numbers: Float64Array;
   /** The column's distinct folded texts in sort order; the i-th has rank `firstText + i`. */
   texts: string[];
   firstText: number;
@@ -49,13 +52,15 @@ function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): b
   return t === null || tab.formatted[row]?.[col] === '';
 }
 
-function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
+/** A column's ranks, a step at a time (lib/steps.ts): the passes over the rows yield; the sorts do not. */
+function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<ColumnRanks> {
   const n = tab.typed.length;
   const numbers = new Set<number>();
   const texts = new Set<string>();
   let hasFalse = false;
   let hasTrue = false;
   for (let r = 0; r < n; r++) {
+    if ((r & STEP_MASK) === STEP_MASK) yield;
     if (isEmpty(tab, r, col, mode)) continue;
     const v = tab.typed[r]![col];
     if (typeof v === 'number') numbers.add(v);
@@ -65,9 +70,11 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
   }
 
   // Numbers first, ascending (Float64Array sorts numerically and fast).
+  const sortedNumbers = Float64Array.from(numbers).sort();
   const numRank = new Map<number, number>();
   let next = 0;
-  for (const x of Float64Array.from(numbers).sort()) numRank.set(x, next++);
+  for (const x of sortedNumbers) numRank.set(x, next++);
+  yield;
 
   // Then text; strings that fold alike ('zoe' / 'Zoë', what search calls equal) share a rank, so they keep
   // sheet order.
@@ -78,11 +85,13 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
     folds.set(s, folded);
     foldRank.set(folded, 0);
   }
+  yield;
   const firstText = next;
   const sortedTexts = [...foldRank.keys()].sort(compareFolded);
   for (const folded of sortedTexts) foldRank.set(folded, next++);
   const textRank = new Map<string, number>();
   for (const [s, folded] of folds) textRank.set(s, foldRank.get(folded)!);
+  yield;
 
   const falseRank = next;
   if (hasFalse) next++;
@@ -91,6 +100,7 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
 
   const ranks = new Uint32Array(n);
   for (let r = 0; r < n; r++) {
+    if ((r & STEP_MASK) === STEP_MASK) yield;
     if (isEmpty(tab, r, col, mode)) {
       ranks[r] = NULL_RANK;
       continue;
@@ -100,13 +110,22 @@ function computeRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRan
     else if (typeof v === 'string') ranks[r] = textRank.get(v)!;
     else ranks[r] = v ? trueRank : falseRank;
   }
-  return { ranks, count: next, texts: sortedTexts, firstText };
+  return { ranks, count: next, numbers: sortedNumbers, texts: sortedTexts, firstText };
 }
 
 /** A column's ranks (cached per snapshot): the order `sort` gives it, which `where`'s text ranges follow too. */
 export function columnRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
-  return rankCache.get(owner, col, () => computeRanks(tab, col, mode));
+  return rankCache.get(owner, col, () => runNow(rankSteps(tab, col, mode)));
+}
+
+/** `columnRanks`, a step at a time when it is not cached yet (for `where`, which can wait its turns). */
+export function* columnRanksSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<ColumnRanks> {
+  const owner = mode === 'typed' ? tab.typed : tab.formatted;
+  const cached = rankCache.peek(owner, col);
+  if (cached) return cached;
+  const ranks = yield* rankSteps(tab, col, mode);
+  return rankCache.get(owner, col, () => ranks);
 }
 
 /** Stable counting sort of `order` by one key; empties go to the last bucket whatever the direction. */
@@ -196,13 +215,33 @@ export function textRankRange(col: ColumnRanks, text: string, op: '<' | '<=' | '
   }
 }
 
+/**
+ * The number ranks (a range [from, to) of ColumnRanks) whose numbers stand to `x` as `op` says: two binary
+ * searches over the sorted distinct numbers, which hold ranks 0 to numbers.length - 1.
+ */
+export function numberRankRange(col: ColumnRanks, x: number, op: '<' | '<=' | '>' | '>='): [number, number] {
+  const { numbers } = col;
+  const firstAtLeast = lowerBound(numbers, (y) => y >= x);
+  const firstAbove = lowerBound(numbers, (y) => y > x);
+  switch (op) {
+    case '<':
+      return [0, firstAtLeast];
+    case '<=':
+      return [0, firstAbove];
+    case '>':
+      return [firstAbove, numbers.length];
+    case '>=':
+      return [firstAtLeast, numbers.length];
+  }
+}
+
 /** The first index whose item passes `atOrAfter` (which no item before it passes). */
-function lowerBound(items: string[], atOrAfter: (item: string) => boolean): number {
+function lowerBound<T>(items: ArrayLike<T>, atOrAfter: (item: T) => boolean): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (atOrAfter(items[mid]!)) hi = mid;
+    if (atOrAfter(items[mid] as T)) hi = mid;
     else lo = mid + 1;
   }
   return lo;

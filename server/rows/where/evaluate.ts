@@ -10,15 +10,16 @@
  *
  * Each predicate marks its rows in one pass over the column (text ranges through the column's cached sort ranks,
  * the text matches through its cached search index, once per distinct value), and `and`, `or`, `not` combine the
- * marks. On a large tab every pass, and a first search index's build, runs a step at a time (lib/steps.ts), so
- * other requests wait at most a step; only a first sort order of a text column (a text range) is built at once.
+ * marks. On a large tab every pass, and the first build of a column's index or ranks, runs a step at a time
+ * (lib/steps.ts), so other requests wait at most a step; only the sorts of a column's distinct values (in a
+ * first range over it) run at once.
  */
 import { AppError } from '../../errors.ts';
 import { runNow, runPaced, STEP_ROWS, type Steps } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
 import { foldText } from '../collation.ts';
 import { matchRowsSteps, rowsWhereFolded, rowsWithForms, stringForm } from '../match.ts';
-import { columnRanks, textRankRange } from '../sort.ts';
+import { columnRanksSteps, numberRankRange, textRankRange } from '../sort.ts';
 import type { ColumnRef, CompareOp, Literal, Predicate, WhereExpression } from './expression.ts';
 
 /** What a `where` reads of a tab; a TabSnapshot has it. */
@@ -203,23 +204,27 @@ function* markEqual(tab: WhereTab, col: number, values: readonly Literal[], mark
   }
 }
 
-/** Marks the cells of the literal's type that stand to it as `op` says. */
+/**
+ * Marks the cells of the literal's type that stand to it as `op` says. A number or text range reads the column's
+ * sort ranks (built once per snapshot, a step at a time): two binary searches give the ranks in range, and one
+ * pass over the ranks, a compact array, marks their rows.
+ */
 function* markCompare(tab: WhereTab, col: number, op: CompareOp, value: Literal, marks: Marks): Steps<void> {
-  const { typed } = tab;
-  const n = typed.length;
-  if (typeof value === 'string' && op !== '=') {
-    const ranks = columnRanks(tab, col, 'typed');
-    yield;
-    const [from, to] = textRankRange(ranks, value, op);
-    yield* eachRow(n, (r) => {
-      const rank = ranks.ranks[r]!;
+  if (typeof value !== 'boolean' && op !== '=') {
+    const ranks = yield* columnRanksSteps(tab, col, 'typed');
+    const [from, to] =
+      typeof value === 'string' ? textRankRange(ranks, value, op) : numberRankRange(ranks, value, op);
+    const of = ranks.ranks;
+    yield* eachRow(tab.typed.length, (r) => {
+      const rank = of[r]!;
       if (rank >= from && rank < to) marks[r] = 1;
     });
     return;
   }
+  const { typed } = tab;
   const type = typeof value;
   const wanted = typeof value === 'boolean' ? Number(value) : value;
-  yield* eachRow(n, (r) => {
+  yield* eachRow(typed.length, (r) => {
     const v = typed[r]![col] ?? null;
     if (v === null || typeof v !== type) return;
     if (op === '=') {
