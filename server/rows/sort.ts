@@ -29,8 +29,6 @@ export interface ColumnRanks {
   ranks: Uint32Array;
   /** Number of distinct non-empty ranks (ranks are 0..count-1). */
   count: number;
-  /** The column's distinct numbers, ascending; the i-th has rank i (numbers sort first). */
-  numbers: Float64Array;
   /** The column's distinct folded texts in sort order; the i-th has rank `firstText + i`. */
   texts: string[];
   firstText: number;
@@ -110,7 +108,7 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
     else if (typeof v === 'string') ranks[r] = textRank.get(v)!;
     else ranks[r] = v ? trueRank : falseRank;
   }
-  return { ranks, count: next, numbers: sortedNumbers, texts: sortedTexts, firstText };
+  return { ranks, count: next, texts: sortedTexts, firstText };
 }
 
 /** A column's ranks (cached per snapshot): the order `sort` gives it, which `where`'s text ranges follow too. */
@@ -215,33 +213,13 @@ export function textRankRange(col: ColumnRanks, text: string, op: '<' | '<=' | '
   }
 }
 
-/**
- * The number ranks (a range [from, to) of ColumnRanks) whose numbers stand to `x` as `op` says: two binary
- * searches over the sorted distinct numbers, which hold ranks 0 to numbers.length - 1.
- */
-export function numberRankRange(col: ColumnRanks, x: number, op: '<' | '<=' | '>' | '>='): [number, number] {
-  const { numbers } = col;
-  const firstAtLeast = lowerBound(numbers, (y) => y >= x);
-  const firstAbove = lowerBound(numbers, (y) => y > x);
-  switch (op) {
-    case '<':
-      return [0, firstAtLeast];
-    case '<=':
-      return [0, firstAbove];
-    case '>':
-      return [firstAbove, numbers.length];
-    case '>=':
-      return [firstAtLeast, numbers.length];
-  }
-}
-
 /** The first index whose item passes `atOrAfter` (which no item before it passes). */
-function lowerBound<T>(items: ArrayLike<T>, atOrAfter: (item: T) => boolean): number {
+function lowerBound(items: string[], atOrAfter: (item: string) => boolean): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (atOrAfter(items[mid] as T)) hi = mid;
+    if (atOrAfter(items[mid]!)) hi = mid;
     else lo = mid + 1;
   }
   return lo;

@@ -19,7 +19,8 @@ import { runNow, runPaced, STEP_ROWS, type Steps } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
 import { foldText } from '../collation.ts';
 import { matchRowsSteps, rowsWhereFolded, rowsWithForms, stringForm } from '../match.ts';
-import { columnRanksSteps, numberRankRange, textRankRange } from '../sort.ts';
+import { numberOrderSteps, numberRange } from '../number-order.ts';
+import { columnRanksSteps, textRankRange } from '../sort.ts';
 import type { ColumnRef, CompareOp, Literal, Predicate, WhereExpression } from './expression.ts';
 
 /** What a `where` reads of a tab; a TabSnapshot has it. */
@@ -205,15 +206,21 @@ function* markEqual(tab: WhereTab, col: number, values: readonly Literal[], mark
 }
 
 /**
- * Marks the cells of the literal's type that stand to it as `op` says. A number or text range reads the column's
- * sort ranks (built once per snapshot, a step at a time): two binary searches give the ranks in range, and one
- * pass over the ranks, a compact array, marks their rows.
+ * Marks the cells of the literal's type that stand to it as `op` says. A number range takes its slice of the
+ * column's number order (number-order.ts: two binary searches, then only the rows in range); a text range reads
+ * the column's sort ranks (one pass over a compact array). Both are built once per snapshot, a step at a time.
  */
 function* markCompare(tab: WhereTab, col: number, op: CompareOp, value: Literal, marks: Marks): Steps<void> {
-  if (typeof value !== 'boolean' && op !== '=') {
+  if (typeof value === 'number' && op !== '=') {
+    const order = yield* numberOrderSteps(tab.typed, col);
+    const [from, to] = numberRange(order, value, op);
+    const { rows } = order;
+    yield* eachRow(to - from, (i) => (marks[rows[from + i]!] = 1));
+    return;
+  }
+  if (typeof value === 'string' && op !== '=') {
     const ranks = yield* columnRanksSteps(tab, col, 'typed');
-    const [from, to] =
-      typeof value === 'string' ? textRankRange(ranks, value, op) : numberRankRange(ranks, value, op);
+    const [from, to] = textRankRange(ranks, value, op);
     const of = ranks.ranks;
     yield* eachRow(tab.typed.length, (r) => {
       const rank = of[r]!;
