@@ -15,7 +15,7 @@
  * first range over it) run at once.
  */
 import { AppError } from '../../errors.ts';
-import { runNow, runPaced, STEP_ROWS, type Steps } from '../../lib/steps.ts';
+import { runNow, runPaced, STEP_MASK, STEP_ROWS, type Steps } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
 import { foldText } from '../collation.ts';
 import { matchRowsSteps, rowsWhereFolded, rowsWithForms, stringForm } from '../match.ts';
@@ -115,16 +115,22 @@ function* evaluation(
       case 'and':
       case 'or': {
         const marks = yield* marksOf(node.items[0]!);
+        const and = node.kind === 'and';
         for (const item of node.items.slice(1)) {
           const other = yield* marksOf(item);
-          if (node.kind === 'and') yield* eachRow(n, (r) => (marks[r]! &= other[r]!));
-          else yield* eachRow(n, (r) => (marks[r]! |= other[r]!));
+          for (let r = 0; r < n; r++) {
+            if ((r & STEP_MASK) === STEP_MASK) yield;
+            marks[r] = and ? marks[r]! & other[r]! : marks[r]! | other[r]!;
+          }
         }
         return marks;
       }
       case 'not': {
         const marks = yield* marksOf(node.item);
-        yield* eachRow(n, (r) => (marks[r]! ^= 1));
+        for (let r = 0; r < n; r++) {
+          if ((r & STEP_MASK) === STEP_MASK) yield;
+          marks[r]! ^= 1;
+        }
         return marks;
       }
       default:
@@ -134,12 +140,13 @@ function* evaluation(
   }
   const marks = yield* marksOf(expression);
   let count = 0;
-  yield* eachRow(n, (r) => (count += marks[r]!));
+  for (let r = 0; r < n; r++) count += marks[r]!;
+  yield;
   const rows = new Uint32Array(count);
-  let k = 0;
-  yield* eachRow(n, (r) => {
+  for (let r = 0, k = 0; r < n; r++) {
+    if ((r & STEP_MASK) === STEP_MASK) yield;
     if (marks[r] === 1) rows[k++] = r;
-  });
+  }
   return rows;
 }
 
@@ -154,6 +161,14 @@ function* predicateMarks(tab: WhereTab, p: Predicate, col: number): Steps<Marks>
       else yield* markCompare(tab, col, p.op, p.value, marks);
       return marks;
     case 'between': {
+      if (typeof p.low === 'number' && typeof p.high === 'number') {
+        // One slice of the number order: from the first number >= low to the last <= high.
+        const order = yield* numberOrderSteps(typed, col);
+        const from = numberRange(order, p.low, '>=')[0];
+        const to = numberRange(order, p.high, '<=')[1];
+        yield* markSlice(order.rows, from, to, marks);
+        return marks;
+      }
       yield* markCompare(tab, col, '>=', p.low, marks);
       const high = new Uint8Array(n);
       yield* markCompare(tab, col, '<=', p.high, high);
@@ -181,6 +196,14 @@ function* predicateMarks(tab: WhereTab, p: Predicate, col: number): Steps<Marks>
       for (let i = 0; i < rows.length; i++) marks[rows[i]!] = 1;
       return marks;
     }
+  }
+}
+
+/** Marks the rows of `rows[from .. to)` (none when the slice is empty). */
+function* markSlice(rows: Uint32Array, from: number, to: number, marks: Marks): Steps<void> {
+  for (let i = from; i < to; i++) {
+    if (((i - from) & STEP_MASK) === STEP_MASK) yield;
+    marks[rows[i]!] = 1;
   }
 }
 
@@ -214,8 +237,7 @@ function* markCompare(tab: WhereTab, col: number, op: CompareOp, value: Literal,
   if (typeof value === 'number' && op !== '=') {
     const order = yield* numberOrderSteps(tab.typed, col);
     const [from, to] = numberRange(order, value, op);
-    const { rows } = order;
-    yield* eachRow(to - from, (i) => (marks[rows[from + i]!] = 1));
+    yield* markSlice(order.rows, from, to, marks);
     return;
   }
   if (typeof value === 'string' && op !== '=') {
