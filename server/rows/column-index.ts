@@ -102,8 +102,10 @@ function* groupRows(
 ): Steps<{ rowsOfValue: Uint32Array; groupStart: Uint32Array }> {
   const rowCount = valueOfRow.length;
   const groupStart = new Uint32Array(valueCount + 1);
-  for (let r = 0; r < rowCount; r++) groupStart[valueOfRow[r]! + 1]!++;
-  yield;
+  for (let r = 0; r < rowCount; r++) {
+    if ((r & STEP_MASK) === STEP_MASK) yield;
+    groupStart[valueOfRow[r]! + 1]!++;
+  }
   for (let v = 0; v < valueCount; v++) groupStart[v + 1]! += groupStart[v]!;
   const next = groupStart.slice(0, valueCount);
   const rowsOfValue = new Uint32Array(rowCount);
@@ -130,8 +132,7 @@ export function* columnIndexSteps(rowCount: number, form: (row: number) => strin
     pos += values[v]!.length + 1;
   }
   starts[valueCount] = pos;
-  const text = SEP + values.join(SEP) + SEP;
-  yield;
+  const text = yield* joined(values);
   // Every row its own value: value v is row v, and the groups would say so at 8 bytes a row.
   const groups = valueCount < rowCount ? yield* groupRows(valueOfRow, valueCount) : null;
   const blocks = yield* trigramBlockSteps(text);
@@ -145,6 +146,16 @@ export function* columnIndexSteps(rowCount: number, form: (row: number) => strin
     slots,
     blocks,
   };
+}
+
+/** SEP + the values joined by SEP + SEP, a step's worth of values at a time (a million of them take a while). */
+function* joined(values: string[]): Steps<string> {
+  const parts: string[] = [];
+  for (let from = 0; from < values.length; from += STEP_MASK + 1) {
+    parts.push(values.slice(from, from + STEP_MASK + 1).join(SEP));
+    yield;
+  }
+  return SEP + parts.join(SEP) + SEP;
 }
 
 /** The id of the value equal to `s`, or -1. */

@@ -7,14 +7,16 @@
  * none matches). Groups are sorted by output columns (`-count`, `sum(Total)`, a group column; by default the group
  * columns ascending, in `sort`'s order), ties in the order the groups first appear, then paged.
  *
- * One pass over the matching rows; on a large tab it lets other requests run every CHUNK rows.
+ * One pass over the matching rows; on a large tab it lets other requests run every CHUNK rows, and the sort ranks
+ * it reads are built a step at a time before it (lib/steps.ts).
  */
 import { AppError } from '../../errors.ts';
+import { runPaced } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
 import { compareFolded, foldText } from '../collation.ts';
 import { column, columnOf, type TabRows } from '../engine.ts';
 import type { SortKey } from '../query.ts';
-import { type ColumnRanks, columnRanks, NULL_RANK } from '../sort.ts';
+import { type ColumnRanks, columnRanks, columnRanksSteps, NULL_RANK } from '../sort.ts';
 import type { Metric } from './metrics.ts';
 
 export interface AggregateSpec {
@@ -97,6 +99,12 @@ export async function aggregate(
 ): Promise<AggregatePage> {
   const { groupCols, metricCols } = aggregateColumns(tab, spec);
   const typed = tab.typed;
+  // The sort ranks the groups' order and `min`/`max` read, built a step at a time before the pass needs them.
+  const ranked = [
+    ...groupCols,
+    ...metricCols.filter((_, i) => ['min', 'max'].includes(spec.metrics[i]!.kind)),
+  ];
+  for (const col of new Set(ranked)) await runPaced(columnRanksSteps(tab, col, 'typed'));
   const matched = rows ? rows.length : typed.length;
   const rowAt = rows ? (i: number) => rows[i]! : (i: number) => i;
   const groups: Group[] = [];
