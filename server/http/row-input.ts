@@ -88,3 +88,17 @@ export function parseInputMode(raw: unknown): boolean {
   if (raw === 'user_entered') return true;
   throw new AppError('invalid_parameter', 'input must be "raw" or "user_entered".', { parameter: 'input' });
 }
+
+/**
+ * `If-Match` is a precondition on one row (its ETag, from a GET of it): a write of several rows found as it runs
+ * (a batch, an upsert, a write by filter) has no one row to hold it to, so the header is refused rather than
+ * silently not checked (docs/api.md, "Conditional writes").
+ */
+export function refuseIfMatch(ifMatch: string | undefined, write: string): void {
+  if (ifMatch === undefined) return;
+  throw new AppError(
+    'invalid_parameter',
+    `If-Match applies to the write of one row (PUT, PATCH or DELETE of .../rows/{row}); ${write} takes none. Use dry_run=true to see the rows it would write.`,
+    { parameter: 'If-Match' },
+  );
+}

@@ -84,6 +84,17 @@ describe.each(KINDS)('writes by filter on %s', (kind) => {
     }
   });
 
+  it('refuses If-Match, a precondition on one row, writing nothing', async () => {
+    const before = await book.fingerprint();
+    const res = await h.fetch(`${rows}?where=${encodeURIComponent('N > 0')}`, {
+      method: 'DELETE',
+      headers: { 'if-match': '*' },
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'invalid_parameter', parameter: 'If-Match' });
+    expect(await book.fingerprint()).toBe(before);
+  });
+
   it('needs where, refuses an unknown column, and answers a filter that keeps nothing without writing', async () => {
     const missing = await h.fetch(rows, { method: 'DELETE' });
     expect(missing.status).toBe(400);

@@ -83,6 +83,22 @@ describe.each(KINDS)('upsert on %s', (kind) => {
     expect(await stored()).toEqual(before);
   });
 
+  it('refuses If-Match (a precondition on one row) on an upsert and on a batch, writing nothing', async () => {
+    const before = await book.fingerprint();
+    const refused = await upsert({ key: ['Order ID'], rows: [{ 'Order ID': 'ORD-9', Total: 1 }] }, '', {
+      'if-match': '*',
+    });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toMatchObject({ code: 'invalid_parameter', parameter: 'If-Match' });
+    const batch = await h.fetch(`${rows}:batchUpdate`, {
+      method: 'POST',
+      body: JSON.stringify({ mutations: [{ op: 'delete', row: 1 }] }),
+      headers: { 'content-type': 'application/json', 'if-match': '"x"' },
+    });
+    expect(batch.status).toBe(400);
+    expect(await book.fingerprint()).toBe(before);
+  });
+
   it('answers a dry run with what it would do, and writes nothing', async () => {
     const before = await stored();
     const res = await upsert(

@@ -3,7 +3,7 @@ import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
 import { KEY_RULE, keyIdentity, missingKeyColumn, planUpsert, upsertKey } from '../../sources/upsert-plan.ts';
 import { atMutation, writeMutations } from '../mutation-errors.ts';
 import type { RouteHandler, RouteTable } from '../route-table.ts';
-import { parseInputMode, parseRowObject } from '../row-input.ts';
+import { parseInputMode, parseRowObject, refuseIfMatch } from '../row-input.ts';
 
 export const MAX_MUTATIONS = 500;
 
@@ -166,6 +166,7 @@ export function parseBatchBody(body: unknown): BatchOp[] {
 /** `POST /v1/sheets/{sheetId}/rows:batchUpdate` (and `/rows/batchUpdate`): up to 500 mutations, all or none. */
 export function mountBatchRoutes(routes: RouteTable): void {
   const batchUpdate: RouteHandler<'read_write', 'tab'> = async (req, res, { key, spreadsheet, tab }) => {
+    refuseIfMatch(req.get('if-match'), 'a batch');
     const ops = parseBatchBody(req.body);
     const userEntered = parseInputMode(req.query.input);
     const mutationsFor = resolveUpserts(ops);

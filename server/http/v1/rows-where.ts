@@ -14,7 +14,7 @@ import { whereHits } from '../../rows/where/where-hits.ts';
 import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
 import { writeMutations } from '../mutation-errors.ts';
 import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from '../route-table.ts';
-import { parseInputMode, parseUpdateBody } from '../row-input.ts';
+import { parseInputMode, parseUpdateBody, refuseIfMatch } from '../row-input.ts';
 
 export const MAX_ROWS_BY_FILTER = 500;
 const ROWS = '/v1/sheets/:sheetId/rows';
@@ -42,6 +42,7 @@ async function byFilter(
   { key, spreadsheet, tab }: RouteContext<'read_write', 'tab'>,
   op: Op,
 ): Promise<void> {
+  refuseIfMatch(req.get('if-match'), 'a write by filter');
   const where = parseWhereParameter(req.query);
   if (!where) {
     throw new AppError('invalid_parameter', 'Parameter "where" is required: it says which rows to write.', {

@@ -19,7 +19,7 @@ import {
 import { reservePath } from '../method-not-allowed.ts';
 import { writeMutations } from '../mutation-errors.ts';
 import type { RouteHandler, RouteTable } from '../route-table.ts';
-import { parseInputMode, parseRowObject } from '../row-input.ts';
+import { parseInputMode, parseRowObject, refuseIfMatch } from '../row-input.ts';
 
 export const MAX_UPSERT_ROWS = 500;
 
@@ -77,6 +77,7 @@ function refuseRepeatedKeys(key: string[], rows: Record<string, CellInput>[]): v
 
 export function mountUpsertRoutes(routes: RouteTable): void {
   const upsert: RouteHandler<'read_write', 'tab'> = async (req, res, { key, spreadsheet, tab }) => {
+    refuseIfMatch(req.get('if-match'), 'an upsert');
     const body = parseUpsertBody(req.body);
     const dryRun = singleQuery(req.query, 'dry_run') === 'true';
     if (dryRun) {
