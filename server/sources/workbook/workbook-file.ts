@@ -240,6 +240,11 @@ export class WorkbookFile {
 
   /** Apply a batch of queued writes and answer each caller. Never throws. */
   async #flush(batch: WriteJob[]): Promise<void> {
+    const refused = batch.length === 1 ? await this.#refusedBeforeParsing(batch[0]!) : null;
+    if (refused) {
+      batch[0]!.reject(refused);
+      return;
+    }
     let jobs = batch;
     const failed = new Map<WriteJob, unknown>(); // failures that are final whatever happens to the others
     try {
@@ -270,6 +275,30 @@ export class WorkbookFile {
       for (const job of jobs) job.reject(failed.get(job) ?? error);
     } finally {
       for (const [job, error] of failed) if (!jobs.includes(job)) job.reject(error);
+    }
+  }
+
+  /**
+   * A lone write that would take its tab past its last row or column, refused before the document is parsed (on
+   * a full million-row sheet that parse takes seconds): planned against the tab as the last read gave it, while
+   * that read is of the file as it is now. Only that refusal is decided here, and only for a write alone in its
+   * batch (in a batch an earlier write may make room); anything else goes on to the document as ever.
+   */
+  async #refusedBeforeParsing(job: WriteJob): Promise<AppError | null> {
+    const cached = this.#cache;
+    if (!cached?.read) return null;
+    try {
+      if ((await statSignature(this.path)) !== cached.signature) return null;
+      const tab = cached.read.tabs.find((t) => t.sourceSheetId === job.sourceSheetId);
+      if (!tab) return null;
+      job.options.precondition?.(tab); // its refusal comes first, as in the write itself
+      const plan = planWrite(tab, job.options.mutationsFor?.(tab) ?? job.mutations, { options: job.options });
+      assertTabFits(tab, plan, this.#engine.limits);
+      return null;
+    } catch (error) {
+      return error instanceof AppError && error.code === 'conflict' && error.details.limit_of !== undefined
+        ? error
+        : null;
     }
   }
 
