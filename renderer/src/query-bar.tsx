@@ -11,7 +11,8 @@ import { CopyField } from './copy-button.tsx';
 import { quantity } from './quantity.ts';
 import { Scrollable } from './scrollable.tsx';
 import { ErrorNote, Loading } from './status.tsx';
-import type { CellValue, QueryAnswer } from './types.ts';
+import { TypedCell } from './typed-cell.tsx';
+import type { QueryAnswer } from './types.ts';
 import { useResource } from './use-resource.ts';
 
 interface QueryDraft {
@@ -147,10 +148,6 @@ function QueryError({ error, draft }: { error: Error; draft: QueryDraft }) {
   );
 }
 
-function cellText(v: CellValue): string {
-  return v === null ? '' : typeof v === 'string' ? v : String(v);
-}
-
 function QueryTable({ answer }: { answer: QueryAnswer }) {
   const header = answer.data[0] ? Object.keys(answer.data[0]) : [];
   return (
@@ -174,9 +171,7 @@ function QueryTable({ answer }: { answer: QueryAnswer }) {
           {answer.data.map((row, i) => (
             <tr key={i}>
               {header.map((h) => (
-                <td key={h} class={`v-${row[h] === null ? 'null' : typeof row[h]}`}>
-                  {cellText(row[h] ?? null)}
-                </td>
+                <TypedCell key={h} value={row[h] ?? null} />
               ))}
             </tr>
           ))}

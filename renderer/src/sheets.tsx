@@ -9,7 +9,8 @@ import { QueryBar } from './query-bar.tsx';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { TunnelNote } from './tunnel.tsx';
-import type { CellValue, Connection, ConnectionDetail, Preview } from './types.ts';
+import { TypedCell } from './typed-cell.tsx';
+import type { Connection, ConnectionDetail, Preview } from './types.ts';
 import { useResource } from './use-resource.ts';
 import { useSubmit } from './use-submit.ts';
 
@@ -150,10 +151,6 @@ const PREVIEW_VALUES: [PreviewValues, string][] = [
   ['formatted', 'As the sheet shows them'],
   ['formula', 'Formulas'],
 ];
-
-function cell(v: CellValue): string {
-  return v === null ? '' : typeof v === 'string' ? v : String(v);
-}
 
 function TabPanel({
   connection,
@@ -334,9 +331,7 @@ function PreviewTable({
             <tr key={i}>
               <td class="muted">{i + 1}</td>
               {row.map((v, j) => (
-                <td key={j} class={`v-${v === null ? 'null' : typeof v}`}>
-                  {cell(v)}
-                </td>
+                <TypedCell key={j} value={v} />
               ))}
             </tr>
           ))}

@@ -4,6 +4,7 @@
  * by a radix sort of the numbers' bits (four passes of 16 bits, each a step at a time: no comparison sort holds
  * the event loop), and kept as long as the snapshot.
  */
+import { lowerBound } from '../lib/lower-bound.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
 import { STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
@@ -40,17 +41,6 @@ export function numberRange(order: NumberOrder, x: number, op: '<' | '<=' | '>' 
     case '>=':
       return [firstAtLeast, values.length];
   }
-}
-
-function lowerBound(values: Float64Array, atOrAfter: (y: number) => boolean): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (atOrAfter(values[mid]!)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }
 
 function* build(typed: readonly CellValue[][], col: number): Steps<NumberOrder> {

@@ -10,6 +10,7 @@
  * In formatted mode we still compare the typed values (so "$1,000.00" sorts as the number 1000, dates by
  * their ISO value); only the notion of "empty" comes from the displayed text ('' sorts last).
  */
+import { lowerBound } from '../lib/lower-bound.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
 import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
@@ -211,16 +212,4 @@ export function textRankRange(col: ColumnRanks, text: string, op: '<' | '<=' | '
     case '>=':
       return [firstText + firstAtLeast, end];
   }
-}
-
-/** The first index whose item passes `atOrAfter` (which no item before it passes). */
-function lowerBound(items: string[], atOrAfter: (item: string) => boolean): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (atOrAfter(items[mid]!)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }

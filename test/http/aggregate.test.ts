@@ -67,7 +67,6 @@ describe.each(KINDS)('aggregates on %s', (kind) => {
   let h: Harness;
   let api: string;
   let v1: string;
-
   let table: TableBook;
 
   beforeAll(async () => {

@@ -23,7 +23,6 @@ describe.each(KINDS)('writes by filter on %s', (kind) => {
   let h: Harness;
   let book: ConnectedBook;
   let rows: string;
-
   let table: TableBook;
 
   beforeAll(async () => {
