@@ -70,7 +70,7 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
     zipPackage: true,
     limits: EXCEL_LIMITS,
     async readOffThread(bytes, _fileName, limits) {
-      const tabs = (await OoxmlDocument.parse(bytes, limits)).readTabs();
+      const tabs = await (await OoxmlDocument.parse(bytes, limits)).readTabs();
       const payload: XlsxPayload = { tabs };
       return { payload, transfer: tabs.flatMap((t) => transferablesOf(t.encoded)) };
     },

@@ -54,7 +54,6 @@ export function decodeCell(
 ): boolean {
   const { type, value } = cell;
   if (value === undefined) return false;
-  const numFmt = () => ctx.styles.numFmt(cell.style);
   const text = (s: string) => {
     if (s === '') return false;
     out.kind = Kind.Text;
@@ -86,19 +85,52 @@ export function decodeCell(
   if (value === '') return false;
   const n = Number.parseFloat(value);
   if (!Number.isFinite(n)) return false;
-  const pattern = numFmt();
-  const iso = showsDate(pattern) ? workbookDateSystem(ctx.date1904).iso(n) : null;
+  decodeNumber(n, styleFormat(cell.style, ctx), ctx.date1904, numberFormats, out);
+  return true;
+}
+
+/**
+ * How a style shows a number: its pattern, whether as a date, and the format codes of the number and of the
+ * date, each registered in the tab's table when first used (-1 until then).
+ */
+export interface StyleFormat {
+  pattern: string | undefined;
+  date: boolean;
+  numberCode: number;
+  dateCode: number;
+}
+
+/** The format of style `style` (a sheet has few styles: a reader may keep what this gives per style). */
+export function styleFormat(style: number, ctx: ReadContext): StyleFormat {
+  const pattern = ctx.styles.numFmt(style);
+  return { pattern, date: showsDate(pattern), numberCode: -1, dateCode: -1 };
+}
+
+/**
+ * A number cell under its style's format: a date when the format shows dates and the workbook's date system
+ * has that day; else the number itself (also under a date format when the system shows no date for it: Excel's
+ * 1900-02-29, a negative serial, one past 9999-12-31), displayed as its format renders it.
+ */
+export function decodeNumber(
+  n: number,
+  format: StyleFormat,
+  date1904: boolean,
+  numberFormats: NumberFormatTable,
+  out: DecodedCell,
+): void {
+  const iso = format.date ? workbookDateSystem(date1904).iso(n) : null;
+  out.number = n;
   if (iso === null) {
-    // Also a number under a date format that the date system shows as no date (Excel's 1900-02-29, a negative
-    // serial, one past 9999-12-31): it reads as itself, and displays as its format renders it.
     out.kind = Kind.Number;
-    out.number = n;
-    out.code = numberFormats.code(pattern);
-    return true;
+    if (format.numberCode < 0) format.numberCode = numberFormats.code(format.pattern);
+    out.code = format.numberCode;
+    return;
   }
   out.kind = Kind.Date;
-  out.number = n;
   out.text = iso;
-  out.code = numberFormats.code(isGeneralFormat(pattern) ? DEFAULT_DATE_FORMAT : pattern);
-  return true;
+  if (format.dateCode < 0)
+    format.dateCode = numberFormats.code(
+      isGeneralFormat(format.pattern) ? DEFAULT_DATE_FORMAT : format.pattern,
+    );
+  out.code = format.dateCode;
 }

@@ -4,7 +4,7 @@
  * is read when first asked for; when its formulas need computing, every tab is read, since they may read any.
  */
 import { type CellTab, decodeTab } from '../cell-tab.ts';
-import { finishTabs, type ReadTab, scanTab, type TabReader } from './tab-read.ts';
+import { finishTabs, type ReadTab, scanTab, scanTabChunks, type TabReader } from './tab-read.ts';
 
 /** A tab read before, handed to the document so it is not read again. */
 export interface KnownTab {
@@ -66,11 +66,13 @@ export class HeldTabs {
     this.#snapshots.set(sourceSheetId, tab);
   }
 
-  /** Every tab read afresh from the sheets, as the parse thread sends them (this object keeps nothing). */
-  readFresh(): ReadTab[] {
-    return finishTabs(
-      this.#reader,
-      this.#reader.book.list.map((tab) => scanTab(this.#reader, tab)),
-    );
+  /**
+   * Every tab read afresh from the sheets as they inflate, as the parse thread sends them (this object keeps
+   * nothing).
+   */
+  async readFresh(): Promise<ReadTab[]> {
+    const scans = [];
+    for (const tab of this.#reader.book.list) scans.push(await scanTabChunks(this.#reader, tab));
+    return finishTabs(this.#reader, scans);
   }
 }

@@ -59,7 +59,7 @@ export class OoxmlDocument implements WorkbookDocument {
    * Every tab read from the file as the parse thread sends it, with whether its sheet holds formulas (what
    * `parse(..., known)` takes back on the other side).
    */
-  readTabs(): ReadTab[] {
+  readTabs(): Promise<ReadTab[]> {
     return this.#wb.held.readFresh();
   }
 

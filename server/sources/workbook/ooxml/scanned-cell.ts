@@ -1,6 +1,7 @@
 /**
  * What the worksheet scanners report: one cell as the file holds it, and where the cells go. Both scanners
- * (sheet-scan.ts, the fast one, and sheet-scan-saxes.ts, its fallback) speak these shapes.
+ * (sheet-scan.ts, the fast one, and sheet-scan-saxes.ts, its fallback) speak these shapes; the fast one also
+ * hands plain numbers and shared string indexes to a sink that takes them (`FastCellSink`).
  */
 /** One cell as the file holds it. The scanner reuses one object: copy what you keep. */
 export interface ScannedCell {
@@ -30,4 +31,13 @@ export interface SheetScan {
 export interface CellSink {
   cell(cell: ScannedCell): void;
   reset(): void;
+}
+
+/**
+ * A sink that takes the two commonest cells without their text: a plain number (no formula, no type or
+ * `t="n"`) and a shared string's index (`t="s"`, no formula). Every other cell comes through `cell`.
+ */
+export interface FastCellSink extends CellSink {
+  numberCell(row: number, column: number, style: number, value: number): void;
+  sharedStringCell(row: number, column: number, index: number): void;
 }

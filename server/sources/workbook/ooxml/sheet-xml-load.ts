@@ -6,8 +6,9 @@
  * a part of any size; a part whose rows are out of order is left to it (answered null).
  */
 import { StringDecoder } from 'node:string_decoder';
-import { createInflateRaw } from 'node:zlib';
 import { pacer } from '../../../lib/pacer.ts';
+import { PartTooLarge } from '../guard/zip-directory.ts';
+import { inflatedChunks } from './inflated-chunks.ts';
 import { RowPiece, type RowSlot } from './row-piece.ts';
 import { ROWS_PER_PIECE, SheetXml } from './sheet-xml.ts';
 import { getAttr } from './xml-text.ts';
@@ -138,21 +139,11 @@ export async function loadSheetXml(
     await cutter.feed(text);
     await pace();
   };
-  if (method === 0) {
-    for (let at = 0; at < data.length; at += chunkBytes)
-      await feed(Buffer.from(data.buffer, data.byteOffset + at, Math.min(chunkBytes, data.length - at)));
-  } else {
-    const inflater = createInflateRaw({ chunkSize: Math.max(64, chunkBytes) });
-    inflater.end(data);
-    let inflated = 0;
-    for await (const chunk of inflater) {
-      inflated += (chunk as Buffer).length;
-      if (inflated > size) {
-        inflater.destroy();
-        return null; // more than the directory says: the text constructor's read refuses it
-      }
-      await feed(chunk as Buffer);
-    }
+  try {
+    for await (const chunk of inflatedChunks(data, method, size, chunkBytes)) await feed(chunk);
+  } catch (e) {
+    if (e instanceof PartTooLarge) return null; // more than the directory says: the text constructor's read refuses it
+    throw e;
   }
   await cutter.feed(decoder.end());
   if (!(await cutter.end())) return null;

@@ -10,10 +10,17 @@ import { type EncodedTab, Kind } from '../cell-tab.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
 import { AS_IS, displayText, NumberFormatTable } from '../number-formats.ts';
-import { type DecodedCell, decodeCell, type ReadContext } from './cell-decode.ts';
+import {
+  type DecodedCell,
+  decodeCell,
+  decodeNumber,
+  type ReadContext,
+  type StyleFormat,
+  styleFormat,
+} from './cell-decode.ts';
 import { FormulaCells } from './formula-cells.ts';
 import { mergeCover } from './merged-cells.ts';
-import type { CellSink, ScannedCell } from './scanned-cell.ts';
+import type { FastCellSink, ScannedCell } from './scanned-cell.ts';
 
 /** Excel's widest row (XFD); a reference past it is no cell of a sheet. */
 const MAX_COLUMNS = 16_384;
@@ -64,7 +71,7 @@ class CellList {
   }
 }
 
-export class TabBuilder implements CellSink {
+export class TabBuilder implements FastCellSink {
   readonly #ctx: ReadContext;
   readonly #numberFormats = new NumberFormatTable();
   readonly #capacity: number;
@@ -78,6 +85,8 @@ export class TabBuilder implements CellSink {
   /** Date cells' serial numbers by their text's id: what a formula reading the cell sees. */
   #dateSerials = new Map<number, number>();
   readonly #decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
+  /** How each style met shows a number, by style id. */
+  #styleFormats: (StyleFormat | undefined)[] = [];
   /** Formula cells met (their cached results may be stale after a write). */
   formulas = 0;
   /** Those cells' formulas, for `?values=formula` and the evaluator. */
@@ -103,25 +112,52 @@ export class TabBuilder implements CellSink {
       this.formulaCells.add(cell);
     }
     if (cell.type === 's' && cell.formula === undefined && cell.value !== undefined) {
-      const index = Number.parseInt(cell.value, 10);
-      let id = this.#sst[index] ?? -1;
-      if (id < 0) {
-        const text = this.#ctx.sharedString(index);
-        if (text === '') return;
-        id = this.#stringId(text);
-        if (index >= 0 && index < this.#sst.length) this.#sst[index] = id;
-      }
-      this.#cells.push(cell.row, cell.column, Kind.Text, id, AS_IS);
+      this.sharedStringCell(cell.row, cell.column, Number.parseInt(cell.value, 10));
       return;
     }
     const d = this.#decoded;
-    if (!decodeCell(cell, this.#ctx, this.#numberFormats, d)) return;
+    if (decodeCell(cell, this.#ctx, this.#numberFormats, d)) this.#push(cell.row, cell.column, d);
+  }
+
+  sharedStringCell(row: number, column: number, index: number): void {
+    if (column > MAX_COLUMNS) return;
+    let id = this.#sst[index] ?? -1;
+    if (id < 0) {
+      const text = this.#ctx.sharedString(index);
+      if (text === '') return;
+      id = this.#stringId(text);
+      if (index >= 0 && index < this.#sst.length) this.#sst[index] = id;
+    }
+    this.#cells.push(row, column, Kind.Text, id, AS_IS);
+  }
+
+  numberCell(row: number, column: number, style: number, value: number): void {
+    if (column > MAX_COLUMNS) return;
+    let format = this.#styleFormats[style];
+    if (!format) {
+      format = styleFormat(style, this.#ctx);
+      this.#styleFormats[style] = format;
+    }
+    if (format.date && format.dateCode >= 0) {
+      // A day met before under this format: no date conversion.
+      const known = this.#dates.get(value)?.find((s) => s.code === format.dateCode);
+      if (known) {
+        this.#cells.push(row, column, Kind.Date, known.id, known.code);
+        return;
+      }
+    }
+    const d = this.#decoded;
+    decodeNumber(value, format, this.#ctx.date1904, this.#numberFormats, d);
+    this.#push(row, column, d);
+  }
+
+  #push(row: number, column: number, d: DecodedCell): void {
     if (d.kind === Kind.Date) {
-      this.#cells.push(cell.row, cell.column, Kind.Date, this.#dateId(d), d.code);
+      this.#cells.push(row, column, Kind.Date, this.#dateId(d), d.code);
       return;
     }
     const value = d.kind === Kind.Number || d.kind === Kind.Boolean ? d.number : this.#stringId(d.text);
-    this.#cells.push(cell.row, cell.column, d.kind, value, d.code);
+    this.#cells.push(row, column, d.kind, value, d.code);
   }
 
   #dateId(d: DecodedCell): number {
@@ -219,6 +255,7 @@ export class TabBuilder implements CellSink {
     this.#dates = new Map();
     this.#strings = [];
     this.#stringIds = new Map();
+    this.#styleFormats = [];
     this.#sst.fill(-1);
   }
 

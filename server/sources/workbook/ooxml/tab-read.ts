@@ -8,10 +8,13 @@ import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import type { EncodedTab } from '../cell-tab.ts';
 import { WorkbookEvaluator } from '../formulas/evaluator.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
+import { PartTooLarge } from '../guard/zip-directory.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import type { ReadContext } from './cell-decode.ts';
+import { inflatedChunks } from './inflated-chunks.ts';
 import type { OoxmlPackage } from './ooxml-package.ts';
-import { scanSheet } from './sheet-scan.ts';
+import { scanSheet, scanSheetChunks } from './sheet-scan.ts';
+import { scanWithSaxes } from './sheet-scan-saxes.ts';
 import { TabBuilder } from './tab-builder.ts';
 import type { Tab, WorkbookTabs } from './workbook-tabs.ts';
 
@@ -37,20 +40,55 @@ export interface TabReader {
 }
 
 export function scanTab(reader: TabReader, tab: Tab): Scan {
+  const xml = reader.pkg.text(tab.part) ?? '';
+  return scanned(tab, () => {
+    // About 30 bytes of XML a cell in a typical sheet; the guess only sizes the first allocation.
+    const builder = builderFor(reader, Math.ceil(xml.length / 30));
+    return { builder, merges: scanSheet(xml, builder).merges };
+  });
+}
+
+/**
+ * `scanTab` as the part inflates: its chunks are scanned while the next ones inflate on the thread pool, and
+ * the part is never whole in memory. A part the fast scanner leaves to the full XML parser is read whole then.
+ */
+export async function scanTabChunks(reader: TabReader, tab: Tab): Promise<Scan> {
+  const stored = reader.pkg.texts.has(tab.part) ? undefined : reader.pkg.archive.compressed(tab.part);
+  if (!stored) return scanTab(reader, tab);
+  return scanned(tab, async () => {
+    const builder = builderFor(reader, Math.ceil(stored.size / 30));
+    const scan = await scanSheetChunks(inflatedChunks(stored.data, stored.method, stored.size), builder);
+    if (scan) return { builder, merges: scan.merges };
+    builder.reset();
+    return { builder, merges: scanWithSaxes(reader.pkg.text(tab.part) ?? '', builder).merges };
+  });
+}
+
+function builderFor(reader: TabReader, expectedCells: number): TabBuilder {
   const { pkg, book } = reader;
   const sst = pkg.sharedStrings();
-  const xml = pkg.text(tab.part) ?? '';
   const ctx: ReadContext = {
     date1904: book.date1904,
     styles: pkg.styles(),
     sharedString: (index) => decodeCellText(sst[index] ?? ''),
   };
-  // About 30 characters of XML a cell in a typical sheet; the guess only sizes the first allocation.
-  const builder = new TabBuilder(ctx, sst.length, Math.ceil(xml.length / 30));
-  try {
-    return { tab, builder, merges: scanSheet(xml, builder).merges };
-  } catch (e) {
+  return new TabBuilder(ctx, sst.length, expectedCells);
+}
+
+/** A tab's scan, with what goes wrong reading it said as the file's fault (a zip bomb's lie kept as it is). */
+function scanned<T extends Omit<Scan, 'tab'>>(tab: Tab, read: () => T): Scan;
+function scanned<T extends Omit<Scan, 'tab'>>(tab: Tab, read: () => Promise<T>): Promise<Scan>;
+function scanned(tab: Tab, read: () => Omit<Scan, 'tab'> | Promise<Omit<Scan, 'tab'>>): Scan | Promise<Scan> {
+  const failed = (e: unknown): never => {
+    if (e instanceof PartTooLarge || e instanceof AppError) throw e;
     throw new AppError('upstream_error', `Could not read workbook: ${(e as Error).message}`);
+  };
+  try {
+    const result = read();
+    if (result instanceof Promise) return result.then((r) => ({ tab, ...r }), failed);
+    return { tab, ...result };
+  } catch (e) {
+    return failed(e);
   }
 }
 

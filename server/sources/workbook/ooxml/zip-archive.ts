@@ -20,7 +20,8 @@ export interface ArchiveEntry extends ZipEntry {
   crc32: number;
 }
 
-function damaged(): AppError {
+/** What a package whose bytes do not read as a zip (or whose deflate streams are broken) is. */
+export function damaged(): AppError {
   return new AppError('upstream_error', 'Could not read workbook: the zip package is damaged.');
 }
 
