@@ -34,10 +34,12 @@ export interface CellSink {
 }
 
 /**
- * A sink that takes the two commonest cells without their text: a plain number (no formula, no type or
- * `t="n"`) and a shared string's index (`t="s"`, no formula). Every other cell comes through `cell`.
+ * A sink that takes the commonest cells without their text: a plain number (no formula, no type or `t="n"`),
+ * a shared string's index (`t="s"`) and a boolean (`t="b"`), none with a formula. Every other cell comes
+ * through `cell`.
  */
 export interface FastCellSink extends CellSink {
   numberCell(row: number, column: number, style: number, value: number): void;
   sharedStringCell(row: number, column: number, index: number): void;
+  booleanCell(row: number, column: number, value: boolean): void;
 }

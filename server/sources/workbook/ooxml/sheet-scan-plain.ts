@@ -1,6 +1,6 @@
 /**
  * The commonest cell of a worksheet, read in one pass over its bytes: `<c r="B2" s="3" t="s"><v>10</v></c>`,
- * a plain number or a shared string's index with a reference, maybe a style, and no formula. Nine cells in ten
+ * a plain number, a shared string's index or a boolean with a reference, maybe a style, and no formula. Nine cells in ten
  * of a typical sheet are this, and reading them without the general tag walk (sheet-scan.ts) is what makes a
  * million-row sheet quick. Anything else (another spelling, a formula, an inline string, an entity, a prefix)
  * answers -1, and the general walk reads that cell instead: so this only ever reads a cell the same way, faster.
@@ -12,8 +12,8 @@ export interface PlainCell {
   column: number;
   row: number;
   style: number;
-  /** A shared string's index (`t="s"`), else a number. */
-  shared: boolean;
+  /** What `value` is: 0 a number, 1 a shared string's index (`t="s"`), 2 a boolean (`t="b"`, 0 or not). */
+  kind: number;
   value: number;
 }
 
@@ -33,7 +33,7 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
   let column = 0;
   let row = 0;
   let style = 0;
-  let type = 0; // 0: none, 1: `n`, 2: `s`
+  let type = 0; // 0: none, 1: `n`, 2: `s`, 3: `b`
   for (;;) {
     while (b[p] === SPACE) p++;
     if (b[p] === GT) break;
@@ -79,6 +79,7 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
       const t = b[valueStart];
       if (t === 115) type = 2;
       else if (t === 110) type = 1;
+      else if (t === 98) type = 3;
       else return -1;
     }
   }
@@ -88,7 +89,7 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
   let count = 0;
   let decimals = 0;
   let dot = false;
-  const negative = type !== 2 && b[p] === 45;
+  const negative = type < 2 && b[p] === 45;
   if (negative) p++;
   for (;;) {
     const code = b[p];
@@ -97,11 +98,11 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
       mantissa = mantissa * 10 + (code - 48);
       count++;
       if (dot) decimals++;
-    } else if (code === 46 && !dot && type !== 2) dot = true;
+    } else if (code === 46 && !dot && type < 2) dot = true;
     else return -1;
     p++;
   }
-  if (count === 0 || count > (type === 2 ? 9 : 15)) return -1;
+  if (count === 0 || count > (type < 2 ? 15 : 9)) return -1;
   if (p + 8 > end) return -1;
   if (b[p + 1] !== SLASH || b[p + 2] !== V || b[p + 3] !== GT) return -1;
   if (b[p + 4] !== LT || b[p + 5] !== SLASH || b[p + 6] !== C || b[p + 7] !== GT) return -1;
@@ -109,7 +110,7 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
   out.column = column;
   out.row = row;
   out.style = style;
-  out.shared = type === 2;
+  out.kind = type < 2 ? 0 : type - 1;
   out.value = negative ? -value : value;
   return p + 8;
 }

@@ -72,7 +72,7 @@ export class SheetScanner {
   // The last #textUntil's range.
   #textStart = 0;
   #textEnd = 0;
-  readonly #plain: PlainCell = { column: 0, row: 0, style: 0, shared: false, value: 0 };
+  readonly #plain: PlainCell = { column: 0, row: 0, style: 0, kind: 0, value: 0 };
   readonly #cell: ScannedCell = {
     row: 0,
     column: 0,
@@ -129,8 +129,9 @@ export class SheetScanner {
       const row = plain.row;
       if (row !== this.#rowNumber) this.#rowNumber = row;
       this.#columnAfter = plain.column;
-      if (plain.shared) fast.sharedStringCell(row, plain.column, plain.value);
-      else fast.numberCell(row, plain.column, plain.style, plain.value);
+      if (plain.kind === 0) fast.numberCell(row, plain.column, plain.style, plain.value);
+      else if (plain.kind === 1) fast.sharedStringCell(row, plain.column, plain.value);
+      else fast.booleanCell(row, plain.column, plain.value !== 0);
       at = next;
     }
     this.#at = at;

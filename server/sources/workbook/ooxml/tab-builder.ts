@@ -9,7 +9,7 @@ import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import { type EncodedTab, Kind } from '../cell-tab.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
-import { AS_IS, displayText, NumberFormatTable } from '../number-formats.ts';
+import { AS_IS, BOOLEAN, displayText, NumberFormatTable } from '../number-formats.ts';
 import {
   type DecodedCell,
   decodeCell,
@@ -131,6 +131,11 @@ export class TabBuilder implements FastCellSink {
     this.#cells.push(row, column, Kind.Text, id, AS_IS);
   }
 
+  booleanCell(row: number, column: number, value: boolean): void {
+    if (column > MAX_COLUMNS) return;
+    this.#cells.push(row, column, Kind.Boolean, value ? 1 : 0, BOOLEAN);
+  }
+
   numberCell(row: number, column: number, style: number, value: number): void {
     if (column > MAX_COLUMNS) return;
     let format = this.#styleFormats[style];
@@ -140,10 +145,13 @@ export class TabBuilder implements FastCellSink {
     }
     if (format.date && format.dateCode >= 0) {
       // A day met before under this format: no date conversion.
-      const known = this.#dates.get(value)?.find((s) => s.code === format.dateCode);
-      if (known) {
-        this.#cells.push(row, column, Kind.Date, known.id, known.code);
-        return;
+      const seen = this.#dates.get(value);
+      if (seen) {
+        for (const known of seen) {
+          if (known.code !== format.dateCode) continue;
+          this.#cells.push(row, column, Kind.Date, known.id, known.code);
+          return;
+        }
       }
     }
     const d = this.#decoded;
@@ -276,10 +284,11 @@ export class TabBuilder implements FastCellSink {
     let top = Number.POSITIVE_INFINITY;
     let bottom = 0;
     let columns = 0;
+    const anyMerge = merges.length > 0;
     for (let i = 0; i < cells.length; i++) {
       const row = cells.rows[i]!;
       const column = cells.columns[i]!;
-      if (covered(row, column)) {
+      if (anyMerge && covered(row, column)) {
         cells.kinds[i] = Kind.Empty;
         continue;
       }
