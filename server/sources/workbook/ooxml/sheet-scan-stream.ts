@@ -14,11 +14,18 @@ const SHEET_DATA_NAME = Buffer.from('sheetData');
 const DOCTYPE = Buffer.from('<!DOCTYPE');
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * The most of a part held before `<sheetData>` (a worksheet's head is a few views and column widths): past it,
+ * the part is left to the full XML parser, so a crafted head cannot make the search for the tag quadratic.
+ */
+const MAX_HEAD_BYTES = 4 * 1024 * 1024;
+
 export class SheetStream {
   readonly #scanner: SheetScanner;
   #state: 'head' | 'body' | 'tail' = 'head';
-  /** What came and is not read yet: the head so far, or the start of a row the next chunk completes. */
-  #carry: Buffer = EMPTY;
+  /** What came and is not read yet: the head so far, or the start of a row the next chunks complete. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
   /** Where in the held head to look for `sheetData` next. */
   #headSearch = 0;
   #close: Buffer = EMPTY;
@@ -51,7 +58,7 @@ export class SheetStream {
     ) {
       const gt = held.indexOf(GT, k);
       if (gt < 0) {
-        this.#carry = held;
+        this.#hold(held);
         this.#headSearch = k;
         return;
       }
@@ -60,7 +67,7 @@ export class SheetStream {
       if (!open) continue;
       if (held.subarray(0, lt).indexOf(DOCTYPE) >= 0) throw new Unsupported();
       const prefix = open[1] ?? '';
-      this.#carry = EMPTY;
+      this.#hold(EMPTY);
       if (open[2] === '/') {
         this.#state = 'tail';
         this.#tail.push(held.subarray(gt + 1));
@@ -73,37 +80,82 @@ export class SheetStream {
       this.#body(held.subarray(gt + 1));
       return;
     }
-    this.#carry = held;
+    if (held.length > MAX_HEAD_BYTES) throw new Unsupported();
+    this.#hold(held);
     this.#headSearch = Math.max(0, held.length - SHEET_DATA_NAME.length + 1);
   }
 
+  /**
+   * The body up to the last whole row that has come: the chunk is searched (with the few bytes where it meets
+   * what is held), and what is held is joined to it only once a row end is found, so each byte is copied at most
+   * twice however long a row is.
+   */
   #body(chunk: Buffer): void {
-    const carried = this.#carry.length;
-    const window = this.#joined(chunk);
-    const close = window.indexOf(this.#close, Math.max(0, carried - this.#close.length + 1));
-    if (close >= 0) {
-      this.#scanner.scan(window, 0, close);
-      this.#carry = EMPTY;
-      this.#state = 'tail';
-      this.#tail.push(window.subarray(close));
-      return;
-    }
-    // The last row end of the new chunk, else one that straddles the carried bytes and the chunk.
+    const held = this.#pendingBytes;
+    const close = this.#close;
     const rowEnd = this.#rowEnd;
-    const inChunk = chunk.lastIndexOf(rowEnd);
-    const end =
-      inChunk >= 0 ? carried + inChunk : window.indexOf(rowEnd, Math.max(0, carried - rowEnd.length + 1));
+    let end = this.#across(close, chunk, false);
+    const closes = end >= 0;
+    if (!closes) {
+      const last = chunk.lastIndexOf(rowEnd);
+      end = last >= 0 ? held + last + rowEnd.length : this.#across(rowEnd, chunk, true);
+    }
     if (end < 0) {
-      this.#carry = window;
+      this.#pending.push(chunk);
+      this.#pendingBytes += chunk.length;
       return;
     }
-    const cut = end + rowEnd.length;
-    this.#scanner.scan(window, 0, cut);
+    const window = this.#joined(chunk);
+    if (closes) {
+      this.#scanner.scan(window, 0, end);
+      this.#hold(EMPTY);
+      this.#state = 'tail';
+      this.#tail.push(window.subarray(end));
+      return;
+    }
+    this.#scanner.scan(window, 0, end);
     // A copy: a slice would keep the whole chunk alive.
-    this.#carry = Buffer.from(window.subarray(cut));
+    this.#hold(Buffer.from(window.subarray(end)));
+  }
+
+  /**
+   * Where `needle` starts (`close`: the first one) or ends (a row end: the last one) in what is held and the
+   * chunk together, counted from the start of what is held; -1 when it is in neither. For a row end the chunk was
+   * searched already: only a needle across the two is looked for.
+   */
+  #across(needle: Buffer, chunk: Buffer, rowEnd: boolean): number {
+    const held = this.#pendingBytes;
+    const before = Math.min(held, needle.length - 1);
+    if (before > 0) {
+      const edge = Buffer.concat([this.#lastBytes(before), chunk.subarray(0, needle.length - 1)]);
+      const at = edge.indexOf(needle);
+      if (at >= 0) return held - before + at + (rowEnd ? needle.length : 0);
+    }
+    if (rowEnd) return -1;
+    const at = chunk.indexOf(needle);
+    return at < 0 ? -1 : held + at;
+  }
+
+  /** The last `count` bytes held. */
+  #lastBytes(count: number): Buffer {
+    const parts: Buffer[] = [];
+    let left = count;
+    for (let i = this.#pending.length - 1; i >= 0 && left > 0; i--) {
+      const part = this.#pending[i]!;
+      const take = Math.min(left, part.length);
+      parts.unshift(part.subarray(part.length - take));
+      left -= take;
+    }
+    return Buffer.concat(parts);
+  }
+
+  #hold(bytes: Buffer): void {
+    this.#pending = bytes.length === 0 ? [] : [bytes];
+    this.#pendingBytes = bytes.length;
   }
 
   #joined(chunk: Buffer): Buffer {
-    return this.#carry.length === 0 ? chunk : Buffer.concat([this.#carry, chunk]);
+    if (this.#pendingBytes === 0) return chunk;
+    return Buffer.concat([...this.#pending, chunk]);
   }
 }

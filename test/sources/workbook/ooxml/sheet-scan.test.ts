@@ -207,4 +207,36 @@ describe('the byte scanner of worksheet parts', () => {
       expect(scan?.merges).toEqual(scanWithSaxes(xml, builder()).merges);
     }
   });
+
+  it('reads a row longer than many chunks, and leaves a head of megabytes to the full parser', async () => {
+    const cells = Array.from(
+      { length: 3000 },
+      (_, i) => `<c r="${colName(i)}2" t="inlineStr"><is><t>${'é'.repeat(i % 50)}</t></is></c>`,
+    );
+    const long = `<worksheet><sheetData><row r="1"><c r="A1" t="str"><v>h</v></c></row><row r="2">${cells.join('')}</row></sheetData></worksheet>`;
+    const want = builder();
+    const wantTab = finished(want, scanWithSaxes(long, want).merges);
+    const chunked = builder();
+    const scan = await scanSheetChunks(chunksOf(Buffer.from(long), 97), chunked);
+    expect(scan).not.toBeNull();
+    expect(finished(chunked, scan?.merges ?? [])).toEqual(wantTab);
+
+    const bigHead = `<worksheet><sheetPr><extLst>${'<x/>'.repeat(1_100_000)}</extLst></sheetPr><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`;
+    expect(await scanSheetChunks(chunksOf(Buffer.from(bigHead), 1 << 16), builder())).toBeNull();
+    const whole = builder();
+    const viaSaxes = builder();
+    expect(finished(whole, scanSheet(bigHead, whole).merges)).toEqual(
+      finished(viaSaxes, scanWithSaxes(bigHead, viaSaxes).merges),
+    );
+  });
 });
+
+function colName(i: number): string {
+  let n = i + 1;
+  let name = '';
+  while (n > 0) {
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+    n = Math.floor((n - 1) / 26);
+  }
+  return name;
+}
