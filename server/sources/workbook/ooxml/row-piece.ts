@@ -121,15 +121,17 @@ export class RowPiece {
    */
   async closeAsync(): Promise<DeflatedPiece> {
     if (this.#closed && !this.moved) return this.#closed.deflated;
+    // A move renumbers rows and shifts their formulas, never makes one: rows without any keep having none.
+    const formulaFree = this.#closed !== null && !this.#closed.formulas;
     const slots = this.slots();
     const known = this.#deflated;
     if (known && sameTexts(known.texts, slots)) return this.#closeWith(known.piece, null);
     const text = slots.map((slot) => slot.xml).join('');
     // Nothing edits the piece meanwhile: a document is written by one write turn at a time.
-    return this.#closeWith(await deflatePieceAsync(text, false), text);
+    return this.#closeWith(await deflatePieceAsync(text, false), text, formulaFree);
   }
 
-  #closeWith(deflated: DeflatedPiece, text: string | null): DeflatedPiece {
+  #closeWith(deflated: DeflatedPiece, text: string | null, formulaFree = false): DeflatedPiece {
     const slots = this.#slots as RowSlot[];
     const numbers = new Int32Array(slots.length);
     const lengths = new Int32Array(slots.length);
@@ -139,7 +141,7 @@ export class RowPiece {
       lengths[i] = slot.xml.length;
       if (text === null) formulas ||= mayHoldFormula(slot.xml);
     });
-    if (text !== null) formulas = mayHoldFormula(text);
+    if (text !== null) formulas = !formulaFree && mayHoldFormula(text);
     this.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas };
     this.#slots = null;
     this.#deflated = null;
