@@ -3,7 +3,8 @@
  * - `/healthz` (liveness): the process answers. Nothing else is looked at, so a database outage never gets a
  *   healthy process restarted.
  * - `/readyz` (readiness): the store answers and its migrations are done (`AppDeps.ready`); else 503 in the
- *   error envelope, saying what is wrong, so a load balancer sends requests elsewhere meanwhile.
+ *   error envelope, saying what is wrong, so a load balancer sends requests elsewhere meanwhile. A ready answer
+ *   counts the spreadsheets still being read (`loading`): a workbook of a million rows takes seconds.
  * Both are public (no key, so never counted against one), not rate limited, and answered whatever the `Host`:
  * a probe names the instance by its address or service name, which the Host guard would refuse. They say
  * nothing a DNS-rebinding page could use. They stay out of the request log (exceptProbes): a probe every few
@@ -21,7 +22,7 @@ export const READY_TIMEOUT_MS = 3000;
 /** What a 503 asks a client to wait before asking again (the envelope's `retry_after`, `Retry-After`). */
 const RETRY_AFTER_S = 5;
 
-export function mountHealthRoutes(routes: RouteTable, deps: Pick<AppDeps, 'ready'>): void {
+export function mountHealthRoutes(routes: RouteTable, deps: Pick<AppDeps, 'ready' | 'spreadsheets'>): void {
   routes.get('/healthz', 'public', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.json({ status: 'ok' });
@@ -34,7 +35,9 @@ export function mountHealthRoutes(routes: RouteTable, deps: Pick<AppDeps, 'ready
       const why = err instanceof Error ? err.message : String(err);
       throw new AppError('upstream_unavailable', `Not ready: ${why}`, { retry_after: RETRY_AFTER_S });
     }
-    res.json({ status: 'ready' });
+    // How many spreadsheets are still being read (a large workbook after a start), as a count: the probe is
+    // public, so it names none.
+    res.json({ status: 'ready', loading: deps.spreadsheets.loading() });
   });
 }
 

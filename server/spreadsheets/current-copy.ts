@@ -22,6 +22,11 @@ export class CurrentCopy {
     this.source = source;
   }
 
+  /** Being read with nothing held yet: the first read (or the first after an undone write) is under way. */
+  get reading(): boolean {
+    return this.snapshot === null && this.#check !== null;
+  }
+
   /** The copy, current as of the source's cheap version. */
   current(): Promise<SpreadsheetSnapshot> {
     if (this.#writing && this.snapshot) return Promise.resolve(this.snapshot);

@@ -92,6 +92,11 @@ export class Spreadsheet {
     return this.connection.spreadsheetId;
   }
 
+  /** Its tabs are being read and none can be answered yet (a large workbook's first read). */
+  get loading(): boolean {
+    return this.#ended === null && this.#copy.reading;
+  }
+
   /** Its tabs as of the source's cheap version. Records nothing (see `observe`). */
   async read(): Promise<SpreadsheetSnapshot> {
     if (this.#ended) throw this.#ended;

@@ -70,6 +70,13 @@ export class Spreadsheets {
     return [...this.#open.values()].filter((s) => s.followed).map((s) => s.spreadsheetId);
   }
 
+  /** How many spreadsheets are being read with nothing to answer from yet (`/readyz`). */
+  loading(): number {
+    let count = 0;
+    for (const spreadsheet of this.#open.values()) if (spreadsheet.loading) count++;
+    return count;
+  }
+
   /** Spreadsheets with a change whose recording failed, waiting for another look. */
   unrecorded(): Spreadsheet[] {
     return [...this.#open.values()].filter((s) => s.unrecorded);

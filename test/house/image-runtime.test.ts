@@ -103,7 +103,7 @@ afterAll(async () => {
 describe("the image's runtime stage", () => {
   it('serves its probes, the OpenAPI document and the dashboard as an unprivileged user', async () => {
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
-    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', loading: 0 });
     const doc = await fetch(`${url}/openapi.json`);
     expect(doc.status).toBe(200);
     expect(((await doc.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);

@@ -46,7 +46,7 @@ describe('health probes', () => {
     expect(live.headers.get('x-request-id')).toBeTruthy();
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready' });
+    expect(await ready.json()).toEqual({ status: 'ready', loading: 0 });
     expect(ready.headers.get('cache-control')).toBe('no-store');
   });
 

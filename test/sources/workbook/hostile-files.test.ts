@@ -244,6 +244,10 @@ describe('GET /v1/spreadsheets while a big file is being parsed', () => {
       sheets: [],
       error: expect.stringMatching(/still being read/),
     });
+    // The readiness probe counts it (and only it) as still being read; it names none, being public.
+    const ready = await h.fetch('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', loading: 1 });
   });
 });
 

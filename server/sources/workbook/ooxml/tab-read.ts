@@ -56,7 +56,9 @@ export async function scanTabChunks(reader: TabReader, tab: Tab): Promise<Scan> 
   const stored = reader.pkg.texts.has(tab.part) ? undefined : reader.pkg.archive.compressed(tab.part);
   if (!stored) return scanTab(reader, tab);
   return scanned(tab, async () => {
-    const builder = builderFor(reader, Math.ceil(stored.size / 30));
+    // Sized from the declared size, but never past what the packed bytes can plausibly hold (XML packs about
+    // ten to one): a directory that declares gigabytes for a small part must not reserve that much up front.
+    const builder = builderFor(reader, Math.ceil(Math.min(stored.size, stored.data.length * 16) / 30));
     const scan = await scanSheetChunks(inflatedChunks(stored.data, stored.method, stored.size), builder);
     if (scan) return { builder, merges: scan.merges };
     builder.reset();
