@@ -7,7 +7,8 @@
  * - the total unpacked size, within what the parse memory holds (`maxInflatedBytes`);
  * - each part's ratio of unpacked to packed size (`maxPartRatio`), past one small allowance for the whole
  *   package: real parts pack a few to a few dozen times smaller, a bomb about a thousand times;
- * - each XML part within the longest text the reader can hold, since it reads a part as one text;
+ * - each XML part within the longest text the reader can hold: a worksheet is scanned from its bytes, but one
+ *   the fast scanner leaves to the full XML parser is read as one text, as is every other part;
  * - no two parts sharing their packed bytes (a bomb that points every entry at the same data).
  */
 import { constants } from 'node:buffer';
