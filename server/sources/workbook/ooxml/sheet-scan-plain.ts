@@ -5,7 +5,7 @@
  * million-row sheet quick. Anything else (another spelling, a formula, an inline string, an entity, a prefix)
  * answers -1, and the general walk reads that cell instead: so this only ever reads a cell the same way, faster.
  */
-import { GT, LT, QUOTE, SLASH } from './sheet-scan-text.ts';
+import { digits, EQUALS, GT, LT, plainNumber, QUOTE, SLASH } from './sheet-scan-text.ts';
 
 /** What `readPlainCell` found. */
 export interface PlainCell {
@@ -17,15 +17,13 @@ export interface PlainCell {
   value: number;
 }
 
-const EQUALS = 61;
 const SPACE = 32;
 const V = 118;
 const C = 99;
-const POWERS_OF_TEN = Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 /**
  * The plain cell whose `<` is at `lt` (before `end`): its fields in `out`, and where it ends; -1 when the cell
- * is not plain. Numbers are read as `plainNumber` (sheet-scan-text.ts) reads them: at most 15 digits, exactly.
+ * is not plain. A number is read by `plainNumber` (sheet-scan-text.ts): at most 15 digits, exactly.
  */
 export function readPlainCell(b: Uint8Array, lt: number, end: number, out: PlainCell): number {
   let p = lt + 2;
@@ -61,19 +59,12 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
         column = column * 26 + (letter - 96);
       }
       if (q === valueStart || q - valueStart > 3 || q === valueEnd) return -1;
-      for (; q < valueEnd; q++) {
-        const d = b[q]! - 48;
-        if (d < 0 || d > 9) return -1;
-        row = row * 10 + d;
-      }
+      row = digits(b, q, valueEnd);
       if (row <= 0) return -1;
     } else if (name === 115) {
       if (valueEnd === valueStart || valueEnd - valueStart > 5) return -1;
-      for (let q = valueStart; q < valueEnd; q++) {
-        const d = b[q]! - 48;
-        if (d < 0 || d > 9) return -1;
-        style = style * 10 + d;
-      }
+      style = digits(b, valueStart, valueEnd);
+      if (style < 0) return -1;
     } else if (name === 116) {
       if (valueEnd - valueStart !== 1) return -1;
       const t = b[valueStart];
@@ -85,32 +76,23 @@ export function readPlainCell(b: Uint8Array, lt: number, end: number, out: Plain
   }
   if (column === 0 || b[p + 1] !== LT || b[p + 2] !== V || b[p + 3] !== GT) return -1;
   p += 4;
-  let mantissa = 0;
-  let count = 0;
-  let decimals = 0;
-  let dot = false;
-  const negative = type < 2 && b[p] === 45;
-  if (negative) p++;
-  for (;;) {
-    const code = b[p];
-    if (code === LT) break;
-    if (code !== undefined && code >= 48 && code <= 57) {
-      mantissa = mantissa * 10 + (code - 48);
-      count++;
-      if (dot) decimals++;
-    } else if (code === 46 && !dot && type < 2) dot = true;
-    else return -1;
-    p++;
-  }
-  if (count === 0 || count > (type < 2 ? 15 : 9)) return -1;
+  const valueStart = p;
+  while (p < end && b[p] !== LT) p++;
+  // A number as plainNumber reads it; a string's index or a boolean as at most nine bare digits.
+  const value =
+    type < 2
+      ? plainNumber(b, valueStart, p)
+      : p > valueStart && p - valueStart <= 9
+        ? digits(b, valueStart, p)
+        : -1;
+  if (type < 2 ? Number.isNaN(value) : value < 0) return -1;
   if (p + 8 > end) return -1;
   if (b[p + 1] !== SLASH || b[p + 2] !== V || b[p + 3] !== GT) return -1;
   if (b[p + 4] !== LT || b[p + 5] !== SLASH || b[p + 6] !== C || b[p + 7] !== GT) return -1;
-  const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals]!;
   out.column = column;
   out.row = row;
   out.style = style;
   out.kind = type < 2 ? 0 : type - 1;
-  out.value = negative ? -value : value;
+  out.value = value;
   return p + 8;
 }
