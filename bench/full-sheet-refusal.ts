@@ -3,25 +3,14 @@
  * 1,048,575 data rows, served by `sheetport serve` with the default settings: the first append after start,
  * then two more. The workbook is bench:scale's (generated once, cached under the OS temp dir).
  */
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { scaleFiles } from './scale/cache.ts';
-import { connectSheetPort, serveSheetPort, sheetportEnv } from './scale/sheetport-run.ts';
+import { connectSheetPort, servedCopy, serveSheetPort } from './scale/sheetport-run.ts';
 import { showMs } from './scale/timing.ts';
 
 const rows = 1_048_575;
 const files = await scaleFiles(rows, ['xlsx']);
-const runDir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-full-sheet-'));
-const served = path.join(runDir, 'orders.xlsx');
-await copyFile(files.workbook.xlsx, served);
-const setup = {
-  name: 'SheetPort',
-  file: served,
-  rows,
-  dataDir: path.join(runDir, 'data'),
-  env: sheetportEnv(),
-};
+const setup = await servedCopy('sheetport-full-sheet-', files.workbook.xlsx, rows);
 const server = await serveSheetPort(setup, await connectSheetPort(setup));
 try {
   for (let i = 0; i < 3; i++) {
@@ -38,5 +27,5 @@ try {
   }
 } finally {
   await server.stop();
-  await rm(runDir, { recursive: true, force: true });
+  await rm(setup.runDir, { recursive: true, force: true });
 }

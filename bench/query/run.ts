@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { scaleFiles } from '../scale/cache.ts';
 import { startJsonServer } from '../scale/json-server-run.ts';
-import { connectSheetPort, serveSheetPort, sheetportEnv } from '../scale/sheetport-run.ts';
+import { connectSheetPort, servedCopy, serveSheetPort } from '../scale/sheetport-run.ts';
 import { percentile, showMs } from '../scale/timing.ts';
 import { newRowsOf, type QueryCase, queryCases, sqliteUpsert, upsertRows } from './cases.ts';
 import { loadSqlite } from './sqlite-table.ts';
@@ -108,16 +108,7 @@ async function sqliteSide(rows: number, cases: QueryCase[]) {
 }
 
 async function sheetportSide(rows: number, file: string, cases: QueryCase[]) {
-  const runDir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-query-bench-'));
-  const served = path.join(runDir, 'orders.xlsx');
-  await copyFile(file, served);
-  const setup = {
-    name: 'SheetPort',
-    file: served,
-    rows,
-    dataDir: path.join(runDir, 'data'),
-    env: sheetportEnv(),
-  };
+  const setup = await servedCopy('sheetport-query-bench-', file, rows);
   const keys = await connectSheetPort(setup);
   const server = await serveSheetPort(setup, keys);
   try {
@@ -158,7 +149,7 @@ async function sheetportSide(rows: number, file: string, cases: QueryCase[]) {
     return { start, repeated, after, upsertFirst, upsertRepeated };
   } finally {
     await server.stop();
-    await rm(runDir, { recursive: true, force: true });
+    await rm(setup.runDir, { recursive: true, force: true });
   }
 }
 

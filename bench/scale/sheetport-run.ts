@@ -4,6 +4,8 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { copyFile, mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -62,6 +64,18 @@ export interface SheetPortSetup {
   rows: number;
   dataDir: string;
   env: NodeJS.ProcessEnv;
+}
+
+/** A copy of `workbook` in a new temporary run dir, with its own data dir: what one SheetPort run serves. */
+export async function servedCopy(
+  prefix: string,
+  workbook: string,
+  rows: number,
+): Promise<SheetPortSetup & { runDir: string }> {
+  const runDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const file = path.join(runDir, `orders${path.extname(workbook)}`);
+  await copyFile(workbook, file);
+  return { name: 'SheetPort', file, rows, dataDir: path.join(runDir, 'data'), env: sheetportEnv(), runDir };
 }
 
 /** Connects the file (timed: the CLI reads it whole) and creates a read-write key. */
