@@ -1,4 +1,4 @@
-import express, { type Express, Router } from 'express';
+import express, { type Express, type Router } from 'express';
 import { AccountLogins } from './http/account-logins.ts';
 import { mountAdminRoutes, requireAdmin, requireLoopback } from './http/admin.ts';
 import { mountAdminAccountRoutes } from './http/admin-accounts.ts';
@@ -101,7 +101,12 @@ function onTunnel(entry: RouteEntry): boolean {
 export function createApp(
   deps: AppServices,
   options: AppOptions = {},
-): { app: Express; router: Router; routes: readonly RouteEntry[]; closeStreams: () => void } {
+): {
+  app: Express;
+  routers: readonly Router[];
+  routes: readonly RouteEntry[];
+  closeStreams: () => void;
+} {
   const tunnel = options.surface === 'tunnel';
   const app = express();
   app.disable('x-powered-by');
@@ -143,8 +148,7 @@ export function createApp(
     sign_in: [requireLoopback(), jsonBody()],
   });
 
-  const router = Router();
-  const routes = new RouteTable(router, pipeline, tunnel ? onTunnel : undefined);
+  const routes = new RouteTable(pipeline, tunnel ? onTunnel : undefined);
   mountMetaRoutes(routes);
   mountHealthRoutes(routes, deps);
   mountAdminRoutes(routes, deps);
@@ -166,8 +170,8 @@ export function createApp(
   const answerError = errorAnswer(deps.log, deps.dataDir);
   const mcpSessions = new McpSessions(deps, deps.now);
   mountMcpRoutes(routes, deps, mcpSessions, { answerError, requestLog: options.requestLog ?? null });
-  app.use(router);
-  app.use(methodNotAllowed(router));
+  app.use(routes.routers.dispatch);
+  app.use(methodNotAllowed(routes.routers.all));
 
   app.use(notFound);
   app.use(errorHandler(answerError));
@@ -177,7 +181,7 @@ export function createApp(
     mcpSessions.closeAll();
     logins.stopAll();
   };
-  return { app, router, routes: routes.entries, closeStreams };
+  return { app, routers: routes.routers.all, routes: routes.entries, closeStreams };
 }
 
 /** The `/api` and `/v1` routes; those whose path ends where a row number could be (`aggregate`, `rows/upsert`) come

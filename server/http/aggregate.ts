@@ -11,7 +11,6 @@ import { filteredRows } from '../rows/engine.ts';
 import { renderList } from '../rows/formats/index.ts';
 import { whereHits } from '../rows/where/where-hits.ts';
 import { setFreshnessHeaders } from './freshness-headers.ts';
-import { reservePath } from './method-not-allowed.ts';
 import { setPagingHeaders } from './paging.ts';
 import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from './route-table.ts';
 import { send } from './rows.ts';
@@ -25,8 +24,8 @@ export function mountAggregateRoutes(routes: RouteTable): void {
   routes.get(v1, { access: 'public_read', resource: 'tab' }, (req, res, ctx) =>
     aggregateTab(req, res, ctx, true),
   );
-  reservePath(routes.router, api, ['GET']);
-  reservePath(routes.router, v1, ['GET']);
+  routes.reserve(api, ['GET']);
+  routes.reserve(v1, ['GET']);
 }
 
 /** The aggregate of a tab, as both routes answer it (and the dashboard's query bar, admin-query.ts). */

@@ -24,7 +24,25 @@ export function headerSectionBytes(res: RouteResponse): number {
   return bytes;
 }
 
+/**
+ * The most bytes the header section can take: each UTF-16 unit of a string is at most three UTF-8 bytes. Cheap
+ * (lengths only), and most answers are far within the budget by it, so no byte is counted for them.
+ */
+function headerSectionBound(res: RouteResponse): number {
+  let units = 0;
+  const headers = res.getHeaders();
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const one of value) units += name.length + one.length + 4;
+    else units += name.length + String(value).length + 4;
+  }
+  return units * 3;
+}
+
 /** Whether the header `name: value` can be added with the header section still within the budget. */
 export function fitsHeaderBudget(res: RouteResponse, name: string, value: string): boolean {
+  const line = (name.length + value.length + 4) * 3;
+  if (headerSectionBound(res) + line <= HEADER_BUDGET_BYTES) return true;
   return headerSectionBytes(res) + lineBytes(name, value) <= HEADER_BUDGET_BYTES;
 }

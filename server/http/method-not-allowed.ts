@@ -15,9 +15,9 @@ interface RouteLayer {
  * For a path that exists with other methods, 405 with an `Allow` header instead of a bare 404, so a client
  * that PUTs to the collection learns what it may do there. Built from the route table, so it never drifts.
  */
-export function methodNotAllowed(routes: ExpressRouter): ExpressRouter {
+export function methodNotAllowed(routers: readonly ExpressRouter[]): ExpressRouter {
   const allowed = new Map<string, Set<string>>();
-  for (const layer of routes.stack as RouteLayer[]) {
+  for (const layer of routers.flatMap((r) => r.stack) as RouteLayer[]) {
     if (!layer.route) continue;
     const methods = allowed.get(layer.route.path) ?? new Set<string>();
     for (const m of Object.keys(layer.route.methods)) methods.add(m.toUpperCase());

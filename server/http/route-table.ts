@@ -17,7 +17,7 @@
  * - `webhook`: by `:id`, one the key registered; `delivery`: by `:id` and `:deliveryId`, of that webhook.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import type { DeliveryRecord } from '../repositories/deliveries.ts';
@@ -25,6 +25,8 @@ import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { WebhookRecord } from '../repositories/webhooks.ts';
 import type { TabSnapshot } from '../sources/source.ts';
 import type { Spreadsheet } from '../spreadsheets/spreadsheet.ts';
+import { reservePath } from './method-not-allowed.ts';
+import { SegmentRouters } from './segment-routers.ts';
 
 export type Access = 'public' | 'public_read' | 'read' | 'read_write' | 'admin' | 'sign_in';
 /** The access levels that identify a caller by API key, the only ones a resource can be checked against. */
@@ -185,7 +187,8 @@ export interface Mount {
 }
 
 export class RouteTable {
-  readonly router: Router;
+  /** Where the routes are mounted; the app mounts its `dispatch`. */
+  readonly routers = new SegmentRouters();
   readonly #pipeline: Pipeline;
   readonly #admits: (entry: RouteEntry) => boolean;
   readonly entries: RouteEntry[] = [];
@@ -203,8 +206,7 @@ export class RouteTable {
     this.#add('delete', path, declared, handler);
 
   /** `admits` keeps a subset of the routes (the tunnel-only app's); a route it refuses is never mounted. */
-  constructor(router: Router, pipeline: Pipeline, admits: (entry: RouteEntry) => boolean = () => true) {
-    this.router = router;
+  constructor(pipeline: Pipeline, admits: (entry: RouteEntry) => boolean = () => true) {
     this.#pipeline = pipeline;
     this.#admits = admits;
   }
@@ -214,20 +216,23 @@ export class RouteTable {
     if (!this.#admits(entry)) return;
     this.entries.push(entry);
     if (typeof declared === 'string') {
-      this.router[method](
-        path,
-        ...this.#pipeline.guards(entry.access as PlainAccess),
-        handler as RequestHandler,
-      );
+      this.routers
+        .for(path)
+        [method](path, ...this.#pipeline.guards(entry.access as PlainAccess), handler as RequestHandler);
       return;
     }
     const run = handler as RouteHandler<KeyAccess, Resource>;
     const keyEntry = entry as KeyEntry;
     if (!entry.carrier) this.#callable.set(routeName(method, path), { entry: keyEntry, run });
-    this.router[method](path, async (req: Request, res: Response) => {
+    this.routers.for(path)[method](path, async (req: Request, res: Response) => {
       const context = await this.#pipeline.enter(keyEntry, req, res);
       if (context) await run(req, res, context);
     });
+  }
+
+  /** A literal path beside a parameter's routes, kept for its own `methods` (method-not-allowed.ts). */
+  reserve(path: string, methods: readonly string[]): void {
+    reservePath(this.routers.for(path), path, methods);
   }
 
   /**

@@ -143,9 +143,9 @@ function toOpenApiPath(expressPath: string): string {
  * but is not an operation of this API: it is the MCP endpoint (JSON-RPC over Streamable HTTP), which docs/mcp.md
  * describes.
  */
-function routeTable(router: Router): Set<string> {
+function routeTable(routers: readonly Router[]): Set<string> {
   const table = new Set<string>();
-  for (const layer of router.stack as unknown as RouteLayer[]) {
+  for (const layer of routers.flatMap((r) => r.stack) as unknown as RouteLayer[]) {
     if (!layer.route || layer.route.path === MCP_PATH) continue;
     const openApiPath = toOpenApiPath(layer.route.path);
     for (const [method, on] of Object.entries(layer.route.methods)) {
@@ -157,13 +157,13 @@ function routeTable(router: Router): Set<string> {
 
 let dataDir: string;
 let context: ServiceContext;
-let router: Router;
+let routers: readonly Router[];
 let app: ReturnType<typeof createApp>['app'];
 
 beforeAll(() => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-openapi-'));
   context = createServiceContext({ dataDir, log: () => {} });
-  ({ app, router } = createApp(context));
+  ({ app, routers } = createApp(context));
 });
 
 afterAll(async () => {
@@ -184,7 +184,7 @@ describe('docs/openapi.json covers the route table', () => {
   });
 
   it('documents every route the app has, and only those', () => {
-    const actual = routeTable(router);
+    const actual = routeTable(routers);
     const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`));
     expect(actual.size).toBeGreaterThan(0);
     const undocumented = [...actual].filter((r) => !documented.has(r)).sort();

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import express, { Router } from 'express';
+import express, { type Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { toPublicSheetId } from '../../server/connections/sheet-id.ts';
@@ -26,13 +26,13 @@ let h: Harness;
 let conn: ConnectionRecord;
 let other: ConnectionRecord;
 let routes: readonly RouteEntry[];
-let router: Router;
+let routers: readonly Router[];
 
 beforeAll(async () => {
   h = await startHarness();
   conn = await h.connect(await writePeopleWorkbook(h.dir));
   other = await h.connect(await writePeopleWorkbook(h.dir, 'other.xlsx'));
-  ({ routes, router } = createApp(h.context));
+  ({ routes, routers } = createApp(h.context));
 });
 afterAll(async () => {
   await h?.close();
@@ -66,8 +66,7 @@ function call(e: RouteEntry, key: string | null): Promise<TestResponse> {
 }
 
 describe('the route table', () => {
-  const table = () =>
-    new RouteTable(Router(), routePipeline(h.context, { public: [], admin: [], sign_in: [] }));
+  const table = () => new RouteTable(routePipeline(h.context, { public: [], admin: [], sign_in: [] }));
   const handler = () => {};
 
   it('refuses to mount a route that declares a resource without an access that checks a key', () => {
@@ -107,7 +106,9 @@ describe('the routes of the real app', () => {
   it('are all declared in the table; every /api and /v1 route checks a key and resolves what its path names', () => {
     const declared = new Set(routes.map((e) => `${e.method} ${e.path}`));
     const layers = (
-      router.stack as unknown as { route?: { path: string; methods: Record<string, boolean> } }[]
+      routers.flatMap((r) => r.stack) as unknown as {
+        route?: { path: string; methods: Record<string, boolean> };
+      }[]
     )
       .filter((layer) => layer.route)
       .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m} ${layer.route!.path}`));
@@ -185,7 +186,7 @@ describe('the routes of the real app', () => {
 describe('the caller', () => {
   it('travels in the route context: res.locals keeps only the request id and, for the request log, the key id', async () => {
     const seen: { locals: string[]; key: string | null; tab: string }[] = [];
-    const routes = new RouteTable(Router(), routePipeline(h.context, { public: [], admin: [], sign_in: [] }));
+    const routes = new RouteTable(routePipeline(h.context, { public: [], admin: [], sign_in: [] }));
     routes.get(
       '/api/spreadsheets/:userKey/:sheetName/probe',
       { access: 'public_read', resource: 'tab' },
@@ -196,7 +197,7 @@ describe('the caller', () => {
     );
     const app = express();
     app.use(requestId());
-    app.use(routes.router);
+    app.use(routes.routers.dispatch);
     app.use(errorHandler(errorAnswer(() => {}, null)));
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');

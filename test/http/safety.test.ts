@@ -277,6 +277,25 @@ describe('methods', () => {
   });
 });
 
+describe('routing by the first path segment (http/segment-routers.ts)', () => {
+  it('matches a path without regard to case, as Express does, and answers unknown segments 404', async () => {
+    const lower = await h.fetch(`${rowsPath(conn, 'People')}?limit=2`);
+    const upper = await h.fetch(`${rowsPath(conn, 'People').replace('/api/', '/API/')}?limit=2`);
+    expect(lower.status).toBe(200);
+    expect(upper.status).toBe(200);
+    expect(await upper.json()).toEqual(await lower.json());
+    expect((await h.fetch('/V1/spreadsheets')).status).toBe(200);
+    expect((await h.fetch('/HEALTHZ')).status).toBe(200);
+    for (const path of ['/nothing', '/apix/spreadsheets', '//api/spreadsheets', '/']) {
+      const res = await h.fetch(path);
+      if (path === '/') expect(res.status).not.toBe(404);
+      else expect(await errorOf(res), path).toMatchObject({ status: 404, code: 'not_found' });
+    }
+    const admin = await h.fetch('/admin/keys', { method: 'PUT' });
+    expect(admin.headers.get('allow')).toBe('GET, HEAD, POST');
+  });
+});
+
 describe('blank appends', () => {
   it('refuses a row with no non-empty value (it would not appear), changing nothing', async () => {
     const before = await fileHash(file);

@@ -3,7 +3,6 @@ import { columnProfiles } from '../../rows/column-profile.ts';
 import { renderPage } from '../../rows/page-cache.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
 import { setFreshnessHeaders } from '../freshness-headers.ts';
-import { reservePath } from '../method-not-allowed.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from '../route-table.ts';
 import { mountRowsAt, send } from '../rows.ts';
@@ -32,7 +31,7 @@ export function mountSheetRoutes(routes: RouteTable): void {
   routes.get(ROWS, { access: 'public_read', resource: 'tab' }, (req, res, ctx) => listTab(req, res, ctx));
 
   // `rows/batchUpdate` is the batch's path (batch.ts), not row "batchUpdate": a GET or PUT there stays a 405.
-  reservePath(routes.router, `${ROWS}/batchUpdate`, ['POST']);
+  routes.reserve(`${ROWS}/batchUpdate`, ['POST']);
   mountRowsAt(routes, ROWS);
 }
 

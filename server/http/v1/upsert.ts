@@ -16,7 +16,6 @@ import {
   type UpsertPlan,
   upsertKey,
 } from '../../sources/upsert-plan.ts';
-import { reservePath } from '../method-not-allowed.ts';
 import { writeMutations } from '../mutation-errors.ts';
 import type { RouteHandler, RouteTable } from '../route-table.ts';
 import { parseInputMode, parseRowObject, refuseIfMatch } from '../row-input.ts';
@@ -102,7 +101,7 @@ export function mountUpsertRoutes(routes: RouteTable): void {
   // path-to-regexp v8: a literal colon is escaped, else `:upsert` would be a parameter.
   routes.post('/v1/sheets/:sheetId/rows\\:upsert', { access: 'read_write', resource: 'tab' }, upsert);
   // Before the row routes (app.ts): `rows/upsert` is never read as a row number; other methods there are 405.
-  reservePath(routes.router, '/v1/sheets/:sheetId/rows/upsert', ['POST']);
+  routes.reserve('/v1/sheets/:sheetId/rows/upsert', ['POST']);
   routes.post('/v1/sheets/:sheetId/rows/upsert', { access: 'read_write', resource: 'tab' }, upsert);
 }
 
