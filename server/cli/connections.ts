@@ -19,6 +19,7 @@ import {
   type Stores,
   withStores,
 } from './kit.ts';
+import { readProgressBar } from './read-progress-bar.ts';
 
 function kindHelp(): string {
   return kindNames()
@@ -183,13 +184,18 @@ async function connect(
 ): Promise<void> {
   // `connect <location>`, or `connect <kind> <location>` when the kind is said.
   const input = second === undefined ? { location: first } : { kind: first, location: second };
+  const progress = readProgressBar(!g.json);
   const connected = await withStores(g, ({ connections, secrets }) =>
     connectSpreadsheet(
       connections,
       { ...input, ...(opts.name ? { name: opts.name } : {}) },
-      { secrets, ...sourceSettings(cliConfig()) },
+      {
+        secrets,
+        ...sourceSettings(cliConfig()),
+        ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}),
+      },
     ),
-  );
+  ).finally(() => progress.stop());
   const { connection, snapshot, created } = connected;
   const json = { ...describeSpreadsheet(connection, snapshot), location: connection.location, created };
   if (g.json) return printJson(json);

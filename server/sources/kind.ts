@@ -31,6 +31,11 @@ export interface SourceOptions {
   beforeFileReplace?: (filePath: string) => Promise<void>;
   /** Team mode: a remote kind's calls counted for the whole team, so its instances share an account's quota. */
   sharedCalls?: SharedCalls;
+  /**
+   * Hears how far a local file's read has come, 0 to 1, while a large one is read (an `.xlsx` sheet's bytes
+   * scanned): `sheetport connect`'s progress bar. A file read in one step says nothing.
+   */
+  onReadProgress?: (fraction: number) => void;
 }
 
 /**

@@ -7,6 +7,7 @@
  * (`received`): the tabs, and how a write gets its document from the same bytes without reading them again.
  */
 
+import type { ProgressReport } from '../../lib/byte-progress.ts';
 import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
 import type { CellLimits, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
@@ -54,7 +55,13 @@ export interface WorkbookEngine {
   /** What a cell, a row and a tab of this file type hold; writes past them are refused (cell-rules.ts,
    * sheet-limits.ts). */
   limits: CellLimits;
-  readOffThread(bytes: Uint8Array, fileName: string, limits: GridLimits): Promise<OffThreadRead>;
+  /** `onProgress` hears how far a long read has come, where the engine can tell (the sheets' bytes scanned). */
+  readOffThread(
+    bytes: Uint8Array,
+    fileName: string,
+    limits: GridLimits,
+    onProgress?: ProgressReport,
+  ): Promise<OffThreadRead>;
   received(payload: unknown): ReceivedRead | Promise<ReceivedRead>;
   /** What this file type cannot store beyond the cell limits, refused (400) before anything is written. */
   assertStorable?(mutations: readonly Mutation[], options: WriteOptions): void;
@@ -69,8 +76,8 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
     name: 'xlsx',
     zipPackage: true,
     limits: EXCEL_LIMITS,
-    async readOffThread(bytes, _fileName, limits) {
-      const tabs = await (await OoxmlDocument.parse(bytes, limits)).readTabs();
+    async readOffThread(bytes, _fileName, limits, onProgress) {
+      const tabs = await (await OoxmlDocument.parse(bytes, limits)).readTabs(onProgress);
       const payload: XlsxPayload = { tabs };
       return { payload, transfer: tabs.flatMap((t) => transferablesOf(t.encoded)) };
     },

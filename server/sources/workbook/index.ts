@@ -145,6 +145,7 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
     engine,
     fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits),
     undo,
+    options.onReadProgress,
   );
   return new WorkbookSource(file, undo, engine, capabilities, options);
 }

@@ -22,6 +22,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import type { ProgressReport } from '../../lib/byte-progress.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
 import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from '../source.ts';
@@ -89,6 +90,8 @@ export class WorkbookFile {
   readonly #limits: FileLimits;
   /** Keeps the version each write replaces (backups.ts); null when backups are off. */
   readonly #keeper: PreviousVersionKeeper | null;
+  /** Hears how far a large read has come (SourceOptions.onReadProgress). */
+  readonly #onReadProgress: ProgressReport | undefined;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
@@ -103,12 +106,14 @@ export class WorkbookFile {
     engine: WorkbookEngine,
     limits: FileLimits,
     keeper: PreviousVersionKeeper | null = null,
+    onReadProgress?: ProgressReport,
   ) {
     this.path = path.resolve(filePath);
     this.title = path.basename(filePath);
     this.#engine = engine;
     this.#limits = limits;
     this.#keeper = keeper;
+    this.#onReadProgress = onReadProgress;
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
     removeLeftovers(this.path);
     warmParseWorker(limits);
@@ -180,6 +185,7 @@ export class WorkbookFile {
           filePath: this.path,
           bytes,
           limits: this.#limits,
+          ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
         });
         this.#failure = null;
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };

@@ -13,8 +13,9 @@ import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../../config.ts';
 import { AppError, type ErrorCode } from '../../../errors.ts';
 import { unpackedUrl } from '../../../lib/archive-path.ts';
+import type { ProgressReport } from '../../../lib/byte-progress.ts';
 import type { EngineName } from '../engines.ts';
-import type { ParseJob, ParseReply } from './parse-worker.ts';
+import type { ParseJob, ParseProgress, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
 /**
@@ -39,6 +40,8 @@ export interface OffThreadParse {
   /** Taken over: the buffer is moved to the worker and unusable here afterwards. */
   bytes: Uint8Array;
   limits: FileLimits;
+  /** Hears how far the read has come, 0 to 1, while it goes on (a large sheet's scan). */
+  onProgress?: ProgressReport;
 }
 
 /** Idle warm workers by heap cap (a worker's cap is fixed when it starts). Unref'd: they never hold the process. */
@@ -150,7 +153,11 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
         ),
       );
     }, limits.parseTimeoutMs);
-    const onMessage = (reply: ParseReply) =>
+    const onMessage = (reply: ParseReply | ParseProgress) => {
+      if ('progress' in reply) {
+        if (!settled) request.onProgress?.(reply.progress);
+        return;
+      }
       finish(reply.ok && size <= KEEP_AFTER_BYTES, () => {
         if (reply.ok) resolve(reply.payload);
         else if (reply.error) {
@@ -158,6 +165,7 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
           reject(parserFailure(new AppError(code as ErrorCode, message, details), filePath));
         } else reject(parserFailure(null, filePath));
       });
+    };
     const onError = (err: NodeJS.ErrnoException) =>
       finish(false, () => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {

@@ -24,6 +24,11 @@ export type ParseReply =
   | { ok: true; payload: unknown }
   | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } | null };
 
+/** Said while a read goes on: how far it has come, 0 to 1 (engines.ts `readOffThread`'s `onProgress`). */
+export interface ParseProgress {
+  progress: number;
+}
+
 /** Buffers the last reply may move to the service's thread instead of copying them. */
 let transfer: ArrayBuffer[] = [];
 
@@ -33,7 +38,9 @@ async function run(job: ParseJob): Promise<ParseReply> {
   const engine = engineNamed(job.engine);
   try {
     if (engine.zipPackage) checkZipPackage(bytes, job.filePath, job.zip);
-    const read = await engine.readOffThread(bytes, job.filePath, job.grid);
+    const progress = (fraction: number) =>
+      parentPort?.postMessage({ progress: fraction } satisfies ParseProgress);
+    const read = await engine.readOffThread(bytes, job.filePath, job.grid, progress);
     transfer = read.transfer;
     return { ok: true, payload: read.payload };
   } catch (e) {

@@ -3,8 +3,10 @@
  * next write must know of its sheet: whether it holds formulas, and whether some have no result yet. A tab
  * is read when first asked for; when its formulas need computing, every tab is read, since they may read any.
  */
+
+import { ByteProgress, type ProgressReport } from '../../../lib/byte-progress.ts';
 import { type CellTab, decodeTab } from '../cell-tab.ts';
-import { finishTabs, type ReadTab, scanTab, scanTabChunks, type TabReader } from './tab-read.ts';
+import { finishTabs, type ReadTab, scanBytes, scanTab, scanTabChunks, type TabReader } from './tab-read.ts';
 
 /** A tab read before, handed to the document so it is not read again. */
 export interface KnownTab {
@@ -68,11 +70,19 @@ export class HeldTabs {
 
   /**
    * Every tab read afresh from the sheets as they inflate, as the parse thread sends them (this object keeps
-   * nothing).
+   * nothing). `onProgress` hears how much of the sheets' bytes has been scanned.
    */
-  async readFresh(): Promise<ReadTab[]> {
+  async readFresh(onProgress?: ProgressReport): Promise<ReadTab[]> {
+    const tabs = this.#reader.book.list;
+    const progress = onProgress
+      ? new ByteProgress(
+          tabs.reduce((sum, tab) => sum + scanBytes(this.#reader, tab), 0),
+          onProgress,
+        )
+      : undefined;
     const scans = [];
-    for (const tab of this.#reader.book.list) scans.push(await scanTabChunks(this.#reader, tab));
+    for (const tab of tabs) scans.push(await scanTabChunks(this.#reader, tab, progress));
+    progress?.finish();
     return finishTabs(this.#reader, scans);
   }
 }

@@ -8,6 +8,7 @@
  * A façade: the package (ooxml-package.ts), the tab list (workbook-tabs.ts), the tabs held (held-tabs.ts,
  * read by tab-read.ts), a write (plan-apply.ts, recalc-after-write.ts) and the way out (package-serialize.ts).
  */
+import type { ProgressReport } from '../../../lib/byte-progress.ts';
 import type { DateTargets } from '../../date-cells.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
@@ -57,10 +58,10 @@ export class OoxmlDocument implements WorkbookDocument {
 
   /**
    * Every tab read from the file as the parse thread sends it, with whether its sheet holds formulas (what
-   * `parse(..., known)` takes back on the other side).
+   * `parse(..., known)` takes back on the other side). `onProgress` hears how far the sheets' scan has come.
    */
-  readTabs(): Promise<ReadTab[]> {
-    return this.#wb.held.readFresh();
+  readTabs(onProgress?: ProgressReport): Promise<ReadTab[]> {
+    return this.#wb.held.readFresh(onProgress);
   }
 
   /** The tab's sheet read for editing off the service's thread, before `apply` needs it. */

@@ -4,6 +4,7 @@
  * finished into encoded tabs within the grid limits.
  */
 import { AppError } from '../../../errors.ts';
+import type { ByteProgress } from '../../../lib/byte-progress.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import type { EncodedTab } from '../cell-tab.ts';
 import { WorkbookEvaluator } from '../formulas/evaluator.ts';
@@ -52,18 +53,32 @@ export function scanTab(reader: TabReader, tab: Tab): Scan {
  * `scanTab` as the part inflates: its chunks are scanned while the next ones inflate on the thread pool, and
  * the part is never whole in memory. A part the fast scanner leaves to the full XML parser is read whole then.
  */
-export async function scanTabChunks(reader: TabReader, tab: Tab): Promise<Scan> {
+export async function scanTabChunks(reader: TabReader, tab: Tab, progress?: ByteProgress): Promise<Scan> {
   const stored = reader.pkg.texts.has(tab.part) ? undefined : reader.pkg.archive.compressed(tab.part);
   if (!stored) return scanTab(reader, tab);
   return scanned(tab, async () => {
     // Sized from the declared size, but never past what the packed bytes can plausibly hold (XML packs about
     // ten to one): a directory that declares gigabytes for a small part must not reserve that much up front.
     const builder = builderFor(reader, Math.ceil(Math.min(stored.size, stored.data.length * 16) / 30));
-    const scan = await scanSheetChunks(inflatedChunks(stored.data, stored.method, stored.size), builder);
+    const chunks = inflatedChunks(stored.data, stored.method, stored.size);
+    const scan = await scanSheetChunks(progress ? counted(chunks, progress) : chunks, builder);
     if (scan) return { builder, merges: scan.merges };
     builder.reset();
     return { builder, merges: scanWithSaxes(reader.pkg.text(tab.part) ?? '', builder).merges };
   });
+}
+
+/** The chunks as they come, each counted on `progress`. */
+async function* counted(chunks: AsyncIterable<Buffer>, progress: ByteProgress): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    progress.add(chunk.length);
+    yield chunk;
+  }
+}
+
+/** The bytes a tab's scan goes through: its sheet part's declared size (0 for a part read whole already). */
+export function scanBytes(reader: TabReader, tab: Tab): number {
+  return reader.pkg.texts.has(tab.part) ? 0 : (reader.pkg.archive.compressed(tab.part)?.size ?? 0);
 }
 
 function builderFor(reader: TabReader, expectedCells: number): TabBuilder {

@@ -1,0 +1,62 @@
+/**
+ * `sheetport connect` on a large file shows a progress bar on a terminal, and nothing extra on a pipe or with
+ * `--json`. The terminal is a real pseudo-terminal: util-linux's `script` runs the CLI on one.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli, SHEETPORT_BIN } from '../helpers/cli.ts';
+import { writeTallXlsx } from '../helpers/tall-sheet.ts';
+
+const run = promisify(execFile);
+let dir: string;
+let file: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-connect-progress-'));
+  file = path.join(dir, 'tall.xlsx');
+  // About 10 MB of sheet XML: ten of the reader's chunks, so the read reports more than once.
+  await writeTallXlsx(file, 4, 250_000);
+}, 60_000);
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** `sheetport ...args` on a pseudo-terminal: what the terminal was sent (standard output and error together). */
+async function onTerminal(args: string[]): Promise<string> {
+  const line = [process.execPath, SHEETPORT_BIN, ...args].map(quoted).join(' ');
+  const { stdout } = await run('script', ['-q', '-e', '-c', line, '/dev/null'], {
+    env: cliEnv(),
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
+describe('sheetport connect on a large file', () => {
+  it('draws a progress bar on a terminal, up to 100%, then takes it away before its report', async () => {
+    const out = await onTerminal(['connect', file, '--data-dir', path.join(dir, 'tty')]);
+    const percents = [...out.matchAll(/Reading the file \[[=-]+\] (\d+)%/g)].map((m) => Number(m[1]));
+    expect(percents.length).toBeGreaterThan(1);
+    expect(percents.at(-1)).toBe(100);
+    expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+    // The bar is cleared (erase line) before the report is printed.
+    const report = out.indexOf('Connected tall.xlsx');
+    expect(report).toBeGreaterThan(out.lastIndexOf('100%'));
+    expect(out.slice(out.lastIndexOf('100%'), report)).toContain('\x1b[2K');
+    expect(out).toContain('250000 rows');
+  }, 90_000);
+
+  it('adds nothing with --json on a terminal, nor on a pipe', async () => {
+    const json = await onTerminal(['connect', file, '--json', '--data-dir', path.join(dir, 'json')]);
+    expect(json).not.toContain('Reading the file');
+    expect(JSON.parse(json.slice(json.indexOf('{')))).toMatchObject({ created: true });
+    const piped = await runCli(['connect', file], { dataDir: path.join(dir, 'pipe'), timeoutMs: 60_000 });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+    expect(piped.stdout).not.toContain('Reading the file');
+    expect(piped.stdout).toContain('Connected tall.xlsx');
+  }, 90_000);
+});
