@@ -7,6 +7,8 @@
 export class Turns<W> {
   #tail: Promise<unknown> = Promise.resolve();
   #waiting: W[] | null = null;
+  /** Writes submitted whose turn has not settled yet. */
+  #writes = 0;
   readonly #writeTurn: (writes: W[]) => Promise<void>;
 
   /** `writeTurn` answers every write it is given itself; what it throws is not reported here. */
@@ -21,18 +23,27 @@ export class Turns<W> {
     return result;
   }
 
+  /** Whether any write is waiting for its turn or in it. */
+  get writing(): boolean {
+    return this.#writes > 0;
+  }
+
   /** Queue a write for the next write turn. */
   submit(write: W): void {
+    this.#writes++;
     if (this.#waiting) {
       this.#waiting.push(write);
       return;
     }
     const writes = [write];
     this.#waiting = writes;
+    const settled = () => {
+      this.#writes -= writes.length;
+    };
     void this.run(() => {
       this.#waiting = null;
       return this.#writeTurn(writes);
-    });
+    }).then(settled, settled);
   }
 
   /** Resolves once everything queued so far has settled. */

@@ -3,6 +3,7 @@
  * workbook files, Google Sheets) opens one.
  * A Spreadsheet (spreadsheets/) is the only thing that talks to a Source; it never asks which kind it is.
  */
+import type { AppError } from '../errors.ts';
 
 /** A cell value as the API returns it: numbers, booleans, text, ISO 8601 date/time strings, or null when empty. */
 export type CellValue = string | number | boolean | null;
@@ -159,6 +160,12 @@ export interface Source {
    * a source that can save a turn's writes together does (a local file: one replace for all, group commit).
    */
   write(writes: readonly SourceWrite[]): Promise<PromiseSettledResult<WriteResult>[]>;
+  /**
+   * The refusal a write would meet, when the source can tell from its last read alone, without taking it or
+   * waiting for anything (a full sheet's append: a 409 naming the limit); null when it cannot tell or the write
+   * may go. Asked only for a write no other waits before, which could make room for it. Optional.
+   */
+  refusal?(write: SourceWrite): Promise<AppError | null>;
   /**
    * Be told when the content may have changed outside SheetPort (a save in Excel, an edit in the browser).
    * The source decides how it notices (a file watch, a periodic check); the listener re-reads through

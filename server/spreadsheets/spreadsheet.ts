@@ -52,6 +52,8 @@ export class Spreadsheet {
   readonly #copy: CurrentCopy;
   readonly #recorded: LastRecorded;
   readonly #turns: Turns<PendingWrite>;
+  /** Writes being checked for a refusal at once (`write`), in the order they came. */
+  #admission: Promise<void> = Promise.resolve();
   readonly #following: Following;
   #lease: Promise<Lease | null> | null = null;
   /** Team mode: every instance writes, so a write brings the copy current first and a lost lease ends nothing. */
@@ -130,11 +132,25 @@ export class Spreadsheet {
     return seen;
   }
 
-  /** Mutations of one tab, all or none; answered once the change is recorded (write.ts says in what order). */
+  /**
+   * Mutations of one tab, all or none; answered once the change is recorded (write.ts says in what order). A
+   * write the source can refuse from its last read (a full sheet's append) is refused at once when no other write
+   * is ahead of it, which could make room: not after the turns before it (a first recording of a million-row tab
+   * takes seconds), and it changes nothing, so there is nothing to record. Writes reach their turns in the order
+   * they came, each after the check of the one before.
+   */
   write(sourceSheetId: string, mutations: Mutation[], options: WriteOptions): Promise<WriteResult> {
-    return new Promise((resolve, reject) =>
-      this.#turns.submit({ sourceSheetId, mutations, options, resolve, reject }),
-    );
+    return new Promise((resolve, reject) => {
+      const write: PendingWrite = { sourceSheetId, mutations, options, resolve, reject };
+      const source = this.#copy.source;
+      if (!source.refusal) return this.#turns.submit(write);
+      this.#admission = this.#admission.then(async () => {
+        // A check that fails says nothing: the write goes on, and its turn decides.
+        const refused = this.#turns.writing ? null : await source.refusal?.(write).catch(() => null);
+        if (refused) reject(refused);
+        else this.#turns.submit(write);
+      });
+    });
   }
 
   /** A recording of `version` was made elsewhere: the copy, if of another version, is read again when next read. */

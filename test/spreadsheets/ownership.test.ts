@@ -29,12 +29,15 @@ afterEach(async () => {
 const OPTIONS = { allowFormulas: false, userEntered: false };
 const append = (name: string) => [{ op: 'append' as const, values: { Name: name, Age: 1 } }];
 
-/** A data dir and a team.csv, and Spreadsheets recording through the context's recorder, asynchronously. */
-async function setUp() {
+/**
+ * A data dir and a team.csv, and Spreadsheets recording through the context's recorder, asynchronously; each
+ * recording waits for `held` too, when given.
+ */
+async function setUp(csv = 'Name,Age\nAda,36\n', held?: Promise<void>) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-ownership-'));
   cleanup = () => rm(dir, { recursive: true, force: true });
   context = createServiceContext({ dataDir: path.join(dir, 'data'), log: () => {} });
-  const file = await writeCsv(dir, 'team.csv', 'Name,Age\nAda,36\n');
+  const file = await writeCsv(dir, 'team.csv', csv);
   const conn = await connectFile(context.connections, file);
   const recordings: { inserted: string[]; overlapping: number }[] = [];
   let active = 0;
@@ -45,6 +48,7 @@ async function setUp() {
       active++;
       const overlapping = active;
       await new Promise((resolve) => setTimeout(resolve, 30));
+      await held;
       await recorder.record(id, before, after);
       const names = (s: SpreadsheetSnapshot | null) => (s?.tabs[0]?.typed ?? []).map((row) => row[0]);
       recordings.push({ inserted: names(after).slice(names(before).length) as string[], overlapping });
@@ -122,6 +126,40 @@ describe('Ownership inside one process', () => {
     expect(isAppError(refused) && refused.message).toMatch(/no longer owns .*the write was not made/);
     expect(await readFile(file, 'utf8')).toBe('Name,Age\nAda,36\n');
   });
+});
+
+describe('a write its source refuses from its last read (a full sheet)', () => {
+  it('is refused at once, not after a recording turn under way, and changes nothing', async () => {
+    // The header on the sheet's last rows: 1,048,576 lines, so no row can be added.
+    const full = `${'\n'.repeat(1_048_576 - 3)}Name,Age\nAda,36\nBo,7\n`;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { file, spreadsheet } = await setUp(full, held);
+    const tab = await spreadsheet.tab({ name: 'team' });
+    const before = await readFile(file, 'utf8');
+    const recording = spreadsheet.observe(); // the first sight, held in its recording turn
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await spreadsheet.write(tab.sourceSheetId, append('Cy'), OPTIONS).catch((e) => e);
+    expect(isAppError(refused) && [refused.code, refused.details.limit_of]).toEqual(['conflict', 'rows']);
+    let recorded = false;
+    void recording.then(() => {
+      recorded = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(recorded).toBe(false); // the refusal did not wait for the recording
+    release();
+    await recording;
+    // A write behind another is not refused ahead of it (the one before may make room): it waits its turn.
+    const deleted = spreadsheet.write(tab.sourceSheetId, [{ op: 'delete' as const, row: 1 }], OPTIONS);
+    const appended = spreadsheet.write(tab.sourceSheetId, append('Cy'), OPTIONS);
+    await deleted;
+    await appended;
+    const after = (await readFile(file, 'utf8')).split('\n');
+    expect(after.slice(-3)).toEqual(['Bo,7', 'Cy,1', '']);
+    expect(before.split('\n').length).toBe(after.length);
+  }, 60_000);
 });
 
 describe('an ownership that fails to answer', () => {

@@ -75,6 +75,10 @@ class WorkbookSource implements Source {
     });
   }
 
+  async refusal(write: SourceWrite): Promise<AppError | null> {
+    return this.#open().refusalOf(write);
+  }
+
   /** Why `write` cannot be stored in this kind of file, or null. */
   #refusal({ mutations, options }: SourceWrite): unknown {
     try {

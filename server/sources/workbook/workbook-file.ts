@@ -246,11 +246,6 @@ export class WorkbookFile {
 
   /** Apply a batch of queued writes and answer each caller. Never throws. */
   async #flush(batch: WriteJob[]): Promise<void> {
-    const refused = batch.length === 1 ? await this.#refusedBeforeParsing(batch[0]!) : null;
-    if (refused) {
-      batch[0]!.reject(refused);
-      return;
-    }
     let jobs = batch;
     const failed = new Map<WriteJob, unknown>(); // failures that are final whatever happens to the others
     try {
@@ -285,12 +280,12 @@ export class WorkbookFile {
   }
 
   /**
-   * A lone write that would take its tab past its last row or column, refused before the document is parsed (on
-   * a full million-row sheet that parse takes seconds): planned against the tab as the last read gave it, while
-   * that read is of the file as it is now. Only that refusal is decided here, and only for a write alone in its
-   * batch (in a batch an earlier write may make room); anything else goes on to the document as ever.
+   * A write that would take its tab past its last row or column, refused before the document is parsed (on a
+   * full million-row sheet that parse takes seconds): planned against the tab as the last read gave it, while
+   * that read is of the file as it is now. Only that refusal is decided here, and only for a write no other
+   * waits before (Source.refusal); anything else goes on to the document as ever.
    */
-  async #refusedBeforeParsing(job: WriteJob): Promise<AppError | null> {
+  async refusalOf(job: SourceWrite): Promise<AppError | null> {
     const cached = this.#cache;
     if (!cached?.read) return null;
     try {
