@@ -75,7 +75,10 @@ class WorkbookSource implements Source {
     });
   }
 
+  /** A write this file cannot store is refused as `write` refuses it, first; then a full tab (workbook-file.ts). */
   async refusal(write: SourceWrite): Promise<AppError | null> {
+    const unstorable = this.#refusal(write);
+    if (unstorable !== null) return unstorable instanceof AppError ? unstorable : null;
     return this.#open().refusalOf(write);
   }
 
