@@ -117,6 +117,8 @@ export interface ContextOptions {
   ownership?: Ownership;
   /** Awaited by each local file write just before the file is replaced (SourceOptions); default: nothing. */
   beforeFileReplace?: SourceOptions['beforeFileReplace'];
+  /** Hears how far each local file's read has come (SourceOptions): `serve`'s start-up lines. */
+  onReadProgress?: SourceOptions['onReadProgress'];
 }
 
 /** Usage counts reach SQLite this often: a crash loses at most this much of the daily counts. */
@@ -307,6 +309,7 @@ function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): 
     now,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
     ...(options.beforeFileReplace ? { beforeFileReplace: options.beforeFileReplace } : {}),
+    ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
     ...(repositories.team ? { sharedCalls: sharedCallsOf(repositories.team.limits) } : {}),
   };
 }

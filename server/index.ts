@@ -54,6 +54,8 @@ export interface ServerConfig {
    * build, see main/sqlite-binding.ts); omitted, better-sqlite3 loads Node's own.
    */
   sqliteBinding?: string;
+  /** Hears how far each local file's read has come, 0 to 1 (`serve` prints it while a large file is read). */
+  onReadProgress?: (fraction: number, filePath: string) => void;
 }
 
 export interface RunningServer {
@@ -104,6 +106,7 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
     allowLanWebhooks: options.allowLanWebhooks === true,
     ...(options.deliveryLogDays !== undefined ? { deliveryLogDays: options.deliveryLogDays } : {}),
     ...(options.sqliteBinding ? { sqliteBinding: options.sqliteBinding } : {}),
+    ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
     ...(log ? { log } : {}),
   });
   let requestLog: RequestLog | null = null;

@@ -1,5 +1,6 @@
 import type { SheetPortConfig } from '../config.ts';
 import { logStrayErrors, stopOnSignals } from '../index.ts';
+import { readProgressLines } from './read-progress-lines.ts';
 import { startService } from './start-service.ts';
 
 export interface ServeOptions {
@@ -19,7 +20,10 @@ export interface ServeOptions {
 
 /** `sheetport serve`: run headless until SIGINT/SIGTERM; print the base URL once listening. */
 export async function runServe(options: ServeOptions): Promise<void> {
-  const service = await startService(options);
+  const service = await startService({
+    ...options,
+    ...(options.json ? {} : { onReadProgress: readProgressLines((line) => console.log(line)) }),
+  });
   const tunnel = options.tunnel ? service.status().tunnel : null;
   if (options.json) {
     const tunnelJson = tunnel

@@ -32,10 +32,10 @@ export interface SourceOptions {
   /** Team mode: a remote kind's calls counted for the whole team, so its instances share an account's quota. */
   sharedCalls?: SharedCalls;
   /**
-   * Hears how far a local file's read has come, 0 to 1, while a large one is read (an `.xlsx` sheet's bytes
-   * scanned): `sheetport connect`'s progress bar. A file read in one step says nothing.
+   * Hears how far a local file's read has come, 0 to 1, with the file's path, while it is read (an `.xlsx`
+   * sheet's bytes scanned, a chunk at a time): `sheetport connect`'s progress bar, `serve`'s lines.
    */
-  onReadProgress?: (fraction: number) => void;
+  onReadProgress?: (fraction: number, filePath: string) => void;
 }
 
 /**

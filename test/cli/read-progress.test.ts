@@ -1,6 +1,7 @@
 /**
- * `sheetport connect` on a large file shows a progress bar on a terminal, and nothing extra on a pipe or with
- * `--json`. The terminal is a real pseudo-terminal: util-linux's `script` runs the CLI on one.
+ * Reading a large file, as a person waits on it: `sheetport connect` shows a progress bar on a terminal, and
+ * nothing extra on a pipe or with `--json` (the terminal is a real pseudo-terminal: util-linux's `script` runs the
+ * CLI on one); `sheetport serve` prints lines as it reads the file at start, none with `--json`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,18 +9,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, runCli, SHEETPORT_BIN } from '../helpers/cli.ts';
-import { writeTallXlsx } from '../helpers/tall-sheet.ts';
+import { cliEnv, runCli, SHEETPORT_BIN, startCli } from '../helpers/cli.ts';
+import { writeTallCsv, writeTallXlsx } from '../helpers/tall-sheet.ts';
 
 const run = promisify(execFile);
 let dir: string;
 let file: string;
+let csv: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-connect-progress-'));
   file = path.join(dir, 'tall.xlsx');
   // About 10 MB of sheet XML: ten of the reader's chunks, so the read reports more than once.
   await writeTallXlsx(file, 4, 250_000);
+  csv = path.join(dir, 'tall.csv');
+  await writeTallCsv(csv, 4, 250_000);
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -49,6 +53,14 @@ describe('sheetport connect on a large file', () => {
     expect(out).toContain('250000 rows');
   }, 90_000);
 
+  it('draws it for a .csv too (its records counted as they are scanned)', async () => {
+    const out = await onTerminal(['connect', csv, '--data-dir', path.join(dir, 'tty-csv')]);
+    const percents = [...out.matchAll(/Reading the file \[[=-]+\] (\d+)%/g)].map((m) => Number(m[1]));
+    expect(percents.length).toBeGreaterThan(1);
+    expect(percents.at(-1)).toBe(100);
+    expect(out).toContain('Connected tall.csv');
+  }, 90_000);
+
   it('adds nothing with --json on a terminal, nor on a pipe', async () => {
     const json = await onTerminal(['connect', file, '--json', '--data-dir', path.join(dir, 'json')]);
     expect(json).not.toContain('Reading the file');
@@ -58,5 +70,34 @@ describe('sheetport connect on a large file', () => {
     expect(piped.stderr).toBe('');
     expect(piped.stdout).not.toContain('Reading the file');
     expect(piped.stdout).toContain('Connected tall.xlsx');
+  }, 90_000);
+});
+
+describe('sheetport serve reading a large file at start', () => {
+  it('prints which file, each quarter of the way and how long it took; nothing of it with --json', async () => {
+    const dataDir = path.join(dir, 'serve');
+    expect((await runCli(['connect', file], { dataDir, timeoutMs: 60_000 })).code).toBe(0);
+    const serve = await startCli(['serve', '--port', '0'], {
+      dataDir,
+      until: /Read tall\.xlsx in [\d.]+ s\n/,
+    });
+    await serve.stop();
+    const lines = serve.stdout().split('\n');
+    const reading = lines.filter((line) => line.includes('tall.xlsx'));
+    expect(reading).toEqual([
+      'Reading tall.xlsx ...',
+      'Reading tall.xlsx: 25%',
+      'Reading tall.xlsx: 50%',
+      'Reading tall.xlsx: 75%',
+      expect.stringMatching(/^Read tall\.xlsx in \d+\.\d s$/),
+    ]);
+    expect(lines[0]).toMatch(/^SheetPort listening on http:/);
+
+    const json = await startCli(['serve', '--port', '0', '--json'], { dataDir });
+    // Long enough for the read at start to be done: its lines would have come by then.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await json.stop();
+    expect(json.stdout()).not.toContain('tall.xlsx');
+    expect(JSON.parse(json.line)).toMatchObject({ url: expect.stringMatching(/^http:/) });
   }, 90_000);
 });

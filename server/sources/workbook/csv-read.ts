@@ -2,7 +2,9 @@
  * Reading a .csv file in the parse thread: its layout, where each record lies in the bytes, and its tab, typed
  * into flat arrays (csv-tab.ts). What it sends to the service moves without a copy but for the distinct texts.
  */
+
 import path from 'node:path';
+import { ByteProgress, type ProgressReport } from '../../lib/byte-progress.ts';
 import type { GridLimits } from '../tab.ts';
 import { refuseOversizedCsv } from './csv-grid-bound.ts';
 import { type CsvLayout, layoutOf } from './csv-layout.ts';
@@ -22,18 +24,25 @@ export function csvNameOf(fileName: string): string {
   return path.basename(fileName, path.extname(fileName));
 }
 
-export function readCsv(bytes: Uint8Array, fileName: string, limits?: GridLimits): CsvRead {
+export function readCsv(
+  bytes: Uint8Array,
+  fileName: string,
+  limits?: GridLimits,
+  onProgress?: ProgressReport,
+): CsvRead {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const layout = layoutOf(buf);
   const from = layout.bom ? 3 : 0;
   const name = csvNameOf(fileName);
-  let sink = new ReadSink(new CsvTabBuilder(buf, name, limits));
+  const progress = onProgress ? new ByteProgress(buf.length, onProgress) : undefined;
+  let sink = new ReadSink(new CsvTabBuilder(buf, name, limits), progress);
   scanRecords(buf, from, buf.length, layout.delimiter, sink, () => {
     // csv-parse reads it: a small file describing a huge grid is refused before it costs csv-parse seconds.
     refuseOversizedCsv(buf.toString('utf8', from), layout.delimiter, name, limits);
     sink = new ReadSink(new CsvTabBuilder(buf, name, limits));
     return sink;
   });
+  progress?.finish();
   return {
     layout,
     starts: Float64Array.from(sink.starts),
@@ -47,8 +56,12 @@ class ReadSink implements FieldSink {
   readonly builder: CsvTabBuilder;
   readonly starts: number[] = [];
   readonly ends: number[] = [];
-  constructor(builder: CsvTabBuilder) {
+  readonly #progress: ByteProgress | undefined;
+  /** Where the bytes counted on `#progress` end. */
+  #counted = 0;
+  constructor(builder: CsvTabBuilder, progress?: ByteProgress) {
     this.builder = builder;
+    this.#progress = progress;
   }
   text(field: string): void {
     this.builder.text(field);
@@ -60,6 +73,11 @@ class ReadSink implements FieldSink {
     this.builder.endRecord();
     this.starts.push(start);
     this.ends.push(end);
+    // Counted every few thousand records: a million-row file says how far it is without a call per row.
+    if (this.#progress && (this.ends.length & 4095) === 0) {
+      this.#progress.add(end - this.#counted);
+      this.#counted = end;
+    }
   }
 }
 

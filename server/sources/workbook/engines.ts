@@ -101,8 +101,8 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
     name: 'csv',
     zipPackage: false,
     limits: CSV_LIMITS,
-    async readOffThread(bytes, fileName, limits) {
-      const read = readCsv(bytes, fileName, limits);
+    async readOffThread(bytes, fileName, limits, onProgress) {
+      const read = readCsv(bytes, fileName, limits, onProgress);
       return { payload: read, transfer: transferablesOfCsvRead(read) };
     },
     received: (payload) => receivedCsv(payload as CsvRead),

@@ -106,14 +106,14 @@ export class WorkbookFile {
     engine: WorkbookEngine,
     limits: FileLimits,
     keeper: PreviousVersionKeeper | null = null,
-    onReadProgress?: ProgressReport,
+    onReadProgress?: (fraction: number, filePath: string) => void,
   ) {
     this.path = path.resolve(filePath);
     this.title = path.basename(filePath);
     this.#engine = engine;
     this.#limits = limits;
     this.#keeper = keeper;
-    this.#onReadProgress = onReadProgress;
+    this.#onReadProgress = onReadProgress && ((fraction) => onReadProgress(fraction, this.path));
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
     removeLeftovers(this.path);
     warmParseWorker(limits);
