@@ -10,16 +10,22 @@ export function readProgressLines(
   print: (line: string) => void,
   now: () => number = () => performance.now(),
 ): (fraction: number, filePath: string) => void {
-  const reads = new Map<string, { started: number; quarter: number }>();
+  const reads = new Map<string, { started: number; quarter: number; fraction: number }>();
   return (fraction, filePath) => {
     const name = path.basename(filePath);
     let read = reads.get(filePath);
+    // A report behind the last one is a new read of the file (the one before failed before its end).
+    if (read && fraction < read.fraction) {
+      reads.delete(filePath);
+      read = undefined;
+    }
     if (!read) {
       if (fraction >= 0.5) return;
-      read = { started: now(), quarter: 0 };
+      read = { started: now(), quarter: 0, fraction };
       reads.set(filePath, read);
       print(`Reading ${name} ...`);
     }
+    read.fraction = fraction;
     const quarter = Math.floor(fraction * 4);
     if (quarter > read.quarter && quarter < 4) {
       read.quarter = quarter;

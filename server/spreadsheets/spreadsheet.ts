@@ -144,12 +144,15 @@ export class Spreadsheet {
       const write: PendingWrite = { sourceSheetId, mutations, options, resolve, reject };
       const source = this.#copy.source;
       if (!source.refusal) return this.#turns.submit(write);
-      this.#admission = this.#admission.then(async () => {
-        // A check that fails says nothing: the write goes on, and its turn decides.
-        const refused = this.#turns.writing ? null : await source.refusal?.(write).catch(() => null);
-        if (refused) reject(refused);
-        else this.#turns.submit(write);
-      });
+      this.#admission = this.#admission
+        .then(async () => {
+          // A check that fails says nothing: the write goes on, and its turn decides.
+          const refused = this.#turns.writing ? null : await source.refusal?.(write).catch(() => null);
+          if (refused) reject(refused);
+          else this.#turns.submit(write);
+        })
+        // Never a broken chain: the writes after this one would wait for ever.
+        .catch(reject);
     });
   }
 
