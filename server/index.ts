@@ -17,7 +17,7 @@ import { openRequestLog, type RequestLog, type RequestLogOptions } from './logs/
 import { openServerLog } from './logs/server-log.ts';
 import { SECRET_NAMES } from './secrets/provider.ts';
 import { removeServerInfo, writeServerInfo } from './server-info.ts';
-import { stopSourceWork } from './sources/index.ts';
+import { type SourceOptions, stopSourceWork } from './sources/index.ts';
 import { ngrokProvider } from './tunnel/ngrok.ts';
 import type { TunnelProvider, TunnelStatus } from './tunnel/provider.ts';
 import { TunnelSwitch } from './tunnel/switch.ts';
@@ -55,7 +55,7 @@ export interface ServerConfig {
    */
   sqliteBinding?: string;
   /** Hears how far each local file's read has come, 0 to 1 (`serve` prints it while a large file is read). */
-  onReadProgress?: (fraction: number, filePath: string) => void;
+  onReadProgress?: SourceOptions['onReadProgress'];
 }
 
 export interface RunningServer {

@@ -23,6 +23,7 @@ import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { ProgressReport } from '../../lib/byte-progress.ts';
+import type { SourceOptions } from '../kind.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
 import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from '../source.ts';
@@ -106,7 +107,7 @@ export class WorkbookFile {
     engine: WorkbookEngine,
     limits: FileLimits,
     keeper: PreviousVersionKeeper | null = null,
-    onReadProgress?: (fraction: number, filePath: string) => void,
+    onReadProgress?: SourceOptions['onReadProgress'],
   ) {
     this.path = path.resolve(filePath);
     this.title = path.basename(filePath);

@@ -54,7 +54,7 @@ export function scanTab(reader: TabReader, tab: Tab): Scan {
  * the part is never whole in memory. A part the fast scanner leaves to the full XML parser is read whole then.
  */
 export async function scanTabChunks(reader: TabReader, tab: Tab, progress?: ByteProgress): Promise<Scan> {
-  const stored = reader.pkg.texts.has(tab.part) ? undefined : reader.pkg.archive.compressed(tab.part);
+  const stored = storedPart(reader, tab);
   if (!stored) return scanTab(reader, tab);
   return scanned(tab, async () => {
     // Sized from the declared size, but never past what the packed bytes can plausibly hold (XML packs about
@@ -76,9 +76,14 @@ async function* counted(chunks: AsyncIterable<Buffer>, progress: ByteProgress): 
   }
 }
 
+/** A tab's sheet part as the zip stores it; undefined when the part has been read whole already. */
+function storedPart(reader: TabReader, tab: Tab) {
+  return reader.pkg.texts.has(tab.part) ? undefined : reader.pkg.archive.compressed(tab.part);
+}
+
 /** The bytes a tab's scan goes through: its sheet part's declared size (0 for a part read whole already). */
 export function scanBytes(reader: TabReader, tab: Tab): number {
-  return reader.pkg.texts.has(tab.part) ? 0 : (reader.pkg.archive.compressed(tab.part)?.size ?? 0);
+  return storedPart(reader, tab)?.size ?? 0;
 }
 
 function builderFor(reader: TabReader, expectedCells: number): TabBuilder {
