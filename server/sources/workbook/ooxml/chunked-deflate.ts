@@ -37,7 +37,24 @@ const PIECE_LEVEL = 1;
 
 /** `final`: the part's last piece, which ends the stream; every other piece ends with a full flush. */
 export function deflatePiece(text: string, final: boolean): DeflatedPiece {
-  const bytes = Buffer.from(text, 'utf8');
+  return deflatePieceBytes(Buffer.from(text, 'utf8'), final);
+}
+
+/** The UTF-8 bytes of a piece that is not the last one (its stream has no end, which a sync flush accepts). */
+export function inflatePieceBytes(piece: DeflatedPiece): Buffer {
+  return inflateRawSync(piece.compressed, {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    maxOutputLength: Math.max(1, piece.size),
+  });
+}
+
+/** The text of a piece that is not the last one. */
+export function inflatePiece(piece: DeflatedPiece): string {
+  return inflatePieceBytes(piece).toString('utf8');
+}
+
+/** `deflatePiece` of bytes already encoded. */
+export function deflatePieceBytes(bytes: Uint8Array, final: boolean): DeflatedPiece {
   return {
     compressed: deflateRawSync(bytes, {
       level: PIECE_LEVEL,
@@ -46,14 +63,6 @@ export function deflatePiece(text: string, final: boolean): DeflatedPiece {
     crc: crc32(bytes),
     size: bytes.length,
   };
-}
-
-/** The text of a piece that is not the last one (its stream has no end, which a sync flush accepts). */
-export function inflatePiece(piece: DeflatedPiece): string {
-  return inflateRawSync(piece.compressed, {
-    finishFlush: constants.Z_SYNC_FLUSH,
-    maxOutputLength: Math.max(1, piece.size),
-  }).toString('utf8');
 }
 
 /**

@@ -10,6 +10,7 @@
  * closed, which `SheetXml.compress` does a piece at a time between other work.
  */
 import { type DeflatedPiece, deflatePieceAsync, inflatePiece } from './chunked-deflate.ts';
+import { movePieceOffThread } from './piece-move-pool.ts';
 
 export interface RowSlot {
   number: number;
@@ -41,6 +42,12 @@ interface Closed {
   current: Int32Array;
   /** The text may hold a formula (kept true once true until the piece is opened again). */
   formulas: boolean;
+  /**
+   * While every pending rewrite only moved all the rows alike (a delete above the piece) and the text holds no
+   * formula: how far down their numbers moved in all. Such a piece is renumbered in its bytes on a piece-move
+   * thread, never taken apart. Null once some rewrite did more.
+   */
+  shift: number | null;
 }
 
 export class RowPiece {
@@ -111,6 +118,8 @@ export class RowPiece {
     const next = movedNumbers(closed.current, numbering);
     if (next === closed.current && !closed.formulas) return;
     closed.pending.push(rewrite);
+    const by = uniformShift(closed.current, next);
+    closed.shift = closed.shift !== null && by !== null && !closed.formulas ? closed.shift + by : null;
     closed.current = next;
   }
 
@@ -121,6 +130,26 @@ export class RowPiece {
    */
   async closeAsync(): Promise<DeflatedPiece> {
     if (this.#closed && !this.moved) return this.#closed.deflated;
+    const shift = this.#closed?.shift;
+    if (this.#closed && shift) {
+      const closed = this.#closed;
+      const moved = await movePieceOffThread(closed.deflated, shift, closed.numbers.length);
+      // Nothing opens or moves the piece meanwhile (one write turn at a time); checked all the same.
+      if (moved && this.#closed === closed && closed.pending.length > 0) {
+        const lengths = closed.lengths.map((length, i) => length + (moved.growth[i] as number));
+        const { current, formulas } = closed;
+        this.#closed = {
+          deflated: moved.piece,
+          numbers: current,
+          lengths,
+          pending: [],
+          current,
+          formulas,
+          shift: 0,
+        };
+        return moved.piece;
+      }
+    }
     // A move renumbers rows and shifts their formulas, never makes one: rows without any keep having none.
     const formulaFree = this.#closed !== null && !this.#closed.formulas;
     const slots = this.slots();
@@ -142,7 +171,7 @@ export class RowPiece {
       if (text === null) formulas ||= mayHoldFormula(slot.xml);
     });
     if (text !== null) formulas = !formulaFree && mayHoldFormula(text);
-    this.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas };
+    this.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas, shift: 0 };
     this.#slots = null;
     this.#deflated = null;
     return deflated;
@@ -171,6 +200,14 @@ function movedNumbers(numbers: Int32Array, numbering: RowNumbering): Int32Array 
     if (moved !== null) next.push(moved);
   }
   return same ? numbers : Int32Array.from(next);
+}
+
+/** How far down every number moved from `before` to `after`, when all moved alike; else null. */
+function uniformShift(before: Int32Array, after: Int32Array): number | null {
+  if (before.length !== after.length || before.length === 0) return null;
+  const by = (before[0] as number) - (after[0] as number);
+  // Numbers only ever move up by the rows deleted above them, so equal ends mean all equal.
+  return by === (before[before.length - 1] as number) - (after[after.length - 1] as number) ? by : null;
 }
 
 function rewriteAll(slots: RowSlot[], rewrite: RowRewrite): RowSlot[] {
