@@ -62,55 +62,59 @@ interface References {
  * text is not in the handled form or does not hold exactly `rows` rows, each numbered above `shift`.
  */
 export function shiftRowNumbers(src: Uint8Array, shift: number, rows: number): ShiftedRows | null {
-  const refs = findReferences(src, shift, rows);
-  if (!refs) return null;
-  const digits = Array.from(refs.numbers, (number) => Buffer.from(String(number - shift), 'latin1'));
-  const growth = Int32Array.from(digits, (moved, row) => moved.length - widthOf(refs.numbers[row] as number));
   // Most pieces keep every number's width (a number loses a digit only across a power of ten): their bytes
-  // are copied at once and the digits written over them.
-  if (growth.every((change) => change === 0)) {
-    const text = src.slice();
-    for (let k = 0; k < refs.count; k++) {
-      const moved = digits[refs.owners[k] as number] as Buffer;
-      for (let d = 0, at = refs.starts[k] as number; d < moved.length; d++) text[at++] = moved[d] as number;
-    }
-    return { text, growth };
-  }
+  // are copied at once and the digits written over them in the same pass that finds them.
+  const text = new Uint8Array(src); // a copy (a Buffer's slice would be a view of the same bytes)
+  const inPlace = findReferences(src, shift, rows, text);
+  if (inPlace !== WIDTH_CHANGED) return inPlace && { text, growth: new Int32Array(rows) };
+  const refs = findReferences(src, shift, rows, null);
+  if (refs === null || refs === WIDTH_CHANGED) return null;
+  const digits = Array.from(refs.numbers, (number) => Buffer.from(String(number - shift), 'latin1'));
+  const change = Int32Array.from(digits, (moved, row) => moved.length - widthOf(refs.numbers[row] as number));
   let size = src.length;
-  for (let k = 0; k < refs.count; k++) size += growth[refs.owners[k] as number] as number;
-  const text = new Uint8Array(size);
+  for (let k = 0; k < refs.count; k++) size += change[refs.owners[k] as number] as number;
+  const moved = new Uint8Array(size);
   let out = 0;
   let copied = 0;
   for (let k = 0; k < refs.count; k++) {
     const at = refs.starts[k] as number;
-    text.set(src.subarray(copied, at), out);
+    moved.set(src.subarray(copied, at), out);
     out += at - copied;
-    const moved = digits[refs.owners[k] as number] as Buffer;
-    text.set(moved, out);
-    out += moved.length;
+    const number = digits[refs.owners[k] as number] as Buffer;
+    moved.set(number, out);
+    out += number.length;
     copied = refs.ends[k] as number;
   }
-  text.set(src.subarray(copied), out);
+  moved.set(src.subarray(copied), out);
   // A row's growth counts each of its references: its own and its cells'.
-  const perRow = new Int32Array(rows);
+  const growth = new Int32Array(rows);
   for (let k = 0; k < refs.count; k++) {
     const row = refs.owners[k] as number;
-    perRow[row] = (perRow[row] as number) + (growth[row] as number);
+    growth[row] = (growth[row] as number) + (change[row] as number);
   }
-  return { text, growth: perRow };
+  return { text: moved, growth };
 }
+
+const WIDTH_CHANGED = Symbol('a number changes its width');
 
 const widthOf = (number: number) => String(number).length;
 
 /**
- * The references of the handled form, in order; null at the first sign of any other form. One pass over the
- * bytes, written for speed (a million-row delete runs it over hundreds of megabytes): reads past the end give
- * undefined, which every comparison below treats as "no match".
+ * The references of the handled form, in order; null at the first sign of any other form. With `text` (a copy
+ * of `src`), each reference's new digits are written there as it is found instead, and the answer is
+ * WIDTH_CHANGED as soon as one would change width. One pass over the bytes, written for speed (a million-row
+ * delete runs it over hundreds of megabytes): reads past the end give undefined, which every comparison
+ * below treats as "no match".
  */
-function findReferences(src: Uint8Array, shift: number, rows: number): References | null {
+function findReferences(
+  src: Uint8Array,
+  shift: number,
+  rows: number,
+  text: Uint8Array | null,
+): References | null | typeof WIDTH_CHANGED {
   const n = src.length;
-  // Every reference takes at least 8 bytes (`<c r="A1"`, `<row r="1"`).
-  const capacity = (n >> 3) + 1;
+  // Every reference takes at least 8 bytes (`<c r="A1"`, `<row r="1"`); written in place, none is kept.
+  const capacity = text ? 0 : (n >> 3) + 1;
   const starts = new Int32Array(capacity);
   const ends = new Int32Array(capacity);
   const owners = new Int32Array(capacity);
@@ -167,6 +171,17 @@ function findReferences(src: Uint8Array, shift: number, rows: number): Reference
       if (number <= shift) return null;
       rowNumber = number;
       numbers[row] = number;
+    }
+    if (text) {
+      let moved = rowNumber - shift;
+      for (let k = p - 1; k >= start; k--) {
+        text[k] = DIGIT_0 + (moved % 10);
+        moved = Math.floor(moved / 10);
+      }
+      // Digits left over, or a leading zero written: the new number is wider or narrower.
+      if (moved !== 0 || text[start] === DIGIT_0) return WIDTH_CHANGED;
+      i = p + 1;
+      continue;
     }
     starts[count] = start;
     ends[count] = p;
