@@ -99,8 +99,12 @@ export class PieceJoiner {
 const deflateRawAsync = promisify(deflateRaw);
 
 /** `deflatePiece` on the thread pool: a large sheet's pieces compress while the service answers. */
-export async function deflatePieceAsync(text: string, final: boolean): Promise<DeflatedPiece> {
-  const bytes = Buffer.from(text, 'utf8');
+export function deflatePieceAsync(text: string, final: boolean): Promise<DeflatedPiece> {
+  return deflatePieceBytesAsync(Buffer.from(text, 'utf8'), final);
+}
+
+/** `deflatePieceBytes` on the thread pool. */
+async function deflatePieceBytesAsync(bytes: Uint8Array, final: boolean): Promise<DeflatedPiece> {
   const compressed = await deflateRawAsync(bytes, {
     level: PIECE_LEVEL,
     finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,

@@ -1,7 +1,7 @@
 /**
  * A closed piece of rows (row-piece.ts) moved by a delete, without taking it apart: inflated, its row numbers
- * lowered in its bytes (row-number-shift.ts), compressed again. Pure, so it runs on the piece-move threads
- * (piece-move-pool.ts) and the service's thread only hands pieces over.
+ * lowered in its bytes (row-number-shift.ts), compressed again. Pure, so it runs on the piece threads
+ * (piece-threads.ts) and the service's thread only hands pieces over.
  */
 import { type DeflatedPiece, deflatePieceBytes, inflatePieceBytes } from './chunked-deflate.ts';
 import { shiftRowNumbers } from './row-number-shift.ts';

@@ -37,15 +37,9 @@ const DIGIT_9 = 0x39;
 const UPPER_A = 0x41;
 const UPPER_Z = 0x5a;
 
-const isDigit = (code: number | undefined) => code !== undefined && code >= DIGIT_0 && code <= DIGIT_9;
-const isLetter = (code: number | undefined) => code !== undefined && code >= UPPER_A && code <= UPPER_Z;
 /** What may follow an element's name: its name ends there. */
 const endsName = (code: number | undefined) =>
   code === SPACE || code === TAB || code === LF || code === CR || code === SLASH || code === GT;
-
-/** `r="` at `at`. */
-const rAttribute = (src: Uint8Array, at: number) =>
-  src[at] === LOWER_R && src[at + 1] === EQUALS && src[at + 2] === QUOTE;
 
 /** Where a piece's references are: each one's digits [start, end), and the row (0-based) it belongs to. */
 interface References {

@@ -10,7 +10,7 @@
  * closed, which `SheetXml.compress` does a piece at a time between other work.
  */
 import { type DeflatedPiece, deflatePieceAsync, inflatePiece } from './chunked-deflate.ts';
-import { movePieceOffThread } from './piece-move-pool.ts';
+import { movePieceOffThread } from './piece-threads.ts';
 
 export interface RowSlot {
   number: number;
@@ -29,8 +29,28 @@ export type RowNumbering = (number: number) => number | null;
  * wrong file). A plain search first: the pattern alone, run over every piece of a large sheet, cost seconds.
  */
 export function mayHoldFormula(text: string): boolean {
-  return text.includes('<f') || (text.includes(':f') && /<[\w.-]+:f[\s>/]/.test(text));
+  return text.includes('<f') || (text.includes(':f') && PREFIXED_FORMULA.test(text));
 }
+
+const PREFIXED_FORMULA = /<[\w.-]+:f[\s>/]/;
+
+/**
+ * `mayHoldFormula` of UTF-8 bytes, the same answer (the searched characters are ASCII). Found from the `f`s,
+ * which a sheet of values has few of, where a search for `<f` would stop at every tag.
+ */
+export function mayHoldFormulaBytes(bytes: Buffer): boolean {
+  let prefixed = false;
+  for (let at = bytes.indexOf(LOWER_F); at >= 0; at = bytes.indexOf(LOWER_F, at + 1)) {
+    const before = bytes[at - 1];
+    if (before === LT) return true;
+    if (before === COLON) prefixed = true;
+  }
+  return prefixed && PREFIXED_FORMULA.test(bytes.toString('latin1'));
+}
+
+const LOWER_F = 0x66;
+const LT = 0x3c;
+const COLON = 0x3a;
 
 interface Closed {
   deflated: DeflatedPiece;
@@ -58,6 +78,19 @@ export class RowPiece {
 
   constructor(slots: RowSlot[]) {
     this.#slots = slots;
+  }
+
+  /** A piece made closed: its rows' text deflated, each row's number and length in UTF-16 units there. */
+  static closed(
+    deflated: DeflatedPiece,
+    numbers: Int32Array,
+    lengths: Int32Array,
+    formulas: boolean,
+  ): RowPiece {
+    const piece = new RowPiece([]);
+    piece.#slots = null;
+    piece.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas, shift: 0 };
+    return piece;
   }
 
   get count(): number {

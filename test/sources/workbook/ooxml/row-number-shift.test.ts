@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deflatePiece, inflatePiece } from '../../../../server/sources/workbook/ooxml/chunked-deflate.ts';
 import { movePiece } from '../../../../server/sources/workbook/ooxml/piece-move.ts';
-import { movePieceOffThread } from '../../../../server/sources/workbook/ooxml/piece-move-pool.ts';
+import { movePieceOffThread } from '../../../../server/sources/workbook/ooxml/piece-threads.ts';
 import { shiftRowNumbers } from '../../../../server/sources/workbook/ooxml/row-number-shift.ts';
 import {
   movedRowXml,

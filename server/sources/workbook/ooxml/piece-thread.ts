@@ -1,0 +1,56 @@
+/**
+ * A piece thread (piece-threads.ts): compresses the pieces of rows it is sent, or moves them (piece-move.ts),
+ * and sends each back, its compressed bytes moved, not copied. Imports nothing but zlib and the byte
+ * renumbering, so it starts fast.
+ */
+import { parentPort } from 'node:worker_threads';
+import { deflatePieceBytes } from './chunked-deflate.ts';
+import { movePiece } from './piece-move.ts';
+
+export type PieceJob =
+  /** Rows renumbered `shift` lower in a compressed piece of `rows` rows. */
+  | {
+      id: number;
+      kind: 'move';
+      compressed: Uint8Array;
+      crc: number;
+      size: number;
+      shift: number;
+      rows: number;
+    }
+  /** Rows' UTF-8 bytes compressed into a piece (not the part's last). */
+  | { id: number; kind: 'deflate'; bytes: Uint8Array };
+
+export interface PieceReply {
+  id: number;
+  /** Null: the text is not in the handled form (the caller moves it the general way), or the job failed. */
+  piece: { compressed: Uint8Array; crc: number; size: number; growth: Int32Array } | null;
+  error?: string;
+}
+
+/** Bytes in an ArrayBuffer of their own: a small Buffer lives in Node's shared pool, which cannot be moved. */
+const own = (bytes: Uint8Array): Uint8Array =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+
+function run(job: PieceJob): PieceReply['piece'] {
+  if (job.kind === 'deflate') {
+    const piece = deflatePieceBytes(job.bytes, false);
+    return { ...piece, compressed: own(piece.compressed), growth: new Int32Array(0) };
+  }
+  const compressed = Buffer.from(job.compressed.buffer, job.compressed.byteOffset, job.compressed.length);
+  const moved = movePiece({ compressed, crc: job.crc, size: job.size }, job.shift, job.rows);
+  return moved && { ...moved.piece, compressed: own(moved.piece.compressed), growth: moved.growth };
+}
+
+parentPort?.on('message', (job: PieceJob) => {
+  let reply: PieceReply;
+  try {
+    reply = { id: job.id, piece: run(job) };
+  } catch (e) {
+    reply = { id: job.id, piece: null, error: String(e) };
+  }
+  const transfer = reply.piece
+    ? [reply.piece.compressed.buffer as ArrayBuffer, reply.piece.growth.buffer as ArrayBuffer]
+    : [];
+  parentPort?.postMessage(reply, transfer);
+});

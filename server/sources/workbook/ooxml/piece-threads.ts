@@ -1,0 +1,118 @@
+/**
+ * The piece threads: up to two threads that compress pieces of rows (a sheet read for its first write, about
+ * two thousand pieces at a million rows) and move them for a delete (piece-move.ts: a delete in the middle of
+ * a million rows renumbers and recompresses about a thousand). Seconds of work that run here beside the
+ * service's thread, which only hands the bytes over and keeps answering. The threads start when first needed
+ * (their script imports only zlib and the renumbering: tens of milliseconds) and end when idle, so a service
+ * that does not write holds none. A thread that fails is replaced; its jobs answer null (a move is then done
+ * the general way; a compression fails the write that needed it).
+ */
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { unpackedUrl } from '../../../lib/archive-path.ts';
+import type { DeflatedPiece } from './chunked-deflate.ts';
+import type { MovedPiece } from './piece-move.ts';
+import type { PieceJob, PieceReply } from './piece-thread.ts';
+
+const WORKER_URL = unpackedUrl(
+  new URL(`./piece-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
+/** Two threads at most: the machine's other cores, and the service's thread answering meanwhile. */
+const THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
+/** Threads not asked for this long end, giving their memory back. */
+const IDLE_MS = 10_000;
+
+type Waiting = (piece: PieceReply['piece']) => void;
+
+interface Thread {
+  worker: Worker;
+  /** Jobs sent and not answered. */
+  jobs: Map<number, Waiting>;
+  idle: NodeJS.Timeout | undefined;
+}
+
+const threads: Thread[] = [];
+let nextId = 0;
+
+function start(): Thread {
+  const worker = new Worker(WORKER_URL);
+  const thread: Thread = { worker, jobs: new Map(), idle: undefined };
+  worker.unref();
+  const fail = () => {
+    const index = threads.indexOf(thread);
+    if (index >= 0) threads.splice(index, 1);
+    for (const done of thread.jobs.values()) done(null);
+    thread.jobs.clear();
+  };
+  worker.on('message', (reply: PieceReply) => {
+    const done = thread.jobs.get(reply.id);
+    thread.jobs.delete(reply.id);
+    if (thread.jobs.size === 0) rest(thread);
+    done?.(reply.piece);
+  });
+  worker.on('error', fail);
+  worker.on('exit', fail);
+  threads.push(thread);
+  return thread;
+}
+
+/** No job left: unref'd so it never holds the process, and ended after a while. */
+function rest(thread: Thread): void {
+  thread.worker.unref();
+  clearTimeout(thread.idle);
+  thread.idle = setTimeout(() => {
+    if (thread.jobs.size === 0) void thread.worker.terminate();
+  }, IDLE_MS);
+  thread.idle.unref();
+}
+
+/** The thread with the fewest jobs, a new one while fewer than THREADS run. */
+function pick(): Thread {
+  const least = threads.reduce<Thread | undefined>(
+    (best, thread) => (best === undefined || thread.jobs.size < best.jobs.size ? thread : best),
+    undefined,
+  );
+  return least && (least.jobs.size === 0 || threads.length >= THREADS) ? least : start();
+}
+
+/** A job's bytes, in a buffer of their own: a view into a larger buffer would send that whole buffer. */
+const own = (bytes: Uint8Array): Uint8Array =>
+  bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+
+function send(job: PieceJob, transfer: ArrayBuffer[]): Promise<PieceReply['piece']> {
+  return new Promise((resolve) => {
+    const thread = pick();
+    thread.jobs.set(job.id, resolve);
+    clearTimeout(thread.idle);
+    thread.worker.ref();
+    thread.worker.postMessage(job, transfer);
+  });
+}
+
+const deflated = (piece: NonNullable<PieceReply['piece']>): DeflatedPiece => ({
+  compressed: Buffer.from(piece.compressed.buffer, piece.compressed.byteOffset, piece.compressed.length),
+  crc: piece.crc,
+  size: piece.size,
+});
+
+/** `movePiece` on a piece thread; null when the text is not in the handled form or the thread failed. */
+export async function movePieceOffThread(
+  piece: DeflatedPiece,
+  shift: number,
+  rows: number,
+): Promise<MovedPiece | null> {
+  const { crc, size } = piece;
+  const compressed = own(piece.compressed);
+  const moved = await send({ id: nextId++, kind: 'move', compressed, crc, size, shift, rows }, []);
+  return moved && { piece: deflated(moved), growth: moved.growth };
+}
+
+/** `deflatePieceBytes(bytes, false)` on a piece thread; `bytes` is copied first unless it owns its buffer. */
+export async function deflatePieceOffThread(bytes: Uint8Array): Promise<DeflatedPiece> {
+  const own_ = own(bytes);
+  // Bytes copied here are this job's alone: moved to the thread rather than copied again.
+  const transfer = own_ === bytes ? [] : [own_.buffer as ArrayBuffer];
+  const piece = await send({ id: nextId++, kind: 'deflate', bytes: own_ }, transfer);
+  if (!piece) throw new Error('A piece thread failed while compressing rows.');
+  return deflated(piece);
+}
