@@ -104,7 +104,7 @@ export function deflatePieceAsync(text: string, final: boolean): Promise<Deflate
 }
 
 /** `deflatePieceBytes` on the thread pool. */
-async function deflatePieceBytesAsync(bytes: Uint8Array, final: boolean): Promise<DeflatedPiece> {
+export async function deflatePieceBytesAsync(bytes: Uint8Array, final: boolean): Promise<DeflatedPiece> {
   const compressed = await deflateRawAsync(bytes, {
     level: PIECE_LEVEL,
     finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,

@@ -4,13 +4,13 @@
  * a million rows renumbers and recompresses about a thousand). Seconds of work that run here beside the
  * service's thread, which only hands the bytes over and keeps answering. The threads start when first needed
  * (their script imports only zlib and the renumbering: tens of milliseconds) and end when idle, so a service
- * that does not write holds none. A thread that fails is replaced; its jobs answer null (a move is then done
- * the general way; a compression fails the write that needed it).
+ * that does not write holds none. A thread that fails is replaced; its jobs answer null, and the caller does
+ * the work the general way (a move) or on the thread pool (a compression).
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { unpackedUrl } from '../../../lib/archive-path.ts';
-import type { DeflatedPiece } from './chunked-deflate.ts';
+import { type DeflatedPiece, deflatePieceBytesAsync } from './chunked-deflate.ts';
 import type { MovedPiece } from './piece-move.ts';
 import type { PieceJob, PieceReply } from './piece-thread.ts';
 
@@ -107,12 +107,14 @@ export async function movePieceOffThread(
   return moved && { piece: deflated(moved), growth: moved.growth };
 }
 
-/** `deflatePieceBytes(bytes, false)` on a piece thread; `bytes` is copied first unless it owns its buffer. */
+/**
+ * `deflatePieceBytes(bytes, false)` on a piece thread; `bytes` is copied first unless it owns its buffer. Should
+ * the thread fail, the piece is compressed on the thread pool instead: a write never fails for want of a thread.
+ */
 export async function deflatePieceOffThread(bytes: Uint8Array): Promise<DeflatedPiece> {
-  const own_ = own(bytes);
+  const owned = own(bytes);
   // Bytes copied here are this job's alone: moved to the thread rather than copied again.
-  const transfer = own_ === bytes ? [] : [own_.buffer as ArrayBuffer];
-  const piece = await send({ id: nextId++, kind: 'deflate', bytes: own_ }, transfer);
-  if (!piece) throw new Error('A piece thread failed while compressing rows.');
-  return deflated(piece);
+  const transfer = owned === bytes ? [] : [owned.buffer as ArrayBuffer];
+  const piece = await send({ id: nextId++, kind: 'deflate', bytes: owned }, transfer);
+  return piece ? deflated(piece) : deflatePieceBytesAsync(bytes, false);
 }

@@ -9,6 +9,10 @@
  * could hide tags (comments, CDATA, processing instructions), answers null, and the caller renumbers the rows
  * the general way (row-xml.ts), which takes each row apart. So this only ever gives what that way gives,
  * except that it keeps `spans`, which a move leaves right (it names columns, not rows).
+ *
+ * Rows keep their numbers. Leaving `r` out (the format allows it, and Excel, openpyxl and LibreOffice read such
+ * rows in order) would let a delete touch one piece, but readers such as ExcelJS take every row's number from
+ * its `r` and would misplace the rows: docs/performance.md, "Deletes and the first write's read".
  */
 
 export interface ShiftedRows {
