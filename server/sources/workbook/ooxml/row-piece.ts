@@ -64,8 +64,8 @@ interface Closed {
   formulas: boolean;
   /**
    * While every pending rewrite only moved all the rows alike (a delete above the piece) and the text holds no
-   * formula: how far down their numbers moved in all. Such a piece is renumbered in its bytes on a piece-move
-   * thread, never taken apart. Null once some rewrite did more.
+   * formula: how far down their numbers moved in all. Such a piece is renumbered in its bytes on a piece thread
+   * (piece-threads.ts), never taken apart. Null once some rewrite did more.
    */
   shift: number | null;
 }

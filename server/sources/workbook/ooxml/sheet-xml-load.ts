@@ -2,10 +2,9 @@
  * A worksheet part read into a `SheetXml` from its compressed bytes without holding the service: the part is
  * inflated on the thread pool a megabyte at a time and cut into rows in its bytes as it comes, and each piece
  * of rows is compressed again on a piece thread (piece-threads.ts) as soon as it is complete, so it arrives
- * closed. No row
- * becomes a string here: a sheet of a million rows costs the service's thread a few searches per row, and it
- * answers between the chunks. What the text constructor of SheetXml does at once, for a part of any size; a
- * part whose rows are out of order is left to it (answered null).
+ * closed. No row becomes a string here: a sheet of a million rows costs the service's thread a search or two
+ * per row, and it answers between the chunks. What the text constructor of SheetXml does at once, for a part of
+ * any size; a part whose rows are out of order is left to it (answered null).
  */
 import { isAscii } from 'node:buffer';
 import { pacer } from '../../../lib/pacer.ts';
