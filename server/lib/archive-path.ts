@@ -19,6 +19,15 @@ export function packedPath(file: string, exists: (file: string) => boolean = exi
   return packed !== file && exists(packed) ? packed : file;
 }
 
+/**
+ * A worker thread's script `name` beside the module at `moduleUrl`: from source (.ts, Node's type stripping) in
+ * a checkout, as .js from the build, and from `app.asar.unpacked/` in the packaged tray app, since a worker
+ * thread cannot be relied on to read the app's archive (electron-builder.yml unpacks the server).
+ */
+export function workerScriptUrl(name: string, moduleUrl: string): URL {
+  return unpackedUrl(new URL(`./${name}${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl));
+}
+
 /** unpackedPath for a `file:` URL (a module's or a worker's). */
 export function unpackedUrl(url: URL, exists?: (file: string) => boolean): URL {
   if (url.protocol !== 'file:') return url;

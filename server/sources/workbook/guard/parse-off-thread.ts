@@ -12,19 +12,15 @@
 import { Worker } from 'node:worker_threads';
 import type { FileLimits } from '../../../config.ts';
 import { AppError, type ErrorCode } from '../../../errors.ts';
-import { unpackedUrl } from '../../../lib/archive-path.ts';
+import { workerScriptUrl } from '../../../lib/archive-path.ts';
 import type { ProgressReport } from '../../../lib/byte-progress.ts';
 import type { EngineName } from '../engines.ts';
 import type { ParseJob, ParseProgress, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
-/**
- * The worker's script beside the module at `moduleUrl`: from source (.ts, Node's type stripping) in a checkout,
- * as .js from the build, and from `app.asar.unpacked/` in the packaged tray app, since a worker thread cannot be
- * relied on to read the app's archive (electron-builder.yml unpacks the worker and what it imports).
- */
+/** The parse worker's script beside the module at `moduleUrl` (archive-path.ts `workerScriptUrl`). */
 export function parseWorkerUrl(moduleUrl: string): URL {
-  return unpackedUrl(new URL(`./parse-worker${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl));
+  return workerScriptUrl('parse-worker', moduleUrl);
 }
 
 const WORKER_URL = parseWorkerUrl(import.meta.url);

@@ -40,6 +40,15 @@ export function deflatePiece(text: string, final: boolean): DeflatedPiece {
   return deflatePieceBytes(Buffer.from(text, 'utf8'), final);
 }
 
+/**
+ * `bytes` in an ArrayBuffer of their own (copied when they are a view into a larger one): what a piece's bytes
+ * must be to pass between threads. Sent, a view would carry its whole buffer; moved, it would take the buffer
+ * from whatever else uses it (a small Buffer lives in Node's shared pool, which cannot be moved at all).
+ */
+export function ownBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
 /** The UTF-8 bytes of a piece that is not the last one (its stream has no end, which a sync flush accepts). */
 export function inflatePieceBytes(piece: DeflatedPiece): Buffer {
   return inflateRawSync(piece.compressed, {

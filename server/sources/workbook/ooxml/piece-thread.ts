@@ -4,7 +4,7 @@
  * renumbering, so it starts fast.
  */
 import { parentPort } from 'node:worker_threads';
-import { deflatePieceBytes } from './chunked-deflate.ts';
+import { deflatePieceBytes, ownBytes } from './chunked-deflate.ts';
 import { movePiece } from './piece-move.ts';
 
 export type PieceJob =
@@ -28,18 +28,14 @@ export interface PieceReply {
   error?: string;
 }
 
-/** Bytes in an ArrayBuffer of their own: a small Buffer lives in Node's shared pool, which cannot be moved. */
-const own = (bytes: Uint8Array): Uint8Array =>
-  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-
 function run(job: PieceJob): PieceReply['piece'] {
   if (job.kind === 'deflate') {
     const piece = deflatePieceBytes(job.bytes, false);
-    return { ...piece, compressed: own(piece.compressed), growth: new Int32Array(0) };
+    return { ...piece, compressed: ownBytes(piece.compressed), growth: new Int32Array(0) };
   }
   const compressed = Buffer.from(job.compressed.buffer, job.compressed.byteOffset, job.compressed.length);
   const moved = movePiece({ compressed, crc: job.crc, size: job.size }, job.shift, job.rows);
-  return moved && { ...moved.piece, compressed: own(moved.piece.compressed), growth: moved.growth };
+  return moved && { ...moved.piece, compressed: ownBytes(moved.piece.compressed), growth: moved.growth };
 }
 
 parentPort?.on('message', (job: PieceJob) => {

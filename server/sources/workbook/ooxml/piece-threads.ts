@@ -9,14 +9,12 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { unpackedUrl } from '../../../lib/archive-path.ts';
-import { type DeflatedPiece, deflatePieceBytesAsync } from './chunked-deflate.ts';
+import { workerScriptUrl } from '../../../lib/archive-path.ts';
+import { type DeflatedPiece, deflatePieceBytesAsync, ownBytes } from './chunked-deflate.ts';
 import type { MovedPiece } from './piece-move.ts';
 import type { PieceJob, PieceReply } from './piece-thread.ts';
 
-const WORKER_URL = unpackedUrl(
-  new URL(`./piece-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-);
+const WORKER_URL = workerScriptUrl('piece-thread', import.meta.url);
 /** Two threads at most: the machine's other cores, and the service's thread answering meanwhile. */
 const THREADS = Math.max(1, Math.min(2, os.availableParallelism()));
 /** Threads not asked for this long end, giving their memory back. */
@@ -75,10 +73,6 @@ function pick(): Thread {
   return least && (least.jobs.size === 0 || threads.length >= THREADS) ? least : start();
 }
 
-/** A job's bytes, in a buffer of their own: a view into a larger buffer would send that whole buffer. */
-const own = (bytes: Uint8Array): Uint8Array =>
-  bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-
 function send(job: PieceJob, transfer: ArrayBuffer[]): Promise<PieceReply['piece']> {
   return new Promise((resolve) => {
     const thread = pick();
@@ -102,7 +96,7 @@ export async function movePieceOffThread(
   rows: number,
 ): Promise<MovedPiece | null> {
   const { crc, size } = piece;
-  const compressed = own(piece.compressed);
+  const compressed = ownBytes(piece.compressed);
   const moved = await send({ id: nextId++, kind: 'move', compressed, crc, size, shift, rows }, []);
   return moved && { piece: deflated(moved), growth: moved.growth };
 }
@@ -112,7 +106,7 @@ export async function movePieceOffThread(
  * the thread fail, the piece is compressed on the thread pool instead: a write never fails for want of a thread.
  */
 export async function deflatePieceOffThread(bytes: Uint8Array): Promise<DeflatedPiece> {
-  const owned = own(bytes);
+  const owned = ownBytes(bytes);
   // Bytes copied here are this job's alone: moved to the thread rather than copied again.
   const transfer = owned === bytes ? [] : [owned.buffer as ArrayBuffer];
   const piece = await send({ id: nextId++, kind: 'deflate', bytes: owned }, transfer);
