@@ -1,4 +1,4 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import { AccountLogins } from './http/account-logins.ts';
 import { mountAdminRoutes, requireAdmin, requireLoopback } from './http/admin.ts';
 import { mountAdminAccountRoutes } from './http/admin-accounts.ts';
@@ -13,14 +13,15 @@ import { mountAdminTunnelRoutes, TUNNEL_OFF, TUNNEL_PATHS } from './http/admin-t
 import { mountAdminWebhookRoutes } from './http/admin-webhooks.ts';
 import { mountAggregateRoutes } from './http/aggregate.ts';
 import { jsonBody } from './http/body.ts';
-import { apiCors, mcpCors } from './http/cors.ts';
+import { corsBySegment } from './http/cors.ts';
 import type { AppDeps } from './http/deps.ts';
 import { clientText, errorAnswer, errorHandler, notFound } from './http/errors.ts';
 import { freshOnlyWithEtag } from './http/freshness.ts';
 import { exceptProbes, mountHealthRoutes } from './http/health.ts';
 import { hostGuard } from './http/host-guard.ts';
+import { inOrder } from './http/in-order.ts';
 import { logRequests } from './http/log-requests.ts';
-import { MCP_PATH, mountMcpRoutes } from './http/mcp.ts';
+import { mountMcpRoutes } from './http/mcp.ts';
 import { McpSessions } from './http/mcp-sessions.ts';
 import { mountMetaRoutes } from './http/meta.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -84,6 +85,11 @@ export interface AppOptions {
   tunnelStatus?: () => TunnelStatus;
 }
 
+const noSniff: RequestHandler = (_req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+};
+
 /** The tunnel-only app keeps a route when its path is `/mcp` or under `/api` or `/v1`, and it is not an admin route. */
 function onTunnel(entry: RouteEntry): boolean {
   return (
@@ -120,24 +126,22 @@ export function createApp(
   // listener never trusts the header, so no local caller can pick its own rate-limit address.
   app.set('trust proxy', tunnel ? 1 : false);
 
-  app.use(requestId());
-  // Before anything reads the URL: the redaction of logged URLs and every parser after it see a bounded one.
-  app.use(urlLimit());
-  // Right after the id, so every answer is logged, including the Host guard's refusals; the health probes are
-  // not (http/health.ts).
-  if (options.requestLog) app.use(exceptProbes(logRequests(options.requestLog)));
-  app.use((_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    next();
-  });
-  // A load balancer's or orchestrator's probe names the instance by its address: the probes pass whatever the Host.
-  app.use(exceptProbes(hostGuard(tunnel ? (options.tunnelHosts ?? (() => [])) : deps.allowedHosts)));
-
-  // Preflight and CORS headers for every /api and /v1 path, routed or not; who may call a route is its own
-  // access level's business (route-table.ts).
-  app.use('/api', apiCors());
-  app.use('/v1', apiCors());
-  app.use(MCP_PATH, mcpCors());
+  // What every request meets first, in this order, run as one step (in-order.ts): its id; the URL's bound, before
+  // anything reads the URL (the redaction of logged URLs and every parser after it see a bounded one); the
+  // request log, right after the id so every answer is logged, the Host guard's refusals too (not the health
+  // probes, http/health.ts); the Host guard, which a load balancer's or orchestrator's probe passes whatever its
+  // Host (it names the instance by its address); then the preflight and CORS headers of every /api, /v1 and /mcp
+  // path, routed or not (who may call a route is its own access level's business, route-table.ts).
+  app.use(
+    inOrder([
+      requestId(),
+      urlLimit(),
+      ...(options.requestLog ? [exceptProbes(logRequests(options.requestLog))] : []),
+      noSniff,
+      exceptProbes(hostGuard(tunnel ? (options.tunnelHosts ?? (() => [])) : deps.allowedHosts)),
+      corsBySegment(),
+    ]),
+  );
   // The dashboard's files: loopback only, like /admin (ui.ts), and never mounted on the tunnel's app.
   if (!tunnel) app.use('/ui', options.uiDir === undefined ? uiRouter() : uiRouter(options.uiDir));
   const eventStreams = new AdminEventStreams(deps.now);

@@ -1,4 +1,6 @@
 import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { firstSegment } from './segment-routers.ts';
 
 /**
  * `/api` and `/v1` are called from browsers and no-code tools on other origins. Authentication is a bearer
@@ -59,4 +61,22 @@ export function mcpCors() {
     exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id'],
     maxAge: 600,
   });
+}
+
+/**
+ * Preflight and CORS headers for every path under `/api`, `/v1` (apiCors) and `/mcp` (mcpCors), routed or not,
+ * found by the path's first segment as the routes are (segment-routers.ts); other paths pass untouched.
+ */
+export function corsBySegment(): RequestHandler {
+  const api = apiCors();
+  const bySegment = new Map<string, RequestHandler>([
+    ['api', api],
+    ['v1', api],
+    ['mcp', mcpCors()],
+  ]);
+  return (req, res, next) => {
+    const handler = bySegment.get(firstSegment(req.path).toLowerCase());
+    if (handler) handler(req, res, next);
+    else next();
+  };
 }

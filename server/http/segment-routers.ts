@@ -7,7 +7,7 @@
 import { type RequestHandler, Router } from 'express';
 
 /** The first segment of a path: `api` of `/api/spreadsheets/x`, `` of `/`. */
-function firstSegment(path: string): string {
+export function firstSegment(path: string): string {
   const end = path.indexOf('/', 1);
   return end < 0 ? path.slice(1) : path.slice(1, end);
 }
