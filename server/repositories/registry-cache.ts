@@ -1,12 +1,12 @@
 /**
  * Records every request reads and few change (API keys, connections), held in memory for at most a second and
- * dropped at once when any instance changes them: each change sends NOTIFY sheetport_registry, which every
- * instance's listener hears as it commits (and a reconnect of the listener drops everything too). A request then
- * costs no round trip for them, and a revocation or a removal still holds on every instance within a second at
- * worst, within milliseconds as a rule.
+ * dropped at once when they change, so a request's key and connection cost no query. Each database says when
+ * they changed (store/registry.ts, store-pg/registry.ts): every change of the registry, this process's or another
+ * one's, clears the caches; the second is the bound for a word of change that was lost.
+ *
+ * A value may be a promise (PostgreSQL's statements answer later): a load that fails is not kept, and a load
+ * begun before a clear is answered but not kept, as it may have read what the change replaced.
  */
-import { CHANNELS } from './channels.ts';
-import type { PgListener } from './listener.ts';
 
 /** How long an entry may be served without word of a change (a NOTIFY lost with its connection). */
 export const REGISTRY_MAX_AGE_MS = 1000;
@@ -14,18 +14,17 @@ export const REGISTRY_MAX_AGE_MS = 1000;
 const MAX_ENTRIES = 10_000;
 
 export class RegistryCache<T> {
-  readonly #entries = new Map<string, { value: Promise<T>; at: number }>();
+  readonly #entries = new Map<string, { value: T; at: number }>();
   readonly #maxAgeMs: number;
   /** Bumped by every clear: a load begun before it is answered but not kept. */
   #generation = 0;
 
-  constructor(listener: PgListener | null, maxAgeMs = REGISTRY_MAX_AGE_MS) {
+  constructor(maxAgeMs = REGISTRY_MAX_AGE_MS) {
     this.#maxAgeMs = maxAgeMs;
-    listener?.on(CHANNELS.registry, () => this.clear());
   }
 
   /** The entry for `key`, loaded with `load` when absent or older than the maximum age. */
-  get(key: string, load: () => Promise<T>): Promise<T> {
+  get(key: string, load: () => T): T {
     const now = performance.now();
     const held = this.#entries.get(key);
     if (held && now - held.at < this.#maxAgeMs) return held.value;
@@ -33,12 +32,14 @@ export class RegistryCache<T> {
     const value = load();
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
     this.#entries.set(key, { value, at: now });
-    value.then(
-      () => {
-        if (this.#generation !== generation) this.#entries.delete(key);
-      },
-      () => this.#entries.delete(key), // a failed load (the database away) is not kept
-    );
+    if (value instanceof Promise) {
+      value.then(
+        () => {
+          if (this.#generation !== generation) this.#entries.delete(key);
+        },
+        () => this.#entries.delete(key), // a failed load (the database away) is not kept
+      );
+    }
     return value;
   }
 

@@ -4,24 +4,25 @@
  * instance's change sends NOTIFY sheetport_registry, which drops the caches everywhere as it commits; the
  * instance that made it also drops its own and reads the watched set again before it answers.
  */
+
+import { RegistryCache } from '../repositories/registry-cache.ts';
 import type { ConnectionRow } from '../repositories/rules/connections.ts';
 import type { KeyRow } from '../repositories/rules/keys.ts';
 import { CHANNELS } from './channels.ts';
 import type { PgListener } from './listener.ts';
 import type { Queryable } from './pool.ts';
-import { RegistryCache } from './registry-cache.ts';
 import type { AfterCommit } from './transactional.ts';
 
 export class PgRegistry {
   /** Connection rows by what was asked (`i:` a spreadsheet id, `u:` a userKey). */
-  readonly connections: RegistryCache<ConnectionRow | undefined>;
+  readonly connections = new RegistryCache<Promise<ConnectionRow | undefined>>();
   /** Key rows by key hash. */
-  readonly keys: RegistryCache<KeyRow | undefined>;
+  readonly keys = new RegistryCache<Promise<KeyRow | undefined>>();
   readonly #readWatched: () => Promise<void>;
 
   constructor(listener: PgListener | null, readWatched: () => Promise<void>) {
-    this.connections = new RegistryCache(listener);
-    this.keys = new RegistryCache(listener);
+    // Another instance's change, or the listener reconnected (a change may have gone unheard).
+    listener?.on(CHANNELS.registry, () => this.#drop());
     this.#readWatched = readWatched;
   }
 
@@ -29,9 +30,13 @@ export class PgRegistry {
   async changed(db: Queryable, after: AfterCommit): Promise<void> {
     await db.query('SELECT pg_notify($1, $2)', [CHANNELS.registry, '']);
     await after(async () => {
-      this.connections.clear();
-      this.keys.clear();
+      this.#drop();
       await this.#readWatched();
     });
+  }
+
+  #drop(): void {
+    this.connections.clear();
+    this.keys.clear();
   }
 }

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { KeyPlan } from '../repositories/keys.ts';
 import type { KeyRow, KeyStatements, NewKeyRow } from '../repositories/rules/keys.ts';
+import type { SqliteRegistry } from './registry.ts';
 
 /** A key's row as SQLite answers it: the allow-list as a JSON array. */
 type StoredKeyRow = Omit<KeyRow, 'connections'> & { connections: string };
@@ -27,7 +28,10 @@ export class SqliteKeyStatements implements KeyStatements {
   readonly #touch: Database.Statement<[string, string]>;
   readonly #setPlan: Database.Statement<[KeyPlan, number | null, number | null, string]>;
 
-  constructor(db: Database.Database) {
+  readonly #registry: SqliteRegistry;
+
+  constructor(db: Database.Database, registry: SqliteRegistry) {
+    this.#registry = registry;
     this.#insert = db.prepare(
       `INSERT INTO api_keys (id, key_hash, prefix, name, scope, plan, per_second, daily, allow_formulas, created_at)
        VALUES (@id, @key_hash, @prefix, @name, @scope, @plan, @per_second, @daily, @allow_formulas, @created_at)`,
@@ -55,7 +59,7 @@ export class SqliteKeyStatements implements KeyStatements {
   }
 
   byHash(keyHash: string): KeyRow | undefined {
-    return keyRow(this.#byHash.get(keyHash));
+    return this.#registry.key(keyHash, () => keyRow(this.#byHash.get(keyHash)));
   }
 
   byId(id: string): KeyRow | undefined {
@@ -78,8 +82,9 @@ export class SqliteKeyStatements implements KeyStatements {
     this.#setPlan.run(plan, perSecond, daily, id);
   }
 
-  /** Nothing is kept in memory, and other processes read the file itself. */
-  registryChanged(): void {}
+  registryChanged(): void {
+    this.#registry.changed();
+  }
 }
 
 function keyRow(row: StoredKeyRow | undefined): KeyRow | undefined {

@@ -9,6 +9,7 @@ import {
   type ConnectionRow,
   type ConnectionStatements,
 } from '../repositories/rules/connections.ts';
+import type { SqliteRegistry } from './registry.ts';
 
 export class SqliteConnectionStatements implements ConnectionStatements {
   readonly #insert: Database.Statement<[ConnectionRow]>;
@@ -20,8 +21,10 @@ export class SqliteConnectionStatements implements ConnectionStatements {
   readonly #removeWebhooks: Database.Statement<[string]>;
   readonly #remove: Database.Statement<[string]>[];
   readonly #setPublicRead: Database.Statement<[number, string]>;
+  readonly #registry: SqliteRegistry;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, registry: SqliteRegistry) {
+    this.#registry = registry;
     this.#insert = db.prepare(
       `INSERT INTO connections (${CONNECTION_COLUMNS})
        VALUES (@id, @user_key, @name, @source_kind, @location, @public_read, @created_at)
@@ -56,11 +59,11 @@ export class SqliteConnectionStatements implements ConnectionStatements {
   }
 
   byId(spreadsheetId: string): ConnectionRow | undefined {
-    return this.#byId.get(spreadsheetId);
+    return this.#registry.connection(`i:${spreadsheetId}`, () => this.#byId.get(spreadsheetId));
   }
 
   byUserKey(userKey: string): ConnectionRow | undefined {
-    return this.#byUserKey.get(userKey);
+    return this.#registry.connection(`u:${userKey}`, () => this.#byUserKey.get(userKey));
   }
 
   byLocation(sourceKind: SourceKind, location: string): ConnectionRow | undefined {
@@ -87,6 +90,7 @@ export class SqliteConnectionStatements implements ConnectionStatements {
     return this.#setPublicRead.run(on ? 1 : 0, spreadsheetId).changes > 0;
   }
 
-  /** Nothing is kept in memory, and other processes read the file itself. */
-  registryChanged(): void {}
+  registryChanged(): void {
+    this.#registry.changed();
+  }
 }

@@ -27,6 +27,7 @@ import { SqliteDeliveryLogStatements } from './delivery-log.ts';
 import { SqliteIdempotencyStatements } from './idempotency.ts';
 import { sqliteReady } from './ready.ts';
 import { SqliteRecordingStatements } from './recording.ts';
+import { SqliteRegistry } from './registry.ts';
 import { sqliteTransactional } from './transactional.ts';
 import { SqliteUsageStatements } from './usage.ts';
 import { SqliteWebhookStatements } from './webhooks.ts';
@@ -65,10 +66,11 @@ export function sqliteRepositoriesOver(
   const databaseSecrets = secretsOf(db);
   const on = <S>(statements: S) => sqliteTransactional(db, statements);
   const outbox = new SqliteOutboxStatements(db);
+  const registry = new SqliteRegistry(db);
   return {
     kind: 'sqlite',
-    keys: new KeyRepository(on(new SqliteKeyStatements(db)), clock),
-    connections: new ConnectionRepository(on(new SqliteConnectionStatements(db)), clock),
+    keys: new KeyRepository(on(new SqliteKeyStatements(db, registry)), clock),
+    connections: new ConnectionRepository(on(new SqliteConnectionStatements(db, registry)), clock),
     webhooks: new WebhookRepository(on(new SqliteWebhookStatements(db)), databaseSecrets.box, clock),
     deliveries: new OutboxRepository(on(outbox)),
     deliveryLog: new DeliveryLogRepository(new SqliteDeliveryLogStatements(db, outbox)),

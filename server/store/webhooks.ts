@@ -79,7 +79,8 @@ export class SqliteWebhookStatements implements WebhookStatements {
     return this.#secret.get(id);
   }
 
-  /** Nothing is kept in memory, and other processes read the file itself. */
+  /** Nothing of webhooks is kept in memory (registry.ts keeps keys and connections), and other processes read
+   * the file itself. */
   registryChanged(): void {}
 
   /** The delivery worker of every process polls data_version, which this commit moves for the others. */

@@ -108,6 +108,30 @@ describe.each(STORE_KINDS)('Connections (%s)', (kind) => {
     expect(again.spreadsheetId).not.toBe(a.spreadsheetId);
   });
 
+  // Lookups by id and userKey are kept per handle (repositories/registry-cache.ts): a removal or a change of
+  // public read holds on the next lookup through the same handle, and through another in SQLite (data_version)
+  // or within a second in PostgreSQL (NOTIFY).
+  it('a removal or a change of public read holds on lookups it had answered before', async () => {
+    const other = await opened.again();
+    const a = await workbook('a', 'a.xlsx');
+    for (const handle of [store, other.connections]) {
+      expect((await handle.getByUserKey(a.userKey))?.publicRead).toBe(false);
+      expect(await handle.getBySpreadsheetId(a.spreadsheetId)).not.toBeNull();
+    }
+    expect(await store.setPublicRead(a.spreadsheetId, true)).toBe(true);
+    expect((await store.getByUserKey(a.userKey))?.publicRead).toBe(true);
+    if (kind === 'sqlite') expect((await other.connections.getByUserKey(a.userKey))?.publicRead).toBe(true);
+    const within = { timeout: 1000, interval: 10 };
+    await expect
+      .poll(async () => (await other.connections.getByUserKey(a.userKey))?.publicRead, within)
+      .toBe(true);
+    expect(await other.connections.remove(a.userKey)).toBe(true);
+    expect(await other.connections.getBySpreadsheetId(a.spreadsheetId)).toBeNull();
+    if (kind === 'sqlite') expect(await store.getByUserKey(a.userKey)).toBeNull();
+    await expect.poll(async () => store.getByUserKey(a.userKey), within).toBeNull();
+    await expect.poll(async () => store.getBySpreadsheetId(a.spreadsheetId), within).toBeNull();
+  });
+
   it('refuses to remove a watched spreadsheet unless forced, then removes its webhooks too', async () => {
     const a = await workbook('a', 'a.xlsx');
     const hook = (url: string) =>
