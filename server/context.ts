@@ -324,7 +324,15 @@ function followedSpreadsheets(
 ): { spreadsheets: Spreadsheets; connections: Connections; follower: ConnectionFollower } {
   const minFree = options.minFreeBytes ?? config.minFreeBytes;
   const spreadsheets = new Spreadsheets({
-    openSource: (connection: ConnectionRecord): Source => openSource(connection, sourceOptions),
+    // Each spreadsheet hears its own file's read progress (the dashboard's), beside whoever the options name (serve's lines).
+    openSource: (connection: ConnectionRecord, heard: (fraction: number) => void): Source =>
+      openSource(connection, {
+        ...sourceOptions,
+        onReadProgress: (fraction, filePath) => {
+          heard(fraction);
+          sourceOptions.onReadProgress?.(fraction, filePath);
+        },
+      }),
     record: (spreadsheetId, before, after) => recorder.record(spreadsheetId, before, after),
     assertCanRecord: () => assertRoomToRecord(options.dataDir, minFree),
     ownership: options.ownership ?? repositories.team?.ownership ?? new InProcessOwnership(),

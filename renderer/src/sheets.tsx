@@ -6,6 +6,7 @@ import { CopyField } from './copy-button.tsx';
 import { useSheetChanges } from './live.ts';
 import { quantity } from './quantity.ts';
 import { QueryBar } from './query-bar.tsx';
+import { TabsLoading, useReadProgress } from './read-progress.tsx';
 import { Scrollable } from './scrollable.tsx';
 import { Empty, ErrorNote, Loading } from './status.tsx';
 import { TunnelNote } from './tunnel.tsx';
@@ -103,6 +104,7 @@ function ConnectionCard({
     () => api<ConnectionDetail>(`/admin/connections/${enc(connection.spreadsheet_id)}`),
     `${connection.spreadsheet_id}/${changes[connection.spreadsheet_id] ?? 0}`,
   );
+  const readFraction = useReadProgress(connection.spreadsheet_id, detail.loading && !detail.data);
   const [tab, setTab] = useState<string | null>(null);
   const sheets = detail.data?.sheets ?? [];
   const shown = sheets.find((s) => s.name === tab) ?? sheets[0] ?? null;
@@ -126,7 +128,7 @@ function ConnectionCard({
       </header>
       <ConnectionSettings connection={connection} onChanged={onChanged} />
       {detail.error ? <ErrorNote error={detail.error} /> : null}
-      {detail.loading && !detail.data ? <Loading what="tabs" /> : null}
+      {detail.loading && !detail.data ? <TabsLoading fraction={readFraction} /> : null}
       {detail.data && sheets.length === 0 ? <Empty>This spreadsheet has no tabs.</Empty> : null}
       {sheets.length > 0 ? (
         <TabChoice connection={connection} sheets={sheets} shownId={shown?.sheet_id} onChoose={setTab} />

@@ -11,6 +11,8 @@ export interface Connection {
   location: string;
   /** Its owner made the file read-only: SheetPort refuses writes to it. */
   read_only?: boolean;
+  /** Its first read under way, nothing to answer from yet: how much of the file is read (0 to 1). */
+  reading?: { fraction: number } | null;
 }
 
 export interface SheetSummary {

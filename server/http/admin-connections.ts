@@ -68,12 +68,22 @@ function forceOf(req: Request): boolean {
 
 type ConnectionDeps = Pick<AppDeps, 'connections' | 'spreadsheets'>;
 
+/**
+ * A connection as the admin API shows it, with `reading`: `{ fraction }` while its first read is under way and
+ * nothing can be answered from it yet (a large workbook after a start: the dashboard shows a progress bar), else
+ * null. Asking does not open the spreadsheet.
+ */
+function withReading(deps: Pick<AppDeps, 'spreadsheets'>, connection: ConnectionRecord) {
+  const fraction = deps.spreadsheets.readProgress(connection.spreadsheetId);
+  return { ...adminConnectionJson(connection), reading: fraction === null ? null : { fraction } };
+}
+
 export function mountAdminConnectionRoutes(
   routes: RouteTable,
   deps: ConnectionDeps & Pick<AppDeps, 'sourceOptions'>,
 ): void {
   routes.get('/admin/connections', 'admin', async (_req, res) => {
-    res.json({ data: (await deps.connections.list()).map(adminConnectionJson) });
+    res.json({ data: (await deps.connections.list()).map((c) => withReading(deps, c)) });
   });
 
   routes.post('/admin/connections', 'admin', connect(deps));
@@ -94,7 +104,7 @@ export function mountAdminConnectionRoutes(
     await deps.connections.setPublicRead(connection.spreadsheetId, body.public_read);
     const after = await deps.connections.getBySpreadsheetId(connection.spreadsheetId);
     if (!after) throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
-    res.json(adminConnectionJson(after));
+    res.json(withReading(deps, after));
   });
 
   routes.get('/admin/connections/:id/sheets/:sheet/preview', 'admin', previewTab(deps));

@@ -22,7 +22,8 @@ import { type PendingWrite, writeTurn } from './write.ts';
 
 /** What every Spreadsheet of a service shares (built once by `Spreadsheets`). */
 export interface SpreadsheetServices {
-  openSource: (connection: ConnectionRecord) => Source;
+  /** `onReadProgress` hears how far a large read of its file has come (a fraction of its bytes). */
+  openSource: (connection: ConnectionRecord, onReadProgress: (fraction: number) => void) => Source;
   record: ChangeRecorder['record'];
   /** Throws (507) when a write's change could not be recorded now: checked before each write. */
   assertCanRecord: () => void;
@@ -61,6 +62,8 @@ export class Spreadsheet {
   /** Why this object is done (its lease lost, closed); every later call answers with it. */
   #ended: AppError | null = null;
   readonly #onEnd: (spreadsheet: Spreadsheet) => void;
+  /** How far the read under way has come, as its source last said. */
+  #readFraction = 0;
 
   /** `onEnd` is told once the spreadsheet is closed or its lease lost, so its registry lets it go. */
   constructor(connection: ConnectionRecord, services: SpreadsheetServices, onEnd: (s: Spreadsheet) => void) {
@@ -68,7 +71,11 @@ export class Spreadsheet {
     this.#services = services;
     this.#onEnd = onEnd;
     this.#everyInstanceWrites = services.ownership.writers === 'every instance';
-    this.#copy = new CurrentCopy(services.openSource(connection));
+    this.#copy = new CurrentCopy(
+      services.openSource(connection, (fraction) => {
+        this.#readFraction = fraction;
+      }),
+    );
     this.#recorded = new LastRecorded(connection.spreadsheetId, services.record, services.recordingStreak);
     this.#following = new Following(
       this.#copy.source,
@@ -97,6 +104,11 @@ export class Spreadsheet {
   /** Its tabs are being read and none can be answered yet (a large workbook's first read). */
   get loading(): boolean {
     return this.#ended === null && this.#copy.reading;
+  }
+
+  /** While it is `loading`, how far its read has come (0 to 1, 0 until the source first says); else null. */
+  get readProgress(): number | null {
+    return this.loading ? this.#readFraction : null;
   }
 
   /** Its tabs as of the source's cheap version. Records nothing (see `observe`). */

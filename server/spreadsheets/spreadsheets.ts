@@ -2,12 +2,11 @@ import type { ChangeRecorder } from '../changes/recorder.ts';
 import { AppError } from '../errors.ts';
 import { RetryStreak } from '../lib/retry-streak.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
-import type { Source } from '../sources/source.ts';
 import type { Ownership } from './ownership.ts';
 import { Spreadsheet } from './spreadsheet.ts';
 
 export interface SpreadsheetsOptions {
-  openSource: (connection: ConnectionRecord) => Source;
+  openSource: ConstructorParameters<typeof Spreadsheet>[1]['openSource'];
   /** The change recorder (changes/recorder.ts); default: records nothing. */
   record?: ChangeRecorder['record'];
   /** Throws (507) when a write's change could not be recorded now; default: never. */
@@ -75,6 +74,12 @@ export class Spreadsheets {
     let count = 0;
     for (const spreadsheet of this.#open.values()) if (spreadsheet.loading) count++;
     return count;
+  }
+
+  /** How far the first read of an open spreadsheet has come (`Spreadsheet.readProgress`); null when it is not
+   * being read with nothing to answer from, or not open (this does not open it). */
+  readProgress(spreadsheetId: string): number | null {
+    return this.#open.get(spreadsheetId)?.readProgress ?? null;
   }
 
   /** Spreadsheets with a change whose recording failed, waiting for another look. */

@@ -87,6 +87,7 @@ describe('POST /admin/connections', () => {
         created_at: body.created_at,
         location: body.location,
         read_only: false,
+        reading: null,
       },
     ]);
   });

@@ -248,7 +248,32 @@ describe('GET /v1/spreadsheets while a big file is being parsed', () => {
     const ready = await h.fetch('/readyz');
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', loading: 1 });
-  });
+
+    // The admin list says how far its read has come (the dashboard's progress bar), and nothing of the other;
+    // asked again and again, the share only grows, until the read ends and it is null.
+    const adminList = async () => {
+      const listed = await fetch(`${h.url}/admin/connections`, {
+        headers: { authorization: `Bearer ${h.context.adminToken}` },
+      });
+      expect(listed.status).toBe(200);
+      const { data } = (await listed.json()) as {
+        data: { name: string; reading: { fraction: number } | null }[];
+      };
+      return new Map(data.map((c) => [c.name, c.reading]));
+    };
+    const first = await adminList();
+    expect(first.get('good.xlsx')).toBeNull();
+    const fractions = [first.get('big.xlsx')?.fraction];
+    expect(fractions[0]).toBeGreaterThan(0);
+    expect(fractions[0]).toBeLessThan(1);
+    for (let reading = first.get('big.xlsx'); reading; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      reading = (await adminList()).get('big.xlsx');
+      if (reading) fractions.push(reading.fraction);
+    }
+    expect(fractions).toEqual([...fractions].sort((a, b) => (a ?? 0) - (b ?? 0)));
+    expect(new Set(fractions).size).toBeGreaterThan(1);
+  }, 20_000);
 });
 
 describe('small files that describe a huge grid', () => {
