@@ -324,7 +324,8 @@ function followedSpreadsheets(
 ): { spreadsheets: Spreadsheets; connections: Connections; follower: ConnectionFollower } {
   const minFree = options.minFreeBytes ?? config.minFreeBytes;
   const spreadsheets = new Spreadsheets({
-    // Each spreadsheet hears its own file's read progress (the dashboard's), beside whoever the options name (serve's lines).
+    // Each spreadsheet hears its own file's read progress (for the dashboard), beside whoever the options name
+    // (serve's start-up lines).
     openSource: (connection: ConnectionRecord, heard: (fraction: number) => void): Source =>
       openSource(connection, {
         ...sourceOptions,

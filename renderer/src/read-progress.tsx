@@ -38,9 +38,12 @@ export function useReadProgress(spreadsheetId: string, waiting: boolean): number
   return fraction;
 }
 
-/** The tabs being read: a progress bar with the share of the file read, or the plain loading line. */
+/**
+ * The tabs being read: a progress bar with the share of the file read, or the plain loading line until the reader
+ * first says how far it is (a Google spreadsheet's never does: it comes in one answer).
+ */
 export function TabsLoading({ fraction }: { fraction: number | null }) {
-  if (fraction === null) return <Loading what="tabs" />;
+  if (!fraction) return <Loading what="tabs" />;
   const percent = Math.floor(fraction * 100);
   return (
     <div class="state read-progress" role="status">
