@@ -4,20 +4,22 @@
  * they changed (store/registry.ts, store-pg/registry.ts): every change of the registry, this process's or another
  * one's, clears the caches; the second is the bound for a word of change that was lost.
  *
- * A value may be a promise (PostgreSQL's statements answer later): a load that fails is not kept, and a load
- * begun before a clear is answered but not kept, as it may have read what the change replaced.
+ * A value may be a promise (PostgreSQL's statements answer later): a load that fails is not kept. A load begun
+ * before a clear is answered but not kept, as it may have read what the change replaced: the clear drops it, and
+ * its settling never touches the entry a later lookup made.
  */
 
 /** How long an entry may be served without word of a change (a NOTIFY lost with its connection). */
 export const REGISTRY_MAX_AGE_MS = 1000;
 /** Entries kept at most: lookups of strings that are no key are cached too, so a flood of them is bounded. */
 const MAX_ENTRIES = 10_000;
+/** Longer lookups are answered but not kept (no id, userKey or key hash is near this long), so a flood of long
+ * made-up userKeys in URLs (an anonymous read looks its connection up) cannot fill memory. */
+const MAX_KEPT_KEY_LENGTH = 256;
 
 export class RegistryCache<T> {
   readonly #entries = new Map<string, { value: T; at: number }>();
   readonly #maxAgeMs: number;
-  /** Bumped by every clear: a load begun before it is answered but not kept. */
-  #generation = 0;
 
   constructor(maxAgeMs = REGISTRY_MAX_AGE_MS) {
     this.#maxAgeMs = maxAgeMs;
@@ -25,26 +27,24 @@ export class RegistryCache<T> {
 
   /** The entry for `key`, loaded with `load` when absent or older than the maximum age. */
   get(key: string, load: () => T): T {
+    if (key.length > MAX_KEPT_KEY_LENGTH) return load();
     const now = performance.now();
     const held = this.#entries.get(key);
     if (held && now - held.at < this.#maxAgeMs) return held.value;
-    const generation = this.#generation;
     const value = load();
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(key, { value, at: now });
+    const entry = { value, at: now };
+    this.#entries.set(key, entry);
     if (value instanceof Promise) {
-      value.then(
-        () => {
-          if (this.#generation !== generation) this.#entries.delete(key);
-        },
-        () => this.#entries.delete(key), // a failed load (the database away) is not kept
-      );
+      // A failed load (the database away) is not kept; one a clear or a newer lookup replaced is not ours to drop.
+      value.catch(() => {
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      });
     }
     return value;
   }
 
   clear(): void {
-    this.#generation++;
     this.#entries.clear();
   }
 }
