@@ -30,6 +30,7 @@ import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from 
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
+import { DocumentAhead } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { signatureOf } from './file-signature.ts';
 import { parseOffThread, warmParseWorker } from './guard/parse-off-thread.ts';
@@ -38,7 +39,8 @@ import { parserFailure, reasonOf } from './guard/unreadable.ts';
 import { checkZipPackage } from './guard/zip-package.ts';
 import { removeLeftovers } from './leftovers.ts';
 import { assertNotLocked, fileError } from './lock.ts';
-import { assertNotReadOnly } from './read-only.ts';
+import { assertNotReadOnly, isReadOnlyFile } from './read-only.ts';
+import { tabFitRefusal } from './tab-fit-refusal.ts';
 
 interface WriteJob extends SourceWrite {
   resolve(result: WriteResult): void;
@@ -101,6 +103,8 @@ export class WorkbookFile {
   #writing: Promise<void> | null = null;
   /** The load under way, which every read arriving meanwhile shares. */
   #loading: Promise<Loaded> | null = null;
+  /** The document the next write will edit, prepared behind a read of a large file. */
+  readonly #ahead = new DocumentAhead();
 
   constructor(
     filePath: string,
@@ -180,6 +184,7 @@ export class WorkbookFile {
       // A save in place while we read: the bytes may be torn, read again.
       if ((await statSignature(this.path)) !== signature && attempt < 3) continue;
       const after = signature;
+      const size = bytes.byteLength; // before the bytes go to the worker
       try {
         const payload = await parseOffThread({
           engine: this.#engine.name,
@@ -190,12 +195,28 @@ export class WorkbookFile {
         });
         this.#failure = null;
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
+        const read = this.#cache;
+        this.#ahead.afterRead(after, size, () => this.#prepareDocument(read));
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);
         throw e;
       }
     }
+  }
+
+  /** The document of the version `loaded` was read from, its sheets cut into pieces; null if the file changed. */
+  async #prepareDocument(loaded: Loaded & { read: ReceivedRead }): Promise<WorkbookDocument | null> {
+    if (isReadOnlyFile(this.path)) return null; // never written: nothing to prepare
+    const { bytes, signature } = await this.#readBytes(); // again: the worker was given the first bytes
+    if (signature !== loaded.signature) return null;
+    const doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
+    for (const tab of loaded.read.tabs) await doc.prepare?.(tab.sourceSheetId);
+    return doc;
+  }
+
+  #documentLimits() {
+    return { maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars };
   }
 
   /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
@@ -224,6 +245,10 @@ export class WorkbookFile {
     for (let attempt = 1; ; attempt++) {
       const loaded = await this.#load();
       if (loaded.doc) return { signature: loaded.signature, doc: loaded.doc, read: null };
+      const prepared = await this.#ahead.take(loaded.signature);
+      if (prepared && this.#cache === loaded && (await statSignature(this.path)) === loaded.signature) {
+        return this.#keepDocument(loaded, prepared);
+      }
       const { bytes, signature } = await this.#readBytes();
       if (signature !== loaded.signature) {
         if (attempt < 3) continue; // saved again meanwhile: read (and check) the new version first
@@ -231,18 +256,19 @@ export class WorkbookFile {
       }
       let doc: WorkbookDocument;
       try {
-        doc = await loaded.read.documentFor(bytes, this.path, {
-          maxCells: this.#limits.maxCells,
-          maxTextChars: this.#limits.maxTextChars,
-        });
+        doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
       } catch (e) {
         throw parserFailure(e, this.path);
       }
-      const read = { title: this.title, version: loaded.signature, tabs: loaded.read.tabs };
-      // Kept for later writes while the file is unchanged; the worker's read is let go.
-      if (this.#cache === loaded) this.#cache = { signature: loaded.signature, read: null, doc };
-      return { signature: loaded.signature, doc, read };
+      return this.#keepDocument(loaded, doc);
     }
+  }
+
+  /** The document a write edits, kept for later writes while the file is unchanged; the worker's read is let go. */
+  #keepDocument(loaded: Loaded & { read: ReceivedRead }, doc: WorkbookDocument): LoadedDocument {
+    const read = { title: this.title, version: loaded.signature, tabs: loaded.read.tabs };
+    if (this.#cache === loaded) this.#cache = { signature: loaded.signature, read: null, doc };
+    return { signature: loaded.signature, doc, read };
   }
 
   /** Apply a batch of queued writes and answer each caller. Never throws. */
@@ -280,28 +306,11 @@ export class WorkbookFile {
     }
   }
 
-  /**
-   * A write that would take its tab past its last row or column, refused before the document is parsed (on a
-   * full million-row sheet that parse takes seconds): planned against the tab as the last read gave it, while
-   * that read is of the file as it is now. Only that refusal is decided here, and only for a write no other
-   * waits before (Source.refusal); anything else goes on to the document as ever.
-   */
+  /** A write past its tab's edge refused before the document is parsed (tab-fit-refusal.ts), while the last read is current. */
   async refusalOf(job: SourceWrite): Promise<AppError | null> {
     const cached = this.#cache;
-    if (!cached?.read) return null;
-    try {
-      if ((await statSignature(this.path)) !== cached.signature) return null;
-      const tab = cached.read.tabs.find((t) => t.sourceSheetId === job.sourceSheetId);
-      if (!tab) return null;
-      job.options.precondition?.(tab); // its refusal comes first, as in the write itself
-      const plan = planWrite(tab, job.options.mutationsFor?.(tab) ?? job.mutations, { options: job.options });
-      assertTabFits(tab, plan, this.#engine.limits);
-      return null;
-    } catch (error) {
-      return error instanceof AppError && error.code === 'conflict' && error.details.limit_of !== undefined
-        ? error
-        : null;
-    }
+    if (!cached?.read || (await statSignature(this.path).catch(() => null)) !== cached.signature) return null;
+    return tabFitRefusal(cached.read.tabs, job, this.#engine.limits);
   }
 
   /**
