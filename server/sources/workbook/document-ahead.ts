@@ -3,15 +3,17 @@
  * as fast as the next ones. Preparing it (parsing the package, cutting each sheet into compressed pieces off the
  * service's thread) takes 1.8 s at a million rows (48 MB), and it was the first write's to pay.
  *
- * Only from PREPARE_AHEAD_FROM_BYTES on: a document holds about twice its file's size, and the allocator keeps
- * more, which a file that may only be read is not worth below that size (its first write parses for itself:
- * 0.3 s at 100,000 rows, 4.6 MB). A preparation that fails answers nothing: the write that needs the document
- * parses again and says why.
+ * Only for an engine that has something to prepare (WorkbookEngine.prepareAhead: .xlsx and .xlsm, not a CSV, whose
+ * document is its bytes), and only from PREPARE_AHEAD_FROM_BYTES on, where a first write would otherwise take more
+ * than a second: a document holds about twice its file's size, and the allocator keeps more, which a file that
+ * may only be read is not worth below that (its first write parses for itself: 0.3 s at 100,000 rows, 4.6 MB, and
+ * about 37 ms more a megabyte). A preparation that fails answers nothing: the write that needs the document parses
+ * again and says why.
  */
 import { setImmediate } from 'node:timers/promises';
 import type { WorkbookDocument } from './document.ts';
 
-export const PREPARE_AHEAD_FROM_BYTES = 8 * 2 ** 20;
+export const PREPARE_AHEAD_FROM_BYTES = 24 * 2 ** 20;
 
 export class DocumentAhead {
   /** The document being made for one version of the file (its stat signature). */

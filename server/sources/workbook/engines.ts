@@ -52,6 +52,9 @@ export interface WorkbookEngine {
   name: EngineName;
   /** A zip package (OOXML): its central directory and inflated sizes are checked before parsing. */
   zipPackage: boolean;
+  /** Whether a large file's write document is prepared behind its read (document-ahead.ts): an .xlsx's sheets are
+   * cut into compressed pieces, seconds at a million rows; a CSV's document is its bytes, nothing to prepare. */
+  prepareAhead: boolean;
   /** What a cell, a row and a tab of this file type hold; writes past them are refused (cell-rules.ts,
    * sheet-limits.ts). */
   limits: CellLimits;
@@ -75,6 +78,7 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
   xlsx: {
     name: 'xlsx',
     zipPackage: true,
+    prepareAhead: true,
     limits: EXCEL_LIMITS,
     async readOffThread(bytes, _fileName, limits, onProgress) {
       const tabs = await (await OoxmlDocument.parse(bytes, limits)).readTabs(onProgress);
@@ -100,6 +104,7 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
   csv: {
     name: 'csv',
     zipPackage: false,
+    prepareAhead: false,
     limits: CSV_LIMITS,
     async readOffThread(bytes, fileName, limits, onProgress) {
       const read = readCsv(bytes, fileName, limits, onProgress);

@@ -196,7 +196,7 @@ export class WorkbookFile {
         this.#failure = null;
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
         const read = this.#cache;
-        this.#ahead.afterRead(after, size, () => this.#prepareDocument(read));
+        this.#ahead.afterRead(after, this.#engine.prepareAhead ? size : 0, () => this.#prepareDocument(read));
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);

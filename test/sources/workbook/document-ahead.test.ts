@@ -1,7 +1,7 @@
 /**
  * A large workbook's write document is prepared behind its read (server/sources/workbook/document-ahead.ts), so
  * its first write does not pay for it. Through the real path: a server over HTTP, a workbook made large by a part
- * nobody reads (9 MB of random bytes: the sheets stay small and the checks fast), writes right after the read,
+ * nobody reads (random bytes past the size that is prepared ahead: the sheets stay small and the checks fast), writes right after the read,
  * another program's save in between, and openpyxl reading the file back.
  */
 import { stat } from 'node:fs/promises';
@@ -14,17 +14,17 @@ import { runPython } from '../../helpers/openpyxl.ts';
 
 const BLOB = 'xl/media/sheetport-test-blob.bin';
 
-/** Adds an incompressible part of 9 MB to the package (stored, as another zip tool would); its SHA-256. */
+/** Adds an incompressible part past that size to the package (stored, as another zip tool would); its SHA-256. */
 async function addLargePart(file: string, seed: number): Promise<string> {
   const out = await runPython(
     `
 import sys, zipfile, random, hashlib
-data = random.Random(int(sys.argv[2])).randbytes(9 * 1024 * 1024)
+data = random.Random(int(sys.argv[2])).randbytes(int(sys.argv[4]))
 with zipfile.ZipFile(sys.argv[1], 'a', zipfile.ZIP_STORED) as z:
     z.writestr(sys.argv[3], data)
 print(hashlib.sha256(data).hexdigest())
 `,
-    [file, String(seed), BLOB],
+    [file, String(seed), BLOB, String(PREPARE_AHEAD_FROM_BYTES + 2 ** 20)],
   );
   return out.trim();
 }
