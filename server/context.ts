@@ -307,6 +307,7 @@ function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): 
     secrets: repositories.secrets,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.
     now,
+    prepareWritesAhead: true,
     ...(options.watchPollMs !== undefined ? { pollMs: options.watchPollMs } : {}),
     ...(options.beforeFileReplace ? { beforeFileReplace: options.beforeFileReplace } : {}),
     ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),

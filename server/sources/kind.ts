@@ -36,6 +36,11 @@ export interface SourceOptions {
    * sheet's bytes scanned, a chunk at a time): `sheetport connect`'s progress bar, `serve`'s lines.
    */
   onReadProgress?: (fraction: number, filePath: string) => void;
+  /**
+   * A serving process: a large workbook's write document is made behind each read (workbook/document-ahead.ts),
+   * so its first write is as fast as the next. Unset for a command that reads a file once and exits (`connect`).
+   */
+  prepareWritesAhead?: boolean;
 }
 
 /**

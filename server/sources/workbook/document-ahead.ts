@@ -3,7 +3,8 @@
  * as fast as the next ones. Preparing it (parsing the package, cutting each sheet into compressed pieces off the
  * service's thread) takes 1.8 s at a million rows (48 MB), and it was the first write's to pay.
  *
- * Only for an engine that has something to prepare (WorkbookEngine.prepareAhead: .xlsx and .xlsm, not a CSV, whose
+ * Only in a serving process (not for `sheetport connect`, which reads a file once and exits), only for an engine
+ * that has something to prepare (WorkbookEngine.prepareAhead: .xlsx and .xlsm, not a CSV, whose
  * document is its bytes), and only from PREPARE_AHEAD_FROM_BYTES on, where a first write would otherwise take more
  * than a second: a document holds about twice its file's size, and the allocator keeps more, which a file that
  * may only be read is not worth below that (its first write parses for itself: 0.3 s at 100,000 rows, 4.6 MB, and
@@ -16,8 +17,14 @@ import type { WorkbookDocument } from './document.ts';
 export const PREPARE_AHEAD_FROM_BYTES = 24 * 2 ** 20;
 
 export class DocumentAhead {
+  /** Whether documents are made at all (SourceOptions.prepareWritesAhead, WorkbookEngine.prepareAhead). */
+  readonly #enabled: boolean;
   /** The document being made for one version of the file (its stat signature). */
   #ahead: { signature: string; doc: Promise<WorkbookDocument | null> } | null = null;
+
+  constructor(enabled: boolean) {
+    this.#enabled = enabled;
+  }
 
   /**
    * A read of the version `signature`, of `size` bytes, has been taken in: prepare its document with `make`
@@ -25,7 +32,7 @@ export class DocumentAhead {
    * answers. Whatever was prepared for an earlier version is let go.
    */
   afterRead(signature: string, size: number, make: () => Promise<WorkbookDocument | null>): void {
-    if (size < PREPARE_AHEAD_FROM_BYTES) {
+    if (!this.#enabled || size < PREPARE_AHEAD_FROM_BYTES) {
       this.#ahead = null;
       return;
     }

@@ -153,6 +153,7 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
     fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits),
     undo,
     options.onReadProgress,
+    options.prepareWritesAhead === true,
   );
   return new WorkbookSource(file, undo, engine, capabilities, options);
 }

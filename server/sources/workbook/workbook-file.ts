@@ -104,7 +104,7 @@ export class WorkbookFile {
   /** The load under way, which every read arriving meanwhile shares. */
   #loading: Promise<Loaded> | null = null;
   /** The document the next write will edit, prepared behind a read of a large file. */
-  readonly #ahead = new DocumentAhead();
+  readonly #ahead: DocumentAhead;
 
   constructor(
     filePath: string,
@@ -112,6 +112,7 @@ export class WorkbookFile {
     limits: FileLimits,
     keeper: PreviousVersionKeeper | null = null,
     onReadProgress?: SourceOptions['onReadProgress'],
+    prepareAhead = false,
   ) {
     this.path = path.resolve(filePath);
     this.title = path.basename(filePath);
@@ -119,6 +120,7 @@ export class WorkbookFile {
     this.#limits = limits;
     this.#keeper = keeper;
     this.#onReadProgress = onReadProgress && ((fraction) => onReadProgress(fraction, this.path));
+    this.#ahead = new DocumentAhead(prepareAhead && engine.prepareAhead);
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
     removeLeftovers(this.path);
     warmParseWorker(limits);
@@ -196,7 +198,7 @@ export class WorkbookFile {
         this.#failure = null;
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
         const read = this.#cache;
-        this.#ahead.afterRead(after, this.#engine.prepareAhead ? size : 0, () => this.#prepareDocument(read));
+        this.#ahead.afterRead(after, size, () => this.#prepareDocument(read));
         return this.#cache;
       } catch (e) {
         this.#remember(after, e);
@@ -215,9 +217,7 @@ export class WorkbookFile {
     return doc;
   }
 
-  #documentLimits() {
-    return { maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars };
-  }
+  #documentLimits = () => ({ maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars });
 
   /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
   async #readBytes(): Promise<{ bytes: Uint8Array; signature: string }> {
