@@ -50,10 +50,15 @@ export function registerServeCommands(program: Command): void {
         const g = globals(cmd);
         if (opts.database) useTeamDatabase(opts.database);
         const dataDir = resolveDataDir({ flag: g.dataDir });
+        const config = cliConfig();
+        // The parse thread loads its modules on the other core while this one loads the service's: a workbook
+        // read at start then begins at once (the service asks the same limits, so it takes this very thread).
+        const { warmParseWorker } = await import('../sources/workbook/guard/parse-off-thread.ts');
+        warmParseWorker(config.fileLimits);
         const { runServe } = await import('./run-serve.ts');
         await runServe({
           dataDir,
-          config: cliConfig(),
+          config,
           port: opts.port,
           host: opts.host,
           allowedHosts: opts.allowHost,
