@@ -9,6 +9,10 @@ export class CellList {
   values: Float64Array;
   codes: Uint16Array;
   length = 0;
+  /** The rows and columns the cells pushed so far span (0 while there are none): a tab's bounds without a pass. */
+  top = Number.POSITIVE_INFINITY;
+  bottom = 0;
+  right = 0;
 
   constructor(capacity: number) {
     const size = Math.max(1024, capacity);
@@ -22,6 +26,9 @@ export class CellList {
   push(row: number, column: number, kind: number, value: number, code: number): void {
     if (this.length === this.rows.length) this.#grow();
     const i = this.length++;
+    if (row < this.top) this.top = row;
+    if (row > this.bottom) this.bottom = row;
+    if (column > this.right) this.right = column;
     this.rows[i] = row;
     this.columns[i] = column;
     this.kinds[i] = kind;

@@ -234,22 +234,33 @@ export class TabBuilder implements FastCellSink {
 
   finish(sourceSheetId: string, name: string, merges: readonly string[], limits?: GridLimits): EncodedTab {
     const cells = this.#cells;
+    const {
+      rows: cellRows,
+      columns: cellColumns,
+      kinds: cellKinds,
+      values: cellValues,
+      codes: cellCodes,
+    } = cells;
+    const count = cells.length;
+    // The rows and columns the tab spans, as the list tracked them; merged non-anchor cells count as empty, so
+    // with merges they are counted again without those.
+    let { top, bottom, right: columns } = cells;
     const covered = mergeCover(merges);
-    // Pass 1: the rows and columns the tab spans (merged non-anchor cells count as empty).
-    let top = Number.POSITIVE_INFINITY;
-    let bottom = 0;
-    let columns = 0;
-    const anyMerge = merges.length > 0;
-    for (let i = 0; i < cells.length; i++) {
-      const row = cells.rows[i]!;
-      const column = cells.columns[i]!;
-      if (anyMerge && covered(row, column)) {
-        cells.kinds[i] = Kind.Empty;
-        continue;
+    if (merges.length > 0) {
+      top = Number.POSITIVE_INFINITY;
+      bottom = 0;
+      columns = 0;
+      for (let i = 0; i < count; i++) {
+        const row = cellRows[i]!;
+        const column = cellColumns[i]!;
+        if (covered(row, column)) {
+          cellKinds[i] = Kind.Empty;
+          continue;
+        }
+        if (row < top) top = row;
+        if (row > bottom) bottom = row;
+        if (column > columns) columns = column;
       }
-      if (row < top) top = row;
-      if (row > bottom) bottom = row;
-      if (column > columns) columns = column;
     }
     const numberFormats = this.#numberFormats.patterns;
     if (bottom === 0) {
@@ -263,32 +274,31 @@ export class TabBuilder implements FastCellSink {
         `has a tab ("${name}") of ${spanned} rows by ${columns} columns, ${spanned * columns} cells${together} over the limit of ${limits.maxCells} (SHEETPORT_MAX_CELLS).`,
       );
     }
-    // Pass 2: the header row's texts, and the data rows into the dense grid.
+    // The header row's texts, and the data rows into the dense grid.
     const rows = bottom - top;
     const size = rows * columns;
     const kinds = new Uint8Array(size);
     const values = new Float64Array(size);
     const codes = new Uint16Array(size);
     const headerTexts: string[] = new Array(columns).fill('');
+    const strings = this.#strings;
     let text = 0;
-    for (let i = 0; i < cells.length; i++) {
-      const kind = cells.kinds[i]!;
+    for (let i = 0; i < count; i++) {
+      const kind = cellKinds[i]!;
       if (kind === Kind.Empty) continue;
-      const row = cells.rows[i]!;
-      const column = cells.columns[i]! - 1;
-      const value = cells.values[i]!;
+      const row = cellRows[i]!;
+      const column = cellColumns[i]! - 1;
+      const value = cellValues[i]!;
       if (row === top) {
-        const typed =
-          kind === Kind.Number ? value : kind === Kind.Boolean ? value === 1 : this.#strings[value]!;
-        headerTexts[column] = displayText(typed, cells.codes[i]!, numberFormats);
+        const typed = kind === Kind.Number ? value : kind === Kind.Boolean ? value === 1 : strings[value]!;
+        headerTexts[column] = displayText(typed, cellCodes[i]!, numberFormats);
         continue;
       }
       const at = (row - top - 1) * columns + column;
       kinds[at] = kind;
       values[at] = value;
-      codes[at] = cells.codes[i]!;
-      if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error)
-        text += this.#strings[value]!.length;
+      codes[at] = cellCodes[i]!;
+      if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error) text += strings[value]!.length;
     }
     if (limits && text > limits.maxTextChars) {
       throw new GridTooLarge(
