@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT, osDataDir, resolveDataDir } from '../config.ts';
 import { runningFromSource } from '../lib/package-file.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
+import { warmSourceWork } from '../sources/index.ts';
 import { ALLOW_LAN_FLAG } from '../webhooks/target-safety.ts';
 import {
   cliConfig,
@@ -51,10 +52,9 @@ export function registerServeCommands(program: Command): void {
         if (opts.database) useTeamDatabase(opts.database);
         const dataDir = resolveDataDir({ flag: g.dataDir });
         const config = cliConfig();
-        // The parse thread loads its modules on the other core while this one loads the service's: a workbook
-        // read at start then begins at once (the service asks the same limits, so it takes this very thread).
-        const { warmParseWorker } = await import('../sources/workbook/guard/parse-off-thread.ts');
-        warmParseWorker(config.fileLimits);
+        // A local file's parse thread loads its modules on the other core while this one loads the service's: a
+        // workbook read at start then begins at once (the service opens it with the same limits).
+        warmSourceWork(config);
         const { runServe } = await import('./run-serve.ts');
         await runServe({
           dataDir,

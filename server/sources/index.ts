@@ -112,6 +112,11 @@ export function isReadOnly(ref: { sourceKind: string; location: string }): boole
   return sourceKind(ref.sourceKind).readOnly?.(ref.location) ?? false;
 }
 
+/** A service is starting with `config`: every kind starts ahead what its first read needs (SourceKind.warmUp). */
+export function warmSourceWork(config: SheetPortConfig): void {
+  for (const kind of KINDS) kind.warmUp?.(sourceSettings(config));
+}
+
 /** The service is stopping: every kind ends the work under way that could outlast the stop deadline. */
 export function stopSourceWork(): void {
   for (const kind of KINDS) kind.stopWork?.();

@@ -97,6 +97,9 @@ export interface SourceKind {
   createDemo?(dir: string): Promise<ResolvedLocation>;
   /** Logins of a kind that acts for a user account (Google); absent for local files. */
   readonly accounts?: KindAccounts;
+  /** A service is starting, with the options its sources will be opened with: start ahead what a first read needs
+   * (a local file's parse thread, which loads its modules meanwhile). */
+  warmUp?(options: SourceOptions): void;
   /** The service is stopping: end work under way that could outlast its stop deadline (a long parse). */
   stopWork?(): void;
   /**

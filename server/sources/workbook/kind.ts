@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_FILE_LIMITS, fileLimitsWith } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import {
   refusedExtensionHint,
@@ -15,7 +16,7 @@ import type { ResolvedLocation, SourceKind } from '../kind.ts';
 import { workbookBackups } from './backup-restore.ts';
 import { createDemoWorkbook } from './demo.ts';
 import { engineForExtension } from './engines.ts';
-import { cancelAllParses } from './guard/parse-off-thread.ts';
+import { cancelAllParses, warmParseWorker } from './guard/parse-off-thread.ts';
 import { createWorkbookSource } from './index.ts';
 import { isReadOnlyFile } from './read-only.ts';
 
@@ -56,6 +57,7 @@ export const workbookKind: SourceKind = {
     workbookExtension(path.extname(input)) !== undefined || /[\\/]/.test(input) || existsSync(input),
   resolveLocation,
   open: (location, options) => createWorkbookSource(location, options),
+  warmUp: (options) => warmParseWorker(fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits)),
   stopWork: cancelAllParses,
   readOnly: isReadOnlyFile,
   backups: workbookBackups,
