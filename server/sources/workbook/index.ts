@@ -3,7 +3,7 @@
  * No account, no network; the product's embedded default.
  */
 import path from 'node:path';
-import { DEFAULT_FILE_LIMITS, fileLimitsWith } from '../../config.ts';
+import { DEFAULT_FILE_LIMITS, type FileLimits, fileLimitsWith } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { WORKBOOK_EXTENSIONS_TEXT } from '../../lib/workbook-file-types.ts';
 import { assertStorable } from '../cell-rules.ts';
@@ -119,6 +119,11 @@ class WorkbookSource implements Source {
   }
 }
 
+/** The file limits a workbook source opened with `options` reads under (and its parse thread is started with). */
+export function sourceFileLimits(options: SourceOptions): FileLimits {
+  return fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits);
+}
+
 /**
  * A Source over a local workbook file (its engine chosen by extension, any case: lib/workbook-file-types.ts).
  */
@@ -150,7 +155,7 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
   const file = new WorkbookFile(
     filePath,
     engine,
-    fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits),
+    sourceFileLimits(options),
     undo,
     options.onReadProgress,
     options.prepareWritesAhead === true,

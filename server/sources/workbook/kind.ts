@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_FILE_LIMITS, fileLimitsWith } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import {
   refusedExtensionHint,
@@ -17,7 +16,7 @@ import { workbookBackups } from './backup-restore.ts';
 import { createDemoWorkbook } from './demo.ts';
 import { engineForExtension } from './engines.ts';
 import { cancelAllParses, warmParseWorker } from './guard/parse-off-thread.ts';
-import { createWorkbookSource } from './index.ts';
+import { createWorkbookSource, sourceFileLimits } from './index.ts';
 import { isReadOnlyFile } from './read-only.ts';
 
 async function resolveLocation(input: string): Promise<ResolvedLocation> {
@@ -57,7 +56,7 @@ export const workbookKind: SourceKind = {
     workbookExtension(path.extname(input)) !== undefined || /[\\/]/.test(input) || existsSync(input),
   resolveLocation,
   open: (location, options) => createWorkbookSource(location, options),
-  warmUp: (options) => warmParseWorker(fileLimitsWith(DEFAULT_FILE_LIMITS, options.fileLimits)),
+  warmUp: (options) => warmParseWorker(sourceFileLimits(options)),
   stopWork: cancelAllParses,
   readOnly: isReadOnlyFile,
   backups: workbookBackups,

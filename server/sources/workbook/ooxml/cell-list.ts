@@ -9,7 +9,8 @@ export class CellList {
   values: Float64Array;
   codes: Uint16Array;
   length = 0;
-  /** The rows and columns the cells pushed so far span (0 while there are none): a tab's bounds without a pass. */
+  /** The rows and columns the cells pushed so far span (bottom and right 0 while there are none): a tab's bounds
+   * without a pass over its cells. */
   top = Number.POSITIVE_INFINITY;
   bottom = 0;
   right = 0;
