@@ -27,8 +27,9 @@ describe('sheetport serve on SIGTERM', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sheetport-stop-'));
     const dataDir = path.join(dir, 'data');
     const slowFile = path.join(dir, 'slow.xlsx');
-    // Slow to read (millions of rows), and nothing to hold once read: the parse thread is what runs.
-    await writeZipBomb(slowFile, { sheetMb: 250, numberedRows: true, emptyCells: true });
+    // Slow to read (millions of rows), and nothing to hold once read: the parse thread is what runs. 500 MB: a fast
+    // machine read 250 MB within the 1.5 s below.
+    await writeZipBomb(slowFile, { sheetMb: 500, numberedRows: true, emptyCells: true });
     const fifoFile = path.join(dir, 'fifo.xlsx');
     execFileSync('mkfifo', [fifoFile]);
     const setup = createServiceContext({ dataDir, log: () => {} });
