@@ -15,9 +15,11 @@
  * A blob of another format or kind, or whose body does not have this shape, decodes to null: its baseline is
  * treated as never stored (the next look is a first sight), never as rows that changed.
  */
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
-import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
+import { createGzip, gunzip, gunzipSync, gzipSync } from 'node:zlib';
+import { freeBytes } from '../../lib/free-buffer.ts';
 import { pacer } from '../../lib/pacer.ts';
 import type { CellValue } from '../../sources/source.ts';
 import type { ComparedTab, RowEdit, TabContent } from '../baselines.ts';
@@ -31,7 +33,6 @@ const CHANGES = ['inserted', 'updated', 'deleted'] as const;
 /** Rows per frame of a checkpoint: a few milliseconds of work each. */
 const SLICE = 2_000;
 
-const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
 const head = (kind: number) => Buffer.from([...MAGIC, BASELINE_FORMAT, kind]);
@@ -69,18 +70,44 @@ export function encodeCheckpoint(content: TabContent): Buffer {
   const frames = frame({ name: content.name, header: content.header, rows: content.typed.length });
   for (let at = 0; at < content.typed.length; at += SLICE)
     frames.push(...frame(content.typed.slice(at, at + SLICE)));
-  return gzipSync(Buffer.concat([head(CHECKPOINT), ...frames]), { level: 1 });
+  const bytes = packed(CHECKPOINT, frames);
+  const blob = gzipSync(bytes, { level: 1 });
+  freeBytes(bytes);
+  return blob;
 }
 
-/** `encodeCheckpoint` a slice at a time (the service answers between them), compressed on the thread pool. */
+/**
+ * `encodeCheckpoint` a slice at a time (the service answers between them), each slice compressed on the
+ * thread pool as it is made: the whole tab's uncompressed bytes (hundreds of MB at a million rows) are never
+ * held at once, only the compressed blob and the slices the compressor has not taken yet.
+ */
 export async function encodeCheckpointPaced(content: TabContent): Promise<Buffer> {
   const pace = pacer();
-  const frames = frame({ name: content.name, header: content.header, rows: content.typed.length });
+  const gzip = createGzip({ level: 1 });
+  const blob: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => blob.push(chunk));
+  const ended = once(gzip, 'end');
+  const put = async (parts: Buffer[]) => {
+    for (const part of parts) if (!gzip.write(part)) await once(gzip, 'drain');
+  };
+  await put([
+    head(CHECKPOINT),
+    ...frame({ name: content.name, header: content.header, rows: content.typed.length }),
+  ]);
   for (let at = 0; at < content.typed.length; at += SLICE) {
-    frames.push(...frame(content.typed.slice(at, at + SLICE)));
+    await put(frame(content.typed.slice(at, at + SLICE)));
     await pace();
   }
-  return gzipAsync(Buffer.concat([head(CHECKPOINT), ...frames]), { level: 1 });
+  gzip.end();
+  await ended;
+  return Buffer.concat(blob);
+}
+
+/** The blob's bytes before compression; the frames' own buffers are given back as they are copied in. */
+function packed(kind: number, frames: Buffer[]): Buffer {
+  const bytes = Buffer.concat([head(kind), ...frames]);
+  for (const f of frames) freeBytes(f);
+  return bytes;
 }
 
 /** A checkpoint body's frames in order (undefined for one cut short). */
@@ -134,7 +161,9 @@ export function decodeCheckpoint(blob: Buffer): TabContent | null {
   const reading = readCheckpoint(unpacked);
   for (;;) {
     const step = reading.next();
-    if (step.done) return step.value;
+    if (!step.done) continue;
+    freeBytes(bytes); // the rows are copies
+    return step.value;
   }
 }
 
@@ -152,7 +181,10 @@ export async function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | 
   const pace = pacer();
   for (;;) {
     const step = reading.next();
-    if (step.done) return step.value;
+    if (step.done) {
+      freeBytes(bytes); // the rows are copies
+      return step.value;
+    }
     await pace();
   }
 }

@@ -7,6 +7,7 @@
  * copy between threads costs the distinct strings only.
  */
 
+import { freeBytes } from '../../lib/free-buffer.ts';
 import { pacer } from '../../lib/pacer.ts';
 import type { CellValue, TabSnapshot } from '../source.ts';
 import { displayText } from './number-formats.ts';
@@ -217,6 +218,9 @@ function decodeRows(tab: EncodedTab, from: number, to: number, typed: CellValue[
 }
 
 function tabOf(tab: EncodedTab, typed: CellValue[][]): CellTab {
+  // The rows hold every cell now: the cells' flat buffers (9 bytes a cell) are given back at once.
+  freeBytes(tab.kinds);
+  freeBytes(tab.values);
   const { strings } = tab;
   return new CellTab({
     sourceSheetId: tab.sourceSheetId,
