@@ -53,6 +53,28 @@ describe('the checkpoint format', () => {
     expect(decodeCheckpoint(whole)).toBeNull();
     expect(await decodeCheckpointPaced(whole)).toBeNull();
     expect(decodeCheckpoint(encodeRedo([]))).toBeNull();
+    expect(await decodeCheckpointPaced(encodeRedo([]))).toBeNull();
+    expect(await decodeCheckpointPaced(Buffer.from('not gzip'))).toBeNull();
+    expect(await decodeCheckpointPaced(encodeCheckpoint(content).subarray(0, -8))).toBeNull();
+  });
+
+  it('reads the same at once and as it inflates, from any body cut short or with a byte changed', async () => {
+    const content = {
+      name: 'T',
+      header: ['a', 'b'],
+      typed: Array.from({ length: 4_500 }, (_, i) => [i, `r${i}`]),
+    };
+    const body = gunzipSync(encodeCheckpoint(content));
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), fc.nat(255), fc.boolean(), async (at, byte, cut) => {
+        const place = at % body.length;
+        const changed = Buffer.from(body);
+        if (!cut) changed[place] = byte;
+        const blob = gzipSync(cut ? changed.subarray(0, place) : changed);
+        expect(await decodeCheckpointPaced(blob)).toEqual(decodeCheckpoint(blob));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

@@ -16,10 +16,11 @@
  * treated as never stored (the next look is a first sight), never as rows that changed.
  */
 import { once } from 'node:events';
-import { promisify } from 'node:util';
+import { Readable } from 'node:stream';
 import { deserialize, serialize } from 'node:v8';
-import { createGzip, gunzip, gunzipSync, gzipSync } from 'node:zlib';
+import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { freeBytes } from '../../lib/free-buffer.ts';
+import { LengthFrames } from '../../lib/length-frames.ts';
 import { pacer } from '../../lib/pacer.ts';
 import type { CellValue } from '../../sources/source.ts';
 import type { ComparedTab, RowEdit, TabContent } from '../baselines.ts';
@@ -32,8 +33,6 @@ const REDO = 0x52; // "R"
 const CHANGES = ['inserted', 'updated', 'deleted'] as const;
 /** Rows per frame of a checkpoint: a few milliseconds of work each. */
 const SLICE = 2_000;
-
-const gunzipAsync = promisify(gunzip);
 
 const head = (kind: number) => Buffer.from([...MAGIC, BASELINE_FORMAT, kind]);
 
@@ -127,23 +126,34 @@ function* frames(body: Buffer): Generator<unknown> {
   }
 }
 
+/** Fed to a checkpoint reader after a format 2 body's last frame. */
+const END = Symbol('end of the frames');
+
 /**
- * A checkpoint's content from its unpacked body, or null: a generator that yields after each frame, so the
- * same reading runs at once (`decodeCheckpoint`) or a slice at a time (`decodeCheckpointPaced`).
+ * A checkpoint's content from a format 2 body's frames, fed one at a time (`next(frame)`, then `next(END)`),
+ * or null: the one reading of the format, whether the frames come from a body held whole (`decodeCheckpoint`)
+ * or as it inflates (`decodeCheckpointPaced`). It ends early (null) at the first frame that is not what it
+ * should be.
  */
-function* readCheckpoint(unpacked: { format: number; body: Buffer }): Generator<void, TabContent | null> {
-  if (unpacked.format === 1) return contentOf(structured(unpacked.body));
-  const all = frames(unpacked.body);
-  const first = all.next().value as { name?: unknown; header?: unknown; rows?: unknown } | undefined;
-  if (!first || typeof first.rows !== 'number') return null;
+function* checkpointReader(): Generator<void, TabContent | null, unknown> {
+  const first = (yield) as { name?: unknown; header?: unknown; rows?: unknown } | typeof END | undefined;
+  if (first === END || !first || typeof first.rows !== 'number') return null;
   const typed: CellValue[][] = [];
-  for (const rows of all) {
+  for (;;) {
+    const rows = yield;
+    if (rows === END) break;
     if (!Array.isArray(rows) || !rows.every(isRow)) return null;
     for (const row of rows) typed.push(row as CellValue[]);
-    yield;
   }
   if (typed.length !== first.rows) return null;
   return contentOf({ name: first.name, header: first.header, rows: typed });
+}
+
+/** A reader ready for its first frame. */
+function startedReader(): Generator<void, TabContent | null, unknown> {
+  const reader = checkpointReader();
+  reader.next();
+  return reader;
 }
 
 function contentOf(body: unknown): TabContent | null {
@@ -158,35 +168,61 @@ export function decodeCheckpoint(blob: Buffer): TabContent | null {
   const bytes = gunzipped(blob);
   const unpacked = bytes && unpack(CHECKPOINT, bytes);
   if (!unpacked) return null;
-  const reading = readCheckpoint(unpacked);
-  for (;;) {
-    const step = reading.next();
-    if (!step.done) continue;
-    freeBytes(bytes); // the rows are copies
-    return step.value;
+  if (unpacked.format === 1) return contentOf(structured(unpacked.body));
+  const reader = startedReader();
+  for (const f of frames(unpacked.body)) {
+    const step = reader.next(f);
+    if (step.done) return step.value;
   }
+  const step = reader.next(END);
+  freeBytes(bytes); // the rows are copies
+  return step.done ? step.value : null;
 }
 
-/** `decodeCheckpoint` a slice at a time, inflated on the thread pool. */
+/**
+ * `decodeCheckpoint` a frame at a time as the blob inflates (on the thread pool), the service answering between
+ * slices: only the frames not yet read are held, never the whole inflated body (150 MB at a million rows).
+ */
 export async function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | null> {
-  let bytes: Buffer;
-  try {
-    bytes = await gunzipAsync(blob);
-  } catch {
-    return null;
-  }
-  const unpacked = unpack(CHECKPOINT, bytes);
-  if (!unpacked) return null;
-  const reading = readCheckpoint(unpacked);
   const pace = pacer();
-  for (;;) {
-    const step = reading.next();
-    if (step.done) {
-      freeBytes(bytes); // the rows are copies
-      return step.value;
+  const split = new LengthFrames();
+  const prefix = MAGIC.length + 2;
+  let before = Buffer.alloc(0); // the first bytes, until the prefix ("SPB", format, kind) is whole
+  let reader: Generator<void, TabContent | null, unknown> | null = null;
+  let legacy: Buffer[] | null = null; // a format 1 body: one structured clone, read whole
+  try {
+    for await (const chunk of Readable.from([blob]).pipe(createGunzip({ chunkSize: 64 * 1024 }))) {
+      if (legacy) {
+        legacy.push(chunk);
+        continue;
+      }
+      let body = chunk as Buffer;
+      if (!reader) {
+        before = Buffer.concat([before, body]);
+        if (before.length < prefix) continue;
+        const unpacked = unpack(CHECKPOINT, before);
+        if (!unpacked) return null;
+        if (unpacked.format === 1) {
+          legacy = [unpacked.body];
+          continue;
+        }
+        reader = startedReader();
+        body = unpacked.body;
+      }
+      for (const f of split.push(body)) {
+        const step = reader.next(structured(f));
+        if (step.done) return step.value;
+        await pace();
+      }
     }
-    await pace();
+  } catch {
+    return null; // not gzip, or cut short
   }
+  if (legacy) return contentOf(structured(Buffer.concat(legacy)));
+  if (!reader) return null;
+  // Bytes left over are a frame cut short.
+  const step = reader.next(split.pending > 0 ? undefined : END);
+  return step.done ? step.value : null;
 }
 
 export function encodeRedo(edits: readonly RowEdit[]): Buffer {
