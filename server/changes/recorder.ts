@@ -45,6 +45,7 @@ export class ChangeRecorder {
         version: after.version,
         nowMs: this.#deps.now(),
         previous: before ? comparedTabs(before) : null,
+        current: { version: after.version, tabs: comparedTabs(after) },
         plan: (previous) => planRecording(spreadsheetId, previous, after, rules),
       })
       .then(({ queued }) => {

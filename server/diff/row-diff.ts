@@ -3,9 +3,9 @@
  * one deletion and not 997 updates (docs/api.md, "Events"). Pure, no I/O. The header is the caller's business: only the
  * data rows are compared.
  *
- * Row equality: two rows are equal when every cell is equal, a shorter row counting as padded with null
- * (so `[1, 'a']` equals `[1, 'a', null]`; an added empty column changes no row). Cells compare with `===`,
- * except that NaN equals NaN (and undefined, a missing cell, equals null).
+ * Row equality (lib/row-equality.ts): two rows are equal when every cell is equal, a shorter row counting as
+ * padded with null (so `[1, 'a']` equals `[1, 'a', null]`; an added empty column changes no row). Cells compare
+ * with `===`, except that NaN equals NaN (and undefined, a missing cell, equals null).
  *
  * Algorithm:
  * 1. Strip the common prefix and suffix (cell by cell, no hashing): most edits end here.
@@ -30,6 +30,8 @@
  * increase, the updates' and insertions' new indices increase, and each change's old and new positions are at or
  * after those of the change before it. The property tests replay diffs in exactly this order.
  */
+
+import { rowsEqual } from '../lib/row-equality.ts';
 import type { CellValue } from '../sources/source.ts';
 import { lcsMatches } from './myers.ts';
 
@@ -182,22 +184,7 @@ function positional(
   hunk(oldRows, newRows, start + paired, endOld, start + paired, endNew, out);
 }
 
-/** Cell equality of the diff: `===`, plus NaN equals NaN and a missing cell (undefined) equals null. */
-function cellsEqual(a: CellValue | undefined, b: CellValue | undefined): boolean {
-  if (a === b) return true;
-  if (a == null) return b == null;
-  return Number.isNaN(a) && Number.isNaN(b);
-}
-
-/** Row equality of the diff: cell by cell, the shorter row padded with null. */
-export function rowsEqual(a: readonly CellValue[], b: readonly CellValue[]): boolean {
-  if (a === b) return true;
-  const common = Math.min(a.length, b.length);
-  for (let i = 0; i < common; i++) if (!cellsEqual(a[i], b[i])) return false;
-  for (let i = common; i < a.length; i++) if (a[i] != null) return false;
-  for (let i = common; i < b.length; i++) if (b[i] != null) return false;
-  return true;
-}
+export { rowsEqual };
 
 const f64 = new Float64Array(1);
 const f64Words = new Int32Array(f64.buffer);

@@ -31,7 +31,17 @@ export interface RowEdit {
   cells: CellValue[] | null;
 }
 
+/** What a recording has read: the source's version and each tab's content, by source sheet id. */
+export interface CurrentContent {
+  version: string;
+  tabs: ReadonlyMap<string, TabContent>;
+}
+
 export interface Baselines {
-  /** Every stored baseline of a spreadsheet, by source sheet id, restored from its own stored format. */
-  load(spreadsheetId: string): Promise<Map<string, ComparedTab>>;
+  /**
+   * Every stored baseline of a spreadsheet, by source sheet id, restored from its own stored format. `current`:
+   * what was just read, which a baseline stored from that very version and holding the same is restored as
+   * (rules/baseline-restore.ts).
+   */
+  load(spreadsheetId: string, current?: CurrentContent): Promise<Map<string, ComparedTab>>;
 }

@@ -4,7 +4,7 @@
  * notifications (the outbox) and the tab's baseline together or not at all.
  */
 import type { CellValue } from '../sources/source.ts';
-import type { ComparedTab, RowEdit, TabContent } from './baselines.ts';
+import type { ComparedTab, CurrentContent, RowEdit, TabContent } from './baselines.ts';
 import type { WebhookCondition } from './webhooks.ts';
 
 export interface ChangeEntry {
@@ -86,6 +86,9 @@ export interface RecordingRequest {
    * meanwhile).
    */
   previous: ReadonlyMap<string, ComparedTab> | null;
+  /** What this recording has read (the source version, each tab's content): a baseline stored from the same
+   * version and holding the same stands for it without being decoded (rules/baseline-restore.ts). */
+  current: CurrentContent;
   /** The decisions (pure): what to record of each tab, given what it is compared with. */
   plan(previous: ReadonlyMap<string, ComparedTab>): TabRecording[];
 }

@@ -1,15 +1,16 @@
 /**
  * The baselines in PostgreSQL (repositories/baselines.ts), read back in their stored format, the same as
- * SQLite's (repositories/rules/baseline-format.ts): per tab a row of counters (tab_baselines), a checkpoint of
+ * SQLite's (repositories/rules/baseline-format.ts, baseline-restore.ts): per tab a row of counters (tab_baselines), a checkpoint of
  * its content (tab_checkpoints) and the row edits recorded after it (baseline_redo). The change recording writes
  * them (recording.ts).
  */
 import type { Baselines, ComparedTab } from '../repositories/baselines.ts';
 import {
   type CheckpointRow,
+  type CurrentContent,
   type RedoRow,
   restoreBaselinesPaced,
-} from '../repositories/rules/baseline-format.ts';
+} from '../repositories/rules/baseline-restore.ts';
 import type { Queryable } from './pool.ts';
 
 export class PgBaselines implements Baselines {
@@ -20,7 +21,7 @@ export class PgBaselines implements Baselines {
     this.#db = db;
   }
 
-  async load(spreadsheetId: string): Promise<Map<string, ComparedTab>> {
+  async load(spreadsheetId: string, current?: CurrentContent): Promise<Map<string, ComparedTab>> {
     const checkpoints = await this.#db.query<CheckpointRow>(
       `SELECT b.source_sheet_id, c.content, b.source_version
        FROM tab_baselines b JOIN tab_checkpoints c
@@ -32,6 +33,6 @@ export class PgBaselines implements Baselines {
       'SELECT source_sheet_id, content FROM baseline_redo WHERE spreadsheet_id = $1 ORDER BY seq',
       [spreadsheetId],
     );
-    return restoreBaselinesPaced(checkpoints.rows, redo.rows);
+    return restoreBaselinesPaced(checkpoints.rows, redo.rows, current);
   }
 }

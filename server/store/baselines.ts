@@ -9,10 +9,11 @@ import type Database from 'better-sqlite3';
 import type { Baselines, ComparedTab } from '../repositories/baselines.ts';
 import {
   type CheckpointRow,
+  type CurrentContent,
   type RedoRow,
   restoreBaselines,
   restoreBaselinesPaced,
-} from '../repositories/rules/baseline-format.ts';
+} from '../repositories/rules/baseline-restore.ts';
 
 export class SqliteBaselines implements Baselines {
   readonly #checkpoints: Database.Statement<[string], CheckpointRow>;
@@ -31,8 +32,12 @@ export class SqliteBaselines implements Baselines {
   }
 
   /** `loadNow`, each checkpoint decoded a slice at a time (the service answers meanwhile). */
-  async load(spreadsheetId: string): Promise<Map<string, ComparedTab>> {
-    return restoreBaselinesPaced(this.#checkpoints.all(spreadsheetId), this.#redo.all(spreadsheetId));
+  async load(spreadsheetId: string, current?: CurrentContent): Promise<Map<string, ComparedTab>> {
+    return restoreBaselinesPaced(
+      this.#checkpoints.all(spreadsheetId),
+      this.#redo.all(spreadsheetId),
+      current,
+    );
   }
 
   /** Every baseline of the spreadsheet, decoded at once (inside a transaction, which must not pause). */

@@ -22,8 +22,9 @@ import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { freeBytes } from '../../lib/free-buffer.ts';
 import { LengthFrames } from '../../lib/length-frames.ts';
 import { pacer } from '../../lib/pacer.ts';
+import { rowsEqual } from '../../lib/row-equality.ts';
 import type { CellValue } from '../../sources/source.ts';
-import type { ComparedTab, RowEdit, TabContent } from '../baselines.ts';
+import type { RowEdit, TabContent } from '../baselines.ts';
 
 export const BASELINE_FORMAT = 2;
 const READABLE = [1, 2];
@@ -149,13 +150,6 @@ function* checkpointReader(): Generator<void, TabContent | null, unknown> {
   return contentOf({ name: first.name, header: first.header, rows: typed });
 }
 
-/** A reader ready for its first frame. */
-function startedReader(): Generator<void, TabContent | null, unknown> {
-  const reader = checkpointReader();
-  reader.next();
-  return reader;
-}
-
 function contentOf(body: unknown): TabContent | null {
   const { name, header, rows } = (body ?? {}) as { name?: unknown; header?: unknown; rows?: unknown };
   if (typeof name !== 'string' || !isStringArray(header)) return null;
@@ -169,7 +163,8 @@ export function decodeCheckpoint(blob: Buffer): TabContent | null {
   const unpacked = bytes && unpack(CHECKPOINT, bytes);
   if (!unpacked) return null;
   if (unpacked.format === 1) return contentOf(structured(unpacked.body));
-  const reader = startedReader();
+  const reader = checkpointReader();
+  reader.next(); // to its first `yield`
   for (const f of frames(unpacked.body)) {
     const step = reader.next(f);
     if (step.done) return step.value;
@@ -183,30 +178,72 @@ export function decodeCheckpoint(blob: Buffer): TabContent | null {
  * `decodeCheckpoint` a frame at a time as the blob inflates (on the thread pool), the service answering between
  * slices: only the frames not yet read are held, never the whole inflated body (150 MB at a million rows).
  */
-export async function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | null> {
+export function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | null> {
+  return feedPaced(blob, checkpointReader(), (body) => contentOf(structured(body)));
+}
+
+/**
+ * Whether a stored checkpoint holds exactly `content` (rows compared as the row diff compares them), read as it
+ * inflates and never decoded whole: false at the first difference. Null when the blob is not a readable
+ * checkpoint of format 2 (the caller decodes it the usual way).
+ */
+export function checkpointHolds(blob: Buffer, content: TabContent): Promise<boolean | null> {
+  return feedPaced(blob, checkpointComparer(content), () => null);
+}
+
+function* checkpointComparer(content: TabContent): Generator<void, boolean, unknown> {
+  const first = (yield) as { name?: unknown; header?: unknown; rows?: unknown } | typeof END | undefined;
+  if (first === END || !first || first.name !== content.name || first.rows !== content.typed.length)
+    return false;
+  const { header } = first;
+  if (!isStringArray(header) || header.length !== content.header.length) return false;
+  if (header.some((h, i) => h !== content.header[i])) return false;
+  let at = 0;
+  for (;;) {
+    const rows = yield;
+    if (rows === END) return at === content.typed.length;
+    if (!Array.isArray(rows)) return false;
+    for (const row of rows) {
+      const now = content.typed[at++];
+      if (now === undefined || !isRow(row) || !rowsEqual(row as CellValue[], now)) return false;
+    }
+  }
+}
+
+/**
+ * Feeds a checkpoint blob's format 2 frames to `reader`, a frame at a time as the blob inflates, pausing between
+ * slices, until the reader answers; a format 1 body (one structured clone) goes whole to `legacy`. Null for a
+ * blob that is not a checkpoint, is not gzip, or is cut short.
+ */
+async function feedPaced<T>(
+  blob: Buffer,
+  reader: Generator<void, T | null, unknown>,
+  legacy: (body: Buffer) => T | null,
+): Promise<T | null> {
+  reader.next(); // to its first `yield`, ready for the first frame
   const pace = pacer();
   const split = new LengthFrames();
   const prefix = MAGIC.length + 2;
   let before = Buffer.alloc(0); // the first bytes, until the prefix ("SPB", format, kind) is whole
-  let reader: Generator<void, TabContent | null, unknown> | null = null;
-  let legacy: Buffer[] | null = null; // a format 1 body: one structured clone, read whole
+  let started = false;
+  let whole: Buffer[] | null = null; // a format 1 body, read whole
   try {
     for await (const chunk of Readable.from([blob]).pipe(createGunzip({ chunkSize: 64 * 1024 }))) {
-      if (legacy) {
-        legacy.push(chunk);
+      if (whole) {
+        whole.push(chunk);
         continue;
       }
       let body = chunk as Buffer;
-      if (!reader) {
+      if (!started) {
         before = Buffer.concat([before, body]);
         if (before.length < prefix) continue;
         const unpacked = unpack(CHECKPOINT, before);
         if (!unpacked) return null;
         if (unpacked.format === 1) {
-          legacy = [unpacked.body];
+          whole = [unpacked.body];
           continue;
         }
-        reader = startedReader();
+        started = true;
         body = unpacked.body;
       }
       for (const f of split.push(body)) {
@@ -218,8 +255,8 @@ export async function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | 
   } catch {
     return null; // not gzip, or cut short
   }
-  if (legacy) return contentOf(structured(Buffer.concat(legacy)));
-  if (!reader) return null;
+  if (whole) return legacy(Buffer.concat(whole));
+  if (!started) return null;
   // Bytes left over are a frame cut short.
   const step = reader.next(split.pending > 0 ? undefined : END);
   return step.done ? step.value : null;
@@ -301,63 +338,4 @@ function isRow(value: unknown): boolean {
     if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return false;
   }
   return true;
-}
-
-/** The checkpoints with each tab's recorded changes applied in order; a tab with an unreadable one is left out. */
-export function withRedo(
-  out: Map<string, ComparedTab>,
-  redo: readonly { source_sheet_id: string; content: Buffer }[],
-): Map<string, ComparedTab> {
-  for (const entry of redo) {
-    const tab = out.get(entry.source_sheet_id);
-    if (!tab) continue;
-    const edits = decodeRedo(entry.content);
-    // The checkpoint's rows are this load's own: edited in place.
-    if (edits) tab.typed = applyEditsInPlace(tab.typed, edits);
-    else out.delete(entry.source_sheet_id);
-  }
-  return out;
-}
-
-/** A stored checkpoint, as both databases return it. */
-export interface CheckpointRow {
-  source_sheet_id: string;
-  content: Buffer;
-  source_version: string | null;
-}
-
-/** A stored redo entry (one recorded change's row edits), oldest first. */
-export interface RedoRow {
-  source_sheet_id: string;
-  content: Buffer;
-}
-
-/**
- * Every baseline of a spreadsheet from what is stored of it: each checkpoint with the row edits after it
- * applied, one recorded change at a time. A tab whose checkpoint or redo is not in a readable format is left
- * out (a first sight).
- */
-export function restoreBaselines(
-  checkpoints: readonly CheckpointRow[],
-  redo: readonly RedoRow[],
-): Map<string, ComparedTab> {
-  const out = new Map<string, ComparedTab>();
-  for (const row of checkpoints) {
-    const content = decodeCheckpoint(row.content);
-    if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
-  }
-  return withRedo(out, redo);
-}
-
-/** `restoreBaselines`, each checkpoint decoded a slice at a time (the service answers meanwhile). */
-export async function restoreBaselinesPaced(
-  checkpoints: readonly CheckpointRow[],
-  redo: readonly RedoRow[],
-): Promise<Map<string, ComparedTab>> {
-  const out = new Map<string, ComparedTab>();
-  for (const row of checkpoints) {
-    const content = await decodeCheckpointPaced(row.content);
-    if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
-  }
-  return withRedo(out, redo);
 }
