@@ -22,6 +22,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { signatureOf } from './file-signature.ts';
+import { forgetWritten, rememberWritten, reusePlan } from './reused-bytes.ts';
 
 const fsync = promisify(fsSync.fsync);
 
@@ -94,12 +95,19 @@ export async function replaceFileAtomically(
   if (basedOn !== undefined && signatureOf(original) !== basedOn) throw new ChangedMeanwhile();
   const mode = original.mode & 0o7777;
   const temp = tempPathFor(filePath);
-  const handle = await fs.open(temp, 'wx', mode);
+  const plan = Array.isArray(data) ? reusePlan(filePath, signatureOf(original), data) : null;
+  forgetWritten(filePath); // until this write is done: a failure midway leaves nothing known of the file
+  const handle = plan ? await copyOf(filePath, temp) : await fs.open(temp, 'wx', mode);
   let settle: ((replaced: boolean) => Promise<void>) | undefined;
   let written: string;
   try {
     try {
-      await writeAll(handle, data);
+      if (plan) {
+        // Copied from the version this write was made from, or the copy is of someone else's bytes.
+        if (signatureOf(fsSync.statSync(filePath)) !== signatureOf(original)) throw new ChangedMeanwhile();
+        for (const run of plan.runs) await writeAll(handle, run.chunks, run.position);
+        await handle.truncate(plan.size);
+      } else await writeAll(handle, data);
       fsSync.fchmodSync(handle.fd, mode); // open() applied the umask; the replacement keeps the original's mode
       try {
         fsSync.fchownSync(handle.fd, original.uid, original.gid);
@@ -121,8 +129,24 @@ export async function replaceFileAtomically(
     throw e;
   }
   await syncDirectory(path.dirname(filePath));
+  if (Array.isArray(data)) rememberWritten(filePath, written, data);
   await settle?.(true);
   return written;
+}
+
+/**
+ * A copy of the file at `filePath` at `temp`, open for writing over: a clone sharing its blocks where the file
+ * system makes one (APFS, Btrfs, XFS), else copied by the kernel (copy_file_range). Nothing is left at `temp` if
+ * the copy fails (a full disk).
+ */
+async function copyOf(filePath: string, temp: string): Promise<fs.FileHandle> {
+  try {
+    await fs.copyFile(filePath, temp, fsSync.constants.COPYFILE_EXCL | fsSync.constants.COPYFILE_FICLONE);
+    return await fs.open(temp, 'r+');
+  } catch (e) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw e;
+  }
 }
 
 /** Errors of a file system that has no hard links (FAT, exFAT, some network shares). */
@@ -190,8 +214,15 @@ function putBack(aside: string, filePath: string): void {
   fsSync.unlinkSync(aside);
 }
 
-/** The chunks written one after another (a vectored write: they are not copied into one buffer first). */
-async function writeAll(handle: fs.FileHandle, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+/**
+ * The chunks written one after another from `position` (a vectored write: they are not copied into one buffer
+ * first).
+ */
+async function writeAll(
+  handle: fs.FileHandle,
+  data: Uint8Array | readonly Uint8Array[],
+  position = 0,
+): Promise<void> {
   if (data instanceof Uint8Array) {
     await handle.writeFile(data);
     return;
@@ -201,7 +232,7 @@ async function writeAll(handle: fs.FileHandle, data: Uint8Array | readonly Uint8
   let chunks = data.filter((chunk) => chunk.byteLength > 0);
   // writev may write less than asked (a signal, a full disk answered later): go on from where it stopped.
   while (written < total) {
-    const { bytesWritten } = await handle.writev(chunks as Uint8Array[], written);
+    const { bytesWritten } = await handle.writev(chunks as Uint8Array[], position + written);
     if (bytesWritten === 0) throw new Error('the file system accepted no more bytes');
     written += bytesWritten;
     chunks = rest(chunks, bytesWritten);

@@ -35,9 +35,12 @@ export interface DeflatedPiece {
  */
 const PIECE_LEVEL = 1;
 
-/** `final`: the part's last piece, which ends the stream; every other piece ends with a full flush. */
-export function deflatePiece(text: string, final: boolean): DeflatedPiece {
-  return deflatePieceBytes(Buffer.from(text, 'utf8'), final);
+/**
+ * `final`: the part's last piece, which ends the stream; every other piece ends with a full flush. `level` 0
+ * stores the text as it is: its compressed size then changes only with its length.
+ */
+export function deflatePiece(text: string, final: boolean, level = PIECE_LEVEL): DeflatedPiece {
+  return deflatePieceBytes(Buffer.from(text, 'utf8'), final, level);
 }
 
 /**
@@ -63,10 +66,10 @@ export function inflatePiece(piece: DeflatedPiece): string {
 }
 
 /** `deflatePiece` of bytes already encoded. */
-export function deflatePieceBytes(bytes: Uint8Array, final: boolean): DeflatedPiece {
+export function deflatePieceBytes(bytes: Uint8Array, final: boolean, level = PIECE_LEVEL): DeflatedPiece {
   return {
     compressed: deflateRawSync(bytes, {
-      level: PIECE_LEVEL,
+      level,
       finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,
     }),
     crc: crc32(bytes),

@@ -183,8 +183,10 @@ export class SheetXml {
    * piece is closed, until an edit opens it again.
    */
   async compress(): Promise<Precompressed> {
+    // The head is stored, not compressed (it is small): an append changes only its dimension's numbers, so
+    // its size stays, and so does the place of every piece after it in the file (reused-bytes.ts).
     if (this.#head?.text !== this.head)
-      this.#head = { text: this.head, piece: deflatePiece(this.head, false) };
+      this.#head = { text: this.head, piece: deflatePiece(this.head, false, 0) };
     if (this.#tail?.text !== this.tail)
       this.#tail = { text: this.tail, piece: deflatePiece(this.tail, true) };
     const rows = await closeAll(this.#pieces);
