@@ -82,6 +82,33 @@ describe('a common write', () => {
     );
   });
 
+  it('shares the format codes with the old version while the rows written keep theirs', () => {
+    const old = tab(
+      [
+        [1, 'x', true],
+        [2, 'y', false],
+      ],
+      1,
+      'c',
+    );
+    const sameCodes = (sheetRow: number): ReadRow => ({
+      values: [sheetRow * 10, 'new', null],
+      codes: [...old.codes.subarray((sheetRow - 2) * 3, (sheetRow - 1) * 3)],
+      texts: [],
+      formulas: [],
+    });
+    const updated = tabAfterSimpleWrite(old, { ...none, updated: [3] }, sameCodes)!;
+    expect(updated.codes).toBe(old.codes);
+    expect(updated.typed[1]).toEqual([30, 'new', null]);
+    expect(plain(updated)).toEqual(plain(editedTab(old, { ...none, updated: [3] }, sameCodes)));
+
+    const newCode = (sheetRow: number): ReadRow => ({ ...sameCodes(sheetRow), codes: [9, 9, 9] });
+    const reformatted = tabAfterSimpleWrite(old, { ...none, updated: [3] }, newCode)!;
+    expect(reformatted.codes).not.toBe(old.codes);
+    expect([...reformatted.codes]).toEqual([...old.codes.subarray(0, 3), 9, 9, 9]);
+    expect([...old.codes]).toEqual([0, 1, 2, 3, 4, 5]); // the old version is never changed
+  });
+
   it('leaves a formula, a header or deletes mixed with edits to the general rule', () => {
     const old = tab([[1, 2, 3]], 1, 'c');
     const withFormula = (): ReadRow => ({ values: [1, 2, 3], codes: [], texts: [], formulas: ['A1'] });
