@@ -95,9 +95,15 @@ export async function replaceFileAtomically(
   if (basedOn !== undefined && signatureOf(original) !== basedOn) throw new ChangedMeanwhile();
   const mode = original.mode & 0o7777;
   const temp = tempPathFor(filePath);
-  const plan = Array.isArray(data) ? reusePlan(filePath, signatureOf(original), data) : null;
+  let plan = Array.isArray(data) ? reusePlan(filePath, signatureOf(original), data) : null;
   forgetWritten(filePath); // until this write is done: a failure midway leaves nothing known of the file
-  const handle = plan ? await copyOf(filePath, temp) : await fs.open(temp, 'wx', mode);
+  // A copy that fails (no room for it, a file system that will not copy) only costs the reuse: the plain write
+  // follows, and says what is wrong if it fails too.
+  let handle = plan ? await copyOf(filePath, temp).catch(() => null) : null;
+  if (!handle) {
+    plan = null;
+    handle = await fs.open(temp, 'wx', mode);
+  }
   let settle: ((replaced: boolean) => Promise<void>) | undefined;
   let written: string;
   try {
