@@ -22,7 +22,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { signatureOf } from './file-signature.ts';
-import { forgetWritten, rememberWritten, reusePlan } from './reused-bytes.ts';
+import { forgetWritten, noteReused, rememberWritten, reusePlan } from './reused-bytes.ts';
 
 const fsync = promisify(fsSync.fsync);
 
@@ -113,6 +113,7 @@ export async function replaceFileAtomically(
         if (signatureOf(fsSync.statSync(filePath)) !== signatureOf(original)) throw new ChangedMeanwhile();
         for (const run of plan.runs) await writeAll(handle, run.chunks, run.position);
         await handle.truncate(plan.size);
+        noteReused(plan);
       } else await writeAll(handle, data);
       fsSync.fchmodSync(handle.fd, mode); // open() applied the umask; the replacement keeps the original's mode
       try {

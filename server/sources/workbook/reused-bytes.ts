@@ -69,10 +69,13 @@ export function reusePlan(
     }
     offset += chunk.byteLength;
   }
-  if (reused < REUSE_FROM_BYTES) return null;
+  return reused < REUSE_FROM_BYTES ? null : { runs, size: offset, reused };
+}
+
+/** A replacement was made from a copy by `plan` (counted in `reuseTotals`). */
+export function noteReused(plan: ReusePlan): void {
   totals.copies++;
-  totals.reusedBytes += reused;
-  return { runs, size: offset, reused };
+  totals.reusedBytes += plan.reused;
 }
 
 /** The file at `filePath` now holds `chunks` back to back and has `signature`. */
