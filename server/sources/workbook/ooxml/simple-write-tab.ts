@@ -6,6 +6,7 @@
  * formula anywhere, a header written, deletes together with other edits, a last column that may end): the
  * general rule then does it.
  */
+import { lengthened } from '../../../lib/append-room.ts';
 import type { CellValue } from '../../source.ts';
 import { CellTab } from '../cell-tab.ts';
 import type { ReadRow } from './edited-tab.ts';
@@ -50,10 +51,10 @@ function afterDeletes(old: CellTab, deleted: readonly number[]): CellTab | undef
   return newVersion(old, typed, codes);
 }
 
-/** A copy of the first `used` codes in an array of `size`. */
-function grownCodes(codes: Uint16Array, used: number, size: number): Uint16Array {
+/** A copy of `codes`, its rows' codes at `size`, to write anywhere. */
+function ownCodes(codes: Uint16Array, size: number): Uint16Array {
   const out = new Uint16Array(size);
-  out.set(codes.subarray(0, used));
+  out.set(codes.subarray(0, Math.min(codes.length, size)));
   return out;
 }
 
@@ -69,18 +70,26 @@ function afterEdits(
   const count = Math.max(old.typed.length, ...indexes.map((index) => index + 1));
   const typed: CellValue[][] = old.typed.slice();
   for (let r = old.typed.length; r < count; r++) typed.push(new Array<CellValue>(width).fill(null));
-  // The format codes are shared with the old version until a row's codes change: an update of values in place
-  // (most writes) then copies none of them (20 MB at a million rows of ten columns).
+  // The format codes are shared with the old version until a row of its own gets other codes: an update of
+  // values in place (most writes) copies none of them (20 MB at a million rows of ten columns), and an append
+  // writes its rows' codes into the room after the old version's (lib/append-room.ts).
+  const used = old.typed.length * width;
   let codes = old.codes;
-  if (count > old.typed.length) codes = grownCodes(old.codes, old.typed.length * width, count * width);
+  if (count * width > used) {
+    codes =
+      old.codes.length === used ? lengthened(old.codes, count * width) : ownCodes(old.codes, count * width);
+  }
   for (const index of indexes) {
     const read = readRow(old.headerRow + 1 + index);
     if (read?.formulas.some((text) => text !== undefined)) return undefined;
     typed[index] = padTo(read?.values ?? [], width, null);
     const rowCodes = padTo(read?.codes ?? [], width, 0);
     const at = index * width;
-    if (codes === old.codes && rowCodes.every((code, c) => code === old.codes[at + c])) continue;
-    if (codes === old.codes) codes = grownCodes(old.codes, old.typed.length * width, count * width);
+    const oldRow = index < old.typed.length;
+    if (oldRow && codes.buffer === old.codes.buffer) {
+      if (rowCodes.every((code, c) => code === old.codes[at + c])) continue;
+      codes = ownCodes(codes, count * width);
+    }
     codes.set(rowCodes, at);
   }
   return newVersion(old, typed, codes);

@@ -109,6 +109,47 @@ describe('a common write', () => {
     expect([...old.codes]).toEqual([0, 1, 2, 3, 4, 5]); // the old version is never changed
   });
 
+  it('keeps every version as it was made while later ones append into the room of its format codes', () => {
+    // Writes go to the latest version, or again to an earlier one (a write that failed is made again from the
+    // version before it): whatever each version shares with the next, none ever sees another's codes change.
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            kind: fc.constantFrom('append', 'update', 'both'),
+            from: fc.nat({ max: 3 }),
+            pick: fc.nat(),
+            code: fc.integer({ min: 0, max: 9 }),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
+        (writes) => {
+          const versions: { tab: CellTab; codes: number[] }[] = [];
+          const first = tab([[1, 'x', true]], 1, 'c');
+          versions.push({ tab: first, codes: [...first.codes] });
+          for (const { kind, from, pick, code } of writes) {
+            const old = versions[Math.max(0, versions.length - 1 - from)]!.tab;
+            const rows = old.typed.length;
+            const updated = kind === 'append' ? [] : [2 + (pick % rows)];
+            const appended = kind === 'update' ? [] : [2 + rows, 3 + rows].slice(0, 1 + (pick % 2));
+            const changes: SheetRowChanges = { ...none, updated, appended };
+            const readRow = (sheetRow: number): ReadRow => ({
+              values: [sheetRow, 'r', false],
+              codes: [code, (sheetRow + code) % 4, 1],
+              texts: [],
+              formulas: [],
+            });
+            const next = tabAfterSimpleWrite(old, changes, readRow)!;
+            expect(plain(next)).toEqual(plain(editedTab(old, changes, readRow)));
+            versions.push({ tab: next, codes: [...next.codes] });
+          }
+          for (const { tab: version, codes } of versions) expect([...version.codes]).toEqual(codes);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('leaves a formula, a header or deletes mixed with edits to the general rule', () => {
     const old = tab([[1, 2, 3]], 1, 'c');
     const withFormula = (): ReadRow => ({ values: [1, 2, 3], codes: [], texts: [], formulas: ['A1'] });
