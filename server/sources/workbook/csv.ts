@@ -11,7 +11,7 @@ import { AppError } from '../../errors.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoOfDate } from '../serial-dates.ts';
-import type { Mutation, TabSnapshot, WriteOptions } from '../source.ts';
+import type { CellValue, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
 import { BOM, CSV_SHEET_ID, type CsvLayout } from './csv-layout.ts';
@@ -142,7 +142,8 @@ export class CsvDocument implements WorkbookDocument {
     const headerIndex = tab.headerRow - 1;
     const columns = tab.header.length;
     const width = plan.header.length;
-    const typed = tab.typed.slice();
+    // Appends alone copy the old rows once, at their final length (below); other writes edit a copy here.
+    const typed = appendOnly ? tab.typed : tab.typed.slice();
     /** A cell of the last column was emptied: the tab may have become narrower. */
     let lastColumnLost = false;
 
@@ -163,6 +164,7 @@ export class CsvDocument implements WorkbookDocument {
     let at = headerIndex + 1 + typed.length;
     const atEnd = at === this.#count();
     const added: string[] = [];
+    const addedRows: CellValue[][] = [];
     for (const cells of plan.appends) {
       const fields = new Array<string>(width).fill('');
       for (const { column, value } of cells) fields[column] = textOf(value, options);
@@ -171,13 +173,16 @@ export class CsvDocument implements WorkbookDocument {
       else if (atEnd) this.#after.push(line);
       else this.#records().splice(at++, 0, line);
       added.push(line);
-      typed.push(csvRow(fields, tab));
+      addedRows.push(csvRow(fields, tab));
     }
+    // Pushing onto a copy of a million rows would grow it again (another 12 MB a write): one concat instead.
+    let rows = addedRows.length > 0 ? typed.concat(addedRows) : typed;
     // The tab builder's rules: trailing rows without a cell are not rows, the width is the widest row's.
-    while (typed.length > 0 && isBlankRow(typed[typed.length - 1]!)) typed.pop();
-    if (lastColumnLost && !this.#reachesColumn(typed, columns)) {
+    if (rows === tab.typed && rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows = rows.slice();
+    while (rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows.pop();
+    if (lastColumnLost && !this.#reachesColumn(rows, columns)) {
       this.#tab = this.#reread();
-    } else this.#tab = tab.withRows(typed);
+    } else this.#tab = tab.withRows(rows);
 
     const onlyAdded = appendOnly && atEnd && this.#cleanEnd;
     this.#added = onlyAdded && this.#added ? [...this.#added, ...added] : null;

@@ -68,8 +68,11 @@ function afterEdits(
   const indexes = written.map((row) => row - old.headerRow - 1);
   if (indexes.some((index) => index < 0)) return undefined;
   const count = Math.max(old.typed.length, ...indexes.map((index) => index + 1));
-  const typed: CellValue[][] = old.typed.slice();
-  for (let r = old.typed.length; r < count; r++) typed.push(new Array<CellValue>(width).fill(null));
+  // One copy of the old rows, made at its final length: pushing onto a copy of a million rows would grow it
+  // again (another 12 MB a write).
+  const added: CellValue[][] = [];
+  for (let r = old.typed.length; r < count; r++) added.push(new Array<CellValue>(width).fill(null));
+  const typed: CellValue[][] = added.length > 0 ? old.typed.concat(added) : old.typed.slice();
   // The format codes are shared with the old version until a row of its own gets other codes: an update of
   // values in place (most writes) copies none of them (20 MB at a million rows of ten columns), and an append
   // writes its rows' codes into the room after the old version's (lib/append-room.ts).
