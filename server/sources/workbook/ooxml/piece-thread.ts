@@ -4,6 +4,7 @@
  * renumbering, so it starts fast.
  */
 import { parentPort } from 'node:worker_threads';
+import { freeBuffersUnder, freeBytes } from '../../../lib/free-buffer.ts';
 import { deflatePieceBytes, ownBytes } from './chunked-deflate.ts';
 import { movePiece } from './piece-move.ts';
 
@@ -28,14 +29,27 @@ export interface PieceReply {
   error?: string;
 }
 
+/**
+ * This thread's heap is tiny, so its collector seldom runs: the bytes of each job, once used, are given back at
+ * once (lib/free-buffer.ts), or a sheet's thousands of pieces would hold tens of MB here until it does.
+ */
 function run(job: PieceJob): PieceReply['piece'] {
   if (job.kind === 'deflate') {
     const piece = deflatePieceBytes(job.bytes, false);
-    return { ...piece, compressed: ownBytes(piece.compressed), growth: new Int32Array(0) };
+    freeBytes(job.bytes);
+    return { ...piece, compressed: owned(piece.compressed), growth: new Int32Array(0) };
   }
   const compressed = Buffer.from(job.compressed.buffer, job.compressed.byteOffset, job.compressed.length);
   const moved = movePiece({ compressed, crc: job.crc, size: job.size }, job.shift, job.rows);
-  return moved && { ...moved.piece, compressed: ownBytes(moved.piece.compressed), growth: moved.growth };
+  freeBytes(job.compressed);
+  return moved && { ...moved.piece, compressed: owned(moved.piece.compressed), growth: moved.growth };
+}
+
+/** Bytes that own their buffer (to be moved to the service's thread); a copy's original is given back. */
+function owned(bytes: Uint8Array): Uint8Array {
+  const own = ownBytes(bytes);
+  if (own !== bytes) freeBuffersUnder([bytes]); // zlib's own output buffer, which nothing else reads
+  return own;
 }
 
 parentPort?.on('message', (job: PieceJob) => {

@@ -64,8 +64,11 @@ class RowCutter {
     const body = this.head === null ? this.#cutHead(bytes) : 0;
     if (body < 0) return undefined;
     if (this.tail === null) this.#cutRows(bytes, body);
-    const waiting = this.#closing.length - this.#closed;
-    return waiting > 4 ? this.#closing[this.#closed++] : undefined;
+    // A chunk cuts several pieces: wait until at most IN_FLIGHT are left, not for one only, or the pieces
+    // waiting for a thread (their bytes not yet compressed) pile up when the threads fall behind.
+    if (this.#closing.length - this.#closed <= IN_FLIGHT) return undefined;
+    this.#closed = this.#closing.length - IN_FLIGHT;
+    return this.#closing[this.#closed - 1];
   }
 
   async end(): Promise<RowPiece[] | null> {
@@ -181,6 +184,8 @@ class RowCutter {
 }
 
 const LOWER_W = 0x77;
+/** Pieces handed to the piece threads and not compressed yet, at most (about 170 KB each). */
+const IN_FLIGHT = 4;
 
 /**
  * Where `</row>` (`end`, with the sheet's prefix) first stands in `bytes` from `from`, or -1. Found from its
