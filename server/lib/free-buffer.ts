@@ -17,3 +17,18 @@ export function freeBytes(view: ArrayBufferView): void {
   // A SharedArrayBuffer has no `transfer` (other threads may hold it); a runtime without it keeps the old way.
   if (typeof buffer.transfer === 'function' && !buffer.detached) buffer.transfer(0);
 }
+
+/**
+ * Gives back the buffers under `views` (slices of them included) when the views are all that anyone reads of
+ * them, e.g. a stream's output chunks once they are copied into one: each distinct buffer is detached once.
+ * Node's shared pool (small Buffers are slices of it) is never touched.
+ */
+export function freeBuffersUnder(views: readonly ArrayBufferView[]): void {
+  const seen = new Set<ArrayBufferLike>();
+  for (const view of views) {
+    const buffer = view.buffer;
+    if (seen.has(buffer) || buffer.byteLength <= Buffer.poolSize) continue;
+    seen.add(buffer);
+    freeBytes(new Uint8Array(buffer));
+  }
+}

@@ -4,8 +4,10 @@
  * the other slices keep their bytes; and the process's ArrayBuffer memory falls by the freed size at once,
  * with no collection in between.
  */
+
+import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { freeBytes } from '../../server/lib/free-buffer.ts';
+import { freeBuffersUnder, freeBytes } from '../../server/lib/free-buffer.ts';
 
 describe('freeBytes', () => {
   it('frees a buffer the view spans, at once', () => {
@@ -37,5 +39,34 @@ describe('freeBytes', () => {
     freeBytes(owned);
     expect(owned.length).toBe(0);
     expect(() => freeBytes(owned)).not.toThrow();
+  });
+});
+
+describe('freeBuffersUnder', () => {
+  it('frees the buffers under a stream’s output chunks once they are copied, each once', () => {
+    const text = Buffer.from('row,'.repeat(2_000_000));
+    const chunks: Buffer[] = [];
+    const gzip = createGzip({ level: 1, chunkSize: 1 << 16 });
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return new Promise<void>((done) => {
+      gzip.on('end', () => {
+        const whole = Buffer.concat(chunks);
+        const before = process.memoryUsage().arrayBuffers;
+        freeBuffersUnder(chunks);
+        expect(chunks.every((chunk) => chunk.length === 0)).toBe(true);
+        expect(before - process.memoryUsage().arrayBuffers).toBeGreaterThanOrEqual(whole.length);
+        expect(gunzipSync(whole).equals(text)).toBe(true); // the copy keeps every byte
+        done();
+      });
+      gzip.end(text);
+    });
+  });
+
+  it('leaves Node’s shared pool alone', () => {
+    const small = Buffer.from('abc');
+    const neighbour = Buffer.from('xyz');
+    freeBuffersUnder([small, small, gzipSync('x')]);
+    expect(small.toString()).toBe('abc');
+    expect(neighbour.toString()).toBe('xyz');
   });
 });

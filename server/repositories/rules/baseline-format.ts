@@ -19,7 +19,7 @@ import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { deserialize, serialize } from 'node:v8';
 import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
-import { freeBytes } from '../../lib/free-buffer.ts';
+import { freeBuffersUnder, freeBytes } from '../../lib/free-buffer.ts';
 import { LengthFrames } from '../../lib/length-frames.ts';
 import { pacer } from '../../lib/pacer.ts';
 import { rowsEqual } from '../../lib/row-equality.ts';
@@ -83,7 +83,9 @@ export function encodeCheckpoint(content: TabContent): Buffer {
  */
 export async function encodeCheckpointPaced(content: TabContent): Promise<Buffer> {
   const pace = pacer();
-  const gzip = createGzip({ level: 1 });
+  // Large output chunks (zlib's are 16 KB), given back at once when copied into the blob: a million rows'
+  // blob (tens of MB) is otherwise held twice until a full collection, just when the store copies it again.
+  const gzip = createGzip({ level: 1, chunkSize: 1 << 20 });
   const blob: Buffer[] = [];
   gzip.on('data', (chunk: Buffer) => blob.push(chunk));
   const ended = once(gzip, 'end');
@@ -100,7 +102,9 @@ export async function encodeCheckpointPaced(content: TabContent): Promise<Buffer
   }
   gzip.end();
   await ended;
-  return Buffer.concat(blob);
+  const whole = Buffer.concat(blob);
+  freeBuffersUnder(blob);
+  return whole;
 }
 
 /** The blob's bytes before compression; the frames' own buffers are given back as they are copied in. */
