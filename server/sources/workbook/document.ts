@@ -19,6 +19,12 @@ export interface WorkbookDocument {
    */
   prepare?(sourceSheetId: string): Promise<void>;
   /**
+   * Every tab a write will edit is prepared and the document is to be kept: let go of what it no longer needs of
+   * the file's bytes (a large sheet's, now held in another form). True when it no longer reads the bytes it was
+   * parsed from at all (the caller may then free them at once).
+   */
+  releasePrepared?(): boolean;
+  /**
    * Which cells of a write to the tab show a number as a date, for planning (sources/date-cells.ts); a file type
    * without date cells (.csv) leaves this out.
    */

@@ -23,6 +23,7 @@ import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { ProgressReport } from '../../lib/byte-progress.ts';
+import { freeBytes } from '../../lib/free-buffer.ts';
 import type { SourceOptions } from '../kind.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
@@ -62,10 +63,8 @@ type Loaded =
 interface LoadedDocument {
   signature: string;
   doc: WorkbookDocument;
-  /**
-   * The file as it was read for this document, when it was read anew (not the document a previous write left):
-   * what the write is applied on, which may hold another program's save nobody has recorded yet.
-   */
+  /** The file as read anew for this document (null: the document a previous write left): what the write is
+   * applied on, which may hold another program's save nobody has recorded yet. */
   read: SpreadsheetSnapshot | null;
 }
 
@@ -214,6 +213,7 @@ export class WorkbookFile {
     if (signature !== loaded.signature) return null;
     const doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
     for (const tab of loaded.read.tabs) await doc.prepare?.(tab.sourceSheetId);
+    if (doc.releasePrepared?.()) freeBytes(bytes); // now, not at a full collection seconds later
     return doc;
   }
 

@@ -70,6 +70,11 @@ export class OoxmlDocument implements WorkbookDocument {
     if (tab) await this.#wb.pkg.loadSheet(tab.part);
   }
 
+  /** The sheets prepared are from now on held only as their pieces: the file's bytes for them can go. */
+  releasePrepared(): boolean {
+    return this.#wb.pkg.releaseHeldSheets();
+  }
+
   /** Which cells of a write to the tab show a number as a date (date-targets.ts); after `prepare`. */
   dateTargets(sourceSheetId: string): DateTargets | undefined {
     const tab = this.#wb.book.find(sourceSheetId);

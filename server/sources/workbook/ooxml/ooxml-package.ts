@@ -15,7 +15,7 @@ import type { ZipArchive } from './zip-archive.ts';
 export const CONTENT_TYPES = '[Content_Types].xml';
 
 export class OoxmlPackage {
-  readonly archive: ZipArchive;
+  #archive: ZipArchive;
   readonly workbookPart: string;
   /** The workbook's relationships, targets spelled as the zip entries are (a new styles part is added here). */
   readonly workbookRels: Relationship[];
@@ -29,7 +29,7 @@ export class OoxmlPackage {
   #styles: StylesPart | undefined;
 
   constructor(archive: ZipArchive) {
-    this.archive = archive;
+    this.#archive = archive;
     const root = this.canonical(parseRels('', archive.text('_rels/.rels')));
     this.workbookPart =
       root.find((r) => relKind(r) === 'officeDocument' && !r.external)?.target ?? 'xl/workbook.xml';
@@ -47,9 +47,31 @@ export class OoxmlPackage {
     );
   }
 
+  get archive(): ZipArchive {
+    return this.#archive;
+  }
+
+  /**
+   * Lets the file's bytes go for the sheets held in pieces (a large file's write document, kept between writes):
+   * every other part is kept in an archive of its own, and the sheets held are from now on always written from
+   * their pieces (package-serialize.ts). About the file's size less in memory for a sheet of a million rows.
+   * True when the archive no longer reads the bytes it was opened on (there was a sheet held).
+   */
+  releaseHeldSheets(): boolean {
+    const held = new Set([...this.sheets.keys()].filter((part) => !this.texts.has(part)));
+    if (held.size === 0) return false;
+    this.#archive = this.#archive.withoutParts(held);
+    return true;
+  }
+
+  /** Whether the sheet's only form is the one held: its bytes in the archive were let go. */
+  onlyHeld(part: string): boolean {
+    return this.#archive.entry(part)?.released === true;
+  }
+
   /** Part names are case-insensitive (OPC): use the zip entry's own spelling, so a rewrite replaces it. */
   partName(name: string): string {
-    return this.archive.entry(name)?.name ?? name;
+    return this.#archive.entry(name)?.name ?? name;
   }
 
   canonical(rels: Relationship[]): Relationship[] {
@@ -59,7 +81,9 @@ export class OoxmlPackage {
   /** The part's current text: as a write left it, else as the archive holds it. */
   text(part: string): string | undefined {
     if (this.texts.has(part)) return this.texts.get(part) ?? undefined;
-    return this.archive.text(part);
+    // A sheet whose bytes were let go is what its pieces hold (slow, and no write path needs it: a safety net).
+    if (this.onlyHeld(part)) return this.sheets.get(part)?.toString();
+    return this.#archive.text(part);
   }
 
   /** Replaces a part's text (null: the part is removed). */
@@ -80,7 +104,7 @@ export class OoxmlPackage {
   sharedStrings(): string[] {
     if (!this.#sharedStrings) {
       const part = this.relTarget('sharedStrings');
-      this.#sharedStrings = part === undefined ? [] : readSharedStrings(this.archive.text(part));
+      this.#sharedStrings = part === undefined ? [] : readSharedStrings(this.#archive.text(part));
     }
     return this.#sharedStrings;
   }
@@ -88,7 +112,7 @@ export class OoxmlPackage {
   styles(): StylesPart {
     if (!this.#styles) {
       const part = this.relTarget('styles');
-      this.#styles = new StylesPart(part === undefined ? undefined : this.archive.text(part));
+      this.#styles = new StylesPart(part === undefined ? undefined : this.#archive.text(part));
     }
     return this.#styles;
   }
@@ -104,7 +128,7 @@ export class OoxmlPackage {
    */
   async loadSheet(part: string): Promise<void> {
     if (this.sheets.has(part) || this.texts.has(part)) return;
-    const stored = this.archive.compressed(part);
+    const stored = this.#archive.compressed(part);
     if (!stored) return;
     const sheet = await loadSheetXml(stored.data, stored.method, stored.size);
     if (sheet && !this.sheets.has(part)) this.sheets.set(part, sheet);
@@ -114,6 +138,9 @@ export class OoxmlPackage {
   sheetXml(part: string): SheetXml {
     let sheet = this.sheets.get(part);
     if (!sheet) {
+      // A sheet whose bytes were let go is never let go of itself (package-serialize.ts): reading it as empty
+      // would write it so.
+      if (this.onlyHeld(part)) throw new Error(`the sheet "${part}" was let go`);
       sheet = new SheetXml(this.text(part) ?? '');
       this.sheets.set(part, sheet);
     }
@@ -123,7 +150,7 @@ export class OoxmlPackage {
   /** A sheet's Excel tables, each read once and then kept (a write may move them). */
   tablesOf(part: string): TablePart[] {
     return this.relsOf(part)
-      .filter((r) => relKind(r) === 'table' && !r.external && this.archive.has(r.target))
+      .filter((r) => relKind(r) === 'table' && !r.external && this.#archive.has(r.target))
       .map((r) => {
         let table = this.tables.get(r.target);
         if (!table) {

@@ -23,8 +23,9 @@ export async function serializePackage(pkg: OoxmlPackage): Promise<readonly Uint
   }
   for (const [part, text] of pkg.texts) changes.set(part, text === null ? null : Buffer.from(text, 'utf8'));
   for (const [part, sheet] of pkg.sheets) {
-    // A sheet no write changed is the archive's text: let it go (it is read again if an edit needs it).
-    if (!sheet.changed) pkg.sheets.delete(part);
+    // A sheet no write changed is the archive's text: let it go (it is read again if an edit needs it), unless
+    // the archive let its bytes go first (OoxmlPackage.releaseHeldSheets): its pieces are all there is of it.
+    if (!sheet.changed && !pkg.onlyHeld(part)) pkg.sheets.delete(part);
     else changes.set(part, await sheet.compress());
   }
   for (const table of pkg.tables.values())

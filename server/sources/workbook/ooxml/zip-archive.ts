@@ -18,6 +18,8 @@ export interface ArchiveEntry extends ZipEntry {
   /** Local header + compressed data + data descriptor: what a copy writes verbatim. */
   local: Buffer;
   crc32: number;
+  /** The part's bytes were let go (`withoutParts`): whoever holds it must write it anew. */
+  released?: true;
 }
 
 /** What a package whose bytes do not read as a zip (or whose deflate streams are broken) is. */
@@ -101,6 +103,28 @@ export class ZipArchive {
     return new ZipArchive(buf, entries);
   }
 
+  /**
+   * This archive without the bytes of `parts`, which the caller holds in another form (a sheet held as compressed
+   * pieces): every other entry is copied into a buffer of its own, so the file's bytes (tens of MB for a large
+   * sheet) can go. The entries keep their order; those left out read as missing, and a writer must be given
+   * their new content (zip-writer.ts refuses to copy them).
+   */
+  withoutParts(parts: ReadonlySet<string>): ZipArchive {
+    let size = 0;
+    for (const entry of this.entries) if (!parts.has(entry.name)) size += entry.local.length;
+    const bytes = Buffer.allocUnsafe(size);
+    let at = 0;
+    const entries = this.entries.map((entry): ArchiveEntry => {
+      const central = Buffer.from(entry.central); // a copy: the old records are slices of the file's bytes
+      if (parts.has(entry.name)) return { ...entry, central, local: Buffer.alloc(0), released: true };
+      const local = bytes.subarray(at, at + entry.local.copy(bytes, at));
+      const moved: ArchiveEntry = { ...entry, central, local, localHeaderOffset: at };
+      at += local.length;
+      return moved;
+    });
+    return new ZipArchive(bytes, entries);
+  }
+
   entry(name: string): ArchiveEntry | undefined {
     return this.#byName.get(name) ?? this.#byLowerName.get(name.toLowerCase());
   }
@@ -112,14 +136,14 @@ export class ZipArchive {
   /** A part's bytes as stored (`method` 0: as they are, 8: deflated) and the size they inflate to. */
   compressed(name: string): { data: Uint8Array; method: number; size: number } | undefined {
     const entry = this.entry(name);
-    if (!entry) return undefined;
+    if (!entry || entry.released) return undefined;
     return { data: entryData(this.bytes, entry), method: entry.method, size: entry.uncompressedSize };
   }
 
   /** The inflated part, capped at its declared size (a lying header cannot inflate past it: PartTooLarge). */
   read(name: string): Buffer | undefined {
     const entry = this.entry(name);
-    if (!entry) return undefined;
+    if (!entry || entry.released) return undefined;
     const data = entryData(this.bytes, entry);
     if (entry.method === 0) return Buffer.from(data);
     try {

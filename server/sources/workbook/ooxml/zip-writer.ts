@@ -94,6 +94,8 @@ function precompressed(content: Uint8Array): Precompressed {
 
 /** The entry's own central record, pointing at its new place. */
 function copiedEntry(entry: ArchiveEntry, offset: number): Written {
+  // Its bytes were let go for a form the package holds (zip-archive.ts `withoutParts`): copying would lose it.
+  if (entry.released) throw new Error(`the part "${entry.name}" was let go and not written anew`);
   const central = Buffer.from(entry.central);
   if (central.readUInt32LE(42) === MAX32) patchZip64Offset(central, offset);
   else central.writeUInt32LE(offset, 42);
