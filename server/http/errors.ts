@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.ts';
 import { pathHider } from '../lib/hide-path.ts';
+import { grouped } from '../lib/quantity.ts';
 import { excerpt, redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { MAX_BODY_BYTES, NOT_UTF8, tooLarge } from './body.ts';
@@ -30,7 +31,7 @@ function fromFrameworkError(err: unknown): AppError | null {
     case TOO_MANY_VALUES:
       return new AppError(
         'invalid_body',
-        `Request body holds more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values (array elements and object members); send fewer rows per request.`,
+        `Request body holds more than ${grouped(MAX_JSON_VALUES)} values (array elements and object members); send fewer rows per request.`,
       );
     case 'entity.too.large':
       return new AppError('payload_too_large', tooLarge(e.limit ?? MAX_BODY_BYTES));

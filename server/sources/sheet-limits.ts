@@ -6,10 +6,11 @@
  * Only growth is refused: a tab already past a limit (a long `.csv`) can still be updated and shortened.
  */
 import { AppError } from '../errors.ts';
+import { grouped } from '../lib/quantity.ts';
 import type { WritePlan } from './plan.ts';
 import type { CellLimits, TabSnapshot } from './source.ts';
 
-const count = (n: number): string => n.toLocaleString('en-US');
+const count = grouped;
 
 function plural(n: number, noun: string): string {
   return `${count(n)} ${n === 1 ? noun : `${noun}s`}`;

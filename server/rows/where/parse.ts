@@ -18,6 +18,7 @@
  * specific (the contract's position and expected list, its limits, keywords that are also valid column names
  * when quoted), which a generated parser would need wrapping for anyway; this adds no build step or runtime.
  */
+import { grouped } from '../../lib/quantity.ts';
 import {
   type ColumnRef,
   type CompareOp,
@@ -67,7 +68,7 @@ export function parseWhere(text: string): WhereExpression {
   if (text.length > WHERE_LIMITS.maxLength) {
     throw whereError(
       WHERE_LIMITS.maxLength,
-      `the expression is longer than ${WHERE_LIMITS.maxLength.toLocaleString('en-US')} characters`,
+      `the expression is longer than ${grouped(WHERE_LIMITS.maxLength)} characters`,
     );
   }
   return new Parser(tokenize(text)).whole();
