@@ -36,7 +36,8 @@ export function apiCors() {
       'Idempotent-Replayed',
       'X-Data-Age',
       'Warning',
-    ],
+      // Joined once here: the library joins an array again on every response.
+    ].join(','),
     maxAge: 600,
   });
 }
@@ -58,7 +59,7 @@ export function mcpCors() {
       'Mcp-Protocol-Version',
       'Last-Event-ID',
     ],
-    exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id'],
+    exposedHeaders: 'Mcp-Session-Id,WWW-Authenticate,X-Request-Id',
     maxAge: 600,
   });
 }

@@ -12,8 +12,20 @@ const HOST_HEADER =
   /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?)(?::(\d{0,5}))?$/;
 const IPV6_LITERAL = /^\[(?:[0-9a-f]{0,4}:){2,7}(?:[0-9a-f]{0,4}|\d{1,3}(?:\.\d{1,3}){3})\]$/;
 
+/** The last header parsed and its answer: a client sends the same `Host` on every request. */
+let lastHeader: string | undefined;
+let lastHostname: string | null = null;
+
 /** `Host` without its port, lower-cased (IPv6 literals keep their brackets); null when it is not a valid host. */
 export function hostnameOf(header: string | undefined): string | null {
+  if (header !== lastHeader) {
+    lastHostname = parseHostname(header);
+    lastHeader = header;
+  }
+  return lastHostname;
+}
+
+function parseHostname(header: string | undefined): string | null {
   if (!header) return null;
   const match = HOST_HEADER.exec(header.trim().toLowerCase());
   if (!match) return null;

@@ -11,7 +11,7 @@
  * Each database implements `KeyStatements` in its SQL (store/api-keys.ts, store-pg/keys.ts). The pure rules come
  * first: the key's form, its hash, the throttle of last-used writes, the checks of a new key and of a plan change.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import {
   type ApiKeyRecord,
@@ -33,8 +33,9 @@ export const TOUCH_INTERVAL_MS = 10_000;
 /** Longer input cannot be a key; refuse it before hashing. */
 export const MAX_KEY_LENGTH = 256;
 
+/** SHA-256 in hex, one-shot: every request with a key hashes it, and a Hash object per call cost several µs. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** A new key in clear (shown once) and its public id. */
