@@ -17,9 +17,33 @@ export function setPagingHeaders(
 ): void {
   res.setHeader('X-Total-Count', String(total));
   if (limit <= 0) return;
-  const url = req.originalUrl;
+  const value = linkValue(`${req.protocol}://${req.get('host')}`, req.originalUrl, total, limit, offset);
+  if (fitsHeaderBudget(res, 'Link', value)) res.setHeader('Link', value);
+}
+
+/**
+ * Recent `Link` values by everything they are made of: a client polling one URL gets it without a re-parse.
+ * Bounded in count and in the length of a URL kept (a long one is made each time), so at most about a MB.
+ */
+const recentLinks = new Map<string, string>();
+const RECENT_LINKS = 256;
+const KEPT_URL_LENGTH = 1024;
+
+function linkValue(origin: string, url: string, total: number, limit: number, offset: number): string {
+  if (origin.length + url.length > KEPT_URL_LENGTH) return linksOf(origin, url, total, limit, offset);
+  const asked = `${total} ${limit} ${offset} ${origin}${url}`;
+  let value = recentLinks.get(asked);
+  if (value === undefined) {
+    value = linksOf(origin, url, total, limit, offset);
+    if (recentLinks.size >= RECENT_LINKS) recentLinks.clear();
+    recentLinks.set(asked, value);
+  }
+  return value;
+}
+
+function linksOf(origin: string, url: string, total: number, limit: number, offset: number): string {
   const q = url.indexOf('?');
-  const base = `${req.protocol}://${req.get('host')}${q === -1 ? url : url.slice(0, q)}?`;
+  const base = `${origin}${q === -1 ? url : url.slice(0, q)}?`;
   const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
   params.delete('offset');
   params.delete('limit');
@@ -31,8 +55,7 @@ export function setPagingHeaders(
   if (offset > 0) links.push(link('prev', Math.max(0, Math.min(offset - limit, lastOffset))));
   if (offset + limit < total) links.push(link('next', offset + limit));
   links.push(link('last', lastOffset));
-  const value = links.join(', ');
-  if (fitsHeaderBudget(res, 'Link', value)) res.setHeader('Link', value);
+  return links.join(', ');
 }
 
 /** A `limit` query parameter: a whole number from 1 to `max`, `default` when absent (the admin API's lists). */

@@ -30,7 +30,11 @@ export async function renderPage(tab: TabRows, query: ListQuery): Promise<Render
   });
 }
 
-/** The query as a cache key: a `where` by its text (the parsed tree adds nothing to tell two apart). */
-function pageKey(query: ListQuery): string {
-  return JSON.stringify(query, (name, value) => (name === 'expression' ? undefined : value));
+/**
+ * The query as a cache key: every field but `where` as JSON, then `where` by its text (the parsed tree adds
+ * nothing to tell two apart). No replacer: one called for every key was a sixth of a cached page's cost.
+ */
+export function pageKey(query: ListQuery): string {
+  const { where, ...rest } = query;
+  return where ? `${JSON.stringify(rest)}\n${where.text}` : JSON.stringify(rest);
 }
