@@ -1,3 +1,4 @@
+import { TurnMark } from '../lib/turn-mark.ts';
 import type { Source, SpreadsheetSnapshot } from '../sources/source.ts';
 
 /**
@@ -17,6 +18,11 @@ export class CurrentCopy {
   #generation = 0;
   /** A write is at the source (`whileWriting`): reads get `snapshot` as it is. */
   #writing = false;
+  /**
+   * The copy was found current in this turn of the event loop: the turn's other reads take it without asking
+   * the source again (lib/turn-mark.ts). Dropped with the copy's every change.
+   */
+  readonly #checked = new TurnMark();
 
   constructor(source: Source) {
     this.source = source;
@@ -30,6 +36,7 @@ export class CurrentCopy {
   /** The copy, current as of the source's cheap version. */
   current(): Promise<SpreadsheetSnapshot> {
     if (this.#writing && this.snapshot) return Promise.resolve(this.snapshot);
+    if (this.snapshot && this.#checked.held) return Promise.resolve(this.snapshot);
     if (!this.#check) {
       const check = this.#refresh().finally(() => {
         if (this.#check === check) this.#check = null;
@@ -37,6 +44,15 @@ export class CurrentCopy {
       this.#check = check;
     }
     return this.#check;
+  }
+
+  /**
+   * The copy after asking the source, even when this turn's reads took it unasked: for whoever was told the
+   * source may have changed (a file watch, a poll) or must see another instance's write.
+   */
+  checked(): Promise<SpreadsheetSnapshot> {
+    this.#checked.clear();
+    return this.current();
   }
 
   /** Run a write at the source: until it settles, reads are answered from the copy as it is (or as `replace`d). */
@@ -57,19 +73,24 @@ export class CurrentCopy {
   outdated(version: string | null): void {
     if (this.#writing || !this.snapshot || this.snapshot.version === version) return;
     this.#generation++;
+    this.#checked.clear();
     this.snapshot = null;
   }
 
   /** What the source answered a write with (or null: read it again, the source went back). */
   replace(snapshot: SpreadsheetSnapshot | null): void {
     this.#generation++;
+    this.#checked.clear();
     this.snapshot = snapshot;
   }
 
   async #refresh(): Promise<SpreadsheetSnapshot> {
     const generation = this.#generation;
     const version = await this.source.version();
-    if (this.snapshot && this.snapshot.version === version) return this.snapshot;
+    if (this.snapshot && this.snapshot.version === version) {
+      if (this.#generation === generation) this.#checked.set();
+      return this.snapshot;
+    }
     const snapshot = await this.source.read();
     if (this.#generation !== generation) return this.snapshot ?? snapshot; // a write overtook this read
     this.snapshot = snapshot;

@@ -88,7 +88,7 @@ export class Spreadsheet {
       confirmOwner: () => this.#confirmWriter(),
       assertCanRecord: services.assertCanRecord,
       log: services.log,
-      ...(this.#everyInstanceWrites ? { catchUp: () => this.#copy.current() } : {}),
+      ...(this.#everyInstanceWrites ? { catchUp: () => this.#copy.checked() } : {}),
     };
     this.#turns = new Turns((writes) =>
       this.#exclusively(() => writeTurn(parts, writes)).catch((err: unknown) => {
@@ -117,6 +117,12 @@ export class Spreadsheet {
     return this.#copy.current();
   }
 
+  /** As `read`, but asking the source even if this turn's reads did not need to (it may have changed since). */
+  async #readChecked(): Promise<SpreadsheetSnapshot> {
+    if (this.#ended) throw this.#ended;
+    return this.#copy.checked();
+  }
+
   /** One tab, by the one rule of find-tab.ts. */
   async tab(ref: TabRef): Promise<TabSnapshot> {
     return findTab(await this.read(), ref);
@@ -128,7 +134,7 @@ export class Spreadsheet {
    * while SheetPort was stopped count too. A recording that fails is logged and looked at again by the follower.
    */
   async observe(): Promise<SpreadsheetSnapshot> {
-    const seen = await this.read();
+    const seen = await this.#readChecked();
     // Readers waiting on the same read are answered first: recording can be long (a first sight stores the
     // whole tab), and a reader should not wait for it.
     await new Promise((resolve) => setImmediate(resolve));
@@ -137,7 +143,7 @@ export class Spreadsheet {
       await this.#exclusively(async () => {
         // The newest copy by then: a write in between recorded its own, and a version is never recorded twice.
         // In team mode another instance's write may be newer still: the source's version is asked first.
-        const newest = this.#everyInstanceWrites ? await this.#copy.current() : (this.#copy.snapshot ?? seen);
+        const newest = this.#everyInstanceWrites ? await this.#copy.checked() : (this.#copy.snapshot ?? seen);
         await this.#recorded.record(newest);
       }).catch(() => {});
     });

@@ -4,6 +4,7 @@
  * webhook registration and the change feed call) records the first baseline, then the change.
  */
 
+import { writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeCsv } from '../helpers/fixtures.ts';
@@ -45,4 +46,33 @@ describe('Spreadsheet.observe', () => {
       .all(conn.spreadsheetId);
     expect(logged).toEqual([{ row_index: 1, change: 'updated' }]);
   });
+
+  it('asks the file once a turn for reads, and always when told it may have changed', async () => {
+    h = await startHarness();
+    const file = await writeCsv(h.dir, 'team.csv', 'Name,Age\nAda,36\n');
+    const conn = await h.connect(file);
+    const sheet = h.context.spreadsheets.of(conn);
+    // The second column of each row (Age).
+    const ages = async (read: Promise<{ tabs: { typed: unknown[][] }[] }>) =>
+      (await read).tabs[0]!.typed.map((row) => row[1]);
+    expect(await ages(sheet.read())).toEqual([36]); // the first read loads the file
+    await nextTurn();
+    expect(await ages(sheet.read())).toEqual([36]); // this one finds it unchanged, for the turn
+
+    // Saved by another program in the same turn as a read: the turn's reads arrived with that read, so they
+    // may take the copy it checked; the next turn's read sees the save.
+    writeFileSync(file, 'Name,Age\nAda,37\n\n');
+    expect(await ages(sheet.read())).toEqual([36]);
+    await nextTurn();
+    expect(await ages(sheet.read())).toEqual([37]);
+
+    // Whoever is told of a change (a file watch, a poll: observe) asks the file whatever this turn's reads did.
+    await nextTurn();
+    expect(await ages(sheet.read())).toEqual([37]); // unchanged, for the turn
+    writeFileSync(file, 'Name,Age\nAda,38\n\n\n');
+    expect(await ages(sheet.observe())).toEqual([38]);
+    expect(await ages(sheet.read())).toEqual([38]);
+  });
 });
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
