@@ -11,7 +11,19 @@ import { redactParameter, redactSecrets } from '../lib/redact-secrets.ts';
 /** A line stays readable and bounded whatever the client sent. */
 const MAX_LENGTH = 2048;
 
+/** The last URL redacted and its answer: a client polling one URL is logged without redacting it again. */
+let lastUrl = '';
+let lastRedacted = '';
+
 export function redactUrl(url: string): string {
+  if (url !== lastUrl) {
+    lastRedacted = redacted(url);
+    lastUrl = url;
+  }
+  return lastRedacted;
+}
+
+function redacted(url: string): string {
   const q = url.indexOf('?');
   const pathPart = url.slice(0, q === -1 ? url.length : q);
   const query = q === -1 ? null : url.slice(q + 1);
