@@ -4,9 +4,10 @@ import { projectRow } from '../rows/engine.ts';
 import { etagMatches, rowEtag } from '../rows/etag.ts';
 import { type Rendered, renderOne } from '../rows/formats/index.ts';
 import { renderPage } from '../rows/page-cache.ts';
-import { parseListQuery, parseRowViewQuery } from '../rows/query-params.ts';
+import { parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot } from '../sources/source.ts';
 import { setFreshnessHeaders } from './freshness-headers.ts';
+import { listQueryOf } from './list-query.ts';
 import { writeMutations } from './mutation-errors.ts';
 import { setPagingHeaders } from './paging.ts';
 import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from './route-table.ts';
@@ -39,7 +40,7 @@ type ReadContext = RouteContext<'public_read', 'tab'>;
 type WriteContext = RouteContext<'read_write', 'tab'>;
 
 async function listRows(req: RouteRequest, res: RouteResponse, { spreadsheet, tab }: ReadContext) {
-  const query = parseListQuery(req.query, API_LIST_LIMITS);
+  const query = listQueryOf(req, API_LIST_LIMITS);
   setFreshnessHeaders(res, spreadsheet.freshness());
   const page = await renderPage(tab, query);
   setPagingHeaders(req, res, page.total, query.limit, query.offset);
