@@ -16,6 +16,7 @@
  * 100,000 rows within 1.5x json-server's time; first read of 100,000 rows at most 1.5 s; resident memory, both
  * times, no more than json-server's two processes together. The exit code is 1 when a target is missed.
  */
+
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
+import { builtCliEnv, cliMode } from './built-cli.ts';
 import { generateRows, LARGE_ROWS, rowObjects, SMALL_ROWS, TAB, writeOrdersWorkbook } from './data.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -53,7 +55,9 @@ const NEW_ROW = JSON.stringify({
 });
 
 async function sheetportCli(dataDir: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await exec(process.execPath, [CLI, '--data-dir', dataDir, ...args, '--json']);
+  const { stdout } = await exec(process.execPath, [CLI, '--data-dir', dataDir, ...args, '--json'], {
+    env: { ...process.env, ...builtCliEnv() },
+  });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
@@ -63,7 +67,10 @@ async function startProcess(
   args: string[],
   ready: (out: string) => string | undefined,
 ): Promise<Service> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...builtCliEnv() },
+  });
   let out = '';
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (chunk: string) => {
@@ -224,6 +231,7 @@ try {
     results.push([label, sp, js, ratio]);
     console.log(`${label.padEnd(48)} ${sp.padStart(14)} ${js.padStart(14)} ${ratio.padStart(8)}`);
   };
+  console.log(cliMode());
   console.log(
     `${'case'.padEnd(48)} ${'SheetPort'.padStart(14)} ${'json-server'.padStart(14)} ${'ratio'.padStart(8)}`,
   );

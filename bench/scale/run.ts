@@ -8,6 +8,7 @@
  *   node bench/scale/run.ts [--sizes 100000,300000] [--kinds xlsx,csv] [--writes 15]
  */
 import os from 'node:os';
+import { cliMode } from '../built-cli.ts';
 import { scaleFiles } from './cache.ts';
 import { jsonServerColumn, sheetportColumn } from './columns.ts';
 import type { Column } from './measure.ts';
@@ -18,6 +19,7 @@ const options = parseScaleOptions(process.argv.slice(2));
 console.log(
   `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GB memory; ${options.writes} writes of each kind`,
 );
+console.log(cliMode());
 for (const rows of options.sizes) {
   const title = `${rows.toLocaleString('en-US')} rows`;
   console.error(`\n${title}: input files`);

@@ -2,6 +2,7 @@
  * SheetPort as a user runs it: `sheetport connect <file>` and `sheetport keys create` on a fresh data dir, then
  * `node bin/sheetport.js serve` as a child process. With the default settings unless `env` raises limits.
  */
+
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, mkdtemp } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { builtCliEnv } from '../built-cli.ts';
 import { EDITED_FIELD, SCALE_TAB } from './cache.ts';
 import { stopChild, track } from './children.ts';
 import { appendedRow, pageOffset, type ServerUnderTest, searchTerm, writePlace } from './server.ts';
@@ -24,7 +26,7 @@ export function sheetportEnv(extra: Record<string, string> = {}): NodeJS.Process
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('SHEETPORT_')),
   );
-  return { ...env, ...extra };
+  return { ...env, ...builtCliEnv(), ...extra };
 }
 
 const errorMessage = (text: string): string => {
