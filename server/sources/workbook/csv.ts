@@ -17,7 +17,7 @@ import { guardCsvText } from './csv-formula-guard.ts';
 import { BOM, CSV_SHEET_ID, type CsvLayout } from './csv-layout.ts';
 import { type CsvRead, csvNameOf, readCsv } from './csv-read.ts';
 import { fieldsOfRecord } from './csv-scan.ts';
-import { type CsvTab, csvRow, decodeCsvTab, isBlankRow } from './csv-tab.ts';
+import { type CsvTab, csvRow, decodeCsvTab, decodeCsvTabPaced, isBlankRow } from './csv-tab.ts';
 import type { WorkbookDocument } from './document.ts';
 import { readCsvCell } from './values.ts';
 
@@ -313,8 +313,9 @@ export class CsvDocument implements WorkbookDocument {
 }
 
 /** What the parse thread's read of a .csv becomes in the service: its tab, and the document a write edits. */
-export function receivedCsv(read: CsvRead) {
-  const tab = decodeCsvTab(read.tab);
+export async function receivedCsv(read: CsvRead) {
+  // A slice at a time: a million rows would hold every request for over half a second.
+  const tab = await decodeCsvTabPaced(read.tab);
   return {
     tabs: [tab],
     documentFor: async (bytes: Uint8Array, fileName: string, limits?: GridLimits) =>

@@ -11,7 +11,7 @@ import { buildTab, type GridLimits } from '../../../server/sources/tab.ts';
 import { layoutOf } from '../../../server/sources/workbook/csv-layout.ts';
 import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
 import { csvParseOptions } from '../../../server/sources/workbook/csv-scan.ts';
-import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
+import { decodeCsvTab, decodeCsvTabPaced } from '../../../server/sources/workbook/csv-tab.ts';
 import { readCsvCell } from '../../../server/sources/workbook/values.ts';
 
 function reference(bytes: Buffer, limits?: GridLimits) {
@@ -156,5 +156,21 @@ describe('the CSV reader', () => {
     );
     const bytes = Buffer.from(`id,name,ok,amount,note\r\n${rows.join('\r\n')}\r\n`);
     expect(ours(bytes)).toEqual(reference(bytes));
+  });
+
+  it('decodes a tab a slice at a time into exactly the tab decoded at once', async () => {
+    // Over three slices of 20,000 rows, with displayed texts of their own (`1.50`, `TRUE`) in every slice and at
+    // the slices' edges, and rows shorter than the header.
+    const rows = Array.from({ length: 45_001 }, (_, i) =>
+      i % 4 === 0 ? `${i}` : [i, `name ${i % 89}`, i % 3 ? 'TRUE' : 'false', (i * 1.5).toFixed(2)].join(','),
+    );
+    const bytes = Buffer.from(`id,name,ok,amount\n${rows.join('\n')}\n`);
+    const at = decodeCsvTab(readCsv(bytes, 'x.csv').tab);
+    const sliced = await decodeCsvTabPaced(readCsv(bytes, 'x.csv').tab);
+    expect(sliced.typed).toEqual(at.typed);
+    expect(sliced.formatted).toEqual(at.formatted);
+    expect(sliced.formatted[20_000]).toEqual(['20000', '', '', '']);
+    expect(sliced.formatted[20_001]).toEqual(['20001', 'name 65', 'false', '30001.50']);
+    expect(sliced.formatted[20_002]).toEqual(['20002', 'name 66', 'TRUE', '30003.00']);
   });
 });
