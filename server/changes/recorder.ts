@@ -1,7 +1,7 @@
 import type { ChangeRecording } from '../repositories/change-log.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
 import type { EventRules } from '../webhooks/events.ts';
-import { comparedTabs, planRecording } from './recording-plan.ts';
+import { comparedTabs, planRecording, planRecordingPaced } from './recording-plan.ts';
 
 export interface RecorderDeps {
   recording: ChangeRecording;
@@ -47,6 +47,7 @@ export class ChangeRecorder {
         previous: before ? comparedTabs(before) : null,
         current: { version: after.version, tabs: comparedTabs(after) },
         plan: (previous) => planRecording(spreadsheetId, previous, after, rules),
+        planPaced: (previous) => planRecordingPaced(spreadsheetId, previous, after, rules),
       })
       .then(({ queued }) => {
         if (queued > 0) onQueued();

@@ -91,6 +91,8 @@ export interface RecordingRequest {
   current: CurrentContent;
   /** The decisions (pure): what to record of each tab, given what it is compared with. */
   plan(previous: ReadonlyMap<string, ComparedTab>): TabRecording[];
+  /** The same decisions a slice at a time, for the plan made before the transaction (a large tab's diff). */
+  planPaced?(previous: ReadonlyMap<string, ComparedTab>): Promise<TabRecording[]>;
 }
 
 export interface ChangeRecording {

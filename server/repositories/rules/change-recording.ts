@@ -125,7 +125,8 @@ export class ChangeRecordingRepository implements ChangeRecording {
     const { spreadsheetId, previous, version } = request;
     const { stamp } = await this.#db.statements.recorded(spreadsheetId, version);
     const inStep = previous !== null && this.#inStep.get(spreadsheetId) === stamp;
-    const tabs = request.plan(inStep ? previous : await this.#baselines.load(spreadsheetId, request.current));
+    const compared = inStep ? previous : await this.#baselines.load(spreadsheetId, request.current);
+    const tabs = request.planPaced ? await request.planPaced(compared) : request.plan(compared);
     const encoded = new Map<TabContent, Buffer>();
     for (const tab of tabs) {
       if (await this.#db.run((s) => checkpointDue(s, spreadsheetId, tab)))
