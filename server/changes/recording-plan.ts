@@ -4,7 +4,8 @@
  * commits the decisions in one transaction.
  */
 
-import { diffRows, diffRowsPaced, type RowChange } from '../diff/row-diff.ts';
+import { diffSteps, type RowChange } from '../diff/row-diff.ts';
+import { runNow, runPaced, type Steps } from '../lib/steps.ts';
 import type { ComparedTab, RowEdit, TabContent } from '../repositories/baselines.ts';
 import type { PlannedNotification, RowChanges, TabRecording } from '../repositories/change-log.ts';
 import type { WebhookCondition } from '../repositories/webhooks.ts';
@@ -33,82 +34,52 @@ export function planRecording(
   after: SpreadsheetSnapshot,
   rules: EventRules,
 ): TabRecording[] {
-  const plans: TabRecording[] = [];
-  for (const tab of after.tabs) {
-    const old = previous.get(tab.sourceSheetId);
-    const step = beforeDiff(old, tab);
-    const plan =
-      'decided' in step
-        ? step.decided
-        : planFromDiff(spreadsheetId, old!, tab, after.version, rules, diffRows(old!.typed, tab.typed));
-    if (plan) plans.push(plan);
-  }
-  return plans;
+  return runNow(planSteps(spreadsheetId, previous, after, rules));
 }
 
 /**
- * `planRecording`, each tab's diff run a slice at a time (diffRowsPaced): the plan a recording makes before its
- * transaction (repositories/rules/change-recording.ts), so an edit in a large tab holds no request meanwhile.
+ * `planRecording` run paced (lib/steps.ts), for the plan a recording makes before its transaction
+ * (repositories/rules/change-recording.ts): an edit in a large tab holds no request while it is diffed.
  */
-export async function planRecordingPaced(
+export function planRecordingPaced(
   spreadsheetId: string,
   previous: ReadonlyMap<string, ComparedTab>,
   after: SpreadsheetSnapshot,
   rules: EventRules,
 ): Promise<TabRecording[]> {
+  return runPaced(planSteps(spreadsheetId, previous, after, rules));
+}
+
+function* planSteps(
+  spreadsheetId: string,
+  previous: ReadonlyMap<string, ComparedTab>,
+  after: SpreadsheetSnapshot,
+  rules: EventRules,
+): Steps<TabRecording[]> {
   const plans: TabRecording[] = [];
   for (const tab of after.tabs) {
-    const old = previous.get(tab.sourceSheetId);
-    const step = beforeDiff(old, tab);
-    const plan =
-      'decided' in step
-        ? step.decided
-        : planFromDiff(
-            spreadsheetId,
-            old!,
-            tab,
-            after.version,
-            rules,
-            await diffRowsPaced(old!.typed, tab.typed),
-          );
+    const plan = yield* planTab(spreadsheetId, previous.get(tab.sourceSheetId), tab, after.version, rules);
     if (plan) plans.push(plan);
   }
   return plans;
 }
 
-/** What a tab's plan is without a diff (a first sight, an untouched tab), or that it needs one. */
-function beforeDiff(
-  old: ComparedTab | undefined,
-  tab: TabSnapshot,
-): { decided: TabRecording | null } | { diff: true } {
-  // First sight of this tab: nothing to compare with yet; it becomes the baseline.
-  if (!old)
-    return {
-      decided: {
-        sourceSheetId: tab.sourceSheetId,
-        content: tabContent(tab),
-        renamedTo: tab.name,
-        rows: null,
-        checkpoint: 'now',
-      },
-    };
-  const sameHeading = old.name === tab.name && sameHeader(old.header, tab.header);
-  // A tab the write did not touch is the very same snapshot array: nothing to diff.
-  if (old.typed === tab.typed && sameHeading) return { decided: null };
-  return { diff: true };
-}
-
-function planFromDiff(
+function* planTab(
   spreadsheetId: string,
-  old: ComparedTab,
+  old: ComparedTab | undefined,
   tab: TabSnapshot,
   version: string,
   rules: EventRules,
-  changes: RowChange[],
-): TabRecording | null {
-  const base = { sourceSheetId: tab.sourceSheetId, content: tabContent(tab) };
+): Steps<TabRecording | null> {
+  const content = tabContent(tab);
+  const base = { sourceSheetId: tab.sourceSheetId, content };
+  // First sight of this tab: nothing to compare with yet; it becomes the baseline.
+  if (!old) return { ...base, renamedTo: tab.name, rows: null, checkpoint: 'now' };
   const renamedTo = old.name !== tab.name ? tab.name : null;
   const sameHeading = renamedTo === null && sameHeader(old.header, tab.header);
+  // A tab the write did not touch is the very same snapshot array: nothing to diff.
+  if (old.typed === tab.typed && sameHeading) return null;
+  const changes = yield* diffSteps(old.typed, tab.typed);
   // The same source version read differently: nothing changed in the spreadsheet itself.
   if (old.sourceVersion === version || changes.length === 0) {
     return changes.length > 0 || !sameHeading ? { ...base, renamedTo, rows: null, checkpoint: 'now' } : null;

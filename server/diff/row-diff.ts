@@ -31,8 +31,8 @@
  * after those of the change before it. The property tests replay diffs in exactly this order.
  */
 
-import { type Pace, pacer } from '../lib/pacer.ts';
 import { rowsEqual } from '../lib/row-equality.ts';
+import { runNow, runPaced, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { lcsMatches } from './myers.ts';
 
@@ -64,45 +64,40 @@ export function diffRows(
   newRows: readonly CellValue[][],
   options: DiffOptions = {},
 ): RowChange[] {
-  const n = oldRows.length;
-  const m = newRows.length;
-  let start = 0;
-  while (start < n && start < m && rowsEqual(oldRows[start]!, newRows[start]!)) start++;
-  let endOld = n;
-  let endNew = m;
-  while (endOld > start && endNew > start && rowsEqual(oldRows[endOld - 1]!, newRows[endNew - 1]!)) {
-    endOld--;
-    endNew--;
-  }
-  return diffMiddle(oldRows, newRows, start, endOld, endNew, options);
+  return runNow(diffSteps(oldRows, newRows, options));
 }
 
-/** Rows compared between two looks at whether the event loop is due a turn (`diffRowsPaced`). */
-const ROWS_BETWEEN_PACES = 4096;
-
 /**
- * `diffRows`, its common prefix and suffix found a slice at a time: an edit in a tab of a million rows compares
- * them all (about 150 ms in one piece), and the service answers meanwhile. The middle is diffed as `diffRows` does.
+ * `diffRows` run paced (lib/steps.ts): an edit in a tab of a million rows compares them all for its common prefix
+ * and suffix (about 150 ms in one piece), and the service answers meanwhile.
  */
-export async function diffRowsPaced(
+export function diffRowsPaced(
   oldRows: readonly CellValue[][],
   newRows: readonly CellValue[][],
   options: DiffOptions = {},
-  pace: Pace = pacer(),
 ): Promise<RowChange[]> {
+  return runPaced(diffSteps(oldRows, newRows, options));
+}
+
+/** The diff as steps: the common prefix and suffix yield every STEP_ROWS rows; the middle runs as one step. */
+export function* diffSteps(
+  oldRows: readonly CellValue[][],
+  newRows: readonly CellValue[][],
+  options: DiffOptions = {},
+): Steps<RowChange[]> {
   const n = oldRows.length;
   const m = newRows.length;
   let start = 0;
   while (start < n && start < m && rowsEqual(oldRows[start]!, newRows[start]!)) {
+    if ((start & STEP_MASK) === STEP_MASK) yield;
     start++;
-    if (start % ROWS_BETWEEN_PACES === 0) await pace();
   }
   let endOld = n;
   let endNew = m;
   while (endOld > start && endNew > start && rowsEqual(oldRows[endOld - 1]!, newRows[endNew - 1]!)) {
+    if ((endOld & STEP_MASK) === STEP_MASK) yield;
     endOld--;
     endNew--;
-    if (endOld % ROWS_BETWEEN_PACES === 0) await pace();
   }
   return diffMiddle(oldRows, newRows, start, endOld, endNew, options);
 }

@@ -4,9 +4,11 @@ import {
   type DiffOptions,
   diffRows,
   diffRowsPaced,
+  diffSteps,
   type RowChange,
   rowsEqual,
 } from '../../server/diff/row-diff.ts';
+import { STEP_ROWS } from '../../server/lib/steps.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import { applyDiff } from '../helpers/apply-diff.ts';
 import { editRows, type RowEdit } from '../helpers/row-edits.ts';
@@ -205,34 +207,37 @@ describe('diffRows properties', () => {
 });
 
 describe('diffRowsPaced', () => {
-  // A pacer that always yields a turn: every await the paced diff can make, it makes.
-  const everyTime = () => new Promise<void>((resolve) => setImmediate(resolve));
-
   it('finds exactly what diffRows finds, for any two tabs', async () => {
     await fc.assert(
       fc.asyncProperty(rows(30), fc.array(op, { maxLength: 8 }), async (old, ops) => {
         const next = edit(old, ops);
-        expect(await diffRowsPaced(old, next, {}, everyTime)).toEqual(diffRows(old, next));
+        expect(await diffRowsPaced(old, next)).toEqual(diffRows(old, next));
       }),
       { numRuns: 300 },
     );
   });
 
   it('finds exactly what diffRows finds in tabs long enough to be paced, edits near either end or none', async () => {
-    const base: Row[] = Array.from({ length: 20_000 }, (_, i) => [i, `r${i % 13}`]);
+    const base: Row[] = Array.from({ length: 80_000 }, (_, i) => [i, `r${i % 13}`]);
     const cases: Op[][] = [
       [],
-      [{ t: 'cell', at: 9_000, col: 1, value: 'b' }],
+      [{ t: 'cell', at: 40_000, col: 1, value: 'b' }],
       [
-        { t: 'delete', at: 4_096 },
-        { t: 'insert', at: 15_000, row: ['x'] },
+        { t: 'delete', at: 40_000 },
+        { t: 'insert', at: 45_000, row: ['x'] },
       ],
-      [{ t: 'update', at: 19_999, row: ['last'] }],
+      [{ t: 'update', at: 79_999, row: ['last'] }],
       [{ t: 'insert', at: 0, row: ['first'] }],
     ];
     for (const ops of cases) {
       const next = edit(base, ops);
-      expect(await diffRowsPaced(base, next, {}, everyTime)).toEqual(diffRows(base, next));
+      expect(await diffRowsPaced(base, next)).toEqual(diffRows(base, next));
+      // The common prefix and suffix give the event loop its turns: a step at least every STEP_ROWS rows (here
+      // every edit leaves one of them longer than STEP_ROWS; the middle between them is one step).
+      let steps = 0;
+      const run = diffSteps(base, next);
+      while (!run.next().done) steps++;
+      expect(steps).toBeGreaterThanOrEqual(Math.floor(base.length / STEP_ROWS) - 1);
     }
   });
 });
