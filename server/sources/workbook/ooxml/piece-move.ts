@@ -4,7 +4,7 @@
  * (piece-threads.ts) and the service's thread only hands pieces over.
  */
 import { type DeflatedPiece, deflatePieceBytes, inflatePieceBytes } from './chunked-deflate.ts';
-import { shiftRowNumbers } from './row-number-shift.ts';
+import { shiftRowNumbersInPlace, shiftRowNumbersResized } from './row-number-shift.ts';
 
 export interface MovedPiece {
   piece: DeflatedPiece;
@@ -14,7 +14,13 @@ export interface MovedPiece {
 
 /** The piece with its `rows` rows numbered `shift` lower, or null when its text is not in the handled form. */
 export function movePiece(piece: DeflatedPiece, shift: number, rows: number): MovedPiece | null {
-  const shifted = shiftRowNumbers(inflatePieceBytes(piece), shift, rows);
-  if (!shifted) return null;
-  return { piece: deflatePieceBytes(shifted.text, false), growth: shifted.growth };
+  // The inflated bytes are this move's own: renumbered where they are, not copied (a delete in the middle of a
+  // million rows moves 170 MB of them).
+  const bytes = inflatePieceBytes(piece);
+  const inPlace = shiftRowNumbersInPlace(bytes, shift, rows);
+  if (inPlace === 'done') return { piece: deflatePieceBytes(bytes, false), growth: new Int32Array(rows) };
+  if (inPlace === 'not handled') return null;
+  // A number changed width: the pass above wrote over part of the bytes, so they are inflated again.
+  const shifted = shiftRowNumbersResized(inflatePieceBytes(piece), shift, rows);
+  return shifted && { piece: deflatePieceBytes(shifted.text, false), growth: shifted.growth };
 }

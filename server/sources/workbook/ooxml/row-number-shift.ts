@@ -60,11 +60,30 @@ interface References {
  * text is not in the handled form or does not hold exactly `rows` rows, each numbered above `shift`.
  */
 export function shiftRowNumbers(src: Uint8Array, shift: number, rows: number): ShiftedRows | null {
-  // Most pieces keep every number's width (a number loses a digit only across a power of ten): their bytes
-  // are copied at once and the digits written over them in the same pass that finds them.
   const text = new Uint8Array(src); // a copy (a Buffer's slice would be a view of the same bytes)
-  const inPlace = findReferences(src, shift, rows, text);
-  if (inPlace !== WIDTH_CHANGED) return inPlace && { text, growth: new Int32Array(rows) };
+  const inPlace = shiftRowNumbersInPlace(text, shift, rows);
+  if (inPlace === 'done') return { text, growth: new Int32Array(rows) };
+  return inPlace === 'width changed' ? shiftRowNumbersResized(src, shift, rows) : null;
+}
+
+/**
+ * `shiftRowNumbers` written over `bytes` itself, for a caller that owns them: most pieces keep every number's
+ * width (a number loses a digit only across a power of ten), and their digits are written in the same pass that
+ * finds them, without a copy. 'width changed' and 'not handled' leave `bytes` partly written: a caller that
+ * still wants them renumbered reads them again (shiftRowNumbersResized).
+ */
+export function shiftRowNumbersInPlace(
+  bytes: Uint8Array,
+  shift: number,
+  rows: number,
+): 'done' | 'width changed' | 'not handled' {
+  // Safe over the bytes it reads: each reference's digits are read whole before new ones are written there.
+  const found = findReferences(bytes, shift, rows, bytes);
+  return found === WIDTH_CHANGED ? 'width changed' : found === null ? 'not handled' : 'done';
+}
+
+/** `shiftRowNumbers` for rows some of whose numbers change width: the text is made again at its new length. */
+export function shiftRowNumbersResized(src: Uint8Array, shift: number, rows: number): ShiftedRows | null {
   const refs = findReferences(src, shift, rows, null);
   if (refs === null || refs === WIDTH_CHANGED) return null;
   const digits = Array.from(refs.numbers, (number) => Buffer.from(String(number - shift), 'latin1'));
@@ -99,7 +118,7 @@ const widthOf = (number: number) => String(number).length;
 
 /**
  * The references of the handled form, in order; null at the first sign of any other form. With `text` (a copy
- * of `src`), each reference's new digits are written there as it is found instead, and the answer is
+ * of `src`, or `src` itself), each reference's new digits are written there as it is found instead, and the answer is
  * WIDTH_CHANGED as soon as one would change width. One pass over the bytes, written for speed (a million-row
  * delete runs it over hundreds of megabytes): reads past the end give undefined, which every comparison
  * below treats as "no match".
@@ -122,10 +141,9 @@ function findReferences(
   let rowNumber = 0;
   let i = 0;
   while (i < n) {
-    if (src[i] !== LT) {
-      i++;
-      continue;
-    }
+    // The tightest loop of a delete: from one tag to the next.
+    while (i < n && src[i] !== LT) i++;
+    if (i === n) break;
     const b = src[i + 1];
     let p: number;
     if (b === LOWER_C) {

@@ -66,7 +66,7 @@ const rowXml = (shape: RowShape, number: number) => {
 };
 
 describe('rows renumbered in their bytes', () => {
-  it('give what the general way gives, row by row, across powers of ten and both ways', () => {
+  it('give what the general way gives, row by row, across powers of ten and both ways, as bytes and as a piece', () => {
     fc.assert(
       fc.property(
         fc.array(rowArb, { minLength: 1, maxLength: 12 }),
@@ -85,6 +85,13 @@ describe('rows renumbered in their bytes', () => {
           expect(Array.from(moved?.growth ?? [])).toEqual(
             rows.map((xml, i) => (expected[i] as string).length - xml.length),
           );
+          // A compressed piece moved renumbers its inflated bytes where they are, and reads them again when a
+          // number changes width part way (rows moved down across a power of ten).
+          const viaPiece = movePiece(deflatePiece(rows.join(''), false), shift, rows.length);
+          expect(inflatePiece(viaPiece?.piece as NonNullable<typeof viaPiece>['piece'])).toBe(
+            expected.join(''),
+          );
+          expect(Array.from(viaPiece?.growth ?? [])).toEqual(Array.from(moved?.growth ?? []));
         },
       ),
       { numRuns: 400 },
