@@ -32,6 +32,7 @@
  */
 
 import { rowsEqual } from '../lib/row-equality.ts';
+import { sharedRows } from '../lib/shared-rows.ts';
 import { runNow, runPaced, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { lcsMatches } from './myers.ts';
@@ -87,14 +88,26 @@ export function* diffSteps(
 ): Steps<RowChange[]> {
   const n = oldRows.length;
   const m = newRows.length;
-  let start = 0;
-  while (start < n && start < m && rowsEqual(oldRows[start]!, newRows[start]!)) {
+  // A write's new version shares most of its row arrays with the old one: rows its writer noted as shared are
+  // not compared (lib/shared-rows.ts), and the same object is equal without a call.
+  const shared = sharedRows(oldRows, newRows);
+  let start = shared.head;
+  const common = Math.min(n, m);
+  while (start < common) {
+    const a = oldRows[start]!;
+    const b = newRows[start]!;
+    if (a !== b && !rowsEqual(a, b)) break;
     if ((start & STEP_MASK) === STEP_MASK) yield;
     start++;
   }
-  let endOld = n;
-  let endNew = m;
-  while (endOld > start && endNew > start && rowsEqual(oldRows[endOld - 1]!, newRows[endNew - 1]!)) {
+  // The noted tail is within what the prefix left: sharedRows keeps head + tail within the shorter side.
+  const tail = Math.min(shared.tail, common - start);
+  let endOld = n - tail;
+  let endNew = m - tail;
+  while (endOld > start && endNew > start) {
+    const a = oldRows[endOld - 1]!;
+    const b = newRows[endNew - 1]!;
+    if (a !== b && !rowsEqual(a, b)) break;
     if ((endOld & STEP_MASK) === STEP_MASK) yield;
     endOld--;
     endNew--;

@@ -8,6 +8,7 @@ import {
   type RowChange,
   rowsEqual,
 } from '../../server/diff/row-diff.ts';
+import { noteSharedRows, sharedRows } from '../../server/lib/shared-rows.ts';
 import { STEP_ROWS } from '../../server/lib/steps.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import { applyDiff } from '../helpers/apply-diff.ts';
@@ -239,6 +240,37 @@ describe('diffRowsPaced', () => {
       while (!run.next().done) steps++;
       expect(steps).toBeGreaterThanOrEqual(Math.floor(base.length / STEP_ROWS) - 1);
     }
+  });
+});
+
+describe('rows a write noted as shared with the old version (lib/shared-rows.ts)', () => {
+  it('change nothing the diff finds', () => {
+    fc.assert(
+      fc.property(rows(30), rows(6), fc.nat(), fc.nat(), (old, middle, h, t) => {
+        const head = h % (old.length + 1);
+        const tail = t % (old.length - head + 1);
+        // The new version keeps the old row objects at both ends, as a write's copy does, and says so.
+        const next = [...old.slice(0, head), ...middle, ...old.slice(old.length - tail)];
+        noteSharedRows(next, old, head, tail);
+        expect(sharedRows(old, next)).toEqual({ head, tail });
+        expect(diffRows(old, next)).toEqual(
+          diffRows(
+            old,
+            next.map((r) => [...r]),
+          ),
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('are not compared: the note is taken at its word, and only for the version it names', () => {
+    const old: Row[] = [['a'], ['b'], ['c']];
+    const next: Row[] = [['x'], ['b'], ['c']];
+    expect(short(diffRows(old, next))).toEqual(['u1']);
+    noteSharedRows(next, old, 1, 0);
+    expect(diffRows(old, next)).toEqual([]);
+    expect(short(diffRows([['a'], ['b'], ['c']], next))).toEqual(['u1']);
   });
 });
 

@@ -7,7 +7,9 @@
  * reader types back as booleans), dates as ISO text. No write creates a formula: text that a spreadsheet
  * would run is stored behind a leading `'` (csv-formula-guard.ts).
  */
+
 import { AppError } from '../../errors.ts';
+import { noteSharedRows } from '../../lib/shared-rows.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoOfDate } from '../serial-dates.ts';
@@ -180,6 +182,8 @@ export class CsvDocument implements WorkbookDocument {
     // The tab builder's rules: trailing rows without a cell are not rows, the width is the widest row's.
     if (rows === tab.typed && rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows = rows.slice();
     while (rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows.pop();
+    // Appends alone keep every old row where it was (the diff of the change starts past them).
+    if (appendOnly) noteSharedRows(rows, tab.typed, tab.typed.length, 0);
     if (lastColumnLost && !this.#reachesColumn(rows, columns)) {
       this.#tab = this.#reread();
     } else this.#tab = tab.withRows(rows);

@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sharedRows } from '../../../server/lib/shared-rows.ts';
 import type { SourceOptions } from '../../../server/sources/kind.ts';
 import type { Mutation } from '../../../server/sources/source.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
@@ -167,5 +168,18 @@ describe('an append to a .csv in place', () => {
     await fs.appendFile(file, '4,outside\r\n'); // saved since by another program: it stays
     expect(await second.undo?.revert()).toBe(false);
     expect(await fs.readFile(file, 'utf8')).toBe(`${original}3,\r\n4,outside\r\n`);
+  });
+
+  it("says its new rows keep the old version's, so the change's diff starts past them", async () => {
+    const { source } = await csvFile('a,b\n1,x\n2,y\n3,z\n');
+    const old = (await source.read()).tabs[0]!.typed;
+    const result = await writeOne(source, '1', [{ op: 'append', values: { a: 4 } }], PLAIN);
+    const next = result.snapshot.tabs[0]!.typed;
+    expect(next).toEqual([...old, [4, null]]);
+    expect(sharedRows(old, next)).toEqual({ head: 3, tail: 0 });
+    for (let i = 0; i < 3; i++) expect(next[i]).toBe(old[i]);
+    // An update is not an append: nothing noted by this rule.
+    const updated = await writeOne(source, '1', [{ op: 'update', row: 1, values: { b: 'w' } }], PLAIN);
+    expect(sharedRows(next, updated.snapshot.tabs[0]!.typed)).toEqual({ head: 0, tail: 0 });
   });
 });

@@ -7,6 +7,7 @@
  * general rule then does it.
  */
 import { lengthened } from '../../../lib/append-room.ts';
+import { noteSharedRows } from '../../../lib/shared-rows.ts';
 import type { CellValue } from '../../source.ts';
 import { CellTab } from '../cell-tab.ts';
 import type { ReadRow } from './edited-tab.ts';
@@ -48,7 +49,7 @@ function afterDeletes(old: CellTab, deleted: readonly number[]): CellTab | undef
     to += index - from;
     from = index + 1;
   }
-  return newVersion(old, typed, codes);
+  return newVersion(old, typed, codes, { head: gone[0]!, tail: count - 1 - gone.at(-1)! });
 }
 
 /** A copy of `codes`, its rows' codes at `size`, to write anywhere. */
@@ -82,6 +83,10 @@ function afterEdits(
     codes =
       old.codes.length === used ? lengthened(old.codes, count * width) : ownCodes(old.codes, count * width);
   }
+  // Rows above the first written and below the last (when none was added) are the old version's own.
+  const lowest = indexes.reduce((a, b) => Math.min(a, b), count);
+  const highest = indexes.reduce((a, b) => Math.max(a, b), -1);
+  const shared = { head: lowest, tail: count === old.typed.length ? count - 1 - highest : 0 };
   for (const index of indexes) {
     const read = readRow(old.headerRow + 1 + index);
     if (read?.formulas.some((text) => text !== undefined)) return undefined;
@@ -95,21 +100,32 @@ function afterEdits(
     }
     codes.set(rowCodes, at);
   }
-  return newVersion(old, typed, codes);
+  return newVersion(old, typed, codes, shared);
 }
 
-/** The tab with these rows and codes, rows left empty at its end dropped (a tab ends at its last value). */
-function newVersion(old: CellTab, typed: CellValue[][], codes: Uint16Array): CellTab {
+/**
+ * The tab with these rows and codes, rows left empty at its end dropped (a tab ends at its last value). `shared`:
+ * how many of `typed`'s first and last rows are the old version's own (lib/shared-rows.ts).
+ */
+function newVersion(
+  old: CellTab,
+  typed: CellValue[][],
+  codes: Uint16Array,
+  shared: { head: number; tail: number },
+): CellTab {
   const width = old.header.length;
   let rows = typed.length;
   while (rows > 0 && typed[rows - 1]!.every((value) => value === null)) rows--;
+  const kept = rows === typed.length ? typed : typed.slice(0, rows);
+  // Rows dropped at the end leave the old version's last rows elsewhere than at the end.
+  noteSharedRows(kept, old.typed, shared.head, kept === typed ? shared.tail : 0);
   return new CellTab({
     sourceSheetId: old.sourceSheetId,
     name: old.name,
     header: old.header,
     headerTexts: old.headerTexts,
     headerRow: rows === 0 && old.header.length === 0 ? 0 : old.headerRow,
-    typed: rows === typed.length ? typed : typed.slice(0, rows),
+    typed: kept,
     codes: rows === typed.length ? codes : codes.slice(0, rows * width),
     numberFormats: old.numberFormats,
     shared: old.shared,

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { sharedRows } from '../../../../server/lib/shared-rows.ts';
 import type { CellValue } from '../../../../server/sources/source.ts';
 import { CellTab, SharedStrings } from '../../../../server/sources/workbook/cell-tab.ts';
 import { editedTab, type ReadRow } from '../../../../server/sources/workbook/ooxml/edited-tab.ts';
@@ -42,6 +43,10 @@ function compare(old: CellTab, changes: SheetRowChanges, readRow: (row: number) 
     return;
   }
   expect(plain(fast)).toEqual(plain(general));
+  // What the new version says it shares with the old (the diff of the change skips it) is the old's own rows.
+  const { head, tail } = sharedRows(old.typed, fast.typed);
+  for (let i = 0; i < head; i++) expect(fast.typed[i]).toBe(old.typed[i]);
+  for (let j = 1; j <= tail; j++) expect(fast.typed.at(-j)).toBe(old.typed.at(-j));
 }
 
 describe('a common write', () => {
@@ -80,6 +85,30 @@ describe('a common write', () => {
       ),
       { numRuns: 800 },
     );
+  });
+
+  it("says which of its rows are the old version's own, above and below the rows written", () => {
+    const rows: CellValue[][] = [
+      [1, 'x', true],
+      [2, 'y', false],
+      [3, 'z', true],
+      [4, 'w', false],
+    ];
+    const old = tab(rows, 1, 'c');
+    const readRow = (sheetRow: number): ReadRow => ({
+      values: [sheetRow, 'n', null],
+      codes: [],
+      texts: [],
+      formulas: [],
+    });
+    const updated = tabAfterSimpleWrite(old, { ...none, updated: [4] }, readRow)!;
+    expect(sharedRows(old.typed, updated.typed)).toEqual({ head: 2, tail: 1 });
+    const deleted = tabAfterSimpleWrite(old, { ...none, deleted: [3, 4] }, readRow)!;
+    expect(sharedRows(old.typed, deleted.typed)).toEqual({ head: 1, tail: 1 });
+    const appended = tabAfterSimpleWrite(old, { ...none, appended: [6] }, readRow)!;
+    expect(sharedRows(old.typed, appended.typed)).toEqual({ head: 4, tail: 0 });
+    // Only about the version it was made from.
+    expect(sharedRows(updated.typed, appended.typed)).toEqual({ head: 0, tail: 0 });
   });
 
   it('shares the format codes with the old version while the rows written keep theirs', () => {
