@@ -4,34 +4,26 @@
  * a cached page's cost. The parsed query is shared by the requests that asked the same string, so it is frozen.
  */
 
+import { RecentValues } from '../lib/recent-values.ts';
 import type { ListQuery } from '../rows/query.ts';
 import { parseListQuery } from '../rows/query-params.ts';
 import type { RouteRequest } from './route-table.ts';
 
 type Limits = Parameters<typeof parseListQuery>[1];
 
-/** Recent query strings and what they parse to, per set of limits; bounded in count and in a string's length. */
-const recent = new WeakMap<Limits, Map<string, ListQuery>>();
-const RECENT = 256;
-const KEPT_LENGTH = 1024;
+/** Recent query strings and what they parse to, per set of limits (lib/recent-values.ts). */
+const recent = new WeakMap<Limits, RecentValues<ListQuery>>();
 
 export function listQueryOf(req: RouteRequest, limits: Limits): ListQuery {
   const url = req.originalUrl;
   const q = url.indexOf('?');
   const search = q === -1 ? '' : url.slice(q + 1);
-  if (search.length > KEPT_LENGTH) return parseListQuery(req.query, limits);
   let known = recent.get(limits);
   if (!known) {
-    known = new Map();
+    known = new RecentValues(256);
     recent.set(limits, known);
   }
-  let query = known.get(search);
-  if (!query) {
-    query = frozen(parseListQuery(req.query, limits));
-    if (known.size >= RECENT) known.clear();
-    known.set(search, query);
-  }
-  return query;
+  return known.get(search, () => frozen(parseListQuery(req.query, limits)));
 }
 
 function frozen(query: ListQuery): ListQuery {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { RecentValues } from '../lib/recent-values.ts';
 import { fitsHeaderBudget } from './header-budget.ts';
 import type { RouteRequest, RouteResponse } from './route-table.ts';
 
@@ -21,24 +22,13 @@ export function setPagingHeaders(
   if (fitsHeaderBudget(res, 'Link', value)) res.setHeader('Link', value);
 }
 
-/**
- * Recent `Link` values by everything they are made of: a client polling one URL gets it without a re-parse.
- * Bounded in count and in the length of a URL kept (a long one is made each time), so at most about a MB.
- */
-const recentLinks = new Map<string, string>();
-const RECENT_LINKS = 256;
-const KEPT_URL_LENGTH = 1024;
+/** Recent `Link` values by everything they are made of: a client polling one URL gets it without a re-parse. */
+const recentLinks = new RecentValues<string>(256);
 
 function linkValue(origin: string, url: string, total: number, limit: number, offset: number): string {
-  if (origin.length + url.length > KEPT_URL_LENGTH) return linksOf(origin, url, total, limit, offset);
-  const asked = `${total} ${limit} ${offset} ${origin}${url}`;
-  let value = recentLinks.get(asked);
-  if (value === undefined) {
-    value = linksOf(origin, url, total, limit, offset);
-    if (recentLinks.size >= RECENT_LINKS) recentLinks.clear();
-    recentLinks.set(asked, value);
-  }
-  return value;
+  return recentLinks.get(`${total} ${limit} ${offset} ${origin}${url}`, () =>
+    linksOf(origin, url, total, limit, offset),
+  );
 }
 
 function linksOf(origin: string, url: string, total: number, limit: number, offset: number): string {

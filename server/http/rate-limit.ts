@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
+import { RecentValues } from '../lib/recent-values.ts';
 import { limitsOf, PUBLIC_READ_LIMITS } from '../limits/plans.ts';
 import type { RateDecision, RateLimiter } from '../limits/rate-limiter.ts';
 import type { Admitted } from './auth.ts';
@@ -27,18 +28,14 @@ export function rateLimit(limiter: RateLimiter): (caller: Admitted, res: RouteRe
   };
 }
 
-const policies = new Map<string, string>();
+const policies = new RecentValues<string>(1000);
 
 /** The policy field changes only with a key's limits: built once per pair of numbers. */
 function policyOf(perSecond: number, daily: number): string {
-  const id = `${perSecond}/${daily}`;
-  let policy = policies.get(id);
-  if (!policy) {
-    policy = `"burst";q=${perSecond};w=1, "daily";q=${daily};w=86400`;
-    if (policies.size > 1000) policies.clear();
-    policies.set(id, policy);
-  }
-  return policy;
+  return policies.get(
+    `${perSecond}/${daily}`,
+    () => `"burst";q=${perSecond};w=1, "daily";q=${daily};w=86400`,
+  );
 }
 
 /**

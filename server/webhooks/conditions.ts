@@ -7,6 +7,7 @@
  */
 import type { RowChange } from '../diff/row-diff.ts';
 import { AppError } from '../errors.ts';
+import { RecentValues } from '../lib/recent-values.ts';
 import type { WebhookCondition } from '../repositories/webhooks.ts';
 import { stringForm } from '../rows/match.ts';
 import { whereColumns, whereRowsNow } from '../rows/where/evaluate.ts';
@@ -111,14 +112,8 @@ function matching(
 }
 
 /** Parsed conditions, by text: each change of a watched tab reads them again. */
-const parsed = new Map<string, WhereExpression>();
+const parsed = new RecentValues<WhereExpression>(256, Number.POSITIVE_INFINITY);
 
 function parsedWhere(text: string): WhereExpression {
-  let expression = parsed.get(text);
-  if (!expression) {
-    if (parsed.size >= 256) parsed.clear();
-    expression = parseWhere(text);
-    parsed.set(text, expression);
-  }
-  return expression;
+  return parsed.get(text, () => parseWhere(text));
 }
