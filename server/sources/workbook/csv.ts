@@ -182,8 +182,7 @@ export class CsvDocument implements WorkbookDocument {
     // The tab builder's rules: trailing rows without a cell are not rows, the width is the widest row's.
     if (rows === tab.typed && rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows = rows.slice();
     while (rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows.pop();
-    // Appends alone keep every old row where it was (the diff of the change starts past them).
-    if (appendOnly) noteSharedRows(rows, tab.typed, tab.typed.length, 0);
+    if (plan.deletes.length === 0) noteKeptRows(tab.typed, rows, plan.updates, addedRows.length);
     if (lastColumnLost && !this.#reachesColumn(rows, columns)) {
       this.#tab = this.#reread();
     } else this.#tab = tab.withRows(rows);
@@ -325,4 +324,24 @@ export async function receivedCsv(read: CsvRead) {
     documentFor: async (bytes: Uint8Array, fileName: string, limits?: GridLimits) =>
       new CsvDocument(read, bytes, tab, csvNameOf(fileName), limits),
   };
+}
+
+/**
+ * Without deletes, every row above the first updated and below the last (when none was added or dropped at the
+ * end) is the old version's own: the change's diff starts past them (lib/shared-rows.ts).
+ */
+function noteKeptRows(
+  old: CellValue[][],
+  rows: CellValue[][],
+  updates: readonly { row: number }[],
+  added: number,
+): void {
+  let lowest = old.length;
+  let highest = -1;
+  for (const { row } of updates) {
+    lowest = Math.min(lowest, row - 1);
+    highest = Math.max(highest, row - 1);
+  }
+  const sameLength = added === 0 && rows.length === old.length;
+  noteSharedRows(rows, old, lowest, sameLength ? old.length - 1 - highest : 0);
 }

@@ -170,7 +170,7 @@ describe('an append to a .csv in place', () => {
     expect(await fs.readFile(file, 'utf8')).toBe(`${original}3,\r\n4,outside\r\n`);
   });
 
-  it("says its new rows keep the old version's, so the change's diff starts past them", async () => {
+  it("says which of its new rows are the old version's, so the change's diff starts past them", async () => {
     const { source } = await csvFile('a,b\n1,x\n2,y\n3,z\n');
     const old = (await source.read()).tabs[0]!.typed;
     const result = await writeOne(source, '1', [{ op: 'append', values: { a: 4 } }], PLAIN);
@@ -178,8 +178,13 @@ describe('an append to a .csv in place', () => {
     expect(next).toEqual([...old, [4, null]]);
     expect(sharedRows(old, next)).toEqual({ head: 3, tail: 0 });
     for (let i = 0; i < 3; i++) expect(next[i]).toBe(old[i]);
-    // An update is not an append: nothing noted by this rule.
-    const updated = await writeOne(source, '1', [{ op: 'update', row: 1, values: { b: 'w' } }], PLAIN);
-    expect(sharedRows(next, updated.snapshot.tabs[0]!.typed)).toEqual({ head: 0, tail: 0 });
+    // An update keeps the rows above and below it; a delete is compared in full.
+    const updated = await writeOne(source, '1', [{ op: 'update', row: 2, values: { b: 'w' } }], PLAIN);
+    const after = updated.snapshot.tabs[0]!.typed;
+    expect(after[1]).toEqual([2, 'w']);
+    expect(sharedRows(next, after)).toEqual({ head: 1, tail: 2 });
+    for (const i of [0, 2, 3]) expect(after[i]).toBe(next[i]);
+    const deleted = await writeOne(source, '1', [{ op: 'delete', row: 1 }], PLAIN);
+    expect(sharedRows(after, deleted.snapshot.tabs[0]!.typed)).toEqual({ head: 0, tail: 0 });
   });
 });
