@@ -42,3 +42,18 @@ export function sharedRows(
   const head = Math.min(note.head, most);
   return { head, tail: Math.min(note.tail, most - head) };
 }
+
+/**
+ * The rows of a tab of `length` rows above the lowest of `indexes` and below the highest: what a write to those
+ * rows (updated or deleted) leaves as they were, at the head and, while no row is added or dropped at the end,
+ * at the tail.
+ */
+export function rowsAround(indexes: Iterable<number>, length: number): { head: number; tail: number } {
+  let lowest = length;
+  let highest = -1;
+  for (const index of indexes) {
+    lowest = Math.min(lowest, index);
+    highest = Math.max(highest, index);
+  }
+  return { head: lowest, tail: Math.max(0, length - 1 - highest) };
+}

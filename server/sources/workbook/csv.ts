@@ -9,7 +9,7 @@
  */
 
 import { AppError } from '../../errors.ts';
-import { noteSharedRows } from '../../lib/shared-rows.ts';
+import { noteSharedRows, rowsAround } from '../../lib/shared-rows.ts';
 import { interpretInput } from '../input.ts';
 import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoOfDate } from '../serial-dates.ts';
@@ -336,12 +336,10 @@ function noteKeptRows(
   updates: readonly { row: number }[],
   added: number,
 ): void {
-  let lowest = old.length;
-  let highest = -1;
-  for (const { row } of updates) {
-    lowest = Math.min(lowest, row - 1);
-    highest = Math.max(highest, row - 1);
-  }
+  const around = rowsAround(
+    updates.map(({ row }) => row - 1),
+    old.length,
+  );
   const sameLength = added === 0 && rows.length === old.length;
-  noteSharedRows(rows, old, lowest, sameLength ? old.length - 1 - highest : 0);
+  noteSharedRows(rows, old, around.head, sameLength ? around.tail : 0);
 }

@@ -7,7 +7,7 @@
  * general rule then does it.
  */
 import { lengthened } from '../../../lib/append-room.ts';
-import { noteSharedRows } from '../../../lib/shared-rows.ts';
+import { noteSharedRows, rowsAround } from '../../../lib/shared-rows.ts';
 import type { CellValue } from '../../source.ts';
 import { CellTab } from '../cell-tab.ts';
 import type { ReadRow } from './edited-tab.ts';
@@ -49,7 +49,7 @@ function afterDeletes(old: CellTab, deleted: readonly number[]): CellTab | undef
     to += index - from;
     from = index + 1;
   }
-  return newVersion(old, typed, codes, { head: gone[0]!, tail: count - 1 - gone.at(-1)! });
+  return newVersion(old, typed, codes, rowsAround(gone, count));
 }
 
 /** A copy of `codes`, its rows' codes at `size`, to write anywhere. */
@@ -84,9 +84,8 @@ function afterEdits(
       old.codes.length === used ? lengthened(old.codes, count * width) : ownCodes(old.codes, count * width);
   }
   // Rows above the first written and below the last (when none was added) are the old version's own.
-  const lowest = indexes.reduce((a, b) => Math.min(a, b), count);
-  const highest = indexes.reduce((a, b) => Math.max(a, b), -1);
-  const shared = { head: lowest, tail: count === old.typed.length ? count - 1 - highest : 0 };
+  const around = rowsAround(indexes, old.typed.length);
+  const shared = { head: around.head, tail: count === old.typed.length ? around.tail : 0 };
   for (const index of indexes) {
     const read = readRow(old.headerRow + 1 + index);
     if (read?.formulas.some((text) => text !== undefined)) return undefined;
