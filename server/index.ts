@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import { createApp } from './app.ts';
 import { readConfig, type SheetPortConfig, STOP_DEADLINE_MS } from './config.ts';
 
 // What an embedder (the desktop app) needs to choose the same data dir and address as the CLI.
@@ -111,6 +110,10 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
   });
   let requestLog: RequestLog | null = null;
   try {
+    // The connected files' first reads begin now, on the parse thread, while this thread loads the HTTP side
+    // (Express, the routes, MCP: a few hundred milliseconds), so a large workbook answers sooner after a start.
+    context.startBackground();
+    const { createApp } = await import('./app.ts');
     if (options.requestLog !== false)
       requestLog = await openRequestLog(options.dataDir, {
         // A full disk fails every line: said once a minute, never thrown (the request is answered anyway).
@@ -136,7 +139,6 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
       tunnelStatus: () => tunnelSwitch.status(),
     });
     const { server, port } = await listen(app, options.port, options.host);
-    context.startBackground();
     const url = baseUrl(options.host, port);
     // Where `sheetport dashboard` finds the running server (removed again at stop).
     await writeServerInfo(options.dataDir, { url, port, pid: process.pid });

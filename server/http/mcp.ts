@@ -5,15 +5,12 @@
  * itself takes nothing from the key's rate limit: each tool call does, being one call of a route of the row API
  * (route-call.ts: that route's pipeline and handler, without HTTP), and so do resource reads and subscriptions.
  */
-import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
-import { createMcpSession } from '../mcp/session.ts';
 import type { ApiKeyRecord } from '../repositories/keys.ts';
 import type { AppDeps } from './deps.ts';
+import { jsonRpcError } from './json-rpc-error.ts';
 import type { McpSessions } from './mcp-sessions.ts';
-import { type RouteCalls, routeCallApi } from './route-call.ts';
+import type { RouteCalls } from './route-call.ts';
 import type { CarrierDeclaration, RouteTable } from './route-table.ts';
 
 export const MCP_PATH = '/mcp';
@@ -29,10 +26,6 @@ const MCP_ROUTE: CarrierDeclaration<'read', 'none'> = {
   resource: 'none',
   carrier: { maxBodyBytes: MCP_MAX_BODY_BYTES },
 };
-
-function jsonRpcError(res: Response, status: number, code: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
 
 /** Declares `/mcp` in the route table: POST carries the client's messages, GET its stream, DELETE ends a session. */
 export function mountMcpRoutes(
@@ -66,31 +59,7 @@ async function handleMcp(
     session.admitted.key = key;
     return session.transport.handleRequest(req, res, req.body);
   }
-  if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-    return jsonRpcError(res, 400, -32000, 'No Mcp-Session-Id: start with an initialize request.');
-  }
-  const admitted = { key };
-  const mcp = createMcpSession({
-    api: routeCallApi(calls, req, () => admitted.key),
-    scope: key.scope,
-    tabChanges: sessions.tabChanges,
-    settings: deps.mcp,
-  });
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (sessionId) =>
-      sessions.add({
-        id: sessionId,
-        keyId: key.id,
-        admitted,
-        transport,
-        close: mcp.close,
-        lastUsed: sessions.now(),
-      }),
-  });
-  transport.onclose = () => {
-    if (transport.sessionId) sessions.end(transport.sessionId);
-  };
-  await mcp.connect(transport);
-  await transport.handleRequest(req, res, req.body);
+  // The MCP SDK (and zod under it) loads with the first session, not with the service: most starts never use it.
+  const { openMcpSession } = await import('./mcp-open.ts');
+  return openMcpSession(req, res, key, deps, sessions, calls);
 }
