@@ -43,25 +43,37 @@ export function readCsv(
     return sink;
   });
   progress?.finish();
-  return {
-    layout,
-    starts: Float64Array.from(sink.starts),
-    ends: Float64Array.from(sink.ends),
-    tab: sink.builder.finish(),
-  };
+  return sink.read(layout);
 }
 
 /** The tab builder, and where each record is. */
-class ReadSink implements FieldSink {
+export class ReadSink implements FieldSink {
   readonly builder: CsvTabBuilder;
   readonly starts: number[] = [];
   readonly ends: number[] = [];
-  readonly #progress: ByteProgress | undefined;
+  readonly #progress: Pick<ByteProgress, 'add'> | undefined;
   /** Where the bytes counted on `#progress` end. */
   #counted = 0;
-  constructor(builder: CsvTabBuilder, progress?: ByteProgress) {
+  constructor(builder: CsvTabBuilder, progress?: Pick<ByteProgress, 'add'>) {
     this.builder = builder;
     this.#progress = progress;
+  }
+
+  /** Records another sink found, `offset` bytes further on in the file (csv-read-split.ts). */
+  appendRecords(starts: Float64Array, ends: Float64Array, offset: number): void {
+    for (let i = 0; i < starts.length; i++) {
+      this.starts.push(starts[i]! + offset);
+      this.ends.push(ends[i]! + offset);
+    }
+  }
+
+  read(layout: CsvLayout): CsvRead {
+    return {
+      layout,
+      starts: Float64Array.from(this.starts),
+      ends: Float64Array.from(this.ends),
+      tab: this.builder.finish(),
+    };
   }
   text(field: string): void {
     this.builder.text(field);

@@ -66,8 +66,11 @@ export function fieldsOfRecord(bytes: Buffer, delimiter: string): string[] {
   return sink.records === 0 ? [''] : sink.fields;
 }
 
-/** The scanner: false as soon as the bytes need csv-parse (records handed over so far are to be dropped). */
-function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink: FieldSink): boolean {
+/**
+ * The scanner: false as soon as the bytes need csv-parse (records handed over so far are to be dropped). It keeps
+ * no state from one record to the next: scanning from a record's first byte reads the rest as a whole scan does.
+ */
+export function scanCommon(bytes: Buffer, from: number, to: number, delim: number, sink: FieldSink): boolean {
   let i = from;
   while (i < to) {
     const start = i;

@@ -12,114 +12,41 @@
 import { AppError } from '../../errors.ts';
 import { resolveHeader } from '../header.ts';
 import { type GridLimits, GridTooLarge } from '../tab.ts';
+import {
+  booleanOf,
+  fastNumber,
+  MINUS,
+  MIXED_CASE,
+  NOT_BOOLEAN,
+  QUOTE_MARK,
+  SLOW,
+  TEXT,
+  UPPER,
+  ZERO,
+} from './csv-field-type.ts';
 import type { FieldSink } from './csv-scan.ts';
 import { type EncodedCsvTab, emptyTab, Kind, shownOf } from './csv-tab.ts';
 import { TextTable } from './csv-text-table.ts';
+import { Growing } from './growing-array.ts';
 import { readCsvCell } from './values.ts';
 
-/** A grown-as-needed typed array. */
-class Growing<T extends Float64Array | Uint8Array> {
-  array: T;
-  length = 0;
-  readonly #make: (size: number) => T;
-  constructor(make: (size: number) => T) {
-    this.#make = make;
-    this.array = make(1 << 12);
-  }
-  push(value: number): void {
-    if (this.length === this.array.length) {
-      const bigger = this.#make(this.array.length * 2);
-      bigger.set(this.array);
-      this.array = bigger;
-    }
-    this.array[this.length++] = value;
-  }
-  done(count = this.length): T {
-    return this.array.slice(0, count) as T;
-  }
-}
-
-const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
-const QUOTE_MARK = 0x27; // ', the formula guard's marker
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-/** A field `fastNumber` leaves to `readCsvCell`, or reads as text (no number it returns is infinite). */
-const SLOW = Number.POSITIVE_INFINITY;
-const TEXT = Number.NEGATIVE_INFINITY;
-
-/**
- * The value of a canonical number (`-?(0|[1-9]\d*)(\.\d+)?`) of up to 15 digits whose text is what the value
- * prints as (no trailing zero after the point, not `-0`, not so small it prints with an exponent): 15 digits and
- * a power of ten are exact doubles, so their quotient is the correctly rounded value `Number(text)` gives. `TEXT`
- * for a field that is no number; `SLOW` for any other number.
- */
-function fastNumber(buf: Buffer, start: number, end: number): number {
-  let i = start;
-  const negative = buf[i] === MINUS;
-  if (negative) i++;
-  if (i >= end) return TEXT;
-  let m = 0;
-  let digits = 0;
-  const first = buf[i]! - ZERO;
-  if (first === 0) {
-    i++;
-    digits = 1;
-  } else if (first > 0 && first <= 9) {
-    while (i < end) {
-      const d = buf[i]! - ZERO;
-      if (d < 0 || d > 9) break;
-      m = m * 10 + d;
-      digits++;
-      i++;
-    }
-  } else return TEXT;
-  let k = 0;
-  if (i < end && buf[i] === DOT) {
-    i++;
-    while (i < end) {
-      const d = buf[i]! - ZERO;
-      if (d < 0 || d > 9) break;
-      m = m * 10 + d;
-      digits++;
-      k++;
-      i++;
-    }
-    if (k === 0) return TEXT;
-    if (buf[i - 1] === ZERO) return i === end ? SLOW : afterDigits(buf[i]!);
-  }
-  if (i < end) return afterDigits(buf[i]!);
-  if (digits > 15) return SLOW;
-  const value = k > 0 ? m / POW10[k]! : m;
-  if (value === 0 ? negative : value < 1e-6) return SLOW;
-  return negative ? -value : value;
-}
-
-/** After the digits: an exponent makes it a number only `Number` reads; anything else makes it text. */
-function afterDigits(next: number): number {
-  return next === 0x65 || next === 0x45 ? SLOW : TEXT;
-}
-
-/** What `booleanOf` finds. */
-const NOT_BOOLEAN = 0;
-const MIXED_CASE = 1;
-const LOWER = 2;
-const UPPER = 3;
-
-/** Whether the field is `true`/`false`, and in which case (its value: its length). */
-function booleanOf(buf: Buffer, start: number, end: number): number {
-  const length = end - start;
-  const word = length === 4 ? 'true' : length === 5 ? 'false' : null;
-  if (!word) return NOT_BOOLEAN;
-  let lower = 0;
-  for (let i = 0; i < length; i++) {
-    const b = buf[start + i]!;
-    const w = word.charCodeAt(i);
-    if (b === w) lower++;
-    else if (b !== w - 0x20) return NOT_BOOLEAN;
-  }
-  if (lower !== 0 && lower !== length) return MIXED_CASE;
-  return lower === 0 ? UPPER : LOWER;
+/** The records a continuing builder read (`CsvTabBuilder.part`), with their cells numbered from its first. */
+export interface CsvTabPart {
+  records: number;
+  /** The last record with a cell, counted from 1 (0: none had one), and the cells up to its end. */
+  lastRecord: number;
+  cellsAtLast: number;
+  columns: number;
+  text: number;
+  over: boolean;
+  /** Per column: how its booleans show, as the part's first one decided (1 upper, 0 lower, -1 none read). */
+  upper: Int8Array;
+  cellStart: Float64Array;
+  kinds: Uint8Array;
+  values: Float64Array;
+  strings: string[];
+  shownAt: Float64Array;
+  shownTexts: string[];
 }
 
 export class CsvTabBuilder implements FieldSink {
@@ -149,11 +76,83 @@ export class CsvTabBuilder implements FieldSink {
   #first = 0;
   #candidate: string[] = [];
 
-  /** `buf` holds the bytes the fields given by place are in. */
-  constructor(buf: Buffer, name: string, limits: GridLimits | undefined) {
+  /**
+   * `buf` holds the bytes the fields given by place are in. A builder that `continues` another reads the records
+   * after those of one that has its header: every record is a data record, and `part()` hands them over.
+   */
+  constructor(buf: Buffer, name: string, limits: GridLimits | undefined, continues = false) {
     this.#table = new TextTable(buf);
     this.#name = name;
     this.#limits = limits;
+    if (!continues) return;
+    this.#headerIndex = this.#lastIndex = 0;
+    this.#records = 1;
+    this.#cellStart.push(0);
+  }
+
+  /** Whether the header record has been read: a builder may continue this one from here. */
+  get hasHeader(): boolean {
+    return this.#headerIndex >= 0;
+  }
+
+  /** What a continuing builder read (its records come after the other builder's): see `append`. */
+  part(): CsvTabPart {
+    return {
+      records: this.#records - 1,
+      lastRecord: this.#lastIndex,
+      cellsAtLast: this.#cellsAtLast,
+      columns: this.#columns,
+      text: this.#text,
+      over: this.#over,
+      upper: Int8Array.from(this.#upper, (u) => (u === undefined ? -1 : u ? 1 : 0)),
+      cellStart: this.#cellStart.done(),
+      kinds: this.#kinds.done(this.#first),
+      values: this.#values.done(this.#first),
+      strings: this.#table.strings,
+      shownAt: this.#shownAt.done(),
+      shownTexts: this.#shownTexts,
+    };
+  }
+
+  /**
+   * The records a continuing builder read after this one's, taken as if this builder had read them itself; false
+   * (and nothing taken) when that builder decided a column's booleans the other way round from this one, which
+   * would have typed some of its cells differently.
+   */
+  append(part: CsvTabPart): boolean {
+    for (let c = 0; c < part.upper.length; c++) {
+      const decided = part.upper[c]!;
+      if (decided >= 0 && this.#upper[c] !== undefined && this.#upper[c] !== (decided === 1)) return false;
+    }
+    part.upper.forEach((decided, c) => {
+      if (decided >= 0) this.#upper[c] ??= decided === 1;
+    });
+    const cellBase = this.#first;
+    if (part.lastRecord > 0) {
+      this.#lastIndex = this.#records + part.lastRecord - 1;
+      this.#cellsAtLast = cellBase + part.cellsAtLast;
+    }
+    this.#records += part.records;
+    this.#columns = Math.max(this.#columns, part.columns);
+    this.#text += part.text;
+    this.#over ||= part.over;
+    if (this.#over) return true; // refused at the finish: the cells need not be kept
+    this.#kinds.append(part.kinds);
+    const textBase = this.#table.appendStrings(part.strings);
+    const at = this.#values.length;
+    this.#values.append(part.values);
+    const values = this.#values.array;
+    for (let i = 0; i < part.kinds.length; i++) if (part.kinds[i] === Kind.Text) values[at + i]! += textBase;
+    const row = this.#cellStart.length;
+    this.#cellStart.append(part.cellStart.subarray(1));
+    const cellStart = this.#cellStart.array;
+    for (let r = row; r < this.#cellStart.length; r++) cellStart[r]! += cellBase;
+    for (let i = 0; i < part.shownAt.length; i++) {
+      this.#shownAt.push(part.shownAt[i]! + cellBase);
+      this.#shownTexts.push(part.shownTexts[i]!);
+    }
+    this.#first = cellBase + part.kinds.length;
+    return true;
   }
 
   text(field: string): void {

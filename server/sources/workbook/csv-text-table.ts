@@ -53,6 +53,13 @@ export class TextTable {
     return id;
   }
 
+  /** Texts another table made, given ids after this one's (never looked up here): the first of their ids. */
+  appendStrings(texts: readonly string[]): number {
+    const base = this.strings.length;
+    for (const text of texts) this.#add(text, 0, -1, -1);
+    return base;
+  }
+
   #add(text: string, hash: number, start: number, length: number): number {
     const id = this.strings.length;
     this.strings.push(text);

@@ -13,7 +13,8 @@ import type { CellLimits, Mutation, TabSnapshot, WriteOptions } from '../source.
 import type { GridLimits } from '../tab.ts';
 import { decodeTabPaced, transferablesOf } from './cell-tab.ts';
 import { assertCsvKeepsText, receivedCsv } from './csv.ts';
-import { type CsvRead, readCsv, transferablesOfCsvRead } from './csv-read.ts';
+import { type CsvRead, transferablesOfCsvRead } from './csv-read.ts';
+import { readCsvSplit } from './csv-read-split.ts';
 import type { DocumentParser } from './document.ts';
 import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-document.ts';
 
@@ -107,7 +108,7 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
     prepareAhead: false,
     limits: CSV_LIMITS,
     async readOffThread(bytes, fileName, limits, onProgress) {
-      const read = readCsv(bytes, fileName, limits, onProgress);
+      const read = await readCsvSplit(bytes, fileName, limits, onProgress);
       return { payload: read, transfer: transferablesOfCsvRead(read) };
     },
     received: (payload) => receivedCsv(payload as CsvRead),

@@ -13,6 +13,7 @@ import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
 import { csvParseOptions } from '../../../server/sources/workbook/csv-scan.ts';
 import { decodeCsvTab, decodeCsvTabPaced } from '../../../server/sources/workbook/csv-tab.ts';
 import { readCsvCell } from '../../../server/sources/workbook/values.ts';
+import { csvFileArb as fileArb } from '../../helpers/csv-files.ts';
 
 function reference(bytes: Buffer, limits?: GridLimits) {
   const { bom, delimiter } = layoutOf(bytes);
@@ -59,64 +60,6 @@ const outcome = <T>(f: () => T): T | { refused: string } => {
     return { refused: (e as Error).message };
   }
 };
-
-const FIELDS = [
-  '',
-  'a',
-  ' x ',
-  'Ann',
-  '007',
-  '0',
-  '42',
-  '-3',
-  '1.50',
-  '7.99',
-  '-0',
-  '-0.25',
-  '1e3',
-  '2.5E-2',
-  '0.0000001',
-  '123456789012345678',
-  '12345678901234.5',
-  'TRUE',
-  'True',
-  'false',
-  'FALSE',
-  'truth',
-  "'=x",
-  "''=x",
-  "'",
-  '=1+1',
-  'é ü',
-  '"q"',
-  '"a,b"',
-  '"a;b\tc"',
-  '"multi\nline"',
-  '"crlf\r\nin"',
-  '"x""y"',
-  '""',
-  '"  "',
-  'a"b',
-  '"a"b',
-  'c\rd',
-  '"open',
-];
-
-const fileArb = fc
-  .record({
-    lines: fc.array(fc.array(fc.constantFrom(...FIELDS), { maxLength: 6 }), { maxLength: 10 }),
-    delimiter: fc.constantFrom(',', ';', '\t'),
-    eols: fc.array(fc.constantFrom('\n', '\r\n'), { minLength: 10, maxLength: 10 }),
-    finalNewline: fc.boolean(),
-    bom: fc.boolean(),
-  })
-  .map(({ lines, delimiter, eols, finalNewline, bom }) => {
-    let text = lines
-      .map((fields, i) => fields.join(delimiter) + (i < lines.length - 1 ? eols[i] : ''))
-      .join('');
-    if (finalNewline && lines.length > 0) text += eols[0];
-    return Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text)]);
-  });
 
 describe('the CSV reader', () => {
   it('reads every file as csv-parse and the tab builder do: records, places, tab', () => {
