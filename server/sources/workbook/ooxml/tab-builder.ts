@@ -282,7 +282,8 @@ export class TabBuilder implements FastCellSink {
     const codes = new Uint16Array(size);
     const headerTexts: string[] = new Array(columns).fill('');
     const strings = this.#strings;
-    let text = 0;
+    // How often each text is used: its length is counted once per text, not looked up for every cell.
+    const uses = new Float64Array(strings.length);
     for (let i = 0; i < count; i++) {
       const kind = cellKinds[i]!;
       if (kind === Kind.Empty) continue;
@@ -298,8 +299,10 @@ export class TabBuilder implements FastCellSink {
       kinds[at] = kind;
       values[at] = value;
       codes[at] = cellCodes[i]!;
-      if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error) text += strings[value]!.length;
+      if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error) uses[value]!++;
     }
+    let text = 0;
+    for (let id = 0; id < uses.length; id++) text += uses[id]! * strings[id]!.length;
     if (limits && text > limits.maxTextChars) {
       throw new GridTooLarge(
         `holds more than ${limits.maxTextChars} characters of text once read, in its tab "${name}" (SHEETPORT_MAX_TEXT_MB).`,
