@@ -68,7 +68,10 @@ export async function readCsvSplit(
     helper.cancel();
     return readCsv(bytes, fileName, limits, onProgress);
   }
+  // While the helper finishes, what it reads still moves the progress on.
+  const ticking = both && setInterval(() => both.add(0), 100);
   const part = await helper.read;
+  clearInterval(ticking);
   if (part && sink.builder.append(part.tab)) sink.appendRecords(part.starts, part.ends, split);
   else if (!scanCommon(buf, split, buf.length, delimiter, sink))
     return readCsv(bytes, fileName, limits, onProgress);
