@@ -110,8 +110,9 @@ export async function startServer(options: ServerConfig): Promise<RunningServer>
   });
   let requestLog: RequestLog | null = null;
   try {
-    // The connected files' first reads begin now, on the parse thread, while this thread loads the HTTP side
-    // (Express, the routes, MCP: a few hundred milliseconds), so a large workbook answers sooner after a start.
+    // The connected files' first reads are asked for before this thread loads the HTTP side (Express and the
+    // routes, about 0.15 s): their first file operations run on the thread pool meanwhile, but their bytes reach
+    // the parse thread only once this thread is free again (docs/performance.md, "A start that loads less first").
     context.startBackground();
     const { createApp } = await import('./app.ts');
     if (options.requestLog !== false)

@@ -45,12 +45,13 @@ export async function readCsvSplit(
   onProgress?: ProgressReport,
   { splitFrom, readPart }: SplitOptions = { splitFrom: SPLIT_FROM_BYTES, readPart: readOnHelperThread },
 ): Promise<CsvRead> {
+  const alone = () => readCsv(bytes, fileName, limits, onProgress);
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const layout = layoutOf(buf);
   const from = layout.bom ? 3 : 0;
   const split =
     buf.length >= splitFrom ? buf.indexOf(LF, from + Math.floor((buf.length - from) * FIRST_SHARE)) + 1 : 0;
-  if (split <= from || split >= buf.length) return readCsv(bytes, fileName, limits, onProgress);
+  if (split <= from || split >= buf.length) return alone();
 
   const counted = new Int32Array(new SharedArrayBuffer(4));
   const helper = readPart({
@@ -66,15 +67,14 @@ export async function readCsvSplit(
   const delimiter = layout.delimiter.charCodeAt(0);
   if (!scanCommon(buf, from, split, delimiter, sink) || !sink.builder.hasHeader) {
     helper.cancel();
-    return readCsv(bytes, fileName, limits, onProgress);
+    return alone();
   }
   // While the helper finishes, what it reads still moves the progress on.
   const ticking = both && setInterval(() => both.add(0), 100);
   const part = await helper.read;
   clearInterval(ticking);
   if (part && sink.builder.append(part.tab)) sink.appendRecords(part.starts, part.ends, split);
-  else if (!scanCommon(buf, split, buf.length, delimiter, sink))
-    return readCsv(bytes, fileName, limits, onProgress);
+  else if (!scanCommon(buf, split, buf.length, delimiter, sink)) return alone();
   progress?.finish();
   return sink.read(layout);
 }
