@@ -19,7 +19,6 @@ import {
   type Stores,
   withStores,
 } from './kit.ts';
-import { readProgressBar } from './read-progress-bar.ts';
 
 function kindHelp(): string {
   return kindNames()
@@ -184,6 +183,8 @@ async function connect(
 ): Promise<void> {
   // `connect <location>`, or `connect <kind> <location>` when the kind is said.
   const input = second === undefined ? { location: first } : { kind: first, location: second };
+  // The bar's library loads with the command that draws it, not with every command.
+  const { readProgressBar } = await import('./read-progress-bar.ts');
   const progress = readProgressBar(!g.json);
   const connected = await withStores(g, ({ connections, secrets }) =>
     connectSpreadsheet(

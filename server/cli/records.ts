@@ -12,10 +12,6 @@ import { createPrivateFileOnce } from '../lib/private-files.ts';
 import { parseRecordsExport } from '../repositories/rules/export-format.ts';
 import { DB_FILE_NAME, openDatabase } from '../store/db.ts';
 import { exportRecords } from '../store/export-records.ts';
-import { importRecords } from '../store-pg/import-records.ts';
-import { migrate } from '../store-pg/migrate.ts';
-import { openPool } from '../store-pg/pool.ts';
-import { secretBoxFromKey } from '../store-pg/secret-key.ts';
 import { CliError, cliConfig, globals, print, printJson } from './kit.ts';
 
 export function registerRecordCommands(program: Command): void {
@@ -79,6 +75,13 @@ export function registerRecordCommands(program: Command): void {
         throw new CliError('not_found', `Cannot read ${source}: ${(err as Error).message}`);
       }
       const data = parseRecordsExport(text, source);
+      // The PostgreSQL client loads for this command alone: every other one, `serve` first, starts without it.
+      const [{ importRecords }, { migrate }, { openPool }, { secretBoxFromKey }] = await Promise.all([
+        import('../store-pg/import-records.ts'),
+        import('../store-pg/migrate.ts'),
+        import('../store-pg/pool.ts'),
+        import('../store-pg/secret-key.ts'),
+      ]);
       const box = secretBoxFromKey(team.secretKey);
       const pool = openPool(team.databaseUrl, { max: 1 });
       try {

@@ -1,13 +1,13 @@
 /**
- * The writer under both logs SheetPort keeps (the request log and the server log): pino through pino-roll
- * (size-based rotation, oldest files removed). Writes are asynchronous: a line is handed to sonic-boom, which
+ * The writer under both logs SheetPort keeps (the request log and the server log): pino over a file rotated by
+ * size, oldest files removed (size-rolled-file.ts). Writes are asynchronous: a line is handed to sonic-boom, which
  * writes it from libuv's thread pool, and lines that arrive meanwhile go out together in the next write.
  */
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
-import pinoRoll from 'pino-roll';
 import { redactSecrets } from '../lib/redact-secrets.ts';
+import { openSizeRolledFile } from './size-rolled-file.ts';
 
 /** Folder under the data dir holding every log SheetPort writes. */
 export const LOGS_DIR = 'logs';
@@ -24,7 +24,7 @@ export interface LogRotation {
 }
 
 /**
- * A pino logger writing JSON lines to `<data dir>/logs/<stem>.<n>.log`, rotated by size (pino-roll), files 0600
+ * A pino logger writing JSON lines to `<data dir>/logs/<stem>.<n>.log`, rotated by size, files 0600
  * in a 0700 folder, secrets redacted from every line. Shared by the request log and the server log.
  */
 export async function openRotatingLog(
@@ -40,16 +40,15 @@ export async function openRotatingLog(
   // Files an older version created with a looser mode; new ones are 0600 from their creation (mode below).
   for (const name of readdirSync(dir)) if (name.startsWith(`${stem}.`)) tighten(path.join(dir, name));
 
-  const stream = await pinoRoll({
-    file: path.join(dir, stem),
-    extension: '.log',
-    size: `${Math.max(1, Math.floor(maxBytes))}b`,
-    // pino-roll counts the file being written among the kept ones; ours are the closed files besides it.
-    limit: { count: keepFiles + 1, removeOtherLogFiles: true },
+  // The file being written counts among the kept ones; ours are the closed files besides it.
+  const stream = openSizeRolledFile({
+    dir,
+    stem,
+    maxBytes: Math.max(1, Math.floor(maxBytes)),
+    keep: keepFiles + 1,
     mode: 0o600,
-    sync: false,
+    onError: options.onError,
   });
-  stream.on('error', options.onError);
 
   const logger: Logger = pino(
     {

@@ -130,7 +130,7 @@ describe('request log', () => {
       await expect.poll(() => loggedText(dataDir), { timeout: 5000, interval: 5 }).toContain(ids.at(-1));
     }
     await service.stop();
-    // pino-roll removes old files after a rotation, asynchronously (later on a busy machine): wait for it.
+    // Old files are removed after a rotation, asynchronously (later on a busy machine): wait for it.
     await expect.poll(async () => (await logFiles(dataDir)).length, { timeout: 5000, interval: 50 }).toBe(3);
 
     const files = await logFiles(dataDir);
