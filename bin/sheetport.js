@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The `sheetport` command. In a checkout it runs the TypeScript CLI directly (Node's type stripping); Node
-// refuses to strip types under node_modules, and an installed package ships only the compiled build (`dist/`,
-// made by `npm run build`, which `npm pack` runs first), so anywhere else it runs that build. SHEETPORT_FROM_BUILD=1
-// runs the build in a checkout too, as an installed copy runs (the benchmarks measure that way: type stripping
-// costs every thread its own compiler, about 30 MB and 0.3 s a thread).
+// refuses to strip types under node_modules, and an installed package ships only the compiled build's bundle
+// (`dist/bundle/`, made by `npm run build`, which `npm pack` runs first: a few files, each entry by its own
+// name), so anywhere else it runs that. SHEETPORT_FROM_BUILD=1 runs the bundle in a checkout too, as an installed
+// copy runs (the benchmarks measure that way: type stripping costs every thread its own compiler, about 30 MB and
+// 0.3 s a thread).
 import { existsSync } from 'node:fs';
 
 const root = new URL('../', import.meta.url);
@@ -11,7 +12,8 @@ const fromSource =
   process.env.SHEETPORT_FROM_BUILD !== '1' &&
   !import.meta.url.includes('/node_modules/') &&
   existsSync(new URL('server/cli.ts', root));
-const module = (name) => new URL(fromSource ? `server/${name}.ts` : `dist/server/${name}.js`, root);
+const module = (name) =>
+  new URL(fromSource ? `server/${name}.ts` : `dist/bundle/${name.split('/').at(-1)}.js`, root);
 if (!fromSource && !existsSync(module('cli'))) {
   process.stderr.write(
     'error: this copy of SheetPort has no compiled build (dist/); run `npm run build` first.\n',

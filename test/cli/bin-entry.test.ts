@@ -1,7 +1,7 @@
 /**
- * Which code `bin/sheetport.js` runs: the TypeScript source in a checkout, the compiled build (`dist/`) when
- * SHEETPORT_FROM_BUILD=1 (what the benchmarks measure, as an installed copy runs). The real bin file, copied
- * into a temporary tree whose `server/` and `dist/server/` each hold a CLI that says which it is.
+ * Which code `bin/sheetport.js` runs: the TypeScript source in a checkout, the build's bundle (`dist/bundle/`)
+ * when SHEETPORT_FROM_BUILD=1 (what the benchmarks measure, as an installed copy runs). The real bin file, copied
+ * into a temporary tree whose `server/` and `dist/bundle/` each hold a CLI that says which it is.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,17 +18,19 @@ function writeTree(withBuild: boolean): void {
   mkdirSync(path.join(tree, 'bin'), { recursive: true });
   copyFileSync(BIN, path.join(tree, 'bin', 'sheetport.js'));
   writeFileSync(path.join(tree, 'package.json'), '{"type":"module"}');
-  const layouts: [string, string][] = [['server', 'ts']];
-  if (withBuild) layouts.push(['dist/server', 'js']);
-  for (const [dir, ext] of layouts) {
-    mkdirSync(path.join(tree, dir, 'cli'), { recursive: true });
-    writeFileSync(path.join(tree, dir, `small-footprint-first.${ext}`), 'export {};\n');
-    writeFileSync(path.join(tree, dir, 'cli', `stop-with-parent.${ext}`), 'export {};\n');
-    writeFileSync(
-      path.join(tree, dir, `cli.${ext}`),
-      `export async function main() { process.stdout.write(${JSON.stringify(dir)}); return 0; }\n`,
-    );
-  }
+  writeEntries('server', 'ts', 'cli/');
+  // The bundle holds every entry in one folder, by its own name.
+  if (withBuild) writeEntries('dist/bundle', 'js', '');
+}
+
+function writeEntries(dir: string, ext: string, cliFolder: string): void {
+  mkdirSync(path.join(tree, dir, 'cli'), { recursive: true });
+  writeFileSync(path.join(tree, dir, `small-footprint-first.${ext}`), 'export {};\n');
+  writeFileSync(path.join(tree, dir, `${cliFolder}stop-with-parent.${ext}`), 'export {};\n');
+  writeFileSync(
+    path.join(tree, dir, `cli.${ext}`),
+    `export async function main() { process.stdout.write(${JSON.stringify(dir)}); return 0; }\n`,
+  );
 }
 
 function run(env: Record<string, string>): { out: string; status: number } {
@@ -48,7 +50,7 @@ describe('bin/sheetport.js', () => {
   it('runs the source in a checkout, and the build when SHEETPORT_FROM_BUILD=1', () => {
     writeTree(true);
     expect(run({})).toEqual({ out: 'server', status: 0 });
-    expect(run({ SHEETPORT_FROM_BUILD: '1' })).toEqual({ out: 'dist/server', status: 0 });
+    expect(run({ SHEETPORT_FROM_BUILD: '1' })).toEqual({ out: 'dist/bundle', status: 0 });
   });
 
   it('says a build is missing when asked for one that is not there', () => {

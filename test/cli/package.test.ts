@@ -35,8 +35,11 @@ describe('the installable package', () => {
     ) as { filename: string; files: { path: string }[] }[];
     const files = packed[0]!.files.map((f) => f.path);
     expect(files).toContain('bin/sheetport.js');
-    expect(files).toContain('dist/server/cli.js');
-    expect(files).toContain('dist/server/cli/run-serve.js');
+    // The build's bundle, its entries and worker threads by name, and not the files it was made of.
+    for (const entry of ['cli', 'small-footprint-first', 'stop-with-parent', 'parse-worker', 'piece-thread'])
+      expect(files).toContain(`dist/bundle/${entry}.js`);
+    expect(files).toContain('dist/bundle/csv-part-thread.js');
+    expect(files.filter((f) => f.startsWith('dist/server/'))).toEqual([]);
     expect(files).toContain('docs/openapi.json');
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('server/'))).toEqual([]);
 
