@@ -17,9 +17,13 @@ RUN npm run build:ui && npm prune --omit=dev --ignore-scripts --no-audit --no-fu
 
 # ---- runtime: the production packages, the server's sources and the built dashboard, as a user without root ----
 FROM node:22.23.3-bookworm-slim
+# MALLOC_ARENA_MAX: glibc's allocator keeps at most two pools of freed memory instead of one per thread that
+# allocated (the parse and piece threads, zlib on the thread pool): about 60-80 MB less resident with a
+# million-row workbook, at no measured cost in time (docs/performance.md).
 ENV NODE_ENV=production \
     SHEETPORT_DATA_DIR=/data \
-    SHEETPORT_SECRETS=file
+    SHEETPORT_SECRETS=file \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json /app/LICENSE ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
