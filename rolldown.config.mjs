@@ -8,6 +8,8 @@
  * them, where lib/archive-path.ts `workerScriptUrl` looks, and files found from a module's place (the dashboard,
  * package.json) are two folders up, as from dist/server/.
  */
+import path from 'node:path';
+
 export default {
   input: {
     cli: 'dist/server/cli.js',
@@ -19,7 +21,8 @@ export default {
   },
   platform: 'node',
   // Only SheetPort's own modules are bundled: packages (and Node's own) are imported from where they are installed.
-  external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+  // An own module is named by a relative path, or once resolved by an absolute one (`C:\...` on Windows too).
+  external: (id) => !id.startsWith('.') && !path.isAbsolute(id),
   output: {
     dir: 'dist/bundle',
     format: 'esm',
