@@ -19,6 +19,7 @@ import type { Store } from './repositories/store.ts';
 import type { Usage } from './repositories/usage.ts';
 import type { Webhooks } from './repositories/webhooks.ts';
 import { openSource, type SourceOptions, sourceSettings } from './sources/index.ts';
+import { keptReadsPolicyFor } from './sources/kept-reads.ts';
 import type { Source } from './sources/source.ts';
 import { ConnectionFollower } from './spreadsheets/follow-connections.ts';
 import { InProcessOwnership, type Ownership } from './spreadsheets/ownership.ts';
@@ -303,6 +304,7 @@ function sourceOptionsFor({ options, config, repositories, now, log }: Wiring): 
     ...sourceSettings(config),
     fileLimits: fileLimitsWith(config.fileLimits, options.fileLimits),
     backups: backupPolicyFor(options.dataDir, config.backups, options.backups),
+    keptReads: keptReadsPolicyFor(options.dataDir, options.minFreeBytes ?? config.minFreeBytes),
     log,
     secrets: repositories.secrets,
     // Remote sources date their copies (X-Data-Age) and pace their quota by the service's clock.

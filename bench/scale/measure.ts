@@ -12,6 +12,7 @@ export const ROWS = {
   opens: 'opens with default settings',
   connect: 'connect (`sheetport connect` reads the file)',
   cold: 'cold start (spawn to first 100-row list answered)',
+  coldChanged: 'cold start again after its writes (the file changed: parsed anew)',
   peakLoaded: 'peak RSS once loaded (VmHWM)',
   settled: 'settled RSS (VmRSS after a quiet 10 s)',
   list: 'read a 100-row page at a new offset, p50',

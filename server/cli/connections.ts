@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { resolveDataDir } from '../config.ts';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { describeSpreadsheet } from '../connections/describe.ts';
 import { isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
 import { kindNames, sourceKind, sourceSettings } from '../sources/index.ts';
+import { keptReadsPolicyFor } from '../sources/kept-reads.ts';
 import {
   alignedLines,
   CliError,
@@ -193,6 +195,8 @@ async function connect(
       {
         secrets,
         ...sourceSettings(cliConfig()),
+        // Kept for `serve`, which then answers from it instead of parsing the file again.
+        keptReads: keptReadsPolicyFor(resolveDataDir({ flag: g.dataDir }), cliConfig().minFreeBytes),
         ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}),
       },
     ),

@@ -6,6 +6,7 @@
 import type { BackupPolicy, FileLimits, GoogleConfig } from '../config.ts';
 import type { Timers } from '../lib/timers.ts';
 import type { SecretsProvider } from '../secrets/provider.ts';
+import type { KeptReadsPolicy } from './kept-reads.ts';
 import type { Source } from './source.ts';
 
 /** Settings a source may use when it is opened; each kind reads the ones that concern it. */
@@ -41,6 +42,11 @@ export interface SourceOptions {
    * so its first write is as fast as the next. Unset for a command that reads a file once and exits (`connect`).
    */
   prepareWritesAhead?: boolean;
+  /**
+   * Where a local file's read is kept by its content (workbook/guard/kept-read.ts), so the next start reads it
+   * back instead of parsing the same bytes: `<data dir>/reads`. Unset: every start parses.
+   */
+  keptReads?: KeptReadsPolicy;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Reading a large file, as a person waits on it: `sheetport connect` shows a progress bar on a terminal, and
  * nothing extra on a pipe or with `--json` (the terminal is a real pseudo-terminal: util-linux's `script` runs the
- * CLI on one); `sheetport serve` prints lines as it reads the file at start, none with `--json`.
+ * CLI on one); `sheetport serve` prints lines as it reads the file at start, none with `--json`, and none when it
+ * starts from the read `connect` kept.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -77,6 +78,13 @@ describe('sheetport serve reading a large file at start', () => {
   it('prints which file, each quarter of the way and how long it took; nothing of it with --json', async () => {
     const dataDir = path.join(dir, 'serve');
     expect((await runCli(['connect', file], { dataDir, timeoutMs: 60_000 })).code).toBe(0);
+    // `connect` kept its read for `serve`, which would start from it without reading the file at all (first
+    // below); without a kept read (the file changed meanwhile, say) `serve` reads the file and says so.
+    const fromKept = await startCli(['serve', '--port', '0'], { dataDir });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await fromKept.stop();
+    expect(fromKept.stdout()).not.toContain('tall.xlsx');
+    await rm(path.join(dataDir, 'reads'), { recursive: true });
     const serve = await startCli(['serve', '--port', '0'], {
       dataDir,
       until: /Read tall\.xlsx in [\d.]+ s\n/,
@@ -93,6 +101,8 @@ describe('sheetport serve reading a large file at start', () => {
     ]);
     expect(lines[0]).toMatch(/^SheetPort listening on http:/);
 
+    // (Stopped as soon as it said so, it may not have kept its read yet.)
+    await rm(path.join(dataDir, 'reads'), { recursive: true, force: true });
     const json = await startCli(['serve', '--port', '0', '--json'], { dataDir });
     // Long enough for the read at start to be done: its lines would have come by then.
     await new Promise((resolve) => setTimeout(resolve, 3_000));

@@ -152,14 +152,12 @@ export function createWorkbookSource(filePath: string, options: SourceOptions = 
   // A write whose change cannot be recorded is taken back (undo-replace.ts); the backups keep their version first.
   const undo = new LastReplaceUndo(awaitingFirst(options.beforeFileReplace, keeper));
   // The Source's own: its limits and backups hold for its reads and writes alone.
-  const file = new WorkbookFile(
-    filePath,
-    engine,
-    sourceFileLimits(options),
-    undo,
-    options.onReadProgress,
-    options.prepareWritesAhead === true,
-  );
+  const file = new WorkbookFile(filePath, engine, sourceFileLimits(options), {
+    keeper: undo,
+    ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
+    prepareAhead: options.prepareWritesAhead === true,
+    ...(options.keptReads ? { keptReads: options.keptReads } : {}),
+  });
   return new WorkbookSource(file, undo, engine, capabilities, options);
 }
 

@@ -13,8 +13,7 @@ import fsSync from 'node:fs';
 import { promisify } from 'node:util';
 import type { WriteUndo } from '../source.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, swapIn, tempPathFor } from './atomic-file.ts';
-import { signatureOf } from './file-signature.ts';
-import { statSignature } from './workbook-file.ts';
+import { signatureOf, statSignature } from './file-signature.ts';
 
 const fdatasync = promisify(fsSync.fdatasync);
 

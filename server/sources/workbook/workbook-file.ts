@@ -18,12 +18,12 @@
  * same answer at once instead of repeating the work.
  */
 
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { FileLimits } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { ProgressReport } from '../../lib/byte-progress.ts';
 import { freeBytes } from '../../lib/free-buffer.ts';
+import type { KeptReadsPolicy } from '../kept-reads.ts';
 import type { SourceOptions } from '../kind.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
@@ -33,8 +33,9 @@ import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
 import { DocumentAhead } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
-import { signatureOf } from './file-signature.ts';
-import { parseOffThread, warmParseWorker } from './guard/parse-off-thread.ts';
+import { statSignature } from './file-signature.ts';
+import { warmParseWorker } from './guard/parse-off-thread.ts';
+import { parsedOrKept } from './guard/parse-or-kept.ts';
 import { readRegularFile } from './guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from './guard/unreadable.ts';
 import { checkZipPackage } from './guard/zip-package.ts';
@@ -46,6 +47,15 @@ import { tabFitRefusal } from './tab-fit-refusal.ts';
 interface WriteJob extends SourceWrite {
   resolve(result: WriteResult): void;
   reject(error: unknown): void;
+}
+
+/** What a WorkbookFile may be given beyond its path, engine and limits (SourceOptions has each one's why). */
+export interface WorkbookFileOptions {
+  /** Keeps the version each write replaces (backups.ts). */
+  keeper?: PreviousVersionKeeper | null;
+  onReadProgress?: SourceOptions['onReadProgress'];
+  prepareAhead?: boolean;
+  keptReads?: KeptReadsPolicy;
 }
 
 type Outcome = { ok: true; counts: WritePlan['counts'] } | { ok: false; error: unknown };
@@ -75,16 +85,6 @@ const MAX_ATTEMPTS = 5;
 /** Thrown inside a flush to start it over from the file (the document in memory is not trustworthy). */
 const RESTART = Symbol('restart');
 
-/** The cheap change token: equal signatures mean the same file content (mtime, size and inode). */
-export async function statSignature(filePath: string): Promise<string> {
-  try {
-    // Synchronous: a stat of a cached inode takes microseconds, a thread-pool round trip far longer.
-    return signatureOf(statSync(filePath));
-  } catch (e) {
-    throw fileError(e, filePath);
-  }
-}
-
 export class WorkbookFile {
   readonly path: string;
   readonly title: string;
@@ -94,6 +94,7 @@ export class WorkbookFile {
   readonly #keeper: PreviousVersionKeeper | null;
   /** Hears how far a large read has come (SourceOptions.onReadProgress). */
   readonly #onReadProgress: ProgressReport | undefined;
+  readonly #keptReads: KeptReadsPolicy | undefined;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
@@ -105,21 +106,16 @@ export class WorkbookFile {
   /** The document the next write will edit, prepared behind a read of a large file. */
   readonly #ahead: DocumentAhead;
 
-  constructor(
-    filePath: string,
-    engine: WorkbookEngine,
-    limits: FileLimits,
-    keeper: PreviousVersionKeeper | null = null,
-    onReadProgress?: SourceOptions['onReadProgress'],
-    prepareAhead = false,
-  ) {
+  constructor(filePath: string, engine: WorkbookEngine, limits: FileLimits, more: WorkbookFileOptions = {}) {
+    const { onReadProgress } = more;
     this.path = path.resolve(filePath);
     this.title = path.basename(filePath);
     this.#engine = engine;
     this.#limits = limits;
-    this.#keeper = keeper;
+    this.#keeper = more.keeper ?? null;
+    this.#keptReads = more.keptReads;
     this.#onReadProgress = onReadProgress && ((fraction) => onReadProgress(fraction, this.path));
-    this.#ahead = new DocumentAhead(prepareAhead && engine.prepareAhead);
+    this.#ahead = new DocumentAhead(more.prepareAhead === true && engine.prepareAhead);
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
     removeLeftovers(this.path);
     warmParseWorker(limits);
@@ -187,13 +183,16 @@ export class WorkbookFile {
       const after = signature;
       const size = bytes.byteLength; // before the bytes go to the worker
       try {
-        const payload = await parseOffThread({
-          engine: this.#engine.name,
-          filePath: this.path,
-          bytes,
-          limits: this.#limits,
-          ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
-        });
+        const payload = await parsedOrKept(
+          {
+            engine: this.#engine.name,
+            filePath: this.path,
+            bytes,
+            limits: this.#limits,
+            ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
+          },
+          this.#keptReads,
+        );
         this.#failure = null;
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
         const read = this.#cache;

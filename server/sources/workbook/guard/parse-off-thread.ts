@@ -15,6 +15,7 @@ import { AppError, type ErrorCode } from '../../../errors.ts';
 import { workerScriptUrl } from '../../../lib/archive-path.ts';
 import type { ProgressReport } from '../../../lib/byte-progress.ts';
 import type { EngineName } from '../engines.ts';
+import type { KeepAs } from './kept-read.ts';
 import type { ParseJob, ParseProgress, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
@@ -38,6 +39,8 @@ export interface OffThreadParse {
   limits: FileLimits;
   /** Hears how far the read has come, 0 to 1, while it goes on (a large sheet's scan). */
   onProgress?: ProgressReport;
+  /** Where the parse thread keeps what it read, before it answers (kept-read.ts). */
+  keepAs?: KeepAs;
 }
 
 /** Idle warm workers by heap cap (a worker's cap is fixed when it starts). Unref'd: they never hold the process. */
@@ -123,6 +126,7 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
     bytes: buffer,
     zip: { maxInflatedBytes: limits.maxInflatedBytes, maxPartRatio: limits.maxPartRatio },
     grid: { maxCells: limits.maxCells, maxTextChars: limits.maxTextChars },
+    ...(request.keepAs ? { keepAs: request.keepAs } : {}),
   };
   return new Promise((resolve, reject) => {
     const worker = acquire(limits.parseMemoryMb);

@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { GridLimits } from '../../tab.ts';
 import { type EngineName, engineNamed } from '../engines.ts';
+import { type KeepAs, keepRead } from './kept-read.ts';
 import { parserFailure } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
 import type { ZipSizeLimits } from './zip-sizes.ts';
@@ -17,6 +18,8 @@ export interface ParseJob {
   bytes: ArrayBuffer;
   zip: ZipSizeLimits;
   grid: GridLimits;
+  /** Where to keep the read for the next start, written before the answer (kept-read.ts). */
+  keepAs?: KeepAs;
 }
 
 /** What the worker posts back: the engine's read (engines.ts), or the error in a form structured clone keeps. */
@@ -42,6 +45,8 @@ async function run(job: ParseJob): Promise<ParseReply> {
       parentPort?.postMessage({ progress: fraction } satisfies ParseProgress);
     const read = await engine.readOffThread(bytes, job.filePath, job.grid, progress);
     transfer = read.transfer;
+    // Best effort, and before the buffers move: a read that could not be kept is parsed again next time.
+    if (job.keepAs) await keepRead(job.keepAs, read.payload, [...new Set(transfer)]).catch(() => {});
     return { ok: true, payload: read.payload };
   } catch (e) {
     const failure = parserFailure(e, job.filePath);

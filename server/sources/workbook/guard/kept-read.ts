@@ -1,0 +1,200 @@
+/**
+ * A file's read kept on disk by its content, so a start (or a connect followed by `serve`) answers from the
+ * kept read instead of parsing the same bytes again: the parse thread's start and a million-row scan cost
+ * seconds, reading back its result a fraction of that. What is kept is exactly what the parse thread sends
+ * (engines.ts `readOffThread`'s payload), so a kept read is received like a fresh one and nothing downstream
+ * knows the difference.
+ *
+ * Kept by content, never by date: the key is the SHA-256 of the file's bytes with the engine, the read's
+ * limits, the format of what is kept and the version of the code, so a file saved back with its old size and time (a restore, `cp -p`)
+ * is still read anew. One kept read per file path (its latest parse); each segment carries a CRC-32, checked
+ * when it is read back, and any doubt (a torn or foreign file, another format) means a parse, as without it.
+ *
+ * The layout: `SPKEPT01`, the header's length (u32, little-endian), the header (JSON), then the payload's
+ * skeleton (V8's serializer, with the big buffers left out by id) and the buffers, each at a multiple of 8.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, statfs, utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import { crc32 } from 'node:zlib';
+import type { FileLimits } from '../../../config.ts';
+import { pacer } from '../../../lib/pacer.ts';
+import { packageVersion, runningFromSource } from '../../../lib/package-file.ts';
+import type { KeptReadsPolicy } from '../../kept-reads.ts';
+
+/**
+ * What is kept, in which form. Raise it whenever a payload an engine sends changes shape (cell-tab.ts
+ * `EncodedTab`, csv-read.ts `CsvRead`, ooxml-document.ts `ReadTab`): reads kept in the old shape are then
+ * never used.
+ */
+const KEPT_FORMAT = 1;
+const MAGIC = Buffer.from('SPKEPT01', 'latin1');
+/** A kept read not used for this long is removed when another is kept (a file no longer connected). */
+const UNUSED_DAYS = 30;
+const DAY_MS = 86_400_000;
+/** A file being written beside its kept read; one this old was left by a process that stopped meanwhile. */
+const PART = '.part';
+const PART_HOURS = 1;
+const HOUR_MS = 3_600_000;
+/** Hashed a slice at a time, the event loop let go between slices: 48 MB of a million-row file take 27 ms. */
+const HASH_SLICE = 4 * 1024 * 1024;
+
+/** Where one parse's result goes to be kept (given to the parse thread, which writes it before it answers). */
+export interface KeepAs {
+  file: string;
+  key: string;
+  minFreeBytes: number;
+}
+
+interface Header {
+  key: string;
+  skeleton: number;
+  buffers: number[];
+  crcs: number[];
+}
+
+/** The kept read's file for the workbook at `filePath`. */
+export function keptReadFile(kept: KeptReadsPolicy, filePath: string): string {
+  const name = createHash('sha256').update(path.resolve(filePath)).digest('hex').slice(0, 32);
+  return path.join(kept.dir, `${name}.read`);
+}
+
+/** The key of a read of `bytes` by `engine` under `limits`. */
+export async function keptReadKey(bytes: Uint8Array, engine: string, limits: FileLimits): Promise<string> {
+  const hash = createHash('sha256');
+  const pace = pacer();
+  for (let at = 0; at < bytes.byteLength; at += HASH_SLICE) {
+    hash.update(bytes.subarray(at, at + HASH_SLICE));
+    await pace();
+  }
+  const { maxCells, maxTextChars, maxInflatedBytes, maxPartRatio } = limits;
+  const read = JSON.stringify({ engine, maxCells, maxTextChars, maxInflatedBytes, maxPartRatio });
+  return `${KEPT_FORMAT} ${codeVersion()} ${read} ${hash.digest('hex')}`;
+}
+
+let cachedCodeVersion: string | undefined;
+
+/**
+ * The version of the code that reads: SheetPort's, and when it runs from a checkout's sources (which change
+ * without a new version), the time of its newest source file, so a read kept by other code is never used.
+ */
+function codeVersion(): string {
+  if (cachedCodeVersion === undefined) {
+    let newest = 0;
+    if (runningFromSource()) {
+      const server = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+      for (const name of readdirSync(server, { recursive: true, encoding: 'utf8' })) {
+        if (name.endsWith('.ts')) newest = Math.max(newest, statSync(path.join(server, name)).mtimeMs);
+      }
+    }
+    cachedCodeVersion = `${packageVersion()}${newest ? `+${newest}` : ''}`;
+  }
+  return cachedCodeVersion;
+}
+
+/** The payload kept under `key` at `file`, or null when there is none, or any doubt about it. */
+export async function readKept(file: string, key: string): Promise<unknown> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, 'r');
+    const size = (await handle.stat()).size;
+    const start = Buffer.alloc(MAGIC.length + 4);
+    await handle.read(start, 0, start.length, 0);
+    if (!start.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+    const headerLength = start.readUInt32LE(MAGIC.length);
+    if (headerLength > 1024 * 1024) return null;
+    const headerBytes = Buffer.alloc(headerLength);
+    await handle.read(headerBytes, 0, headerLength, start.length);
+    const header = JSON.parse(headerBytes.toString('utf8')) as Header;
+    if (header.key !== key || header.crcs.length !== header.buffers.length + 1) return null;
+    const lengths = [header.skeleton, ...header.buffers];
+    let at = padded(start.length + headerLength);
+    if (lengths.reduce((end, length) => padded(end + length), at) !== size) return null;
+    const segments: ArrayBuffer[] = [];
+    for (const [i, length] of lengths.entries()) {
+      const segment = new ArrayBuffer(length);
+      const view = new Uint8Array(segment);
+      const { bytesRead } = await handle.read(view, 0, length, at);
+      if (bytesRead !== length || crc32(view) !== header.crcs[i]) return null;
+      segments.push(segment);
+      at = padded(at + length);
+    }
+    const reader = new v8.Deserializer(new Uint8Array(segments[0]!));
+    reader.readHeader();
+    for (const [id, buffer] of segments.slice(1).entries()) reader.transferArrayBuffer(id, buffer);
+    const payload: unknown = reader.readValue();
+    // Used: a kept read is removed only after a month without use.
+    const now = new Date();
+    await utimes(file, now, now).catch(() => {});
+    return payload;
+  } catch {
+    return null;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+/**
+ * Writes `payload` (its buffers `buffers` by reference) as the read kept at `as.file`: whole or not at all (a
+ * file beside it, renamed into place), and only while the disk keeps its free space after it. Reads kept for
+ * files unused for a month go. Best effort: any failure leaves no kept read and the reason unsaid (the next
+ * start parses the file, as without one).
+ */
+export async function keepRead(as: KeepAs, payload: unknown, buffers: readonly ArrayBuffer[]): Promise<void> {
+  const writer = new v8.Serializer();
+  writer.writeHeader();
+  for (const [id, buffer] of buffers.entries()) writer.transferArrayBuffer(id, buffer);
+  writer.writeValue(payload);
+  const skeleton = writer.releaseBuffer();
+  const segments = [skeleton, ...buffers.map((buffer) => new Uint8Array(buffer))];
+  const header: Header = {
+    key: as.key,
+    skeleton: skeleton.byteLength,
+    buffers: buffers.map((buffer) => buffer.byteLength),
+    crcs: segments.map((segment) => crc32(segment)),
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const lengthBytes = Buffer.alloc(4);
+  lengthBytes.writeUInt32LE(headerBytes.length);
+  const parts = [Buffer.concat([MAGIC, lengthBytes, headerBytes]), ...segments];
+  const size = parts.reduce((end, part) => padded(end + part.byteLength), 0);
+  const dir = path.dirname(as.file);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const disk = await statfs(dir);
+  if (disk.bavail * disk.bsize - size < as.minFreeBytes) return;
+  await removeUnused(dir, as.file);
+  const temporary = `${as.file}.${process.pid}.${Date.now()}${PART}`;
+  const handle = await open(temporary, 'w', 0o600);
+  try {
+    let at = 0;
+    for (const part of parts) {
+      const { bytesWritten } = await handle.write(part, 0, part.byteLength, at);
+      if (bytesWritten !== part.byteLength) throw new Error('short write');
+      at = padded(at + part.byteLength);
+    }
+    await handle.truncate(size);
+    await handle.close();
+    await rename(temporary, as.file);
+  } catch (e) {
+    await handle.close().catch(() => {});
+    await rm(temporary, { force: true });
+    throw e;
+  }
+}
+
+const padded = (offset: number) => Math.ceil(offset / 8) * 8;
+
+/** Kept reads untouched for a month (but the one about to be kept), and what an interrupted keep left. */
+async function removeUnused(dir: string, keeping: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(dir)) {
+    const file = path.join(dir, name);
+    if (file === keeping) continue;
+    const info = await stat(file).catch(() => null);
+    const oldest = now - (name.endsWith(PART) ? PART_HOURS * HOUR_MS : UNUSED_DAYS * DAY_MS);
+    if (info?.isFile() && info.mtimeMs < oldest) await rm(file, { force: true });
+  }
+}

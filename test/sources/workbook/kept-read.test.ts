@@ -1,0 +1,167 @@
+/**
+ * A file's read kept in the data dir by its content (guard/kept-read.ts): a later source on the same bytes (the
+ * next start, or `serve` after `connect`) answers from it without the parse thread, the same tabs to the value and
+ * the format, while changed bytes, even with the file's old size and time put back, are parsed anew; a damaged
+ * kept read is never used. Real files (a workbook written by openpyxl, CSV text), the real parse thread.
+ *
+ * That a start answered from the kept read, not from a parse, shows as a parse that could not have succeeded:
+ * the later source is opened with a parse deadline of 1 ms, which refuses any parse (a kept read is the result
+ * of an earlier parse of the same bytes, so it stands).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keptReadsPolicyFor } from '../../../server/sources/kept-reads.ts';
+import type { SpreadsheetSnapshot } from '../../../server/sources/source.ts';
+import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
+import { runPython } from '../../helpers/openpyxl.ts';
+import { removeTempDirs, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
+
+const MAKE = `
+import sys, datetime, openpyxl
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'Orders'
+ws.append(['Name', 'Qty', 'Price', 'When', 'Paid', 'Total'])
+for i in range(1, 400):
+    ws.append(['n%d' % (i % 37), i, i * 1.25, datetime.date(2026, 1, 1) + datetime.timedelta(days=i), i % 2 == 0, '=B%d*C%d' % (i + 1, i + 1)])
+for row in ws.iter_rows(min_row=2, min_col=3, max_col=3):
+    row[0].number_format = '#,##0.00'
+other = wb.create_sheet('Notes')
+other.append(['Text'])
+other.append(['caf\\u00e9 \\u2603'])
+wb.save(sys.argv[1])
+`;
+
+async function keptReadsIn(dir: string) {
+  const policy = keptReadsPolicyFor(dir, 0);
+  const files = async () => (await fs.readdir(policy.dir).catch(() => [] as string[])).sort();
+  return { policy, files };
+}
+
+/** What a reader sees of the tabs: values, displayed texts, formulas. */
+const seen = (snap: SpreadsheetSnapshot) =>
+  snap.tabs.map((tab) => ({
+    name: tab.name,
+    header: tab.header,
+    typed: tab.typed,
+    formatted: tab.formatted,
+    withFormulas: (tab as { withFormulas?: unknown }).withFormulas,
+  }));
+
+/** A source that cannot parse: any read it answers came from a kept read. */
+const noParse = { fileLimits: { parseTimeoutMs: 1 } };
+
+describe('a read kept by its content', () => {
+  it('answers the next start with the same tabs, without a parse', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'orders.xlsx');
+    await runPython(MAKE, [file]);
+    const { policy, files } = await keptReadsIn(dir);
+
+    const first = await createWorkbookSource(file, { keptReads: policy }).read();
+    const kept = await files();
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/\.read$/);
+    expect((await fs.stat(path.join(policy.dir, kept[0]!))).mode & 0o777).toBe(0o600);
+    expect((await fs.stat(policy.dir)).mode & 0o777).toBe(0o700);
+
+    // Without the kept read, this source cannot read the file at all.
+    await expect(createWorkbookSource(file, noParse).read()).rejects.toThrow(/took longer/);
+    const again = await createWorkbookSource(file, { ...noParse, keptReads: policy }).read();
+    expect(seen(again)).toEqual(seen(first));
+    expect(again.tabs[0]!.typed[0]).toEqual(['n1', 1, 1.25, '2026-01-02', false, 1.25]);
+    expect(again.tabs[0]!.formatted[0]![2]).toBe('1.25');
+  });
+
+  it('reads changed bytes anew, even with the old size and time put back', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'people.csv');
+    await fs.writeFile(file, 'name,qty\nann,1\nbob,2\n');
+    // A whole second, which utimes puts back exactly.
+    const time = new Date('2026-01-02T03:04:05Z');
+    await fs.utimes(file, time, time);
+    const before = await fs.stat(file);
+    const { policy } = await keptReadsIn(dir);
+    const first = await createWorkbookSource(file, { keptReads: policy }).read();
+    expect(first.tabs[0]!.typed).toEqual([
+      ['ann', 1],
+      ['bob', 2],
+    ]);
+    // Same size, same inode, same modification time: only the content says it changed.
+    const handle = await fs.open(file, 'r+');
+    await handle.write('cal,3\ndan,4\n', 9);
+    await handle.close();
+    await fs.utimes(file, time, time);
+    const after = await fs.stat(file);
+    expect([after.size, after.ino, after.mtimeMs]).toEqual([before.size, before.ino, before.mtimeMs]);
+
+    await expect(createWorkbookSource(file, { ...noParse, keptReads: policy }).read()).rejects.toThrow(
+      /took longer/,
+    );
+    const again = await createWorkbookSource(file, { keptReads: policy }).read();
+    expect(again.tabs[0]!.typed).toEqual([
+      ['cal', 3],
+      ['dan', 4],
+    ]);
+  });
+
+  it('never uses a damaged kept read, and keeps a whole one again', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'orders.xlsx');
+    await runPython(MAKE, [file]);
+    const { policy, files } = await keptReadsIn(dir);
+    const first = await createWorkbookSource(file, { keptReads: policy }).read();
+    const keptFile = path.join(policy.dir, (await files())[0]!);
+    const whole = await fs.readFile(keptFile);
+
+    // One byte flipped in the middle of the file (among the cells' values).
+    const damaged = Buffer.from(whole);
+    const at = Math.floor(damaged.length / 2);
+    damaged[at] = damaged[at]! ^ 0xff;
+    await fs.writeFile(keptFile, damaged);
+    await expect(createWorkbookSource(file, { ...noParse, keptReads: policy }).read()).rejects.toThrow(
+      /took longer/,
+    );
+    // Cut short, or not a kept read at all.
+    for (const bytes of [whole.subarray(0, whole.length - 8), Buffer.from('not a kept read')]) {
+      await fs.writeFile(keptFile, bytes);
+      await expect(createWorkbookSource(file, { ...noParse, keptReads: policy }).read()).rejects.toThrow(
+        /took longer/,
+      );
+    }
+
+    // A parse keeps its read again, and that one is used.
+    expect(seen(await createWorkbookSource(file, { keptReads: policy }).read())).toEqual(seen(first));
+    expect(seen(await createWorkbookSource(file, { ...noParse, keptReads: policy }).read())).toEqual(
+      seen(first),
+    );
+  });
+
+  it('keeps nothing that would leave the disk below its floor, and drops reads unused for a month', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'people.csv');
+    await fs.writeFile(file, 'name,qty\nann,1\n');
+    const floorAboveAnyDisk = { ...keptReadsPolicyFor(dir, Number.MAX_SAFE_INTEGER) };
+    await createWorkbookSource(file, { keptReads: floorAboveAnyDisk }).read();
+    await expect(fs.readdir(floorAboveAnyDisk.dir)).resolves.toEqual([]);
+
+    const { policy, files } = await keptReadsIn(dir);
+    const old = path.join(policy.dir, 'gone.read');
+    const recent = path.join(policy.dir, 'kept.read');
+    const interrupted = path.join(policy.dir, 'x.read.123.456.part');
+    for (const f of [old, recent, interrupted]) await fs.writeFile(f, 'x');
+    const monthAgo = new Date(Date.now() - 31 * 86_400_000);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    await fs.utimes(old, monthAgo, monthAgo);
+    await fs.utimes(interrupted, twoHoursAgo, twoHoursAgo);
+    await createWorkbookSource(file, { keptReads: policy }).read();
+    const left = await files();
+    expect(left).toContain('kept.read');
+    expect(left).not.toContain('gone.read');
+    expect(left).not.toContain('x.read.123.456.part');
+    expect(left.filter((name) => name.endsWith('.read'))).toHaveLength(2);
+  });
+});
