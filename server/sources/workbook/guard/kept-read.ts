@@ -13,7 +13,7 @@
  * The layout: `SPKEPT01`, the header's length (u32, little-endian), the header (JSON), then the payload's
  * skeleton (V8's serializer, with the big buffers left out by id) and the buffers, each at a multiple of 8.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, statfs, utimes } from 'node:fs/promises';
 import path from 'node:path';
@@ -166,7 +166,8 @@ export async function keepRead(as: KeepAs, payload: unknown, buffers: readonly A
   const disk = await statfs(dir);
   if (disk.bavail * disk.bsize - size < as.minFreeBytes) return;
   await removeUnused(dir, as.file);
-  const temporary = `${as.file}.${process.pid}.${Date.now()}${PART}`;
+  // Its own name: two reads of one file in one process may keep at the same moment.
+  const temporary = `${as.file}.${process.pid}.${randomUUID()}${PART}`;
   const handle = await open(temporary, 'w', 0o600);
   try {
     let at = 0;
