@@ -4,15 +4,15 @@
  * the format, while changed bytes, even with the file's old size and time put back, are parsed anew; a damaged
  * kept read is never used. Real files (a workbook written by openpyxl, CSV text), the real parse thread.
  *
- * That a start answered from the kept read, not from a parse, shows as a parse that could not have succeeded:
- * the later source is opened with a parse deadline of 1 ms, which refuses any parse (a kept read is the result
- * of an earlier parse of the same bytes, so it stands).
+ * Every parse keeps its read, replacing the kept file (a new file renamed into place: a new inode), so a read that
+ * leaves the kept file's inode as it was did not parse; one that parsed leaves a new one.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keptReadsPolicyFor } from '../../../server/sources/kept-reads.ts';
 import type { SpreadsheetSnapshot } from '../../../server/sources/source.ts';
+import { keptReadFile } from '../../../server/sources/workbook/guard/kept-read.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
@@ -25,7 +25,7 @@ wb = openpyxl.Workbook()
 ws = wb.active
 ws.title = 'Orders'
 ws.append(['Name', 'Qty', 'Price', 'When', 'Paid', 'Total'])
-for i in range(1, 400):
+for i in range(1, 3000):
     ws.append(['n%d' % (i % 37), i, i * 1.25, datetime.date(2026, 1, 1) + datetime.timedelta(days=i), i % 2 == 0, '=B%d*C%d' % (i + 1, i + 1)])
 for row in ws.iter_rows(min_row=2, min_col=3, max_col=3):
     row[0].number_format = '#,##0.00'
@@ -51,8 +51,8 @@ const seen = (snap: SpreadsheetSnapshot) =>
     withFormulas: (tab as { withFormulas?: unknown }).withFormulas,
   }));
 
-/** A source that cannot parse: any read it answers came from a kept read. */
-const noParse = { fileLimits: { parseTimeoutMs: 1 } };
+/** The kept file's inode: a parse's keep replaces the file, a read from it leaves it. */
+const inodeOf = async (file: string) => (await fs.stat(file)).ino;
 
 describe('a read kept by its content', () => {
   it('answers the next start with the same tabs, without a parse', async () => {
@@ -68,9 +68,11 @@ describe('a read kept by its content', () => {
     expect((await fs.stat(path.join(policy.dir, kept[0]!))).mode & 0o777).toBe(0o600);
     expect((await fs.stat(policy.dir)).mode & 0o777).toBe(0o700);
 
-    // Without the kept read, this source cannot read the file at all.
-    await expect(createWorkbookSource(file, noParse).read()).rejects.toThrow(/took longer/);
-    const again = await createWorkbookSource(file, { ...noParse, keptReads: policy }).read();
+    const keptFile = path.join(policy.dir, kept[0]!);
+    const inode = await inodeOf(keptFile);
+    const again = await createWorkbookSource(file, { keptReads: policy }).read();
+    expect(await inodeOf(keptFile)).toBe(inode);
+    expect(await files()).toEqual(kept);
     expect(seen(again)).toEqual(seen(first));
     expect(again.tabs[0]!.typed[0]).toEqual(['n1', 1, 1.25, '2026-01-02', false, 1.25]);
     expect(again.tabs[0]!.formatted[0]![2]).toBe('1.25');
@@ -79,33 +81,29 @@ describe('a read kept by its content', () => {
   it('reads changed bytes anew, even with the old size and time put back', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'people.csv');
-    await fs.writeFile(file, 'name,qty\nann,1\nbob,2\n');
+    const lines = Array.from({ length: 20_000 }, (_, i) => `r${String(i).padStart(5, '0')},${i % 10}`);
+    await fs.writeFile(file, `name,qty\n${lines.join('\n')}\n`);
     // A whole second, which utimes puts back exactly.
     const time = new Date('2026-01-02T03:04:05Z');
     await fs.utimes(file, time, time);
     const before = await fs.stat(file);
     const { policy } = await keptReadsIn(dir);
     const first = await createWorkbookSource(file, { keptReads: policy }).read();
-    expect(first.tabs[0]!.typed).toEqual([
-      ['ann', 1],
-      ['bob', 2],
-    ]);
+    expect(first.tabs[0]!.typed[0]).toEqual(['r00000', 0]);
     // Same size, same inode, same modification time: only the content says it changed.
     const handle = await fs.open(file, 'r+');
-    await handle.write('cal,3\ndan,4\n', 9);
+    await handle.write('x00000,9', 'name,qty\n'.length);
     await handle.close();
     await fs.utimes(file, time, time);
     const after = await fs.stat(file);
     expect([after.size, after.ino, after.mtimeMs]).toEqual([before.size, before.ino, before.mtimeMs]);
 
-    await expect(createWorkbookSource(file, { ...noParse, keptReads: policy }).read()).rejects.toThrow(
-      /took longer/,
-    );
+    const keptFile = keptReadFile(policy, file);
+    const inode = await inodeOf(keptFile);
     const again = await createWorkbookSource(file, { keptReads: policy }).read();
-    expect(again.tabs[0]!.typed).toEqual([
-      ['cal', 3],
-      ['dan', 4],
-    ]);
+    expect(again.tabs[0]!.typed[0]).toEqual(['x00000', 9]);
+    expect(await inodeOf(keptFile)).not.toBe(inode);
+    expect(again.tabs[0]!.typed).toHaveLength(20_000);
   });
 
   it('never uses a damaged kept read, and keeps a whole one again', async () => {
@@ -121,23 +119,19 @@ describe('a read kept by its content', () => {
     const damaged = Buffer.from(whole);
     const at = Math.floor(damaged.length / 2);
     damaged[at] = damaged[at]! ^ 0xff;
-    await fs.writeFile(keptFile, damaged);
-    await expect(createWorkbookSource(file, { ...noParse, keptReads: policy }).read()).rejects.toThrow(
-      /took longer/,
-    );
-    // Cut short, or not a kept read at all.
-    for (const bytes of [whole.subarray(0, whole.length - 8), Buffer.from('not a kept read')]) {
+    // Each damaged form is not used: the read parses (and keeps a whole read again, a new file).
+    const cut = whole.subarray(0, whole.length - 8);
+    for (const bytes of [damaged, cut, Buffer.from('not a kept read')]) {
       await fs.writeFile(keptFile, bytes);
-      await expect(createWorkbookSource(file, { ...noParse, keptReads: policy }).read()).rejects.toThrow(
-        /took longer/,
-      );
+      const inode = await inodeOf(keptFile);
+      expect(seen(await createWorkbookSource(file, { keptReads: policy }).read())).toEqual(seen(first));
+      expect(await inodeOf(keptFile)).not.toBe(inode);
+      expect(await fs.readFile(keptFile)).toEqual(whole);
     }
-
-    // A parse keeps its read again, and that one is used.
+    // And that one is used.
+    const inode = await inodeOf(keptFile);
     expect(seen(await createWorkbookSource(file, { keptReads: policy }).read())).toEqual(seen(first));
-    expect(seen(await createWorkbookSource(file, { ...noParse, keptReads: policy }).read())).toEqual(
-      seen(first),
-    );
+    expect(await inodeOf(keptFile)).toBe(inode);
   });
 
   it('keeps nothing that would leave the disk below its floor, and drops reads unused for a month', async () => {
