@@ -126,7 +126,8 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
     bytes: buffer,
     zip: { maxInflatedBytes: limits.maxInflatedBytes, maxPartRatio: limits.maxPartRatio },
     grid: { maxCells: limits.maxCells, maxTextChars: limits.maxTextChars },
-    ...(request.keepAs ? { keepAs: request.keepAs } : {}),
+    // Kept only by a parse well within its deadline: writing the kept read must never make a read late.
+    ...(request.keepAs ? { keepAs: request.keepAs, keepUntil: Date.now() + limits.parseTimeoutMs / 2 } : {}),
   };
   return new Promise((resolve, reject) => {
     const worker = acquire(limits.parseMemoryMb);

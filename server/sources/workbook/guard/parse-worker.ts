@@ -20,6 +20,8 @@ export interface ParseJob {
   grid: GridLimits;
   /** Where to keep the read for the next start, written before the answer (kept-read.ts). */
   keepAs?: KeepAs;
+  /** Epoch ms past which the read is not kept (half the parse's deadline). */
+  keepUntil?: number;
 }
 
 /** What the worker posts back: the engine's read (engines.ts), or the error in a form structured clone keeps. */
@@ -46,7 +48,8 @@ async function run(job: ParseJob): Promise<ParseReply> {
     const read = await engine.readOffThread(bytes, job.filePath, job.grid, progress);
     transfer = read.transfer;
     // Best effort, and before the buffers move: a read that could not be kept is parsed again next time.
-    if (job.keepAs) await keepRead(job.keepAs, read.payload, [...new Set(transfer)]).catch(() => {});
+    if (job.keepAs && Date.now() < (job.keepUntil ?? 0))
+      await keepRead(job.keepAs, read.payload, [...new Set(transfer)]).catch(() => {});
     return { ok: true, payload: read.payload };
   } catch (e) {
     const failure = parserFailure(e, job.filePath);
