@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { resolveDataDir } from '../config.ts';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { describeSpreadsheet } from '../connections/describe.ts';
+import { forgetKept } from '../connections/forget-kept.ts';
 import { isAppError } from '../errors.ts';
 import { quantity } from '../lib/quantity.ts';
 import { WORKBOOK_FILE_ARG } from '../lib/workbook-file-types.ts';
@@ -101,6 +102,7 @@ function registerRemove(connections: Command): void {
             `No connection with spreadsheet id or userKey '${id}'.`,
           );
         }
+        await forgetKept(found, { keptReads: keptReadsOf(g) });
         const webhooks = result.webhooksRemoved;
         if (g.json) {
           return printJson({
@@ -158,6 +160,11 @@ function registerSet(connections: Command): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Where this data dir keeps reads for a later start (`connect` keeps one, `connections remove` drops it). */
+function keptReadsOf(g: GlobalOptions) {
+  return keptReadsPolicyFor(resolveDataDir({ flag: g.dataDir }), cliConfig().minFreeBytes);
+}
+
 /** The store's refusal, with the CLI's way out (`--force`) in the message. */
 async function removeConnection(
   connections: Stores['connections'],
@@ -196,7 +203,7 @@ async function connect(
         secrets,
         ...sourceSettings(cliConfig()),
         // Kept for `serve`, which then answers from it instead of parsing the file again.
-        keptReads: keptReadsPolicyFor(resolveDataDir({ flag: g.dataDir }), cliConfig().minFreeBytes),
+        keptReads: keptReadsOf(g),
         ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}),
       },
     ),

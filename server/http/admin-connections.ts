@@ -7,6 +7,7 @@
 import type { Request, RequestHandler } from 'express';
 import { connectSpreadsheet } from '../connections/connect.ts';
 import { adminConnectionJson, describeSpreadsheet } from '../connections/describe.ts';
+import { forgetKept } from '../connections/forget-kept.ts';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
@@ -119,6 +120,7 @@ export function mountAdminConnectionRoutes(
       throw new AppError('spreadsheet_not_found', 'No spreadsheet with this id or userKey.');
     }
     await deps.spreadsheets.forget(found.spreadsheetId);
+    await forgetKept(found, deps.sourceOptions);
     res.json({
       removed: true,
       spreadsheet_id: found.spreadsheetId,

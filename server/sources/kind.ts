@@ -108,6 +108,8 @@ export interface SourceKind {
   warmUp?(options: SourceOptions): void;
   /** The service is stopping: end work under way that could outlast its stop deadline (a long parse). */
   stopWork?(): void;
+  /** Its connection is gone: drop what reading `location` kept for a later start (a local file's kept read). */
+  forgetKept?(location: string, options: SourceOptions): Promise<void>;
   /**
    * Whether the spreadsheet at `location` is one its owner made read-only (a local file without write permission):
    * writes to it are refused, and the dashboard says so. Absent: never.

@@ -95,6 +95,11 @@ describe('sheetport connections remove', () => {
       'connect',
       await workbook('c.xlsx'),
     );
+    // `connect` kept its read of each file for a later start; removing a connection drops its own (those of
+    // a.xlsx and b.xlsx went with theirs above).
+    const kept = () => fs.readdirSync(path.join(dataDir, 'reads')).filter((name) => name.endsWith('.read'));
+    expect(kept()).toHaveLength(1);
     expect(await ok('connections', 'remove', plain)).toMatchObject({ removed: true, webhooks_removed: 0 });
+    expect(kept()).toEqual([]);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -280,6 +280,10 @@ describe('DELETE /admin/connections/{id}', () => {
             .get(body.spreadsheet_id) as number,
       );
     expect(remembered().every((n) => n > 0)).toBe(true);
+    // The read kept for a later start (api.md, "Reads kept for the next start").
+    const kept = () =>
+      readdir(path.join(h.dir, 'data', 'reads')).then((names) => names.filter((n) => n.endsWith('.read')));
+    expect(await kept()).toHaveLength(1);
     const res = await admin('DELETE', `/admin/connections/${body.user_key}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
@@ -291,6 +295,7 @@ describe('DELETE /admin/connections/{id}', () => {
     expect(await listed()).toEqual([]);
     expect((await h.fetch(`/v1/spreadsheets/${body.spreadsheet_id}`)).status).toBe(404);
     expect(remembered()).toEqual([0, 0, 0, 0]);
+    expect(await kept()).toEqual([]);
   });
 
   it('is refused with 409 listing the webhook ids while a webhook watches it (force=false too)', async () => {

@@ -15,6 +15,7 @@ import type { ResolvedLocation, SourceKind } from '../kind.ts';
 import { workbookBackups } from './backup-restore.ts';
 import { createDemoWorkbook } from './demo.ts';
 import { engineForExtension } from './engines.ts';
+import { keptReadFile } from './guard/kept-read.ts';
 import { cancelAllParses, warmParseWorker } from './guard/parse-off-thread.ts';
 import { createWorkbookSource, sourceFileLimits } from './index.ts';
 import { isReadOnlyFile } from './read-only.ts';
@@ -58,6 +59,9 @@ export const workbookKind: SourceKind = {
   open: (location, options) => createWorkbookSource(location, options),
   warmUp: (options) => warmParseWorker(sourceFileLimits(options)),
   stopWork: cancelAllParses,
+  async forgetKept(location, options) {
+    if (options.keptReads) await fs.rm(keptReadFile(options.keptReads, location), { force: true });
+  },
   readOnly: isReadOnlyFile,
   backups: workbookBackups,
   async createDemo(dir) {
