@@ -35,7 +35,7 @@ import { DocumentAhead } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { statSignature } from './file-signature.ts';
 import { warmParseWorker } from './guard/parse-off-thread.ts';
-import { parsedOrKept } from './guard/parse-or-kept.ts';
+import { FileReads } from './guard/parse-or-kept.ts';
 import { readRegularFile } from './guard/read-regular-file.ts';
 import { parserFailure, reasonOf } from './guard/unreadable.ts';
 import { checkZipPackage } from './guard/zip-package.ts';
@@ -94,7 +94,8 @@ export class WorkbookFile {
   readonly #keeper: PreviousVersionKeeper | null;
   /** Hears how far a large read has come (SourceOptions.onReadProgress). */
   readonly #onReadProgress: ProgressReport | undefined;
-  readonly #keptReads: KeptReadsPolicy | undefined;
+  /** Its parses, and the reads they keep for the next start (guard/parse-or-kept.ts). */
+  readonly #reads: FileReads;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
@@ -113,7 +114,7 @@ export class WorkbookFile {
     this.#engine = engine;
     this.#limits = limits;
     this.#keeper = more.keeper ?? null;
-    this.#keptReads = more.keptReads;
+    this.#reads = new FileReads(more.keptReads);
     this.#onReadProgress = onReadProgress && ((fraction) => onReadProgress(fraction, this.path));
     this.#ahead = new DocumentAhead(more.prepareAhead === true && engine.prepareAhead);
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
@@ -156,9 +157,10 @@ export class WorkbookFile {
     return Promise.allSettled(answers);
   }
 
-  /** Its Source is done with it: a write under way ends first. */
+  /** Its Source is done with it: a write under way ends first, then a keep of its read (nothing after). */
   async close(): Promise<void> {
     while (this.#writing) await this.#writing;
+    await this.#reads.close();
   }
 
   /** The file's tabs: the cached ones while the file is unchanged, else a guarded parse in a worker. */
@@ -183,16 +185,13 @@ export class WorkbookFile {
       const after = signature;
       const size = bytes.byteLength; // before the bytes go to the worker
       try {
-        const payload = await parsedOrKept(
-          {
-            engine: this.#engine.name,
-            filePath: this.path,
-            bytes,
-            limits: this.#limits,
-            ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
-          },
-          this.#keptReads,
-        );
+        const payload = await this.#reads.read({
+          engine: this.#engine.name,
+          filePath: this.path,
+          bytes,
+          limits: this.#limits,
+          ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
+        });
         this.#failure = null;
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
         const read = this.#cache;

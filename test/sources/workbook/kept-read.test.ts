@@ -16,6 +16,7 @@ import type { SpreadsheetSnapshot } from '../../../server/sources/source.ts';
 import { keptReadFile } from '../../../server/sources/workbook/guard/kept-read.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
+import { writeTallXlsx } from '../../helpers/tall-sheet.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -153,6 +154,26 @@ describe('a read kept by its content', () => {
     expect(seen(await createWorkbookSource(file, { keptReads: policy }).read())).toEqual(seen(first));
     expect(await inodeOf(keptFile)).toBe(inode);
   });
+
+  it('keeps nothing once its file has closed (a stopped service), whether it closed before or during the parse', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'tall.xlsx');
+    // About a second's parse: the close lands while it goes on, well before its end.
+    await writeTallXlsx(file, 4, 250_000);
+    const { policy, files } = await keptReadsIn(dir);
+    for (const closeAfterMs of [0, 250]) {
+      const source = createWorkbookSource(file, { keptReads: policy });
+      const reading = source.read().catch(() => null);
+      await new Promise((resolve) => setTimeout(resolve, closeAfterMs));
+      await source.close();
+      // The parse goes on to its end, but writes nothing into the data dir: not even a file beside the kept one.
+      await reading;
+      expect(await files()).toEqual([]);
+    }
+    // Not closed, it keeps.
+    await createWorkbookSource(file, { keptReads: policy }).read();
+    expect(await files()).toHaveLength(1);
+  }, 60_000);
 
   it('keeps nothing that would leave the disk below its floor, and drops reads unused for a month', async () => {
     const dir = await tempDir();

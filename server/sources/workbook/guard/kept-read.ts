@@ -6,9 +6,10 @@
  * knows the difference.
  *
  * Kept by content, never by date: the key is the SHA-256 of the file's bytes with the engine, the read's
- * limits, the format of what is kept and the version of the code, so a file saved back with its old size and time (a restore, `cp -p`)
- * is still read anew. One kept read per file path (its latest parse); each segment carries a CRC-32, checked
- * when it is read back, and any doubt (a torn or foreign file, another format) means a parse, as without it.
+ * limits, the format of what is kept and the version of the code, so a file saved back with its old size and
+ * time (a restore, `cp -p`) is still read anew. One kept read per file path (its latest parse); each segment
+ * carries a CRC-32, checked when it is read back, and any doubt (a torn or foreign file, another format) means
+ * a parse, as without it. Files 0600 in a 0700 folder (lib/private-files.ts): they hold what the sheet held.
  *
  * The layout: `SPKEPT01`, the header's length (u32, little-endian), the header (JSON), then the payload's
  * skeleton (V8's serializer, with the big buffers left out by id) and the buffers, each at a multiple of 8.
@@ -23,6 +24,7 @@ import { crc32 } from 'node:zlib';
 import type { FileLimits } from '../../../config.ts';
 import { pacer } from '../../../lib/pacer.ts';
 import { packageVersion, runningFromSource } from '../../../lib/package-file.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../../lib/private-files.ts';
 import type { KeptReadsPolicy } from '../../kept-reads.ts';
 
 /**
@@ -47,6 +49,8 @@ export interface KeepAs {
   file: string;
   key: string;
   minFreeBytes: number;
+  /** Shut when the file closes: no keep starts after (keep-gate.ts). */
+  gate: Int32Array;
 }
 
 interface Header {
@@ -162,13 +166,13 @@ export async function keepRead(as: KeepAs, payload: unknown, buffers: readonly A
   const parts = [Buffer.concat([MAGIC, lengthBytes, headerBytes]), ...segments];
   const size = parts.reduce((end, part) => padded(end + part.byteLength), 0);
   const dir = path.dirname(as.file);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const disk = await statfs(dir);
   if (disk.bavail * disk.bsize - size < as.minFreeBytes) return;
   await removeUnused(dir, as.file);
   // Its own name: two reads of one file in one process may keep at the same moment.
   const temporary = `${as.file}.${process.pid}.${randomUUID()}${PART}`;
-  const handle = await open(temporary, 'w', 0o600);
+  const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
   try {
     let at = 0;
     for (const part of parts) {

@@ -1,20 +1,45 @@
 /**
- * A file's read: the one kept for exactly these bytes when there is one (kept-read.ts), else a parse in the
- * parse thread (parse-off-thread.ts), which keeps its result for the next time. Without a place to keep reads
- * (`kept` unset: a test, a caller without a data dir), always the parse.
+ * One file's reads: the one kept for exactly these bytes when there is one (kept-read.ts), else a parse in the
+ * parse thread (parse-off-thread.ts), which keeps its result for the next time unless the file has closed
+ * meanwhile (keep-gate.ts). Without a place to keep reads (a test, a caller without a data dir), always the parse.
  */
 import type { KeptReadsPolicy } from '../../kept-reads.ts';
+import { KeepGate } from './keep-gate.ts';
 import { keptReadFile, keptReadKey, readKept } from './kept-read.ts';
 import { type OffThreadParse, parseOffThread } from './parse-off-thread.ts';
 
-export async function parsedOrKept(
-  request: OffThreadParse,
-  kept: KeptReadsPolicy | undefined,
-): Promise<unknown> {
-  if (!kept) return parseOffThread(request);
-  const key = await keptReadKey(request.bytes, request.engine, request.limits);
-  const file = keptReadFile(kept, request.filePath);
-  const payload = await readKept(file, key);
-  if (payload !== null) return payload;
-  return parseOffThread({ ...request, keepAs: { file, key, minFreeBytes: kept.minFreeBytes } });
+export class FileReads {
+  readonly #kept: KeptReadsPolicy | undefined;
+  /** The gate of the parse under way, if one may still keep. */
+  #gate: KeepGate | null = null;
+  #closed = false;
+
+  constructor(kept: KeptReadsPolicy | undefined) {
+    this.#kept = kept;
+  }
+
+  async read(request: OffThreadParse): Promise<unknown> {
+    const kept = this.#closed ? undefined : this.#kept;
+    if (!kept) return parseOffThread(request);
+    const key = await keptReadKey(request.bytes, request.engine, request.limits);
+    const file = keptReadFile(kept, request.filePath);
+    const payload = await readKept(file, key);
+    if (payload !== null) return payload;
+    // Closed while the bytes were hashed: nothing to keep (no await between this look and the gate's making).
+    if (this.#closed) return parseOffThread(request);
+    const gate = new KeepGate();
+    this.#gate = gate;
+    try {
+      const keepAs = { file, key, minFreeBytes: kept.minFreeBytes, gate: gate.shared };
+      return await parseOffThread({ ...request, keepAs });
+    } finally {
+      if (this.#gate === gate) this.#gate = null;
+    }
+  }
+
+  /** Nothing is kept from now on; resolves once a keep under way has ended. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#gate?.shut();
+  }
 }

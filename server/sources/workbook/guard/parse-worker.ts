@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { GridLimits } from '../../tab.ts';
 import { type EngineName, engineNamed } from '../engines.ts';
+import { keepThrough } from './keep-gate.ts';
 import { type KeepAs, keepRead } from './kept-read.ts';
 import { parserFailure } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
@@ -48,8 +49,11 @@ async function run(job: ParseJob): Promise<ParseReply> {
     const read = await engine.readOffThread(bytes, job.filePath, job.grid, progress);
     transfer = read.transfer;
     // Best effort, and before the buffers move: a read that could not be kept is parsed again next time.
-    if (job.keepAs && Date.now() < (job.keepUntil ?? 0))
-      await keepRead(job.keepAs, read.payload, [...new Set(transfer)]).catch(() => {});
+    const { keepAs } = job;
+    if (keepAs && Date.now() < (job.keepUntil ?? 0)) {
+      const keep = () => keepRead(keepAs, read.payload, [...new Set(transfer)]).catch(() => {});
+      await keepThrough(keepAs.gate, keep);
+    }
     return { ok: true, payload: read.payload };
   } catch (e) {
     const failure = parserFailure(e, job.filePath);
