@@ -92,6 +92,14 @@ const forbidden = [
     to: { path: '^node_modules/pg/' },
   },
   {
+    name: 'node-http-without-its-es-facade',
+    comment:
+      'node:http is imported for types only; its values come from server/lib/node-http.ts (an ES import of it loads undici at every start)',
+    severity: 'error',
+    from: { path: '^(server|main)/', pathNot: '^server/lib/node-http[.]ts$' },
+    to: { path: '^http$', dependencyTypesNot: ['type-only'] },
+  },
+  {
     name: 'store-without-store-pg',
     comment: 'store/ never imports store-pg/: the embedded default runs without PostgreSQL',
     severity: 'error',

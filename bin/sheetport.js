@@ -6,6 +6,32 @@
 // copy runs (the benchmarks measure that way: type stripping costs every thread its own compiler, about 30 MB and
 // 0.3 s a thread).
 import { existsSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * V8's compiled code for the modules, kept between runs in the user's own cache folder (Node's compile cache):
+ * a start compiles again only what changed, about 30 ms of every start. Set in the environment too, so the
+ * service's threads use it. NODE_COMPILE_CACHE, when given, names another folder; NODE_DISABLE_COMPILE_CACHE=1
+ * turns it off. A folder that cannot be made costs nothing: the modules compile as without it.
+ */
+function userCompileCache() {
+  const home = homedir();
+  if (process.platform === 'win32')
+    return path.join(
+      process.env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
+      'SheetPort',
+      'compile-cache',
+    );
+  if (process.platform === 'darwin')
+    return path.join(home, 'Library', 'Caches', 'SheetPort', 'compile-cache');
+  return path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'sheetport', 'compile-cache');
+}
+if (!process.env.NODE_DISABLE_COMPILE_CACHE) {
+  process.env.NODE_COMPILE_CACHE ||= userCompileCache();
+  enableCompileCache(process.env.NODE_COMPILE_CACHE);
+}
 
 const root = new URL('../', import.meta.url);
 const fromSource =

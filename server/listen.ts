@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { answerClientError, MAX_HEAD_BYTES } from './http/request-limits.ts';
+import { http } from './lib/node-http.ts';
 
 /**
  * Listen and resolve with the bound port; rejects on EADDRINUSE and the like instead of throwing later. The head
@@ -9,7 +10,7 @@ import { answerClientError, MAX_HEAD_BYTES } from './http/request-limits.ts';
  */
 export function listen(app: Express, port: number, host: string): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
-    const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES }, app);
+    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES }, app);
     server.on('clientError', answerClientError);
     server.listen(port, host);
     server.once('error', reject);

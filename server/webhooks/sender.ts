@@ -9,10 +9,11 @@
  * - A fresh connection per attempt (`agent: false`), so a dead keep-alive socket never fails a delivery.
  * - At most EXCERPT_BYTES of the response are kept; once that much has arrived the response is destroyed.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { isAppError } from '../errors.ts';
+import { http as httpModule } from '../lib/node-http.ts';
 import {
   ADDRESS_NOT_ALLOWED,
   classifyAddress,
@@ -142,7 +143,7 @@ class Attempt {
   /** POST the body, under one time-out from here to the last byte read. */
   send(url: URL, policy: TargetPolicy, opts: DeliverOptions): void {
     this.#timer = setTimeout(() => this.finish(false, 'timeout'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const client = url.protocol === 'https:' ? https : http;
+    const client = url.protocol === 'https:' ? https : httpModule;
     const request = client.request(url, {
       method: 'POST',
       headers: { ...opts.headers, 'Content-Length': String(opts.body.length) },

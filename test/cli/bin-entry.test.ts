@@ -4,7 +4,15 @@
  * into a temporary tree whose `server/` and `dist/bundle/` each hold a CLI that says which it is.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,10 +41,16 @@ function writeEntries(dir: string, ext: string, cliFolder: string): void {
   );
 }
 
+/** The test's own environment without the compile cache's variables, then `env`. */
+function envWith(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { NODE_COMPILE_CACHE: _cache, NODE_DISABLE_COMPILE_CACHE: _off, ...rest } = process.env;
+  return { ...rest, SHEETPORT_FROM_BUILD: '', ...env };
+}
+
 function run(env: Record<string, string>): { out: string; status: number } {
   try {
     const out = execFileSync(process.execPath, [path.join(tree, 'bin', 'sheetport.js')], {
-      env: { ...process.env, SHEETPORT_FROM_BUILD: '', ...env },
+      env: envWith(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return { out: out.toString(), status: 0 };
@@ -51,6 +65,26 @@ describe('bin/sheetport.js', () => {
     writeTree(true);
     expect(run({})).toEqual({ out: 'server', status: 0 });
     expect(run({ SHEETPORT_FROM_BUILD: '1' })).toEqual({ out: 'dist/bundle', status: 0 });
+  });
+
+  it("keeps the modules' compiled code in the user's cache folder, where the CLI's threads find it too", () => {
+    writeTree(true);
+    // The CLI of this tree says where its process was told the cache is (what its threads inherit).
+    writeFileSync(
+      path.join(tree, 'dist/bundle/cli.js'),
+      'export async function main() { process.stdout.write(String(process.env.NODE_COMPILE_CACHE)); return 0; }\n',
+    );
+    const home = path.join(tree, 'cache-home');
+    const folder = path.join(home, 'sheetport', 'compile-cache'); // Linux's place, under XDG_CACHE_HOME
+    expect(run({ SHEETPORT_FROM_BUILD: '1', XDG_CACHE_HOME: home })).toEqual({ out: folder, status: 0 });
+    const versions = readdirSync(folder);
+    expect(versions).toHaveLength(1); // one folder per Node version, holding one file per module compiled
+    expect(readdirSync(path.join(folder, versions[0] as string)).length).toBeGreaterThan(0);
+
+    rmSync(home, { recursive: true, force: true });
+    const off = run({ SHEETPORT_FROM_BUILD: '1', XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(off).toEqual({ out: 'undefined', status: 0 });
+    expect(existsSync(home)).toBe(false);
   });
 
   it('says a build is missing when asked for one that is not there', () => {

@@ -4,10 +4,11 @@
  * state, else it is refused) is exchanged for tokens, and Drive's about.get says whose they are.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CodeChallengeMethod, Credentials } from 'google-auth-library';
 import { AppError } from '../../errors.ts';
+import { http } from '../../lib/node-http.ts';
 import type { GoogleSettings } from '../kind.ts';
 import { oauthClient } from './client.ts';
 import { toAppError } from './errors.ts';
@@ -145,7 +146,7 @@ function listen(server: Server): Promise<number> {
 export async function loopbackLogin(options: LoopbackLoginOptions): Promise<LoopbackLoginResult> {
   requireClient(options.settings);
   const client = oauthClient(options.settings);
-  const server = createServer();
+  const server = http.createServer();
   try {
     const port = await listen(server);
     const redirectUri = `http://127.0.0.1:${port}${CALLBACK_PATH}`;
