@@ -3,7 +3,7 @@
  * when SHEETPORT_FROM_BUILD=1 (what the benchmarks measure, as an installed copy runs). The real bin file, copied
  * into a temporary tree whose `server/` and `dist/bundle/` each hold a CLI that says which it is.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -86,6 +86,43 @@ describe('bin/sheetport.js', () => {
     expect(off).toEqual({ out: 'undefined', status: 0 });
     expect(existsSync(home)).toBe(false);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "runs with glibc's allocator told to give memory back: the same process, started again once",
+    () => {
+      writeTree(true);
+      // The CLI of this tree says its process id and the allocator's settings it was started with.
+      writeFileSync(
+        path.join(tree, 'dist/bundle/cli.js'),
+        'export async function main() { process.stdout.write(process.pid + " " + process.env.GLIBC_TUNABLES); return 0; }\n',
+      );
+      const started = (env: Record<string, string>) => {
+        const { pid, stdout, status } = spawnSync(
+          process.execPath,
+          [path.join(tree, 'bin', 'sheetport.js')],
+          {
+            env: envWith({ SHEETPORT_FROM_BUILD: '1', ...env }),
+          },
+        );
+        expect(status).toBe(0);
+        const [seenPid, tunables] = stdout.toString().split(' ');
+        return { samePid: Number(seenPid) === pid, tunables };
+      };
+      const plain = { GLIBC_TUNABLES: '', MALLOC_ARENA_MAX: '', MALLOC_MMAP_THRESHOLD_: '' };
+      expect(started(plain)).toEqual({
+        samePid: true,
+        tunables: 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=1048576',
+      });
+      // Other tunables are kept; a malloc setting of the user's own wins, and then nothing starts again.
+      expect(started({ ...plain, GLIBC_TUNABLES: 'glibc.pthread.rseq=0' }).tunables).toBe(
+        'glibc.pthread.rseq=0:glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=1048576',
+      );
+      expect(started({ ...plain, GLIBC_TUNABLES: 'glibc.malloc.arena_max=4' }).tunables).toBe(
+        'glibc.malloc.arena_max=4',
+      );
+      expect(started({ ...plain, MALLOC_ARENA_MAX: '8' }).tunables).toBe('');
+    },
+  );
 
   it('says a build is missing when asked for one that is not there', () => {
     writeTree(false);
