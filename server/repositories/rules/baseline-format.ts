@@ -115,7 +115,7 @@ function packed(kind: number, frames: Buffer[]): Buffer {
 }
 
 /** A checkpoint body's frames in order (undefined for one cut short). */
-function* frames(body: Buffer): Generator<Buffer | undefined> {
+function* frames(body: Buffer): Generator<unknown> {
   for (let at = 0; at < body.length; ) {
     if (at + 4 > body.length) {
       yield undefined;
@@ -126,7 +126,7 @@ function* frames(body: Buffer): Generator<Buffer | undefined> {
       yield undefined;
       return;
     }
-    yield body.subarray(at + 4, at + 4 + length);
+    yield structured(body.subarray(at + 4, at + 4 + length));
     at += 4 + length;
   }
 }
@@ -135,29 +135,17 @@ function* frames(body: Buffer): Generator<Buffer | undefined> {
 const END = Symbol('end of the frames');
 
 /**
- * What a checkpoint reader is fed: a frame's bytes (the reader decodes what it needs), END, or undefined for a
- * frame cut short.
- */
-type Fed = Buffer | typeof END | undefined;
-
-/** A fed frame decoded (END and undefined as they are). */
-const decoded = (fed: unknown): unknown => (Buffer.isBuffer(fed) ? structured(fed) : fed);
-
-/**
  * A checkpoint's content from a format 2 body's frames, fed one at a time (`next(frame)`, then `next(END)`),
  * or null: the one reading of the format, whether the frames come from a body held whole (`decodeCheckpoint`)
  * or as it inflates (`decodeCheckpointPaced`). It ends early (null) at the first frame that is not what it
  * should be.
  */
-function* checkpointReader(): Generator<void, TabContent | null, Fed> {
-  const first = decoded(yield) as
-    | { name?: unknown; header?: unknown; rows?: unknown }
-    | typeof END
-    | undefined;
+function* checkpointReader(): Generator<void, TabContent | null, unknown> {
+  const first = (yield) as { name?: unknown; header?: unknown; rows?: unknown } | typeof END | undefined;
   if (first === END || !first || typeof first.rows !== 'number') return null;
   const typed: CellValue[][] = [];
   for (;;) {
-    const rows = decoded(yield);
+    const rows = yield;
     if (rows === END) break;
     if (!Array.isArray(rows) || !rows.every(isRow)) return null;
     for (const row of rows) typed.push(row as CellValue[]);
@@ -207,11 +195,8 @@ export function checkpointHolds(blob: Buffer, content: TabContent): Promise<bool
   return feedPaced(blob, checkpointComparer(content), () => null);
 }
 
-function* checkpointComparer(content: TabContent): Generator<void, boolean, Fed> {
-  const first = decoded(yield) as
-    | { name?: unknown; header?: unknown; rows?: unknown }
-    | typeof END
-    | undefined;
+function* checkpointComparer(content: TabContent): Generator<void, boolean, unknown> {
+  const first = (yield) as { name?: unknown; header?: unknown; rows?: unknown } | typeof END | undefined;
   if (first === END || !first || first.name !== content.name || first.rows !== content.typed.length)
     return false;
   const { header } = first;
@@ -219,21 +204,7 @@ function* checkpointComparer(content: TabContent): Generator<void, boolean, Fed>
   if (header.some((h, i) => h !== content.header[i])) return false;
   let at = 0;
   for (;;) {
-    const fed = yield;
-    // The encoder wrote the rows SLICE at a time: the same rows, held as the same values, give the same bytes,
-    // and comparing those is a fraction of decoding them (a million rows: about a second of the service's
-    // thread, and as many rows made to be collected). Other bytes are decoded and compared row by row, which
-    // also says equal for values held another way (a number as an integer or as a double).
-    if (Buffer.isBuffer(fed) && at < content.typed.length) {
-      const same = serialize(content.typed.slice(at, at + SLICE));
-      const equal = same.equals(fed);
-      freeBytes(same);
-      if (equal) {
-        at = Math.min(at + SLICE, content.typed.length);
-        continue;
-      }
-    }
-    const rows = decoded(fed);
+    const rows = yield;
     if (rows === END) return at === content.typed.length;
     if (!Array.isArray(rows)) return false;
     for (const row of rows) {
@@ -250,7 +221,7 @@ function* checkpointComparer(content: TabContent): Generator<void, boolean, Fed>
  */
 async function feedPaced<T>(
   blob: Buffer,
-  reader: Generator<void, T | null, Fed>,
+  reader: Generator<void, T | null, unknown>,
   legacy: (body: Buffer) => T | null,
 ): Promise<T | null> {
   reader.next(); // to its first `yield`, ready for the first frame
@@ -280,7 +251,7 @@ async function feedPaced<T>(
         body = unpacked.body;
       }
       for (const f of split.push(body)) {
-        const step = reader.next(f);
+        const step = reader.next(structured(f));
         if (step.done) return step.value;
         await pace();
       }
