@@ -3,7 +3,8 @@
  * a checkpoint stored from the version read now and holding the same content stands for it as that very content
  * (nothing decoded, so the plan has nothing to diff), while a checkpoint of another version, one with row edits
  * after it, or one that differs (an engine reading the same file differently) is decoded and restored as stored.
- * `checkpointHolds` compares rows as the row diff does, and says false at any difference.
+ * `checkpointHolds` compares rows as the row diff does (a stored -0 is the 0 read), and says false at any difference,
+ * first or last in a stored frame of rows.
  */
 import { describe, expect, it } from 'vitest';
 import type { TabContent } from '../../server/repositories/baselines.ts';
@@ -28,9 +29,16 @@ describe('checkpointHolds', () => {
     const padded = tab(rows(5_000).map((r) => (r[2] === null ? r.slice(0, 2) : r)));
     expect(await checkpointHolds(blob, padded)).toBe(true);
 
-    const cell = rows(5_000);
-    cell[4_321]![1] = 'changed';
-    expect(await checkpointHolds(blob, tab(cell))).toBe(false);
+    // The stored rows' frames hold 2,000 rows each: a difference first or last in one, or in the last, is seen.
+    for (const at of [0, 1_999, 2_000, 4_321, 4_999]) {
+      const cell = rows(5_000);
+      cell[at]![1] = 'changed';
+      expect(await checkpointHolds(blob, tab(cell))).toBe(false);
+    }
+    // The same values held another way (-0 stored, 0 read: other bytes) are the same rows, as the diff has it.
+    const withZero = (zero: number) =>
+      tab(rows(5_000).map((r, i) => (i === 2_500 ? [zero, r[1]!, r[2]!] : r)));
+    expect(await checkpointHolds(await encodeCheckpointPaced(withZero(-0)), withZero(0))).toBe(true);
     expect(await checkpointHolds(blob, tab(rows(4_999)))).toBe(false);
     expect(await checkpointHolds(blob, tab(rows(5_001)))).toBe(false);
     expect(await checkpointHolds(blob, { ...tab(), name: 'Renamed' })).toBe(false);
