@@ -11,9 +11,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { resolveFileLimits } from '../../../server/config.ts';
 import { keptReadsPolicyFor } from '../../../server/sources/kept-reads.ts';
 import type { SpreadsheetSnapshot } from '../../../server/sources/source.ts';
 import { keptReadFile } from '../../../server/sources/workbook/guard/kept-read.ts';
+import { FileReads } from '../../../server/sources/workbook/guard/parse-or-kept.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 import { writeTallXlsx } from '../../helpers/tall-sheet.ts';
@@ -78,6 +80,29 @@ describe('a read kept by its content', () => {
     expect(seen(again)).toEqual(seen(first));
     expect(again.tabs[0]!.typed[0]).toEqual(['n1', 1, 1.25, '2026-01-02', false, 1.25]);
     expect(again.tabs[0]!.formatted[0]![2]).toBe('1.25');
+  });
+
+  it("takes over the file's bytes, as a parse does: a read from the kept read gives them back at once", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'orders.xlsx');
+    await runPython(MAKE, [file]);
+    const { policy } = await keptReadsIn(dir);
+    const reads = new FileReads(policy);
+    const request = async () => ({
+      engine: 'xlsx' as const,
+      filePath: file,
+      bytes: new Uint8Array(await fs.readFile(file)).slice(), // a buffer of its own, as the service reads
+      limits: resolveFileLimits({}, {}),
+    });
+    const parsed = await request();
+    const size = parsed.bytes.byteLength;
+    const first = await reads.read(parsed); // parsed, and kept
+    expect(parsed.bytes.byteLength).toBe(0); // moved to the parse thread
+    const fromKept = await request();
+    expect(fromKept.bytes.byteLength).toBe(size);
+    expect(await reads.read(fromKept)).toEqual(first);
+    expect(fromKept.bytes.byteLength).toBe(0); // given back, not left to a full collection
+    await reads.close();
   });
 
   it('reads every workbook Excel saved (the corpus) the same from its kept read as from its parse', async () => {
