@@ -21,9 +21,9 @@ import path from 'node:path';
  */
 const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=1048576';
 function withMallocTunables() {
+  if (process.platform !== 'linux' || typeof process.execve !== 'function') return;
   const { env } = process;
   const tunables = env.GLIBC_TUNABLES ?? '';
-  if (process.platform !== 'linux' || typeof process.execve !== 'function') return;
   if (env.MALLOC_ARENA_MAX || env.MALLOC_MMAP_THRESHOLD_ || tunables.includes('glibc.malloc.')) return;
   const args = [...process.execArgv, ...process.argv.slice(1)];
   const GLIBC_TUNABLES = tunables ? `${tunables}:${MALLOC_TUNABLES}` : MALLOC_TUNABLES;

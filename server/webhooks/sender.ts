@@ -9,11 +9,11 @@
  * - A fresh connection per attempt (`agent: false`), so a dead keep-alive socket never fails a delivery.
  * - At most EXCERPT_BYTES of the response are kept; once that much has arrived the response is destroyed.
  */
-import type http from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { isAppError } from '../errors.ts';
-import { http as httpModule } from '../lib/node-http.ts';
+import { http } from '../lib/node-http.ts';
 import {
   ADDRESS_NOT_ALLOWED,
   classifyAddress,
@@ -114,8 +114,8 @@ class Attempt {
   #status: number | null = null;
   readonly #kept: Buffer[] = [];
   #keptBytes = 0;
-  #req: http.ClientRequest | undefined;
-  #res: http.IncomingMessage | undefined;
+  #req: ClientRequest | undefined;
+  #res: IncomingMessage | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(started: number, resolve: (result: AttemptResult) => void) {
@@ -143,7 +143,7 @@ class Attempt {
   /** POST the body, under one time-out from here to the last byte read. */
   send(url: URL, policy: TargetPolicy, opts: DeliverOptions): void {
     this.#timer = setTimeout(() => this.finish(false, 'timeout'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const client = url.protocol === 'https:' ? https : httpModule;
+    const client = url.protocol === 'https:' ? https : http;
     const request = client.request(url, {
       method: 'POST',
       headers: { ...opts.headers, 'Content-Length': String(opts.body.length) },
@@ -173,7 +173,7 @@ class Attempt {
     });
   }
 
-  #read(response: http.IncomingMessage): void {
+  #read(response: IncomingMessage): void {
     this.#res = response;
     this.#status = response.statusCode ?? null;
     const complete = (): void => this.finish(isSuccess(this.#status), statusError(this.#status));
