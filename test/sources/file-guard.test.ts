@@ -14,6 +14,7 @@ import type { AppError } from '../../server/errors.ts';
 import {
   MAX_TEXT_FILE_BYTES,
   readRegularFile,
+  signatureRefused,
 } from '../../server/sources/workbook/guard/read-regular-file.ts';
 import { parserFailure } from '../../server/sources/workbook/guard/unreadable.ts';
 import { checkZipPackage, MAX_ZIP_ENTRIES } from '../../server/sources/workbook/guard/zip-package.ts';
@@ -91,6 +92,19 @@ describe('reading a connected path', () => {
     expect(bytes.length).toBe(2 * MB);
     const st = await fs.stat(file);
     expect(signature).toBe(`${st.mtimeMs}:${st.size}:${st.ino}`);
+  });
+
+  it('names the version of the file a refusal saw, and none when nothing of the file was seen', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'big.csv');
+    await fs.writeFile(file, 'x'.repeat(2 * MB));
+    const seen = await fs.stat(file);
+    const refused = await rejection(readRegularFile(file, MB));
+    // Saved again after the refusal: the refusal is still about the version it saw.
+    await fs.writeFile(file, 'y'.repeat(3 * MB));
+    expect(signatureRefused(refused)).toBe(`${seen.mtimeMs}:${seen.size}:${seen.ino}`);
+    const missing = await rejection(readRegularFile(path.join(dir, 'missing.csv'), MB));
+    expect(signatureRefused(missing)).toBeNull();
   });
 });
 

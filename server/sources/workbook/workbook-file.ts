@@ -14,8 +14,7 @@
  * zip packages through the package check, and the parse runs in a worker with a heap cap and a deadline
  * (`workbook/guard/`). A write needs the document itself in this thread, so it parses here, but only a file
  * whose exact version the worker has parsed already, so its size and parse time are known to be bounded.
- * A file that cannot be read is remembered as such until its signature changes: repeated requests get the
- * same answer at once instead of repeating the work.
+ * A file that cannot be read is remembered as such until its signature changes (guard/checked-bytes.ts).
  */
 
 import path from 'node:path';
@@ -34,11 +33,11 @@ import type { WorkbookDocument } from './document.ts';
 import { DocumentAhead } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { statSignature } from './file-signature.ts';
+import { CheckedBytes } from './guard/checked-bytes.ts';
 import { warmParseWorker } from './guard/parse-off-thread.ts';
 import { FileReads } from './guard/parse-or-kept.ts';
-import { readRegularFile } from './guard/read-regular-file.ts';
-import { parserFailure, reasonOf } from './guard/unreadable.ts';
-import { checkZipPackage } from './guard/zip-package.ts';
+import type { FileBytes } from './guard/read-regular-file.ts';
+import { parserFailure } from './guard/unreadable.ts';
 import { removeLeftovers } from './leftovers.ts';
 import { assertNotLocked, fileError } from './lock.ts';
 import { assertNotReadOnly, isReadOnlyFile } from './read-only.ts';
@@ -98,8 +97,8 @@ export class WorkbookFile {
   readonly #reads: FileReads;
   /** Parsed content plus the signature of the file it matches; dropped whenever it may be wrong. */
   #cache: Loaded | null = null;
-  /** Why the file at this signature cannot be read; answered again until the file changes. */
-  #failure: { signature: string; error: unknown } | null = null;
+  /** Its bytes, checked, and the refusal of its current version if it has one (guard/checked-bytes.ts). */
+  readonly #bytes: CheckedBytes;
   /** The write under way: reads, and a batch handed over meanwhile, wait for it. */
   #writing: Promise<void> | null = null;
   /** The load under way, which every read arriving meanwhile shares. */
@@ -115,6 +114,7 @@ export class WorkbookFile {
     this.#limits = limits;
     this.#keeper = more.keeper ?? null;
     this.#reads = new FileReads(more.keptReads);
+    this.#bytes = new CheckedBytes(this.path, engine.zipPackage, limits);
     this.#onReadProgress = onReadProgress && ((fraction) => onReadProgress(fraction, this.path));
     this.#ahead = new DocumentAhead(more.prepareAhead === true && engine.prepareAhead);
     // Before anything reads or writes it here: what an interrupted write of an earlier process left beside it.
@@ -175,11 +175,19 @@ export class WorkbookFile {
     for (let attempt = 1; ; attempt++) {
       const current = await statSignature(this.path);
       if (this.#cache?.signature === current) return this.#cache;
-      if (this.#failure?.signature === current) throw this.#failure.error;
+      this.#bytes.throwIfRefused(current);
       this.#cache = null;
       // The bytes are the version the descriptor they came from had (its fstat): what the path holds by now
       // may be a later save, which the next look (or a write's conditional replace) sees as such.
-      const { bytes, signature } = await this.#readBytes();
+      let fileBytes: FileBytes;
+      try {
+        fileBytes = await this.#bytes.read();
+      } catch (e) {
+        // Refused half written, by a save in place that has moved on since: read what it has written by now.
+        if (attempt < 3 && (await this.#bytes.changedSince(e))) continue;
+        throw e;
+      }
+      const { bytes, signature } = fileBytes;
       // A save in place while we read: the bytes may be torn, read again.
       if ((await statSignature(this.path)) !== signature && attempt < 3) continue;
       const after = signature;
@@ -192,13 +200,13 @@ export class WorkbookFile {
           limits: this.#limits,
           ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
         });
-        this.#failure = null;
+        this.#bytes.readable();
         this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
         const read = this.#cache;
         this.#ahead.afterRead(after, size, () => this.#prepareDocument(read));
         return this.#cache;
       } catch (e) {
-        this.#remember(after, e);
+        this.#bytes.refused(after, e);
         throw e;
       }
     }
@@ -207,7 +215,7 @@ export class WorkbookFile {
   /** The document of the version `loaded` was read from, its sheets cut into pieces; null if the file changed. */
   async #prepareDocument(loaded: Loaded & { read: ReceivedRead }): Promise<WorkbookDocument | null> {
     if (isReadOnlyFile(this.path)) return null; // never written: nothing to prepare
-    const { bytes, signature } = await this.#readBytes(); // again: the worker was given the first bytes
+    const { bytes, signature } = await this.#bytes.read(); // again: the worker was given the first bytes
     if (signature !== loaded.signature) return null;
     const doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
     for (const tab of loaded.read.tabs) await doc.prepare?.(tab.sourceSheetId);
@@ -216,24 +224,6 @@ export class WorkbookFile {
   }
 
   #documentLimits = () => ({ maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars });
-
-  /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
-  async #readBytes(): Promise<{ bytes: Uint8Array; signature: string }> {
-    try {
-      const read = await readRegularFile(this.path, this.#limits.maxFileBytes, !this.#engine.zipPackage);
-      if (this.#engine.zipPackage) checkZipPackage(read.bytes, this.path, this.#limits);
-      return read;
-    } catch (e) {
-      // What stat says now is what was refused (a FIFO or device has a signature too).
-      this.#remember(await statSignature(this.path).catch(() => null), e);
-      throw e;
-    }
-  }
-
-  /** Failures that depend on the file's content alone are answered again, without work, until it changes. */
-  #remember(signature: string | null, error: unknown): void {
-    if (signature !== null && reasonOf(error)) this.#failure = { signature, error };
-  }
 
   /**
    * The document for a write, parsed in this thread from the version the worker has read successfully
@@ -247,7 +237,7 @@ export class WorkbookFile {
       if (prepared && this.#cache === loaded && (await statSignature(this.path)) === loaded.signature) {
         return this.#keepDocument(loaded, prepared);
       }
-      const { bytes, signature } = await this.#readBytes();
+      const { bytes, signature } = await this.#bytes.read();
       if (signature !== loaded.signature) {
         if (attempt < 3) continue; // saved again meanwhile: read (and check) the new version first
         throw new AppError('conflict', 'The workbook keeps being changed by another program; try again');

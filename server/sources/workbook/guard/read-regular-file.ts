@@ -29,6 +29,18 @@ export const MAX_TEXT_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
 // O_NONBLOCK: opening a FIFO for reading must not wait for a writer (Windows has no such flag, nor FIFOs).
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
+/** What fstat saw of the file a refusal was about (the refusals made after it): see `signatureRefused`. */
+const refusedVersions = new WeakMap<object, string>();
+
+/**
+ * The signature of the file as it was when `error` refused it, or null when it was refused before anything was
+ * seen of it (an open that failed). A failure is remembered for this version only: what the path holds by the
+ * time the refusal is handled may be the end of a save in place that was read half written.
+ */
+export function signatureRefused(error: unknown): string | null {
+  return (typeof error === 'object' && error !== null && refusedVersions.get(error)) || null;
+}
+
 /** The file's bytes, if it is a regular file of at most `maxBytes` (and, `asText`, at most MAX_TEXT_FILE_BYTES). */
 export async function readRegularFile(
   filePath: string,
@@ -44,8 +56,10 @@ export async function readRegularFile(
     if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw notAFile(filePath);
     throw fileError(e, filePath);
   }
+  let signature: string | null = null;
   try {
     const st = await handle.stat();
+    signature = signatureOf(st);
     if (!st.isFile()) throw notAFile(filePath);
     // A CSV past the longest text is named as such whatever the file limit says: raising that limit cannot help.
     if (asText && st.size > MAX_TEXT_FILE_BYTES) {
@@ -72,9 +86,12 @@ export async function readRegularFile(
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return { bytes: bytes.subarray(0, filled), signature: signatureOf(st) };
+    return { bytes: bytes.subarray(0, filled), signature };
   } catch (e) {
-    throw fileError(e, filePath);
+    const error = fileError(e, filePath);
+    if (signature !== null && typeof error === 'object' && error !== null)
+      refusedVersions.set(error, signature);
+    throw error;
   } finally {
     await handle.close().catch(() => {});
   }
