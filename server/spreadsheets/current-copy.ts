@@ -1,4 +1,5 @@
 import { TurnMark } from '../lib/turn-mark.ts';
+import { saveMayBeUnderWay } from '../sources/save-under-way.ts';
 import type { Source, SpreadsheetSnapshot } from '../sources/source.ts';
 
 /**
@@ -7,6 +8,8 @@ import type { Source, SpreadsheetSnapshot } from '../sources/source.ts';
  * replaces the copy once the write is recorded, so it never shows an unwritten row. While a write is at the
  * source the copy is answered as it is, without asking the source: the source may hold the write already (the
  * file replaced) before it is recorded and answered, or be busy writing (a file's reads wait for its writes).
+ * And while another program is most likely still saving it (its source says so, sources/save-under-way.ts),
+ * the copy is answered as it is rather than the refusal of a half-written file.
  */
 export class CurrentCopy {
   readonly source: Source;
@@ -91,7 +94,14 @@ export class CurrentCopy {
       if (this.#generation === generation) this.#checked.set();
       return this.snapshot;
     }
-    const snapshot = await this.source.read();
+    let snapshot: SpreadsheetSnapshot;
+    try {
+      snapshot = await this.source.read();
+    } catch (e) {
+      // Another program is most likely still saving it: its last version read whole, until the save is done.
+      if (this.snapshot && this.#generation === generation && saveMayBeUnderWay(e)) return this.snapshot;
+      throw e;
+    }
     if (this.#generation !== generation) return this.snapshot ?? snapshot; // a write overtook this read
     this.snapshot = snapshot;
     return snapshot;

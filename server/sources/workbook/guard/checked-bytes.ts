@@ -6,13 +6,26 @@
  *
  * Always the version refused, never what the path holds by the time the refusal is handled: a save in place
  * (openpyxl's `save(path)` empties the file, then writes it) read half written is refused, and its end, a
- * moment later, must be read rather than answered with that refusal.
+ * moment later, must be read rather than answered with that refusal. While the save can still be under way the
+ * refusal says so (../../save-under-way.ts), and reads are answered from the last version read whole.
  */
 import type { FileLimits } from '../../../config.ts';
+import { markSaveUnderWay } from '../../save-under-way.ts';
 import { statSignature } from '../file-signature.ts';
 import { type FileBytes, readRegularFile, signatureRefused } from './read-regular-file.ts';
 import { reasonOf } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
+
+/** How long after its last change a package cut short may still be a save under way (many clock ticks). */
+const SAVE_UNDER_WAY_MS = 2000;
+
+/** A package refused as cut short or not yet a zip, changed moments ago: a save in place still being written. */
+function cutShortMomentsAgo(read: FileBytes, error: unknown): boolean {
+  const reason = reasonOf(error);
+  const sinceChange = Date.now() - read.modifiedMs;
+  // A modification time ahead of the clock (another machine's share) counts as recent within the same bound.
+  return (reason === 'corrupt' || reason === 'not_a_workbook') && Math.abs(sinceChange) < SAVE_UNDER_WAY_MS;
+}
 
 export class CheckedBytes {
   readonly #path: string;
@@ -45,6 +58,7 @@ export class CheckedBytes {
       if (this.#zipPackage) checkZipPackage(read.bytes, this.#path, this.#limits);
     } catch (e) {
       this.refused(read.signature, e);
+      if (cutShortMomentsAgo(read, e)) markSaveUnderWay(e, read.modifiedMs + SAVE_UNDER_WAY_MS);
       throw e;
     }
     return read;

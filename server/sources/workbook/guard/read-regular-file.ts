@@ -17,6 +17,8 @@ export interface FileBytes {
   bytes: Uint8Array;
   /** `mtime:size:inode` of what was read, as fstat saw it on the open descriptor. */
   signature: string;
+  /** Its modification time (ms since the epoch), as fstat saw it. */
+  modifiedMs: number;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function readRegularFile(
   try {
     const st = await handle.stat();
     signature = signatureOf(st);
+    const modifiedMs = st.mtimeMs;
     if (!st.isFile()) throw notAFile(filePath);
     // A CSV past the longest text is named as such whatever the file limit says: raising that limit cannot help.
     if (asText && st.size > MAX_TEXT_FILE_BYTES) {
@@ -86,7 +89,7 @@ export async function readRegularFile(
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return { bytes: bytes.subarray(0, filled), signature };
+    return { bytes: bytes.subarray(0, filled), signature, modifiedMs };
   } catch (e) {
     const error = fileError(e, filePath);
     if (signature !== null && typeof error === 'object' && error !== null)
