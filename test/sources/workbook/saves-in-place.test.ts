@@ -5,7 +5,15 @@
  * - once it has ended, its rows are read, never a refusal remembered from the half-written file;
  * - a file left cut short is answered as damaged (502), as every damaged file is.
  */
-import { closeSync, ftruncateSync, openSync, utimesSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,5 +110,73 @@ describe('a save in place read half written', () => {
     writeSync(again, versions[1]!);
     closeSync(again);
     expect((await rowsOf()).body).toHaveLength(4);
+  });
+});
+
+describe('a .csv saved in place read half written', () => {
+  let h: Harness;
+  let file: string;
+  let book: ConnectionRecord;
+  const rowsOf = async () => {
+    const res = await h.fetch(rowsPath(book, 'orders'));
+    return { status: res.status, body: await res.json() };
+  };
+  const lines = (rows: number) => [
+    'id,total',
+    ...Array.from({ length: rows }, (_, i) => `${i + 1},${(i + 1) * 10}`),
+  ];
+
+  beforeAll(async () => {
+    h = await startHarness();
+    file = path.join(h.dir, 'orders.csv');
+    writeFileSync(file, `${lines(3).join('\n')}\n`);
+    book = await h.connect(file);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('answers the last version while it ends inside a line, refuses a write, and reads it once left alone', async () => {
+    expect((await rowsOf()).body).toHaveLength(3);
+    // Emptied, then written up to the middle of the fourth row's line.
+    const text = `${lines(5).join('\n')}\n`;
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 0);
+    writeSync(fd, text.slice(0, text.indexOf('4,40') + 3));
+    closeSync(fd);
+    const meanwhile = await rowsOf();
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.body).toHaveLength(3);
+    // A write now would be made on rows the other program has not written yet: refused, nothing written.
+    const before = readFileSync(file, 'utf8');
+    const write = await h.fetch(rowsPath(book, 'orders'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":9,"total":90}',
+    });
+    const refusal = await write.json();
+    expect(write.status, JSON.stringify(refusal)).toBe(502);
+    expect(refusal.error.reason).toBe('corrupt');
+    expect(refusal.error.message).toMatch(/still saving it/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    // Left alone that way (a writer that ends without a line break): read as it is, the last line's row whole.
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(file, aMinuteAgo, aMinuteAgo);
+    const left = await rowsOf();
+    expect(left.status).toBe(200);
+    expect(left.body.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 4]);
+    expect(left.body[3]).toEqual({ id: 4, total: 4 });
+  });
+
+  it('reads at once a save that ends with a line break, and an emptied file once left alone', async () => {
+    writeFileSync(file, `${lines(6).join('\n')}\n`);
+    expect((await rowsOf()).body).toHaveLength(6);
+    writeFileSync(file, '');
+    expect((await rowsOf()).body).toHaveLength(6); // emptied moments ago: the save has only begun
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(file, aMinuteAgo, aMinuteAgo);
+    const left = await rowsOf(); // what an empty file holds: no rows
+    expect(left.status, JSON.stringify(left.body)).toBe(200);
+    expect(left.body).toEqual([]);
   });
 });

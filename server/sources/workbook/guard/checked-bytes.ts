@@ -8,24 +8,18 @@
  * (openpyxl's `save(path)` empties the file, then writes it) read half written is refused, and its end, a
  * moment later, must be read rather than answered with that refusal. While the save can still be under way the
  * refusal says so (../../save-under-way.ts), and reads are answered from the last version read whole.
+ *
+ * A .csv has no end to miss: read half written, it is rows. One that ended with a line break when last read and
+ * now ends inside a line, changed moments ago, is such a save (half-saved.ts): refused as under way and not
+ * remembered, so once the save has been left alone the same bytes are read as they are.
  */
 import type { FileLimits } from '../../../config.ts';
 import { markSaveUnderWay } from '../../save-under-way.ts';
 import { statSignature } from '../file-signature.ts';
+import { changedMomentsAgo, endsInsideLine, packageCutShort, SAVE_UNDER_WAY_MS } from './half-saved.ts';
 import { type FileBytes, readRegularFile, signatureRefused } from './read-regular-file.ts';
-import { reasonOf } from './unreadable.ts';
+import { reasonOf, unreadable } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
-
-/** How long after its last change a package cut short may still be a save under way (many clock ticks). */
-const SAVE_UNDER_WAY_MS = 2000;
-
-/** A package refused as cut short or not yet a zip, changed moments ago: a save in place still being written. */
-function cutShortMomentsAgo(read: FileBytes, error: unknown): boolean {
-  const reason = reasonOf(error);
-  const sinceChange = Date.now() - read.modifiedMs;
-  // A modification time ahead of the clock (another machine's share) counts as recent within the same bound.
-  return (reason === 'corrupt' || reason === 'not_a_workbook') && Math.abs(sinceChange) < SAVE_UNDER_WAY_MS;
-}
 
 export class CheckedBytes {
   readonly #path: string;
@@ -33,6 +27,8 @@ export class CheckedBytes {
   readonly #limits: FileLimits;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
   #failure: { signature: string; error: unknown } | null = null;
+  /** A text file's last version read ended with a line break, as the end of a save does. */
+  #lastEndedLine = false;
 
   constructor(filePath: string, zipPackage: boolean, limits: FileLimits) {
     this.#path = filePath;
@@ -54,13 +50,31 @@ export class CheckedBytes {
       this.refused(signatureRefused(e), e);
       throw e;
     }
+    if (!this.#zipPackage) return this.#textRead(read);
     try {
-      if (this.#zipPackage) checkZipPackage(read.bytes, this.#path, this.#limits);
+      checkZipPackage(read.bytes, this.#path, this.#limits);
     } catch (e) {
       this.refused(read.signature, e);
-      if (cutShortMomentsAgo(read, e)) markSaveUnderWay(e, read.modifiedMs + SAVE_UNDER_WAY_MS);
+      if (packageCutShort(e) && changedMomentsAgo(read))
+        markSaveUnderWay(e, read.modifiedMs + SAVE_UNDER_WAY_MS);
       throw e;
     }
+    return read;
+  }
+
+  /** A text file's bytes, unless they are most likely a save in place caught half way. */
+  #textRead(read: FileBytes): FileBytes {
+    const insideLine = endsInsideLine(read.bytes);
+    if (this.#lastEndedLine && insideLine && changedMomentsAgo(read)) {
+      const error = unreadable(
+        'corrupt',
+        this.#path,
+        'ends inside a line: another program is most likely still saving it. Try again in a moment.',
+      );
+      markSaveUnderWay(error, read.modifiedMs + SAVE_UNDER_WAY_MS);
+      throw error; // not remembered: left alone that way, the same bytes are read as they are
+    }
+    this.#lastEndedLine = !insideLine;
     return read;
   }
 

@@ -1,0 +1,94 @@
+/**
+ * Another program saves the file in place (empties it, then writes it: pandas' `to_csv(path)`, openpyxl's
+ * `save(path)`) and pauses half way, long enough for the file watch and a request to look at the half-written
+ * file. Through the real path (a server over HTTP, its change follower, a real webhook receiver): the rows the
+ * save has not written yet are never reported deleted, nor their return inserted; the save's one real edit is
+ * delivered once it has ended, and nothing else.
+ */
+import { closeSync, ftruncateSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
+import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const ROWS = 200;
+const totalOf = (id: number, edited: boolean) => (edited && id === ROWS - 1 ? 7 : id * 10);
+
+function csvBytes(edited: boolean): Buffer {
+  const lines = ['id,total'];
+  for (let id = 1; id <= ROWS; id++) lines.push(`${id},${totalOf(id, edited)}`);
+  return Buffer.from(`${lines.join('\r\n')}\r\n`);
+}
+
+async function xlsxBytes(edited: boolean): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('Orders');
+  ws.addRow(['id', 'total']);
+  for (let id = 1; id <= ROWS; id++) ws.addRow([id, totalOf(id, edited)]);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+/** Where the save pauses: half way, inside a line for a .csv (a save's buffer is flushed wherever it is full). */
+function pausePoint(bytes: Buffer, csv: boolean): number {
+  const half = bytes.length >> 1;
+  if (!csv) return half;
+  const lineEnd = bytes.indexOf('\n', half);
+  return lineEnd - 2; // inside the line: before its last digit and its CRLF
+}
+
+let h: Harness;
+afterEach(() => h?.close());
+
+describe.each([
+  ['.csv', 'orders.csv', 'orders'],
+  ['.xlsx', 'orders.xlsx', 'Orders'],
+])('a %s saved in place, paused half way, sends only its real edit', (_kind, name, sheet) => {
+  it('delivers one row.updated for the edited row, and no row deleted or inserted', async () => {
+    const csv = name.endsWith('.csv');
+    h = await startHarness();
+    h.context.startBackground();
+    const file = path.join(h.dir, name);
+    const before = csv ? csvBytes(false) : await xlsxBytes(false);
+    const after = csv ? csvBytes(true) : await xlsxBytes(true);
+    writeFileSync(file, before);
+    const book = await h.connect(file);
+    const { receiver } = await webhookInContext(h.context, book, { sheetName: sheet });
+    const rowsOf = async () => {
+      const res = await h.fetch(rowsPath(book, sheet, '?limit=1000'));
+      return { status: res.status, body: await res.json() };
+    };
+    expect((await rowsOf()).body).toHaveLength(ROWS);
+
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 0);
+    const at = pausePoint(after, csv);
+    writeSync(fd, after, 0, at, 0);
+    // Longer than the file watch's quiet time: the follower looks at the half-written file; so does a reader.
+    await pause(700);
+    const meanwhile = await rowsOf();
+    expect(meanwhile.status, JSON.stringify(meanwhile.body).slice(0, 300)).toBe(200);
+    expect(meanwhile.body).toHaveLength(ROWS);
+    await pause(300);
+    writeSync(fd, after, at, after.length - at, at);
+    closeSync(fd);
+
+    await receiver.waitFor(1, 10_000);
+    // Room for a late, wrong delivery (the poll, the watch) to arrive before the count is taken.
+    await pause(2500);
+    const events = receiver.received.map((r) => r.json);
+    expect(
+      events.map((e) => e.event),
+      JSON.stringify(events).slice(0, 600),
+    ).toEqual(['row.updated']);
+    expect(events[0]).toMatchObject({
+      changed_rows: [{ before: { id: ROWS - 1, total: (ROWS - 1) * 10 }, after: { id: ROWS - 1, total: 7 } }],
+    });
+    const read = await rowsOf();
+    expect(read.body).toHaveLength(ROWS);
+    expect(read.body[ROWS - 2]).toMatchObject({ id: ROWS - 1, total: 7 });
+    await receiver.close();
+  });
+});
