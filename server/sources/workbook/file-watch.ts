@@ -8,6 +8,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
 import { realTimers, type Timers } from '../../lib/timers.ts';
+import { SAVE_QUIET_MS } from './guard/half-saved.ts';
 
 export interface FileWatchOptions {
   /** Quiet time after the last folder event before the listener is told. */
@@ -24,7 +25,7 @@ export function watchFile(
   options: FileWatchOptions = {},
 ): () => void {
   const timers = options.timers ?? realTimers;
-  const debounceMs = options.debounceMs ?? 150;
+  const debounceMs = options.debounceMs ?? SAVE_QUIET_MS;
   const log = options.log ?? (() => {});
   const name = path.basename(filePath);
   let quiet: { cancel(): void } | null = null;

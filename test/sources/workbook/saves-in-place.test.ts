@@ -168,6 +168,26 @@ describe('a .csv saved in place read half written', () => {
     expect(left.body[3]).toEqual({ id: 4, total: 4 });
   });
 
+  it("answers the last version while a save paused at a line's end goes on writing", async () => {
+    writeFileSync(file, `${lines(3).join('\n')}\n`);
+    expect((await rowsOf()).body).toHaveLength(3);
+    const text = `${lines(8).join('\n')}\n`;
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 0);
+    const lineEnd = text.indexOf('5,50') + 5; // just past the fifth row's line break: rows 1-5 read whole
+    writeSync(fd, text.slice(0, lineEnd), 0);
+    const during = rowsOf();
+    await pause(30); // the writer's next flush, well within the quiet time a finished save keeps
+    writeSync(fd, text.slice(lineEnd, lineEnd + 5), lineEnd);
+    const answer = await during;
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toHaveLength(3);
+    writeSync(fd, text.slice(lineEnd + 5), lineEnd + 5);
+    closeSync(fd);
+    await pause(200); // the save has held still since: its rows
+    expect((await rowsOf()).body).toHaveLength(8);
+  });
+
   it('reads at once a save that ends with a line break, and an emptied file once left alone', async () => {
     writeFileSync(file, `${lines(6).join('\n')}\n`);
     expect((await rowsOf()).body).toHaveLength(6);

@@ -10,13 +10,19 @@
  * refusal says so (../../save-under-way.ts), and reads are answered from the last version read whole.
  *
  * A .csv has no end to miss: read half written, it is rows. One that ended with a line break when last read and
- * now ends inside a line, changed moments ago, is such a save (half-saved.ts): refused as under way and not
- * remembered, so once the save has been left alone the same bytes are read as they are.
+ * now ends inside a line, or changes again moments after, is such a save (half-saved.ts): refused as under way
+ * and not remembered, so once the save has been left alone the same bytes are read as they are.
  */
 import type { FileLimits } from '../../../config.ts';
 import { markSaveUnderWay } from '../../save-under-way.ts';
 import { statSignature } from '../file-signature.ts';
-import { changedMomentsAgo, endsInsideLine, packageCutShort, SAVE_UNDER_WAY_MS } from './half-saved.ts';
+import {
+  changedMomentsAgo,
+  endsInsideLine,
+  packageCutShort,
+  SAVE_QUIET_MS,
+  SAVE_UNDER_WAY_MS,
+} from './half-saved.ts';
 import { type FileBytes, readRegularFile, signatureRefused } from './read-regular-file.ts';
 import { reasonOf, unreadable } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
@@ -62,20 +68,34 @@ export class CheckedBytes {
     return read;
   }
 
-  /** A text file's bytes, unless they are most likely a save in place caught half way. */
-  #textRead(read: FileBytes): FileBytes {
+  /**
+   * A text file's bytes, unless they are most likely a save in place caught half way: ending inside a line, or
+   * changed again within SAVE_QUIET_MS of the change they show (a save's buffer can be flushed at a line's end).
+   */
+  async #textRead(read: FileBytes): Promise<FileBytes> {
     const insideLine = endsInsideLine(read.bytes);
-    if (this.#lastEndedLine && insideLine && changedMomentsAgo(read)) {
-      const error = unreadable(
-        'corrupt',
-        this.#path,
-        'ends inside a line: another program is most likely still saving it. Try again in a moment.',
-      );
-      markSaveUnderWay(error, read.modifiedMs + SAVE_UNDER_WAY_MS);
-      throw error; // not remembered: left alone that way, the same bytes are read as they are
+    if (this.#lastEndedLine && changedMomentsAgo(read)) {
+      if (insideLine) throw this.#saveUnderWay(read);
+      const quietIn = Math.min(SAVE_QUIET_MS, read.modifiedMs + SAVE_QUIET_MS - Date.now());
+      if (quietIn > 0) {
+        await new Promise((resolve) => setTimeout(resolve, quietIn));
+        if ((await statSignature(this.#path).catch(() => null)) !== read.signature)
+          throw this.#saveUnderWay(read);
+      }
     }
     this.#lastEndedLine = !insideLine;
     return read;
+  }
+
+  /** The refusal of a text file read half written: not remembered, so left alone it is read as it is. */
+  #saveUnderWay(read: FileBytes): unknown {
+    const error = unreadable(
+      'corrupt',
+      this.#path,
+      'is being written: another program is most likely still saving it. Try again in a moment.',
+    );
+    markSaveUnderWay(error, read.modifiedMs + SAVE_UNDER_WAY_MS);
+    return error;
   }
 
   /** The file at `signature` could not be read: remembered when that depends on its content alone. */

@@ -10,6 +10,13 @@ import { reasonOf } from './unreadable.ts';
 /** How long after its last change a file may still be a save under way (many clock ticks, a save's pauses). */
 export const SAVE_UNDER_WAY_MS = 2000;
 
+/**
+ * How long a file must hold still after a change before it is taken for a finished save: a writer flushes its
+ * buffer every few kilobytes, milliseconds apart, so a save under way changes the file well within this. The
+ * file watch waits as long after a folder's last event (file-watch.ts).
+ */
+export const SAVE_QUIET_MS = 150;
+
 /** Changed less than SAVE_UNDER_WAY_MS ago (a modification time ahead of the clock, another machine's share, too). */
 export function changedMomentsAgo(read: FileBytes, nowMs = Date.now()): boolean {
   return Math.abs(nowMs - read.modifiedMs) < SAVE_UNDER_WAY_MS;
