@@ -6,10 +6,12 @@
  * - a file left cut short is answered as damaged (502), as every damaged file is.
  */
 import {
+  appendFileSync,
   closeSync,
   ftruncateSync,
   openSync,
   readFileSync,
+  renameSync,
   utimesSync,
   writeFileSync,
   writeSync,
@@ -171,10 +173,11 @@ describe('a .csv saved in place read half written', () => {
   it("answers the last version while a save paused at a line's end goes on writing", async () => {
     writeFileSync(file, `${lines(3).join('\n')}\n`);
     expect((await rowsOf()).body).toHaveLength(3);
-    const text = `${lines(8).join('\n')}\n`;
+    // The save changes row 2 and adds five rows; its buffer is flushed just past row 5's line break.
+    const text = `${lines(8).join('\n').replace('2,20', '2,21')}\n`;
     const fd = openSync(file, 'r+');
     ftruncateSync(fd, 0);
-    const lineEnd = text.indexOf('5,50') + 5; // just past the fifth row's line break: rows 1-5 read whole
+    const lineEnd = text.indexOf('5,50') + 5;
     writeSync(fd, text.slice(0, lineEnd), 0);
     const during = rowsOf();
     await pause(30); // the writer's next flush, well within the quiet time a finished save keeps
@@ -182,10 +185,24 @@ describe('a .csv saved in place read half written', () => {
     const answer = await during;
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body).toHaveLength(3);
+    expect(answer.body[1]).toEqual({ id: 2, total: 20 });
     writeSync(fd, text.slice(lineEnd + 5), lineEnd + 5);
     closeSync(fd);
     await pause(200); // the save has held still since: its rows
-    expect((await rowsOf()).body).toHaveLength(8);
+    const after = (await rowsOf()).body;
+    expect(after).toHaveLength(8);
+    expect(after[1]).toEqual({ id: 2, total: 21 });
+  });
+
+  it('reads lines appended in place at once, and a file saved by rename at once', async () => {
+    writeFileSync(file, `${lines(3).join('\n')}\n`);
+    expect((await rowsOf()).body).toHaveLength(3);
+    appendFileSync(file, '4,40\n');
+    expect((await rowsOf()).body).toHaveLength(4); // the last version's bytes are where they were
+    // A save by rename is a new file, whole, whatever it holds (even a shorter one, just now).
+    writeFileSync(`${file}.tmp`, `${lines(2).join('\n')}\n`);
+    renameSync(`${file}.tmp`, file);
+    expect((await rowsOf()).body).toHaveLength(2);
   });
 
   it('reads at once a save that ends with a line break, and an emptied file once left alone', async () => {

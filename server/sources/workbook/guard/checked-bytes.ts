@@ -9,19 +9,19 @@
  * moment later, must be read rather than answered with that refusal. While the save can still be under way the
  * refusal says so (../../save-under-way.ts), and reads are answered from the last version read whole.
  *
- * A .csv has no end to miss: read half written, it is rows. One that ended with a line break when last read and
- * now ends inside a line, or changes again moments after, is such a save (half-saved.ts): refused as under way
- * and not remembered, so once the save has been left alone the same bytes are read as they are.
+ * A .csv has no end to miss: read half written, it is rows. One changed in place moments ago that ends inside a
+ * line, is shorter than the last version, or does not hold still, is such a save (half-saved.ts): refused as
+ * under way and not remembered, so once the save has been left alone the same bytes are read as they are.
  */
 import type { FileLimits } from '../../../config.ts';
 import { markSaveUnderWay } from '../../save-under-way.ts';
 import { statSignature } from '../file-signature.ts';
 import {
   changedMomentsAgo,
-  endsInsideLine,
   packageCutShort,
   SAVE_QUIET_MS,
   SAVE_UNDER_WAY_MS,
+  TextVersions,
 } from './half-saved.ts';
 import { type FileBytes, readRegularFile, signatureRefused } from './read-regular-file.ts';
 import { reasonOf, unreadable } from './unreadable.ts';
@@ -33,8 +33,8 @@ export class CheckedBytes {
   readonly #limits: FileLimits;
   /** Why the file at this signature cannot be read; answered again until the file changes. */
   #failure: { signature: string; error: unknown } | null = null;
-  /** A text file's last version read ended with a line break, as the end of a save does. */
-  #lastEndedLine = false;
+  /** A text file's last version taken, to tell a save in place caught half way (half-saved.ts). */
+  readonly #texts = new TextVersions();
 
   constructor(filePath: string, zipPackage: boolean, limits: FileLimits) {
     this.#path = filePath;
@@ -68,22 +68,17 @@ export class CheckedBytes {
     return read;
   }
 
-  /**
-   * A text file's bytes, unless they are most likely a save in place caught half way: ending inside a line, or
-   * changed again within SAVE_QUIET_MS of the change they show (a save's buffer can be flushed at a line's end).
-   */
+  /** A text file's bytes, unless they are most likely a save in place caught half way (half-saved.ts). */
   async #textRead(read: FileBytes): Promise<FileBytes> {
-    const insideLine = endsInsideLine(read.bytes);
-    if (this.#lastEndedLine && changedMomentsAgo(read)) {
-      if (insideLine) throw this.#saveUnderWay(read);
+    const verdict = this.#texts.verdict(read);
+    if (verdict === 'under_way') throw this.#saveUnderWay(read);
+    if (verdict === 'settle') {
       const quietIn = Math.min(SAVE_QUIET_MS, read.modifiedMs + SAVE_QUIET_MS - Date.now());
-      if (quietIn > 0) {
-        await new Promise((resolve) => setTimeout(resolve, quietIn));
-        if ((await statSignature(this.#path).catch(() => null)) !== read.signature)
-          throw this.#saveUnderWay(read);
-      }
+      if (quietIn > 0) await new Promise((resolve) => setTimeout(resolve, quietIn));
+      if ((await statSignature(this.#path).catch(() => null)) !== read.signature)
+        throw this.#saveUnderWay(read);
     }
-    this.#lastEndedLine = !insideLine;
+    this.#texts.taken(read);
     return read;
   }
 

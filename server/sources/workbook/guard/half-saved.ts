@@ -2,7 +2,8 @@
  * Signs that bytes read are another program's save in place caught half way: the file emptied, then written
  * (openpyxl's `wb.save(path)`, pandas' `to_csv(path)`, a script's `open(path, 'w')`). Such a save can take
  * seconds at a million rows. Each sign holds only while the file changed moments ago: a file left that way is
- * what it is (checked-bytes.ts decides what then).
+ * what it is (checked-bytes.ts decides what then). A save by rename (Excel, LibreOffice, SheetPort's own
+ * rewrites) gives the path a new inode, whole, and is never read half written.
  */
 import type { FileBytes } from './read-regular-file.ts';
 import { reasonOf } from './unreadable.ts';
@@ -28,11 +29,50 @@ export function packageCutShort(error: unknown): boolean {
   return reason === 'corrupt' || reason === 'not_a_workbook';
 }
 
+/** How many bytes of a text version's end are kept to see whether a later version still holds them there. */
+const TAIL_BYTES = 64;
+
 /**
- * A text file (a .csv) that ends inside a line, or holds nothing: where a save's buffer was last flushed. Every
- * common writer ends a .csv with a line break; one that does not is read as it is once it has been left alone.
+ * What a text file (a .csv) read now is, against the last version read whole. Such a file has no end to miss:
+ * read half written, it is rows, and the rows not written yet would be reported deleted. A common writer ends
+ * every line with a line break, and its buffer is flushed every few kilobytes, wherever that falls.
+ * - `whole`: take it (nothing to compare with, a new inode, left alone, or the last version's bytes still where
+ *   they were with whole lines after them: an append, SheetPort's own in place included);
+ * - `under_way`: changed in place moments ago and ends inside a line (or holds nothing): most likely a save
+ *   caught half way;
+ * - `settle`: changed in place moments ago, at a line's end, the last version's end not where it was (shorter,
+ *   or other bytes there): whole only if it holds still for SAVE_QUIET_MS.
  */
-export function endsInsideLine(bytes: Uint8Array): boolean {
+export type TextVerdict = 'whole' | 'under_way' | 'settle';
+
+export class TextVersions {
+  #last: { inode: number; size: number; tail: Buffer } | null = null;
+
+  verdict(read: FileBytes): TextVerdict {
+    const last = this.#last;
+    if (!last || read.inode !== last.inode || !changedMomentsAgo(read)) return 'whole';
+    const { bytes } = read;
+    if (endsInsideLine(bytes)) return 'under_way';
+    if (bytes.length < last.size) return 'settle';
+    const tail = bytes.subarray(last.size - last.tail.length, last.size);
+    return Buffer.compare(tail, last.tail) === 0 ? 'whole' : 'settle';
+  }
+
+  /** `read` is taken: later versions are compared with it (one that ends inside a line, with nothing). */
+  taken(read: FileBytes): void {
+    const { bytes } = read;
+    this.#last = endsInsideLine(bytes)
+      ? null
+      : {
+          inode: read.inode,
+          size: bytes.length,
+          tail: Buffer.from(bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES))),
+        };
+  }
+}
+
+/** Ends inside a line, or holds nothing: where a save's buffer was last flushed, or a writer without line ends. */
+function endsInsideLine(bytes: Uint8Array): boolean {
   const last = bytes[bytes.length - 1];
   return last !== 0x0a && last !== 0x0d;
 }

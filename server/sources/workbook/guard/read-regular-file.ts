@@ -19,6 +19,8 @@ export interface FileBytes {
   signature: string;
   /** Its modification time (ms since the epoch), as fstat saw it. */
   modifiedMs: number;
+  /** Its inode, as fstat saw it: the same after a save in place, another after a save by rename. */
+  inode: number;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function readRegularFile(
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return { bytes: bytes.subarray(0, filled), signature, modifiedMs };
+    return { bytes: bytes.subarray(0, filled), signature, modifiedMs, inode: st.ino };
   } catch (e) {
     const error = fileError(e, filePath);
     if (signature !== null && typeof error === 'object' && error !== null)
