@@ -1,0 +1,50 @@
+/**
+ * The signs of a .csv saved in place caught half way (server/sources/workbook/guard/half-saved.ts), one verdict at
+ * a time. The same rule over HTTP, with real files and a real webhook receiver: saves-in-place.test.ts and
+ * test/changes/save-in-place-webhook.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { type TextVerdict, TextVersions } from '../../../server/sources/workbook/guard/half-saved.ts';
+import type { FileBytes } from '../../../server/sources/workbook/guard/read-regular-file.ts';
+
+const NOW = Date.now();
+const version = (text: string, inode = 7, modifiedMs = NOW): FileBytes => ({
+  bytes: Buffer.from(text),
+  signature: `${modifiedMs}:${text.length}:${inode}`,
+  modifiedMs,
+  inode,
+});
+const OLD = `id,total\n${Array.from({ length: 20 }, (_, i) => `${i + 1},${(i + 1) * 10}`).join('\n')}\n`;
+
+function verdictAfter(previous: FileBytes | null, next: FileBytes): TextVerdict {
+  const versions = new TextVersions();
+  if (previous) versions.taken(previous);
+  return versions.verdict(next);
+}
+
+describe('a .csv read against the last version taken', () => {
+  it('takes any first read as it is', () => {
+    expect(verdictAfter(null, version('id,to'))).toBe('whole');
+  });
+
+  it('takes a save in place caught inside a line, or emptied, for a save under way', () => {
+    expect(verdictAfter(version(OLD), version(OLD.slice(0, 40)))).toBe('under_way');
+    expect(verdictAfter(version(OLD), version(''))).toBe('under_way');
+  });
+
+  it('lets a version whose last bytes moved settle first: shorter, or other bytes where they were', () => {
+    const atLineEnd = OLD.slice(0, OLD.indexOf('5,50') + 5);
+    expect(verdictAfter(version(OLD), version(atLineEnd))).toBe('settle');
+    expect(verdictAfter(version(OLD), version(`${OLD.replace('20,200', '20,201')}21,210\n`))).toBe('settle');
+  });
+
+  it('takes lines appended in place, a save by rename, and a file left alone as they are', () => {
+    expect(verdictAfter(version(OLD), version(`${OLD}21,210\n`))).toBe('whole');
+    expect(verdictAfter(version(OLD), version(OLD.slice(0, 40), 8))).toBe('whole'); // another inode
+    expect(verdictAfter(version(OLD), version(OLD.slice(0, 40), 7, NOW - 60_000))).toBe('whole');
+  });
+
+  it('compares nothing after a version that ended without a line break', () => {
+    expect(verdictAfter(version('id,total\n1,10'), version('id,to'))).toBe('whole');
+  });
+});
