@@ -9,6 +9,7 @@ import { closeSync, ftruncateSync, openSync, writeFileSync, writeSync } from 'no
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectFile } from '../helpers/fixtures.ts';
 import { type Harness, rowsPath, startHarness } from '../helpers/harness.ts';
 import { webhookInContext } from '../helpers/webhook-to-receiver.ts';
 
@@ -89,6 +90,51 @@ describe.each([
     const read = await rowsOf();
     expect(read.body).toHaveLength(ROWS);
     expect(read.body[ROWS - 2]).toMatchObject({ id: ROWS - 1, total: 7 });
+    await receiver.close();
+  });
+});
+
+describe('a .csv being saved in place when the service starts', () => {
+  it('is not diffed half written against the stored baseline: only its real edit is sent', async () => {
+    const { createServiceContext } = await import('../../server/context.ts');
+    h = await startHarness();
+    const file = path.join(h.dir, 'orders.csv');
+    const dataDir = path.join(h.dir, 'restart-data');
+    writeFileSync(file, csvBytes(false));
+    // First run: the tab is seen (its baseline stored), a webhook registered, then the service stops.
+    const first = createServiceContext({ dataDir, log: () => {} });
+    const book = await connectFile(first.connections, file);
+    const { receiver } = await webhookInContext(first, book, { sheetName: 'orders' });
+    await first.close();
+    // Another program saves the file in place, flushing whole lines every 20 ms, as the service starts again.
+    const after = csvBytes(true);
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 0);
+    let written = 0;
+    const flush = () => {
+      const end = Math.min(after.length, after.indexOf('\n', written + 100) + 1 || after.length);
+      writeSync(fd, after, written, end - written, written);
+      written = end;
+    };
+    flush();
+    const second = createServiceContext({ dataDir, log: () => {} });
+    second.startBackground();
+    while (written < after.length) {
+      await pause(20);
+      flush();
+    }
+    closeSync(fd);
+    await receiver.waitFor(1, 10_000);
+    await pause(2500);
+    const events = receiver.received.map((r) => r.json);
+    expect(
+      events.map((e) => e.event),
+      JSON.stringify(events).slice(0, 600),
+    ).toEqual(['row.updated']);
+    expect(events[0]).toMatchObject({
+      changed_rows: [{ before: { id: ROWS - 1, total: (ROWS - 1) * 10 }, after: { id: ROWS - 1, total: 7 } }],
+    });
+    await second.close();
     await receiver.close();
   });
 });

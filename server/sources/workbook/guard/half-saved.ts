@@ -36,12 +36,13 @@ const TAIL_BYTES = 64;
  * What a text file (a .csv) read now is, against the last version read whole. Such a file has no end to miss:
  * read half written, it is rows, and the rows not written yet would be reported deleted. A common writer ends
  * every line with a line break, and its buffer is flushed every few kilobytes, wherever that falls.
- * - `whole`: take it (nothing to compare with, a new inode, left alone, or the last version's bytes still where
- *   they were with whole lines after them: an append, SheetPort's own in place included);
+ * - `whole`: take it (a new inode, left alone, or the last version's bytes still where they were with whole
+ *   lines after them: an append, SheetPort's own in place included);
  * - `under_way`: changed in place moments ago and ends inside a line (or holds nothing): most likely a save
  *   caught half way;
  * - `settle`: changed in place moments ago, at a line's end, the last version's end not where it was (shorter,
- *   or other bytes there): whole only if it holds still for SAVE_QUIET_MS.
+ *   or other bytes there), or changed moments ago with no version to compare with (a first read, which a restart
+ *   diffs against the stored baseline): whole only if it holds still for SAVE_QUIET_MS.
  */
 export type TextVerdict = 'whole' | 'under_way' | 'settle';
 
@@ -50,7 +51,9 @@ export class TextVersions {
 
   verdict(read: FileBytes): TextVerdict {
     const last = this.#last;
-    if (!last || read.inode !== last.inode || !changedMomentsAgo(read)) return 'whole';
+    if (!changedMomentsAgo(read)) return 'whole';
+    if (!last) return 'settle';
+    if (read.inode !== last.inode) return 'whole';
     const { bytes } = read;
     if (endsInsideLine(bytes)) return 'under_way';
     if (bytes.length < last.size) return 'settle';
