@@ -1,7 +1,7 @@
 /**
  * The service in a worker thread, for test/http/event-loop-budget.test.ts: the test reads this thread's event
- * loop (`worker.performance.eventLoopUtilization()`) from outside, so what it measures is the server's work alone,
- * not the client's. Started by `startServer` as `sheetport serve` starts it (request log included), on a data dir
+ * loop (`worker.performance.eventLoopUtilization()`) from outside, and asks for its CPU time (`cpu`), so what it
+ * measures is the server's work alone, not the client's. Started by `startServer` as `sheetport serve` starts it (request log included), on a data dir
  * and with a configuration the test hands in; it connects the files it is given and makes one unlimited key.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -50,6 +50,8 @@ for (const [name, file] of Object.entries(input.files)) {
   connections[name] = { userKey: record.userKey, spreadsheetId: record.spreadsheetId };
 }
 parentPort?.on('message', async (message: unknown) => {
+  // This thread's CPU time so far (µs): what the server's work cost, whatever else the machine was running.
+  if (message === 'cpu') parentPort?.postMessage({ cpu: process.threadCpuUsage() });
   if (message === 'stop') {
     await service.stop();
     parentPort?.close();
