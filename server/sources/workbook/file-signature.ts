@@ -9,6 +9,12 @@ export function signatureOf(st: Pick<Stats, 'mtimeMs' | 'size' | 'ino'>): string
   return `${st.mtimeMs}:${st.size}:${st.ino}`;
 }
 
+/** The size and inode a signature was made of. */
+export function partsOfSignature(signature: string): { size: number; inode: number } {
+  const [, size, inode] = signature.split(':');
+  return { size: Number(size), inode: Number(inode) };
+}
+
 /** The cheap change token: equal signatures mean the same file content (mtime, size and inode). */
 export async function statSignature(filePath: string): Promise<string> {
   try {

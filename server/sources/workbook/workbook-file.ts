@@ -382,6 +382,13 @@ export class WorkbookFile {
     const keeper = this.#keeper ?? undefined;
     const added = doc.appendedBytes?.() ?? null;
     const appended = added && (await appendInPlace(this.path, added, { basedOn, keeper }));
-    return appended || replaceFileAtomically(this.path, await doc.serialize(), { keeper, basedOn });
+    if (appended) {
+      this.#bytes.written(appended, [added]);
+      return appended;
+    }
+    const chunks = await doc.serialize();
+    const replaced = await replaceFileAtomically(this.path, chunks, { keeper, basedOn });
+    this.#bytes.written(replaced, chunks);
+    return replaced;
   }
 }

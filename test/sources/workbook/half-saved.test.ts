@@ -48,4 +48,13 @@ describe('a .csv read against the last version taken', () => {
   it('compares nothing after a version that ended without a line break', () => {
     expect(verdictAfter(version('id,total\n1,10'), version('id,to'))).toBe('settle');
   });
+
+  it('compares with what SheetPort wrote, from the chunks it wrote and the signature it got', () => {
+    const versions = new TextVersions();
+    const chunks = [Buffer.from(OLD.slice(0, 100)), Buffer.from(OLD.slice(100))];
+    versions.written(9, OLD.length, chunks);
+    expect(versions.verdict(version(`${OLD}21,210\n`, 9))).toBe('whole');
+    expect(versions.verdict(version(OLD.slice(0, 40), 9))).toBe('under_way');
+    expect(versions.verdict(version(OLD.replace('20,200', '20,201'), 9))).toBe('settle');
+  });
 });

@@ -194,6 +194,28 @@ describe('a .csv saved in place read half written', () => {
     expect(after[1]).toEqual({ id: 2, total: 21 });
   });
 
+  it("is caught after SheetPort's own write too (a new file, renamed over the last)", async () => {
+    writeFileSync(file, `${lines(3).join('\n')}\n`);
+    expect((await rowsOf()).body).toHaveLength(3);
+    const update = await h.fetch(rowsPath(book, 'orders', '/1'), {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: '{"total":11}',
+    });
+    expect(update.status, await update.text()).toBe(200);
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 0);
+    writeSync(fd, 'id,total\n1,11\n2,2');
+    closeSync(fd);
+    const meanwhile = await rowsOf();
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.body).toEqual([
+      { id: 1, total: 11 },
+      { id: 2, total: 20 },
+      { id: 3, total: 30 },
+    ]);
+  });
+
   it('reads lines appended in place at once, and a file saved by rename at once', async () => {
     writeFileSync(file, `${lines(3).join('\n')}\n`);
     expect((await rowsOf()).body).toHaveLength(3);

@@ -15,7 +15,7 @@
  */
 import type { FileLimits } from '../../../config.ts';
 import { markSaveUnderWay } from '../../save-under-way.ts';
-import { statSignature } from '../file-signature.ts';
+import { partsOfSignature, statSignature } from '../file-signature.ts';
 import {
   changedMomentsAgo,
   packageCutShort,
@@ -91,6 +91,13 @@ export class CheckedBytes {
     );
     markSaveUnderWay(error, read.modifiedMs + SAVE_UNDER_WAY_MS);
     return error;
+  }
+
+  /** SheetPort wrote the file: now at `signature`, its content ending with `chunks`' bytes. */
+  written(signature: string, chunks: readonly Uint8Array[]): void {
+    if (this.#zipPackage) return;
+    const { size, inode } = partsOfSignature(signature);
+    this.#texts.written(inode, size, chunks);
   }
 
   /** The file at `signature` could not be read: remembered when that depends on its content alone. */

@@ -63,14 +63,18 @@ export class TextVersions {
 
   /** `read` is taken: later versions are compared with it (one that ends inside a line, with nothing). */
   taken(read: FileBytes): void {
-    const { bytes } = read;
-    this.#last = endsInsideLine(bytes)
-      ? null
-      : {
-          inode: read.inode,
-          size: bytes.length,
-          tail: Buffer.from(bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES))),
-        };
+    this.#take(read.inode, read.bytes);
+  }
+
+  /** SheetPort wrote the file (inode and size as given), its last bytes `chunks`' last: compared with it from now. */
+  written(inode: number, size: number, chunks: readonly Uint8Array[]): void {
+    const end = Buffer.concat(chunks.slice(-2).map((c) => c.subarray(Math.max(0, c.length - TAIL_BYTES))));
+    this.#take(inode, end, size);
+  }
+
+  #take(inode: number, end: Uint8Array, size = end.length): void {
+    const tail = end.subarray(Math.max(0, end.length - TAIL_BYTES));
+    this.#last = endsInsideLine(tail) || tail.length === 0 ? null : { inode, size, tail: Buffer.from(tail) };
   }
 }
 
