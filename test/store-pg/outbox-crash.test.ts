@@ -15,6 +15,13 @@ import { type ChangeStores, openChangeStores } from '../helpers/change-stores.ts
 const WEBHOOKS = 10;
 const EACH = 30; // 300 notifications
 const WORKER = path.resolve(import.meta.dirname, '../helpers/pg-delivery-worker.ts');
+/**
+ * How long a worker's claim holds: short, so the deliveries in flight at the kill are sent again soon, yet well
+ * past one attempt (a 200 ms receiver and a few database round trips) on a loaded machine, as the service's 15 s
+ * claim is past its 5 s send timeout. At 1 s, a machine running two suites at once let claims of the survivors
+ * run out mid-attempt: 66 repeats where only the 29 in flight at the kill may repeat.
+ */
+const CLAIM_MS = '3000';
 
 const children: ChildProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -24,7 +31,7 @@ afterEach(async () => {
 });
 
 async function startWorker(databaseUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER, databaseUrl, '1000'], {
+  const child = spawn(process.execPath, [WORKER, databaseUrl, CLAIM_MS], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
