@@ -10,8 +10,8 @@
  * refusal says so (../../save-under-way.ts), and reads are answered from the last version read whole.
  *
  * A .csv has no end to miss: read half written, it is rows. One changed in place moments ago that ends inside a
- * line, is shorter than the last version, or does not hold still, is such a save (half-saved.ts): refused as
- * under way and not remembered, so once the save has been left alone the same bytes are read as they are.
+ * line, or whose last version's end moved and that does not hold still, is such a save (half-saved.ts): refused
+ * as under way and not remembered, so once the save has been left alone the same bytes are read as they are.
  */
 import type { FileLimits } from '../../../config.ts';
 import { markSaveUnderWay } from '../../save-under-way.ts';
