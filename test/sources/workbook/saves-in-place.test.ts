@@ -3,7 +3,8 @@
  * be read half written. Through the real path, a server over HTTP with reads racing the saves:
  * - while the save can still be under way, reads are answered from the last version read whole;
  * - once it has ended, its rows are read, never a refusal remembered from the half-written file;
- * - a file left cut short is answered as damaged (502), as every damaged file is.
+ * - a write meanwhile is told to ask again: 503 with `Retry-After`, nothing written;
+ * - a file left cut short, or never read whole, is answered as damaged (502), as every damaged file is.
  */
 import {
   appendFileSync,
@@ -113,6 +114,60 @@ describe('a save in place read half written', () => {
     closeSync(again);
     expect((await rowsOf()).body).toHaveLength(4);
   });
+
+  it('tells a write during the save to ask again (503, Retry-After), writes nothing, and takes it once saved', async () => {
+    expect((await rowsOf()).body).toHaveLength(4);
+    const fd = beginSave(file, versions[0]!);
+    const append = () =>
+      h.fetch(rowsPath(book, 'Orders'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":9,"total":90}',
+      });
+    const refused = await append();
+    const refusal = await refused.json();
+    expect(refused.status, JSON.stringify(refusal)).toBe(503);
+    expect(refusal.error).toMatchObject({ code: 'upstream_unavailable', reason: 'save_under_way' });
+    expect(refusal.error.message).toMatch(/"orders\.xlsx" is being written/);
+    expect(refused.headers.get('retry-after')).toMatch(/^[12]$/);
+    expect(refusal.error.retry_after).toBe(Number(refused.headers.get('retry-after')));
+    // Nothing written: the file holds what the other program has written so far.
+    expect(readFileSync(file)).toEqual(versions[0]!.subarray(0, versions[0]!.length >> 1));
+    endSave(fd, versions[0]!);
+    // Asked again, as told: made on the finished save.
+    const taken = await append();
+    expect(taken.status, JSON.stringify(await taken.json())).toBe(201);
+    expect((await rowsOf()).body.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 9]);
+  });
+});
+
+describe('a workbook cut short when the service starts', () => {
+  it('is answered as damaged (502) at once: with no version read whole, a save cannot be told from damage', async () => {
+    const first = await startHarness();
+    const file = path.join(first.dir, 'orders.xlsx');
+    const dataDir = path.join(first.dir, 'kept-data');
+    writeFileSync(file, await ordersBytes(3));
+    const second = await startHarness({ dataDir });
+    const book = await second.connect(file);
+    await second.close();
+    const bytes = await ordersBytes(5);
+    const fd = beginSave(file, bytes);
+    const third = await startHarness({ dataDir });
+    try {
+      const read = await third.fetch(rowsPath(book, 'Orders'));
+      const refusal = await read.json();
+      expect(read.status, JSON.stringify(refusal)).toBe(502);
+      expect(refusal.error).toMatchObject({ code: 'upstream_error', reason: 'corrupt' });
+      endSave(fd, bytes);
+      // Saved whole moments later: read, not the refusal remembered for the half-written version.
+      const again = await third.fetch(rowsPath(book, 'Orders'));
+      expect(again.status).toBe(200);
+      expect(await again.json()).toHaveLength(5);
+    } finally {
+      await third.close();
+      await first.close();
+    }
+  });
 });
 
 describe('a .csv saved in place read half written', () => {
@@ -157,8 +212,9 @@ describe('a .csv saved in place read half written', () => {
       body: '{"id":9,"total":90}',
     });
     const refusal = await write.json();
-    expect(write.status, JSON.stringify(refusal)).toBe(502);
-    expect(refusal.error.reason).toBe('corrupt');
+    expect(write.status, JSON.stringify(refusal)).toBe(503);
+    expect(refusal.error).toMatchObject({ code: 'upstream_unavailable', reason: 'save_under_way' });
+    expect(write.headers.get('retry-after')).toMatch(/^[12]$/);
     expect(refusal.error.message).toMatch(/still saving it/);
     expect(readFileSync(file, 'utf8')).toBe(before);
     // Left alone that way (a writer that ends without a line break): read as it is, the last line's row whole.

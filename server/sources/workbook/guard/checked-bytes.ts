@@ -6,15 +6,16 @@
  *
  * Always the version refused, never what the path holds by the time the refusal is handled: a save in place
  * (openpyxl's `save(path)` empties the file, then writes it) read half written is refused, and its end, a
- * moment later, must be read rather than answered with that refusal. While the save can still be under way the
- * refusal says so (../../save-under-way.ts), and reads are answered from the last version read whole.
+ * moment later, must be read rather than answered with that refusal. While a save over a version read whole can
+ * still be under way the refusal says so (503, ../../save-under-way.ts), and reads are answered from that
+ * version; a package left cut short past that, or never read whole, is damaged (502 `corrupt`).
  *
  * A .csv has no end to miss: read half written, it is rows. One changed in place moments ago that ends inside a
  * line, or whose last version's end moved and that does not hold still, is such a save (half-saved.ts): refused
  * as under way and not remembered, so once the save has been left alone the same bytes are read as they are.
  */
 import type { FileLimits } from '../../../config.ts';
-import { markSaveUnderWay } from '../../save-under-way.ts';
+import { saveUnderWay } from '../../save-under-way.ts';
 import { partsOfSignature, statSignature } from '../file-signature.ts';
 import {
   changedMomentsAgo,
@@ -24,17 +25,25 @@ import {
   TextVersions,
 } from './half-saved.ts';
 import { type FileBytes, readRegularFile, signatureRefused } from './read-regular-file.ts';
-import { reasonOf, unreadable } from './unreadable.ts';
+import { reasonOf } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
 
 export class CheckedBytes {
   readonly #path: string;
   readonly #zipPackage: boolean;
   readonly #limits: FileLimits;
-  /** Why the file at this signature cannot be read; answered again until the file changes. */
-  #failure: { signature: string; error: unknown } | null = null;
+  /**
+   * Why the file at this signature cannot be read; answered again until the file changes. A package cut short
+   * moments ago is first answered as a save under way (`saving`), until that save would have ended.
+   */
+  #failure: { signature: string; error: unknown; saving?: { error: unknown; untilMs: number } } | null = null;
   /** A text file's last version taken, to tell a save in place caught half way (half-saved.ts). */
   readonly #texts = new TextVersions();
+  /**
+   * A version of the file was read whole. Until then a package cut short cannot be told from a damaged file (a
+   * save under way is a save over a version known), and is answered as one.
+   */
+  #readWhole = false;
 
   constructor(filePath: string, zipPackage: boolean, limits: FileLimits) {
     this.#path = filePath;
@@ -44,7 +53,9 @@ export class CheckedBytes {
 
   /** The refusal remembered for the file at `signature`, thrown again; nothing when there is none. */
   throwIfRefused(signature: string): void {
-    if (this.#failure?.signature === signature) throw this.#failure.error;
+    const failure = this.#failure;
+    if (failure?.signature !== signature) return;
+    throw failure.saving && Date.now() < failure.saving.untilMs ? failure.saving.error : failure.error;
   }
 
   /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
@@ -61,8 +72,11 @@ export class CheckedBytes {
       checkZipPackage(read.bytes, this.#path, this.#limits);
     } catch (e) {
       this.refused(read.signature, e);
-      if (packageCutShort(e) && changedMomentsAgo(read))
-        markSaveUnderWay(e, read.modifiedMs + SAVE_UNDER_WAY_MS);
+      if (this.#readWhole && this.#failure && packageCutShort(read.bytes, e) && changedMomentsAgo(read)) {
+        const untilMs = read.modifiedMs + SAVE_UNDER_WAY_MS;
+        this.#failure.saving = { error: saveUnderWay(this.#path, untilMs), untilMs };
+        throw this.#failure.saving.error;
+      }
       throw e;
     }
     return read;
@@ -84,13 +98,7 @@ export class CheckedBytes {
 
   /** The refusal of a text file read half written: not remembered, so left alone it is read as it is. */
   #saveUnderWay(read: FileBytes): unknown {
-    const error = unreadable(
-      'corrupt',
-      this.#path,
-      'is being written: another program is most likely still saving it. Try again in a moment.',
-    );
-    markSaveUnderWay(error, read.modifiedMs + SAVE_UNDER_WAY_MS);
-    return error;
+    return saveUnderWay(this.#path, read.modifiedMs + SAVE_UNDER_WAY_MS);
   }
 
   /** SheetPort wrote the file: now at `signature`, its content ending with `chunks`' bytes. */
@@ -107,13 +115,14 @@ export class CheckedBytes {
 
   /** The file at `signature` was read: nothing refused is remembered any more. */
   readable(): void {
+    this.#readWhole = true;
     this.#failure = null;
   }
 
   /** Whether `error` was a refusal by `read` and the path holds another version by now (a save moved on). */
   async changedSince(error: unknown): Promise<boolean> {
     const failure = this.#failure;
-    if (!failure || failure.error !== error) return false;
+    if (!failure || (failure.error !== error && failure.saving?.error !== error)) return false;
     return (await statSignature(this.#path).catch(() => null)) !== failure.signature;
   }
 }

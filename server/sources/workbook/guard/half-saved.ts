@@ -7,6 +7,7 @@
  */
 import type { FileBytes } from './read-regular-file.ts';
 import { reasonOf } from './unreadable.ts';
+import { ZIP_LOCAL_HEADER } from './zip-package.ts';
 
 /** How long after its last change a file may still be a save under way (many clock ticks, a save's pauses). */
 export const SAVE_UNDER_WAY_MS = 2000;
@@ -23,10 +24,14 @@ export function changedMomentsAgo(read: FileBytes, nowMs = Date.now()): boolean 
   return Math.abs(nowMs - read.modifiedMs) < SAVE_UNDER_WAY_MS;
 }
 
-/** A package refused as cut short or not yet a zip: its end, the zip's directory, is not written yet. */
-export function packageCutShort(error: unknown): boolean {
-  const reason = reasonOf(error);
-  return reason === 'corrupt' || reason === 'not_a_workbook';
+/**
+ * A package refused before its end was written: nothing yet, or a zip's first bytes without the directory a zip
+ * ends with. Not a file of some other kind (a text renamed .xlsx), nor a zip that has its end.
+ */
+export function packageCutShort(bytes: Uint8Array, error: unknown): boolean {
+  const head = bytes.subarray(0, ZIP_LOCAL_HEADER.length);
+  if (!ZIP_LOCAL_HEADER.subarray(0, head.length).equals(head)) return false;
+  return head.length < ZIP_LOCAL_HEADER.length || reasonOf(error) === 'corrupt';
 }
 
 /** How many bytes of a text version's end are kept to see whether a later version still holds them there. */

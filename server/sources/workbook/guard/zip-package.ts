@@ -10,7 +10,9 @@ import { readZipDirectory, TooManyEntries, type ZipEntry, ZipFormatError } from 
 import { checkZipSizes, type ZipSizeLimits } from './zip-sizes.ts';
 
 const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
-const ZIP_MAGICS = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
+/** How a zip's first part begins: the first bytes any zip writer puts in a file. */
+export const ZIP_LOCAL_HEADER = Buffer.from('PK\x03\x04', 'latin1');
+const ZIP_MAGICS = [ZIP_LOCAL_HEADER, Buffer.from('PK\x05\x06', 'latin1')];
 const STORED = 0;
 const DEFLATED = 8;
 /**
