@@ -22,6 +22,11 @@ export class CurrentCopy {
   /** A write is at the source (`whileWriting`): reads get `snapshot` as it is. */
   #writing = false;
   /**
+   * Since when `snapshot` has been answered in place of a version another program is still saving (a save under
+   * way): the copy is behind the source, and reads say so (`behindSince`). Null while it is the source's newest.
+   */
+  #behindSince: number | null = null;
+  /**
    * The copy was found current in this turn of the event loop: the turn's other reads take it without asking
    * the source again (lib/turn-mark.ts). Dropped with the copy's every change.
    */
@@ -29,6 +34,11 @@ export class CurrentCopy {
 
   constructor(source: Source) {
     this.source = source;
+  }
+
+  /** Since when (ms) reads have been answered from `snapshot` while the source holds a save under way; else null. */
+  get behindSince(): number | null {
+    return this.#behindSince;
   }
 
   /** Being read with nothing held yet: the first read (or the first after an undone write) is under way. */
@@ -85,13 +95,17 @@ export class CurrentCopy {
     this.#generation++;
     this.#checked.clear();
     this.snapshot = snapshot;
+    this.#behindSince = null;
   }
 
   async #refresh(): Promise<SpreadsheetSnapshot> {
     const generation = this.#generation;
     const version = await this.source.version();
     if (this.snapshot && this.snapshot.version === version) {
-      if (this.#generation === generation) this.#checked.set();
+      if (this.#generation === generation) {
+        this.#checked.set();
+        this.#behindSince = null;
+      }
       return this.snapshot;
     }
     let snapshot: SpreadsheetSnapshot;
@@ -99,11 +113,15 @@ export class CurrentCopy {
       snapshot = await this.source.read();
     } catch (e) {
       // Another program is most likely still saving it: its last version read whole, until the save is done.
-      if (this.snapshot && this.#generation === generation && saveMayBeUnderWay(e)) return this.snapshot;
+      if (this.snapshot && this.#generation === generation && saveMayBeUnderWay(e)) {
+        this.#behindSince ??= Date.now();
+        return this.snapshot;
+      }
       throw e;
     }
     if (this.#generation !== generation) return this.snapshot ?? snapshot; // a write overtook this read
     this.snapshot = snapshot;
+    this.#behindSince = null;
     return snapshot;
   }
 }

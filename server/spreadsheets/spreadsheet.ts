@@ -179,9 +179,15 @@ export class Spreadsheet {
     this.#copy.outdated(version);
   }
 
-  /** How current the copy is, as its source says (a source that cannot lag: age 0). */
+  /**
+   * How current the copy is, as its source says (a source that cannot lag: age 0); stale, and as old as the wait,
+   * while it is answered in place of a version another program is still saving.
+   */
   freshness(): SourceFreshness {
-    return this.#copy.source.freshness?.() ?? { ageMs: 0, stale: false };
+    const source = this.#copy.source.freshness?.() ?? { ageMs: 0, stale: false };
+    const behindSince = this.#copy.behindSince;
+    if (behindSince === null) return source;
+    return { ageMs: Math.max(source.ageMs, Date.now() - behindSince), stale: true };
   }
 
   /** Keep looking for outside changes while nobody reads (following.ts); looks once now too. */

@@ -33,6 +33,9 @@ async function ordersBytes(rows: number): Promise<Buffer> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What a read answered from the last version while another program's save is under way says of itself. */
+const STALE = '110 - "Response is Stale"';
+
 /** The save begins: the file is emptied, then the first half of `bytes` written. Returns the open descriptor. */
 function beginSave(file: string, bytes: Buffer): number {
   const fd = openSync(file, 'r+');
@@ -53,7 +56,7 @@ describe('a save in place read half written', () => {
   const versions: Buffer[] = [];
   const rowsOf = async () => {
     const res = await h.fetch(rowsPath(book, 'Orders'));
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), warning: res.headers.get('warning') };
   };
 
   beforeAll(async () => {
@@ -84,11 +87,15 @@ describe('a save in place read half written', () => {
       const answer = await during;
       expect(answer.status, `round ${round}: ${JSON.stringify(answer.body)}`).toBe(200);
       expect([rowsBefore, rowsAfter], `round ${round}`).toContain(answer.body.length);
-      if (answer.body.length === rowsBefore) answeredFromBefore++;
+      // An answer from the last version says it is behind the file (the save began before the read).
+      const fromBefore = answer.body.length === rowsBefore;
+      expect(answer.warning, `round ${round}`).toBe(fromBefore ? STALE : null);
+      if (fromBefore) answeredFromBefore++;
       // The save has ended: its rows, not a refusal remembered from the half-written file.
       const after = await rowsOf();
       expect(after.status, `round ${round}: ${JSON.stringify(after.body)}`).toBe(200);
       expect(after.body, `round ${round}`).toHaveLength(rowsAfter);
+      expect(after.warning, `round ${round}`).toBeNull();
     }
     // Some reads did meet a half-written file (else the test shows nothing).
     expect(answeredFromBefore).toBeGreaterThan(0);
@@ -102,6 +109,7 @@ describe('a save in place read half written', () => {
     const meanwhile = await rowsOf();
     expect(meanwhile.status).toBe(200);
     expect(meanwhile.body).toHaveLength(3);
+    expect(meanwhile.warning).toBe(STALE);
     // Left alone for a while (its modification time a minute ago): the damage is the answer.
     const aMinuteAgo = new Date(Date.now() - 60_000);
     utimesSync(file, aMinuteAgo, aMinuteAgo);
@@ -176,7 +184,7 @@ describe('a .csv saved in place read half written', () => {
   let book: ConnectionRecord;
   const rowsOf = async () => {
     const res = await h.fetch(rowsPath(book, 'orders'));
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), warning: res.headers.get('warning') };
   };
   const lines = (rows: number) => [
     'id,total',
@@ -204,6 +212,7 @@ describe('a .csv saved in place read half written', () => {
     const meanwhile = await rowsOf();
     expect(meanwhile.status).toBe(200);
     expect(meanwhile.body).toHaveLength(3);
+    expect(meanwhile.warning).toBe(STALE);
     // A write now would be made on rows the other program has not written yet: refused, nothing written.
     const before = readFileSync(file, 'utf8');
     const write = await h.fetch(rowsPath(book, 'orders'), {
@@ -222,6 +231,7 @@ describe('a .csv saved in place read half written', () => {
     utimesSync(file, aMinuteAgo, aMinuteAgo);
     const left = await rowsOf();
     expect(left.status).toBe(200);
+    expect(left.warning).toBeNull();
     expect(left.body.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 4]);
     expect(left.body[3]).toEqual({ id: 4, total: 4 });
   });
