@@ -2,8 +2,8 @@
  * A read a source refused because the spreadsheet is most likely in the middle of another program's save: a
  * workbook saved in place (emptied, then written), read half written. Until `untilMs`, a Spreadsheet answers
  * its reads from the last version it read whole (spreadsheets/current-copy.ts), as a database answers from the
- * last committed state while a transaction is under way. A request that has no such version to answer from (a
- * write, a first read) is told 503 with `Retry-After`: the state passes in a moment, unlike a damaged file's 502.
+ * last committed state while a transaction is under way. A request no such version can answer (a write, a .csv's
+ * first read) is told 503 with `Retry-After`: the state passes in a moment, unlike a damaged file's 502.
  */
 import path from 'node:path';
 import { AppError } from '../errors.ts';
