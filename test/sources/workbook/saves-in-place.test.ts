@@ -13,6 +13,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   utimesSync,
   writeFileSync,
   writeSync,
@@ -146,6 +147,34 @@ describe('a save in place read half written', () => {
     const taken = await append();
     expect(taken.status, JSON.stringify(await taken.json())).toBe(201);
     expect((await rowsOf()).body.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 9]);
+  });
+
+  it('says in Retry-After, each time it refuses, the time left of the 2 s a save is given', async () => {
+    const fd = beginSave(file, versions[1]!);
+    // Dated a second ahead (another machine's clock on a shared folder), so the save's 2 s last a while here.
+    const ahead = new Date(Date.now() + 1000);
+    utimesSync(file, ahead, ahead);
+    const until = statSync(file).mtimeMs + 2000;
+    const refusedWithin = async () => {
+      const before = Date.now();
+      const res = await h.fetch(rowsPath(book, 'Orders'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":10,"total":100}',
+      });
+      const after = Date.now();
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(503);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect(body.error.retry_after).toBe(retryAfter);
+      expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil((until - after) / 1000));
+      expect(retryAfter).toBeLessThanOrEqual(Math.ceil((until - before) / 1000));
+    };
+    await refusedWithin();
+    await pause(1000);
+    await refusedWithin(); // the same refusal remembered, with the time left now
+    endSave(fd, versions[1]!);
+    expect((await rowsOf()).body).toHaveLength(4);
   });
 });
 

@@ -34,7 +34,8 @@ export class CheckedBytes {
   readonly #limits: FileLimits;
   /**
    * Why the file at this signature cannot be read; answered again until the file changes. A package cut short
-   * moments ago is first answered as a save under way (`saving`), until that save would have ended.
+   * moments ago is first answered as a save under way (`saving`, `error` the first such answer), until that save
+   * would have ended.
    */
   #failure: { signature: string; error: unknown; saving?: { error: unknown; untilMs: number } } | null = null;
   /** A text file's last version taken, to tell a save in place caught half way (half-saved.ts). */
@@ -55,7 +56,9 @@ export class CheckedBytes {
   throwIfRefused(signature: string): void {
     const failure = this.#failure;
     if (failure?.signature !== signature) return;
-    throw failure.saving && Date.now() < failure.saving.untilMs ? failure.saving.error : failure.error;
+    const saving = failure.saving;
+    // Made anew, so its Retry-After says the time left of the save.
+    throw saving && Date.now() < saving.untilMs ? saveUnderWay(this.#path, saving.untilMs) : failure.error;
   }
 
   /** The bytes at the path, refused early (and cheaply) when they cannot be a readable workbook. */
