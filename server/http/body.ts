@@ -1,38 +1,40 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
-import { awaitMiddleware } from './await-middleware.ts';
+import { MAX_BODY_BYTES, readBodyBytes } from './body-bytes.ts';
 import { refuseOversizedJson } from './json-bounds.ts';
 
-export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+export { MAX_BODY_BYTES };
 export const NOT_UTF8 = 'entity.not.utf8';
 
 /** The refusal of a body over `maxBytes` (413), whether its length was declared or found while reading it. */
 export const tooLarge = (maxBytes: number) => `Request body is larger than ${maxBytes / (1024 * 1024)} MB.`;
 
 /**
- * Bytes that are not UTF-8 would otherwise be decoded leniently (each bad byte becomes U+FFFD) and stored
- * as mojibake: refuse them; so are bodies nested deeper than MAX_JSON_DEPTH or holding more than
- * MAX_JSON_VALUES values, before JSON.parse sees them (json-bounds.ts). Not strict about the top level, so `"text"` or `42` reach the route, whose
- * message says what shape it wants instead of calling valid JSON invalid. `seen` is handed the bytes as checked.
+ * The value of a body's bytes. Bytes that are not UTF-8 would otherwise be decoded leniently (each bad byte
+ * becomes U+FFFD) and stored as mojibake: they are refused; so are bodies nested deeper than MAX_JSON_DEPTH or
+ * holding more than MAX_JSON_VALUES values, before JSON.parse sees them (json-bounds.ts). A byte order mark is
+ * skipped, and an empty body is `{}`, as body-parser has them. Not strict about the top level, so `"text"` or `42`
+ * reach the route, whose message says what shape it wants instead of calling valid JSON invalid. `seen` is
+ * handed the bytes as checked. The errors carry body-parser's `type`, which the error envelope maps (errors.ts).
  */
-function jsonParser(maxBytes: number, seen?: (bytes: Buffer) => void): RequestHandler {
-  return express.json({
-    limit: maxBytes,
-    strict: false,
-    type: () => true,
-    verify: (_req, _res, bytes) => {
-      // body-parser wraps what is thrown here as a 403; the error middleware maps this `type` to 400.
-      if (!isUtf8(bytes))
-        throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
-      refuseOversizedJson(bytes);
-      seen?.(bytes);
-    },
-  });
+export function parseJsonBytes(bytes: Buffer, seen?: (bytes: Buffer) => void): unknown {
+  if (!isUtf8(bytes)) throw Object.assign(new Error('Request body is not valid UTF-8.'), { type: NOT_UTF8 });
+  refuseOversizedJson(bytes);
+  seen?.(bytes);
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const text = bytes.toString('utf8', bom ? 3 : 0);
+  if (text.length === 0) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw Object.assign(new SyntaxError('Request body is not valid JSON.'), {
+      type: 'entity.parse.failed',
+      status: 400,
+    });
+  }
 }
-
-const parseJson = jsonParser(MAX_BODY_BYTES);
 
 /** Only UTF-8 JSON: a declared charset other than utf-8 is refused before the body is read. */
 function declaresOtherCharset(contentType: string): boolean {
@@ -80,18 +82,13 @@ export async function readJsonBody(
     res.setHeader('Connection', 'close');
     throw new AppError('payload_too_large', tooLarge(maxBytes));
   }
-  if (!digest) {
-    await awaitMiddleware(maxBytes === MAX_BODY_BYTES ? parseJson : jsonParser(maxBytes), req, res);
-    return undefined;
-  }
   let sha256: string | undefined;
-  await awaitMiddleware(
-    jsonParser(maxBytes, (bytes) => {
-      sha256 = createHash('sha256').update(bytes).digest('hex');
-    }),
-    req,
-    res,
-  );
+  const seen = digest
+    ? (bytes: Buffer) => {
+        sha256 = createHash('sha256').update(bytes).digest('hex');
+      }
+    : undefined;
+  req.body = await readBodyBytes(req, maxBytes, (bytes) => parseJsonBytes(bytes, seen));
   return sha256;
 }
 

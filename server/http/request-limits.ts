@@ -47,6 +47,13 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
   // that request's answer goes out first and alone, then the connection closes. Answering the bytes now would put
   // a 400 where the client waits for the first answer, while its write goes ahead.
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  // The connection ended (or broke) before the request in flight had all its body: it never will, and whatever
+  // reads that body (body-bytes.ts) would wait for ever, holding the connection and a graceful stop. Ending the
+  // request tells the reader (the request fails, nothing is written) and closes the connection.
+  if (inFlight?.req && !inFlight.req.complete) {
+    inFlight.req.destroy();
+    return;
+  }
   if (inFlight) {
     // The answer says the connection closes, so a client does not send its next request on it; and the socket is
     // ended, not destroyed: destroying one with unread bytes resets it, and the client may lose the answer.
