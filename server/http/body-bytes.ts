@@ -32,6 +32,9 @@ const INFLATERS = new Map<string, () => Transform>([
   ['br', () => zlib.createBrotliDecompress()],
 ]);
 
+/** The Content-Encodings a body may be sent in, besides none. */
+export const BODY_ENCODINGS: readonly string[] = [...INFLATERS.keys()];
+
 /** The stream the body's bytes come from: the request itself, or its bytes inflated. */
 function bodyStream(req: IncomingMessage): Readable {
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();

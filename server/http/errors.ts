@@ -5,6 +5,7 @@ import { grouped } from '../lib/quantity.ts';
 import { excerpt, redactSecrets } from '../lib/redact-secrets.ts';
 import { insufficientStorage, isStorageFailure } from '../lib/storage-failure.ts';
 import { MAX_BODY_BYTES, NOT_UTF8, tooLarge } from './body.ts';
+import { BODY_ENCODINGS } from './body-bytes.ts';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES, TOO_DEEP, TOO_MANY_VALUES } from './json-bounds.ts';
 import { locals } from './locals.ts';
 import { noteFailureCause } from './log-requests.ts';
@@ -17,7 +18,7 @@ function fromFrameworkError(err: unknown): AppError | null {
   // The router fails to decode a path segment like `%ZZ`.
   if (err instanceof URIError)
     return new AppError('invalid_parameter', 'Malformed percent-encoding in the URL path.');
-  const e = err as { type?: string; status?: number; message?: string; limit?: number };
+  const e = err as { type?: string; status?: number; message?: string; limit?: number; encoding?: string };
   switch (e.type) {
     case 'entity.parse.failed':
       return new AppError('invalid_body', 'Request body is not valid JSON.');
@@ -36,8 +37,12 @@ function fromFrameworkError(err: unknown): AppError | null {
     case 'entity.too.large':
       return new AppError('payload_too_large', tooLarge(e.limit ?? MAX_BODY_BYTES));
     case 'charset.unsupported':
-    case 'encoding.unsupported':
       return new AppError('unsupported_media_type', 'Request body must be UTF-8 JSON.');
+    case 'encoding.unsupported':
+      return new AppError(
+        'unsupported_media_type',
+        `Content-Encoding "${e.encoding ?? ''}" is not accepted; send the body uncompressed, or as ${BODY_ENCODINGS.join(', ')}.`,
+      );
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':

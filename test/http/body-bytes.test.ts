@@ -112,7 +112,11 @@ describe('request bodies', () => {
       body: '{"Name":"never"}',
     });
     expect(unknown.status).toBe(415);
-    expect((await unknown.json()).error.code).toBe('unsupported_media_type');
+    const refusal = (await unknown.json()).error;
+    expect(refusal.code).toBe('unsupported_media_type');
+    expect(refusal.message).toBe(
+      'Content-Encoding "compress" is not accepted; send the body uncompressed, or as gzip, deflate, br.',
+    );
 
     const corrupt = await h.fetch(path, {
       method: 'POST',
