@@ -37,7 +37,8 @@ export const BODY_ENCODINGS: readonly string[] = [...INFLATERS.keys()];
 
 /** The stream the body's bytes come from: the request itself, or its bytes inflated. */
 function bodyStream(req: IncomingMessage): Readable {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  // An empty header names no encoding, as body-parser took it.
+  const encoding = (req.headers['content-encoding'] || 'identity').toLowerCase();
   if (encoding === 'identity') return req;
   const inflate = INFLATERS.get(encoding);
   if (!inflate) {

@@ -101,9 +101,15 @@ describe('request bodies', () => {
       });
       expect(res.status, encoding).toBe(201);
     }
+    const plain = await h.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': '' },
+      body: JSON.stringify({ Name: 'packed-none', Note: 'z' }),
+    });
+    expect(plain.status, 'an empty Content-Encoding').toBe(201);
     const before = await rows();
     expect(before.map((row) => row.Name)).toEqual(
-      expect.arrayContaining(['packed-gzip', 'packed-deflate', 'packed-br']),
+      expect.arrayContaining(['packed-gzip', 'packed-deflate', 'packed-br', 'packed-none']),
     );
 
     const unknown = await h.fetch(path, {
