@@ -9,26 +9,21 @@ import { existsSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { mallocTunablesFor } from './malloc-tunables.js';
 
 /**
- * On Linux, glibc's allocator told to give memory back (the process replaces itself once, before anything loads,
- * with these in its environment: about 25 ms). By default each thread that allocates gets an arena of its own
- * (the parse thread, the piece threads, libuv's pool), and a freed buffer under a threshold that grows up to
- * 32 MB stays in its arena, resident: at a million rows, about 60 MB the service no longer uses, 16 s after its
- * first answer (docs/performance.md). Two arenas, and buffers of 1 MB or more mapped on their own (given back
- * when freed), cost nothing measurable in speed. A user's own setting of either (or any glibc.malloc tunable) is
- * kept as it is; the container image sets them itself, so its processes never restart.
+ * On Linux, glibc's allocator told to give memory back (bin/malloc-tunables.js): the process replaces itself
+ * once, before anything loads, with them in its environment (about 25 ms), since glibc reads them only at a
+ * process's start. A user's own malloc setting is kept as it is; the container image sets them itself, so its
+ * processes never restart.
  */
-const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=1048576';
 function withMallocTunables() {
-  if (process.platform !== 'linux' || typeof process.execve !== 'function') return;
-  const { env } = process;
-  const tunables = env.GLIBC_TUNABLES ?? '';
-  if (env.MALLOC_ARENA_MAX || env.MALLOC_MMAP_THRESHOLD_ || tunables.includes('glibc.malloc.')) return;
+  if (typeof process.execve !== 'function') return;
+  const GLIBC_TUNABLES = mallocTunablesFor(process.env);
+  if (GLIBC_TUNABLES === undefined) return;
   const args = [...process.execArgv, ...process.argv.slice(1)];
-  const GLIBC_TUNABLES = tunables ? `${tunables}:${MALLOC_TUNABLES}` : MALLOC_TUNABLES;
   try {
-    process.execve(process.execPath, [process.execPath, ...args], { ...env, GLIBC_TUNABLES });
+    process.execve(process.execPath, [process.execPath, ...args], { ...process.env, GLIBC_TUNABLES });
   } catch {
     // Not started again (execve refused): the command runs as it is, with the allocator's defaults.
   }

@@ -25,6 +25,10 @@ function writeTree(withBuild: boolean): void {
   rmSync(tree, { recursive: true, force: true });
   mkdirSync(path.join(tree, 'bin'), { recursive: true });
   copyFileSync(BIN, path.join(tree, 'bin', 'sheetport.js'));
+  copyFileSync(
+    path.join(path.dirname(BIN), 'malloc-tunables.js'),
+    path.join(tree, 'bin', 'malloc-tunables.js'),
+  );
   writeFileSync(path.join(tree, 'package.json'), '{"type":"module"}');
   writeEntries('server', 'ts', 'cli/');
   // The bundle holds every entry in one folder, by its own name.

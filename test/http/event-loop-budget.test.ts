@@ -11,12 +11,17 @@
  * A 5 MB write that succeeds is held to a budget of its own, WRITE_BUDGET_MS: its data is stored three times on
  * the service's thread (the file, the change log and the tab's baseline in SQLite, with a checkpoint of the whole
  * tab every 1,000 rows written), which costs 140-450 ms on a loaded 2-core machine (docs/performance.md).
+ *
+ * The process runs with glibc's allocator settings of the `sheetport` command (vitest.config.ts starts the test
+ * processes with them), under which a fresh large buffer is a fresh mapping: the cost the command's users meet.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mallocTunablesFor } from '../../bin/malloc-tunables.js';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../server/http/json-bounds.ts';
 import type { BudgetServerReady } from '../helpers/budget-server.ts';
 import { testConfig } from '../helpers/config.ts';
@@ -232,6 +237,21 @@ function cases(): Case[] {
 }
 
 describe('one request with the longest legal inputs', () => {
+  it.runIf(process.platform === 'linux')(
+    'is measured under the allocator settings the command runs with',
+    () => {
+      // The environment this process started with, which is what glibc read (process.env may change later).
+      const started = Object.fromEntries(
+        readFileSync('/proc/self/environ', 'utf8')
+          .split('\0')
+          .filter(Boolean)
+          .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+      );
+      // Nothing more to add: the command's settings, or a malloc setting of the developer's own, are in it.
+      expect(mallocTunablesFor(started)).toBeUndefined();
+    },
+  );
+
   it(`costs the server under ${BUDGET_MS} ms of event-loop time (${WRITE_BUDGET_MS} ms for a 5 MB write)`, async () => {
     const measured: string[] = [];
     const over: string[] = [];
