@@ -3,22 +3,22 @@
  * 413 `entity.too.large`, a short or aborted one 400, an unknown Content-Encoding 415; gzip, deflate and br
  * bodies inflated, the limit counting the inflated bytes), and handed to `use` joined in one buffer.
  *
- * The buffer is kept between requests: a fresh one of 5 MB is a fresh mapping under the allocator settings the
- * `sheetport` command runs with (bin/sheetport.js), whose page faults cost the service's thread 16 ms of a 5 MB
- * body on a 2-core VM (docs/performance.md). So `use` must be done with the bytes when it returns: it runs at
- * once, and one request's bytes are never joined while another's are in use.
+ * The buffer is kept between requests (lib/kept-buffer.ts, given back after a minute or two unused): a fresh one
+ * of 5 MB is a fresh mapping under the allocator settings the `sheetport` command runs with, whose page faults
+ * cost the service's thread 16 ms of a 5 MB body on a 2-core VM (docs/performance.md). So `use` must be done with
+ * the bytes when it returns: it runs at once, and one request's bytes are never joined while another's are in use.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { KeptBuffer } from '../lib/kept-buffer.ts';
 
 /** The largest body the API takes, unless a route declares its own limit (`/mcp`). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
-/** Bodies up to the API's limit are joined in the kept buffer, made at the first; a larger one in its own. */
-const KEPT_BYTES = MAX_BODY_BYTES;
 /** Smaller bodies are joined in a buffer of their own: the allocator gives them memory already mapped. */
 const OWN_BELOW_BYTES = 1024 * 1024;
-let kept: Buffer | null = null;
+/** Bodies up to the API's limit are joined in the kept buffer; a larger one in its own. */
+const kept = new KeptBuffer(MAX_BODY_BYTES, 60_000);
 
 /** The error body-parser would pass on, as the error envelope maps it (errors.ts: by `type`, else `status`). */
 function failure(status: number, message: string, type: string, extra: object = {}): Error {
@@ -49,11 +49,11 @@ function bodyStream(req: IncomingMessage): Readable {
 
 /** The chunks joined, in the kept buffer when they fit. */
 function joined(chunks: readonly Buffer[], total: number): Buffer {
-  if (total > KEPT_BYTES || total < OWN_BELOW_BYTES) return Buffer.concat(chunks, total);
-  kept ??= Buffer.allocUnsafe(KEPT_BYTES);
+  if (total > kept.size || total < OWN_BELOW_BYTES) return Buffer.concat(chunks, total);
+  const buffer = kept.take();
   let at = 0;
-  for (const chunk of chunks) at += chunk.copy(kept, at);
-  return kept.subarray(0, total);
+  for (const chunk of chunks) at += chunk.copy(buffer, at);
+  return buffer.subarray(0, total);
 }
 
 /** Reads what is left of the request, so that its connection can answer (body-parser's `dump`). */
