@@ -19,9 +19,9 @@ export interface WorkbookDocument {
    */
   prepare?(sourceSheetId: string): Promise<void>;
   /**
-   * Every tab a write will edit is prepared and the document is to be kept: let go of what it no longer needs of
-   * the file's bytes (a large sheet's, now held in another form). True when it no longer reads the bytes it was
-   * parsed from at all (the caller may then free them at once).
+   * Every tab a write will edit is prepared and the document is to be kept: let go of what it no longer needs
+   * (the file's bytes of a large sheet, now held in another form; threads that prepared it). True when it no
+   * longer reads the bytes it was parsed from at all (the caller may then free them at once).
    */
   releasePrepared?(): boolean;
   /**

@@ -6,6 +6,7 @@
  */
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { freeBuffersUnder } from '../../../lib/free-buffer.ts';
 import { crc32Combine } from './crc32-combine.ts';
 
 /**
@@ -52,11 +53,28 @@ export function ownBytes(bytes: Uint8Array): Uint8Array {
   return bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
-/** The UTF-8 bytes of a piece that is not the last one (its stream has no end, which a sync flush accepts). */
+/**
+ * Output room for zlib to write a whole result into one buffer, with a margin so the buffer never fills: zlib
+ * writes in chunks of `chunkSize` (16 KB by default), joins them into another buffer and leaves them to the
+ * collector, and a full last chunk makes it allocate one more to look for more output. On a piece thread, whose
+ * heap is too small for its collector to run often, those chunks held tens of MB for as long as it lived.
+ */
+const ROOM_MARGIN = 64;
+
+/** The room raw deflate's output can need at any level (zlib's `deflateBound`, rounded up). */
+function deflateRoom(length: number): number {
+  return length + (length >> 12) + (length >> 14) + (length >> 25) + 16 + ROOM_MARGIN;
+}
+
+/**
+ * The UTF-8 bytes of a piece that is not the last one (its stream has no end, which a sync flush accepts),
+ * inflated into one buffer of its own.
+ */
 export function inflatePieceBytes(piece: DeflatedPiece): Buffer {
   return inflateRawSync(piece.compressed, {
     finishFlush: constants.Z_SYNC_FLUSH,
     maxOutputLength: Math.max(1, piece.size),
+    chunkSize: piece.size + ROOM_MARGIN,
   });
 }
 
@@ -106,6 +124,26 @@ export class PieceJoiner {
     const compressedSize = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     return { chunks, compressedSize, crc32: crc, size };
   }
+}
+
+/**
+ * `deflatePieceBytes` for a piece that goes to another thread: compressed into one buffer with room for any
+ * result, copied into a buffer of exactly its size (moved to the service's thread), and the first given back at
+ * once; no chunk is left for the collector.
+ */
+export function deflatePieceBytesOwned(bytes: Uint8Array, final: boolean): DeflatedPiece {
+  const out = deflateRawSync(bytes, {
+    level: PIECE_LEVEL,
+    finishFlush: final ? constants.Z_FINISH : constants.Z_FULL_FLUSH,
+    chunkSize: deflateRoom(bytes.length),
+  });
+  const own = ownBytes(out);
+  if (own !== out) freeBuffersUnder([out]);
+  return {
+    compressed: Buffer.from(own.buffer, own.byteOffset, own.length),
+    crc: crc32(bytes),
+    size: bytes.length,
+  };
 }
 
 const deflateRawAsync = promisify(deflateRaw);

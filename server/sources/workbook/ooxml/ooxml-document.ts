@@ -19,6 +19,7 @@ import { HeldTabs, type KnownTab } from './held-tabs.ts';
 import { OoxmlPackage } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { serializePackage } from './package-serialize.ts';
+import { endIdlePieceThreads } from './piece-threads.ts';
 import { applyPlan } from './plan-apply.ts';
 import type { ReadTab } from './tab-read.ts';
 import { WorkbookTabs } from './workbook-tabs.ts';
@@ -70,8 +71,12 @@ export class OoxmlDocument implements WorkbookDocument {
     if (tab) await this.#wb.pkg.loadSheet(tab.part);
   }
 
-  /** The sheets prepared are from now on held only as their pieces: the file's bytes for them can go. */
+  /**
+   * The sheets prepared are from now on held only as their pieces: the file's bytes for them can go, and so can
+   * the piece threads that cut them, which no write is waiting for.
+   */
   releasePrepared(): boolean {
+    endIdlePieceThreads();
     return this.#wb.pkg.releaseHeldSheets();
   }
 

@@ -4,8 +4,8 @@
  * renumbering, so it starts fast.
  */
 import { parentPort } from 'node:worker_threads';
-import { freeBuffersUnder, freeBytes } from '../../../lib/free-buffer.ts';
-import { deflatePieceBytes, ownBytes } from './chunked-deflate.ts';
+import { freeBytes } from '../../../lib/free-buffer.ts';
+import { deflatePieceBytesOwned } from './chunked-deflate.ts';
 import { movePiece } from './piece-move.ts';
 
 export type PieceJob =
@@ -34,22 +34,16 @@ export interface PieceReply {
  * once (lib/free-buffer.ts), or a sheet's thousands of pieces would hold tens of MB here until it does.
  */
 function run(job: PieceJob): PieceReply['piece'] {
+  // Compressed pieces own their buffers (deflatePieceBytesOwned), so they move to the service's thread whole.
   if (job.kind === 'deflate') {
-    const piece = deflatePieceBytes(job.bytes, false);
+    const piece = deflatePieceBytesOwned(job.bytes, false);
     freeBytes(job.bytes);
-    return { ...piece, compressed: owned(piece.compressed), growth: new Int32Array(0) };
+    return { ...piece, growth: new Int32Array(0) };
   }
   const compressed = Buffer.from(job.compressed.buffer, job.compressed.byteOffset, job.compressed.length);
   const moved = movePiece({ compressed, crc: job.crc, size: job.size }, job.shift, job.rows);
   freeBytes(job.compressed);
-  return moved && { ...moved.piece, compressed: owned(moved.piece.compressed), growth: moved.growth };
-}
-
-/** Bytes that own their buffer (to be moved to the service's thread); a copy's original is given back. */
-function owned(bytes: Uint8Array): Uint8Array {
-  const own = ownBytes(bytes);
-  if (own !== bytes) freeBuffersUnder([bytes]); // zlib's own output buffer, which nothing else reads
-  return own;
+  return moved && { ...moved.piece, growth: moved.growth };
 }
 
 parentPort?.on('message', (job: PieceJob) => {
