@@ -82,7 +82,12 @@ function* planTab(
   const changes = yield* diffSteps(old.typed, tab.typed);
   // The same source version read differently: nothing changed in the spreadsheet itself.
   if (old.sourceVersion === version || changes.length === 0) {
-    return changes.length > 0 || !sameHeading ? { ...base, renamedTo, rows: null, checkpoint: 'now' } : null;
+    // A baseline that had to be decoded (edits after its checkpoint, or a checkpoint of an older version) and
+    // holds what was read: checkpointed again, so the next start checks it against its read instead of decoding
+    // it (rules/baseline-restore.ts; at a million rows, seconds and 370 MB for the collector to take back).
+    const decoded = old.sourceVersion !== null;
+    const restate = changes.length > 0 || !sameHeading || decoded;
+    return restate ? { ...base, renamedTo, rows: null, checkpoint: 'now' } : null;
   }
   const rows = rowChanges(spreadsheetId, old, tab, changes, rules);
   // The edits name no header: a new name or header makes a new checkpoint, as do many edits since the last.

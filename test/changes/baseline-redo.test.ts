@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeRecorder } from '../../server/changes/recorder.ts';
+import { tabContent } from '../../server/changes/recording-plan.ts';
 import type { CellValue, SpreadsheetSnapshot } from '../../server/sources/source.ts';
 import { DEFAULT_EVENT_RULES } from '../../server/webhooks/events.ts';
 import { CHANGE_STORE_KINDS, type ChangeStores, openChangeStores } from '../helpers/change-stores.ts';
@@ -120,5 +121,41 @@ describe.each(CHANGE_STORE_KINDS)('a baseline in %s: checkpoint + row edits', (k
     expect((await stored()).redo_entries).toBe(0);
     expect((await stored()).content.equals(checkpoint)).toBe(false);
     expect((await stores.baselines.load('wb_1')).get('1')!.typed).toEqual(rows);
+  });
+
+  it('checkpoints again at a first sight that finds its decoded baseline unchanged, so the next one decodes nothing', async () => {
+    const stores = await openChangeStores(kind);
+    open.push(stores);
+    const recorder = recorderOn(stores);
+    const stored = async () =>
+      (
+        await stores.rows<{ redo_entries: number; source_version: string }>(
+          "SELECT redo_entries, source_version FROM tab_baselines WHERE spreadsheet_id = 'wb_1'",
+        )
+      )[0]!;
+    const header = ['Id', 'Name'];
+    const rows: Row[] = Array.from({ length: 8_000 }, (_, i) => [i, `n${i}`]);
+    const first = snapshot(header, rows);
+    await recorder.record('wb_1', null, first);
+    const written = snapshot(header, [...rows, [8_000, 'appended']]);
+    await recorder.record('wb_1', first, written);
+    expect(await stored()).toEqual({ redo_entries: 1, source_version: written.version });
+
+    // A start: the file read again holds what was recorded last, under its own version (a copy, a touch).
+    const reread = snapshot(
+      header,
+      written.tabs[0]!.typed.map((r) => [...r]),
+    );
+    const current = { version: reread.version, tabs: new Map([['1', tabContent(reread.tabs[0]!)]]) };
+    const restored = (await stores.baselines.load('wb_1', current)).get('1')!;
+    expect(restored.typed).not.toBe(current.tabs.get('1')!.typed);
+    await recorder.record('wb_1', null, reread);
+    expect(await stored()).toEqual({ redo_entries: 0, source_version: reread.version });
+    // Nothing changed in the spreadsheet: no entry beside the append's.
+    expect(await stores.rows("SELECT 1 FROM change_log WHERE spreadsheet_id = 'wb_1'")).toHaveLength(1);
+
+    // The next start checks the new checkpoint against what it read: the read's own rows stand for it.
+    const again = (await stores.baselines.load('wb_1', current)).get('1')!;
+    expect(again.typed).toBe(current.tabs.get('1')!.typed);
   });
 });
