@@ -14,6 +14,11 @@ export function freeBytes(view: ArrayBufferView): void {
     detached?: boolean;
   };
   if (view.byteOffset !== 0 || view.byteLength !== buffer.byteLength) return;
+  const holds = held.get(buffer);
+  if (holds !== undefined) {
+    holds.freed = true;
+    return;
+  }
   // A SharedArrayBuffer has no `transfer` (other threads may hold it); a runtime without it keeps the old way.
   if (typeof buffer.transfer === 'function' && !buffer.detached) buffer.transfer(0);
 }
@@ -31,4 +36,30 @@ export function freeBuffersUnder(views: readonly ArrayBufferView[]): void {
     seen.add(buffer);
     freeBytes(new Uint8Array(buffer));
   }
+}
+
+/** Buffers something still reads in the background, and whether a free was asked meanwhile. */
+const held = new WeakMap<ArrayBufferLike, { count: number; freed: boolean }>();
+
+/**
+ * Holds `buffers` while background work reads them (an asynchronous write of their bytes): a `freeBytes` of
+ * one meanwhile waits for the release this returns, so the bytes never go while a write still reads them.
+ */
+export function holdBytes(buffers: readonly ArrayBuffer[]): () => void {
+  for (const buffer of buffers) {
+    const holds = held.get(buffer);
+    if (holds) holds.count++;
+    else held.set(buffer, { count: 1, freed: false });
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const buffer of buffers) {
+      const holds = held.get(buffer);
+      if (!holds || --holds.count > 0) continue;
+      held.delete(buffer);
+      if (holds.freed) freeBytes(new Uint8Array(buffer));
+    }
+  };
 }

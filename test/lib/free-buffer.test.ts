@@ -2,12 +2,13 @@
  * Buffers given back at once (lib/free-buffer.ts): a view that owns its whole buffer is freed and reads as
  * empty; a slice of a larger buffer (a small Buffer from Node's shared pool, a subarray) is left alone, so
  * the other slices keep their bytes; and the process's ArrayBuffer memory falls by the freed size at once,
- * with no collection in between.
+ * with no collection in between. A buffer held for background work (holdBytes) is freed only once every hold
+ * on it is released, and then at once if a free was asked meanwhile.
  */
 
 import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { freeBuffersUnder, freeBytes } from '../../server/lib/free-buffer.ts';
+import { freeBuffersUnder, freeBytes, holdBytes } from '../../server/lib/free-buffer.ts';
 
 describe('freeBytes', () => {
   it('frees a buffer the view spans, at once', () => {
@@ -68,5 +69,25 @@ describe('freeBuffersUnder', () => {
     freeBuffersUnder([small, small, gzipSync('x')]);
     expect(small.toString()).toBe('abc');
     expect(neighbour.toString()).toBe('xyz');
+  });
+});
+
+describe('holdBytes', () => {
+  it('puts off a free until the last hold is released, and frees then', () => {
+    const cells = new Float64Array(1000).fill(2.5);
+    const other = new Uint8Array(100).fill(1);
+    const releaseWrite = holdBytes([cells.buffer as ArrayBuffer, other.buffer as ArrayBuffer]);
+    const releaseCopy = holdBytes([cells.buffer as ArrayBuffer]);
+    freeBytes(cells);
+    expect(cells[999]).toBe(2.5); // still read by the work holding it
+    releaseWrite();
+    releaseWrite(); // a second release of the same hold counts once
+    expect(cells[999]).toBe(2.5);
+    releaseCopy();
+    expect(cells.length).toBe(0);
+    // Not asked to be freed while held: released, it is left as it was.
+    expect([...other.subarray(0, 3)]).toEqual([1, 1, 1]);
+    freeBytes(other);
+    expect(other.length).toBe(0);
   });
 });

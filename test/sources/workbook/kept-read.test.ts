@@ -5,14 +5,15 @@
  * kept read is never used. Real files (a workbook written by openpyxl, every workbook Excel saved in the corpus,
  * CSV text), the real parse thread.
  *
- * Every parse keeps its read, replacing the kept file (a new file renamed into place: a new inode), so a read that
- * leaves the kept file's inode as it was did not parse; one that parsed leaves a new one.
+ * Every parse keeps its read behind its answer (a close waits for it), replacing the kept file (a new file
+ * renamed into place: a new inode), so a read that leaves the kept file's inode as it was did not parse; one
+ * that parsed leaves a new one.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveFileLimits } from '../../../server/config.ts';
-import { keptReadsPolicyFor } from '../../../server/sources/kept-reads.ts';
+import { type KeptReadsPolicy, keptReadsPolicyFor } from '../../../server/sources/kept-reads.ts';
 import type { SpreadsheetSnapshot } from '../../../server/sources/source.ts';
 import { keptReadFile } from '../../../server/sources/workbook/guard/kept-read.ts';
 import { FileReads } from '../../../server/sources/workbook/guard/parse-or-kept.ts';
@@ -55,6 +56,19 @@ const seen = (snap: SpreadsheetSnapshot) =>
     withFormulas: (tab as { withFormulas?: unknown }).withFormulas,
   }));
 
+/**
+ * One start's read, then its close: a read is kept behind its answer, and a close waits for the keep (as
+ * `sheetport connect` does before it exits).
+ */
+async function readOnce(file: string, keptReads: KeptReadsPolicy) {
+  const source = createWorkbookSource(file, { keptReads });
+  try {
+    return await source.read();
+  } finally {
+    await source.close();
+  }
+}
+
 /** The kept file's inode: a parse's keep replaces the file, a read from it leaves it. */
 const inodeOf = async (file: string) => (await fs.stat(file)).ino;
 
@@ -65,7 +79,7 @@ describe('a read kept by its content', () => {
     await runPython(MAKE, [file]);
     const { policy, files } = await keptReadsIn(dir);
 
-    const first = await createWorkbookSource(file, { keptReads: policy }).read();
+    const first = await readOnce(file, policy);
     const kept = await files();
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatch(/\.read$/);
@@ -74,7 +88,7 @@ describe('a read kept by its content', () => {
 
     const keptFile = path.join(policy.dir, kept[0]!);
     const inode = await inodeOf(keptFile);
-    const again = await createWorkbookSource(file, { keptReads: policy }).read();
+    const again = await readOnce(file, policy);
     expect(await inodeOf(keptFile)).toBe(inode);
     expect(await files()).toEqual(kept);
     expect(seen(again)).toEqual(seen(first));
@@ -96,13 +110,15 @@ describe('a read kept by its content', () => {
     });
     const parsed = await request();
     const size = parsed.bytes.byteLength;
-    const first = await reads.read(parsed); // parsed, and kept
+    const first = await reads.read(parsed); // parsed, and kept behind the answer
     expect(parsed.bytes.byteLength).toBe(0); // moved to the parse thread
+    await reads.close(); // waits for the keep
     const fromKept = await request();
     expect(fromKept.bytes.byteLength).toBe(size);
-    expect(await reads.read(fromKept)).toEqual(first);
+    const again = new FileReads(policy);
+    expect(await again.read(fromKept)).toEqual(first);
     expect(fromKept.bytes.byteLength).toBe(0); // given back, not left to a full collection
-    await reads.close();
+    await again.close();
   });
 
   it('reads every workbook Excel saved (the corpus) the same from its kept read as from its parse', async () => {
@@ -114,10 +130,10 @@ describe('a read kept by its content', () => {
     const differ: string[] = [];
     for (const name of names) {
       const file = path.join(corpus, name);
-      const parsed = seen(await createWorkbookSource(file, { keptReads: policy }).read());
+      const parsed = seen(await readOnce(file, policy));
       const keptFile = keptReadFile(policy, file);
       const inode = await inodeOf(keptFile);
-      const fromKept = seen(await createWorkbookSource(file, { keptReads: policy }).read());
+      const fromKept = seen(await readOnce(file, policy));
       if (JSON.stringify(fromKept) !== JSON.stringify(parsed) || (await inodeOf(keptFile)) !== inode) {
         differ.push(name);
       }
@@ -135,7 +151,7 @@ describe('a read kept by its content', () => {
     await fs.utimes(file, time, time);
     const before = await fs.stat(file);
     const { policy } = await keptReadsIn(dir);
-    const first = await createWorkbookSource(file, { keptReads: policy }).read();
+    const first = await readOnce(file, policy);
     expect(first.tabs[0]!.typed[0]).toEqual(['r00000', 0]);
     // Same size, same inode, same modification time: only the content says it changed.
     const handle = await fs.open(file, 'r+');
@@ -147,7 +163,7 @@ describe('a read kept by its content', () => {
 
     const keptFile = keptReadFile(policy, file);
     const inode = await inodeOf(keptFile);
-    const again = await createWorkbookSource(file, { keptReads: policy }).read();
+    const again = await readOnce(file, policy);
     expect(again.tabs[0]!.typed[0]).toEqual(['x00000', 9]);
     expect(await inodeOf(keptFile)).not.toBe(inode);
     expect(again.tabs[0]!.typed).toHaveLength(20_000);
@@ -158,7 +174,7 @@ describe('a read kept by its content', () => {
     const file = path.join(dir, 'orders.xlsx');
     await runPython(MAKE, [file]);
     const { policy, files } = await keptReadsIn(dir);
-    const first = await createWorkbookSource(file, { keptReads: policy }).read();
+    const first = await readOnce(file, policy);
     const keptFile = path.join(policy.dir, (await files())[0]!);
     const whole = await fs.readFile(keptFile);
 
@@ -171,12 +187,12 @@ describe('a read kept by its content', () => {
     for (const bytes of [damaged, cut, Buffer.from('not a kept read')]) {
       await fs.writeFile(keptFile, bytes);
       const inode = await inodeOf(keptFile);
-      expect(seen(await createWorkbookSource(file, { keptReads: policy }).read())).toEqual(seen(first));
+      expect(seen(await readOnce(file, policy))).toEqual(seen(first));
       expect(await inodeOf(keptFile)).not.toBe(inode);
     }
     // And that one is used.
     const inode = await inodeOf(keptFile);
-    expect(seen(await createWorkbookSource(file, { keptReads: policy }).read())).toEqual(seen(first));
+    expect(seen(await readOnce(file, policy))).toEqual(seen(first));
     expect(await inodeOf(keptFile)).toBe(inode);
   });
 
@@ -196,7 +212,7 @@ describe('a read kept by its content', () => {
       expect(await files()).toEqual([]);
     }
     // Not closed, it keeps.
-    await createWorkbookSource(file, { keptReads: policy }).read();
+    await readOnce(file, policy);
     expect(await files()).toHaveLength(1);
   }, 60_000);
 
@@ -205,7 +221,7 @@ describe('a read kept by its content', () => {
     const file = path.join(dir, 'people.csv');
     await fs.writeFile(file, 'name,qty\nann,1\n');
     const floorAboveAnyDisk = { ...keptReadsPolicyFor(dir, Number.MAX_SAFE_INTEGER) };
-    await createWorkbookSource(file, { keptReads: floorAboveAnyDisk }).read();
+    await readOnce(file, floorAboveAnyDisk);
     await expect(fs.readdir(floorAboveAnyDisk.dir)).resolves.toEqual([]);
 
     const { policy, files } = await keptReadsIn(dir);
@@ -217,7 +233,7 @@ describe('a read kept by its content', () => {
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
     await fs.utimes(old, monthAgo, monthAgo);
     await fs.utimes(interrupted, twoHoursAgo, twoHoursAgo);
-    await createWorkbookSource(file, { keptReads: policy }).read();
+    await readOnce(file, policy);
     const left = await files();
     expect(left).toContain('kept.read');
     expect(left).not.toContain('gone.read');

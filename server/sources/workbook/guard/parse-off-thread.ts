@@ -15,7 +15,6 @@ import { AppError, type ErrorCode } from '../../../errors.ts';
 import { workerScriptUrl } from '../../../lib/archive-path.ts';
 import type { ProgressReport } from '../../../lib/byte-progress.ts';
 import type { EngineName } from '../engines.ts';
-import type { KeepAs } from './kept-read.ts';
 import type { ParseJob, ParseProgress, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
@@ -39,8 +38,16 @@ export interface OffThreadParse {
   limits: FileLimits;
   /** Hears how far the read has come, 0 to 1, while it goes on (a large sheet's scan). */
   onProgress?: ProgressReport;
-  /** Where the parse thread keeps what it read, before it answers (kept-read.ts). */
-  keepAs?: KeepAs;
+}
+
+/**
+ * A read as it arrived from the parse thread, with the buffers in it that were moved rather than copied and
+ * their CRC-32s as the parse thread made them.
+ */
+export interface ParsedRead {
+  payload: unknown;
+  buffers: ArrayBuffer[];
+  crcs: number[];
 }
 
 /** Idle warm workers by heap cap (a worker's cap is fixed when it starts). Unref'd: they never hold the process. */
@@ -116,7 +123,12 @@ export function cancelAllParses(): void {
 }
 
 /** The engine's read of the file (engines.ts `readOffThread`), as it arrived in this thread. */
-export function parseOffThread(request: OffThreadParse): Promise<unknown> {
+export async function parseOffThread(request: OffThreadParse): Promise<unknown> {
+  return (await parseOffThreadRead(request)).payload;
+}
+
+/** `parseOffThread`, with the buffers the read holds (which kept-read.ts writes without copying). */
+export function parseOffThreadRead(request: OffThreadParse): Promise<ParsedRead> {
   const { filePath, limits } = request;
   const size = request.bytes.byteLength;
   const buffer = ownBuffer(request.bytes);
@@ -126,8 +138,6 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
     bytes: buffer,
     zip: { maxInflatedBytes: limits.maxInflatedBytes, maxPartRatio: limits.maxPartRatio },
     grid: { maxCells: limits.maxCells, maxTextChars: limits.maxTextChars },
-    // Kept only by a parse well within its deadline: writing the kept read must never make a read late.
-    ...(request.keepAs ? { keepAs: request.keepAs, keepUntil: Date.now() + limits.parseTimeoutMs / 2 } : {}),
   };
   return new Promise((resolve, reject) => {
     const worker = acquire(limits.parseMemoryMb);
@@ -160,8 +170,10 @@ export function parseOffThread(request: OffThreadParse): Promise<unknown> {
         return;
       }
       finish(reply.ok && size <= KEEP_AFTER_BYTES, () => {
-        if (reply.ok) resolve(reply.payload);
-        else if (reply.error) {
+        if (reply.ok) {
+          const { payload, buffers, crcs } = reply;
+          resolve({ payload, buffers, crcs });
+        } else if (reply.error) {
           const { code, message, details } = reply.error;
           reject(parserFailure(new AppError(code as ErrorCode, message, details), filePath));
         } else reject(parserFailure(null, filePath));

@@ -7,8 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { GridLimits } from '../../tab.ts';
 import { type EngineName, engineNamed } from '../engines.ts';
-import { keepThrough } from './keep-gate.ts';
-import { type KeepAs, keepRead } from './kept-read.ts';
+import { crcsOf } from './kept-read.ts';
 import { parserFailure } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
 import type { ZipSizeLimits } from './zip-sizes.ts';
@@ -19,15 +18,15 @@ export interface ParseJob {
   bytes: ArrayBuffer;
   zip: ZipSizeLimits;
   grid: GridLimits;
-  /** Where to keep the read for the next start, written before the answer (kept-read.ts). */
-  keepAs?: KeepAs;
-  /** Epoch ms past which the read is not kept (half the parse's deadline). */
-  keepUntil?: number;
 }
 
-/** What the worker posts back: the engine's read (engines.ts), or the error in a form structured clone keeps. */
+/**
+ * What the worker posts back: the engine's read (engines.ts) with the buffers it moved rather than copied and
+ * their CRC-32s (so the service's thread keeps the read without looking inside it or spending time on its
+ * bytes: kept-read.ts), or the error in a form structured clone keeps.
+ */
 export type ParseReply =
-  | { ok: true; payload: unknown }
+  | { ok: true; payload: unknown; buffers: ArrayBuffer[]; crcs: number[] }
   | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } | null };
 
 /** Said while a read goes on: how far it has come, 0 to 1 (engines.ts `readOffThread`'s `onProgress`). */
@@ -47,14 +46,8 @@ async function run(job: ParseJob): Promise<ParseReply> {
     const progress = (fraction: number) =>
       parentPort?.postMessage({ progress: fraction } satisfies ParseProgress);
     const read = await engine.readOffThread(bytes, job.filePath, job.grid, progress);
-    transfer = read.transfer;
-    // Best effort, and before the buffers move: a read that could not be kept is parsed again next time.
-    const { keepAs } = job;
-    if (keepAs && Date.now() < (job.keepUntil ?? 0)) {
-      const keep = () => keepRead(keepAs, read.payload, [...new Set(transfer)]).catch(() => {});
-      await keepThrough(keepAs.gate, keep);
-    }
-    return { ok: true, payload: read.payload };
+    transfer = [...new Set(read.transfer)];
+    return { ok: true, payload: read.payload, buffers: transfer, crcs: crcsOf(transfer) };
   } catch (e) {
     const failure = parserFailure(e, job.filePath);
     return { ok: false, error: { code: failure.code, message: failure.message, details: failure.details } };
