@@ -10,6 +10,7 @@
 import { freeBytes } from '../../lib/free-buffer.ts';
 import { pacer } from '../../lib/pacer.ts';
 import type { CellValue, TabSnapshot } from '../source.ts';
+import { FormatCodes } from './format-codes.ts';
 import { displayText } from './number-formats.ts';
 
 /** What a cell holds. Date: an ISO 8601 text (a number under a date format); Error: `#DIV/0!` and the like. */
@@ -76,7 +77,7 @@ export interface CellTabInit {
   headerTexts: string[];
   headerRow: number;
   typed: CellValue[][];
-  codes: Uint16Array;
+  codes: FormatCodes;
   numberFormats: string[];
   shared: SharedStrings;
   /** Formula text (without `=`) by data cell (`row * header.length + column`). */
@@ -102,8 +103,8 @@ export class CellTab implements TabSnapshot {
   declare readonly formatted: string[][];
   /** The header row's texts before they became unique names ('' for an empty cell). */
   declare readonly headerTexts: string[];
-  /** Format code of each data cell, row by row (`row * header.length + column`). */
-  declare readonly codes: Uint16Array;
+  /** Format code of each data cell. */
+  declare readonly codes: FormatCodes;
   /** The number formats the codes name (shared by the versions of a tab; only ever grows). */
   declare readonly numberFormats: string[];
   /** The workbook's shared strings this tab uses: what a write needs to read back a row it rewrote. */
@@ -122,6 +123,7 @@ export class CellTab implements TabSnapshot {
     let formatted: string[][] | null = null;
     let withFormulas: CellValue[][] | null = null;
     const width = init.header.length;
+    const { codes } = init;
     Object.defineProperties(this, {
       sourceSheetId: { value: init.sourceSheetId, enumerable: true },
       name: { value: init.name, enumerable: true },
@@ -132,7 +134,7 @@ export class CellTab implements TabSnapshot {
         enumerable: true,
         get: () => {
           formatted ??= init.typed.map((row, r) =>
-            row.map((value, c) => displayText(value, init.codes[r * width + c] ?? 0, init.numberFormats)),
+            row.map((value, c) => displayText(value, codes.at(r, c), init.numberFormats)),
           );
           return formatted;
         },
@@ -229,7 +231,7 @@ function tabOf(tab: EncodedTab, typed: CellValue[][]): CellTab {
     headerTexts: tab.headerTexts,
     headerRow: tab.headerRow,
     typed,
-    codes: tab.codes,
+    codes: FormatCodes.of(tab.codes, tab.columns, tab.rows),
     numberFormats: tab.numberFormats,
     shared: new SharedStrings(strings, tab.sst),
     formulas: formulaMap(tab),

@@ -8,7 +8,7 @@ import { isDateFormat } from './values.ts';
 export function columnDateFormat(tab: CellTab, column: number, index: number): string | undefined {
   const row = nearestFilledRow(tab.typed, column, index);
   if (row < 0 || typeof tab.typed[row]![column] !== 'string') return undefined;
-  const code = tab.codes[row * tab.header.length + column] ?? 0;
+  const code = tab.codes.at(row, column);
   if (code < FIRST_NUMBER_FORMAT) return undefined;
   const format = tab.numberFormats[code - FIRST_NUMBER_FORMAT];
   return isDateFormat(format) ? format : undefined;

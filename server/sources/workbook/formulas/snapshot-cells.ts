@@ -30,7 +30,7 @@ export function snapshotCells(
       const value = r < 0 ? null : tab.typed[r]?.[column - 1];
       if (value === undefined || value === null) return null;
       if (typeof value !== 'string') return value;
-      const code = tab.codes[r * width + column - 1] ?? AS_IS;
+      const code = tab.codes.at(r, column - 1);
       if (code === AS_IS || code === BOOLEAN)
         return ERROR_TEXT.test(value) ? new (formulaLibrary().FormulaError)(value) : value;
       return serialOf(value, dates) ?? value;

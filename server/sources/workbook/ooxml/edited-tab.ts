@@ -7,6 +7,7 @@
 import { resolveHeader } from '../../header.ts';
 import type { CellValue } from '../../source.ts';
 import { CellTab } from '../cell-tab.ts';
+import { FormatCodes } from '../format-codes.ts';
 import { RowMap } from '../row-map.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 
@@ -149,10 +150,13 @@ function trimEmptyEnd(typed: CellValue[][], rowCodes: unknown[], headerTexts: re
   return width;
 }
 
-/** The new version's format codes, row-major at `width`: kept rows copied from the old version's. */
-function codesOf(old: CellTab, rowCodes: readonly (number | number[])[], width: number): Uint16Array {
+/** The new version's format codes at `width`: kept rows' from the old version, written rows' their own. */
+function codesOf(old: CellTab, rowCodes: readonly (number | number[])[], width: number): FormatCodes {
   const oldWidth = old.header.length;
+  const kept = keptRowCodes(old.codes, oldWidth, width);
+  if (kept && rowCodes.every((row) => typeof row === 'number' || kept.sameForEveryRow(row))) return kept;
   const codes = new Uint16Array(rowCodes.length * width);
+  const oldCells = old.codes.cells;
   for (let r = 0; r < rowCodes.length; ) {
     const row = rowCodes[r]!;
     if (typeof row !== 'number') {
@@ -160,18 +164,26 @@ function codesOf(old: CellTab, rowCodes: readonly (number | number[])[], width: 
       r++;
       continue;
     }
-    if (width !== oldWidth) {
-      codes.set(old.codes.subarray(row * oldWidth, row * oldWidth + Math.min(width, oldWidth)), r * width);
+    if (width !== oldWidth || !oldCells) {
+      for (let c = 0; c < Math.min(width, oldWidth); c++) codes[r * width + c] = old.codes.at(row, c);
       r++;
       continue;
     }
     // Same width: a run of consecutive old rows (most of a tab, after any write) is one copy.
     let end = r + 1;
     while (end < rowCodes.length && rowCodes[end] === row + (end - r)) end++;
-    codes.set(old.codes.subarray(row * width, (row + end - r) * width), r * width);
+    codes.set(oldCells.subarray(row * width, (row + end - r) * width), r * width);
     r = end;
   }
-  return codes;
+  return FormatCodes.of(codes, width, rowCodes.length);
+}
+
+/** The codes every kept row has at `width` (columns past the old ones: none), when the old rows all had the same. */
+function keptRowCodes(old: FormatCodes, oldWidth: number, width: number): FormatCodes | null {
+  const byColumn = old.byColumn;
+  if (!byColumn) return null;
+  if (width === oldWidth) return old;
+  return FormatCodes.perColumn(byColumn.subarray(0, Math.min(width, oldWidth)), width);
 }
 
 /** The header row's formulas after the write (a delete below moved their references). */

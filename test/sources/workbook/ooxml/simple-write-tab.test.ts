@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { sharedRows } from '../../../../server/lib/shared-rows.ts';
 import type { CellValue } from '../../../../server/sources/source.ts';
 import { CellTab, SharedStrings } from '../../../../server/sources/workbook/cell-tab.ts';
+import { FormatCodes } from '../../../../server/sources/workbook/format-codes.ts';
 import { editedTab, type ReadRow } from '../../../../server/sources/workbook/ooxml/edited-tab.ts';
 import type { SheetRowChanges } from '../../../../server/sources/workbook/ooxml/sheet-edit.ts';
 import { tabAfterSimpleWrite } from '../../../../server/sources/workbook/ooxml/simple-write-tab.ts';
@@ -16,7 +17,23 @@ import { tabAfterSimpleWrite } from '../../../../server/sources/workbook/ooxml/s
 const cell = fc.constantFrom<CellValue>(null, null, 'a', 1, true);
 const row = fc.array(cell, { minLength: 3, maxLength: 3 });
 
-function tab(typed: CellValue[][], headerRow: number, lastHeader: string): CellTab {
+/** Every row's format codes alike (held per column, as a read holds them then), or one per cell. */
+const PATTERN = [2, 0, 5];
+type OldCodes = 'per cell' | 'per column' | 'all none';
+
+function tab(
+  typed: CellValue[][],
+  headerRow: number,
+  lastHeader: string,
+  held: OldCodes = 'per cell',
+): CellTab {
+  const codes =
+    held === 'per cell'
+      ? FormatCodes.perCell(
+          new Uint16Array(typed.length * 3).map((_, i) => i % 7),
+          3,
+        )
+      : FormatCodes.perColumn(held === 'per column' ? PATTERN : [0, 0, 0], 3);
   return new CellTab({
     sourceSheetId: '1',
     name: 'T',
@@ -24,14 +41,17 @@ function tab(typed: CellValue[][], headerRow: number, lastHeader: string): CellT
     headerTexts: ['a', 'b', lastHeader],
     headerRow,
     typed,
-    codes: new Uint16Array(typed.length * 3).map((_, i) => i % 7),
+    codes,
     numberFormats: [],
     shared: new SharedStrings([], new Int32Array(0)),
   });
 }
 
 const none: SheetRowChanges = { updated: [], deleted: [], cleared: [], appended: [], newHeader: false };
-const plain = (t: CellTab) => ({ ...t, headerTexts: t.headerTexts, codes: [...t.codes] });
+/** Each data cell's format code, row by row, however the tab holds them. */
+const codesOf = (t: CellTab): number[] => t.typed.flatMap((_, r) => t.header.map((_, c) => t.codes.at(r, c)));
+const plain = (t: CellTab) => ({ ...t, headerTexts: t.headerTexts, codes: codesOf(t) });
+const rowCodes = (t: CellTab, index: number): number[] => t.header.map((_, c) => t.codes.at(index, c));
 
 /** Both rules on the same write; the fast one may decline only where the rules say it must. */
 function compare(old: CellTab, changes: SheetRowChanges, readRow: (row: number) => ReadRow | null): void {
@@ -59,11 +79,13 @@ describe('a common write', () => {
         fc.constantFrom('delete', 'update', 'append', 'mixed'),
         fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
         fc.array(row, { minLength: 5, maxLength: 5 }),
-        (rows, headerRow, lastHeader, kind, picks, written) => {
+        fc.constantFrom<OldCodes>('per cell', 'per column', 'all none'),
+        fc.constantFrom('varied', 'the pattern', 'none'),
+        (rows, headerRow, lastHeader, kind, picks, written, held, writtenCodes) => {
           // A read tab ends at its last row with a value.
           while (rows.length > 0 && rows.at(-1)!.every((v) => v === null)) rows.pop();
           if (rows.length === 0) return;
-          const old = tab(rows, headerRow, lastHeader);
+          const old = tab(rows, headerRow, lastHeader, held);
           const first = headerRow + 1;
           const inTab = [...new Set(picks.map((p) => first + (p % rows.length)))].sort((a, b) => a - b);
           const past = [...new Set(picks.map((p) => first + rows.length + (p % 3)))].sort((a, b) => a - b);
@@ -78,7 +100,10 @@ describe('a common write', () => {
           // The written sheet: each written row reads back as one of the generated rows.
           const readRow = (sheetRow: number): ReadRow | null => {
             const values = written[sheetRow % written.length]!;
-            return { values, codes: values.map((_, c) => (sheetRow + c) % 5), texts: [], formulas: [] };
+            const codes = values.map((_, c) =>
+              writtenCodes === 'varied' ? (sheetRow + c) % 5 : writtenCodes === 'none' ? 0 : PATTERN[c]!,
+            );
+            return { values, codes, texts: [], formulas: [] };
           };
           compare(old, changes, readRow);
         },
@@ -122,7 +147,7 @@ describe('a common write', () => {
     );
     const sameCodes = (sheetRow: number): ReadRow => ({
       values: [sheetRow * 10, 'new', null],
-      codes: [...old.codes.subarray((sheetRow - 2) * 3, (sheetRow - 1) * 3)],
+      codes: rowCodes(old, sheetRow - 2),
       texts: [],
       formulas: [],
     });
@@ -134,8 +159,34 @@ describe('a common write', () => {
     const newCode = (sheetRow: number): ReadRow => ({ ...sameCodes(sheetRow), codes: [9, 9, 9] });
     const reformatted = tabAfterSimpleWrite(old, { ...none, updated: [3] }, newCode)!;
     expect(reformatted.codes).not.toBe(old.codes);
-    expect([...reformatted.codes]).toEqual([...old.codes.subarray(0, 3), 9, 9, 9]);
-    expect([...old.codes]).toEqual([0, 1, 2, 3, 4, 5]); // the old version is never changed
+    expect(codesOf(reformatted)).toEqual([...rowCodes(old, 0), 9, 9, 9]);
+    expect(codesOf(old)).toEqual([0, 1, 2, 3, 4, 5]); // the old version is never changed
+  });
+
+  it('shares codes held per column through deletes, and appends whose rows have them', () => {
+    const old = tab(
+      [
+        [1, 'x', true],
+        [2, 'y', false],
+        [3, 'z', true],
+      ],
+      1,
+      'c',
+      'per column',
+    );
+    const alike = (): ReadRow => ({ values: [7, 'p', true], codes: PATTERN, texts: [], formulas: [] });
+    const deleted = tabAfterSimpleWrite(old, { ...none, deleted: [3] }, () => null)!;
+    expect(deleted.codes).toBe(old.codes);
+    const appended = tabAfterSimpleWrite(deleted, { ...none, appended: [4] }, alike)!;
+    expect(appended.codes).toBe(old.codes);
+    const unlike = (): ReadRow => ({ ...alike(), codes: [1, 1, 1] });
+    const reformatted = tabAfterSimpleWrite(appended, { ...none, updated: [2] }, unlike)!;
+    expect(reformatted.codes.byColumn).toBeNull();
+    expect(codesOf(reformatted)).toEqual([1, 1, 1, ...PATTERN, ...PATTERN]);
+    expect(codesOf(appended)).toEqual([...PATTERN, ...PATTERN, ...PATTERN]);
+    // A gap up to an appended row reads as rows without codes: no longer alike.
+    const gapped = tabAfterSimpleWrite(appended, { ...none, appended: [7] }, alike)!;
+    expect(codesOf(gapped)).toEqual([...PATTERN, ...PATTERN, ...PATTERN, 0, 0, 0, 0, 0, 0, ...PATTERN]);
   });
 
   it('keeps every version as it was made while later ones append into the room of its format codes', () => {
@@ -155,7 +206,7 @@ describe('a common write', () => {
         (writes) => {
           const versions: { tab: CellTab; codes: number[] }[] = [];
           const first = tab([[1, 'x', true]], 1, 'c');
-          versions.push({ tab: first, codes: [...first.codes] });
+          versions.push({ tab: first, codes: codesOf(first) });
           for (const { kind, from, pick, code } of writes) {
             const old = versions[Math.max(0, versions.length - 1 - from)]!.tab;
             const rows = old.typed.length;
@@ -170,9 +221,9 @@ describe('a common write', () => {
             });
             const next = tabAfterSimpleWrite(old, changes, readRow)!;
             expect(plain(next)).toEqual(plain(editedTab(old, changes, readRow)));
-            versions.push({ tab: next, codes: [...next.codes] });
+            versions.push({ tab: next, codes: codesOf(next) });
           }
-          for (const { tab: version, codes } of versions) expect([...version.codes]).toEqual(codes);
+          for (const { tab: version, codes } of versions) expect(codesOf(version)).toEqual(codes);
         },
       ),
       { numRuns: 500 },
