@@ -1,6 +1,7 @@
 /**
  * A workbook tab in memory: typed values as row arrays (what the query engine, the diff and the output formats read),
- * one small format code per cell, and the displayed text computed only when asked for (`formatted`).
+ * a small format code per cell (format-codes.ts: held once per column when every row has the same), and the
+ * displayed text computed only when asked for (`formatted`).
  *
  * Between the parse thread and the service a tab travels as `EncodedTab`: flat typed arrays (moved, not copied)
  * and one table of distinct strings, so a text that repeats down a column is one string in memory, and the
