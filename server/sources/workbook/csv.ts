@@ -198,9 +198,13 @@ export class CsvDocument implements WorkbookDocument {
   /** The records as one array (made on the first write that needs it). */
   #records(): Piece[] {
     if (!this.#pieces) {
-      const pieces: Piece[] = [];
-      for (let i = 0; i < this.#starts.length; i++) pieces.push(i);
-      for (const line of this.#after) pieces.push(line);
+      // Made at its length at once: grown a push at a time, a million records were copied about twenty times.
+      const read = this.#starts.length;
+      const pieces = new Array<Piece>(read + this.#after.length);
+      for (let i = 0; i < read; i++) pieces[i] = i;
+      this.#after.forEach((line, i) => {
+        pieces[read + i] = line;
+      });
       this.#pieces = pieces;
       this.#after = [];
     }
