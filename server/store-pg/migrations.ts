@@ -7,6 +7,7 @@ import { RECORDS_MIGRATION } from './migrations/0001-records.ts';
 import { CHANGES_MIGRATION } from './migrations/0002-changes.ts';
 import { TEAM_MIGRATION } from './migrations/0003-team.ts';
 import { WEBHOOK_CONDITIONS_MIGRATION } from './migrations/0004-webhook-conditions.ts';
+import { CHECKPOINT_PARTS_MIGRATION } from './migrations/0005-checkpoint-parts.ts';
 import type { PgMigration } from './migrations/pg-migration.ts';
 
 export type { PgMigration } from './migrations/pg-migration.ts';
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly PgMigration[] = [
   CHANGES_MIGRATION,
   TEAM_MIGRATION,
   WEBHOOK_CONDITIONS_MIGRATION,
+  CHECKPOINT_PARTS_MIGRATION,
 ];

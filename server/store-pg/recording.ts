@@ -145,7 +145,27 @@ class PgRecordingStatements implements RecordingStatements {
     return row?.n ?? count;
   }
 
-  async checkpoint(tab: BaselineTab, name: string, nowMs: number, version: string, encoded: Buffer) {
+  async putCheckpointPart(checkpointId: string, part: number, content: Buffer, nowMs: number) {
+    await this.#db.query(
+      'INSERT INTO checkpoint_parts (checkpoint_id, part, content, created_at) VALUES ($1, $2, $3, $4)',
+      [checkpointId, part, content, nowMs],
+    );
+  }
+
+  async dropCheckpoint(checkpointId: string) {
+    await this.#db.query('DELETE FROM checkpoint_parts WHERE checkpoint_id = $1', [checkpointId]);
+  }
+
+  async dropStrayCheckpoints(beforeMs: number) {
+    await this.#db.query(
+      `DELETE FROM checkpoint_parts p WHERE p.created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM tab_checkpoints c WHERE c.checkpoint_id = p.checkpoint_id)`,
+      [beforeMs],
+    );
+  }
+
+  /** The parts of the checkpoint replaced go too (migration 5's trigger). */
+  async checkpoint(tab: BaselineTab, name: string, nowMs: number, version: string, checkpointId: string) {
     const at = [tab.spreadsheetId, tab.sourceSheetId];
     await this.#db.query(
       `INSERT INTO tab_baselines (spreadsheet_id, source_sheet_id, name, updated_at, source_version, redo_entries)
@@ -156,9 +176,9 @@ class PgRecordingStatements implements RecordingStatements {
       [...at, name, nowMs, version],
     );
     await this.#db.query(
-      `INSERT INTO tab_checkpoints (spreadsheet_id, source_sheet_id, content) VALUES ($1, $2, $3)
-       ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET content = excluded.content`,
-      [...at, encoded],
+      `INSERT INTO tab_checkpoints (spreadsheet_id, source_sheet_id, checkpoint_id) VALUES ($1, $2, $3)
+       ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET checkpoint_id = excluded.checkpoint_id`,
+      [...at, checkpointId],
     );
     await this.#db.query('DELETE FROM baseline_redo WHERE spreadsheet_id = $1 AND source_sheet_id = $2', at);
   }

@@ -53,7 +53,7 @@ export function convertBaselinesToFormat1(db: Database.Database): void {
     const content = row.content ? readOld(row.content) : null;
     const entries = entriesAfter.all(...ids, row.checkpoint_at);
     const whole = content ? replayEntries(content, entries) : null;
-    if (whole) put.run(encodeCheckpoint(whole), ...ids);
+    if (whole) put.run(Buffer.concat(encodeCheckpoint(whole)), ...ids);
     else {
       drop.run(...ids);
       dropContent.run(...ids);

@@ -1,7 +1,7 @@
 /**
  * The change recording's statements in SQLite (repositories/rules/change-recording.ts), run inside one IMMEDIATE
  * transaction: the change log, the webhooks on a tab and their payload timestamps, the outbox and the baselines'
- * counters, checkpoints and row edits. Other processes sharing the data dir read the file itself, so there is
+ * counters, checkpoints and row edits; a checkpoint's parts are stored before it (rules/checkpoint-parts.ts). Other processes sharing the data dir read the file itself, so there is
  * nothing to announce; the delivery worker notices their deliveries through SQLite's data_version.
  */
 import type Database from 'better-sqlite3';
@@ -34,7 +34,10 @@ export class SqliteRecordingStatements implements RecordingStatements {
   readonly #addRedo: Database.Statement<[...Tab, Buffer]>;
   readonly #countRedo: Database.Statement<[number, ...Tab], number>;
   readonly #put: Database.Statement<[...Tab, string, number, string]>;
-  readonly #putContent: Database.Statement<[...Tab, Buffer]>;
+  readonly #link: Database.Statement<[...Tab, string]>;
+  readonly #putPart: Database.Statement<[string, number, Buffer, number]>;
+  readonly #dropParts: Database.Statement<[string]>;
+  readonly #dropStrays: Database.Statement<[number]>;
   readonly #dropRedo: Database.Statement<Tab>;
   readonly #mark: Database.Statement<[string, string, string]>;
 
@@ -84,9 +87,18 @@ export class SqliteRecordingStatements implements RecordingStatements {
          name = excluded.name, updated_at = excluded.updated_at, source_version = excluded.source_version,
          redo_entries = 0`,
     );
-    this.#putContent = db.prepare(
-      `INSERT INTO tab_checkpoints (spreadsheet_id, source_sheet_id, content) VALUES (?, ?, ?)
-       ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET content = excluded.content`,
+    // The parts of the checkpoint replaced go too (migration 13's trigger).
+    this.#link = db.prepare(
+      `INSERT INTO tab_checkpoints (spreadsheet_id, source_sheet_id, checkpoint_id) VALUES (?, ?, ?)
+       ON CONFLICT (spreadsheet_id, source_sheet_id) DO UPDATE SET checkpoint_id = excluded.checkpoint_id`,
+    );
+    this.#putPart = db.prepare(
+      'INSERT INTO checkpoint_parts (checkpoint_id, part, content, created_at) VALUES (?, ?, ?, ?)',
+    );
+    this.#dropParts = db.prepare('DELETE FROM checkpoint_parts WHERE checkpoint_id = ?');
+    this.#dropStrays = db.prepare(
+      `DELETE FROM checkpoint_parts WHERE created_at < ?
+         AND checkpoint_id NOT IN (SELECT checkpoint_id FROM tab_checkpoints)`,
     );
     this.#dropRedo = db.prepare('DELETE FROM baseline_redo WHERE spreadsheet_id = ? AND source_sheet_id = ?');
     this.#mark = db.prepare(
@@ -147,9 +159,21 @@ export class SqliteRecordingStatements implements RecordingStatements {
     return this.#countRedo.get(count, tab.spreadsheetId, tab.sourceSheetId) ?? count;
   }
 
-  checkpoint(tab: BaselineTab, name: string, nowMs: number, version: string, encoded: Buffer): void {
+  putCheckpointPart(checkpointId: string, part: number, content: Buffer, nowMs: number): void {
+    this.#putPart.run(checkpointId, part, content, nowMs);
+  }
+
+  dropCheckpoint(checkpointId: string): void {
+    this.#dropParts.run(checkpointId);
+  }
+
+  dropStrayCheckpoints(beforeMs: number): void {
+    this.#dropStrays.run(beforeMs);
+  }
+
+  checkpoint(tab: BaselineTab, name: string, nowMs: number, version: string, checkpointId: string): void {
     this.#put.run(tab.spreadsheetId, tab.sourceSheetId, name, nowMs, version);
-    this.#putContent.run(tab.spreadsheetId, tab.sourceSheetId, encoded);
+    this.#link.run(tab.spreadsheetId, tab.sourceSheetId, checkpointId);
     this.#dropRedo.run(tab.spreadsheetId, tab.sourceSheetId);
   }
 

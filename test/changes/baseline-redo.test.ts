@@ -95,8 +95,9 @@ describe.each(CHANGE_STORE_KINDS)('a baseline in %s: checkpoint + row edits', (k
     const stored = async () =>
       (
         await stores.rows<{ content: Buffer; redo_entries: number }>(
-          `SELECT c.content, b.redo_entries FROM tab_baselines b JOIN tab_checkpoints c USING (spreadsheet_id, source_sheet_id)
-           WHERE b.spreadsheet_id = 'wb_1'`,
+          `SELECT p.content, b.redo_entries FROM tab_baselines b JOIN tab_checkpoints c USING (spreadsheet_id, source_sheet_id)
+             JOIN checkpoint_parts p USING (checkpoint_id)
+           WHERE b.spreadsheet_id = 'wb_1' ORDER BY p.part`,
         )
       )[0]!;
     const header = ['Id', 'Name'];

@@ -7,7 +7,10 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceContext, type SqliteServiceContext } from '../../server/context.ts';
+import type { TabContent } from '../../server/repositories/baselines.ts';
 import { encodeCheckpoint } from '../../server/repositories/rules/baseline-format.ts';
+import { storeCheckpointNow } from '../../server/repositories/rules/checkpoint-parts.ts';
+import { runAtOnce } from '../../server/repositories/rules/transactional.ts';
 import { SqliteBaselines } from '../../server/store/baselines.ts';
 import { SqliteRecordingStatements } from '../../server/store/recording.ts';
 import { connectFile, writePeopleWorkbook } from '../helpers/fixtures.ts';
@@ -26,6 +29,21 @@ function count(context: SqliteServiceContext, table: 'deliveries' | 'change_log'
   return (sqliteOf(context).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 }
 
+/** What an older engine would have stored as the tab's checkpoint, through the recording's own statements. */
+function storeCheckpoint(
+  context: SqliteServiceContext,
+  spreadsheetId: string,
+  sourceSheetId: string,
+  content: TabContent,
+  version: string,
+): void {
+  const s = new SqliteRecordingStatements(context.db);
+  context.db.transaction(() => {
+    const id = runAtOnce(storeCheckpointNow(s, encodeCheckpoint(content), 0));
+    s.checkpoint({ spreadsheetId, sourceSheetId }, content.name, 0, version, id);
+  })();
+}
+
 describe('a baseline read from the same file version', () => {
   it('is replaced by a different read of that version without change log or notifications', async () => {
     h = await startHarness();
@@ -41,15 +59,7 @@ describe('a baseline read from the same file version', () => {
       ...stored,
       typed: stored.typed.slice(0, -1).map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
-    first.db.transaction(() =>
-      new SqliteRecordingStatements(first.db).checkpoint(
-        { spreadsheetId: conn.spreadsheetId, sourceSheetId: tab.sourceSheetId },
-        older.name,
-        0,
-        stored.sourceVersion!,
-        encodeCheckpoint(older),
-      ),
-    )();
+    storeCheckpoint(first, conn.spreadsheetId, tab.sourceSheetId, older, stored.sourceVersion!);
     await first.close();
 
     const second = createServiceContext({ dataDir, log: () => {} });
@@ -93,15 +103,7 @@ describe('a baseline read from the same file version', () => {
       ...stored,
       typed: stored.typed.map((r, i) => (i === 0 ? r.map((v, c) => (c === 1 ? null : v)) : r)),
     };
-    first.db.transaction(() =>
-      new SqliteRecordingStatements(first.db).checkpoint(
-        { spreadsheetId: conn.spreadsheetId, sourceSheetId: tab.sourceSheetId },
-        older.name,
-        0,
-        'an older version',
-        encodeCheckpoint(older),
-      ),
-    )();
+    storeCheckpoint(first, conn.spreadsheetId, tab.sourceSheetId, older, 'an older version');
     await first.close();
 
     const second = createServiceContext({ dataDir, log: () => {} });

@@ -8,7 +8,8 @@ export interface RecordedState {
   changeLog: unknown[];
   deliveries: { event: string; payload: string }[];
   baselines: unknown[];
-  checkpoints: { source_sheet_id: string; content: Buffer }[];
+  /** Each checkpoint's parts in order, with any part no checkpoint links (tab null). */
+  checkpoints: { source_sheet_id: string | null; part: number; content: Buffer }[];
   redo: { source_sheet_id: string; content: Buffer }[];
   webhooks: unknown[];
 }
@@ -20,7 +21,8 @@ export function recordedState(db: Database.Database): RecordedState {
     deliveries: all('SELECT event, payload FROM deliveries ORDER BY created_at, rowid'),
     baselines: all('SELECT * FROM tab_baselines ORDER BY spreadsheet_id, source_sheet_id'),
     checkpoints: all(
-      'SELECT source_sheet_id, content FROM tab_checkpoints ORDER BY spreadsheet_id, source_sheet_id',
+      `SELECT c.source_sheet_id, p.part, p.content FROM checkpoint_parts p LEFT JOIN tab_checkpoints c USING (checkpoint_id)
+       ORDER BY c.spreadsheet_id, c.source_sheet_id, p.checkpoint_id, p.part`,
     ),
     redo: all('SELECT source_sheet_id, content FROM baseline_redo ORDER BY seq'),
     webhooks: all('SELECT id, sheet_name, last_timestamp_ms FROM webhooks ORDER BY id'),

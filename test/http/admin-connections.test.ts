@@ -280,6 +280,11 @@ describe('DELETE /admin/connections/{id}', () => {
             .get(body.spreadsheet_id) as number,
       );
     expect(remembered().every((n) => n > 0)).toBe(true);
+    // A checkpoint's parts carry no spreadsheet id: they go with their checkpoint (migration 13's trigger).
+    const parts = () =>
+      sqliteOf(h.context).prepare('SELECT count(*) FROM checkpoint_parts').pluck().get() as number;
+    const partsBefore = parts();
+    expect(partsBefore).toBeGreaterThan(0);
     // The read kept for a later start (api.md, "Reads kept for the next start").
     const kept = () =>
       readdir(path.join(h.dir, 'data', 'reads')).then((names) => names.filter((n) => n.endsWith('.read')));
@@ -295,6 +300,15 @@ describe('DELETE /admin/connections/{id}', () => {
     expect(await listed()).toEqual([]);
     expect((await h.fetch(`/v1/spreadsheets/${body.spreadsheet_id}`)).status).toBe(404);
     expect(remembered()).toEqual([0, 0, 0, 0]);
+    expect(parts()).toBeLessThan(partsBefore);
+    expect(
+      sqliteOf(h.context)
+        .prepare(
+          'SELECT count(*) FROM checkpoint_parts WHERE checkpoint_id NOT IN (SELECT checkpoint_id FROM tab_checkpoints)',
+        )
+        .pluck()
+        .get(),
+    ).toBe(0);
     expect(await kept()).toEqual([]);
   });
 

@@ -54,6 +54,16 @@ async function previousVersionDataDir(): Promise<{ dataDir: string; file: string
   const raw = new Database(path.join(dataDir, DB_FILE_NAME));
   const old = gzipSync(serialize({ name: seen.name, header: seen.header, typed: seen.typed }));
   raw.exec(`
+    DROP TRIGGER checkpoint_replaced;
+    DROP TRIGGER checkpoint_removed;
+    CREATE TABLE tab_checkpoints_whole (
+      spreadsheet_id TEXT NOT NULL, source_sheet_id TEXT NOT NULL, content BLOB NOT NULL,
+      UNIQUE (spreadsheet_id, source_sheet_id)
+    );
+    INSERT INTO tab_checkpoints_whole SELECT spreadsheet_id, source_sheet_id, x'' FROM tab_checkpoints;
+    DROP TABLE tab_checkpoints;
+    ALTER TABLE tab_checkpoints_whole RENAME TO tab_checkpoints;
+    DROP TABLE checkpoint_parts;
     DROP TABLE baseline_redo;
     ALTER TABLE tab_baselines ADD COLUMN checkpoint_at INTEGER NOT NULL DEFAULT 0;
     UPDATE tab_baselines SET redo_entries = 1;

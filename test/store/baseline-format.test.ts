@@ -1,9 +1,10 @@
 /**
  * The baselines' stored format (repositories/rules/baseline-format.ts): a checkpoint of format 2 reads back the same whether
  * decoded at once or a slice at a time, a checkpoint of format 1 (what earlier versions stored) still reads, a
- * blob cut short or of another kind reads as none; and the row edits of a recorded change applied in place to a
+ * blob cut short or of another kind reads as none, a blob over a part is made and read in parts; and the row edits of a recorded change applied in place to a
  * large tab give exactly what the copying rule gives.
  */
+import { randomBytes } from 'node:crypto';
 import { serialize } from 'node:v8';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -18,6 +19,7 @@ import {
   encodeCheckpoint,
   encodeCheckpointPaced,
   encodeRedo,
+  PART_BYTES,
 } from '../../server/repositories/rules/baseline-format.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import { editRows, type RowEdit as ScriptEdit } from '../helpers/row-edits.ts';
@@ -37,6 +39,27 @@ describe('the checkpoint format', () => {
     }
   });
 
+  it('makes a blob over a part in parts of at most PART_BYTES, read back whether cut there or anywhere', async () => {
+    // Random text: its blob stays larger than one part after compression.
+    const text = (i: number) => randomBytes(24).toString('base64') + i;
+    const content = {
+      name: 'Big',
+      header: ['a', 'b'],
+      typed: Array.from({ length: 60_000 }, (_, i) => [i, text(i)]),
+    };
+    for (const parts of [encodeCheckpoint(content), await encodeCheckpointPaced(content)]) {
+      expect(parts.length).toBeGreaterThan(1);
+      for (const part of parts) expect(part.length).toBeLessThanOrEqual(PART_BYTES);
+      expect(decodeCheckpoint(parts)).toEqual(content);
+      expect(await decodeCheckpointPaced(parts)).toEqual(content);
+      // The same stream cut elsewhere (a store that split it otherwise) reads the same.
+      const whole = Buffer.concat(parts);
+      const third = Math.floor(whole.length / 3);
+      const recut = [whole.subarray(0, 7), whole.subarray(7, third), whole.subarray(third)];
+      expect(await decodeCheckpointPaced(recut)).toEqual(content);
+    }
+  });
+
   it('reads a checkpoint of format 1, and none from a blob cut short or of another kind', async () => {
     const content = { name: 'T', header: ['a'], typed: [[1], ['x']] };
     const format1 = gzipSync(
@@ -45,17 +68,22 @@ describe('the checkpoint format', () => {
         serialize({ name: 'T', header: ['a'], rows: content.typed }),
       ]),
     );
-    expect(decodeCheckpoint(format1)).toEqual(content);
-    expect(await decodeCheckpointPaced(format1)).toEqual(content);
-    const whole = gzipSync(
-      Buffer.from(gunzipSync(encodeCheckpoint({ ...content, typed: [[1], [2], [3]] })).subarray(0, -3)),
+    expect(decodeCheckpoint([format1])).toEqual(content);
+    expect(await decodeCheckpointPaced([format1])).toEqual(content);
+    const short = gzipSync(
+      Buffer.from(
+        gunzipSync(Buffer.concat(encodeCheckpoint({ ...content, typed: [[1], [2], [3]] }))).subarray(0, -3),
+      ),
     );
-    expect(decodeCheckpoint(whole)).toBeNull();
-    expect(await decodeCheckpointPaced(whole)).toBeNull();
-    expect(decodeCheckpoint(encodeRedo([]))).toBeNull();
-    expect(await decodeCheckpointPaced(encodeRedo([]))).toBeNull();
-    expect(await decodeCheckpointPaced(Buffer.from('not gzip'))).toBeNull();
-    expect(await decodeCheckpointPaced(encodeCheckpoint(content).subarray(0, -8))).toBeNull();
+    expect(decodeCheckpoint([short])).toBeNull();
+    expect(await decodeCheckpointPaced([short])).toBeNull();
+    expect(decodeCheckpoint([encodeRedo([])])).toBeNull();
+    expect(await decodeCheckpointPaced([encodeRedo([])])).toBeNull();
+    expect(await decodeCheckpointPaced([Buffer.from('not gzip')])).toBeNull();
+    expect(
+      await decodeCheckpointPaced([Buffer.concat(encodeCheckpoint(content)).subarray(0, -8)]),
+    ).toBeNull();
+    expect(await decodeCheckpointPaced(encodeCheckpoint(content).slice(0, -1))).toBeNull();
   });
 
   it('reads the same at once and as it inflates, from any body cut short or with a byte changed', async () => {
@@ -64,13 +92,13 @@ describe('the checkpoint format', () => {
       header: ['a', 'b'],
       typed: Array.from({ length: 4_500 }, (_, i) => [i, `r${i}`]),
     };
-    const body = gunzipSync(encodeCheckpoint(content));
+    const body = gunzipSync(Buffer.concat(encodeCheckpoint(content)));
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.nat(255), fc.boolean(), async (at, byte, cut) => {
         const place = at % body.length;
         const changed = Buffer.from(body);
         if (!cut) changed[place] = byte;
-        const blob = gzipSync(cut ? changed.subarray(0, place) : changed);
+        const blob = [gzipSync(cut ? changed.subarray(0, place) : changed)];
         expect(await decodeCheckpointPaced(blob)).toEqual(decodeCheckpoint(blob));
       }),
       { numRuns: 60 },

@@ -46,15 +46,15 @@ describe('checkpointHolds', () => {
   });
 
   it('says null for what is not a readable checkpoint', async () => {
-    expect(await checkpointHolds(encodeRedo([]), tab())).toBeNull();
-    expect(await checkpointHolds(Buffer.from('not gzip'), tab())).toBeNull();
+    expect(await checkpointHolds([encodeRedo([])], tab())).toBeNull();
+    expect(await checkpointHolds([Buffer.from('not gzip')], tab())).toBeNull();
   });
 });
 
 describe('restoreBaselinesPaced with what was just read', () => {
   const stored = tab();
   const blob = encodeCheckpoint(stored);
-  const checkpoint = { source_sheet_id: '1', content: blob, source_version: 'v1' };
+  const checkpoint = { source_sheet_id: '1', parts: blob, source_version: 'v1' };
 
   it('restores an unchanged tab of the same version as the content read, without decoding it', async () => {
     const read = tab();

@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../server/store/migrations.ts';
 
 const DB_MODULE = fileURLToPath(new URL('../../server/store/db.ts', import.meta.url));
 const LATEST = MIGRATIONS.at(-1)!.version;
-const TABLE_COUNT = 12;
+const TABLE_COUNT = 13;
 
 let dir: string;
 beforeEach(() => {
@@ -45,6 +45,7 @@ describe('openDatabase', () => {
         'api_keys',
         'baseline_redo',
         'change_log',
+        'checkpoint_parts',
         'connections',
         'deliveries',
         'delivery_attempts',

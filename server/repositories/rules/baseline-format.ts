@@ -14,12 +14,16 @@
  * `{ name, header, rows }`.
  * A blob of another format or kind, or whose body does not have this shape, decodes to null: its baseline is
  * treated as never stored (the next look is a first sight), never as rows that changed.
+ *
+ * A checkpoint's blob is made, stored and read in parts of up to 1 MB (`Parts`: the gzip stream cut in order), so
+ * no step ever holds or writes it in one piece: at a million rows it is tens of MB, and one statement storing it
+ * held the service for a quarter of a second.
  */
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { deserialize, serialize } from 'node:v8';
 import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
-import { freeBuffersUnder, freeBytes } from '../../lib/free-buffer.ts';
+import { freeBytes } from '../../lib/free-buffer.ts';
 import { LengthFrames } from '../../lib/length-frames.ts';
 import { pacer } from '../../lib/pacer.ts';
 import { rowsEqual } from '../../lib/row-equality.ts';
@@ -34,6 +38,23 @@ const REDO = 0x52; // "R"
 const CHANGES = ['inserted', 'updated', 'deleted'] as const;
 /** Rows per frame of a checkpoint: a few milliseconds of work each. */
 const SLICE = 2_000;
+/** The largest part of a checkpoint's blob: a few milliseconds for a database to store. */
+export const PART_BYTES = 1 << 20;
+
+/** A checkpoint's blob as it is stored: its gzip stream cut into parts, in order. */
+export type Parts = readonly Buffer[];
+
+/** A blob held whole, cut into parts (views of it, not copies). */
+function cut(blob: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  for (let at = 0; at < blob.length; at += PART_BYTES) parts.push(blob.subarray(at, at + PART_BYTES));
+  return parts;
+}
+
+/** The parts as one buffer (the one part itself when there is one). */
+function joined(parts: Parts): Buffer {
+  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+}
 
 const head = (kind: number) => Buffer.from([...MAGIC, BASELINE_FORMAT, kind]);
 
@@ -66,31 +87,41 @@ function structured(bytes: Buffer): unknown {
   }
 }
 
-export function encodeCheckpoint(content: TabContent): Buffer {
+export function encodeCheckpoint(content: TabContent): Parts {
   const frames = frame({ name: content.name, header: content.header, rows: content.typed.length });
   for (let at = 0; at < content.typed.length; at += SLICE)
     frames.push(...frame(content.typed.slice(at, at + SLICE)));
   const bytes = packed(CHECKPOINT, frames);
   const blob = gzipSync(bytes, { level: 1 });
   freeBytes(bytes);
-  return blob;
+  return cut(blob);
 }
 
 /**
  * `encodeCheckpoint` a slice at a time (the service answers between them), each slice compressed on the
  * thread pool as it is made: the whole tab's uncompressed bytes (hundreds of MB at a million rows) are never
- * held at once, only the compressed blob and the slices the compressor has not taken yet.
+ * held at once, only the compressed parts and the slices the compressor has not taken yet.
  */
-export async function encodeCheckpointPaced(content: TabContent): Promise<Buffer> {
+export async function encodeCheckpointPaced(content: TabContent): Promise<Parts> {
   const pace = pacer();
-  // Large output chunks (zlib's are 16 KB), given back at once when copied into the blob: a million rows'
-  // blob (tens of MB) is otherwise held twice until a full collection, just when the store copies it again.
-  const gzip = createGzip({ level: 1, chunkSize: 1 << 20 });
-  const blob: Buffer[] = [];
-  gzip.on('data', (chunk: Buffer) => blob.push(chunk));
+  // zlib gives its output a chunk per write: chunks are gathered into parts, never into a whole blob.
+  const gzip = createGzip({ level: 1, chunkSize: 64 * 1024 });
+  const parts: Buffer[] = [];
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const endPart = () => {
+    if (pending.length > 0) parts.push(Buffer.concat(pending));
+    pending = [];
+    pendingBytes = 0;
+  };
+  gzip.on('data', (chunk: Buffer) => {
+    if (pendingBytes + chunk.length > PART_BYTES) endPart();
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+  });
   const ended = once(gzip, 'end');
-  const put = async (parts: Buffer[]) => {
-    for (const part of parts) if (!gzip.write(part)) await once(gzip, 'drain');
+  const put = async (frames: Buffer[]) => {
+    for (const f of frames) if (!gzip.write(f)) await once(gzip, 'drain');
   };
   await put([
     head(CHECKPOINT),
@@ -102,9 +133,8 @@ export async function encodeCheckpointPaced(content: TabContent): Promise<Buffer
   }
   gzip.end();
   await ended;
-  const whole = Buffer.concat(blob);
-  freeBuffersUnder(blob);
-  return whole;
+  endPart();
+  return parts;
 }
 
 /** The blob's bytes before compression; the frames' own buffers are given back as they are copied in. */
@@ -162,8 +192,8 @@ function contentOf(body: unknown): TabContent | null {
 }
 
 /** A checkpoint's content, or null when the blob is not a readable checkpoint. */
-export function decodeCheckpoint(blob: Buffer): TabContent | null {
-  const bytes = gunzipped(blob);
+export function decodeCheckpoint(parts: Parts): TabContent | null {
+  const bytes = gunzipped(joined(parts));
   const unpacked = bytes && unpack(CHECKPOINT, bytes);
   if (!unpacked) return null;
   if (unpacked.format === 1) return contentOf(structured(unpacked.body));
@@ -182,8 +212,8 @@ export function decodeCheckpoint(blob: Buffer): TabContent | null {
  * `decodeCheckpoint` a frame at a time as the blob inflates (on the thread pool), the service answering between
  * slices: only the frames not yet read are held, never the whole inflated body (150 MB at a million rows).
  */
-export function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | null> {
-  return feedPaced(blob, checkpointReader(), (body) => contentOf(structured(body)));
+export function decodeCheckpointPaced(parts: Parts): Promise<TabContent | null> {
+  return feedPaced(parts, checkpointReader(), (body) => contentOf(structured(body)));
 }
 
 /**
@@ -191,8 +221,8 @@ export function decodeCheckpointPaced(blob: Buffer): Promise<TabContent | null> 
  * inflates and never decoded whole: false at the first difference. Null when the blob is not a readable
  * checkpoint of format 2 (the caller decodes it the usual way).
  */
-export function checkpointHolds(blob: Buffer, content: TabContent): Promise<boolean | null> {
-  return feedPaced(blob, checkpointComparer(content), () => null);
+export function checkpointHolds(parts: Parts, content: TabContent): Promise<boolean | null> {
+  return feedPaced(parts, checkpointComparer(content), () => null);
 }
 
 function* checkpointComparer(content: TabContent): Generator<void, boolean, unknown> {
@@ -220,7 +250,7 @@ function* checkpointComparer(content: TabContent): Generator<void, boolean, unkn
  * blob that is not a checkpoint, is not gzip, or is cut short.
  */
 async function feedPaced<T>(
-  blob: Buffer,
+  parts: Parts,
   reader: Generator<void, T | null, unknown>,
   legacy: (body: Buffer) => T | null,
 ): Promise<T | null> {
@@ -232,7 +262,7 @@ async function feedPaced<T>(
   let started = false;
   let whole: Buffer[] | null = null; // a format 1 body, read whole
   try {
-    for await (const chunk of Readable.from([blob]).pipe(createGunzip({ chunkSize: 64 * 1024 }))) {
+    for await (const chunk of Readable.from(parts).pipe(createGunzip({ chunkSize: 64 * 1024 }))) {
       if (whole) {
         whole.push(chunk);
         continue;

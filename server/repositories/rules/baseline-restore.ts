@@ -14,6 +14,7 @@ import {
   decodeCheckpoint,
   decodeCheckpointPaced,
   decodeRedo,
+  type Parts,
 } from './baseline-format.ts';
 
 export type { CurrentContent } from '../baselines.ts';
@@ -34,11 +35,29 @@ export function withRedo(
   return out;
 }
 
-/** A stored checkpoint, as both databases return it. */
+/** A stored checkpoint: its tab, the version it was read from and its blob's parts in order. */
 export interface CheckpointRow {
   source_sheet_id: string;
-  content: Buffer;
+  parts: Parts;
   source_version: string | null;
+}
+
+/** One stored part of a checkpoint, as both databases return it: ordered by tab, then by part. */
+export interface CheckpointPartRow {
+  source_sheet_id: string;
+  source_version: string | null;
+  content: Buffer;
+}
+
+/** The checkpoints the parts make, each tab's parts kept in the order they came. */
+export function checkpointsOf(rows: readonly CheckpointPartRow[]): CheckpointRow[] {
+  const out = new Map<string, { source_sheet_id: string; parts: Buffer[]; source_version: string | null }>();
+  for (const { source_sheet_id, source_version, content } of rows) {
+    const tab = out.get(source_sheet_id);
+    if (tab) tab.parts.push(content);
+    else out.set(source_sheet_id, { source_sheet_id, parts: [content], source_version });
+  }
+  return [...out.values()];
 }
 
 /** A stored redo entry (one recorded change's row edits), oldest first. */
@@ -58,7 +77,7 @@ export function restoreBaselines(
 ): Map<string, ComparedTab> {
   const out = new Map<string, ComparedTab>();
   for (const row of checkpoints) {
-    const content = decodeCheckpoint(row.content);
+    const content = decodeCheckpoint(row.parts);
     if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
   }
   return withRedo(out, redo);
@@ -75,13 +94,13 @@ export async function restoreBaselinesPaced(
   for (const row of checkpoints) {
     const now = current?.tabs.get(row.source_sheet_id);
     const sameVersion = now !== undefined && row.source_version === current?.version;
-    if (sameVersion && !edited.has(row.source_sheet_id) && (await checkpointHolds(row.content, now))) {
+    if (sameVersion && !edited.has(row.source_sheet_id) && (await checkpointHolds(row.parts, now))) {
       // Stored from this very version and holding what was read now: the content read stands for it (the same
       // rows, so the plan has nothing to diff), and the stored rows are never decoded.
       out.set(row.source_sheet_id, { ...now, sourceVersion: row.source_version });
       continue;
     }
-    const content = await decodeCheckpointPaced(row.content);
+    const content = await decodeCheckpointPaced(row.parts);
     if (content) out.set(row.source_sheet_id, { ...content, sourceVersion: row.source_version });
   }
   return withRedo(out, redo);

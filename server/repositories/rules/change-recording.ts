@@ -19,6 +19,12 @@ import type {
 } from '../change-log.ts';
 import type { WebhookCondition } from '../webhooks.ts';
 import { encodeCheckpoint, encodeCheckpointPaced, encodeRedo } from './baseline-format.ts';
+import {
+  type CheckpointPartStatements,
+  dropUnlinked,
+  storeCheckpointNow,
+  storeCheckpointPaced,
+} from './checkpoint-parts.ts';
 import { type Answer, type Rule, settled, type Transactional } from './transactional.ts';
 
 /** What a spreadsheet's stored baselines are at. */
@@ -51,7 +57,7 @@ export interface BaselineTab {
   sourceSheetId: string;
 }
 
-export interface RecordingStatements {
+export interface RecordingStatements extends CheckpointPartStatements {
   recorded(spreadsheetId: string, version: string): Answer<RecordedState>;
   /** Every stored baseline of the spreadsheet, as it is inside the transaction. */
   baselines(spreadsheetId: string): Answer<Map<string, ComparedTab>>;
@@ -71,8 +77,14 @@ export interface RecordingStatements {
   enqueue(deliveries: readonly QueuedDelivery[]): Answer<void>;
   /** One recorded change's row edits (`redo`, encoded), after the checkpoint; returns how many it holds now. */
   addEdits(tab: BaselineTab, redo: Buffer, count: number): Answer<number>;
-  /** The tab's checkpoint (encoded) replaces the last one and the edits after it. */
-  checkpoint(tab: BaselineTab, name: string, nowMs: number, version: string, encoded: Buffer): Answer<void>;
+  /** The tab's checkpoint (its parts stored) replaces the last one, whose parts go, and the edits after it. */
+  checkpoint(
+    tab: BaselineTab,
+    name: string,
+    nowMs: number,
+    version: string,
+    checkpointId: string,
+  ): Answer<void>;
   /** Every baseline of the spreadsheet matches `version` from now; returns the stamp the recording leaves. */
   markVersion(spreadsheetId: string, version: string): Answer<string>;
   /** Whoever else holds the database hears of the recording once it commits. */
@@ -83,13 +95,16 @@ export interface RecordingStatements {
 export interface Done {
   queued: number;
   renamed: boolean;
+  /** The checkpoints it linked to their tabs. */
+  linked: string[];
 }
 
 /** What a recording worked out before its transaction, and the stamp of the baselines it is based on. */
 interface Prepared {
   stamp: string;
   tabs: TabRecording[];
-  encoded: ReadonlyMap<TabContent, Buffer>;
+  /** The checkpoints it will store, their parts stored already (checkpoint-parts.ts), by content. */
+  checkpoints: ReadonlyMap<TabContent, string>;
 }
 
 export class ChangeRecordingRepository implements ChangeRecording {
@@ -108,18 +123,28 @@ export class ChangeRecordingRepository implements ChangeRecording {
 
   async record(request: RecordingRequest): Promise<{ queued: number }> {
     const prepared = await this.#prepare(request);
-    const { queued, stamp } = await this.#db.transaction((s) => recordNow(s, request, prepared), {
-      lock: `rec:${request.spreadsheetId}`,
-    });
-    this.#inStep.set(request.spreadsheetId, stamp);
-    return { queued };
+    let linked: string[] = [];
+    try {
+      const done = await this.#db.transaction((s) => recordNow(s, request, prepared), {
+        lock: `rec:${request.spreadsheetId}`,
+      });
+      linked = done.linked;
+      this.#inStep.set(request.spreadsheetId, done.stamp);
+      return { queued: done.queued };
+    } finally {
+      await dropUnlinked(
+        this.#db,
+        [...prepared.checkpoints.values()].filter((id) => !linked.includes(id)),
+      );
+    }
   }
 
   /**
    * The slow parts of a recording, done before its transaction and a slice at a time, so the service answers
    * meanwhile (a tab of a million rows takes seconds to encode): the content to compare with (the in-memory
    * previous while nobody recorded since this holder did, else the stored baselines), the plan, and the
-   * checkpoints it will store, encoded. The transaction takes them when nothing was recorded meanwhile.
+   * checkpoints it will store, encoded and stored in parts. The transaction links them when nothing was
+   * recorded meanwhile.
    */
   async #prepare(request: RecordingRequest): Promise<Prepared> {
     const { spreadsheetId, previous, version } = request;
@@ -127,12 +152,13 @@ export class ChangeRecordingRepository implements ChangeRecording {
     const inStep = previous !== null && this.#inStep.get(spreadsheetId) === stamp;
     const compared = inStep ? previous : await this.#baselines.load(spreadsheetId, request.current);
     const tabs = request.planPaced ? await request.planPaced(compared) : request.plan(compared);
-    const encoded = new Map<TabContent, Buffer>();
+    const checkpoints = new Map<TabContent, string>();
     for (const tab of tabs) {
-      if (await this.#db.run((s) => checkpointDue(s, spreadsheetId, tab)))
-        encoded.set(tab.content, await encodeCheckpointPaced(tab.content));
+      if (!(await this.#db.run((s) => checkpointDue(s, spreadsheetId, tab)))) continue;
+      const parts = await encodeCheckpointPaced(tab.content);
+      checkpoints.set(tab.content, await storeCheckpointPaced(this.#db, parts, request.nowMs));
     }
-    return { stamp, tabs, encoded };
+    return { stamp, tabs, checkpoints };
   }
 }
 
@@ -151,31 +177,33 @@ function* recordNow(
   s: RecordingStatements,
   request: RecordingRequest,
   prepared: Prepared,
-): Rule<{ queued: number; stamp: string }> {
+): Rule<Done & { stamp: string }> {
   const { spreadsheetId, version, previous } = request;
   const stored = yield* settled(s.recorded(spreadsheetId, version));
   // Another holder of the database recorded this very version already: recording it again would send twice.
-  if (previous && stored.versionRecorded) return { queued: 0, stamp: stored.stamp };
+  if (previous && stored.versionRecorded) return { ...nothingDone(), stamp: stored.stamp };
   // Someone recorded meanwhile: what the plan compared with is no longer what is stored.
   const tabs =
     stored.stamp === prepared.stamp
       ? prepared.tabs
       : request.plan(yield* settled(s.baselines(spreadsheetId)));
   // Nothing to store, at a version stored already (a first sight of what another holder recorded).
-  if (tabs.length === 0 && stored.versionRecorded) return { queued: 0, stamp: stored.stamp };
-  const done: Done = { queued: 0, renamed: false };
-  for (const tab of tabs) yield* recordTab(s, request, tab, prepared.encoded, done);
+  if (tabs.length === 0 && stored.versionRecorded) return { ...nothingDone(), stamp: stored.stamp };
+  const done = nothingDone();
+  for (const tab of tabs) yield* recordTab(s, request, tab, prepared.checkpoints, done);
   const stamp = yield* settled(s.markVersion(spreadsheetId, version));
   yield* settled(s.announce(spreadsheetId, version, done));
-  return { queued: done.queued, stamp };
+  return { ...done, stamp };
 }
+
+const nothingDone = (): Done => ({ queued: 0, renamed: false, linked: [] });
 
 /** One tab's part of the transaction. */
 function* recordTab(
   s: RecordingStatements,
   { spreadsheetId, version, nowMs }: RecordingRequest,
   tab: TabRecording,
-  encoded: ReadonlyMap<TabContent, Buffer>,
+  checkpoints: ReadonlyMap<TabContent, string>,
   done: Done,
 ): Rule<void> {
   const { sourceSheetId, renamedTo, content, rows, checkpoint } = tab;
@@ -191,8 +219,10 @@ function* recordTab(
     (rows !== null &&
       (yield* settled(s.addEdits(at, encodeRedo(rows.edits), rows.edits.length))) > checkpoint.whenEditsOver);
   if (storeWhole) {
-    const blob = encoded.get(content) ?? encodeCheckpoint(content);
-    yield* settled(s.checkpoint(at, content.name, nowMs, version, blob));
+    const checkpointId =
+      checkpoints.get(content) ?? (yield* storeCheckpointNow(s, encodeCheckpoint(content), nowMs));
+    yield* settled(s.checkpoint(at, content.name, nowMs, version, checkpointId));
+    done.linked.push(checkpointId);
   }
 }
 
