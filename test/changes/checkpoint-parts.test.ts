@@ -104,6 +104,23 @@ describe.each(CHANGE_STORE_KINDS)('checkpoints in parts, in %s', (kind) => {
     await stores.rows("DELETE FROM tab_checkpoints WHERE spreadsheet_id = 'wb_1'");
     expect((await parts(stores)).map((p) => p.checkpoint_id)).toEqual(['being-linked']);
   });
+
+  it('drops the parts it had stored when storing a later one fails, and the recording fails whole', async () => {
+    const { stores, recorder } = await storesWithRecorder();
+    // The database refuses a checkpoint's second part, as a full disk would.
+    if (kind === 'postgres') {
+      await stores.rows(`CREATE FUNCTION refuse_part() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN IF NEW.part = 1 THEN RAISE EXCEPTION 'no space left'; END IF; RETURN NEW; END $$`);
+      await stores.rows(`CREATE TRIGGER refuse_part BEFORE INSERT ON checkpoint_parts
+        FOR EACH ROW EXECUTE FUNCTION refuse_part()`);
+    } else {
+      await stores.rows(`CREATE TRIGGER refuse_part BEFORE INSERT ON checkpoint_parts WHEN NEW.part = 1
+        BEGIN SELECT RAISE(ABORT, 'no space left'); END`);
+    }
+    await expect(recorder.record('wb_1', null, snapshot(bigRows('a')))).rejects.toThrow(/no space left/);
+    expect(await parts(stores)).toEqual([]);
+    expect((await stores.baselines.load('wb_1')).size).toBe(0);
+  });
 });
 
 describe('SQLite migration 13: checkpoint parts', () => {

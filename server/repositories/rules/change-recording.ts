@@ -22,6 +22,7 @@ import { encodeCheckpoint, encodeCheckpointPaced, encodeRedo } from './baseline-
 import {
   type CheckpointPartStatements,
   dropUnlinked,
+  dropUnlinkedAfter,
   storeCheckpointNow,
   storeCheckpointPaced,
 } from './checkpoint-parts.ts';
@@ -153,10 +154,14 @@ export class ChangeRecordingRepository implements ChangeRecording {
     const compared = inStep ? previous : await this.#baselines.load(spreadsheetId, request.current);
     const tabs = request.planPaced ? await request.planPaced(compared) : request.plan(compared);
     const checkpoints = new Map<TabContent, string>();
-    for (const tab of tabs) {
-      if (!(await this.#db.run((s) => checkpointDue(s, spreadsheetId, tab)))) continue;
-      const parts = await encodeCheckpointPaced(tab.content);
-      checkpoints.set(tab.content, await storeCheckpointPaced(this.#db, parts, request.nowMs));
+    try {
+      for (const tab of tabs) {
+        if (!(await this.#db.run((s) => checkpointDue(s, spreadsheetId, tab)))) continue;
+        const parts = await encodeCheckpointPaced(tab.content);
+        checkpoints.set(tab.content, await storeCheckpointPaced(this.#db, parts, request.nowMs));
+      }
+    } catch (error) {
+      await dropUnlinkedAfter(error, this.#db, checkpoints.values());
     }
     return { stamp, tabs, checkpoints };
   }

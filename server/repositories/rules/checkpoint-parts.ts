@@ -34,9 +34,13 @@ export async function storeCheckpointPaced(
   await db.run((s) => dropStrays(s, nowMs));
   const id = newCheckpointId();
   const pace = pacer();
-  for (const [i, part] of parts.entries()) {
-    await db.run((s) => putPart(s, id, i, part, nowMs));
-    await pace();
+  try {
+    for (const [i, part] of parts.entries()) {
+      await db.run((s) => putPart(s, id, i, part, nowMs));
+      await pace();
+    }
+  } catch (error) {
+    await dropUnlinkedAfter(error, db, [id]);
   }
   return id;
 }
@@ -46,6 +50,19 @@ export function* storeCheckpointNow(s: CheckpointPartStatements, parts: Parts, n
   const id = newCheckpointId();
   for (const [i, part] of parts.entries()) yield* putPart(s, id, i, part, nowMs);
   return id;
+}
+
+/**
+ * After `error` stopped a preparation, drops the checkpoints it had stored rather than leave them to the hour's
+ * sweep, and throws `error` whether or not the drop worked (a full disk may refuse that too).
+ */
+export async function dropUnlinkedAfter(
+  error: unknown,
+  db: Transactional<CheckpointPartStatements>,
+  checkpointIds: Iterable<string>,
+): Promise<never> {
+  await dropUnlinked(db, checkpointIds).catch(() => {});
+  throw error;
 }
 
 /** Drops checkpoints stored but not linked to a tab. */
