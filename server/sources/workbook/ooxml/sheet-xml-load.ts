@@ -10,7 +10,7 @@ import { isAscii } from 'node:buffer';
 import { pacer } from '../../../lib/pacer.ts';
 import { PartTooLarge } from '../guard/zip-directory.ts';
 import type { DeflatedPiece } from './chunked-deflate.ts';
-import { inflatedChunks } from './inflated-chunks.ts';
+import { INFLATE_CHUNK_BYTES, inflatedChunks } from './inflated-chunks.ts';
 import { deflatePieceOffThread } from './piece-threads.ts';
 import { mayHoldFormulaBytes, RowPiece } from './row-piece.ts';
 import { ROWS_PER_PIECE, SheetXml } from './sheet-xml.ts';
@@ -263,7 +263,7 @@ export async function loadSheetXml(
   method: number,
   size: number,
   /** How much is inflated at a time (tests cut at every byte boundary with small ones). */
-  chunkBytes = 1 << 20,
+  chunkBytes = INFLATE_CHUNK_BYTES,
 ): Promise<SheetXml | null> {
   const cutter = new RowCutter();
   const pace = pacer();
