@@ -8,7 +8,7 @@
  * copy between threads costs the distinct strings only.
  */
 
-import { freeBytes } from '../../lib/free-buffer.ts';
+import { freeBuffersUnder } from '../../lib/free-buffer.ts';
 import { pacer } from '../../lib/pacer.ts';
 import type { CellValue, TabSnapshot } from '../source.ts';
 import { FormatCodes } from './format-codes.ts';
@@ -221,9 +221,9 @@ function decodeRows(tab: EncodedTab, from: number, to: number, typed: CellValue[
 }
 
 function tabOf(tab: EncodedTab, typed: CellValue[][]): CellTab {
-  // The rows hold every cell now: the cells' flat buffers (9 bytes a cell) are given back at once.
-  freeBytes(tab.kinds);
-  freeBytes(tab.values);
+  // The rows hold every cell now: the cells' flat buffers (9 bytes a cell) are given back at once, whole when
+  // the grid is a part of them (made in the parse's cell list: ooxml/cell-grid.ts).
+  freeBuffersUnder([tab.kinds, tab.values]);
   const { strings } = tab;
   return new CellTab({
     sourceSheetId: tab.sourceSheetId,

@@ -18,6 +18,7 @@ import {
   type StyleFormat,
   styleFormat,
 } from './cell-decode.ts';
+import { cellGrid } from './cell-grid.ts';
 import { CellList } from './cell-list.ts';
 import { FormulaCells } from './formula-cells.ts';
 import { mergeCover } from './merged-cells.ts';
@@ -274,32 +275,20 @@ export class TabBuilder implements FastCellSink {
         `has a tab ("${name}") of ${spanned} rows by ${columns} columns, ${spanned * columns} cells${together} over the limit of ${limits.maxCells} (SHEETPORT_MAX_CELLS).`,
       );
     }
-    // The header row's texts, and the data rows into the dense grid.
+    // The header row's texts and how often each text is used (its length is counted once per text, not looked
+    // up for every cell), then the data rows into the dense grid.
     const rows = bottom - top;
-    const size = rows * columns;
-    const kinds = new Uint8Array(size);
-    const values = new Float64Array(size);
-    const codes = new Uint16Array(size);
     const headerTexts: string[] = new Array(columns).fill('');
     const strings = this.#strings;
-    // How often each text is used: its length is counted once per text, not looked up for every cell.
     const uses = new Float64Array(strings.length);
     for (let i = 0; i < count; i++) {
       const kind = cellKinds[i]!;
       if (kind === Kind.Empty) continue;
-      const row = cellRows[i]!;
-      const column = cellColumns[i]! - 1;
       const value = cellValues[i]!;
-      if (row === top) {
+      if (cellRows[i] === top) {
         const typed = kind === Kind.Number ? value : kind === Kind.Boolean ? value === 1 : strings[value]!;
-        headerTexts[column] = displayText(typed, cellCodes[i]!, numberFormats);
-        continue;
-      }
-      const at = (row - top - 1) * columns + column;
-      kinds[at] = kind;
-      values[at] = value;
-      codes[at] = cellCodes[i]!;
-      if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error) uses[value]!++;
+        headerTexts[cellColumns[i]! - 1] = displayText(typed, cellCodes[i]!, numberFormats);
+      } else if (kind === Kind.Text || kind === Kind.Date || kind === Kind.Error) uses[value]!++;
     }
     let text = 0;
     for (let id = 0; id < uses.length; id++) text += uses[id]! * strings[id]!.length;
@@ -309,6 +298,7 @@ export class TabBuilder implements FastCellSink {
       );
     }
     const header = resolveHeader(headerTexts);
+    const { kinds, values, codes } = cellGrid(cells, top, rows, columns);
     return {
       ...encoded(sourceSheetId, name, header, top, rows, columns, this.#strings, numberFormats),
       headerTexts,
