@@ -194,8 +194,14 @@ export class SheetXml {
   }
 }
 
-/** Pieces compressed on the thread pool at once; each piece's own work here is a few milliseconds. */
-const IN_FLIGHT = 4;
+/**
+ * Pieces being closed at once (moved on the piece threads, or compressed on the thread pool): four for each
+ * piece thread, so a thread has the next piece queued while the service's thread, which hands pieces over
+ * between the reads it answers, gets to it. With four in all, a delete in the middle of 100,000 rows (99 pieces
+ * moved) took 136-378 ms to close its pieces, with eight 95-248 ms (median 130 ms against 200 ms); at a million
+ * rows both threads are busy either way.
+ */
+const IN_FLIGHT = 8;
 
 /** Every piece closed, a few at a time, in order: the service answers between them. */
 async function closeAll(pieces: readonly RowPiece[]): Promise<DeflatedPiece[]> {
