@@ -1,5 +1,6 @@
 import type { ChangeRecording } from '../repositories/change-log.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
+import { rowsComplete } from '../sources/tab-rows.ts';
 import type { EventRules } from '../webhooks/events.ts';
 import { comparedTabs, planRecording, planRecordingPaced } from './recording-plan.ts';
 
@@ -33,12 +34,14 @@ export class ChangeRecorder {
    * The change is committed when the promise resolves (a large tab's slow parts are done a slice at a time
    * first), and a failure rejects it.
    */
-  record(
+  async record(
     spreadsheetId: string,
     before: SpreadsheetSnapshot | null,
     after: SpreadsheetSnapshot,
   ): Promise<void> {
     const { recording, rules, onQueued, onRecorded } = this.#deps;
+    // A tab just read makes its rows behind its first answers; the diff reads them all.
+    await rowsComplete([...(before?.tabs ?? []), ...after.tabs]);
     return recording
       .record({
         spreadsheetId,

@@ -3,6 +3,7 @@
 import type { ConnectionRecord } from '../repositories/connections.ts';
 import { isReadOnly } from '../sources/index.ts';
 import type { SpreadsheetSnapshot } from '../sources/source.ts';
+import { rowCountOf } from '../sources/tab-rows.ts';
 import { toPublicSheetId } from './sheet-id.ts';
 
 /** A connection without its tabs (what is known without reading the spreadsheet). */
@@ -30,7 +31,7 @@ export function describeSpreadsheet(connection: ConnectionRecord, snapshot: Spre
       sheet_id: toPublicSheetId(connection.spreadsheetId, tab.sourceSheetId),
       name: tab.name,
       header: tab.header,
-      row_count: tab.typed.length,
+      row_count: rowCountOf(tab),
     })),
   };
 }

@@ -11,6 +11,7 @@ import { forgetKept } from '../connections/forget-kept.ts';
 import { toPublicSheetId } from '../connections/sheet-id.ts';
 import { AppError } from '../errors.ts';
 import type { ConnectionRecord } from '../repositories/connections.ts';
+import { rowsComplete } from '../sources/tab-rows.ts';
 import { adminBody } from './admin.ts';
 import type { AppDeps } from './deps.ts';
 import { limitParameter } from './paging.ts';
@@ -174,6 +175,7 @@ function previewTab(deps: ConnectionDeps): RequestHandler {
     const limit = limitParameter(req, PREVIEW_ROWS);
     const values = previewValues(req);
     const tab = await deps.spreadsheets.of(connection).tab({ name: sheet });
+    await rowsComplete([tab]);
     const rows =
       values === 'formatted'
         ? tab.formatted

@@ -6,6 +6,7 @@ import { type Rendered, renderOne } from '../rows/formats/index.ts';
 import { renderPage } from '../rows/page-cache.ts';
 import { parseRowViewQuery } from '../rows/query-params.ts';
 import type { Mutation, TabSnapshot } from '../sources/source.ts';
+import { rowCountOf, rowOf } from '../sources/tab-rows.ts';
 import { setFreshnessHeaders } from './freshness-headers.ts';
 import { listQueryOf } from './list-query.ts';
 import { writeMutations } from './mutation-errors.ts';
@@ -51,7 +52,7 @@ function getRow(req: RouteRequest, res: RouteResponse, { spreadsheet, tab }: Rea
   const row = parseRowNumber(String(req.params.row));
   const view = parseRowViewQuery(req.query);
   setFreshnessHeaders(res, spreadsheet.freshness());
-  const typed = tab.typed[row - 1];
+  const typed = rowOf(tab, row - 1);
   if (!typed) throw rowNotFound(row, tab);
   const etag = rowEtag(typed);
   res.setHeader('ETag', etag);
@@ -98,10 +99,10 @@ async function deleteRow(req: RouteRequest, res: RouteResponse, { key, spreadshe
 function rowNotFound(row: number, tab: TabSnapshot): AppError {
   return new AppError(
     'row_not_found',
-    `Row ${row} does not exist; the tab has ${quantity(tab.typed.length, 'row')}.`,
+    `Row ${row} does not exist; the tab has ${quantity(rowCountOf(tab), 'row')}.`,
     {
       row,
-      row_count: tab.typed.length,
+      row_count: rowCountOf(tab),
     },
   );
 }
@@ -111,7 +112,7 @@ function ifMatch(req: RouteRequest, row: number): ((tab: TabSnapshot) => void) |
   const header = req.get('if-match');
   if (!header) return undefined;
   return (tab) => {
-    const typed = tab.typed[row - 1];
+    const typed = rowOf(tab, row - 1);
     if (!typed) throw rowNotFound(row, tab);
     if (!etagMatches(header, rowEtag(typed), 'strong')) {
       throw new AppError(

@@ -8,7 +8,8 @@
  */
 import { AppError } from '../errors.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
-import type { CellValue } from '../sources/source.ts';
+import type { CellValue, RowsOnDemand } from '../sources/source.ts';
+import { rowCountOf, rowOf, rowsOwner } from '../sources/tab-rows.ts';
 import type { RowsToRender } from './formats/index.ts';
 import { matchRows, stringForm } from './match.ts';
 import type { ListQuery, ValuesMode } from './query.ts';
@@ -21,6 +22,8 @@ export interface TabRows {
   formatted: string[][];
   /** `typed` with formula cells as their formula text, where the source knows formulas. */
   withFormulas?: CellValue[][];
+  /** While a tab just read is still making its rows (sources/tab-rows.ts): a plain page reads them as made. */
+  readonly onDemand?: RowsOnDemand;
 }
 
 /** A list query once `values=formula` has become typed mode over the formula rows. */
@@ -74,7 +77,7 @@ export function column(tab: Pick<TabRows, 'header'>, field: string, parameter: s
  * tell an empty cell from a cell that displays "".
  */
 function cell(tab: TabRows, row: number, col: number, mode: ValueMode): CellValue {
-  const t = tab.typed[row]?.[col] ?? null;
+  const t = rowOf(tab, row)?.[col] ?? null;
   if (mode === 'typed') return t;
   const f = tab.formatted[row]?.[col];
   if (f === undefined) return t === null ? null : stringForm(t);
@@ -169,7 +172,7 @@ function pageRows(
   sortKeys: ResolvedSortKey[],
   q: ModeQuery,
 ): { total: number; picked: number[] } {
-  const n = tab.typed.length;
+  const n = rowCountOf(tab);
   const end = q.offset + q.limit;
   if (hits === null) {
     const order = sortKeys.length > 0 ? sortedOrder(tab, sortKeys, q.values) : null;
@@ -233,9 +236,9 @@ export function runQuery(source: TabRows, query: ListQuery, whereHits?: Uint32Ar
       index: row + 1,
       // Whole typed rows are the snapshot's own arrays (read-only): no copy per request.
       values:
-        q.fields === null && mode === 'typed' ? tab.typed[row]! : cols.map((c) => cell(tab, row, c, mode)),
+        q.fields === null && mode === 'typed' ? rowOf(tab, row)! : cols.map((c) => cell(tab, row, c, mode)),
     })),
-    ...(q.fields === null ? { wholeRowsOf: mode === 'typed' ? tab.typed : tab.formatted } : {}),
+    ...(q.fields === null ? { wholeRowsOf: mode === 'typed' ? rowsOwner(tab) : tab.formatted } : {}),
   };
 }
 
@@ -248,7 +251,7 @@ export function projectRow(
 ): { fields: string[]; values: CellValue[] } {
   const { rows: tab, mode } = inMode(source, values);
   const { names, cols } = resolveFields(tab, fields);
-  if (!Number.isInteger(index) || index < 1 || index > tab.typed.length) {
+  if (!Number.isInteger(index) || index < 1 || index > rowCountOf(tab)) {
     throw new AppError('row_not_found', `Row ${index} does not exist.`, { row: index });
   }
   return { fields: names, values: cols.map((c) => cell(tab, index - 1, c, mode)) };

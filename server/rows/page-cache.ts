@@ -1,4 +1,5 @@
 import { OwnerCache } from '../lib/owner-cache.ts';
+import { rowsOwner } from '../sources/tab-rows.ts';
 import type { TabRows } from './engine.ts';
 import { runQuery } from './engine.ts';
 import { type Rendered, renderList } from './formats/index.ts';
@@ -21,13 +22,22 @@ const pages = new OwnerCache<object, string, RenderedPage>(PAGES_PER_TAB);
 /** The page `query` asks of `tab`: from the cache, or its `where` found (paced on a large tab), then rendered. */
 export async function renderPage(tab: TabRows, query: ListQuery): Promise<RenderedPage> {
   const key = pageKey(query);
-  const cached = pages.peek(tab.typed, key);
+  const cached = pages.peek(rowsOwner(tab), key);
   if (cached) return cached;
+  // A tab just read answers a plain page from the rows made so far; a filter or a sort reads every row.
+  if (tab.onDemand && !readsRowsAsMade(query)) await tab.onDemand.complete;
   const hits = query.where ? await whereHits(tab, query.where) : undefined;
-  return pages.get(tab.typed, key, () => {
+  return pages.get(rowsOwner(tab), key, () => {
     const result = runQuery(tab, query, hits);
     return { rendered: renderList(result, query), total: result.total };
   });
+}
+
+/** A page of rows in the tab's order, as stored: it reads only the rows it shows. */
+function readsRowsAsMade(query: ListQuery): boolean {
+  return (
+    query.filters.length === 0 && query.where === null && query.sort.length === 0 && query.values === 'typed'
+  );
 }
 
 /** Each query's key, kept while the query is: a query parsed once and asked again (http/list-query.ts) is keyed once. */

@@ -23,6 +23,19 @@ export interface TabSnapshot {
   formatted: string[][];
   /** `typed` with each formula cell's formula (`=B2*C2`) in its place, where the source knows formulas. */
   readonly withFormulas?: CellValue[][];
+  /** While a tab just read is still making its row arrays: read rows through tab-rows.ts, not `typed`. */
+  readonly onDemand?: RowsOnDemand;
+}
+
+/** Rows made as they are asked for, and all of them behind (paced). */
+export interface RowsOnDemand {
+  readonly rowCount: number;
+  /** Row `index` (0-based, below rowCount), made now if not made yet. */
+  row(index: number): CellValue[];
+  /** The array `typed` is once every row is made (the same array from the start): caches key by it. */
+  readonly owner: CellValue[][];
+  /** Settles once every row is made. */
+  readonly complete: Promise<void>;
 }
 
 export interface SpreadsheetSnapshot {

@@ -12,6 +12,7 @@ import { parseUint, parseWhereParameter, singleQuery } from '../../rows/query-pa
 import { whereColumns, whereRowsNow } from '../../rows/where/evaluate.ts';
 import { whereHits } from '../../rows/where/where-hits.ts';
 import type { CellInput, Mutation, TabSnapshot } from '../../sources/source.ts';
+import { rowsOwner } from '../../sources/tab-rows.ts';
 import { writeMutations } from '../mutation-errors.ts';
 import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from '../route-table.ts';
 import { parseInputMode, parseUpdateBody, refuseIfMatch } from '../row-input.ts';
@@ -68,7 +69,7 @@ async function byFilter(
   let picked: Picked | null = null;
   const mutationsFor = (fresh: TabSnapshot): Mutation[] => {
     const rows =
-      fresh.typed === tab.typed
+      rowsOwner(fresh) === rowsOwner(tab)
         ? found
         : whereRowsNow(
             fresh,

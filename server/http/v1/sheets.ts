@@ -2,6 +2,7 @@ import { AppError } from '../../errors.ts';
 import { columnProfiles } from '../../rows/column-profile.ts';
 import { renderPage } from '../../rows/page-cache.ts';
 import { parseListQuery } from '../../rows/query-params.ts';
+import { rowCountOf } from '../../sources/tab-rows.ts';
 import { setFreshnessHeaders } from '../freshness-headers.ts';
 import { setPagingHeaders } from '../paging.ts';
 import type { RouteContext, RouteRequest, RouteResponse, RouteTable } from '../route-table.ts';
@@ -23,7 +24,7 @@ export function mountSheetRoutes(routes: RouteTable): void {
       spreadsheet_id: ctx.connection.spreadsheetId,
       name: ctx.tab.name,
       header: ctx.tab.header,
-      row_count: ctx.tab.typed.length,
+      row_count: rowCountOf(ctx.tab),
       columns: columnProfiles(ctx.tab),
     });
   });

@@ -98,6 +98,7 @@ export async function aggregate(
   spec: AggregateSpec,
 ): Promise<AggregatePage> {
   const { groupCols, metricCols } = aggregateColumns(tab, spec);
+  if (tab.onDemand) await tab.onDemand.complete; // every row is read
   const typed = tab.typed;
   // The sort ranks the groups' order and `min`/`max` read, built a step at a time before the pass needs them.
   const ranked = [

@@ -11,8 +11,9 @@ import { whereColumns, whereRows } from './evaluate.ts';
 const RECENT_PER_TAB = 32;
 const found = new OwnerCache<object, string, Promise<Uint32Array>>(RECENT_PER_TAB);
 
-export function whereHits(tab: TabRows, where: WhereClause): Promise<Uint32Array> {
+export async function whereHits(tab: TabRows, where: WhereClause): Promise<Uint32Array> {
   const columns = whereColumns(where.expression, (name) => columnOf(tab, name));
+  if (tab.onDemand) await tab.onDemand.complete; // every row is read
   return found.get(tab.typed, where.text, () => {
     const rows = whereRows(tab, where.expression, columns);
     // A failed evaluation is not kept: the next request tries again.

@@ -1,58 +1,16 @@
 /**
  * A workbook tab in memory: typed values as row arrays (what the query engine, the diff and the output formats read),
  * a small format code per cell (format-codes.ts: held once per column when every row has the same), and the
- * displayed text computed only when asked for (`formatted`).
- *
- * Between the parse thread and the service a tab travels as `EncodedTab`: flat typed arrays (moved, not copied)
- * and one table of distinct strings, so a text that repeats down a column is one string in memory, and the
- * copy between threads costs the distinct strings only.
+ * displayed text computed only when asked for (`formatted`). A tab just read from the parse thread's columns
+ * (encoded-tab.ts) makes its rows on demand and behind (rows-on-demand.ts).
  */
 
 import { freeBuffersUnder } from '../../lib/free-buffer.ts';
-import { pacer } from '../../lib/pacer.ts';
-import type { CellValue, TabSnapshot } from '../source.ts';
+import type { CellValue, RowsOnDemand, TabSnapshot } from '../source.ts';
+import { cellRow, type EncodedTab } from './encoded-tab.ts';
 import { FormatCodes } from './format-codes.ts';
 import { displayText } from './number-formats.ts';
-
-/** What a cell holds. Date: an ISO 8601 text (a number under a date format); Error: `#DIV/0!` and the like. */
-export const Kind = { Empty: 0, Number: 1, Text: 2, Boolean: 3, Date: 4, Error: 5 } as const;
-
-/** A tab as the parse thread sends it. Cell (r, c) of the data rows is at `r * columns + c`. */
-export interface EncodedTab {
-  sourceSheetId: string;
-  name: string;
-  header: string[];
-  /** The header row's texts before they became unique names ('' for an empty cell). */
-  headerTexts: string[];
-  headerRow: number;
-  rows: number;
-  columns: number;
-  kinds: Uint8Array;
-  /** The number, the boolean (0/1), or the index in `strings` of a text, date or error. */
-  values: Float64Array;
-  strings: string[];
-  /** Format codes (number-formats.ts), and the number formats they name. */
-  codes: Uint16Array;
-  numberFormats: string[];
-  /** Shared string index -> index in `strings` (-1 for one the tab does not use). */
-  sst: Int32Array;
-  /** The formula cells of the data rows: their place (as in `kinds`) and their text without `=`. */
-  formulaAt: Uint32Array;
-  formulaTexts: string[];
-  /** The header row's formulas: [column (0-based), text without `=`]. */
-  headerFormulas?: [number, string][];
-}
-
-/** The buffers an EncodedTab can hand to another thread without copying them. */
-export function transferablesOf(tab: EncodedTab): ArrayBuffer[] {
-  return [
-    tab.kinds.buffer,
-    tab.values.buffer,
-    tab.codes.buffer,
-    tab.sst.buffer,
-    tab.formulaAt.buffer,
-  ] as ArrayBuffer[];
-}
+import { DecodingRows, rowProperties } from './rows-on-demand.ts';
 
 /** The shared strings a tab uses, by their index in the workbook, as the tab's string table holds them. */
 export class SharedStrings {
@@ -77,7 +35,8 @@ export interface CellTabInit {
   header: string[];
   headerTexts: string[];
   headerRow: number;
-  typed: CellValue[][];
+  /** The rows, or the columns they are being made from. */
+  typed: CellValue[][] | DecodingRows;
   codes: FormatCodes;
   numberFormats: string[];
   shared: SharedStrings;
@@ -116,6 +75,8 @@ export class CellTab implements TabSnapshot {
   declare readonly withFormulas: CellValue[][];
   /** Formula text (without `=`) of the header row's cells, by column (0-based). */
   declare readonly headerFormulas: ReadonlyMap<number, string>;
+  /** While the rows are still being made from the read's columns (tab-rows.ts). */
+  declare readonly onDemand?: RowsOnDemand;
 
   readonly #init: CellTabInit;
 
@@ -125,16 +86,17 @@ export class CellTab implements TabSnapshot {
     let withFormulas: CellValue[][] | null = null;
     const width = init.header.length;
     const { codes } = init;
+    const { rows, properties } = rowProperties(init.typed);
     Object.defineProperties(this, {
       sourceSheetId: { value: init.sourceSheetId, enumerable: true },
       name: { value: init.name, enumerable: true },
       header: { value: init.header, enumerable: true },
       headerRow: { value: init.headerRow, enumerable: true },
-      typed: { value: init.typed, enumerable: true },
+      ...properties,
       formatted: {
         enumerable: true,
         get: () => {
-          formatted ??= init.typed.map((row, r) =>
+          formatted ??= rows().map((row, r) =>
             row.map((value, c) => displayText(value, codes.at(r, c), init.numberFormats)),
           );
           return formatted;
@@ -150,15 +112,16 @@ export class CellTab implements TabSnapshot {
         get: () => {
           if (withFormulas) return withFormulas;
           const formulas = init.formulas ?? NO_FORMULAS;
-          if (formulas.size === 0) withFormulas = init.typed;
+          const typed = rows();
+          if (formulas.size === 0) withFormulas = typed;
           else {
-            const rows = init.typed.slice();
+            const shown = typed.slice();
             for (const [at, text] of formulas) {
               const r = Math.floor(at / width);
-              if (rows[r] === init.typed[r]) rows[r] = init.typed[r]!.slice();
-              rows[r]![at % width] = `=${text}`;
+              if (shown[r] === typed[r]) shown[r] = typed[r]!.slice();
+              shown[r]![at % width] = `=${text}`;
             }
-            withFormulas = rows;
+            withFormulas = shown;
           }
           return withFormulas;
         },
@@ -172,58 +135,19 @@ export class CellTab implements TabSnapshot {
   }
 }
 
-/** The tab the service keeps, from what the parse thread sent. */
+/** The tab the service keeps, from what the parse thread sent: its rows made on demand and behind (paced). */
 export function decodeTab(tab: EncodedTab): CellTab {
-  const typed: CellValue[][] = new Array(tab.rows);
-  decodeRows(tab, 0, tab.rows, typed);
-  return tabOf(tab, typed);
+  const rows = new DecodingRows({
+    rows: tab.rows,
+    make: (r) => cellRow(tab, r),
+    // The columns' buffers (9 bytes a cell) are given back at once, whole when the grid is a part of them (made
+    // in the parse's cell list: ooxml/cell-grid.ts).
+    release: () => freeBuffersUnder([tab.kinds, tab.values]),
+  });
+  return tabOf(tab, rows);
 }
 
-/** Rows decoded per slice of `decodeTabPaced`: a few milliseconds. */
-const SLICE_ROWS = 20_000;
-
-/** `decodeTab` a slice of rows at a time: a tab of a million rows takes half a second to decode. */
-export async function decodeTabPaced(tab: EncodedTab): Promise<CellTab> {
-  const typed: CellValue[][] = new Array(tab.rows);
-  const pace = pacer();
-  for (let from = 0; from < tab.rows; from += SLICE_ROWS) {
-    decodeRows(tab, from, Math.min(tab.rows, from + SLICE_ROWS), typed);
-    await pace();
-  }
-  return tabOf(tab, typed);
-}
-
-function decodeRows(tab: EncodedTab, from: number, to: number, typed: CellValue[][]): void {
-  const { columns, kinds, values, strings } = tab;
-  for (let r = from; r < to; r++) {
-    const row: CellValue[] = new Array(columns);
-    const base = r * columns;
-    for (let c = 0; c < columns; c++) {
-      const at = base + c;
-      switch (kinds[at]) {
-        case Kind.Number:
-          row[c] = values[at]!;
-          break;
-        case Kind.Text:
-        case Kind.Date:
-        case Kind.Error:
-          row[c] = strings[values[at]!]!;
-          break;
-        case Kind.Boolean:
-          row[c] = values[at] === 1;
-          break;
-        default:
-          row[c] = null;
-      }
-    }
-    typed[r] = row;
-  }
-}
-
-function tabOf(tab: EncodedTab, typed: CellValue[][]): CellTab {
-  // The rows hold every cell now: the cells' flat buffers (9 bytes a cell) are given back at once, whole when
-  // the grid is a part of them (made in the parse's cell list: ooxml/cell-grid.ts).
-  freeBuffersUnder([tab.kinds, tab.values]);
+function tabOf(tab: EncodedTab, typed: DecodingRows): CellTab {
   const { strings } = tab;
   return new CellTab({
     sourceSheetId: tab.sourceSheetId,

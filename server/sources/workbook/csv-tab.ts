@@ -2,16 +2,16 @@
  * A .csv file's one tab, built as the tab builder (tab.ts `buildTab`) builds any grid, but without a cell object
  * per field: the parse thread types each field once into flat arrays (`EncodedCsvTab`: moved between threads, not
  * copied; a text that repeats down a column is one string), and the service decodes them into the rows of typed
- * values a snapshot holds.
+ * values a snapshot holds, on demand and behind the first answers (rows-on-demand.ts).
  *
  * The text a cell displays is the field's own text, which the typed value gives back in nearly every case
  * (`42`, `abc`, `true`); the few fields it does not (`1.50`, `1e3`, `TRUE`) keep their text beside their row
  * (`SHOWN`, keyed by the row itself, so a row shared by two versions of the tab keeps it too). `formatted` is
  * made on first use from both.
  */
-import { pacer } from '../../lib/pacer.ts';
-import type { CellValue, TabSnapshot } from '../source.ts';
+import type { CellValue, RowsOnDemand, TabSnapshot } from '../source.ts';
 import { CSV_SHEET_ID } from './csv-layout.ts';
+import { DecodingRows, rowProperties } from './rows-on-demand.ts';
 import { readCsvCell } from './values.ts';
 
 export const Kind = { Empty: 0, Number: 1, Text: 2, True: 3, False: 4 } as const;
@@ -73,72 +73,56 @@ export function emptyTab(name: string): EncodedCsvTab {
   };
 }
 
-/** The tab the service keeps, from what the parse thread sent. */
+/** The tab the service keeps, from what the parse thread sent: its rows made on demand and behind (paced). */
 export function decodeCsvTab(tab: EncodedCsvTab): CsvTab {
-  const typed: CellValue[][] = new Array(tab.rows);
-  decodeCsvRows(tab, 0, tab.rows, typed, 0);
-  return new CsvTab(tab, typed);
+  return new CsvTab(
+    tab,
+    new DecodingRows({ rows: tab.rows, make: (r) => csvCellRow(tab, r), release: () => {} }),
+  );
 }
 
-/** Rows decoded per slice of `decodeCsvTabPaced`: a few milliseconds. */
-const SLICE_ROWS = 20_000;
-
-/**
- * `decodeCsvTab` a slice of rows at a time: a million rows take over half a second to decode (and their garbage
- * as long to collect), which in one piece held every request that long after another program saved the file.
- */
-export async function decodeCsvTabPaced(tab: EncodedCsvTab): Promise<CsvTab> {
-  const typed: CellValue[][] = new Array(tab.rows);
-  const pace = pacer();
-  let shown = 0;
-  for (let from = 0; from < tab.rows; from += SLICE_ROWS) {
-    shown = decodeCsvRows(tab, from, Math.min(tab.rows, from + SLICE_ROWS), typed, shown);
-    await pace();
-  }
-  return new CsvTab(tab, typed);
-}
-
-/** Rows `from` to `to` into `typed`. `shownFrom`: the first entry of `shownAt` not placed yet; answers the next. */
-function decodeCsvRows(
-  tab: EncodedCsvTab,
-  from: number,
-  to: number,
-  typed: CellValue[][],
-  shownFrom: number,
-): number {
+/** Data row `r` of the tab as the service's rows hold it (with the texts it shows where they differ). */
+function csvCellRow(tab: EncodedCsvTab, r: number): CellValue[] {
   const { columns, cellStart, kinds, values, strings, shownAt, shownTexts, upperBooleans } = tab;
-  let shown = shownFrom;
-  for (let r = from; r < to; r++) {
-    const row: CellValue[] = new Array(columns).fill(null);
-    const first = cellStart[r]!;
-    const end = cellStart[r + 1]!;
-    for (let at = first; at < end; at++) {
-      switch (kinds[at]) {
-        case Kind.Number:
-          row[at - first] = values[at]!;
-          break;
-        case Kind.Text:
-          row[at - first] = strings[values[at]!]!;
-          break;
-        case Kind.True:
-          row[at - first] = true;
-          break;
-        case Kind.False:
-          row[at - first] = false;
-          break;
-      }
+  const row: CellValue[] = new Array(columns).fill(null);
+  const first = cellStart[r]!;
+  const end = cellStart[r + 1]!;
+  for (let at = first; at < end; at++) {
+    switch (kinds[at]) {
+      case Kind.Number:
+        row[at - first] = values[at]!;
+        break;
+      case Kind.Text:
+        row[at - first] = strings[values[at]!]!;
+        break;
+      case Kind.True:
+        row[at - first] = true;
+        break;
+      case Kind.False:
+        row[at - first] = false;
+        break;
     }
-    if (shown < shownAt.length && shownAt[shown]! < end) {
-      const texts = shownRow(row, upperBooleans);
-      while (shown < shownAt.length && shownAt[shown]! < end) {
-        texts[shownAt[shown]! - first] = shownTexts[shown]!;
-        shown++;
-      }
-      SHOWN.set(row, texts);
-    }
-    typed[r] = row;
   }
-  return shown;
+  let shown = firstAtOrAfter(shownAt, first);
+  if (shown < shownAt.length && shownAt[shown]! < end) {
+    const texts = shownRow(row, upperBooleans);
+    for (; shown < shownAt.length && shownAt[shown]! < end; shown++)
+      texts[shownAt[shown]! - first] = shownTexts[shown]!;
+    SHOWN.set(row, texts);
+  }
+  return row;
+}
+
+/** The first index of ascending `list` whose value is `value` or more (its length if none). */
+function firstAtOrAfter(list: Float64Array, value: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** A record's fields as a row of `tab`, as wide (the record's fields past it are empty). */
@@ -192,26 +176,29 @@ export class CsvTab implements TabSnapshot {
   declare readonly headerRow: number;
   declare readonly typed: CellValue[][];
   declare readonly formatted: string[][];
+  /** While the rows are still being made from the read's columns (tab-rows.ts). */
+  declare readonly onDemand?: RowsOnDemand;
   /** The header record's displayed texts, one per column ('' for an empty cell). */
   declare readonly headerTexts: string[];
   /** Per column: its booleans show as `TRUE`/`FALSE`. */
   declare readonly upperBooleans: boolean[];
   readonly #head: CsvTabHead;
 
-  constructor(head: CsvTabHead, typed: CellValue[][]) {
+  constructor(head: CsvTabHead, typed: CellValue[][] | DecodingRows) {
     this.#head = head;
     let formatted: string[][] | null = null;
     const upper = head.upperBooleans;
+    const { rows, properties } = rowProperties(typed);
     Object.defineProperties(this, {
       sourceSheetId: { value: CSV_SHEET_ID, enumerable: true },
       name: { value: head.name, enumerable: true },
       header: { value: head.header, enumerable: true },
       headerRow: { value: head.headerRow, enumerable: true },
-      typed: { value: typed, enumerable: true },
+      ...properties,
       formatted: {
         enumerable: true,
         get: () => {
-          formatted ??= typed.map((row) => SHOWN.get(row) ?? shownRow(row, upper));
+          formatted ??= rows().map((row) => SHOWN.get(row) ?? shownRow(row, upper));
           return formatted;
         },
       },

@@ -19,7 +19,7 @@ import { guardCsvText } from './csv-formula-guard.ts';
 import { BOM, CSV_SHEET_ID, type CsvLayout } from './csv-layout.ts';
 import { type CsvRead, csvNameOf, readCsv } from './csv-read.ts';
 import { fieldsOfRecord } from './csv-scan.ts';
-import { type CsvTab, csvRow, decodeCsvTab, decodeCsvTabPaced, isBlankRow } from './csv-tab.ts';
+import { type CsvTab, csvRow, decodeCsvTab, isBlankRow } from './csv-tab.ts';
 import type { WorkbookDocument } from './document.ts';
 import { readCsvCell } from './values.ts';
 
@@ -320,9 +320,9 @@ export class CsvDocument implements WorkbookDocument {
 }
 
 /** What the parse thread's read of a .csv becomes in the service: its tab, and the document a write edits. */
-export async function receivedCsv(read: CsvRead) {
-  // A slice at a time: a million rows would hold every request for over half a second.
-  const tab = await decodeCsvTabPaced(read.tab);
+export function receivedCsv(read: CsvRead) {
+  // Its rows are made behind its first answers: a million rows take about a second of this thread.
+  const tab = decodeCsvTab(read.tab);
   return {
     tabs: [tab],
     documentFor: async (bytes: Uint8Array, fileName: string, limits?: GridLimits) =>

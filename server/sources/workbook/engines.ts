@@ -11,11 +11,12 @@ import type { ProgressReport } from '../../lib/byte-progress.ts';
 import { type WorkbookExtension, workbookExtension } from '../../lib/workbook-file-types.ts';
 import type { CellLimits, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
-import { decodeTabPaced, transferablesOf } from './cell-tab.ts';
+import { decodeTab } from './cell-tab.ts';
 import { assertCsvKeepsText, receivedCsv } from './csv.ts';
 import { type CsvRead, transferablesOfCsvRead } from './csv-read.ts';
 import { readCsvSplit } from './csv-read-split.ts';
 import type { DocumentParser } from './document.ts';
+import { transferablesOf } from './encoded-tab.ts';
 import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-document.ts';
 
 /** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
@@ -86,12 +87,12 @@ const ENGINES: Record<EngineName, WorkbookEngine> = {
       const payload: XlsxPayload = { tabs };
       return { payload, transfer: tabs.flatMap((t) => transferablesOf(t.encoded)) };
     },
-    async received(payload) {
+    received(payload) {
       const known: KnownTab[] = [];
       for (const t of (payload as XlsxPayload).tabs) {
-        // A slice at a time: a tab of a million rows would hold every request for half a second.
+        // Its rows are made behind its first answers: a million rows take a second of this thread.
         known.push({
-          tab: await decodeTabPaced(t.encoded),
+          tab: decodeTab(t.encoded),
           hasFormulas: t.hasFormulas,
           uncomputed: t.uncomputed,
         });

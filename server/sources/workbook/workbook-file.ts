@@ -27,6 +27,7 @@ import type { SourceOptions } from '../kind.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
 import { assertTabFits } from '../sheet-limits.ts';
 import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from '../source.ts';
+import { rowsComplete } from '../tab-rows.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
@@ -233,6 +234,8 @@ export class WorkbookFile {
     for (let attempt = 1; ; attempt++) {
       const loaded = await this.#load();
       if (loaded.doc) return { signature: loaded.signature, doc: loaded.doc, read: null };
+      // A write reads every row of the tabs it changes: those of a read just made are finished first (paced).
+      await rowsComplete(loaded.read.tabs);
       const prepared = await this.#ahead.take(loaded.signature);
       if (prepared && this.#cache === loaded && (await statSignature(this.path)) === loaded.signature) {
         return this.#keepDocument(loaded, prepared);

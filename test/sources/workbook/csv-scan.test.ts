@@ -8,10 +8,11 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildTab, type GridLimits } from '../../../server/sources/tab.ts';
+import { rowOf, rowsComplete } from '../../../server/sources/tab-rows.ts';
 import { layoutOf } from '../../../server/sources/workbook/csv-layout.ts';
 import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
 import { csvParseOptions } from '../../../server/sources/workbook/csv-scan.ts';
-import { decodeCsvTab, decodeCsvTabPaced } from '../../../server/sources/workbook/csv-tab.ts';
+import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
 import { readCsvCell } from '../../../server/sources/workbook/values.ts';
 import { csvFileArb as fileArb } from '../../helpers/csv-files.ts';
 
@@ -101,17 +102,24 @@ describe('the CSV reader', () => {
     expect(ours(bytes)).toEqual(reference(bytes));
   });
 
-  it('decodes a tab a slice at a time into exactly the tab decoded at once', async () => {
-    // Over three slices of 20,000 rows, with displayed texts of their own (`1.50`, `TRUE`) in every slice and at
-    // the slices' edges, and rows shorter than the header.
+  it('makes rows on demand, in any order, and behind, exactly as the tab made whole at once', async () => {
+    // Over many steps of the paced pass, with displayed texts of their own (`1.50`, `TRUE`) everywhere, and rows
+    // shorter than the header; rows asked for out of order before the pass reaches them.
     const rows = Array.from({ length: 45_001 }, (_, i) =>
       i % 4 === 0 ? `${i}` : [i, `name ${i % 89}`, i % 3 ? 'TRUE' : 'false', (i * 1.5).toFixed(2)].join(','),
     );
     const bytes = Buffer.from(`id,name,ok,amount\n${rows.join('\n')}\n`);
     const at = decodeCsvTab(readCsv(bytes, 'x.csv').tab);
-    const sliced = await decodeCsvTabPaced(readCsv(bytes, 'x.csv').tab);
-    expect(sliced.typed).toEqual(at.typed);
-    expect(sliced.formatted).toEqual(at.formatted);
+    const whole = { typed: at.typed, formatted: at.formatted };
+    const sliced = decodeCsvTab(readCsv(bytes, 'x.csv').tab);
+    for (const r of [20_002, 20_000, 45_000, 0, 20_001, 39_999, 40_000, 3]) {
+      expect(rowOf(sliced, r)).toEqual(whole.typed[r]);
+    }
+    expect(sliced.onDemand).toBeDefined();
+    await rowsComplete([sliced]);
+    expect(sliced.onDemand).toBeUndefined();
+    expect(sliced.typed).toEqual(whole.typed);
+    expect(sliced.formatted).toEqual(whole.formatted);
     expect(sliced.formatted[20_000]).toEqual(['20000', '', '', '']);
     expect(sliced.formatted[20_001]).toEqual(['20001', 'name 65', 'false', '30001.50']);
     expect(sliced.formatted[20_002]).toEqual(['20002', 'name 66', 'TRUE', '30003.00']);

@@ -6,7 +6,7 @@
  * (sheet-row-read.ts), so both read a cell the same way.
  */
 import { workbookDateSystem } from '../../serial-dates.ts';
-import { Kind } from '../cell-tab.ts';
+import { Kind } from '../encoded-tab.ts';
 import { AS_IS, BOOLEAN, DEFAULT_DATE_FORMAT, type NumberFormatTable } from '../number-formats.ts';
 import { decodeCellText } from '../ooxml-text.ts';
 import { isDateFormat, isGeneralFormat } from '../values.ts';

@@ -12,7 +12,7 @@
  * cell at or below comes after one above. Any other order (cells out of order, a cell listed twice), or a list
  * much longer than the grid (which its arrays would keep alive), gets new arrays, filled in the list's order.
  */
-import { Kind } from '../cell-tab.ts';
+import { Kind } from '../encoded-tab.ts';
 import type { CellList } from './cell-list.ts';
 
 export interface CellGrid {

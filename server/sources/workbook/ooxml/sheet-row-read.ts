@@ -4,7 +4,8 @@
  * the tab's own (a write adds to them), so the row reads as a fresh read of the file would.
  */
 
-import { type CellTab, Kind } from '../cell-tab.ts';
+import type { CellTab } from '../cell-tab.ts';
+import { Kind } from '../encoded-tab.ts';
 import { displayText, NumberFormatTable } from '../number-formats.ts';
 import { type DecodedCell, decodeCell, type ReadContext } from './cell-decode.ts';
 import type { ReadRow } from './edited-tab.ts';

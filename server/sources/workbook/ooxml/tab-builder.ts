@@ -6,7 +6,7 @@
  */
 import { resolveHeader } from '../../header.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
-import { type EncodedTab, Kind } from '../cell-tab.ts';
+import { type EncodedTab, Kind } from '../encoded-tab.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
 import { AS_IS, BOOLEAN, displayText, NumberFormatTable } from '../number-formats.ts';

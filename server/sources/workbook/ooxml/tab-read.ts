@@ -6,7 +6,7 @@
 import { AppError } from '../../../errors.ts';
 import type { ByteProgress } from '../../../lib/byte-progress.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
-import type { EncodedTab } from '../cell-tab.ts';
+import type { EncodedTab } from '../encoded-tab.ts';
 import { WorkbookEvaluator } from '../formulas/evaluator.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { PartTooLarge } from '../guard/zip-directory.ts';

@@ -4,7 +4,7 @@
  * left out, empty cells, whole rows missing, and for the orders it must leave to new arrays.
  */
 import { describe, expect, it } from 'vitest';
-import { Kind } from '../../../../server/sources/workbook/cell-tab.ts';
+import { Kind } from '../../../../server/sources/workbook/encoded-tab.ts';
 import { cellGrid } from '../../../../server/sources/workbook/ooxml/cell-grid.ts';
 import { CellList } from '../../../../server/sources/workbook/ooxml/cell-list.ts';
 
