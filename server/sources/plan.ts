@@ -13,6 +13,7 @@ import type { DateTarget, DateTargets } from './date-cells.ts';
 import { type InputOptions, interpretInput } from './input.ts';
 import { changedCells } from './round-trip.ts';
 import type { CellInput, TabSnapshot } from './source.ts';
+import { rowCountOf } from './tab-rows.ts';
 
 export interface CellWrite {
   /** 0-based index into the plan's header (column A = 0). */
@@ -158,7 +159,7 @@ export function planWrite(tab: TabSnapshot, mutations: unknown, context?: PlanCo
   const newHeader = tab.header.length === 0;
   const header = newHeader ? headerFromAppends(mutations) : tab.header;
   const columnOf = new Map(header.map((name, i) => [name, i]));
-  const rowCount = tab.typed.length;
+  const rowCount = rowCountOf(tab);
 
   const toCells = (values: Values, index: number): CellWrite[] =>
     Object.entries(values).map(([field, value]) => {

@@ -6,6 +6,7 @@
  * formula stay. For every kind of source, applied when a write is planned.
  */
 import type { CellInput, CellValue, TabSnapshot } from './source.ts';
+import { rowOf } from './tab-rows.ts';
 
 /** A cell of a planned write (plan.ts's CellWrite; named by shape so planning and this stay one-way). */
 interface CellWrite {
@@ -34,7 +35,7 @@ export function changedCells<C extends CellWrite>(tab: TabSnapshot, row: number,
     last.delete(cell.column);
     last.set(cell.column, cell);
   }
-  const current = tab.typed[row - 1] ?? [];
+  const current = rowOf(tab, row - 1) ?? [];
   const out: C[] = [];
   for (const cell of last.values()) {
     const isFormulaText = typeof cell.value === 'string' && cell.value.startsWith('=');

@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { grouped } from '../lib/quantity.ts';
 import type { WritePlan } from './plan.ts';
 import type { CellLimits, TabSnapshot } from './source.ts';
+import { rowCountOf } from './tab-rows.ts';
 
 const count = grouped;
 
@@ -18,14 +19,14 @@ function plural(n: number, noun: string): string {
 
 /** The tab's last row with content now, and after the plan (a new header goes to row 1). */
 export function lastRowAfter(tab: TabSnapshot, plan: WritePlan): { before: number; after: number } {
-  const before = tab.headerRow + tab.typed.length;
+  const before = tab.headerRow + rowCountOf(tab);
   const headerRow = plan.newHeader ? 1 : tab.headerRow;
-  return { before, after: headerRow + tab.typed.length - plan.deletes.length + plan.appends.length };
+  return { before, after: headerRow + rowCountOf(tab) - plan.deletes.length + plan.appends.length };
 }
 
 /** The refusal of a write that would end `tab` at row `after`, past `maxRows`. */
 export function rowsPastLimit(tab: TabSnapshot, after: number, maxRows: number): AppError {
-  const before = tab.headerRow + tab.typed.length;
+  const before = tab.headerRow + rowCountOf(tab);
   const left = Math.max(0, maxRows - before);
   return new AppError(
     'conflict',

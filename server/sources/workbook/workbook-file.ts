@@ -301,6 +301,8 @@ export class WorkbookFile {
   async refusalOf(job: SourceWrite): Promise<AppError | null> {
     const cached = this.#cache;
     if (!cached?.read || (await statSignature(this.path).catch(() => null)) !== cached.signature) return null;
+    // The check needs the row count alone, unless the write finds its rows by a `where`.
+    if (job.options.mutationsFor) await rowsComplete(cached.read.tabs);
     return tabFitRefusal(cached.read.tabs, job, this.#engine.limits);
   }
 

@@ -13,7 +13,9 @@ import { parseListQuery } from '../../../server/rows/query-params.ts';
 import type { CellValue } from '../../../server/sources/source.ts';
 import { rowCountOf, rowOf, rowsComplete, rowsOwner } from '../../../server/sources/tab-rows.ts';
 import { type CellTab, decodeTab } from '../../../server/sources/workbook/cell-tab.ts';
+import { engineNamed } from '../../../server/sources/workbook/engines.ts';
 import { OoxmlDocument } from '../../../server/sources/workbook/ooxml/ooxml-document.ts';
+import { tabFitRefusal } from '../../../server/sources/workbook/tab-fit-refusal.ts';
 import { removeTempDirs, saveWorkbook, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -120,5 +122,28 @@ describe('rows made on demand', () => {
     expect(searched.total).toBe(south.length);
     const ids = JSON.parse(searched.rendered.body.toString()).map((row: { Id: number }) => row.Id);
     expect(ids).toEqual([south.at(-1)![0], south.at(-2)![0]]);
+  });
+
+  it("checks whether a write fits the sheet from the row count, without making the tab's rows", async () => {
+    const EXCEL_LIMITS = engineNamed('xlsx').limits;
+    const tab = await freshTab();
+    const job = (mutations: unknown[]) =>
+      ({ sourceSheetId: tab.sourceSheetId, mutations, options: {} }) as never;
+    expect(
+      tabFitRefusal(
+        [tab],
+        job([
+          { op: 'append', values: { Id: 1 } },
+          { op: 'update', row: 29_999, values: { Region: 'west' } },
+          { op: 'delete', row: 2 },
+        ]),
+        EXCEL_LIMITS,
+      ),
+    ).toBeNull();
+    const narrow = { ...EXCEL_LIMITS, maxRows: ROWS + 1 }; // the header and every row: full
+    const refusal = tabFitRefusal([tab], job([{ op: 'append', values: { Id: 1 } }]), narrow);
+    expect(refusal?.code).toBe('conflict');
+    expect(refusal?.details).toMatchObject({ limit_of: 'rows', left: 0, needed: 1 });
+    expect(tab.onDemand).toBeDefined();
   });
 });
