@@ -1,5 +1,5 @@
 import { OwnerCache } from '../lib/owner-cache.ts';
-import { rowsOwner } from '../sources/tab-rows.ts';
+import { rowsComplete, rowsOwner } from '../sources/tab-rows.ts';
 import type { TabRows } from './engine.ts';
 import { runQuery } from './engine.ts';
 import { type Rendered, renderList } from './formats/index.ts';
@@ -25,7 +25,7 @@ export async function renderPage(tab: TabRows, query: ListQuery): Promise<Render
   const cached = pages.peek(rowsOwner(tab), key);
   if (cached) return cached;
   // A tab just read answers a plain page from the rows made so far; a filter or a sort reads every row.
-  if (tab.onDemand && !readsRowsAsMade(query)) await tab.onDemand.complete;
+  if (!readsRowsAsMade(query)) await rowsComplete([tab]);
   const hits = query.where ? await whereHits(tab, query.where) : undefined;
   return pages.get(rowsOwner(tab), key, () => {
     const result = runQuery(tab, query, hits);

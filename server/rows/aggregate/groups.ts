@@ -13,6 +13,7 @@
 import { AppError } from '../../errors.ts';
 import { runPaced } from '../../lib/steps.ts';
 import type { CellValue } from '../../sources/source.ts';
+import { rowsComplete } from '../../sources/tab-rows.ts';
 import { compareFolded, foldText } from '../collation.ts';
 import { column, columnOf, type TabRows } from '../engine.ts';
 import type { SortKey } from '../query.ts';
@@ -98,7 +99,7 @@ export async function aggregate(
   spec: AggregateSpec,
 ): Promise<AggregatePage> {
   const { groupCols, metricCols } = aggregateColumns(tab, spec);
-  if (tab.onDemand) await tab.onDemand.complete; // every row is read
+  await rowsComplete([tab]); // every row is read
   const typed = tab.typed;
   // The sort ranks the groups' order and `min`/`max` read, built a step at a time before the pass needs them.
   const ranked = [

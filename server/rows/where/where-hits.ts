@@ -4,6 +4,7 @@
  * snapshot's recent filter results, so paging through a filtered listing evaluates it once.
  */
 import { OwnerCache } from '../../lib/owner-cache.ts';
+import { rowsComplete } from '../../sources/tab-rows.ts';
 import { columnOf, type TabRows } from '../engine.ts';
 import type { WhereClause } from '../query.ts';
 import { whereColumns, whereRows } from './evaluate.ts';
@@ -13,7 +14,7 @@ const found = new OwnerCache<object, string, Promise<Uint32Array>>(RECENT_PER_TA
 
 export async function whereHits(tab: TabRows, where: WhereClause): Promise<Uint32Array> {
   const columns = whereColumns(where.expression, (name) => columnOf(tab, name));
-  if (tab.onDemand) await tab.onDemand.complete; // every row is read
+  await rowsComplete([tab]); // every row is read
   return found.get(tab.typed, where.text, () => {
     const rows = whereRows(tab, where.expression, columns);
     // A failed evaluation is not kept: the next request tries again.
