@@ -15,6 +15,7 @@ import type { CellWrite, WritePlan } from '../plan.ts';
 import { isoOfDate } from '../serial-dates.ts';
 import type { CellValue, Mutation, TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
+import { rowCountOf } from '../tab-rows.ts';
 import { guardCsvText } from './csv-formula-guard.ts';
 import { BOM, CSV_SHEET_ID, type CsvLayout } from './csv-layout.ts';
 import { type CsvRead, csvNameOf, readCsv } from './csv-read.ts';
@@ -91,6 +92,8 @@ export class CsvDocument implements WorkbookDocument {
   #pieces: Piece[] | null = null;
   #after: string[] = [];
   #tab: CsvTab;
+  /** The tab's version after the last write, while its rows are still to be made (`#current`). */
+  #later: (() => CsvTab) | null = null;
   /**
    * Whether the file's end is exactly what a save of the document would write there (its last line ending is the
    * file's own), so lines written after it give the file a save would.
@@ -124,11 +127,11 @@ export class CsvDocument implements WorkbookDocument {
   }
 
   tab(sourceSheetId: string): TabSnapshot | undefined {
-    return sourceSheetId === CSV_SHEET_ID ? this.#tab : undefined;
+    return sourceSheetId === CSV_SHEET_ID ? this.#current() : undefined;
   }
 
   tabs(): TabSnapshot[] {
-    return [this.#tab];
+    return [this.#current()];
   }
 
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
@@ -138,32 +141,21 @@ export class CsvDocument implements WorkbookDocument {
       this.#applyByRebuild(plan, options);
       return;
     }
-    const tab = this.#tab;
+    const tab = this.#current();
     const appendOnly = plan.updates.length === 0 && plan.deletes.length === 0;
     const pieces = appendOnly && this.#pieces === null ? null : this.#records();
     const headerIndex = tab.headerRow - 1;
-    const columns = tab.header.length;
     const width = plan.header.length;
-    // Appends alone copy the old rows once, at their final length (below); other writes edit a copy here.
-    const typed = appendOnly ? tab.typed : tab.typed.slice();
-    /** A cell of the last column was emptied: the tab may have become narrower. */
-    let lastColumnLost = false;
-
+    const updated: { index: number; row: CellValue[] }[] = [];
     for (const { row, cells } of plan.updates) {
       const fields = this.#fieldsOf(headerIndex + row);
       while (fields.length < width) fields.push('');
       for (const { column, value } of cells) fields[column] = textOf(value, options);
       pieces![headerIndex + row] = this.#line(fields);
-      const next = csvRow(fields, tab);
-      if (typed[row - 1]![columns - 1] !== null && next[columns - 1] === null) lastColumnLost = true;
-      typed[row - 1] = next;
+      updated.push({ index: row - 1, row: csvRow(fields, tab) });
     }
-    for (const row of plan.deletes) {
-      pieces!.splice(headerIndex + row, 1);
-      if (typed[row - 1]![columns - 1] !== null) lastColumnLost = true;
-      typed.splice(row - 1, 1);
-    }
-    let at = headerIndex + 1 + typed.length;
+    for (const row of plan.deletes) pieces!.splice(headerIndex + row, 1);
+    let at = headerIndex + 1 + rowCountOf(tab) - plan.deletes.length;
     const atEnd = at === this.#count();
     const added: string[] = [];
     const addedRows: CellValue[][] = [];
@@ -177,18 +169,63 @@ export class CsvDocument implements WorkbookDocument {
       added.push(line);
       addedRows.push(csvRow(fields, tab));
     }
+    // The records are edited; the tab's rows (a copy of a million at most writes) are made when first asked for:
+    // the file layer asks while the saved file is flushed (`makeLater`).
+    this.#later = () => this.#rowsAfter(tab, updated, plan.deletes, addedRows);
+
+    const onlyAdded = appendOnly && atEnd && this.#cleanEnd;
+    this.#added = onlyAdded && this.#added ? [...this.#added, ...added] : null;
+  }
+
+  /** The tab after a write's rows: `updated` (0-based), then the data rows `deletes` one by one, then `added`. */
+  #rowsAfter(
+    tab: CsvTab,
+    updated: readonly { index: number; row: CellValue[] }[],
+    deletes: readonly number[],
+    addedRows: CellValue[][],
+  ): CsvTab {
+    const columns = tab.header.length;
+    const appendOnly = updated.length === 0 && deletes.length === 0;
+    // Appends alone copy the old rows once, at their final length (below); other writes edit a copy here.
+    const typed = appendOnly ? tab.typed : tab.typed.slice();
+    /** A cell of the last column was emptied: the tab may have become narrower. */
+    let lastColumnLost = false;
+    for (const { index, row } of updated) {
+      if (typed[index]![columns - 1] !== null && row[columns - 1] === null) lastColumnLost = true;
+      typed[index] = row;
+    }
+    for (const row of deletes) {
+      if (typed[row - 1]![columns - 1] !== null) lastColumnLost = true;
+      typed.splice(row - 1, 1);
+    }
     // Pushing onto a copy of a million rows would grow it again (another 12 MB a write): one concat instead.
     let rows = addedRows.length > 0 ? typed.concat(addedRows) : typed;
     // The tab builder's rules: trailing rows without a cell are not rows, the width is the widest row's.
     if (rows === tab.typed && rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows = rows.slice();
     while (rows.length > 0 && isBlankRow(rows[rows.length - 1]!)) rows.pop();
-    if (plan.deletes.length === 0) noteKeptRows(tab.typed, rows, plan.updates, addedRows.length);
-    if (lastColumnLost && !this.#reachesColumn(rows, columns)) {
-      this.#tab = this.#reread();
-    } else this.#tab = tab.withRows(rows);
+    if (deletes.length === 0)
+      noteKeptRows(
+        tab.typed,
+        rows,
+        updated.map(({ index }) => index),
+        addedRows.length,
+      );
+    const narrower = lastColumnLost && !reachesColumn(tab, rows, columns);
+    return narrower ? this.#reread() : tab.withRows(rows);
+  }
 
-    const onlyAdded = appendOnly && atEnd && this.#cleanEnd;
-    this.#added = onlyAdded && this.#added ? [...this.#added, ...added] : null;
+  /** The tab as the writes left it, its rows made now if the last write left them for later. */
+  #current(): CsvTab {
+    const later = this.#later;
+    if (later) {
+      this.#later = null;
+      this.#tab = later();
+    }
+    return this.#tab;
+  }
+
+  makeLater(): void {
+    this.#current();
   }
 
   #count(): number {
@@ -211,15 +248,9 @@ export class CsvDocument implements WorkbookDocument {
     return this.#pieces;
   }
 
-  /** Whether any row (the header's included) still has a cell in column `columns`. */
-  #reachesColumn(typed: readonly (readonly unknown[])[], columns: number): boolean {
-    if (this.#tab.headerTexts[columns - 1] !== '') return true;
-    return typed.some((row) => row[columns - 1] !== null);
-  }
-
   /** A write the records alone cannot follow (a header made for an empty file): applied to fields, read again. */
   #applyByRebuild(plan: WritePlan, options: WriteOptions): void {
-    const tab = this.#tab;
+    const tab = this.#current();
     const lines: Piece[] = this.#records().slice();
     const headerIndex = plan.newHeader ? 0 : tab.headerRow - 1;
     const header = plan.header.map(guardCsvText);
@@ -334,16 +365,19 @@ export function receivedCsv(read: CsvRead) {
  * Without deletes, every row above the first updated and below the last (when none was added or dropped at the
  * end) is the old version's own: the change's diff starts past them (lib/shared-rows.ts).
  */
+/** Whether any row (the header's included) still has a cell in column `columns`. */
+function reachesColumn(tab: CsvTab, typed: readonly (readonly unknown[])[], columns: number): boolean {
+  if (tab.headerTexts[columns - 1] !== '') return true;
+  return typed.some((row) => row[columns - 1] !== null);
+}
+
 function noteKeptRows(
   old: CellValue[][],
   rows: CellValue[][],
-  updates: readonly { row: number }[],
+  updated: readonly number[],
   added: number,
 ): void {
-  const around = rowsAround(
-    updates.map(({ row }) => row - 1),
-    old.length,
-  );
+  const around = rowsAround(updated, old.length);
   const sameLength = added === 0 && rows.length === old.length;
   noteSharedRows(rows, old, around.head, sameLength ? around.tail : 0);
 }

@@ -32,6 +32,12 @@ export interface WorkbookDocument {
   /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
   apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
   /**
+   * What `apply` left to make when first asked for (a large tab's new rows: a copy of every row), made now. The
+   * file layer calls it while the saved file is flushed to disk, so the copy and the flush overlap; `tab` and
+   * `tabs` make it anyway when asked first.
+   */
+  makeLater?(): void;
+  /**
    * The complete new file content, as chunks to write one after another: a large workbook's unchanged parts
    * are written from where they are held, never copied into one buffer.
    */

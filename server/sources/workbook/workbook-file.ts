@@ -392,7 +392,8 @@ export class WorkbookFile {
       return appended;
     }
     const chunks = await doc.serialize();
-    const replaced = await replaceFileAtomically(this.path, chunks, { keeper, basedOn });
+    const whileFlushing = () => doc.makeLater?.();
+    const replaced = await replaceFileAtomically(this.path, chunks, { keeper, basedOn, whileFlushing });
     this.#bytes.written(replaced, chunks);
     return replaced;
   }

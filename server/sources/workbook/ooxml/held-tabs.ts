@@ -6,6 +6,7 @@
 
 import { ByteProgress, type ProgressReport } from '../../../lib/byte-progress.ts';
 import { type CellTab, decodeTab } from '../cell-tab.ts';
+import type { LaterTab } from './simple-write-tab.ts';
 import { finishTabs, type ReadTab, scanBytes, scanTab, scanTabChunks, type TabReader } from './tab-read.ts';
 
 /** A tab read before, handed to the document so it is not read again. */
@@ -19,6 +20,8 @@ export interface KnownTab {
 export class HeldTabs {
   readonly #reader: TabReader;
   readonly #snapshots = new Map<string, CellTab>();
+  /** Versions a write left to make when first asked for (`setLater`). */
+  readonly #later = new Map<string, LaterTab>();
   /** Tabs whose sheet holds a formula (or got one from a write): their cached results may be stale. */
   readonly withFormulas = new Set<string>();
   /** Tabs whose sheet holds formulas without a result: the next write stores the held ones. */
@@ -35,7 +38,7 @@ export class HeldTabs {
 
   /** The tab's current version, read from its sheet on first use; undefined when no tab has that id. */
   get(sourceSheetId: string): CellTab | undefined {
-    const cached = this.#snapshots.get(sourceSheetId);
+    const cached = this.peek(sourceSheetId);
     if (cached) return cached;
     const tab = this.#reader.book.find(sourceSheetId);
     if (!tab) return undefined;
@@ -45,7 +48,7 @@ export class HeldTabs {
       scans = this.#reader.book.list.map((t) => scanTab(this.#reader, t));
     for (const [i, read] of finishTabs(this.#reader, scans).entries()) {
       const id = scans[i]!.tab.entry.sheetId;
-      if (this.#snapshots.has(id)) continue;
+      if (this.#snapshots.has(id) || this.#later.has(id)) continue;
       this.#snapshots.set(id, decodeTab(read.encoded));
       if (read.hasFormulas) this.withFormulas.add(id);
       if (read.uncomputed) this.uncomputed.add(id);
@@ -60,12 +63,34 @@ export class HeldTabs {
 
   /** A tab read already (undefined if not), without reading it. */
   peek(sourceSheetId: string): CellTab | undefined {
+    if (this.#later.has(sourceSheetId)) this.#make(sourceSheetId);
     return this.#snapshots.get(sourceSheetId);
   }
 
   /** A write's result: the tab's new version. */
   set(sourceSheetId: string, tab: CellTab): void {
+    this.#later.delete(sourceSheetId);
     this.#snapshots.set(sourceSheetId, tab);
+  }
+
+  /**
+   * A write's result made when first asked for: the copy of a large tab's rows can then be made while the
+   * file is flushed (`makeLater`), not before the flush starts.
+   */
+  setLater(sourceSheetId: string, later: LaterTab): void {
+    this.#snapshots.delete(sourceSheetId);
+    this.#later.set(sourceSheetId, later);
+  }
+
+  /** Every version left to make, made now. */
+  makeLater(): void {
+    for (const id of [...this.#later.keys()]) this.#make(id);
+  }
+
+  #make(sourceSheetId: string): void {
+    const later = this.#later.get(sourceSheetId)!;
+    this.#later.delete(sourceSheetId);
+    this.#snapshots.set(sourceSheetId, later());
   }
 
   /**

@@ -91,6 +91,10 @@ export class OoxmlDocument implements WorkbookDocument {
     applyPlan(this.#wb, sourceSheetId, plan, options);
   }
 
+  makeLater(): void {
+    this.#wb.held.makeLater();
+  }
+
   serialize(): Promise<readonly Uint8Array[]> {
     return serializePackage(this.#wb.pkg);
   }

@@ -64,16 +64,18 @@ export function applyPlan(
   const deleted = result.rows.deleted.length > 0 ? new RowMap(result.rows.deleted) : undefined;
   const sheetName = tab.entry.name;
   const reread = (row: number) => readSheetRow(sheet, row, snapshot, pkg.styles(), book.date1904);
-  held.set(
-    sourceSheetId,
-    tabAfterSimpleWrite(snapshot, result.rows, reread) ??
+  const later = tabAfterSimpleWrite(snapshot, result.rows, reread);
+  if (later) held.setLater(sourceSheetId, later);
+  else
+    held.set(
+      sourceSheetId,
       editedTab(
         snapshot,
         result.rows,
         reread,
         deleted && ((text) => shiftFormula(text, { sheetName, onSameSheet: true, rows: deleted })),
       ),
-  );
+    );
   if (deleted) shiftOtherTabsFormulas(wb, tab, deleted);
   if (result.formulas) held.withFormulas.add(sourceSheetId);
   if (held.withFormulas.size > 0) recalculateAfterWrite(wb, tab, result.rows, deleted);

@@ -5,20 +5,28 @@
  * then costs milliseconds here, not a second of the service's thread. Undefined for any other write (a
  * formula anywhere, a header written, deletes together with other edits, a last column that may end): the
  * general rule then does it.
+ *
+ * What the new version reads of the sheet (the rows written) is read at once, while the sheet is as the write
+ * left it; the copy of the old version's rows (8 MB at a million rows, about 25 ms, most of it fresh memory) is
+ * made only when the version is first asked for: held-tabs.ts asks while the file is flushed to disk.
  */
 import { lengthened } from '../../../lib/append-room.ts';
 import { noteSharedRows, rowsAround } from '../../../lib/shared-rows.ts';
 import type { CellValue } from '../../source.ts';
+import { rowCountOf } from '../../tab-rows.ts';
 import { CellTab } from '../cell-tab.ts';
 import { FormatCodes } from '../format-codes.ts';
 import type { ReadRow } from './edited-tab.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 
+/** A tab's new version, made when called (once). */
+export type LaterTab = () => CellTab;
+
 export function tabAfterSimpleWrite(
   old: CellTab,
   changes: SheetRowChanges,
   readRow: (row: number) => ReadRow | null,
-): CellTab | undefined {
+): LaterTab | undefined {
   const width = old.header.length;
   const simple =
     !changes.newHeader &&
@@ -34,12 +42,17 @@ export function tabAfterSimpleWrite(
   return afterEdits(old, written, readRow);
 }
 
-function afterDeletes(old: CellTab, deleted: readonly number[]): CellTab | undefined {
-  const count = old.typed.length;
-  const width = old.header.length;
+function afterDeletes(old: CellTab, deleted: readonly number[]): LaterTab | undefined {
+  const count = rowCountOf(old);
   // Data row indexes, ascending and distinct; a delete of the header or of rows past the data is not ours.
   const gone = [...new Set(deleted.map((row) => row - old.headerRow - 1))].sort((a, b) => a - b);
   if (gone[0]! < 0 || gone.at(-1)! >= count) return undefined;
+  return () => withoutDeleted(old, gone);
+}
+
+function withoutDeleted(old: CellTab, gone: readonly number[]): CellTab {
+  const count = old.typed.length;
+  const width = old.header.length;
   const typed = withoutRows(old.typed, gone);
   const cells = old.codes.cells;
   // Codes held per column hold for any number of rows: shared as they are.
@@ -92,32 +105,50 @@ interface WrittenRow {
   codes: number[];
 }
 
+/** A row written, as read back: its values too. */
+interface ReadBack extends WrittenRow {
+  values: CellValue[];
+}
+
 /** Rows written in place or past the end (a gap up to an appended row reads as empty rows). */
 function afterEdits(
   old: CellTab,
   written: readonly number[],
   readRow: (row: number) => ReadRow | null,
-): CellTab | undefined {
+): LaterTab | undefined {
   const width = old.header.length;
   const indexes = written.map((row) => row - old.headerRow - 1);
   if (indexes.some((index) => index < 0)) return undefined;
-  const count = Math.max(old.typed.length, ...indexes.map((index) => index + 1));
-  // One copy of the old rows, made at its final length: pushing onto a copy of a million rows would grow it
-  // again (another 12 MB a write).
-  const added: CellValue[][] = [];
-  for (let r = old.typed.length; r < count; r++) added.push(new Array<CellValue>(width).fill(null));
-  const typed: CellValue[][] = added.length > 0 ? old.typed.concat(added) : old.typed.slice();
-  // Rows above the first written and below the last (when none was added) are the old version's own.
-  const around = rowsAround(indexes, old.typed.length);
-  const shared = { head: around.head, tail: count === old.typed.length ? around.tail : 0 };
-  const rows: WrittenRow[] = [];
+  const rows: ReadBack[] = [];
   for (const index of indexes) {
     const read = readRow(old.headerRow + 1 + index);
     if (read?.formulas.some((text) => text !== undefined)) return undefined;
-    typed[index] = padTo(read?.values ?? [], width, null);
-    rows.push({ index, codes: padTo(read?.codes ?? [], width, 0) });
+    rows.push({
+      index,
+      values: padTo(read?.values ?? [], width, null),
+      codes: padTo(read?.codes ?? [], width, 0),
+    });
   }
-  return newVersion(old, typed, codesAfterEdits(old.codes, old.typed.length, count, rows), shared);
+  return () => withWritten(old, rows);
+}
+
+function withWritten(old: CellTab, rows: readonly ReadBack[]): CellTab {
+  const width = old.header.length;
+  const before = old.typed.length;
+  const count = Math.max(before, ...rows.map((row) => row.index + 1));
+  // One copy of the old rows, made at its final length: pushing onto a copy of a million rows would grow it
+  // again (another 12 MB a write).
+  const added: CellValue[][] = [];
+  for (let r = before; r < count; r++) added.push(new Array<CellValue>(width).fill(null));
+  const typed: CellValue[][] = added.length > 0 ? old.typed.concat(added) : old.typed.slice();
+  for (const row of rows) typed[row.index] = row.values;
+  // Rows above the first written and below the last (when none was added) are the old version's own.
+  const around = rowsAround(
+    rows.map((row) => row.index),
+    before,
+  );
+  const shared = { head: around.head, tail: count === before ? around.tail : 0 };
+  return newVersion(old, typed, codesAfterEdits(old.codes, before, count, rows), shared);
 }
 
 /**
@@ -127,7 +158,12 @@ function afterEdits(
  * a million rows of ten columns). An append writes its rows' codes into the room after the old version's
  * (lib/append-room.ts).
  */
-function codesAfterEdits(old: FormatCodes, before: number, count: number, rows: WrittenRow[]): FormatCodes {
+function codesAfterEdits(
+  old: FormatCodes,
+  before: number,
+  count: number,
+  rows: readonly WrittenRow[],
+): FormatCodes {
   const width = old.width;
   const byColumn = old.byColumn;
   if (byColumn) {
