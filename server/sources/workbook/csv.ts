@@ -216,10 +216,10 @@ export class CsvDocument implements WorkbookDocument {
 
   /** The tab as the writes left it, its rows made now if the last write left them for later. */
   #current(): CsvTab {
-    const later = this.#later;
-    if (later) {
+    if (this.#later) {
+      // Cleared only once made: a failure leaves every later ask failing too, never the version before the write.
+      this.#tab = this.#later();
       this.#later = null;
-      this.#tab = later();
     }
     return this.#tab;
   }

@@ -10,18 +10,30 @@
  * file was left with. A new replacement of the same path whose chunks include the very same chunk objects at the
  * very same offsets (an unchanged piece, a copied zip entry) may take those from the file, but only while the
  * file still has that signature (nobody else saved it since). Chunk objects are never changed once written
- * (chunked-deflate.ts: a new text makes a new piece), and the map holds them weakly: remembering costs nothing.
+ * (chunked-deflate.ts: a new text makes a new piece), and the map holds them weakly: remembering keeps no chunk alive.
  */
 
 /** Below this many reusable bytes a plain write is as fast. */
 const REUSE_FROM_BYTES = 4 * 2 ** 20;
 
+/** One replacement of a path: the signature it left the file with. */
 interface WrittenLayout {
   signature: string;
-  offsets: WeakMap<Uint8Array, number>;
+}
+
+/** Where a chunk was last written: by which replacement, at which offset (-1: at more than one). */
+interface Place {
+  layout: WrittenLayout;
+  offset: number;
 }
 
 const layouts = new Map<string, WrittenLayout>();
+
+/**
+ * Each chunk's last place, kept on its own entry from write to write: a write to a large sheet leaves most chunks
+ * as they were, and a new map of a few thousand weak entries for every write cost about 4 ms at a million rows.
+ */
+const places = new WeakMap<Uint8Array, Place>();
 
 /** Replacements made from a copy of the file, and the bytes those copies gave (performance notes and tests). */
 const totals = { copies: 0, reusedBytes: 0 };
@@ -61,7 +73,8 @@ export function reusePlan(
   let runEnd = -1; // where the last run ends
   for (const chunk of chunks) {
     if (chunk.byteLength === 0) continue;
-    if (layout.offsets.get(chunk) === offset) reused += chunk.byteLength;
+    const place = places.get(chunk);
+    if (place?.layout === layout && place.offset === offset) reused += chunk.byteLength;
     else {
       if (runEnd === offset) runs.at(-1)?.chunks.push(chunk);
       else runs.push({ position: offset, chunks: [chunk] });
@@ -80,15 +93,21 @@ export function noteReused(plan: ReusePlan): void {
 
 /** The file at `filePath` now holds `chunks` back to back and has `signature`. */
 export function rememberWritten(filePath: string, signature: string, chunks: readonly Uint8Array[]): void {
-  const offsets = new WeakMap<Uint8Array, number>();
+  const layout: WrittenLayout = { signature };
   let offset = 0;
   for (const chunk of chunks) {
+    const place = places.get(chunk);
+    if (place === undefined) places.set(chunk, { layout, offset });
     // A chunk object written twice has no one place: neither is reused.
-    if (offsets.has(chunk)) offsets.set(chunk, -1);
-    else offsets.set(chunk, offset);
+    else if (place.layout === layout) place.offset = -1;
+    else {
+      // Last written by an earlier replacement (of this path or another): its place is here now.
+      place.layout = layout;
+      place.offset = offset;
+    }
     offset += chunk.byteLength;
   }
-  layouts.set(filePath, { signature, offsets });
+  layouts.set(filePath, layout);
 }
 
 /** What was remembered of the file is no longer true (a write failed midway, or the file is gone). */

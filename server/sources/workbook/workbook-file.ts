@@ -123,10 +123,7 @@ export class WorkbookFile {
     warmParseWorker(limits);
   }
 
-  /**
-   * Checked before every read, so it must be cheap: a synchronous stat of a cached inode costs a few
-   * microseconds, while the async form pays a thread-pool round trip that dominated small reads.
-   */
+  /** Checked before every read: a synchronous stat (microseconds; an async one's round trip dominated small reads). */
   version(): Promise<string> {
     return statSignature(this.path);
   }
@@ -386,6 +383,7 @@ export class WorkbookFile {
   async #save(doc: WorkbookDocument, basedOn: string): Promise<string> {
     const keeper = this.#keeper ?? undefined;
     const added = doc.appendedBytes?.() ?? null;
+    if (added) doc.makeLater?.(); // lines added flush at once: rows made first, nothing written if they fail
     const appended = added && (await appendInPlace(this.path, added, { basedOn, keeper }));
     if (appended) {
       this.#bytes.written(appended, [added]);

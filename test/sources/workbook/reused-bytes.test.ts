@@ -71,6 +71,32 @@ describe('a replacement made from a copy of the file', () => {
   });
 });
 
+describe('where a chunk was last written', () => {
+  it('is one place: a chunk written twice in a file, or since to another file, is not taken from the first', async () => {
+    const dir = await tempDir();
+    const [one, two] = [path.join(dir, 'one.bin'), path.join(dir, 'two.bin')];
+    const shared = randomBytes(5 * MB);
+    const own = randomBytes(5 * MB);
+    fs.writeFileSync(one, '');
+    fs.writeFileSync(two, '');
+    await replaceFileAtomically(one, [shared, own]);
+    expect(reusePlan(one, signature(one), [shared, own])?.reused).toBe(10 * MB);
+
+    // Written to another file since: its place is there now, and the first file takes only `own` from itself.
+    await replaceFileAtomically(two, [shared]);
+    expect(reusePlan(one, signature(one), [shared, own])?.reused).toBe(5 * MB);
+    expect(reusePlan(two, signature(two), [shared, randomBytes(1)])?.reused).toBe(5 * MB);
+
+    // Twice in one file: neither copy is reused, though each is at an offset it was written at; `own` is.
+    const twice = [shared, shared, own];
+    await replaceFileAtomically(one, twice);
+    expect(fs.readFileSync(one).equals(Buffer.concat(twice))).toBe(true);
+    expect(reusePlan(one, signature(one), twice)?.reused).toBe(5 * MB);
+    await replaceFileAtomically(one, [shared, shared, own, own]);
+    expect(fs.readFileSync(one).equals(Buffer.concat([shared, shared, own, own]))).toBe(true);
+  });
+});
+
 describe('a copy on a full disk', () => {
   it('fails as a write does: the file stays as it was and nothing is left beside it', async () => {
     // A real full disk: a 24 MB tmpfs in a mount namespace of its own (as test/helpers/tmpfs-server.ts does).

@@ -88,9 +88,10 @@ export class HeldTabs {
   }
 
   #make(sourceSheetId: string): void {
-    const later = this.#later.get(sourceSheetId)!;
+    // Forgotten only once made: a failure leaves every later ask failing too, never the version before the write.
+    const tab = this.#later.get(sourceSheetId)!();
     this.#later.delete(sourceSheetId);
-    this.#snapshots.set(sourceSheetId, later());
+    this.#snapshots.set(sourceSheetId, tab);
   }
 
   /**
