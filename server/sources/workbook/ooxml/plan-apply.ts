@@ -98,8 +98,9 @@ function cacheUncomputed({ pkg, book, held }: OpenWorkbook): void {
 function shiftOtherTabsFormulas({ book, held }: OpenWorkbook, written: Tab, rows: RowMap): void {
   const ctx = { sheetName: written.entry.name, onSameSheet: false, rows };
   for (const other of book.list) {
+    if (other === written) continue; // before `peek`, which would make the written tab's new version now
     const snapshot = held.peek(other.entry.sheetId);
-    if (other === written || !snapshot) continue;
+    if (!snapshot) continue;
     if (snapshot.formulas.size === 0 && snapshot.headerFormulas.size === 0) continue;
     const formulas = new Map<number, string>();
     for (const [at, text] of snapshot.formulas) formulas.set(at, shiftFormula(text, ctx));
