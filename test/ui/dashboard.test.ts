@@ -242,7 +242,8 @@ describe('the dashboard at /ui', { timeout: 15_000 }, () => {
     expect(
       await page
         .getByRole('row', { name: new RegExp(requestId) })
-        .getByText('401')
+        // Exact: the request id or a time in the same row may hold the digits 401 too.
+        .getByText('401', { exact: true })
         .count(),
     ).toBe(1);
     await page.getByLabel(/Request id/).fill('');
