@@ -11,6 +11,7 @@ import { relsNameOf, removeOverrides, removeRelsTo } from './package-parts.ts';
 import { type RecalcTab, recalculate, type Spans } from './recalculation.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 import { readSheetRow } from './sheet-row-read.ts';
+import { tabAfterSimpleWrite } from './simple-write-tab.ts';
 import { tableInfos } from './tab-read.ts';
 import { readWorkbookInfo, withFullCalcOnLoad } from './workbook-part.ts';
 import { definedNames, type Tab } from './workbook-tabs.ts';
@@ -66,7 +67,10 @@ export function recalculateAfterWrite(
       appended: [],
     };
     const reread = (row: number) => readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904);
-    held.set(t.entry.sheetId, editedTab(tab.snapshot, changes, reread));
+    // Results rewritten in place leave every formula where it was: the common write's copy, made later.
+    const later = tabAfterSimpleWrite(tab.snapshot, changes, reread);
+    if (later) held.setLater(t.entry.sheetId, later);
+    else held.set(t.entry.sheetId, editedTab(tab.snapshot, changes, reread));
   }
 }
 

@@ -48,10 +48,13 @@ interface FormulaCell {
 
 /** Rewrites the cached results of the formulas the write reached; answers the sheet rows rewritten per tab. */
 export function recalculate(input: RecalcInput): Map<RecalcTab, number[]> {
-  const cells = formulaCells(input.tabs);
-  const dirty = dirtyCells(cells, input);
+  const tabs = input.tabs.map((tab) => {
+    const sheet = tab.name.toLowerCase();
+    return { tab, sheet, index: formulaIndex(tab.snapshot, sheet) };
+  });
+  const dirty = dirtyCells(tabs, input);
   const rewritten = new Map<RecalcTab, number[]>();
-  if (dirty.size === 0) return rewritten;
+  if (dirty.length === 0) return rewritten;
   const pending = new Map<string, Map<number, string>>();
   for (const cell of dirty) {
     const byCell = pending.get(cell.sheet) ?? new Map<number, string>();
@@ -77,83 +80,140 @@ export function recalculate(input: RecalcInput): Map<RecalcTab, number[]> {
   return rewritten;
 }
 
-function formulaCells(tabs: readonly RecalcTab[]): FormulaCell[] {
-  const out: FormulaCell[] = [];
-  for (const tab of tabs) {
-    const { snapshot } = tab;
-    const width = snapshot.header.length;
-    const sheet = tab.name.toLowerCase();
-    // The header row's formulas first (sheet order): their results name the columns.
-    for (const [column, text] of snapshot.headerFormulas)
-      out.push({ tab, sheet, row: snapshot.headerRow, column: column + 1, text });
-    // In sheet order; a tab's map usually is already (edits put rows written last), so sort only when not.
-    let entries: Iterable<[number, string]> = snapshot.formulas;
-    let last = -1;
-    for (const [at] of snapshot.formulas) {
-      if (at < last) {
-        entries = [...snapshot.formulas].sort((a, b) => a[0] - b[0]);
-        break;
-      }
-      last = at;
-    }
-    for (const [at, text] of entries) {
-      out.push({
-        tab,
-        sheet,
-        row: snapshot.headerRow + 1 + Math.floor(at / width),
-        column: (at % width) + 1,
-        text,
-      });
-    }
-  }
-  return out;
+/** A formula of a tab, where it is, and (once worked out) what it reads. */
+interface IndexedFormula {
+  row: number;
+  column: number;
+  text: string;
+  precedents?: Precedents;
+}
+
+/** A tab's formulas in sheet order, the header row's first (their results name the columns). */
+interface FormulaIndex {
+  /** The tab's name, lower-cased, that the formulas' own references were read with. */
+  sheet: string;
+  headerRow: number;
+  width: number;
+  headerFormulas: ReadonlyMap<number, string>;
+  cells: IndexedFormula[];
 }
 
 /**
- * The formulas the change reaches, directly or through other formulas, in sheet order. Each round looks only
- * at the rows the round before reached (a formula not reached yet cannot be reached by rows it already saw).
+ * Each tab's formulas listed once per map of them: a write that leaves every formula where it was keeps the map
+ * (simple-write-tab.ts), so the next write finds the list, and what each formula reads, already made; a tab of a
+ * formula a row then costs a pass over plain numbers per write, not a new object and a look-up per formula.
  */
-function dirtyCells(cells: readonly FormulaCell[], input: RecalcInput): Set<FormulaCell> {
+const indexes = new WeakMap<ReadonlyMap<number, string>, FormulaIndex>();
+
+function formulaIndex(snapshot: CellTab, sheet: string): FormulaIndex {
+  const width = snapshot.header.length;
+  const kept = indexes.get(snapshot.formulas);
+  if (
+    kept &&
+    kept.sheet === sheet &&
+    kept.headerRow === snapshot.headerRow &&
+    kept.width === width &&
+    kept.headerFormulas === snapshot.headerFormulas
+  )
+    return kept;
+  const cells: IndexedFormula[] = [];
+  for (const [column, text] of snapshot.headerFormulas)
+    cells.push({ row: snapshot.headerRow, column: column + 1, text });
+  // In sheet order; a tab's map usually is already (edits put rows written last), so sort only when not.
+  let entries: Iterable<[number, string]> = snapshot.formulas;
+  let last = -1;
+  for (const [at] of snapshot.formulas) {
+    if (at < last) {
+      entries = [...snapshot.formulas].sort((a, b) => a[0] - b[0]);
+      break;
+    }
+    last = at;
+  }
+  for (const [at, text] of entries)
+    cells.push({ row: snapshot.headerRow + 1 + Math.floor(at / width), column: (at % width) + 1, text });
+  const index = {
+    sheet,
+    headerRow: snapshot.headerRow,
+    width,
+    headerFormulas: snapshot.headerFormulas,
+    cells,
+  };
+  indexes.set(snapshot.formulas, index);
+  return index;
+}
+
+interface IndexedTab {
+  tab: RecalcTab;
+  sheet: string;
+  index: FormulaIndex;
+}
+
+/**
+ * The formulas the change reaches, directly or through other formulas, in the order found (sheet order within
+ * a round). Each round looks only at the rows the round before reached (a formula not reached yet cannot be
+ * reached by rows it already saw).
+ */
+function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCell[] {
   let frontier = new Map<string, Spans>();
   for (const [sheet, spans] of input.changed) frontier.set(sheet, merge(spans));
   const lookup = new Set<string>(input.names.map((n) => n.name.toLowerCase()));
   for (const t of input.tables) lookup.add(t.name.toLowerCase());
-  const dirty = new Set<FormulaCell>();
+  const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
+  const dirty: FormulaCell[] = [];
   while (frontier.size > 0) {
     const reached = new Map<string, Spans>();
-    for (const cell of cells) {
-      if (dirty.has(cell)) continue;
-      if (!reaches(cell, frontier, lookup, input.precedents)) continue;
-      dirty.add(cell);
-      const spans = reached.get(cell.sheet) ?? [];
-      spans.push([cell.row, cell.row]);
-      reached.set(cell.sheet, spans);
-    }
+    tabs.forEach(({ tab, sheet, index }, t) => {
+      const done = taken[t]!;
+      for (let i = 0; i < index.cells.length; i++) {
+        if (done[i]) continue;
+        const cell = index.cells[i]!;
+        if (!reaches(cell, sheet, frontier, lookup, input.precedents)) continue;
+        done[i] = 1;
+        dirty.push({ tab, sheet, row: cell.row, column: cell.column, text: cell.text });
+        const spans = reached.get(sheet) ?? [];
+        spans.push([cell.row, cell.row]);
+        reached.set(sheet, spans);
+      }
+    });
     frontier = new Map([...reached].map(([sheet, spans]) => [sheet, merge(spans)]));
   }
   return dirty;
 }
 
 function reaches(
-  cell: FormulaCell,
+  cell: IndexedFormula,
+  sheet: string,
   changed: Map<string, Spans>,
   names: ReadonlySet<string>,
   memo: PrecedentsMemo,
 ): boolean {
-  if (overlaps(changed.get(cell.sheet), cell.row, cell.row)) return true;
-  let ofSheet = memo.get(cell.sheet);
+  if (overlaps(changed.get(sheet), cell.row, cell.row)) return true;
+  cell.precedents ??= memoizedPrecedents(cell.text, sheet, names, memo);
+  const precedents = cell.precedents;
+  if (precedents === 'always') return true;
+  for (const p of precedents) if (overlaps(changed.get(p.sheet), p.top, p.bottom)) return true;
+  return false;
+}
+
+/** What a formula reads, worked out once per text of a sheet (a delete gives most rows a text seen before). */
+function memoizedPrecedents(
+  text: string,
+  sheet: string,
+  names: ReadonlySet<string>,
+  memo: PrecedentsMemo,
+): Precedents {
+  let ofSheet = memo.get(sheet);
   if (!ofSheet) {
     ofSheet = new Map();
-    memo.set(cell.sheet, ofSheet);
+    memo.set(sheet, ofSheet);
   }
-  let precedents = ofSheet.get(cell.text);
+  let precedents = ofSheet.get(text);
   if (precedents === undefined) {
-    precedents = precedentsOf(cell.text, cell.sheet, names);
+    precedents = precedentsOf(text, sheet, names);
     if (ofSheet.size > 200_000) ofSheet.clear();
-    ofSheet.set(cell.text, precedents);
+    ofSheet.set(text, precedents);
   }
-  if (precedents === 'always') return true;
-  return precedents.some((p) => overlaps(changed.get(p.sheet), p.top, p.bottom));
+  return precedents;
 }
 
 function overlaps(spans: Spans | undefined, top: number, bottom: number): boolean {

@@ -1,10 +1,11 @@
 /**
- * A tab's new version after the common writes (rows appended, updated or deleted, to a tab without formulas,
- * header left alone), made by copying the old version's rows and format codes in runs and reading back only
- * the rows written. What edited-tab.ts works out row by row for any write: a write to a tab of a million rows
- * then costs milliseconds here, not a second of the service's thread. Undefined for any other write (a
- * formula anywhere, a header written, deletes together with other edits, a last column that may end): the
- * general rule then does it.
+ * A tab's new version after the common writes (rows appended or updated, leaving every formula as it was; rows
+ * deleted from a tab without formulas; header left alone), made by copying the old version's rows and format
+ * codes in runs and reading back only the rows written. What edited-tab.ts works out row by row for any write: a
+ * write to a tab of a million rows then costs milliseconds here, not a second of the service's thread. A tab
+ * with a formula in every row (a total column) keeps its map of formulas as it is, which the recalculation's
+ * index of them is keyed by (recalculation.ts). Undefined for any other write (a formula written or moved, a
+ * header written, deletes together with other edits, a last column that may end): the general rule then does it.
  *
  * What the new version reads of the sheet (the rows written) is read at once, while the sheet is as the write
  * left it; the copy of the old version's rows (8 MB at a million rows, about 25 ms, most of it fresh memory) is
@@ -31,14 +32,15 @@ export function tabAfterSimpleWrite(
   const simple =
     !changes.newHeader &&
     !changes.header &&
-    old.formulas.size === 0 &&
-    old.headerFormulas.size === 0 &&
     // A column whose last value goes may end the tab narrower: the general rule decides that.
     (width === 0 || old.headerTexts[width - 1] !== '');
   if (!simple) return undefined;
   const written = [...changes.updated, ...changes.cleared, ...changes.appended];
-  if (changes.deleted.length > 0)
-    return written.length === 0 ? afterDeletes(old, changes.deleted) : undefined;
+  if (changes.deleted.length > 0) {
+    // A delete moves the formulas below it and the references in them: the general rule.
+    const formulas = old.formulas.size > 0 || old.headerFormulas.size > 0;
+    return written.length === 0 && !formulas ? afterDeletes(old, changes.deleted) : undefined;
+  }
   return afterEdits(old, written, readRow);
 }
 
@@ -122,7 +124,7 @@ function afterEdits(
   const rows: ReadBack[] = [];
   for (const index of indexes) {
     const read = readRow(old.headerRow + 1 + index);
-    if (read?.formulas.some((text) => text !== undefined)) return undefined;
+    if (!sameFormulas(old, index, read?.formulas ?? [])) return undefined;
     rows.push({
       index,
       values: padTo(read?.values ?? [], width, null),
@@ -130,6 +132,17 @@ function afterEdits(
     });
   }
   return () => withWritten(old, rows);
+}
+
+/** Whether row `index` as written holds the formulas the old version has there (none for a row past its end). */
+function sameFormulas(old: CellTab, index: number, formulas: readonly (string | undefined)[]): boolean {
+  const width = old.header.length;
+  if (old.formulas.size === 0) return formulas.every((text) => text === undefined);
+  for (let column = 0; column < Math.max(width, formulas.length); column++) {
+    const held = column < width ? old.formulas.get(index * width + column) : undefined;
+    if (formulas[column] !== held) return false;
+  }
+  return true;
 }
 
 function withWritten(old: CellTab, rows: readonly ReadBack[]): CellTab {
@@ -221,7 +234,16 @@ function newVersion(
         : FormatCodes.perCell(codes.cells.slice(0, rows * width), width),
     numberFormats: old.numberFormats,
     shared: old.shared,
+    // The same map while every row stays (the recalculation's index is kept by it); rows dropped at the end
+    // take their formulas with them, as the general rule does.
+    formulas: rows === typed.length ? old.formulas : formulasAbove(old.formulas, rows * width),
+    headerFormulas: old.headerFormulas,
   });
+}
+
+function formulasAbove(formulas: ReadonlyMap<number, string>, end: number): ReadonlyMap<number, string> {
+  if (formulas.size === 0) return formulas;
+  return new Map([...formulas].filter(([at]) => at < end));
 }
 
 function padTo<T>(row: readonly T[], width: number, empty: T): T[] {

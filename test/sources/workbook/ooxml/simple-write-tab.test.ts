@@ -1,8 +1,8 @@
 /**
- * The common writes (rows appended, updated, emptied or deleted, in a tab without formulas) give their tab's new
- * version by copying runs (simple-write-tab.ts): exactly what the general rule (edited-tab.ts) gives, rows,
- * format codes and header, for any rows written, empty rows at the end and gaps before an appended row
- * included; anything else is left to the general rule.
+ * The common writes (rows appended, updated or emptied leaving every formula where it was; rows deleted from a tab
+ * without formulas) give their tab's new version by copying runs (simple-write-tab.ts): exactly what the general
+ * rule (edited-tab.ts) gives, rows, format codes, formulas and header, for any rows written, empty rows at the
+ * end and gaps before an appended row included; anything else is left to the general rule.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ function tab(
   headerRow: number,
   lastHeader: string,
   held: OldCodes = 'per cell',
+  formulas?: ReadonlyMap<number, string>,
 ): CellTab {
   const codes =
     held === 'per cell'
@@ -44,8 +45,11 @@ function tab(
     codes,
     numberFormats: [],
     shared: new SharedStrings([], new Int32Array(0)),
+    formulas,
   });
 }
+
+const sortedFormulas = (t: CellTab) => [...t.formulas].sort((a, b) => a[0] - b[0]);
 
 const none: SheetRowChanges = { updated: [], deleted: [], cleared: [], appended: [], newHeader: false };
 /** Each data cell's format code, row by row, however the tab holds them. */
@@ -262,10 +266,69 @@ describe('a common write', () => {
     ]);
   });
 
-  it('leaves a formula, a header or deletes mixed with edits to the general rule', () => {
+  it('gives a tab with formulas what the general rule gives, its map of formulas kept, while the write keeps them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 30 }),
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        fc.constantFrom('update', 'append', 'mixed'),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+        fc.array(row, { minLength: 5, maxLength: 5 }),
+        (rows, withTotal, kind, picks, written) => {
+          while (rows.length > 0 && rows.at(-1)!.every((v) => v === null)) rows.pop();
+          if (rows.length === 0) return;
+          // Column C of some rows is a formula (a total column), as a read holds them: by data cell.
+          const formulas = new Map<number, string>();
+          rows.forEach((_, r) => {
+            if (withTotal[r]) formulas.set(r * 3 + 2, `A${r + 2}*B${r + 2}`);
+          });
+          const old = tab(rows, 1, 'c', 'per cell', formulas);
+          const inTab = [...new Set(picks.map((p) => 2 + (p % rows.length)))].sort((a, b) => a - b);
+          const past = [...new Set(picks.map((p) => 2 + rows.length + (p % 3)))].sort((a, b) => a - b);
+          const changes: SheetRowChanges =
+            kind === 'update'
+              ? { ...none, updated: inTab }
+              : kind === 'append'
+                ? { ...none, appended: past }
+                : { ...none, updated: inTab, appended: past };
+          // Each written row reads back with the formula its row had (none past the old rows).
+          const readRow = (sheetRow: number): ReadRow => ({
+            values: written[sheetRow % written.length]!,
+            codes: [1, 2, 3],
+            texts: [],
+            formulas: [undefined, undefined, formulas.get((sheetRow - 2) * 3 + 2)],
+          });
+          const fast = tabAfterSimpleWrite(old, changes, readRow)?.();
+          const general = editedTab(old, changes, readRow);
+          expect(fast).toBeDefined();
+          expect(plain(fast!)).toEqual(plain(general));
+          expect(sortedFormulas(fast!)).toEqual(sortedFormulas(general));
+          expect(fast!.withFormulas).toEqual(general.withFormulas);
+          // Updates that leave every row: the very map (the recalculation's index is kept by it).
+          if (kind === 'update' && fast!.typed.length === old.typed.length)
+            expect(fast!.formulas).toBe(old.formulas);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('leaves a formula written or moved, a header or deletes mixed with edits to the general rule', () => {
     const old = tab([[1, 2, 3]], 1, 'c');
     const withFormula = (): ReadRow => ({ values: [1, 2, 3], codes: [], texts: [], formulas: ['A1'] });
     expect(tabAfterSimpleWrite(old, { ...none, appended: [3] }, withFormula)).toBeUndefined();
+    // A row whose formula the write changed, and a delete that moves formulas below it.
+    const total = tab([[1, 2, 2]], 1, 'c', 'per cell', new Map([[2, 'A2*B2']]));
+    const otherFormula = (): ReadRow => ({
+      values: [1, 2, 3],
+      codes: [],
+      texts: [],
+      formulas: [undefined, undefined, 'A2+B2'],
+    });
+    expect(tabAfterSimpleWrite(total, { ...none, updated: [2] }, otherFormula)).toBeUndefined();
+    const noFormula = (): ReadRow => ({ values: [1, 2, 3], codes: [], texts: [], formulas: [] });
+    expect(tabAfterSimpleWrite(total, { ...none, updated: [2] }, noFormula)).toBeUndefined();
+    expect(tabAfterSimpleWrite(total, { ...none, deleted: [2] }, () => null)).toBeUndefined();
     expect(tabAfterSimpleWrite(old, { ...none, deleted: [2], updated: [2] }, () => null)).toBeUndefined();
     expect(tabAfterSimpleWrite(old, { ...none, header: true, updated: [2] }, () => null)).toBeUndefined();
     expect(tabAfterSimpleWrite(old, { ...none, deleted: [1] }, () => null)).toBeUndefined(); // the header row
