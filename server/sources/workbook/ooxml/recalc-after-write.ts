@@ -16,9 +16,13 @@ import { tableInfos } from './tab-read.ts';
 import { readWorkbookInfo, withFullCalcOnLoad } from './workbook-part.ts';
 import { definedNames, type Tab } from './workbook-tabs.ts';
 
-const MAX_ROW = 1_048_576;
-
-/** The rows whose values the write may have changed, as they are numbered now. */
+/**
+ * The rows whose values the write may have changed, as they are numbered now. A delete moves the rows below it
+ * with their formulas, whose references move with them (shiftFormula): a formula reads other values only where
+ * a range lost a row, and such a range now reaches across the place the rows left, the rows either side of it.
+ * The other ways a delete changes a result (a reference cut to #REF!, ROW) are the recalculation's own
+ * (`rowsMoved`).
+ */
 function changedSpans(rows: SheetRowChanges, deleted: RowMap | undefined): Spans {
   const changed: Spans = [];
   for (const row of rows.updated) {
@@ -27,8 +31,14 @@ function changedSpans(rows: SheetRowChanges, deleted: RowMap | undefined): Spans
   }
   for (const row of [...rows.appended, ...rows.cleared]) changed.push([row, row]);
   if (rows.newHeader) changed.push([1, 1]);
-  if (deleted) changed.push([Math.min(...rows.deleted), MAX_ROW]);
+  if (deleted) for (const at of placesLeft(rows.deleted)) changed.push([at - 1, at]);
   return changed;
+}
+
+/** Where each deleted row was, as the rows are numbered now: the number of the first row below it that stayed. */
+function placesLeft(deleted: readonly number[]): number[] {
+  const sorted = [...new Set(deleted)].sort((a, b) => a - b);
+  return sorted.map((row, before) => row - before);
 }
 
 /** The formulas the write reached computed again, their results cached in the sheets and in the tabs. */
@@ -54,6 +64,7 @@ export function recalculateAfterWrite(
     tables: tableInfos(pkg, book),
     date1904: book.date1904,
     precedents: wb.precedents,
+    rowsMoved: deleted !== undefined,
   });
   for (const [tab, rowList] of rewritten) {
     const t = book.named(tab.name) as Tab;

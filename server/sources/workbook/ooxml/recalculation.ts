@@ -36,7 +36,15 @@ export interface RecalcInput {
   date1904: boolean;
   /** Precedents already worked out (kept by the document across writes). */
   precedents: PrecedentsMemo;
+  /**
+   * Rows were deleted: every formula whose reference the delete cut (now #REF!) or that reads row numbers
+   * (ROW) is computed again too, wherever it is.
+   */
+  rowsMoved?: boolean;
 }
+
+/** What a delete changes the result of without changing what it reads (see `rowsMoved`). */
+const READS_PLACES = /#REF!|\bROW\s*\(/i;
 
 interface FormulaCell {
   tab: RecalcTab;
@@ -160,6 +168,7 @@ function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCel
   for (const t of input.tables) lookup.add(t.name.toLowerCase());
   const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
   const dirty: FormulaCell[] = [];
+  let firstRound = true;
   while (frontier.size > 0) {
     const reached = new Map<string, Spans>();
     tabs.forEach(({ tab, sheet, index }, t) => {
@@ -167,7 +176,8 @@ function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCel
       for (let i = 0; i < index.cells.length; i++) {
         if (done[i]) continue;
         const cell = index.cells[i]!;
-        if (!reaches(cell, sheet, frontier, lookup, input.precedents)) continue;
+        const moved = firstRound && input.rowsMoved === true && READS_PLACES.test(cell.text);
+        if (!moved && !reaches(cell, sheet, frontier, lookup, input.precedents)) continue;
         done[i] = 1;
         dirty.push({ tab, sheet, row: cell.row, column: cell.column, text: cell.text });
         const spans = reached.get(sheet) ?? [];
@@ -176,6 +186,7 @@ function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCel
       }
     });
     frontier = new Map([...reached].map(([sheet, spans]) => [sheet, merge(spans)]));
+    firstRound = false;
   }
   return dirty;
 }
