@@ -76,7 +76,11 @@ async function tabs(of: ConnectionRecord): Promise<Record<string, unknown[]>> {
 describe('rows deleted from a tab of formulas', () => {
   it('leave every result as a full computation of the written file gives it', async () => {
     let left = ROWS;
-    const deletes = [['U', 5], ...[5, 1, 12, 29, 7, 8, 20].map((row) => ['T', row]), ['U', 1]] as const;
+    const deletes: [sheet: string, row: number][] = [
+      ['U', 5],
+      ...[5, 1, 12, 29, 7, 8, 20].map((row): [string, number] => ['T', row]),
+      ['U', 1],
+    ];
     for (const [round, [sheet, row]] of deletes.entries()) {
       if (row > left) continue;
       const res = await h.fetch(rowsPath(book, sheet, `/${row}`), { method: 'DELETE' });

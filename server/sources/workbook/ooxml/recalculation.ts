@@ -12,6 +12,7 @@ import { type Precedents, precedentsOf } from '../formulas/formula-text.ts';
 import { snapshotCells } from '../formulas/snapshot-cells.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { withCachedResult } from './cached-result.ts';
+import { boundsOf, type FormulaIndex, formulaIndex, type IndexedFormula } from './formula-index.ts';
 import { cellAt, parseRow, putCell, rowToXml } from './row-xml.ts';
 import type { SheetXml } from './sheet-xml.ts';
 
@@ -42,9 +43,6 @@ export interface RecalcInput {
    */
   rowsMoved?: boolean;
 }
-
-/** What a delete changes the result of without changing what it reads (see `rowsMoved`). */
-const READS_PLACES = /#REF!|\bROW\s*\(/i;
 
 interface FormulaCell {
   tab: RecalcTab;
@@ -88,68 +86,6 @@ export function recalculate(input: RecalcInput): Map<RecalcTab, number[]> {
   return rewritten;
 }
 
-/** A formula of a tab, where it is, and (once worked out) what it reads. */
-interface IndexedFormula {
-  row: number;
-  column: number;
-  text: string;
-  precedents?: Precedents;
-}
-
-/** A tab's formulas in sheet order, the header row's first (their results name the columns). */
-interface FormulaIndex {
-  /** The tab's name, lower-cased, that the formulas' own references were read with. */
-  sheet: string;
-  headerRow: number;
-  width: number;
-  headerFormulas: ReadonlyMap<number, string>;
-  cells: IndexedFormula[];
-}
-
-/**
- * Each tab's formulas listed once per map of them: a write that leaves every formula where it was keeps the map
- * (simple-write-tab.ts), so the next write finds the list, and what each formula reads, already made; a tab of a
- * formula a row then costs a pass over plain numbers per write, not a new object and a look-up per formula.
- */
-const indexes = new WeakMap<ReadonlyMap<number, string>, FormulaIndex>();
-
-function formulaIndex(snapshot: CellTab, sheet: string): FormulaIndex {
-  const width = snapshot.header.length;
-  const kept = indexes.get(snapshot.formulas);
-  if (
-    kept &&
-    kept.sheet === sheet &&
-    kept.headerRow === snapshot.headerRow &&
-    kept.width === width &&
-    kept.headerFormulas === snapshot.headerFormulas
-  )
-    return kept;
-  const cells: IndexedFormula[] = [];
-  for (const [column, text] of snapshot.headerFormulas)
-    cells.push({ row: snapshot.headerRow, column: column + 1, text });
-  // In sheet order; a tab's map usually is already (edits put rows written last), so sort only when not.
-  let entries: Iterable<[number, string]> = snapshot.formulas;
-  let last = -1;
-  for (const [at] of snapshot.formulas) {
-    if (at < last) {
-      entries = [...snapshot.formulas].sort((a, b) => a[0] - b[0]);
-      break;
-    }
-    last = at;
-  }
-  for (const [at, text] of entries)
-    cells.push({ row: snapshot.headerRow + 1 + Math.floor(at / width), column: (at % width) + 1, text });
-  const index = {
-    sheet,
-    headerRow: snapshot.headerRow,
-    width,
-    headerFormulas: snapshot.headerFormulas,
-    cells,
-  };
-  indexes.set(snapshot.formulas, index);
-  return index;
-}
-
 interface IndexedTab {
   tab: RecalcTab;
   sheet: string;
@@ -159,13 +95,16 @@ interface IndexedTab {
 /**
  * The formulas the change reaches, directly or through other formulas, in the order found (sheet order within
  * a round). Each round looks only at the rows the round before reached (a formula not reached yet cannot be
- * reached by rows it already saw).
+ * reached by rows it already saw). A formula that reads only its own tab is first held against the rows it
+ * reads at most (formula-index.ts `boundsOf`): most are passed over on two numbers.
  */
 function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCell[] {
   let frontier = new Map<string, Spans>();
   for (const [sheet, spans] of input.changed) frontier.set(sheet, merge(spans));
   const lookup = new Set<string>(input.names.map((n) => n.name.toLowerCase()));
   for (const t of input.tables) lookup.add(t.name.toLowerCase());
+  const precedents = (cell: IndexedFormula, sheet: string) =>
+    (cell.precedents ??= memoizedPrecedents(cell.text, sheet, lookup, input.precedents));
   const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
   const dirty: FormulaCell[] = [];
   let firstRound = true;
@@ -173,11 +112,22 @@ function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCel
     const reached = new Map<string, Spans>();
     tabs.forEach(({ tab, sheet, index }, t) => {
       const done = taken[t]!;
+      const bounds = boundsOf(index, (cell) => precedents(cell, sheet));
+      const own = frontier.get(sheet);
+      const moved = firstRound && input.rowsMoved === true;
       for (let i = 0; i < index.cells.length; i++) {
         if (done[i]) continue;
         const cell = index.cells[i]!;
-        const moved = firstRound && input.rowsMoved === true && READS_PLACES.test(cell.text);
-        if (!moved && !reaches(cell, sheet, frontier, lookup, input.precedents)) continue;
+        let hit: boolean;
+        if (moved && bounds.readsPlaces[i]) hit = true;
+        else if (bounds.elsewhere[i]) hit = reaches(cell, sheet, frontier, precedents(cell, sheet));
+        else
+          hit =
+            own !== undefined &&
+            (overlaps(own, cell.row, cell.row) ||
+              (overlaps(own, bounds.top[i]!, bounds.bottom[i]!) &&
+                reaches(cell, sheet, frontier, precedents(cell, sheet))));
+        if (!hit) continue;
         done[i] = 1;
         dirty.push({ tab, sheet, row: cell.row, column: cell.column, text: cell.text });
         const spans = reached.get(sheet) ?? [];
@@ -195,12 +145,9 @@ function reaches(
   cell: IndexedFormula,
   sheet: string,
   changed: Map<string, Spans>,
-  names: ReadonlySet<string>,
-  memo: PrecedentsMemo,
+  precedents: Precedents,
 ): boolean {
   if (overlaps(changed.get(sheet), cell.row, cell.row)) return true;
-  cell.precedents ??= memoizedPrecedents(cell.text, sheet, names, memo);
-  const precedents = cell.precedents;
   if (precedents === 'always') return true;
   for (const p of precedents) if (overlaps(changed.get(p.sheet), p.top, p.bottom)) return true;
   return false;
