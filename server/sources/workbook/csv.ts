@@ -361,16 +361,16 @@ export function receivedCsv(read: CsvRead) {
   };
 }
 
-/**
- * Without deletes, every row above the first updated and below the last (when none was added or dropped at the
- * end) is the old version's own: the change's diff starts past them (lib/shared-rows.ts).
- */
 /** Whether any row (the header's included) still has a cell in column `columns`. */
 function reachesColumn(tab: CsvTab, typed: readonly (readonly unknown[])[], columns: number): boolean {
   if (tab.headerTexts[columns - 1] !== '') return true;
   return typed.some((row) => row[columns - 1] !== null);
 }
 
+/**
+ * Without deletes, every row above the first updated and below the last (when none was added or dropped at the
+ * end) is the old version's own: the change's diff starts past them (lib/shared-rows.ts).
+ */
 function noteKeptRows(
   old: CellValue[][],
   rows: CellValue[][],
