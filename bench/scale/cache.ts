@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Value } from '../data.ts';
 import { writeFastXlsx } from './fast-xlsx.ts';
 import type { Kind } from './options.ts';
-import { SCALE_COLUMNS, scaleRows, writeScaleCsv, writeScaleDb } from './scale-data.ts';
+import { SCALE_COLUMNS, scaleRows, TOTAL_COLUMN, writeScaleCsv, writeScaleDb } from './scale-data.ts';
 
 export const SCALE_TAB = 'Orders';
 /** The cell the outside edit changes: the first data row's `Customer`. */
@@ -50,15 +50,20 @@ async function once(file: string, make: (partial: string) => Promise<void> | voi
   return file;
 }
 
-/** The files of `count` rows for `kinds`, generated now unless the cache has them. */
-export async function scaleFiles(count: number, kinds: Kind[]): Promise<ScaleFiles> {
+/**
+ * The files of `count` rows for `kinds`, generated now unless the cache has them; with `formulas`, the .xlsx
+ * has the Total column (scale-data.ts) and is kept under its own name.
+ */
+export async function scaleFiles(count: number, kinds: Kind[], formulas = false): Promise<ScaleFiles> {
   mkdirSync(CACHE_DIR, { recursive: true });
   const at = (suffix: string) => path.join(CACHE_DIR, `orders-${count}${suffix}`);
-  const workbook = { xlsx: at('.xlsx'), csv: at('.csv') };
-  const edited = { xlsx: at('-edited.xlsx'), csv: at('-edited.csv') };
+  const book = formulas ? '-formulas' : '';
+  const workbook = { xlsx: at(`${book}.xlsx`), csv: at('.csv') };
+  const edited = { xlsx: at(`${book}-edited.xlsx`), csv: at('-edited.csv') };
+  const columns = formulas ? [...SCALE_COLUMNS, TOTAL_COLUMN] : SCALE_COLUMNS;
   if (kinds.includes('xlsx')) {
-    await once(workbook.xlsx, (f) => writeFastXlsx(f, SCALE_TAB, SCALE_COLUMNS, scaleRows(count)));
-    await once(edited.xlsx, (f) => writeFastXlsx(f, SCALE_TAB, SCALE_COLUMNS, editedRows(count)));
+    await once(workbook.xlsx, (f) => writeFastXlsx(f, SCALE_TAB, columns, scaleRows(count)));
+    await once(edited.xlsx, (f) => writeFastXlsx(f, SCALE_TAB, columns, editedRows(count)));
   }
   if (kinds.includes('csv')) {
     await once(workbook.csv, (f) => writeScaleCsv(f, count));

@@ -12,6 +12,8 @@ export interface XlsxColumn {
   name: string;
   /** How a number in the column is shown: a date (values are ISO `YYYY-MM-DD` text), money, or as it is. */
   format?: 'date' | 'money';
+  /** A formula in every data row, written as openpyxl writes one: its text only, no cached result. */
+  formula?: (row: number) => string;
 }
 
 const escapeXml = (text: string): string =>
@@ -58,7 +60,9 @@ function cellXml(
   column: XlsxColumn,
   strings: SharedStrings,
   header: boolean,
+  row: number,
 ): string {
+  if (column.formula && !header) return `<c r="${ref}"><f>${escapeXml(column.formula(row))}</f></c>`;
   if (value === null || value === '') return '';
   if (header) return `<c r="${ref}" s="${STYLE.bold}" t="s"><v>${strings.of(String(value))}</v></c>`;
   if (column.format === 'date' && typeof value === 'string')
@@ -93,7 +97,7 @@ function sheetPart(columns: XlsxColumn[], rows: Iterable<Value[]>, strings: Shar
   const write = (values: Value[], header: boolean): void => {
     let cells = '';
     for (let c = 0; c < columns.length; c++)
-      cells += cellXml(`${refs[c]}${r}`, values[c] ?? null, columns[c]!, strings, header);
+      cells += cellXml(`${refs[c]}${r}`, values[c] ?? null, columns[c]!, strings, header, r);
     pending += `<row r="${r}">${cells}</row>`;
     r++;
     if (pending.length > 1 << 20) flush();

@@ -1,4 +1,7 @@
-/** The scale benchmark's command line: `--sizes 100000,300000`, `--kinds xlsx,csv`, `--writes 15`. */
+/**
+ * The scale benchmark's command line: `--sizes 100000,300000`, `--kinds xlsx,csv`, `--writes 15`, and
+ * `--formulas`, which gives the .xlsx a Total column with a formula in every row (as openpyxl writes them).
+ */
 import { parseArgs } from 'node:util';
 
 export type Kind = 'xlsx' | 'csv';
@@ -9,6 +12,8 @@ export interface ScaleOptions {
   kinds: Kind[];
   /** How many of each write (delete, append, update) a run times. */
   writes: number;
+  /** The .xlsx has an eleventh column, `Total`, holding `=F{row}*G{row}` without a cached result. */
+  formulas: boolean;
 }
 
 /** Excel's last row is 1,048,576; with the header in row 1 that leaves this many data rows. */
@@ -29,6 +34,7 @@ export function parseScaleOptions(argv: string[]): ScaleOptions {
       sizes: { type: 'string', default: `100000,300000,${EXCEL_MAX_DATA_ROWS}` },
       kinds: { type: 'string', default: 'xlsx,csv' },
       writes: { type: 'string', default: '15' },
+      formulas: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -38,5 +44,10 @@ export function parseScaleOptions(argv: string[]): ScaleOptions {
   const writes = Number(values.writes);
   if (!Number.isInteger(writes) || writes < 1 || writes > 1000)
     throw new Error('--writes: a whole number from 1 to 1000');
-  return { sizes: numbers(values.sizes, '--sizes'), kinds: kinds as Kind[], writes };
+  return {
+    sizes: numbers(values.sizes, '--sizes'),
+    kinds: kinds as Kind[],
+    writes,
+    formulas: values.formulas,
+  };
 }

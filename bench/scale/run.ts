@@ -5,7 +5,10 @@
  * (`sheetport serve`, default settings, a fresh data dir) and json-server, and prints one markdown table per
  * size. What each row measures: docs/performance.md, "At scale".
  *
- *   node bench/scale/run.ts [--sizes 100000,300000] [--kinds xlsx,csv] [--writes 15]
+ * With `--formulas` the .xlsx also has a Total column holding a formula in every row, written without cached
+ * results as openpyxl writes them (json-server's rows and the .csv stay as they are).
+ *
+ *   node bench/scale/run.ts [--sizes 100000,300000] [--kinds xlsx,csv] [--writes 15] [--formulas]
  */
 import os from 'node:os';
 import { cliMode } from '../built-cli.ts';
@@ -17,13 +20,13 @@ import { markdownTable } from './table.ts';
 
 const options = parseScaleOptions(process.argv.slice(2));
 console.log(
-  `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GB memory; ${options.writes} writes of each kind`,
+  `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GB memory; ${options.writes} writes of each kind${options.formulas ? '; the .xlsx with a formula in every row (Total)' : ''}`,
 );
 console.log(cliMode());
 for (const rows of options.sizes) {
   const title = `${rows.toLocaleString('en-US')} rows`;
   console.error(`\n${title}: input files`);
-  const files = await scaleFiles(rows, options.kinds);
+  const files = await scaleFiles(rows, options.kinds, options.formulas);
   // The machine may be shared: its load while this size ran says how far the numbers can be trusted.
   const loadBefore = os.loadavg()[0]!;
   const columns: { name: string; column: Column }[] = [];

@@ -25,6 +25,12 @@ export const SCALE_COLUMNS: XlsxColumn[] = [
   { name: 'Notes' },
 ];
 
+/**
+ * `--formulas`' eleventh column: Quantity times Unit Price, as a user's total column, written like openpyxl
+ * writes formulas (no cached result, so the service computes every one when it opens the file).
+ */
+export const TOTAL_COLUMN: XlsxColumn = { name: 'Total', formula: (row) => `F${row}*G${row}` };
+
 const BLOCK = 50_000;
 
 /** `count` rows, made a block at a time (a million rows of objects at once would cost the writer ~1 GB). */
