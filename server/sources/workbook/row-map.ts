@@ -12,6 +12,11 @@ export class RowMap {
     this.#deletedSet = new Set(this.#deleted);
   }
 
+  /** The deleted rows, ascending, each once. */
+  get deleted(): readonly number[] {
+    return this.#deleted;
+  }
+
   /** Number of deleted rows strictly above `row` (binary search: deletes on big sheets stay cheap). */
   #deletedBefore(row: number): number {
     let lo = 0;

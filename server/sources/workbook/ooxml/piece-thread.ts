@@ -1,12 +1,16 @@
 /**
- * A piece thread (piece-threads.ts): compresses the pieces of rows it is sent, or moves them (piece-move.ts),
- * and sends each back, its compressed bytes moved, not copied. Imports nothing but zlib and the byte
- * renumbering, so it starts fast.
+ * A piece thread (piece-threads.ts): compresses the pieces of rows it is sent, or moves them (piece-move.ts:
+ * renumbered in their bytes; piece-rewrite.ts: rewritten row by row for a delete), and sends each back, its
+ * compressed bytes moved, not copied. Imports nothing but zlib and the rows' and formulas' text rules, so it
+ * starts fast.
  */
 import { parentPort } from 'node:worker_threads';
 import { freeBytes } from '../../../lib/free-buffer.ts';
 import { deflatePieceBytesOwned } from './chunked-deflate.ts';
+import type { FormulaFacts } from './formula-reach.ts';
 import { movePiece } from './piece-move.ts';
+import { rewritePiece } from './piece-rewrite.ts';
+import type { RowsDeleted } from './row-slots.ts';
 
 export type PieceJob =
   /** Rows renumbered `shift` lower in a compressed piece of `rows` rows. */
@@ -20,12 +24,30 @@ export type PieceJob =
       rows: number;
     }
   /** Rows' UTF-8 bytes compressed into a piece (not the part's last). */
-  | { id: number; kind: 'deflate'; bytes: Uint8Array };
+  | { id: number; kind: 'deflate'; bytes: Uint8Array }
+  /** A compressed piece's rows (`numbers`, `lengths`) rewritten for `deletes`, in order. */
+  | {
+      id: number;
+      kind: 'rewrite';
+      compressed: Uint8Array;
+      crc: number;
+      size: number;
+      numbers: Int32Array;
+      lengths: Int32Array;
+      deletes: RowsDeleted[];
+    };
 
 export interface PieceReply {
   id: number;
   /** Null: the text is not in the handled form (the caller moves it the general way), or the job failed. */
-  piece: { compressed: Uint8Array; crc: number; size: number; growth: Int32Array } | null;
+  piece: {
+    compressed: Uint8Array;
+    crc: number;
+    size: number;
+    growth: Int32Array;
+    /** A rewrite's rows: their numbers and lengths now, and what the new text says of its formulas. */
+    rewritten?: { numbers: Int32Array; lengths: Int32Array; facts: FormulaFacts };
+  } | null;
   error?: string;
 }
 
@@ -41,6 +63,16 @@ function run(job: PieceJob): PieceReply['piece'] {
     return { ...piece, growth: new Int32Array(0) };
   }
   const compressed = Buffer.from(job.compressed.buffer, job.compressed.byteOffset, job.compressed.length);
+  if (job.kind === 'rewrite') {
+    const { piece, numbers, lengths, facts } = rewritePiece(
+      { compressed, crc: job.crc, size: job.size },
+      job.numbers,
+      job.lengths,
+      job.deletes,
+    );
+    freeBytes(job.compressed);
+    return { ...piece, growth: new Int32Array(0), rewritten: { numbers, lengths, facts } };
+  }
   const moved = movePiece({ compressed, crc: job.crc, size: job.size }, job.shift, job.rows);
   freeBytes(job.compressed);
   return moved && { ...moved.piece, growth: moved.growth };

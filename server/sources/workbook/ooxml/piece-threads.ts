@@ -13,7 +13,9 @@ import { workerScriptUrl } from '../../../lib/archive-path.ts';
 import { freeBytes } from '../../../lib/free-buffer.ts';
 import { type DeflatedPiece, deflatePieceBytesAsync, ownBytes } from './chunked-deflate.ts';
 import type { MovedPiece } from './piece-move.ts';
+import type { RewrittenPiece } from './piece-rewrite.ts';
 import type { PieceJob, PieceReply } from './piece-thread.ts';
+import type { RowsDeleted } from './row-slots.ts';
 
 const WORKER_URL = workerScriptUrl('piece-thread', import.meta.url);
 /** Two threads at most: the machine's other cores, and the service's thread answering meanwhile. */
@@ -118,6 +120,21 @@ export async function movePieceOffThread(
   const compressed = ownBytes(piece.compressed);
   const moved = await send({ id: nextId++, kind: 'move', compressed, crc, size, shift, rows }, []);
   return moved && { piece: deflated(moved), growth: moved.growth };
+}
+
+/** `rewritePiece` on a piece thread; null when the thread failed. */
+export async function rewritePieceOffThread(
+  piece: DeflatedPiece,
+  numbers: Int32Array,
+  lengths: Int32Array,
+  deletes: RowsDeleted[],
+): Promise<RewrittenPiece | null> {
+  const { crc, size } = piece;
+  const compressed = ownBytes(piece.compressed);
+  const job = { id: nextId++, kind: 'rewrite' as const, compressed, crc, size, numbers, lengths, deletes };
+  const reply = await send(job, []);
+  if (!reply?.rewritten) return null;
+  return { piece: deflated(reply), ...reply.rewritten };
 }
 
 /**

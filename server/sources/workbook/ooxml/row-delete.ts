@@ -8,36 +8,20 @@
  */
 import { type ShiftContext, shiftFormula, shiftRange, translateFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
-import { mayHoldFormula } from './row-piece.ts';
-import { movedRowXml, parseRow, renumberRow, rowToXml } from './row-xml.ts';
+import { deleteRowRewrite, editFormulas, shiftSheetFormulas } from './row-delete-rewrite.ts';
+import type { RowsDeleted } from './row-slots.ts';
+import { parseRow, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import { shiftTable } from './table-parts.ts';
 import { editDefinedNames } from './workbook-part.ts';
-import { decodeXml, escapeXml, getAttr, setAttr } from './xml-text.ts';
-
-const FORMULA = /<((?:[\w.-]+:)?f)(\s[^>]*?)?(?:\/>|>([\s\S]*?)<\/\1>)/g;
-
-/** Each `<f>` of `xml` passed through `edit` (text decoded, attributes as a start tag). */
-function editFormulas(
-  xml: string,
-  edit: (text: string | undefined, start: string) => { text: string | undefined; start: string },
-): string {
-  return xml.replace(FORMULA, (whole, name: string, attrs: string | undefined, body: string | undefined) => {
-    const start = `<${name}${attrs ?? ''}>`;
-    const text = body === undefined ? undefined : decodeXml(body);
-    const next = edit(text, start);
-    if (next.text === text && next.start === start) return whole;
-    if (next.text === undefined) return `${next.start.slice(0, -1)}/>`;
-    return `${next.start}${escapeXml(next.text)}</${name}>`;
-  });
-}
+import { decodeXml, getAttr, setAttr } from './xml-text.ts';
 
 /** Replace shared formulas by one formula per cell (same meaning), so rows can move independently. */
 export function unshareFormulas(sheet: SheetXml): void {
   const masters = new Map<string, { text: string; row: number; column: number }>();
-  // A shared formula is a formula: pieces known to hold none are not opened.
-  for (const slot of sheet.rowsWithFormulas()) {
+  // Pieces known to hold no shared formula are not opened.
+  for (const slot of sheet.rowsWithSharedFormulas()) {
     if (!slot.xml.includes('shared')) continue;
     for (const cell of parseRow(slot.xml, sheet.prefix).cells) {
       editFormulas(cell.xml, (text, start) => {
@@ -50,7 +34,7 @@ export function unshareFormulas(sheet: SheetXml): void {
     }
   }
   if (masters.size === 0) return;
-  for (const slot of sheet.rowsWithFormulas()) {
+  for (const slot of sheet.rowsWithSharedFormulas()) {
     if (!slot.xml.includes('shared')) continue;
     const row = parseRow(slot.xml, sheet.prefix);
     for (const cell of row.cells) {
@@ -99,34 +83,13 @@ function shiftElements(
   });
 }
 
-function shiftSheetFormulas(xml: string, ctx: ShiftContext): string {
-  if (!mayHoldFormula(xml)) return xml;
-  return editFormulas(xml, (text, start) => {
-    const ref = getAttr(start, 'ref');
-    const movedRef = ref === undefined || !ctx.onSameSheet ? ref : (shiftRange(ref, ctx.rows) ?? undefined);
-    return {
-      text: text === undefined ? undefined : shiftFormula(text, ctx),
-      start: movedRef === ref ? start : setAttr(start, 'ref', movedRef),
-    };
+function deleteFromSheetData(sheet: SheetXml, deleted: RowsDeleted, rows: RowMap): void {
+  sheet.moveRows({
+    rewrite: deleteRowRewrite(deleted),
+    numbering: (number) => rows.row(number),
+    unchangedAbove: deleted.deleted[0] as number,
+    deleted,
   });
-}
-
-/** A row renumbered by taking it apart (any form of cell reference, pretty-printed rows). */
-function renumbered(xml: string, prefix: string, number: number): string {
-  const row = parseRow(xml, prefix);
-  renumberRow(row, number);
-  return rowToXml(row, prefix);
-}
-
-function deleteFromSheetData(sheet: SheetXml, rows: RowMap, ctx: ShiftContext): void {
-  const numbering = (number: number) => rows.row(number);
-  sheet.moveRows((slot) => {
-    const number = numbering(slot.number);
-    if (number === null) return null;
-    let xml = shiftSheetFormulas(slot.xml, ctx);
-    if (number !== slot.number) xml = movedRowXml(xml, number) ?? renumbered(xml, sheet.prefix, number);
-    return number === slot.number && xml === slot.xml ? slot : { number, xml };
-  }, numbering);
 }
 
 function shiftTail(tail: string, rows: RowMap): string {
@@ -177,7 +140,8 @@ export function deleteSheetRows(edit: SheetEdit, sheetRows: readonly number[]): 
   const rows = new RowMap(sheetRows);
   const { sheet } = edit;
   unshareFormulas(sheet);
-  deleteFromSheetData(sheet, rows, { sheetName: edit.sheetName, onSameSheet: true, rows });
+  const deleted = { deleted: rows.deleted, sheetName: edit.sheetName, prefix: sheet.prefix };
+  deleteFromSheetData(sheet, deleted, rows);
   sheet.tail = shiftTail(sheet.tail, rows);
   sheet.changed = true;
   for (const table of edit.tables) shiftTable(table, rows);

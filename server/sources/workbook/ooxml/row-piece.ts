@@ -10,58 +10,25 @@
  * closed, which `SheetXml.compress` does a piece at a time between other work.
  */
 import { type DeflatedPiece, deflatePieceAsync, inflatePiece } from './chunked-deflate.ts';
-import { movePieceOffThread } from './piece-threads.ts';
+import { type FormulaFacts, formulaFacts, NO_FORMULAS } from './formula-reach.ts';
+import { movePieceOffThread, rewritePieceOffThread } from './piece-threads.ts';
+import {
+  type RowMove,
+  type RowNumbering,
+  type RowSlot,
+  type RowsDeleted,
+  rewriteAll,
+  slotsOfText,
+} from './row-slots.ts';
 
-export interface RowSlot {
-  number: number;
-  /** The row's XML: the file's text until edited. */
-  xml: string;
-}
-
-/** A row's text rewritten in place: its new form, or null when the row goes. */
-export type RowRewrite = (slot: RowSlot) => RowSlot | null;
-
-/** What a move does to a row's number: the new one, or null for a row that goes. */
-export type RowNumbering = (number: number) => number | null;
-
-/**
- * Whether some cell of the text may hold a formula (`<f>`, any prefix; a false yes costs a rewrite, never a
- * wrong file). A plain search first: the pattern alone, run over every piece of a large sheet, cost seconds.
- */
-export function mayHoldFormula(text: string): boolean {
-  return text.includes('<f') || (text.includes(':f') && PREFIXED_FORMULA.test(text));
-}
-
-const PREFIXED_FORMULA = /<[\w.-]+:f[\s>/]/;
-
-/**
- * `mayHoldFormula` of UTF-8 bytes, the same answer (the searched characters are ASCII). Found from the `f`s,
- * which a sheet of values has few of, where a search for `<f` would stop at every tag.
- */
-export function mayHoldFormulaBytes(bytes: Buffer): boolean {
-  let prefixed = false;
-  for (let at = bytes.indexOf(LOWER_F); at >= 0; at = bytes.indexOf(LOWER_F, at + 1)) {
-    const before = bytes[at - 1];
-    if (before === LT) return true;
-    if (before === COLON) prefixed = true;
-  }
-  return prefixed && PREFIXED_FORMULA.test(bytes.toString('latin1'));
-}
-
-const LOWER_F = 0x66;
-const LT = 0x3c;
-const COLON = 0x3a;
-
-interface Closed {
+interface Closed extends FormulaFacts {
   deflated: DeflatedPiece;
   /** The numbers of the rows the deflated text holds, and each row's length in UTF-16 units there. */
   numbers: Int32Array;
   lengths: Int32Array;
-  /** Rewrites not yet applied to the text, in order, and the rows' numbers once they are. */
-  pending: RowRewrite[];
+  /** Moves not yet applied to the text, in order, and the rows' numbers once they are. */
+  pending: RowMove[];
   current: Int32Array;
-  /** The text may hold a formula (kept true once true until the piece is opened again). */
-  formulas: boolean;
   /**
    * While every pending rewrite only moved all the rows alike (a delete above the piece) and the text holds no
    * formula: how far down their numbers moved in all. Such a piece is renumbered in its bytes on a piece thread
@@ -80,16 +47,19 @@ export class RowPiece {
     this.#slots = slots;
   }
 
-  /** A piece made closed: its rows' text deflated, each row's number and length in UTF-16 units there. */
+  /**
+   * A piece made closed: its rows' text deflated, each row's number and length in UTF-16 units there, and
+   * what the text says of its formulas.
+   */
   static closed(
     deflated: DeflatedPiece,
     numbers: Int32Array,
     lengths: Int32Array,
-    formulas: boolean,
+    facts: FormulaFacts,
   ): RowPiece {
     const piece = new RowPiece([]);
     piece.#slots = null;
-    piece.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas, shift: 0 };
+    piece.#closed = { deflated, numbers, lengths, pending: [], current: numbers, ...facts, shift: 0 };
     return piece;
   }
 
@@ -107,9 +77,9 @@ export class RowPiece {
     return numbers && numbers.length > 0 ? (numbers[numbers.length - 1] as number) : 0;
   }
 
-  /** Open, or closed with text that may hold a formula. */
-  get mayHoldFormulas(): boolean {
-    return this.#closed === null || this.#closed.formulas;
+  /** Open, or closed with text that may hold a shared formula. */
+  get mayShareFormulas(): boolean {
+    return this.#closed === null || this.#closed.shared;
   }
 
   /** Closed with rewrites still to apply: closing it again must rewrite and recompress it. */
@@ -121,16 +91,9 @@ export class RowPiece {
   slots(): RowSlot[] {
     if (this.#slots) return this.#slots;
     const { deflated, numbers, lengths, pending } = this.#closed as Closed;
-    const text = inflatePiece(deflated);
-    let slots = new Array<RowSlot>(numbers.length);
-    const texts = new Array<string>(numbers.length);
-    for (let i = 0, at = 0; i < numbers.length; i++) {
-      const xml = text.slice(at, at + (lengths[i] as number));
-      at += lengths[i] as number;
-      slots[i] = { number: numbers[i] as number, xml };
-      texts[i] = xml;
-    }
-    for (const rewrite of pending) slots = rewriteAll(slots, rewrite);
+    let slots = slotsOfText(inflatePiece(deflated), numbers, lengths);
+    const texts = slots.map((slot) => slot.xml);
+    for (const move of pending) slots = rewriteAll(slots, move.rewrite);
     this.#slots = slots;
     this.#deflated = pending.length === 0 ? { piece: deflated, texts } : null;
     this.#closed = null;
@@ -138,19 +101,20 @@ export class RowPiece {
   }
 
   /**
-   * Every row through `rewrite`, which may change only what `numbering` says of its number (and the
+   * Every row through the move's `rewrite`, which may change only what `numbering` says of its number (and the
    * formulas in its text). An open piece is rewritten now; a closed one takes the new numbers now and the
-   * rewrite when next opened, and is left alone when neither its numbers nor (having none) its formulas move.
+   * rewrite when next opened, and is left alone when neither its numbers nor its formulas can change (none,
+   * or none reading as far down as the move changes anything: formula-reach.ts).
    */
-  move(rewrite: RowRewrite, numbering: RowNumbering): void {
+  move(move: RowMove): void {
     if (this.#slots) {
-      this.#slots = rewriteAll(this.#slots, rewrite);
+      this.#slots = rewriteAll(this.#slots, move.rewrite);
       return;
     }
     const closed = this.#closed as Closed;
-    const next = movedNumbers(closed.current, numbering);
-    if (next === closed.current && !closed.formulas) return;
-    closed.pending.push(rewrite);
+    const next = movedNumbers(closed.current, move.numbering);
+    if (next === closed.current && (!closed.formulas || closed.reach < move.unchangedAbove)) return;
+    closed.pending.push(move);
     const by = uniformShift(closed.current, next);
     closed.shift = closed.shift !== null && by !== null && !closed.formulas ? closed.shift + by : null;
     closed.current = next;
@@ -162,27 +126,10 @@ export class RowPiece {
    * compressed on the thread pool (the service answers meanwhile).
    */
   async closeAsync(): Promise<DeflatedPiece> {
-    if (this.#closed && !this.moved) return this.#closed.deflated;
-    const shift = this.#closed?.shift;
-    if (this.#closed && shift) {
-      const closed = this.#closed;
-      const moved = await movePieceOffThread(closed.deflated, shift, closed.numbers.length);
-      // Nothing opens or moves the piece meanwhile (one write turn at a time); checked all the same.
-      if (moved && this.#closed === closed && closed.pending.length > 0) {
-        const lengths = closed.lengths.map((length, i) => length + (moved.growth[i] as number));
-        const { current, formulas } = closed;
-        this.#closed = {
-          deflated: moved.piece,
-          numbers: current,
-          lengths,
-          pending: [],
-          current,
-          formulas,
-          shift: 0,
-        };
-        return moved.piece;
-      }
-    }
+    const closed = this.#closed;
+    if (closed && !this.moved) return closed.deflated;
+    const moved = closed && (await this.#moveOffThread(closed));
+    if (moved) return moved;
     // A move renumbers rows and shifts their formulas, never makes one: rows without any keep having none.
     const formulaFree = this.#closed !== null && !this.#closed.formulas;
     const slots = this.slots();
@@ -193,22 +140,77 @@ export class RowPiece {
     return this.#closeWith(await deflatePieceAsync(text, false), text, formulaFree);
   }
 
+  /**
+   * A closed piece's pending moves made on a piece thread, which the service's thread only hands the bytes to:
+   * rows all moved alike without formulas are renumbered in their bytes (piece-move.ts), a delete's rows
+   * rewritten there as here (piece-rewrite.ts). Null when neither can be (the general way then).
+   */
+  async #moveOffThread(closed: Closed): Promise<DeflatedPiece | null> {
+    let made: { piece: DeflatedPiece; lengths: Int32Array; facts: FormulaFacts } | null = null;
+    const deletes = closed.pending.every((move) => move.deleted !== undefined)
+      ? closed.pending.map((move) => move.deleted as RowsDeleted)
+      : null;
+    if (closed.shift) {
+      const moved = await movePieceOffThread(closed.deflated, closed.shift, closed.numbers.length);
+      if (moved) {
+        const lengths = closed.lengths.map((length, i) => length + (moved.growth[i] as number));
+        made = { piece: moved.piece, lengths, facts: closed };
+      }
+    } else if (deletes) {
+      const rewritten = await rewritePieceOffThread(closed.deflated, closed.numbers, closed.lengths, deletes);
+      if (rewritten && sameNumbers(rewritten.numbers, closed.current)) made = rewritten;
+    }
+    // Nothing opens or moves the piece meanwhile (one write turn at a time); checked all the same.
+    if (!made || this.#closed !== closed || closed.pending.length === 0) return null;
+    const { current } = closed;
+    const { formulas, reach, shared } = made.facts;
+    this.#closed = {
+      deflated: made.piece,
+      numbers: current,
+      lengths: made.lengths,
+      pending: [],
+      current,
+      formulas,
+      reach,
+      shared,
+      shift: 0,
+    };
+    return made.piece;
+  }
+
   #closeWith(deflated: DeflatedPiece, text: string | null, formulaFree = false): DeflatedPiece {
     const slots = this.#slots as RowSlot[];
     const numbers = new Int32Array(slots.length);
     const lengths = new Int32Array(slots.length);
-    let formulas = false;
+    let facts = NO_FORMULAS;
     slots.forEach((slot, i) => {
       numbers[i] = slot.number;
       lengths[i] = slot.xml.length;
-      if (text === null) formulas ||= mayHoldFormula(slot.xml);
+      if (text === null) facts = withRow(facts, slot.xml);
     });
-    if (text !== null) formulas = !formulaFree && mayHoldFormula(text);
-    this.#closed = { deflated, numbers, lengths, pending: [], current: numbers, formulas, shift: 0 };
+    if (text !== null) facts = formulaFree ? NO_FORMULAS : formulaFacts(text);
+    this.#closed = { deflated, numbers, lengths, pending: [], current: numbers, ...facts, shift: 0 };
     this.#slots = null;
     this.#deflated = null;
     return deflated;
   }
+}
+
+/** The facts of a piece's text with one more row's. */
+function withRow(facts: FormulaFacts, xml: string): FormulaFacts {
+  const row = formulaFacts(xml);
+  if (!row.formulas) return facts;
+  return {
+    formulas: true,
+    reach: Math.max(facts.reach, row.reach),
+    shared: facts.shared || row.shared,
+  };
+}
+
+function sameNumbers(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -241,16 +243,6 @@ function uniformShift(before: Int32Array, after: Int32Array): number | null {
   const by = (before[0] as number) - (after[0] as number);
   // Numbers only ever move up by the rows deleted above them, so equal ends mean all equal.
   return by === (before[before.length - 1] as number) - (after[after.length - 1] as number) ? by : null;
-}
-
-function rewriteAll(slots: RowSlot[], rewrite: RowRewrite): RowSlot[] {
-  let kept = 0;
-  for (const slot of slots) {
-    const next = rewrite(slot);
-    if (next) slots[kept++] = next;
-  }
-  slots.length = kept;
-  return slots;
 }
 
 function sameTexts(texts: readonly string[], slots: readonly RowSlot[]): boolean {

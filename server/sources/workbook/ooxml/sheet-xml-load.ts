@@ -10,9 +10,10 @@ import { isAscii } from 'node:buffer';
 import { pacer } from '../../../lib/pacer.ts';
 import { PartTooLarge } from '../guard/zip-directory.ts';
 import type { DeflatedPiece } from './chunked-deflate.ts';
+import { formulaFactsOfBytes } from './formula-reach.ts';
 import { INFLATE_CHUNK_BYTES, inflatedChunks } from './inflated-chunks.ts';
 import { deflatePieceOffThread } from './piece-threads.ts';
-import { mayHoldFormulaBytes, RowPiece } from './row-piece.ts';
+import { RowPiece } from './row-piece.ts';
 import { ROWS_PER_PIECE, SheetXml } from './sheet-xml.ts';
 import { getAttr } from './xml-text.ts';
 
@@ -186,7 +187,7 @@ class RowCutter {
     this.#piece = { runs: [], numbers: [], byteLengths: [] };
     if (numbers.length === 0) return;
     const bytes = runs.length === 1 ? (runs[0] as Buffer) : Buffer.concat(runs);
-    const formulas = mayHoldFormulaBytes(bytes);
+    const formulas = formulaFactsOfBytes(bytes);
     const lengths = utf16Lengths(bytes, byteLengths);
     this.#closing.push(
       deflatePieceOffThread(bytes).then((deflated: DeflatedPiece) =>

@@ -10,10 +10,11 @@
 
 import { pacer } from '../../../lib/pacer.ts';
 import { type DeflatedPiece, deflatePiece, PieceJoiner, type Precompressed } from './chunked-deflate.ts';
-import { type RowNumbering, RowPiece, type RowRewrite, type RowSlot } from './row-piece.ts';
+import { RowPiece } from './row-piece.ts';
+import type { RowMove, RowSlot } from './row-slots.ts';
 import { getAttr } from './xml-text.ts';
 
-export type { RowSlot } from './row-piece.ts';
+export type { RowSlot } from './row-slots.ts';
 
 /** A sheet part already cut: what precedes its rows, the rows in pieces, what follows them. */
 export interface SheetParts {
@@ -149,19 +150,20 @@ export class SheetXml {
   }
 
   /**
-   * Every row passed through `rewrite`, in order: it answers the row as it is now (renumbered, its formulas
-   * edited, or the same slot), or null to remove it, as `numbering` says of its number. Numbers must stay in
-   * order (a delete moves rows up, keeping order). Closed pieces are rewritten when next opened or compressed
-   * (row-piece.ts `move`), so a delete near the top of a large sheet costs little until the file is written.
+   * Every row passed through the move's `rewrite`, in order: it answers the row as it is now (renumbered, its
+   * formulas edited, or the same slot), or null to remove it, as `numbering` says of its number. Numbers must
+   * stay in order (a delete moves rows up, keeping order). Closed pieces are rewritten when next opened or
+   * compressed (row-piece.ts `move`), so a delete near the top of a large sheet costs little until the file is
+   * written, and pieces the move cannot change are left alone.
    */
-  moveRows(rewrite: RowRewrite, numbering: RowNumbering): void {
-    for (const piece of this.#pieces) piece.move(rewrite, numbering);
+  moveRows(move: RowMove): void {
+    for (const piece of this.#pieces) piece.move(move);
     this.#pieces = this.#pieces.filter((piece) => piece.count > 0);
   }
 
-  /** The rows of the pieces that may hold a formula (every row of an open piece). */
-  rowsWithFormulas(): RowSlot[] {
-    return this.#pieces.filter((piece) => piece.mayHoldFormulas).flatMap((piece) => piece.slots());
+  /** The rows of the pieces that may hold a shared formula (every row of an open piece). */
+  rowsWithSharedFormulas(): RowSlot[] {
+    return this.#pieces.filter((piece) => piece.mayShareFormulas).flatMap((piece) => piece.slots());
   }
 
   get firstRowNumber(): number {

@@ -61,15 +61,16 @@ describe('a sheet kept in pieces', () => {
         const moved = new Map<number, string>();
         for (const [r, xml] of model)
           if (r !== number) moved.set(r > number ? r - 1 : r, r > number ? rowXml(r - 1, xml) : xml);
-        sheet.moveRows(
-          (slot) =>
+        sheet.moveRows({
+          rewrite: (slot) =>
             slot.number === number
               ? null
               : slot.number > number
                 ? { number: slot.number - 1, xml: rowXml(slot.number - 1, slot.xml) }
                 : slot,
-          (r) => (r === number ? null : r > number ? r - 1 : r),
-        );
+          numbering: (r) => (r === number ? null : r > number ? r - 1 : r),
+          unchangedAbove: 0,
+        });
         model = moved;
       } else {
         expect(sheet.row(number)?.xml).toBe(model.get(number));

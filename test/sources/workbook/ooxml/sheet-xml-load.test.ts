@@ -8,7 +8,10 @@
 import { deflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mayHoldFormula, mayHoldFormulaBytes } from '../../../../server/sources/workbook/ooxml/row-piece.ts';
+import {
+  mayHoldFormula,
+  mayHoldFormulaBytes,
+} from '../../../../server/sources/workbook/ooxml/formula-reach.ts';
 import { SheetXml } from '../../../../server/sources/workbook/ooxml/sheet-xml.ts';
 import { loadSheetXml } from '../../../../server/sources/workbook/ooxml/sheet-xml-load.ts';
 
