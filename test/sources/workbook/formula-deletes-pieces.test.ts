@@ -105,7 +105,7 @@ function expectedFar(far: Map<number, string>, deleted: number): Record<string, 
   const moved = new Map<number, string>();
   for (const [row, text] of far) {
     if (row === deleted) continue;
-    const shifted = text.replace(/A(\d+)(?::A(\d+))?/g, (whole, top: string, bottom?: string) => {
+    const shifted = text.replace(/A(\d+)(?::A(\d+))?/g, (_whole, top: string, bottom?: string) => {
       const t = Number(top);
       if (bottom === undefined) return t === deleted ? '#REF!' : `A${t > deleted ? t - 1 : t}`;
       const b = Number(bottom);

@@ -29,7 +29,7 @@ const term = fc.oneof(
   fc.constantFrom('F:F', '1.5', '"text 99"', 'NOW()', 'Table1[Total]'),
 );
 const formula = fc.array(term, { minLength: 1, maxLength: 4 }).map((terms) => `SUM(${terms.join(',')})`);
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 describe('formulaReach', () => {
   it('bounds what a delete can change: rows deleted below it leave every formula as it is', () => {
@@ -42,7 +42,7 @@ describe('formulaReach', () => {
           const cells = formulas
             .map(
               (f, i) =>
-                `<c r="B${i + 2}"><f${withRef ? ` ref="B${i + 2}"` : ''}>${escape(f)}</f><v>1</v></c>`,
+                `<c r="B${i + 2}"><f${withRef ? ` ref="B${i + 2}"` : ''}>${escapeXml(f)}</f><v>1</v></c>`,
             )
             .join('');
           const xml = `<row r="2">${cells}</row>`;
