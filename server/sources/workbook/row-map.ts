@@ -12,6 +12,11 @@ export class RowMap {
     this.#deletedSet = new Set(this.#deleted);
   }
 
+  /** The first deleted row (Infinity when none): rows above it keep their numbers. */
+  get first(): number {
+    return this.#deleted[0] ?? Number.POSITIVE_INFINITY;
+  }
+
   /** The deleted rows, ascending, each once. */
   get deleted(): readonly number[] {
     return this.#deleted;

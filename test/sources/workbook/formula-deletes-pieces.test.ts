@@ -4,7 +4,8 @@
  * formulas read no further is left as it is (formula-reach.ts), one whose formulas read past the row is
  * rewritten, and the pieces below are rewritten on the piece threads (piece-rewrite.ts). After each delete the
  * results the API answers must equal a full computation of the written file (saved again by openpyxl without
- * cached results), and the file's formula texts must be those Excel's rules give.
+ * cached results), the file's formula texts must be those Excel's rules give, and every formula of every piece
+ * must hold the result the API serves (the first write stores them all: uncomputed-results.ts).
  */
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -42,6 +43,13 @@ for row in ws.iter_rows(min_row=2):
         if isinstance(cell.value, str) and cell.value.startswith('=') and (cell.column_letter == 'D' or cell.row in (2, ws.max_row)):
             out[cell.coordinate] = cell.value
 print(json.dumps(out))
+`;
+
+/** Each row's A, B and C as a reader that does not calculate sees them: C is the cached result. */
+const CACHED = `
+import sys, json, openpyxl
+ws = openpyxl.load_workbook(sys.argv[1], data_only=True)['T']
+print(json.dumps([[c.value for c in row[:3]] for row in ws.iter_rows(min_row=2)]))
 `;
 
 let h: Harness;
@@ -96,6 +104,9 @@ describe('rows deleted from a tab held in several pieces, with formulas reading 
       expect(formulas.C2).toBe('=A2*B2');
       expect(formulas[`C${left + 1}`]).toBe(`=A${left + 1}*B${left + 1}`);
       expect(formulas).toMatchObject(expectedFar(far, sheetRow));
+      const cached = JSON.parse(await runPython(CACHED, [copy])) as [number, number, unknown][];
+      expect(cached).toHaveLength(left);
+      expect(cached.filter(([a, b, c]) => c !== a * b)).toEqual([]);
     }
   });
 });

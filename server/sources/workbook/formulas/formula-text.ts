@@ -91,9 +91,29 @@ function shiftSegment(text: string, ctx: ShiftContext): string {
   });
 }
 
-/** The formula with its references to `ctx.sheetName` adjusted for the deleted rows. */
+/**
+ * The formula with its references to `ctx.sheetName` adjusted for the deleted rows. One that writes no number
+ * as large as the first deleted row names no row the delete moves: it is answered as it is, without the
+ * tokenizer (half the formulas of a tab with one in every row, for a delete in the middle).
+ */
 export function shiftFormula(formula: string, ctx: ShiftContext): string {
+  if (largestNumber(formula) < ctx.rows.first) return formula;
   return outsideStrings(formula, (code) => shiftSegment(code, ctx));
+}
+
+/** The largest run of digits written in `text` (0 when none): an upper bound of the rows it names. */
+export function largestNumber(text: string): number {
+  let largest = 0;
+  let current = -1;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit >= 0 && digit <= 9) current = (current < 0 ? 0 : current * 10) + digit;
+    else if (current >= 0) {
+      if (current > largest) largest = current;
+      current = -1;
+    }
+  }
+  return current > largest ? current : largest;
 }
 
 const RANGE = /^(\$?[A-Za-z]{1,3})(\$?)(\d+)(?::(\$?[A-Za-z]{1,3})(\$?)(\d+))?$/;

@@ -4,7 +4,45 @@
  */
 import type { FormulaResult } from '../formulas/evaluator.ts';
 import { encodeCellText } from '../ooxml-text.ts';
-import { escapeXml, setAttr } from './xml-text.ts';
+import type { RowResult, RowRewrite } from './row-slots.ts';
+import { parseRow, rowToXml } from './row-xml.ts';
+import { escapeXml, getAttr, setAttr } from './xml-text.ts';
+
+const FORMULA_TAG = /<(?:[\w.-]+:)?f\b[^>]*>/;
+const VALUE = /<(?:[\w.-]+:)?v(?:\s[^>]*)?(?:\/>|>([\s\S]*?)<\/(?:[\w.-]+:)?v>)/;
+
+/** Whether a formula cell holds a result (an empty `<v>` counts only for a text result, as openpyxl writes). */
+function hasResult(cellXml: string): boolean {
+  const v = VALUE.exec(cellXml);
+  if (!v) return false;
+  if ((v[1] ?? '') !== '') return true;
+  return getAttr(/^<[^>]*>/.exec(cellXml)?.[0] ?? '', 't') === 'str';
+}
+
+/**
+ * A row's XML with `results` (by column, 1-based) stored in its formula cells that hold none: the same text
+ * when none changed. Data tables' formulas are left alone (Excel computes them).
+ */
+export function rowWithResults(
+  xml: string,
+  prefix: string,
+  results: ReadonlyMap<number, FormulaResult>,
+): string {
+  const row = parseRow(xml, prefix);
+  let changed = false;
+  for (const cell of row.cells) {
+    const result = results.get(cell.column);
+    if (!result) continue;
+    const f = FORMULA_TAG.exec(cell.xml)?.[0];
+    if (f === undefined || (f.includes('dataTable') && getAttr(f, 't') === 'dataTable')) continue;
+    if (hasResult(cell.xml)) continue;
+    const next = withCachedResult(cell.xml, result, prefix);
+    if (next === cell.xml) continue;
+    cell.xml = next;
+    changed = true;
+  }
+  return changed ? rowToXml(row, prefix) : xml;
+}
 
 export function withCachedResult(cellXml: string, result: FormulaResult, prefix: string): string {
   const start = /^<[^>]*>/.exec(cellXml)?.[0];
@@ -34,4 +72,27 @@ export function withCachedResult(cellXml: string, result: FormulaResult, prefix:
   if (!formulaEnd) return cellXml;
   const at = formulaEnd.index + formulaEnd[0].length;
   return setAttr(start, 't', type) + body.slice(0, at) + v + body.slice(at);
+}
+
+/** Each row through `rowWithResults` with the results of its cells among `results`. */
+export function resultsRowRewrite(prefix: string, results: readonly RowResult[]): RowRewrite {
+  // Grouped by row when first asked: a sheet whose pieces are all closed hands `results` to the piece threads.
+  let byRow: Map<number, Map<number, FormulaResult>> | undefined;
+  return (slot) => {
+    byRow ??= resultsByRow(results);
+    const cells = byRow.get(slot.number);
+    if (!cells) return slot;
+    const xml = rowWithResults(slot.xml, prefix, cells);
+    return xml === slot.xml ? slot : { number: slot.number, xml };
+  };
+}
+
+function resultsByRow(results: readonly RowResult[]): Map<number, Map<number, FormulaResult>> {
+  const byRow = new Map<number, Map<number, FormulaResult>>();
+  for (const { row, column, result } of results) {
+    const cells = byRow.get(row) ?? new Map<number, FormulaResult>();
+    if (cells.size === 0) byRow.set(row, cells);
+    cells.set(column, result);
+  }
+  return byRow;
 }

@@ -1,13 +1,14 @@
 /**
- * A closed piece of rows (row-piece.ts) rewritten for the deletes made since it was closed: inflated, each row
- * through the delete's rewrite (row-delete-rewrite.ts: the same rows and formulas the service's thread would
- * make), compressed again. Pure, so it runs on the piece threads (piece-threads.ts): a delete on a tab with a
- * formula in every row shifts every formula below it, and the service's thread only hands the bytes over.
+ * A closed piece of rows (row-piece.ts) rewritten for the changes made since it was closed (a delete's, results
+ * stored in formulas): inflated, each row through the same rewrite the service's thread makes of an open piece,
+ * compressed again. Pure, so it runs on the piece threads (piece-threads.ts): a delete on a tab with a formula in
+ * every row shifts every formula below it, and the service's thread only hands the bytes over.
  */
+import { resultsRowRewrite } from './cached-result.ts';
 import { type DeflatedPiece, deflatePieceBytesOwned, inflatePiece } from './chunked-deflate.ts';
 import { type FormulaFacts, formulaFacts } from './formula-reach.ts';
 import { deleteRowRewrite } from './row-delete-rewrite.ts';
-import { type RowsDeleted, rewriteAll, slotsOfText } from './row-slots.ts';
+import { type PortableRewrite, type RowRewrite, rewriteAll, slotsOfText } from './row-slots.ts';
 
 export interface RewrittenPiece {
   piece: DeflatedPiece;
@@ -17,20 +18,28 @@ export interface RewrittenPiece {
   facts: FormulaFacts;
 }
 
-/** The piece whose text holds rows `numbers` of `lengths` after `deletes`, in order. */
+/** The piece whose text holds rows `numbers` of `lengths` after `rewrites`, in order. */
 export function rewritePiece(
   piece: DeflatedPiece,
   numbers: Int32Array,
   lengths: Int32Array,
-  deletes: readonly RowsDeleted[],
+  rewrites: readonly PortableRewrite[],
 ): RewrittenPiece {
-  let slots = slotsOfText(inflatePiece(piece), numbers, lengths);
-  for (const deleted of deletes) slots = rewriteAll(slots, deleteRowRewrite(deleted));
+  const before = inflatePiece(piece);
+  let slots = slotsOfText(before, numbers, lengths);
+  for (const rewrite of rewrites) slots = rewriteAll(slots, rowRewrite(rewrite));
   const text = slots.map((slot) => slot.xml).join('');
   return {
-    piece: deflatePieceBytesOwned(Buffer.from(text, 'utf8'), false),
+    // A rewrite that changed nothing (every formula already held its result) keeps the piece's bytes.
+    piece: text === before ? piece : deflatePieceBytesOwned(Buffer.from(text, 'utf8'), false),
     numbers: Int32Array.from(slots, (slot) => slot.number),
     lengths: Int32Array.from(slots, (slot) => slot.xml.length),
     facts: formulaFacts(text),
   };
+}
+
+function rowRewrite(rewrite: PortableRewrite): RowRewrite {
+  return rewrite.kind === 'delete'
+    ? deleteRowRewrite(rewrite)
+    : resultsRowRewrite(rewrite.prefix, rewrite.results);
 }

@@ -10,7 +10,7 @@ import { deflatePieceBytesOwned } from './chunked-deflate.ts';
 import type { FormulaFacts } from './formula-reach.ts';
 import { movePiece } from './piece-move.ts';
 import { rewritePiece } from './piece-rewrite.ts';
-import type { RowsDeleted } from './row-slots.ts';
+import type { PortableRewrite } from './row-slots.ts';
 
 export type PieceJob =
   /** Rows renumbered `shift` lower in a compressed piece of `rows` rows. */
@@ -25,7 +25,7 @@ export type PieceJob =
     }
   /** Rows' UTF-8 bytes compressed into a piece (not the part's last). */
   | { id: number; kind: 'deflate'; bytes: Uint8Array }
-  /** A compressed piece's rows (`numbers`, `lengths`) rewritten for `deletes`, in order. */
+  /** A compressed piece's rows (`numbers`, `lengths`) through `rewrites`, in order. */
   | {
       id: number;
       kind: 'rewrite';
@@ -34,7 +34,7 @@ export type PieceJob =
       size: number;
       numbers: Int32Array;
       lengths: Int32Array;
-      deletes: RowsDeleted[];
+      rewrites: PortableRewrite[];
     };
 
 export interface PieceReply {
@@ -68,7 +68,7 @@ function run(job: PieceJob): PieceReply['piece'] {
       { compressed, crc: job.crc, size: job.size },
       job.numbers,
       job.lengths,
-      job.deletes,
+      job.rewrites,
     );
     freeBytes(job.compressed);
     return { ...piece, growth: new Int32Array(0), rewritten: { numbers, lengths, facts } };

@@ -15,7 +15,7 @@ import { type DeflatedPiece, deflatePieceBytesAsync, ownBytes } from './chunked-
 import type { MovedPiece } from './piece-move.ts';
 import type { RewrittenPiece } from './piece-rewrite.ts';
 import type { PieceJob, PieceReply } from './piece-thread.ts';
-import type { RowsDeleted } from './row-slots.ts';
+import type { PortableRewrite } from './row-slots.ts';
 
 const WORKER_URL = workerScriptUrl('piece-thread', import.meta.url);
 /** Two threads at most: the machine's other cores, and the service's thread answering meanwhile. */
@@ -127,11 +127,11 @@ export async function rewritePieceOffThread(
   piece: DeflatedPiece,
   numbers: Int32Array,
   lengths: Int32Array,
-  deletes: RowsDeleted[],
+  rewrites: PortableRewrite[],
 ): Promise<RewrittenPiece | null> {
   const { crc, size } = piece;
   const compressed = ownBytes(piece.compressed);
-  const job = { id: nextId++, kind: 'rewrite' as const, compressed, crc, size, numbers, lengths, deletes };
+  const job = { id: nextId++, kind: 'rewrite' as const, compressed, crc, size, numbers, lengths, rewrites };
   const reply = await send(job, []);
   if (!reply?.rewritten) return null;
   return { piece: deflated(reply), ...reply.rewritten };

@@ -64,18 +64,11 @@ export function applyPlan(
   const deleted = result.rows.deleted.length > 0 ? new RowMap(result.rows.deleted) : undefined;
   const sheetName = tab.entry.name;
   const reread = (row: number) => readSheetRow(sheet, row, snapshot, pkg.styles(), book.date1904);
-  const later = tabAfterSimpleWrite(snapshot, result.rows, reread);
+  const shift =
+    deleted && ((text: string) => shiftFormula(text, { sheetName, onSameSheet: true, rows: deleted }));
+  const later = tabAfterSimpleWrite(snapshot, result.rows, reread, shift);
   if (later) held.setLater(sourceSheetId, later);
-  else
-    held.set(
-      sourceSheetId,
-      editedTab(
-        snapshot,
-        result.rows,
-        reread,
-        deleted && ((text) => shiftFormula(text, { sheetName, onSameSheet: true, rows: deleted })),
-      ),
-    );
+  else held.set(sourceSheetId, editedTab(snapshot, result.rows, reread, shift));
   if (deleted) shiftOtherTabsFormulas(wb, tab, deleted);
   if (result.formulas) held.withFormulas.add(sourceSheetId);
   if (held.withFormulas.size > 0) recalculateAfterWrite(wb, tab, result.rows, deleted);

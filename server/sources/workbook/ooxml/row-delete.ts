@@ -9,7 +9,7 @@
 import { type ShiftContext, shiftFormula, shiftRange, translateFormula } from '../formulas/formula-text.ts';
 import { RowMap } from '../row-map.ts';
 import { deleteRowRewrite, editFormulas, shiftSheetFormulas } from './row-delete-rewrite.ts';
-import type { RowsDeleted } from './row-slots.ts';
+import type { PortableRewrite, RowsDeleted } from './row-slots.ts';
 import { parseRow, rowToXml } from './row-xml.ts';
 import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
@@ -84,11 +84,12 @@ function shiftElements(
 }
 
 function deleteFromSheetData(sheet: SheetXml, deleted: RowsDeleted, rows: RowMap): void {
+  const portable: PortableRewrite = { kind: 'delete', ...deleted };
   sheet.moveRows({
     rewrite: deleteRowRewrite(deleted),
     numbering: (number) => rows.row(number),
-    unchangedAbove: deleted.deleted[0] as number,
-    deleted,
+    unchangedAbove: rows.first,
+    portable: () => portable,
   });
 }
 

@@ -13,10 +13,11 @@ import { type DeflatedPiece, deflatePieceAsync, inflatePiece } from './chunked-d
 import { type FormulaFacts, formulaFacts, NO_FORMULAS } from './formula-reach.ts';
 import { movePieceOffThread, rewritePieceOffThread } from './piece-threads.ts';
 import {
+  type PortableRewrite,
   type RowMove,
   type RowNumbering,
+  type RowRewrite,
   type RowSlot,
-  type RowsDeleted,
   rewriteAll,
   slotsOfText,
 } from './row-slots.ts';
@@ -27,7 +28,7 @@ interface Closed extends FormulaFacts {
   numbers: Int32Array;
   lengths: Int32Array;
   /** Moves not yet applied to the text, in order, and the rows' numbers once they are. */
-  pending: RowMove[];
+  pending: Pending[];
   current: Int32Array;
   /**
    * While every pending rewrite only moved all the rows alike (a delete above the piece) and the text holds no
@@ -35,6 +36,12 @@ interface Closed extends FormulaFacts {
    * (piece-threads.ts), never taken apart. Null once some rewrite did more.
    */
   shift: number | null;
+}
+
+/** A move kept for a closed piece: its rewrite, and the same as data for a piece thread when it has one. */
+interface Pending {
+  rewrite: RowRewrite;
+  portable: PortableRewrite | undefined;
 }
 
 export class RowPiece {
@@ -113,8 +120,10 @@ export class RowPiece {
     }
     const closed = this.#closed as Closed;
     const next = movedNumbers(closed.current, move.numbering);
-    if (next === closed.current && (!closed.formulas || closed.reach < move.unchangedAbove)) return;
-    closed.pending.push(move);
+    const portable = move.portable?.(this.first, this.last);
+    const keeps = !closed.formulas || closed.reach < move.unchangedAbove || portable === null;
+    if (next === closed.current && keeps) return;
+    closed.pending.push({ rewrite: move.rewrite, portable: portable ?? undefined });
     const by = uniformShift(closed.current, next);
     closed.shift = closed.shift !== null && by !== null && !closed.formulas ? closed.shift + by : null;
     closed.current = next;
@@ -147,8 +156,8 @@ export class RowPiece {
    */
   async #moveOffThread(closed: Closed): Promise<DeflatedPiece | null> {
     let made: { piece: DeflatedPiece; lengths: Int32Array; facts: FormulaFacts } | null = null;
-    const deletes = closed.pending.every((move) => move.deleted !== undefined)
-      ? closed.pending.map((move) => move.deleted as RowsDeleted)
+    const rewrites = closed.pending.every((move) => move.portable !== undefined)
+      ? closed.pending.map((move) => move.portable as PortableRewrite)
       : null;
     if (closed.shift) {
       const moved = await movePieceOffThread(closed.deflated, closed.shift, closed.numbers.length);
@@ -156,8 +165,13 @@ export class RowPiece {
         const lengths = closed.lengths.map((length, i) => length + (moved.growth[i] as number));
         made = { piece: moved.piece, lengths, facts: closed };
       }
-    } else if (deletes) {
-      const rewritten = await rewritePieceOffThread(closed.deflated, closed.numbers, closed.lengths, deletes);
+    } else if (rewrites) {
+      const rewritten = await rewritePieceOffThread(
+        closed.deflated,
+        closed.numbers,
+        closed.lengths,
+        rewrites,
+      );
       if (rewritten && sameNumbers(rewritten.numbers, closed.current)) made = rewritten;
     }
     // Nothing opens or moves the piece meanwhile (one write turn at a time); checked all the same.

@@ -3,6 +3,7 @@
  * shared by the pieces on the service's thread (row-piece.ts) and the piece threads that rewrite pieces there
  * (piece-rewrite.ts).
  */
+import type { FormulaResult } from '../formulas/evaluator.ts';
 
 export interface RowSlot {
   number: number;
@@ -26,7 +27,19 @@ export interface RowsDeleted {
   prefix: string;
 }
 
-/** A change to every row of a sheet: a delete's renumbering and formula shift. */
+/** A formula's result to store in its cell, where the cell has none (uncomputed-results.ts). */
+export interface RowResult {
+  row: number;
+  column: number;
+  result: FormulaResult;
+}
+
+/** A rewrite of rows as data, which a piece thread can make (piece-rewrite.ts). */
+export type PortableRewrite =
+  | ({ kind: 'delete' } & RowsDeleted)
+  | { kind: 'results'; prefix: string; results: RowResult[] };
+
+/** A change to every row of a sheet: a delete's renumbering and formula shift, results stored in formulas. */
 export interface RowMove {
   rewrite: RowRewrite;
   numbering: RowNumbering;
@@ -35,8 +48,11 @@ export interface RowMove {
    * above it whose formulas read no further (formula-reach.ts) is left as it is. 0 when nothing is known.
    */
   unchangedAbove: number;
-  /** The same move as data, for a piece thread to make; absent when only `rewrite` can make it. */
-  deleted?: RowsDeleted;
+  /**
+   * The same change to the rows `first` to `last` as data, for a piece thread to make: null when it changes
+   * nothing there. Absent when only `rewrite` can make it.
+   */
+  portable?: (first: number, last: number) => PortableRewrite | null;
 }
 
 /** The rows of a piece's text, cut by each row's length in UTF-16 units. */

@@ -1,6 +1,6 @@
 /**
  * A tab's new version after the common writes (rows appended or updated, leaving every formula as it was; rows
- * deleted from a tab without formulas; header left alone), made by copying the old version's rows and format
+ * deleted, the formulas below them moved and shifted; header left alone), made by copying the old version's rows and format
  * codes in runs and reading back only the rows written. What edited-tab.ts works out row by row for any write: a
  * write to a tab of a million rows then costs milliseconds here, not a second of the service's thread. A tab
  * with a formula in every row (a total column) keeps its map of formulas as it is, which the recalculation's
@@ -17,7 +17,7 @@ import type { CellValue } from '../../source.ts';
 import { rowCountOf } from '../../tab-rows.ts';
 import { CellTab } from '../cell-tab.ts';
 import { FormatCodes } from '../format-codes.ts';
-import type { ReadRow } from './edited-tab.ts';
+import { type ReadRow, shiftHeaderFormulas } from './edited-tab.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 
 /** A tab's new version, made when called (once). */
@@ -27,6 +27,8 @@ export function tabAfterSimpleWrite(
   old: CellTab,
   changes: SheetRowChanges,
   readRow: (row: number) => ReadRow | null,
+  /** How a formula reads after the write's deletes: without it, a delete on a tab with formulas is not ours. */
+  shiftFormula?: (text: string) => string,
 ): LaterTab | undefined {
   const width = old.header.length;
   const simple =
@@ -37,28 +39,72 @@ export function tabAfterSimpleWrite(
   if (!simple) return undefined;
   const written = [...changes.updated, ...changes.cleared, ...changes.appended];
   if (changes.deleted.length > 0) {
-    // A delete moves the formulas below it and the references in them: the general rule.
     const formulas = old.formulas.size > 0 || old.headerFormulas.size > 0;
-    return written.length === 0 && !formulas ? afterDeletes(old, changes.deleted) : undefined;
+    if (written.length > 0 || (formulas && !shiftFormula)) return undefined;
+    return afterDeletes(old, changes.deleted, shiftFormula ?? ((text) => text));
   }
   return afterEdits(old, written, readRow);
 }
 
-function afterDeletes(old: CellTab, deleted: readonly number[]): LaterTab | undefined {
+function afterDeletes(
+  old: CellTab,
+  deleted: readonly number[],
+  shiftFormula: (text: string) => string,
+): LaterTab | undefined {
   const count = rowCountOf(old);
   // Data row indexes, ascending and distinct; a delete of the header or of rows past the data is not ours.
   const gone = [...new Set(deleted.map((row) => row - old.headerRow - 1))].sort((a, b) => a - b);
   if (gone[0]! < 0 || gone.at(-1)! >= count) return undefined;
-  return () => withoutDeleted(old, gone);
+  // The formulas now, while the service's thread makes the write (the recalculation reads them at once).
+  const formulas = formulasAfterDeletes(old, gone, shiftFormula);
+  return () => withoutDeleted(old, gone, formulas);
 }
 
-function withoutDeleted(old: CellTab, gone: readonly number[]): CellTab {
+/**
+ * The formulas of the rows left, each at its row's new place and shifted as the delete says (references below
+ * the deleted rows move up or become #REF!), and the header row's, shifted. The same maps when the tab has none.
+ */
+function formulasAfterDeletes(
+  old: CellTab,
+  gone: readonly number[],
+  shiftFormula: (text: string) => string,
+): Pick<CellTab, 'formulas' | 'headerFormulas'> {
+  const width = old.header.length;
+  const headerFormulas = shiftHeaderFormulas(old.headerFormulas, shiftFormula);
+  if (old.formulas.size === 0) return { formulas: old.formulas, headerFormulas };
+  const formulas = new Map<number, string>();
+  for (const [at, text] of old.formulas) {
+    const row = Math.floor(at / width);
+    const above = goneAbove(gone, row);
+    if (gone[above] === row) continue;
+    formulas.set(at - above * width, shiftFormula(text));
+  }
+  return { formulas, headerFormulas };
+}
+
+/** How many of `gone` (ascending) are below `row` in number: the rows it moves up by. */
+function goneAbove(gone: readonly number[], row: number): number {
+  let lo = 0;
+  let hi = gone.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (gone[mid]! < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function withoutDeleted(
+  old: CellTab,
+  gone: readonly number[],
+  formulas: Pick<CellTab, 'formulas' | 'headerFormulas'>,
+): CellTab {
   const count = old.typed.length;
   const width = old.header.length;
   const typed = withoutRows(old.typed, gone);
   const cells = old.codes.cells;
   // Codes held per column hold for any number of rows: shared as they are.
-  if (!cells) return newVersion(old, typed, old.codes, rowsAround(gone, count));
+  if (!cells) return newVersion(old, typed, old.codes, rowsAround(gone, count), formulas);
   const codes = new Uint16Array((count - gone.length) * width);
   let to = 0;
   let from = 0;
@@ -67,7 +113,7 @@ function withoutDeleted(old: CellTab, gone: readonly number[]): CellTab {
     to += index - from;
     from = index + 1;
   }
-  return newVersion(old, typed, FormatCodes.perCell(codes, width), rowsAround(gone, count));
+  return newVersion(old, typed, FormatCodes.perCell(codes, width), rowsAround(gone, count), formulas);
 }
 
 /**
@@ -214,6 +260,7 @@ function newVersion(
   typed: CellValue[][],
   codes: FormatCodes,
   shared: { head: number; tail: number },
+  { formulas, headerFormulas }: Pick<CellTab, 'formulas' | 'headerFormulas'> = old,
 ): CellTab {
   const width = old.header.length;
   let rows = typed.length;
@@ -236,8 +283,8 @@ function newVersion(
     shared: old.shared,
     // The same map while every row stays (the recalculation's index is kept by it); rows dropped at the end
     // take their formulas with them, as the general rule does.
-    formulas: rows === typed.length ? old.formulas : formulasAbove(old.formulas, rows * width),
-    headerFormulas: old.headerFormulas,
+    formulas: rows === typed.length ? formulas : formulasAbove(formulas, rows * width),
+    headerFormulas,
   });
 }
 

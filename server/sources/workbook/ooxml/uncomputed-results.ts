@@ -2,29 +2,20 @@
  * Formulas the file holds without a result (openpyxl, pandas and most generators write them so) read as the
  * result the service computed when it read the file. The first write to such a workbook stores those results
  * in the file as the formulas' cached values, for every data row of every tab, not only for the formulas the
- * write reached: from then on a program that does not calculate reads every formula as the API does. One pass
- * over the tab's rows, once per version of the file another program saved; a later write finds nothing to do.
+ * write reached: from then on a program that does not calculate reads every formula as the API does. Once per
+ * version of the file another program saved; a later write finds nothing to do.
+ *
+ * The results are worked out here; storing them is a move of the sheet's rows (row-piece.ts): a piece that is
+ * open takes them now, a closed one when it is next written, on a piece thread (piece-rewrite.ts). A tab with a
+ * formula in every row of 100,000 held the service's thread a second and more when every piece was opened here.
  */
 import type { CellTab } from '../cell-tab.ts';
 import type { FormulaResult } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
 import { snapshotCells } from '../formulas/snapshot-cells.ts';
-import { withCachedResult } from './cached-result.ts';
-import { parseRow, rowToXml } from './row-xml.ts';
+import { resultsRowRewrite } from './cached-result.ts';
+import type { PortableRewrite, RowResult } from './row-slots.ts';
 import type { SheetXml } from './sheet-xml.ts';
-import { getAttr } from './xml-text.ts';
-
-const FORMULA = /<(?:[\w.-]+:)?f[\s/>]/;
-const FORMULA_TAG = /<(?:[\w.-]+:)?f\b[^>]*>/;
-const VALUE = /<(?:[\w.-]+:)?v(?:\s[^>]*)?(?:\/>|>([\s\S]*?)<\/(?:[\w.-]+:)?v>)/;
-
-/** Whether a formula cell holds a result (an empty `<v>` counts only for a text result, as openpyxl writes). */
-function hasResult(cellXml: string): boolean {
-  const v = VALUE.exec(cellXml);
-  if (!v) return false;
-  if ((v[1] ?? '') !== '') return true;
-  return getAttr(/^<[^>]*>/.exec(cellXml)?.[0] ?? '', 't') === 'str';
-}
 
 function asResult(value: unknown): FormulaResult | undefined {
   if (value === null || value === undefined) return undefined;
@@ -35,31 +26,47 @@ function asResult(value: unknown): FormulaResult | undefined {
   return undefined;
 }
 
-/** Writes the held results of the data rows' formulas that have none in the sheet; true when a row changed. */
+/** Stores the held results of the data rows' formulas that have none in the sheet; true when there were any. */
 export function cacheUncomputedResults(sheet: SheetXml, tab: CellTab, date1904: boolean): boolean {
-  if (tab.formulas.size === 0) return false;
+  const results = heldResults(tab, date1904);
+  if (results.length === 0) return false;
+  const { prefix } = sheet;
+  sheet.moveRows({
+    rewrite: resultsRowRewrite(prefix, results),
+    numbering: (number) => number,
+    unchangedAbove: 0,
+    portable: (first, last) => {
+      const within = results.slice(firstAtOrBelow(results, first), firstAtOrBelow(results, last + 1));
+      return within.length === 0 ? null : ({ kind: 'results', prefix, results: within } as PortableRewrite);
+    },
+  });
+  sheet.changed = true;
+  return true;
+}
+
+/** The results the service holds for the tab's data formulas, in sheet order (by row, then column). */
+function heldResults(tab: CellTab, date1904: boolean): RowResult[] {
+  if (tab.formulas.size === 0) return [];
   const cells = snapshotCells(tab, date1904, () => undefined);
-  let changed = false;
-  for (const slot of sheet.allRows()) {
-    if (slot.number <= tab.headerRow || !FORMULA.test(slot.xml)) continue;
-    const row = parseRow(slot.xml, sheet.prefix);
-    let rowChanged = false;
-    for (const cell of row.cells) {
-      const f = FORMULA_TAG.exec(cell.xml)?.[0];
-      if (f === undefined || (f.includes('dataTable') && getAttr(f, 't') === 'dataTable')) continue;
-      if (hasResult(cell.xml)) continue;
-      const result = asResult(cells.value(slot.number, cell.column));
-      if (!result) continue;
-      const next = withCachedResult(cell.xml, result, sheet.prefix);
-      if (next === cell.xml) continue;
-      cell.xml = next;
-      rowChanged = true;
-    }
-    if (rowChanged) {
-      slot.xml = rowToXml(row, sheet.prefix);
-      changed = true;
-    }
+  const width = tab.header.length;
+  const results: RowResult[] = [];
+  for (const at of [...tab.formulas.keys()].sort((a, b) => a - b)) {
+    const row = tab.headerRow + 1 + Math.floor(at / width);
+    const column = (at % width) + 1;
+    const result = asResult(cells.value(row, column));
+    if (result) results.push({ row, column, result });
   }
-  if (changed) sheet.changed = true;
-  return changed;
+  return results;
+}
+
+/** Where the first result at or below sheet row `row` is in `results` (sheet order). */
+function firstAtOrBelow(results: readonly RowResult[], row: number): number {
+  let lo = 0;
+  let hi = results.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((results[mid] as RowResult).row < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
