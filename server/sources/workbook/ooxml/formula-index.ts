@@ -1,8 +1,9 @@
 /**
  * Each tab's formulas as the recalculation looks them over (recalculation.ts), listed once per map of them: a
  * write that leaves every formula where it was keeps the map (simple-write-tab.ts), so the next write finds the
- * list, what each formula reads and the bounds of it already made. A tab with a formula in every row then costs
- * a write a pass over plain numbers, not a new object and a look-up per formula.
+ * list, what each formula reads and the bounds of it already made; a delete carries it over to its new map
+ * (formula-index-carry.ts). A tab with a formula in every row then costs a write a pass over plain numbers, not a
+ * new object and a look-up per formula.
  */
 import type { CellTab } from '../cell-tab.ts';
 import type { Precedents } from '../formulas/formula-text.ts';
@@ -25,6 +26,8 @@ export interface FormulaIndex {
   cells: IndexedFormula[];
   /** Made on first use (`boundsOf`). */
   bounds?: FormulaBounds;
+  /** Cells whose bounds a carried index left to work out at first use (formula-index-carry.ts). */
+  toBound?: number[];
 }
 
 /** Per formula of an index, by its place in `cells`. */
@@ -39,6 +42,16 @@ export interface FormulaBounds {
 }
 
 const indexes = new WeakMap<ReadonlyMap<number, string>, FormulaIndex>();
+
+/** The index made for a map of formulas, if one was. */
+export function keptIndex(formulas: ReadonlyMap<number, string>): FormulaIndex | undefined {
+  return indexes.get(formulas);
+}
+
+/** `index` as the one of `formulas` (a map a write made, its index carried from the old map's). */
+export function keepIndex(formulas: ReadonlyMap<number, string>, index: FormulaIndex): void {
+  indexes.set(formulas, index);
+}
 
 export function formulaIndex(snapshot: CellTab, sheet: string): FormulaIndex {
   const width = snapshot.header.length;
@@ -85,7 +98,11 @@ export function boundsOf(
   index: FormulaIndex,
   precedentsOf: (cell: IndexedFormula) => Precedents,
 ): FormulaBounds {
-  if (index.bounds) return index.bounds;
+  if (index.bounds) {
+    for (const i of index.toBound ?? []) bound(index, index.bounds, i, precedentsOf(index.cells[i]!));
+    index.toBound = undefined;
+    return index.bounds;
+  }
   const n = index.cells.length;
   const bounds: FormulaBounds = {
     top: new Int32Array(n),
@@ -93,21 +110,28 @@ export function boundsOf(
     elsewhere: new Uint8Array(n),
     readsPlaces: new Uint8Array(n),
   };
-  index.cells.forEach((cell, i) => {
-    const precedents = precedentsOf(cell);
-    let top = Number.MAX_SAFE_INTEGER;
-    let bottom = 0;
-    if (precedents === 'always') bounds.elsewhere[i] = 1;
-    else
-      for (const p of precedents) {
-        if (p.sheet !== index.sheet) bounds.elsewhere[i] = 1;
-        top = Math.min(top, p.top);
-        bottom = Math.max(bottom, p.bottom);
-      }
-    bounds.top[i] = Math.min(top, 2 ** 31 - 1);
-    bounds.bottom[i] = bottom;
-    bounds.readsPlaces[i] = READS_PLACES.test(cell.text) ? 1 : 0;
-  });
+  for (let i = 0; i < n; i++) bound(index, bounds, i, precedentsOf(index.cells[i]!));
   index.bounds = bounds;
   return bounds;
 }
+
+/** Cell `i`'s bounds, from what it reads. */
+function bound(index: FormulaIndex, bounds: FormulaBounds, i: number, precedents: Precedents): void {
+  let top = Number.MAX_SAFE_INTEGER;
+  let bottom = 0;
+  let elsewhere = 0;
+  if (precedents === 'always') elsewhere = 1;
+  else
+    for (const p of precedents) {
+      if (p.sheet !== index.sheet) elsewhere = 1;
+      top = Math.min(top, p.top);
+      bottom = Math.max(bottom, p.bottom);
+    }
+  bounds.top[i] = Math.min(top, NO_ROW);
+  bounds.bottom[i] = bottom;
+  bounds.elsewhere[i] = elsewhere;
+  bounds.readsPlaces[i] = READS_PLACES.test(index.cells[i]!.text) ? 1 : 0;
+}
+
+/** The top bound of a formula that reads no row (its bottom is 0). */
+const NO_ROW = 2 ** 31 - 1;

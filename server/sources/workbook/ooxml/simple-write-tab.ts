@@ -18,6 +18,7 @@ import { rowCountOf } from '../../tab-rows.ts';
 import { CellTab } from '../cell-tab.ts';
 import { FormatCodes } from '../format-codes.ts';
 import { type ReadRow, shiftHeaderFormulas } from './edited-tab.ts';
+import { carryIndexAcrossDelete } from './formula-index-carry.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 
 /** A tab's new version, made when called (once). */
@@ -79,7 +80,13 @@ function formulasAfterDeletes(
     if (gone[above] === row) continue;
     formulas.set(at - above * width, shiftFormula(text));
   }
-  return { formulas, headerFormulas };
+  const after = { formulas, headerFormulas };
+  carryIndexAcrossDelete(
+    old.formulas,
+    after,
+    gone.map((index) => old.headerRow + 1 + index),
+  );
+  return after;
 }
 
 /** How many of `gone` (ascending) are below `row` in number: the rows it moves up by. */
