@@ -15,6 +15,7 @@ import type { TabSnapshot, WriteOptions } from '../../source.ts';
 import type { GridLimits } from '../../tab.ts';
 import type { WorkbookDocument } from '../document.ts';
 import { xlsxDateTargets } from './date-targets.ts';
+import { warmFormulas } from './formula-warm.ts';
 import { HeldTabs, type KnownTab } from './held-tabs.ts';
 import { OoxmlPackage } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
@@ -65,10 +66,15 @@ export class OoxmlDocument implements WorkbookDocument {
     return this.#wb.held.readFresh(onProgress);
   }
 
-  /** The tab's sheet read for editing off the service's thread, before `apply` needs it. */
+  /**
+   * The tab's sheet read for editing off the service's thread, and its formulas looked over a slice at a time
+   * (formula-warm.ts), before `apply` needs them.
+   */
   async prepare(sourceSheetId: string): Promise<void> {
     const tab = this.#wb.book.find(sourceSheetId);
-    if (tab) await this.#wb.pkg.loadSheet(tab.part);
+    if (!tab) return;
+    await this.#wb.pkg.loadSheet(tab.part);
+    await warmFormulas(this.#wb, sourceSheetId);
   }
 
   /**

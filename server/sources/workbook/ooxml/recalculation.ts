@@ -101,10 +101,7 @@ interface IndexedTab {
 function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCell[] {
   let frontier = new Map<string, Spans>();
   for (const [sheet, spans] of input.changed) frontier.set(sheet, merge(spans));
-  const lookup = new Set<string>(input.names.map((n) => n.name.toLowerCase()));
-  for (const t of input.tables) lookup.add(t.name.toLowerCase());
-  const precedents = (cell: IndexedFormula, sheet: string) =>
-    (cell.precedents ??= memoizedPrecedents(cell.text, sheet, lookup, input.precedents));
+  const precedents = precedentsFinder(input);
   const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
   const dirty: FormulaCell[] = [];
   let firstRound = true;
@@ -151,6 +148,19 @@ function reaches(
   if (precedents === 'always') return true;
   for (const p of precedents) if (overlaps(changed.get(p.sheet), p.top, p.bottom)) return true;
   return false;
+}
+
+/** What a formula of a tab (its lower-cased name) reads, kept on the formula once worked out. */
+export type PrecedentsFinder = (cell: IndexedFormula, sheet: string) => Precedents;
+
+/** How the recalculation works out what a formula reads: names and tables make a formula read 'always'. */
+export function precedentsFinder(
+  input: Pick<RecalcInput, 'names' | 'tables' | 'precedents'>,
+): PrecedentsFinder {
+  const lookup = new Set<string>(input.names.map((n) => n.name.toLowerCase()));
+  for (const t of input.tables) lookup.add(t.name.toLowerCase());
+  return (cell, sheet) =>
+    (cell.precedents ??= memoizedPrecedents(cell.text, sheet, lookup, input.precedents));
 }
 
 /** What a formula reads, worked out once per text of a sheet (a delete gives most rows a text seen before). */

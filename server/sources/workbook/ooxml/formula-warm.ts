@@ -1,0 +1,50 @@
+/**
+ * What each formula of a tab reads, worked out before the write that needs it, a slice at a time. The first
+ * write to a tab with a formula in every row of 100,000 looked every formula over in one go on the service's
+ * thread (the recalculation's index and its bounds, about 250 ms, and the formula library's load, about 55 ms),
+ * and every read arriving then waited for it. The write's preparation (OoxmlDocument.prepare) now does it in
+ * slices of a few milliseconds with reads answered between them; the recalculation finds it done, and a delete
+ * carries it over to the tab's new map of formulas (formula-index-carry.ts).
+ */
+import { setImmediate } from 'node:timers/promises';
+import { formulaLibrary } from '../formulas/parser.ts';
+import { boundsOf, formulaIndex } from './formula-index.ts';
+import type { OpenWorkbook } from './open-workbook.ts';
+import { precedentsFinder } from './recalculation.ts';
+import { tableInfos } from './tab-read.ts';
+import { readWorkbookInfo } from './workbook-part.ts';
+import { definedNames } from './workbook-tabs.ts';
+
+/** How long one slice holds the service's thread before reads waiting are answered. */
+const SLICE_MS = 8;
+
+/** The tab's formulas looked over as the recalculation will, unless they were already. */
+export async function warmFormulas(wb: OpenWorkbook, sourceSheetId: string): Promise<void> {
+  const { pkg, book, held } = wb;
+  const tab = book.find(sourceSheetId);
+  // The tab as the write will read it (held.get reads it now if no read brought it): it says whether it has any.
+  const snapshot = tab && held.get(sourceSheetId);
+  if (!snapshot || !held.withFormulas.has(sourceSheetId)) return;
+  if (snapshot.formulas.size + snapshot.headerFormulas.size === 0) return;
+  const sheet = tab.entry.name.toLowerCase();
+  const index = formulaIndex(snapshot, sheet);
+  if (index.bounds) return;
+  formulaLibrary();
+  await setImmediate();
+  // The names as the workbook holds them now: a write does not add or remove any.
+  const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
+  const precedents = precedentsFinder({
+    names: definedNames(info),
+    tables: tableInfos(pkg, book),
+    precedents: wb.precedents,
+  });
+  let sliceStart = performance.now();
+  for (let i = 0; i < index.cells.length; i++) {
+    precedents(index.cells[i]!, sheet);
+    if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
+      await setImmediate();
+      sliceStart = performance.now();
+    }
+  }
+  boundsOf(index, (cell) => precedents(cell, sheet));
+}

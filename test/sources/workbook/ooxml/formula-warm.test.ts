@@ -1,0 +1,107 @@
+/**
+ * A write's preparation looks a tab's formulas over before the write needs them (formula-warm.ts): a slice at
+ * a time, so that what else the service's thread has to do (reads) runs between the slices, and as the
+ * recalculation would (a formula naming a defined name is always computed again). The write then finds the
+ * work done, and its results are those of a full computation. The workbook is made by openpyxl: a formula in
+ * every row, as it writes them (no cached result), and one formula reading a defined name.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { planWrite } from '../../../../server/sources/plan.ts';
+import type { CellTab } from '../../../../server/sources/workbook/cell-tab.ts';
+import { keptIndex } from '../../../../server/sources/workbook/ooxml/formula-index.ts';
+import { warmFormulas } from '../../../../server/sources/workbook/ooxml/formula-warm.ts';
+import { HeldTabs } from '../../../../server/sources/workbook/ooxml/held-tabs.ts';
+import { OoxmlDocument } from '../../../../server/sources/workbook/ooxml/ooxml-document.ts';
+import { OoxmlPackage } from '../../../../server/sources/workbook/ooxml/ooxml-package.ts';
+import type { OpenWorkbook } from '../../../../server/sources/workbook/ooxml/open-workbook.ts';
+import { WorkbookTabs } from '../../../../server/sources/workbook/ooxml/workbook-tabs.ts';
+import { ZipArchive } from '../../../../server/sources/workbook/ooxml/zip-archive.ts';
+import { runPython } from '../../../helpers/openpyxl.ts';
+import { PLAIN } from '../helpers.ts';
+
+const ROWS = 30_000;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetport-warm-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const MAKE = `
+import sys, openpyxl
+from openpyxl.workbook.defined_name import DefinedName
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'T'
+ws.append(['A', 'B', 'Total'])
+for i in range(2, ${ROWS} + 2):
+    ws.append([i % 13 + 1, i % 7 + 1, f'=A{i}*B{i}'])
+ws['D2'] = '=SUM(Rate)'
+wb.defined_names.append(DefinedName('Rate', attr_text='T!$A$2'))
+wb.save(sys.argv[1])
+`;
+
+async function workbook(): Promise<Buffer> {
+  const file = path.join(dir, 'totals.xlsx');
+  if (!fs.existsSync(file)) await runPython(MAKE, [file]);
+  return fs.readFileSync(file);
+}
+
+describe('formulas looked over before a write', () => {
+  it('a slice at a time, as the recalculation looks them over', async () => {
+    const pkg = new OoxmlPackage(ZipArchive.open(await workbook()));
+    const book = new WorkbookTabs(pkg);
+    const wb: OpenWorkbook = {
+      pkg,
+      book,
+      held: new HeldTabs({ pkg, book, limits: undefined }, []),
+      precedents: new Map(),
+    };
+    const id = book.list[0]!.entry.sheetId;
+    // Turns of the event loop taken while the formulas are looked over: a read would be answered in each.
+    let turns = 0;
+    let warming = true;
+    const turn = () => {
+      if (!warming) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    await warmFormulas(wb, id);
+    warming = false;
+    expect(turns).toBeGreaterThan(2);
+
+    const tab = wb.held.get(id) as CellTab;
+    const index = keptIndex(tab.formulas)!;
+    expect(index.cells).toHaveLength(ROWS + 1);
+    const bounds = index.bounds!;
+    const at = (row: number, column: number) =>
+      index.cells.findIndex((cell) => cell.row === row && cell.column === column);
+    // C5 reads row 5 alone; D2 names a defined name, which the text cannot follow: always computed again.
+    expect([bounds.top[at(5, 3)], bounds.bottom[at(5, 3)], bounds.elsewhere[at(5, 3)]]).toEqual([5, 5, 0]);
+    expect(bounds.elsewhere[at(2, 4)]).toBe(1);
+  });
+
+  it('leaves the writes after it computing what a full computation gives', async () => {
+    const doc = await OoxmlDocument.parse(await workbook());
+    const id = doc.tabs()[0]!.sourceSheetId;
+    await doc.prepare(id);
+    doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'update', row: 4, values: { A: 100 } }]), PLAIN);
+    doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'delete', row: 2 }]), PLAIN);
+    await doc.prepare(id);
+    doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'update', row: 3, values: { B: 10 } }]), PLAIN);
+    const file = path.join(dir, 'written.xlsx');
+    fs.writeFileSync(file, Buffer.concat(await doc.serialize()));
+    // Row 4 of the file was data row 3 (row 5 before the delete): A 100, B 10, its total cached as 1000.
+    const read = await runPython(
+      `
+import sys, json, openpyxl
+ws = openpyxl.load_workbook(sys.argv[1], data_only=True)['T']
+print(json.dumps([[c.value for c in row[:3]] for row in ws.iter_rows(min_row=2, max_row=6)]))
+`,
+      [file],
+    );
+    const rows = JSON.parse(read) as number[][];
+    for (const [a, b, total] of rows) expect(total).toBe(a! * b!);
+    expect(rows[2]).toEqual([100, 10, 1000]);
+  });
+});
