@@ -15,9 +15,11 @@ export interface WorkbookDocument {
   tabs(): TabSnapshot[];
   /**
    * Reads what a write to the tab will edit without holding the service's thread (a large sheet takes
-   * seconds); `apply` would otherwise read it at once.
+   * seconds); `apply` would otherwise read it at once. `ahead`: made behind a read for a write that may never
+   * come, so only what every write needs (a tab's formulas are looked over by the write itself: what each
+   * reads takes memory a file only read need not hold).
    */
-  prepare?(sourceSheetId: string): Promise<void>;
+  prepare?(sourceSheetId: string, options?: { ahead?: boolean }): Promise<void>;
   /**
    * Every tab a write will edit is prepared and the document is to be kept: let go of what it no longer needs
    * (the file's bytes of a large sheet, now held in another form; threads that prepared it). True when it no

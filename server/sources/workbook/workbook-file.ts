@@ -216,7 +216,7 @@ export class WorkbookFile {
     const { bytes, signature } = await this.#bytes.read(); // again: the worker was given the first bytes
     if (signature !== loaded.signature) return null;
     const doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
-    for (const tab of loaded.read.tabs) await doc.prepare?.(tab.sourceSheetId);
+    for (const tab of loaded.read.tabs) await doc.prepare?.(tab.sourceSheetId, { ahead: true });
     if (doc.releasePrepared?.()) freeBytes(bytes); // now, not at a full collection seconds later
     return doc;
   }

@@ -4,7 +4,9 @@
  * thread (the recalculation's index and its bounds, about 250 ms, and the formula library's load, about 55 ms),
  * and every read arriving then waited for it. The write's preparation (OoxmlDocument.prepare) now does it in
  * slices of a few milliseconds with reads answered between them; the recalculation finds it done, and a delete
- * carries it over to the tab's new map of formulas (formula-index-carry.ts).
+ * carries it over to the tab's new map of formulas (formula-index-carry.ts). Not behind a read (a document
+ * prepared ahead): what each formula reads is held per formula (an array of row spans), which a file that is only
+ * read need not hold.
  */
 import { setImmediate } from 'node:timers/promises';
 import { formulaLibrary } from '../formulas/parser.ts';

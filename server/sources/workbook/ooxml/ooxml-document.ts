@@ -67,14 +67,14 @@ export class OoxmlDocument implements WorkbookDocument {
   }
 
   /**
-   * The tab's sheet read for editing off the service's thread, and its formulas looked over a slice at a time
-   * (formula-warm.ts), before `apply` needs them.
+   * The tab's sheet read for editing off the service's thread, and, for a write about to be applied (not
+   * `ahead`), its formulas looked over a slice at a time (formula-warm.ts), before `apply` needs them.
    */
-  async prepare(sourceSheetId: string): Promise<void> {
+  async prepare(sourceSheetId: string, options: { ahead?: boolean } = {}): Promise<void> {
     const tab = this.#wb.book.find(sourceSheetId);
     if (!tab) return;
     await this.#wb.pkg.loadSheet(tab.part);
-    await warmFormulas(this.#wb, sourceSheetId);
+    if (!options.ahead) await warmFormulas(this.#wb, sourceSheetId);
   }
 
   /**

@@ -81,6 +81,16 @@ describe('formulas looked over before a write', () => {
     expect(bounds.elsewhere[at(2, 4)]).toBe(1);
   });
 
+  it('waits for a write: a document prepared behind a read holds nothing of it', async () => {
+    const doc = await OoxmlDocument.parse(await workbook());
+    const id = doc.tabs()[0]!.sourceSheetId;
+    const tab = doc.tab(id) as CellTab;
+    await doc.prepare(id, { ahead: true });
+    expect(keptIndex(tab.formulas)).toBeUndefined();
+    await doc.prepare(id);
+    expect(keptIndex(tab.formulas)?.bounds).toBeDefined();
+  });
+
   it('leaves the writes after it computing what a full computation gives', async () => {
     const doc = await OoxmlDocument.parse(await workbook());
     const id = doc.tabs()[0]!.sourceSheetId;
