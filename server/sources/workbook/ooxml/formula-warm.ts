@@ -10,9 +10,9 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import { formulaLibrary } from '../formulas/parser.ts';
-import { boundsOf, formulaIndex } from './formula-index.ts';
+import { boundsOf, type FormulaIndex, formulaIndex } from './formula-index.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
-import { precedentsFinder } from './recalculation.ts';
+import { type PrecedentsFinder, precedentsFinder } from './recalculation.ts';
 import { tableInfos } from './tab-read.ts';
 import { readWorkbookInfo } from './workbook-part.ts';
 import { definedNames } from './workbook-tabs.ts';
@@ -20,26 +20,40 @@ import { definedNames } from './workbook-tabs.ts';
 /** How long one slice holds the service's thread before reads waiting are answered. */
 const SLICE_MS = 8;
 
-/** The tab's formulas looked over as the recalculation will, unless they were already. */
+/**
+ * The workbook's formulas looked over as the recalculation after a write to the tab will look them over (it
+ * looks at every tab's), unless they were already.
+ */
 export async function warmFormulas(wb: OpenWorkbook, sourceSheetId: string): Promise<void> {
   const { pkg, book, held } = wb;
-  const tab = book.find(sourceSheetId);
   // The tab as the write will read it (held.get reads it now if no read brought it): it says whether it has any.
-  const snapshot = tab && held.get(sourceSheetId);
-  if (!snapshot || !held.withFormulas.has(sourceSheetId)) return;
-  if (snapshot.formulas.size + snapshot.headerFormulas.size === 0) return;
-  const sheet = tab.entry.name.toLowerCase();
-  const index = formulaIndex(snapshot, sheet);
-  if (index.bounds) return;
-  formulaLibrary();
-  await setImmediate();
-  // The names as the workbook holds them now: a write does not add or remove any.
-  const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
-  const precedents = precedentsFinder({
-    names: definedNames(info),
-    tables: tableInfos(pkg, book),
-    precedents: wb.precedents,
-  });
+  if (!book.find(sourceSheetId) || !held.get(sourceSheetId) || held.withFormulas.size === 0) return;
+  let precedents: PrecedentsFinder | undefined;
+  for (const tab of book.list) {
+    // Every tab, as the recalculation reads them all (held.all) once any has formulas.
+    const snapshot = held.get(tab.entry.sheetId);
+    if (!snapshot || !held.withFormulas.has(tab.entry.sheetId)) continue;
+    if (snapshot.formulas.size + snapshot.headerFormulas.size === 0) continue;
+    const sheet = tab.entry.name.toLowerCase();
+    const index = formulaIndex(snapshot, sheet);
+    if (index.bounds) continue;
+    if (!precedents) {
+      formulaLibrary();
+      await setImmediate();
+      // The names as the workbook holds them now: a write does not add or remove any.
+      const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
+      precedents = precedentsFinder({
+        names: definedNames(info),
+        tables: tableInfos(pkg, book),
+        precedents: wb.precedents,
+      });
+    }
+    await lookOver(index, sheet, precedents);
+  }
+}
+
+/** What each formula of the index reads, a slice at a time, then the index's bounds. */
+async function lookOver(index: FormulaIndex, sheet: string, precedents: PrecedentsFinder): Promise<void> {
   let sliceStart = performance.now();
   for (let i = 0; i < index.cells.length; i++) {
     precedents(index.cells[i]!, sheet);

@@ -1,9 +1,10 @@
 /**
  * A write's preparation looks a tab's formulas over before the write needs them (formula-warm.ts): a slice at
  * a time, so that what else the service's thread has to do (reads) runs between the slices, and as the
- * recalculation would (a formula naming a defined name is always computed again). The write then finds the
- * work done, and its results are those of a full computation. The workbook is made by openpyxl: a formula in
- * every row, as it writes them (no cached result), and one formula reading a defined name.
+ * recalculation would (every tab's; a formula naming a defined name is always computed again). The write then
+ * finds the work done, and its results are those of a full computation. The workbook is made by openpyxl: a
+ * formula in every row, as it writes them (no cached result), one formula reading a defined name, and a second
+ * tab of formulas reading the first.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,6 +38,10 @@ for i in range(2, ${ROWS} + 2):
     ws.append([i % 13 + 1, i % 7 + 1, f'=A{i}*B{i}'])
 ws['D2'] = '=SUM(Rate)'
 wb.defined_names.append(DefinedName('Rate', attr_text='T!$A$2'))
+s = wb.create_sheet('S')
+s.append(['Ref'])
+for i in range(2, 52):
+    s.append([f'=T!C{i}+1'])
 wb.save(sys.argv[1])
 `;
 
@@ -79,6 +84,10 @@ describe('formulas looked over before a write', () => {
     // C5 reads row 5 alone; D2 names a defined name, which the text cannot follow: always computed again.
     expect([bounds.top[at(5, 3)], bounds.bottom[at(5, 3)], bounds.elsewhere[at(5, 3)]]).toEqual([5, 5, 0]);
     expect(bounds.elsewhere[at(2, 4)]).toBe(1);
+    // The other tab's formulas too, which the recalculation after a write looks over as well.
+    const other = wb.held.get(book.list[1]!.entry.sheetId) as CellTab;
+    const otherBounds = keptIndex(other.formulas)?.bounds;
+    expect(otherBounds?.elsewhere).toEqual(new Uint8Array(50).fill(1));
   });
 
   it('waits for a write: a document prepared behind a read holds nothing of it', async () => {
