@@ -2,6 +2,7 @@
  * A formula cell's cached result (`<v>` and the cell's `t`), set to what the service computed, so readers that
  * do not calculate (openpyxl, pandas, a sync preview) see the value the API serves. The formula stays as it was.
  */
+import { lowerBound } from '../../../lib/lower-bound.ts';
 import type { FormulaResult } from '../formulas/evaluator.ts';
 import { encodeCellText } from '../ooxml-text.ts';
 import type { RowResult, RowRewrite } from './row-slots.ts';
@@ -74,25 +75,24 @@ export function withCachedResult(cellXml: string, result: FormulaResult, prefix:
   return setAttr(start, 't', type) + body.slice(0, at) + v + body.slice(at);
 }
 
-/** Each row through `rowWithResults` with the results of its cells among `results`. */
+/**
+ * Each row through `rowWithResults` with the results of its cells among `results` (in sheet order: by row, then
+ * column). Found by a binary search per row: a piece open on the service's thread takes its own rows' results,
+ * without a map of every result of the sheet being made for it (about 40 ms at 100,000 formulas).
+ */
 export function resultsRowRewrite(prefix: string, results: readonly RowResult[]): RowRewrite {
-  // Grouped by row when first asked: a sheet whose pieces are all closed hands `results` to the piece threads.
-  let byRow: Map<number, Map<number, FormulaResult>> | undefined;
   return (slot) => {
-    byRow ??= resultsByRow(results);
-    const cells = byRow.get(slot.number);
-    if (!cells) return slot;
+    let at = firstOfRow(results, slot.number);
+    if (at === results.length || results[at]!.row !== slot.number) return slot;
+    const cells = new Map<number, FormulaResult>();
+    for (; at < results.length && results[at]!.row === slot.number; at++)
+      cells.set(results[at]!.column, results[at]!.result);
     const xml = rowWithResults(slot.xml, prefix, cells);
     return xml === slot.xml ? slot : { number: slot.number, xml };
   };
 }
 
-function resultsByRow(results: readonly RowResult[]): Map<number, Map<number, FormulaResult>> {
-  const byRow = new Map<number, Map<number, FormulaResult>>();
-  for (const { row, column, result } of results) {
-    const cells = byRow.get(row) ?? new Map<number, FormulaResult>();
-    if (cells.size === 0) byRow.set(row, cells);
-    cells.set(column, result);
-  }
-  return byRow;
+/** Where the first result at or below sheet row `row` is in `results` (sheet order). */
+export function firstOfRow(results: readonly RowResult[], row: number): number {
+  return lowerBound(results, (result) => result.row >= row);
 }

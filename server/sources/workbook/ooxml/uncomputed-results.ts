@@ -13,7 +13,7 @@ import type { CellTab } from '../cell-tab.ts';
 import type { FormulaResult } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
 import { snapshotCells } from '../formulas/snapshot-cells.ts';
-import { resultsRowRewrite } from './cached-result.ts';
+import { firstOfRow, resultsRowRewrite } from './cached-result.ts';
 import type { PortableRewrite, RowResult } from './row-slots.ts';
 import type { SheetXml } from './sheet-xml.ts';
 
@@ -36,7 +36,7 @@ export function cacheUncomputedResults(sheet: SheetXml, tab: CellTab, date1904: 
     numbering: (number) => number,
     unchangedAbove: 0,
     portable: (first, last) => {
-      const within = results.slice(firstAtOrBelow(results, first), firstAtOrBelow(results, last + 1));
+      const within = results.slice(firstOfRow(results, first), firstOfRow(results, last + 1));
       return within.length === 0 ? null : ({ kind: 'results', prefix, results: within } as PortableRewrite);
     },
   });
@@ -50,23 +50,12 @@ function heldResults(tab: CellTab, date1904: boolean): RowResult[] {
   const cells = snapshotCells(tab, date1904, () => undefined);
   const width = tab.header.length;
   const results: RowResult[] = [];
-  for (const at of [...tab.formulas.keys()].sort((a, b) => a - b)) {
+  // A typed array sorts numbers as numbers, without a comparator called per pair.
+  for (const at of Float64Array.from(tab.formulas.keys()).sort()) {
     const row = tab.headerRow + 1 + Math.floor(at / width);
     const column = (at % width) + 1;
     const result = asResult(cells.value(row, column));
     if (result) results.push({ row, column, result });
   }
   return results;
-}
-
-/** Where the first result at or below sheet row `row` is in `results` (sheet order). */
-function firstAtOrBelow(results: readonly RowResult[], row: number): number {
-  let lo = 0;
-  let hi = results.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((results[mid] as RowResult).row < row) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
