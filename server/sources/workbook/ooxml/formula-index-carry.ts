@@ -41,7 +41,8 @@ export function carryIndexAcrossDelete(
     headerFormulas: after.headerFormulas,
     cells: moved.cells,
   };
-  if (old.bounds) Object.assign(index, movedBounds(old.bounds, moved.from, gone));
+  // Bounds some of which are still to be worked out are not carried: the new index works them all out.
+  if (old.bounds && !old.toBound?.length) Object.assign(index, movedBounds(old.bounds, moved.from, gone));
   keepIndex(after.formulas, index);
 }
 
