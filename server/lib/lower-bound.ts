@@ -9,3 +9,8 @@ export function lowerBound<T>(items: ArrayLike<T>, atOrAfter: (item: T) => boole
   }
   return lo;
 }
+
+/** How many of ascending `sorted` are below `value`. */
+export function countBelow(sorted: ArrayLike<number>, value: number): number {
+  return lowerBound(sorted, (item) => item >= value);
+}

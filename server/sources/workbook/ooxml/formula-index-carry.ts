@@ -7,7 +7,7 @@
  * row (it may read less now, or #REF!) or that reads another tab is left to be worked out at first use, from
  * its new text, as a new index would be; so the carried index is the one that would have been made.
  */
-import { lowerBound } from '../../../lib/lower-bound.ts';
+import { countBelow } from '../../../lib/lower-bound.ts';
 import {
   type FormulaBounds,
   type FormulaIndex,
@@ -46,9 +46,6 @@ export function carryIndexAcrossDelete(
   keepIndex(after.formulas, index);
 }
 
-/** How many of `gone` (ascending) are above sheet row `row`: the rows it moves up by. */
-const goneAbove = (gone: readonly number[], row: number): number => lowerBound(gone, (g) => g >= row);
-
 /** The formulas left, at their new rows with their new texts, and where each was in the old index. */
 function movedCells(
   old: FormulaIndex,
@@ -61,7 +58,8 @@ function movedCells(
   let data = 0;
   for (let j = 0; j < old.cells.length; j++) {
     const { row, column } = old.cells[j]!;
-    const above = goneAbove(gone, row);
+    // The rows it moves up by: those of `gone` above it.
+    const above = countBelow(gone, row);
     if (gone[above] === row) continue;
     const newRow = row - above;
     const text =
@@ -95,7 +93,7 @@ function movedBounds(
     const j = from[k]!;
     const top = old.top[j]!;
     const bottom = old.bottom[j]!;
-    const above = top <= bottom ? goneAbove(gone, top) : 0;
+    const above = top <= bottom ? countBelow(gone, top) : 0;
     // A deleted row at or above `top` and at or below `bottom`: the formula read it.
     const cut = top <= bottom && above < gone.length && gone[above]! <= bottom;
     if (old.elsewhere[j] || cut) {

@@ -12,10 +12,8 @@ import { setImmediate } from 'node:timers/promises';
 import { formulaLibrary } from '../formulas/parser.ts';
 import { boundsOf, type FormulaIndex, formulaIndex } from './formula-index.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
+import { formulaContext } from './recalc-after-write.ts';
 import { type PrecedentsFinder, precedentsFinder } from './recalculation.ts';
-import { tableInfos } from './tab-read.ts';
-import { readWorkbookInfo } from './workbook-part.ts';
-import { definedNames } from './workbook-tabs.ts';
 
 /** How long one slice holds the service's thread before reads waiting are answered. */
 const SLICE_MS = 8;
@@ -25,7 +23,7 @@ const SLICE_MS = 8;
  * looks at every tab's), unless they were already.
  */
 export async function warmFormulas(wb: OpenWorkbook, sourceSheetId: string): Promise<void> {
-  const { pkg, book, held } = wb;
+  const { book, held } = wb;
   // The tab as the write will read it (held.get reads it now if no read brought it): it says whether it has any.
   if (!book.find(sourceSheetId) || !held.get(sourceSheetId) || held.withFormulas.size === 0) return;
   let precedents: PrecedentsFinder | undefined;
@@ -41,12 +39,7 @@ export async function warmFormulas(wb: OpenWorkbook, sourceSheetId: string): Pro
       formulaLibrary();
       await setImmediate();
       // The names as the workbook holds them now: a write does not add or remove any.
-      const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
-      precedents = precedentsFinder({
-        names: definedNames(info),
-        tables: tableInfos(pkg, book),
-        precedents: wb.precedents,
-      });
+      precedents = precedentsFinder(formulaContext(wb));
     }
     await lookOver(index, sheet, precedents);
   }

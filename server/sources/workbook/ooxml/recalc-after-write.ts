@@ -8,7 +8,7 @@ import { editedTab } from './edited-tab.ts';
 import { CONTENT_TYPES } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { relsNameOf, removeOverrides, removeRelsTo } from './package-parts.ts';
-import { type RecalcTab, recalculate, type Spans } from './recalculation.ts';
+import { type RecalcInput, type RecalcTab, recalculate, type Spans } from './recalculation.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 import { readSheetRow } from './sheet-row-read.ts';
 import { tabAfterSimpleWrite } from './simple-write-tab.ts';
@@ -41,6 +41,16 @@ function placesLeft(deleted: readonly number[]): number[] {
   return sorted.map((row, before) => row - before);
 }
 
+/**
+ * What the recalculation reads of the workbook beside its tabs: its defined names and tables (as it holds them
+ * now: a row delete rewrites defined names), and what each formula reads as worked out before.
+ */
+export function formulaContext(wb: OpenWorkbook): Pick<RecalcInput, 'names' | 'tables' | 'precedents'> {
+  const { pkg, book } = wb;
+  const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
+  return { names: definedNames(info), tables: tableInfos(pkg, book), precedents: wb.precedents };
+}
+
 /** The formulas the write reached computed again, their results cached in the sheets and in the tabs. */
 export function recalculateAfterWrite(
   wb: OpenWorkbook,
@@ -55,15 +65,11 @@ export function recalculateAfterWrite(
     snapshot: held.peek(t.entry.sheetId) as CellTab,
     sheet: () => pkg.sheetXml(t.part),
   }));
-  // The workbook as the write left it: a row delete rewrites defined names.
-  const info = readWorkbookInfo(pkg.text(pkg.workbookPart) ?? '');
   const rewritten = recalculate({
     tabs,
     changed: new Map([[written.entry.name.toLowerCase(), changedSpans(rows, deleted)]]),
-    names: definedNames(info),
-    tables: tableInfos(pkg, book),
+    ...formulaContext(wb),
     date1904: book.date1904,
-    precedents: wb.precedents,
     rowsMoved: deleted !== undefined,
   });
   for (const [tab, rowList] of rewritten) {

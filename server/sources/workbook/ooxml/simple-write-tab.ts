@@ -12,6 +12,7 @@
  * made only when the version is first asked for: held-tabs.ts asks while the file is flushed to disk.
  */
 import { lengthened } from '../../../lib/append-room.ts';
+import { countBelow } from '../../../lib/lower-bound.ts';
 import { noteSharedRows, rowsAround } from '../../../lib/shared-rows.ts';
 import type { CellValue } from '../../source.ts';
 import { rowCountOf } from '../../tab-rows.ts';
@@ -76,7 +77,8 @@ function formulasAfterDeletes(
   const formulas = new Map<number, string>();
   for (const [at, text] of old.formulas) {
     const row = Math.floor(at / width);
-    const above = goneAbove(gone, row);
+    // The rows it moves up by: those of `gone` above it.
+    const above = countBelow(gone, row);
     if (gone[above] === row) continue;
     formulas.set(at - above * width, shiftFormula(text));
   }
@@ -87,18 +89,6 @@ function formulasAfterDeletes(
     gone.map((index) => old.headerRow + 1 + index),
   );
   return after;
-}
-
-/** How many of `gone` (ascending) are below `row` in number: the rows it moves up by. */
-function goneAbove(gone: readonly number[], row: number): number {
-  let lo = 0;
-  let hi = gone.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (gone[mid]! < row) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function withoutDeleted(
