@@ -23,6 +23,7 @@ import { CellList } from './cell-list.ts';
 import { FormulaCells } from './formula-cells.ts';
 import { mergeCover } from './merged-cells.ts';
 import type { FastCellSink, ScannedCell } from './scanned-cell.ts';
+import { TextIds } from './text-ids.ts';
 
 /** Excel's widest row (XFD); a reference past it is no cell of a sheet. */
 const MAX_COLUMNS = 16_384;
@@ -34,12 +35,11 @@ export class TabBuilder implements FastCellSink {
   #cells: CellList;
   /** Date cells by serial and format code: a column of dates repeats few days, and each costs a conversion. */
   #dates = new Map<number, { id: number; code: number }[]>();
-  #strings: string[] = [];
-  #stringIds = new Map<string, number>();
+  #texts = new TextIds();
   /** Shared string index -> its id in `#strings` (-1: not met yet): a repeated shared string costs a lookup. */
   #sst: Int32Array;
-  /** Date cells' serial numbers by their text's id: what a formula reading the cell sees. */
-  #dateSerials = new Map<number, number>();
+  /** Date cells' serial numbers by their text's id (NaN for a text of no date): what a formula reading them sees. */
+  #dateSerials = new Float64Array(0);
   readonly #decoded: DecodedCell = { kind: Kind.Empty, number: 0, text: '', code: 0 };
   /** How each style met shows a number, by style id. */
   #styleFormats: (StyleFormat | undefined)[] = [];
@@ -81,7 +81,7 @@ export class TabBuilder implements FastCellSink {
     if (id < 0) {
       const text = this.#ctx.sharedString(index);
       if (text === '') return;
-      id = this.#stringId(text);
+      id = this.#textId(text, column);
       if (index >= 0 && index < this.#sst.length) this.#sst[index] = id;
     }
     this.#cells.push(row, column, Kind.Text, id, AS_IS);
@@ -99,39 +99,73 @@ export class TabBuilder implements FastCellSink {
       format = styleFormat(style, this.#ctx);
       this.#styleFormats[style] = format;
     }
-    if (format.date && format.dateCode >= 0) {
-      // A day met before under this format: no date conversion.
-      const seen = this.#dates.get(value);
-      if (seen) {
-        for (const known of seen) {
-          if (known.code !== format.dateCode) continue;
-          this.#cells.push(row, column, Kind.Date, known.id, known.code);
-          return;
-        }
-      }
-    }
     const d = this.#decoded;
+    if (format.date && format.dateCode >= 0) {
+      const lookUp = this.#texts.lookUp(column);
+      // A day met before under this format (where dates repeat): no date conversion.
+      const known = lookUp ? this.#knownDate(value, format.dateCode) : -1;
+      if (known >= 0) {
+        this.#texts.found(column);
+        this.#cells.push(row, column, Kind.Date, known, format.dateCode);
+        return;
+      }
+      decodeNumber(value, format, this.#ctx.date1904, this.#numberFormats, d);
+      this.#push(row, column, d, lookUp);
+      return;
+    }
     decodeNumber(value, format, this.#ctx.date1904, this.#numberFormats, d);
     this.#push(row, column, d);
   }
 
-  #push(row: number, column: number, d: DecodedCell): void {
-    if (d.kind === Kind.Date) {
-      this.#cells.push(row, column, Kind.Date, this.#dateId(d), d.code);
+  /** The cell `d` of (row, column); `lookUp`: whether its text is to be looked up, if asked already. */
+  #push(row: number, column: number, d: DecodedCell, lookUp?: boolean): void {
+    if (d.kind === Kind.Number || d.kind === Kind.Boolean) {
+      this.#cells.push(row, column, d.kind, d.number, d.code);
       return;
     }
-    const value = d.kind === Kind.Number || d.kind === Kind.Boolean ? d.number : this.#stringId(d.text);
+    const look = lookUp ?? this.#texts.lookUp(column);
+    const value =
+      d.kind === Kind.Date
+        ? this.#dateId(d, column, look)
+        : look
+          ? this.#texts.idOf(d.text, column)
+          : this.#texts.add(d.text);
     this.#cells.push(row, column, d.kind, value, d.code);
   }
 
-  #dateId(d: DecodedCell): number {
+  /** The text id of a date of `serial` shown by format `code` met before, or -1. */
+  #knownDate(serial: number, code: number): number {
+    const seen = this.#dates.get(serial);
+    if (seen) for (const known of seen) if (known.code === code) return known.id;
+    return -1;
+  }
+
+  #dateId(d: DecodedCell, column: number, lookUp: boolean): number {
+    if (!lookUp) return this.#withSerial(this.#texts.add(d.text), d.number);
+    const known = this.#knownDate(d.number, d.code);
+    if (known >= 0) {
+      this.#texts.found(column);
+      return known;
+    }
+    const id = this.#withSerial(this.#texts.idOf(d.text, column), d.number);
     const seen = this.#dates.get(d.number);
-    const known = seen?.find((s) => s.code === d.code);
-    if (known) return known.id;
-    const id = this.#stringId(d.text);
-    this.#dateSerials.set(id, d.number);
     if (seen) seen.push({ id, code: d.code });
     else this.#dates.set(d.number, [{ id, code: d.code }]);
+    return id;
+  }
+
+  #textId(text: string, column: number): number {
+    return this.#texts.lookUp(column) ? this.#texts.idOf(text, column) : this.#texts.add(text);
+  }
+
+  /** `id`, its date's serial noted. */
+  #withSerial(id: number, serial: number): number {
+    if (id >= this.#dateSerials.length) {
+      const grown = new Float64Array(Math.max(1_024, id + 1, this.#dateSerials.length * 2)).fill(Number.NaN);
+      grown.set(this.#dateSerials);
+      this.#dateSerials = grown;
+    }
+    this.#dateSerials[id] = serial;
     return id;
   }
 
@@ -176,11 +210,13 @@ export class TabBuilder implements FastCellSink {
       case Kind.Boolean:
         return value === 1;
       case Kind.Text:
-        return this.#strings[value]!;
-      case Kind.Date:
-        return this.#dateSerials.get(value) ?? null;
+        return this.#texts.strings[value]!;
+      case Kind.Date: {
+        const serial = this.#dateSerials[value];
+        return serial === undefined || Number.isNaN(serial) ? null : serial;
+      }
       case Kind.Error:
-        return new (formulaLibrary().FormulaError)(this.#strings[value]!);
+        return new (formulaLibrary().FormulaError)(this.#texts.strings[value]!);
       default:
         return null;
     }
@@ -214,23 +250,12 @@ export class TabBuilder implements FastCellSink {
     this.formulas = 0;
     this.formulaCells.reset();
     this.#at = null;
-    this.#dateSerials = new Map();
+    this.#dateSerials = new Float64Array(0);
     this.#cells = new CellList(this.#capacity);
     this.#dates = new Map();
-    this.#strings = [];
-    this.#stringIds = new Map();
+    this.#texts.reset();
     this.#styleFormats = [];
     this.#sst.fill(-1);
-  }
-
-  #stringId(text: string): number {
-    let id = this.#stringIds.get(text);
-    if (id === undefined) {
-      id = this.#strings.length;
-      this.#strings.push(text);
-      this.#stringIds.set(text, id);
-    }
-    return id;
   }
 
   finish(sourceSheetId: string, name: string, merges: readonly string[], limits?: GridLimits): EncodedTab {
@@ -265,7 +290,10 @@ export class TabBuilder implements FastCellSink {
     }
     const numberFormats = this.#numberFormats.patterns;
     if (bottom === 0) {
-      return { ...encoded(sourceSheetId, name, [], 0, 0, 0, this.#strings, numberFormats), sst: this.#sst };
+      return {
+        ...encoded(sourceSheetId, name, [], 0, 0, 0, this.#texts.strings, numberFormats),
+        sst: this.#sst,
+      };
     }
     const spanned = bottom - top + 1;
     const before = limits?.cellsBefore ?? 0;
@@ -279,7 +307,7 @@ export class TabBuilder implements FastCellSink {
     // up for every cell), then the data rows into the dense grid.
     const rows = bottom - top;
     const headerTexts: string[] = new Array(columns).fill('');
-    const strings = this.#strings;
+    const strings = this.#texts.strings;
     const uses = new Float64Array(strings.length);
     for (let i = 0; i < count; i++) {
       const kind = cellKinds[i]!;
@@ -300,7 +328,7 @@ export class TabBuilder implements FastCellSink {
     const header = resolveHeader(headerTexts);
     const { kinds, values, codes } = cellGrid(cells, top, rows, columns);
     return {
-      ...encoded(sourceSheetId, name, header, top, rows, columns, this.#strings, numberFormats),
+      ...encoded(sourceSheetId, name, header, top, rows, columns, strings, numberFormats),
       headerTexts,
       kinds,
       values,
