@@ -4,6 +4,7 @@
  * whole numbers that say where they are (data row r, column c holds r * 1000 + c), so any row read back can be
  * checked without keeping the rows. The sheet is deflated as it is made, at deflate's fastest level.
  */
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { ZipOut } from './zip-out.ts';
@@ -25,14 +26,34 @@ const TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const letters = (index: number): string =>
   index < 26 ? String.fromCharCode(65 + index) : letters(Math.floor(index / 26) - 1) + letters(index % 26);
 
-function* sheetXml(columns: number, rows: number): Generator<Buffer> {
+/**
+ * What a row's first cell may carry after its value, for a sheet part larger than a text can be: an extension
+ * list (`<extLst>`, which a reader skips) of `bytes` bytes, mostly one repeated text with a little that differs
+ * row to row, so it packs about as well as real sheet XML does (not the thousand to one of a zip bomb).
+ */
+function padding(row: number, bytes: number): string {
+  const varied = createHash('sha256').update(String(row)).digest('hex').repeat(3);
+  const fill = 'padding '.repeat(Math.ceil(bytes / 8)).slice(0, Math.max(0, bytes - varied.length - 60));
+  return `<extLst><ext uri="{sheetport-test}"><x v="${varied}${fill}"/></ext></extLst>`;
+}
+
+/** What the sheet may hold besides its cells: `padBytes` of skipped XML a row (`padding`), a comment after the header. */
+export interface TallExtras {
+  padBytes?: number;
+  comment?: boolean;
+}
+
+function* sheetXml(columns: number, rows: number, { padBytes = 0, comment }: TallExtras): Generator<Buffer> {
   const refs = Array.from({ length: columns }, (_, c) => letters(c));
   const header = refs.map((ref, c) => `<c r="${ref}1" t="s"><v>${c}</v></c>`).join('');
-  let pending = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet ${NS}><sheetData><row r="1">${header}</row>`;
+  let pending = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet ${NS}><sheetData><row r="1">${header}</row>${comment ? '<!-- the rows -->' : ''}`;
   for (let r = 1; r <= rows; r++) {
     const at = r + 1;
     let cells = '';
-    for (let c = 0; c < columns; c++) cells += `<c r="${refs[c]}${at}"><v>${tallCell(r, c + 1)}</v></c>`;
+    for (let c = 0; c < columns; c++) {
+      const pad = c === 0 && padBytes > 0 ? padding(r, padBytes) : '';
+      cells += `<c r="${refs[c]}${at}"><v>${tallCell(r, c + 1)}</v>${pad}</c>`;
+    }
     pending += `<row r="${at}">${cells}</row>`;
     if (pending.length > 1 << 20) {
       yield Buffer.from(pending, 'latin1');
@@ -42,7 +63,12 @@ function* sheetXml(columns: number, rows: number): Generator<Buffer> {
   yield Buffer.from(`${pending}</sheetData></worksheet>`, 'latin1');
 }
 
-export async function writeTallXlsx(file: string, columns: number, rows = EXCEL_DATA_ROWS): Promise<void> {
+export async function writeTallXlsx(
+  file: string,
+  columns: number,
+  rows = EXCEL_DATA_ROWS,
+  extras: TallExtras = {},
+): Promise<void> {
   const zip = new ZipOut(file);
   try {
     zip.small(
@@ -66,7 +92,7 @@ export async function writeTallXlsx(file: string, columns: number, rows = EXCEL_
       'xl/sharedStrings.xml',
       `<sst ${NS} count="${columns}" uniqueCount="${columns}">${names.map((n) => `<si><t>${n}</t></si>`).join('')}</sst>`,
     );
-    await zip.streamed('xl/worksheets/sheet1.xml', sheetXml(columns, rows), 1);
+    await zip.streamed('xl/worksheets/sheet1.xml', sheetXml(columns, rows, extras), 1);
   } finally {
     zip.close();
   }

@@ -236,8 +236,10 @@ describe('checking an .xlsx package', () => {
     expect(long.message).toMatch(
       /^"long.xlsx" holds a part that unpacks to 600 MB, over the 512 MB one part can be read as/,
     );
-    // The same size in a part that is never read as text (an embedded video, say) is only counted.
+    // The same size in a part that is never read as text (an embedded video, say) is only counted, as in a
+    // worksheet, which is scanned as it inflates (refused later only if it must be read as one text).
     checkZipSizes([entry('xl/media/video1.bin', 600 * MB, 0)], 'media.xlsx', limit);
+    checkZipSizes([entry('xl/worksheets/sheet1.xml', 600 * MB, 0)], 'tall.xlsx', limit);
   });
 
   it('refuses a bomb whose headers lie, inflating no further than the declared size', async () => {

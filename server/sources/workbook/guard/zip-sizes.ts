@@ -7,12 +7,15 @@
  * - the total unpacked size, within what the parse memory holds (`maxInflatedBytes`);
  * - each part's ratio of unpacked to packed size (`maxPartRatio`), past one small allowance for the whole
  *   package: real parts pack a few to a few dozen times smaller, a bomb about a thousand times;
- * - each XML part within the longest text the reader can hold: a worksheet is scanned from its bytes, but one
- *   the fast scanner leaves to the full XML parser is read as one text, as is every other part;
+ * - each XML part but a worksheet within the longest text the reader can hold (every other part is read as one
+ *   text). A worksheet is scanned from its bytes as it inflates, whatever its size (openpyxl writes Excel's
+ *   largest sheet of ten columns as 545 MB of XML); only one the fast scanner leaves to the full XML parser is
+ *   read as one text, and is refused then (`partTooLongForText`);
  * - no two parts sharing their packed bytes (a bomb that points every entry at the same data).
  */
 import { constants } from 'node:buffer';
 import type { FileLimits } from '../../../config.ts';
+import { AppError } from '../../../errors.ts';
 import { megabytes, unreadable } from './unreadable.ts';
 import type { ZipEntry } from './zip-directory.ts';
 
@@ -32,6 +35,20 @@ export const MAX_PART_TEXT_BYTES = constants.MAX_STRING_LENGTH;
 const LOCAL_HEADER_BYTES = 30;
 
 const isTextPart = (name: string) => /\.(xml|rels)$/i.test(name);
+/** Where Excel and every other writer put worksheets: parts scanned from their bytes, never read as one text. */
+const isWorksheet = (name: string) => /^xl\/worksheets\/[^/]+\.xml$/i.test(name);
+
+/**
+ * A part that would have to be read as one text and is longer than any text can be: said when it is about to be
+ * (ooxml/zip-archive.ts), for a worksheet the fast scanner could not read.
+ */
+export function partTooLongForText(name: string, size: number): AppError {
+  return new AppError(
+    'upstream_error',
+    `Could not read workbook: its part "${name}" unpacks to ${megabytes(size)}, and this part can only be read whole (its XML holds what the fast reader does not take, such as a comment among the rows or rows out of order), which works up to ${megabytes(MAX_PART_TEXT_BYTES)}; save the file again from your spreadsheet program, or split its largest sheet into several.`,
+    { reason: 'too_large' },
+  );
+}
 
 export function checkZipSizes(entries: readonly ZipEntry[], filePath: string, limits: ZipSizeLimits): void {
   const inflated = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
@@ -45,7 +62,7 @@ export function checkZipSizes(entries: readonly ZipEntry[], filePath: string, li
   checkRatio(entries, filePath, limits.maxPartRatio);
   for (const entry of entries) {
     const size = entry.uncompressedSize;
-    if (isTextPart(entry.name) && size > MAX_PART_TEXT_BYTES) {
+    if (isTextPart(entry.name) && !isWorksheet(entry.name) && size > MAX_PART_TEXT_BYTES) {
       throw unreadable(
         'too_large',
         filePath,

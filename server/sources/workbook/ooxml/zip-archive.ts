@@ -7,6 +7,7 @@
 import { inflateRawSync } from 'node:zlib';
 import { AppError } from '../../../errors.ts';
 import { entryData, PartTooLarge, readZipDirectory, type ZipEntry } from '../guard/zip-directory.ts';
+import { MAX_PART_TEXT_BYTES, partTooLongForText } from '../guard/zip-sizes.ts';
 
 const CENTRAL_SIG = 0x02014b50;
 const DESCRIPTOR_SIG = 0x08074b50;
@@ -162,6 +163,9 @@ export class ZipArchive {
 
   /** The part as text (UTF-8, BOM dropped); undefined when the package has no such part. */
   text(name: string): string | undefined {
+    const size = this.entry(name)?.uncompressedSize ?? 0;
+    // Only a worksheet gets here past the directory's checks (guard/zip-sizes.ts): refused before it inflates.
+    if (size > MAX_PART_TEXT_BYTES) throw partTooLongForText(name, size);
     const bytes = this.read(name);
     if (!bytes) return undefined;
     const text = bytes.toString('utf8');
