@@ -15,6 +15,7 @@ import { AppError, type ErrorCode } from '../../../errors.ts';
 import { workerScriptUrl } from '../../../lib/archive-path.ts';
 import type { ProgressReport } from '../../../lib/byte-progress.ts';
 import type { EngineName } from '../engines.ts';
+import { payloadOf, type ReadToKeep } from './kept-read.ts';
 import type { ParseJob, ParseProgress, ParseReply } from './parse-worker.ts';
 import { parserFailure, unreadable } from './unreadable.ts';
 
@@ -41,13 +42,11 @@ export interface OffThreadParse {
 }
 
 /**
- * A read as it arrived from the parse thread, with the buffers in it that were moved rather than copied and
- * their CRC-32s as the parse thread made them.
+ * A read as it arrived from the parse thread: its payload, and what the payload was sent as (its skeleton and the
+ * buffers in it that were moved rather than copied, with their CRC-32s as the parse thread made them).
  */
-export interface ParsedRead {
+export interface ParsedRead extends ReadToKeep {
   payload: unknown;
-  buffers: ArrayBuffer[];
-  crcs: number[];
 }
 
 /** Idle warm workers by heap cap (a worker's cap is fixed when it starts). Unref'd: they never hold the process. */
@@ -171,8 +170,8 @@ export function parseOffThreadRead(request: OffThreadParse): Promise<ParsedRead>
       }
       finish(reply.ok && size <= KEEP_AFTER_BYTES, () => {
         if (reply.ok) {
-          const { payload, buffers, crcs } = reply;
-          resolve({ payload, buffers, crcs });
+          const { skeleton, buffers, crcs } = reply;
+          resolve({ payload: payloadOf(skeleton, buffers), skeleton, buffers, crcs });
         } else if (reply.error) {
           const { code, message, details } = reply.error;
           reject(parserFailure(new AppError(code as ErrorCode, message, details), filePath));

@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { GridLimits } from '../../tab.ts';
 import { type EngineName, engineNamed } from '../engines.ts';
-import { crcsOf } from './kept-read.ts';
+import { crcsOf, skeletonOf } from './kept-read.ts';
 import { parserFailure } from './unreadable.ts';
 import { checkZipPackage } from './zip-package.ts';
 import type { ZipSizeLimits } from './zip-sizes.ts';
@@ -21,12 +21,12 @@ export interface ParseJob {
 }
 
 /**
- * What the worker posts back: the engine's read (engines.ts) with the buffers it moved rather than copied and
- * their CRC-32s (so the service's thread keeps the read without looking inside it or spending time on its
- * bytes: kept-read.ts), or the error in a form structured clone keeps.
+ * What the worker posts back: the engine's read (engines.ts) as its skeleton and the buffers it moved rather than
+ * copied, with their CRC-32s (so the service's thread keeps the read as it came, without serializing it again or
+ * spending time on its bytes: kept-read.ts), or the error in a form structured clone keeps.
  */
 export type ParseReply =
-  | { ok: true; payload: unknown; buffers: ArrayBuffer[]; crcs: number[] }
+  | { ok: true; skeleton: Uint8Array; buffers: ArrayBuffer[]; crcs: number[] }
   | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } | null };
 
 /** Said while a read goes on: how far it has come, 0 to 1 (engines.ts `readOffThread`'s `onProgress`). */
@@ -46,8 +46,10 @@ async function run(job: ParseJob): Promise<ParseReply> {
     const progress = (fraction: number) =>
       parentPort?.postMessage({ progress: fraction } satisfies ParseProgress);
     const read = await engine.readOffThread(bytes, job.filePath, job.grid, progress);
-    transfer = [...new Set(read.transfer)];
-    return { ok: true, payload: read.payload, buffers: transfer, crcs: crcsOf(transfer) };
+    const buffers = [...new Set(read.transfer)];
+    const skeleton = skeletonOf(read.payload, buffers);
+    transfer = [...buffers, skeleton.buffer as ArrayBuffer];
+    return { ok: true, skeleton, buffers, crcs: crcsOf(skeleton, buffers) };
   } catch (e) {
     const failure = parserFailure(e, job.filePath);
     return { ok: false, error: { code: failure.code, message: failure.message, details: failure.details } };
