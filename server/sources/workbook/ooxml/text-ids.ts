@@ -11,7 +11,10 @@
 
 /** Look-ups a column is judged on, each time. */
 const WINDOW = 4_096;
-/** A column whose texts repeat in less than this share of its look-ups stops looking up: a miss in a large table costs more than the string a hit saves. */
+/**
+ * A column whose texts repeat in less than this share of its look-ups stops looking up: a miss in a large table
+ * costs more than the string a hit saves.
+ */
 const WORTH_IT = 0.25;
 /** While a column does not look up, one text in this many is still looked up, to see whether that changed. */
 const SAMPLE_EVERY = 64;
