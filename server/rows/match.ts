@@ -106,6 +106,8 @@ function foldsToItself(index: ColumnIndex): boolean {
 /** Ids of the values containing `needle`, ascending. */
 function valuesContaining(index: ColumnIndex, needle: string): Uint32Array {
   const found: number[] = [];
+  // Every value holds the empty text (a needle of accents alone folds to it); the scan below would not advance.
+  if (needle === '') return Uint32Array.from({ length: index.valueCount }, (_, v) => v);
   if (needle.includes(SEP)) {
     // Could straddle two values in the joined text: check value by value instead.
     for (let v = 0; v < index.valueCount; v++) if (valueText(index, v).includes(needle)) found.push(v);
