@@ -44,22 +44,21 @@ export function numberRange(order: NumberOrder, x: number, op: '<' | '<=' | '>' 
 }
 
 function* build(typed: readonly CellValue[][], col: number): Steps<NumberOrder> {
+  // One pass over the rows (each row's cells are an object of their own: a pass is a cache miss a row).
+  const all = new Float64Array(typed.length);
+  const allRows = new Uint32Array(typed.length);
   let count = 0;
   for (let r = 0; r < typed.length; r++) {
     if ((r & STEP_MASK) === STEP_MASK) yield;
-    if (typeof typed[r]![col] === 'number') count++;
-  }
-  // The numbers' bits, as 32-bit halves of one buffer (little-endian: [2i] low, [2i + 1] high).
-  const numbers = new Float64Array(count);
-  let rows = new Uint32Array(count);
-  for (let r = 0, k = 0; r < typed.length; r++) {
-    if ((r & STEP_MASK) === STEP_MASK) yield;
     const v = typed[r]![col];
     if (typeof v === 'number') {
-      numbers[k] = v === 0 ? 0 : v; // -0 is 0 here: equal numbers keep sheet order
-      rows[k++] = r;
+      all[count] = v === 0 ? 0 : v; // -0 is 0 here: equal numbers keep sheet order
+      allRows[count++] = r;
     }
   }
+  // The numbers' bits, as 32-bit halves of one buffer (little-endian: [2i] low, [2i + 1] high).
+  const numbers = count === typed.length ? all : all.slice(0, count);
+  let rows = count === typed.length ? allRows : allRows.slice(0, count);
   const halves = new Uint32Array(numbers.buffer);
   // Keys that sort as unsigned integers in the numbers' order: negatives inverted, positives' sign bit set.
   let lo = new Uint32Array(count);
@@ -86,6 +85,8 @@ function* build(typed: readonly CellValue[][], col: number): Steps<NumberOrder> 
     const keys = half === 'lo' ? lo : hi;
     counts.fill(0);
     for (let i = 0; i < count; i++) counts[((keys[i]! >>> shift) & 0xffff) + 1]!++;
+    // Every key the same digit (a whole number's low bits, a small number's high ones): the pass keeps the order.
+    if (count > 0 && counts[((keys[0]! >>> shift) & 0xffff) + 1] === count) continue;
     for (let d = 0; d < 65_536; d++) counts[d + 1]! += counts[d]!;
     yield;
     for (let i = 0; i < count; i++) {

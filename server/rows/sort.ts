@@ -15,6 +15,7 @@ import { OwnerCache } from '../lib/owner-cache.ts';
 import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { compareFolded, foldText } from './collation.ts';
+import { numberOrderSteps } from './number-order.ts';
 
 export type ValueMode = 'typed' | 'formatted';
 
@@ -28,7 +29,7 @@ interface SortableTab {
 export interface ColumnRanks {
   /** Rank per row; NULL_RANK for empty cells. */
   ranks: Uint32Array;
-  /** Number of distinct non-empty ranks (ranks are 0..count-1). */
+  /** Ranks are 0..count-1 (in formatted mode a number shown as '' leaves its rank unused). */
   count: number;
   /** The column's distinct folded texts in sort order; the i-th has rank `firstText + i`. */
   texts: string[];
@@ -51,10 +52,13 @@ function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): b
   return t === null || tab.formatted[row]?.[col] === '';
 }
 
-/** A column's ranks, a step at a time (lib/steps.ts): the passes over the rows yield; the sorts do not. */
+/**
+ * A column's ranks, a step at a time (lib/steps.ts): the passes over the rows yield; the text sort does not.
+ * Numbers take their ranks from the column's number order (number-order.ts: a radix sort, cached for `where`'s
+ * ranges too), equal numbers one rank: no set or map of a million numbers.
+ */
 function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<ColumnRanks> {
   const n = tab.typed.length;
-  const numbers = new Set<number>();
   const texts = new Set<string>();
   let hasFalse = false;
   let hasTrue = false;
@@ -62,17 +66,22 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
     if ((r & STEP_MASK) === STEP_MASK) yield;
     if (isEmpty(tab, r, col, mode)) continue;
     const v = tab.typed[r]![col];
-    if (typeof v === 'number') numbers.add(v);
-    else if (typeof v === 'string') texts.add(v);
+    if (typeof v === 'string') texts.add(v);
     else if (v === true) hasTrue = true;
     else if (v === false) hasFalse = true;
   }
 
-  // Numbers first, ascending (Float64Array sorts numerically and fast).
-  const sortedNumbers = Float64Array.from(numbers).sort();
-  const numRank = new Map<number, number>();
+  // Numbers first, ascending. (In formatted mode a number displayed as '' is empty: its rank is overwritten
+  // below, and goes unused.)
+  const ranks = new Uint32Array(n);
+  const { values, rows } = yield* numberOrderSteps(tab.typed, col);
   let next = 0;
-  for (const x of sortedNumbers) numRank.set(x, next++);
+  for (let i = 0; i < values.length; i++) {
+    if ((i & STEP_MASK) === STEP_MASK) yield;
+    if (i > 0 && values[i] !== values[i - 1]) next++;
+    ranks[rows[i]!] = next;
+  }
+  if (values.length > 0) next++;
   yield;
 
   // Then text; strings that fold alike ('zoe' / 'Zoë', what search calls equal) share a rank, so they keep
@@ -97,7 +106,6 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
   const trueRank = next;
   if (hasTrue) next++;
 
-  const ranks = new Uint32Array(n);
   for (let r = 0; r < n; r++) {
     if ((r & STEP_MASK) === STEP_MASK) yield;
     if (isEmpty(tab, r, col, mode)) {
@@ -105,8 +113,8 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
       continue;
     }
     const v = tab.typed[r]![col];
-    if (typeof v === 'number') ranks[r] = numRank.get(v)!;
-    else if (typeof v === 'string') ranks[r] = textRank.get(v)!;
+    if (typeof v === 'number') continue; // ranked above
+    if (typeof v === 'string') ranks[r] = textRank.get(v)!;
     else ranks[r] = v ? trueRank : falseRank;
   }
   return { ranks, count: next, texts: sortedTexts, firstText };
