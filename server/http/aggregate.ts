@@ -7,7 +7,7 @@
 
 import { parseAggregateQuery } from '../rows/aggregate/aggregate-params.ts';
 import { aggregate } from '../rows/aggregate/groups.ts';
-import { filteredRows } from '../rows/engine.ts';
+import { filteredRows, prepareQuery } from '../rows/engine.ts';
 import { renderList } from '../rows/formats/index.ts';
 import { whereHits } from '../rows/where/where-hits.ts';
 import { setFreshnessHeaders } from './freshness-headers.ts';
@@ -38,6 +38,7 @@ export async function aggregateTab(
   const query = parseAggregateQuery(req.query, shapeB);
   setFreshnessHeaders(res, spreadsheet.freshness());
   const hits = query.where ? await whereHits(tab, query.where) : undefined;
+  await prepareQuery(tab, { filters: query.filters, sort: [], values: 'typed' }); // filteredRows' own mode
   const page = await aggregate(tab, filteredRows(tab, query, hits), query);
   setPagingHeaders(req, res, page.total, query.limit, query.offset);
   const rows = page.rows.map((values, i) => ({ index: query.offset + i + 1, values }));

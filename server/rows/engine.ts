@@ -8,12 +8,13 @@
  */
 import { AppError } from '../errors.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
+import { runNow, runPaced, STEP_ROWS, type Steps } from '../lib/steps.ts';
 import type { CellValue, RowsOnDemand } from '../sources/source.ts';
-import { rowCountOf, rowOf, rowsOwner } from '../sources/tab-rows.ts';
+import { rowCountOf, rowOf, rowsComplete, rowsOwner } from '../sources/tab-rows.ts';
 import type { RowsToRender } from './formats/index.ts';
-import { matchRows, stringForm } from './match.ts';
+import { matchRowsSteps, stringForm } from './match.ts';
 import type { ListQuery, ValuesMode } from './query.ts';
-import { type ResolvedSortKey, sortedOrder, sortRows, type ValueMode } from './sort.ts';
+import { columnRanksSteps, type ResolvedSortKey, sortedOrder, sortRows, type ValueMode } from './sort.ts';
 
 /** What the engine needs from a tab; a TabSnapshot satisfies it. */
 export interface TabRows {
@@ -94,10 +95,16 @@ const filterCache = new OwnerCache<unknown[][], string, Filtered | null>(FILTER_
 
 function cachedFilter(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered | null {
   if (q.filters.length === 0) return null;
-  const owner: unknown[][] = q.values === 'typed' ? tab.typed : tab.formatted;
-  const key = JSON.stringify(q.filters.map((f, i) => [filterCols[i], f.exact, f.value]));
-  return filterCache.get(owner, key, () => filterRows(tab, q, filterCols));
+  return filterCache.get(filterOwner(tab, q), filterKey(q, filterCols), () =>
+    runNow(filterRowsSteps(tab, q, filterCols)),
+  );
 }
+
+const filterOwner = (tab: TabRows, q: ModeQuery): unknown[][] =>
+  q.values === 'typed' ? tab.typed : tab.formatted;
+
+const filterKey = (q: ModeQuery, filterCols: number[]): string =>
+  JSON.stringify(q.filters.map((f, i) => [filterCols[i], f.exact, f.value]));
 
 /** The rows in both ascending lists. */
 function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
@@ -115,8 +122,8 @@ function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
   return out.subarray(0, k);
 }
 
-/** Rows passing every filter (AND), or null when nothing filters. */
-function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered | null {
+/** Rows passing every filter (AND), or null when nothing filters; a step at a time (lib/steps.ts). */
+function* filterRowsSteps(tab: TabRows, q: ModeQuery, filterCols: number[]): Steps<Filtered | null> {
   const mode = q.values;
   const owner = mode === 'typed' ? tab.typed : tab.formatted;
   const read = (row: number, col: number): CellValue => cell(tab, row, col, mode);
@@ -125,7 +132,7 @@ function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered 
     const f = q.filters[i]!;
     // An empty substring matches everything: skip it rather than scanning.
     if (!f.exact && f.value === '') continue;
-    const own = matchRows({
+    const own = yield* matchRowsSteps({
       owner,
       rowCount: tab.typed.length,
       col: filterCols[i]!,
@@ -136,6 +143,50 @@ function filterRows(tab: TabRows, q: ModeQuery, filterCols: number[]): Filtered 
     hits = hits === null ? own : intersect(hits, own);
   }
   return hits;
+}
+
+/** Work one query shares with the next that asks the same of a snapshot, while it is under way. */
+const preparing = new OwnerCache<object, string, Promise<unknown>>(FILTER_CACHE_SIZE);
+
+/**
+ * What a query's first run over a snapshot builds, built beforehand a step at a time: its search filters' rows
+ * (each column's search index on the way) and each sort key's ranks. A million-row tab's first search or sort
+ * then lets other requests run between its steps instead of holding the service's thread for its whole second,
+ * and `runQuery`/`filteredRows` find it cached. Requests asking the same meanwhile wait for the same work. A
+ * name the tab lacks is left to them to refuse; a tab of fewer rows than a step has nothing worth pacing.
+ */
+export async function prepareQuery(
+  source: TabRows,
+  query: Pick<ListQuery, 'filters' | 'sort' | 'values'>,
+): Promise<void> {
+  const { rows: tab, mode } = inMode(source, query.values);
+  if (query.filters.length === 0 && query.sort.length === 0) return;
+  await rowsComplete([tab]);
+  if (tab.typed.length < STEP_ROWS) return;
+  const filterCols = query.filters.map((f) => columnOf(tab, f.field));
+  const sortCols = query.sort.map((k) => columnOf(tab, k.field));
+  if (filterCols.includes(undefined) || sortCols.includes(undefined)) return;
+  const q = { ...query, values: mode } as ModeQuery;
+  const cols = filterCols as number[];
+  const owner = filterOwner(tab, q);
+  const key = filterKey(q, cols);
+  if (q.filters.length > 0 && filterCache.peek(owner, key) === undefined) {
+    const hits = await shared(owner, `filter ${key}`, () => runPaced(filterRowsSteps(tab, q, cols)));
+    filterCache.get(owner, key, () => hits as Filtered | null);
+  }
+  for (const col of new Set(sortCols as number[])) {
+    await shared(owner, `ranks ${col}`, () => runPaced(columnRanksSteps(tab, col, mode)));
+  }
+}
+
+/** `work()`'s promise, or the one a request asking the same started; a failure is not kept. */
+function shared<T>(owner: object, key: string, work: () => Promise<T>): Promise<T> {
+  const promise = preparing.get(owner, key, () => {
+    const started = work();
+    started.catch(() => preparing.forget(owner, key, started));
+    return started;
+  });
+  return promise as Promise<T>;
 }
 
 /** At most one row in FEW_HITS of the tab: the hits are sorted alone (k log k), not found along the tab's order. */

@@ -1,11 +1,14 @@
 /**
- * Filter matching over a whole column at once, through the column's index (column-index.ts), built once per
- * snapshot and mode: a substring search scans the column's distinct values (skipping the blocks of them that
- * cannot hold the needle, trigram-blocks.ts) and an exact one looks its value up; either way the matching
- * values give their rows. The result is the matching rows, ascending.
+ * Filter matching over a whole column at once. Through the column's index (column-index.ts) once it is built
+ * for the snapshot and mode: a substring search scans the column's distinct values (skipping the blocks of them
+ * that cannot hold the needle, trigram-blocks.ts) and an exact one looks its value up; either way the matching
+ * values give their rows. A long column's index is not built at its first search on a snapshot, which reads
+ * the column's rows instead (column-scan.ts); the second scans too and starts building the index behind
+ * (paced), and the searches after it is built use it. A snapshot searched once (a search after each write)
+ * never pays for an index. The result is the matching rows, ascending.
  */
 import { OwnerCache } from '../lib/owner-cache.ts';
-import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
+import { runPaced, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
 import { foldText } from './collation.ts';
 import {
@@ -17,7 +20,10 @@ import {
   valueAt,
   valueText,
 } from './column-index.ts';
+import { foldedForm, scanRows, stringForm } from './column-scan.ts';
 import { candidateRanges } from './trigram-blocks.ts';
+
+export { stringForm };
 
 /** Returns the value of a cell as the API returns it in `mode` (typed value, or displayed text / null). */
 export type CellReader = (row: number, col: number) => CellValue;
@@ -26,12 +32,6 @@ const caches = {
   exact: new OwnerCache<object, number, ColumnIndex>(),
   folded: new OwnerCache<object, number, ColumnIndex>(),
 };
-
-/** The string a search matches against: numbers via String(n), booleans true/false, empty as ''. */
-export function stringForm(v: CellValue): string {
-  if (v === null) return '';
-  return typeof v === 'string' ? v : String(v);
-}
 
 export interface MatchSpec {
   /** Identity of the snapshot array the reader reads (typed or formatted): the cache key. */
@@ -46,7 +46,55 @@ export interface MatchSpec {
 
 const NONE = new Uint32Array(0);
 
-function* exactIndex(spec: Omit<MatchSpec, 'exact' | 'value'>): Steps<ColumnIndex> {
+type Kind = keyof typeof caches;
+type ColumnSpec = Omit<MatchSpec, 'exact' | 'value'>;
+
+/** Columns a search has scanned on a snapshot, and the indexes being built behind: per kind, owner and column. */
+const scanned = {
+  exact: new OwnerCache<object, number, true>(),
+  folded: new OwnerCache<object, number, true>(),
+};
+const building = {
+  exact: new OwnerCache<object, number, Promise<unknown>>(),
+  folded: new OwnerCache<object, number, Promise<unknown>>(),
+};
+
+/**
+ * Below this many rows a column's index is built at the first search: it costs about what a scan does (a few
+ * milliseconds) and the searches after it are at once faster.
+ */
+export const SCAN_FIRST_ROWS = 4096;
+
+/**
+ * The column's index of `kind` if it is built (or the column is short: built now); otherwise null, and the
+ * caller scans. The first ask of a long column on a snapshot only notes it; the second starts the index's paced
+ * build, which later asks then use.
+ */
+function* builtIndex(kind: Kind, spec: ColumnSpec): Steps<ColumnIndex | null> {
+  const { owner, col } = spec;
+  const cached = caches[kind].peek(owner, col);
+  if (cached) return cached;
+  if (spec.rowCount < SCAN_FIRST_ROWS) return yield* kind === 'exact' ? exactIndex(spec) : foldedIndex(spec);
+  if (scanned[kind].peek(owner, col) === undefined) {
+    scanned[kind].get(owner, col, () => true);
+    return null;
+  }
+  if (building[kind].peek(owner, col) === undefined) {
+    // A build that fails is not kept: a later search scans and tries again.
+    const built: Promise<unknown> = runPaced(kind === 'exact' ? exactIndex(spec) : foldedIndex(spec)).catch(
+      (): void => building[kind].forget(owner, col, built),
+    );
+    building[kind].get(owner, col, () => built);
+  }
+  return null;
+}
+
+/** The build of the column's index started behind a search, if one was (tests and benchmarks wait for it). */
+export function indexBuilding(exact: boolean, owner: object, col: number): Promise<unknown> | undefined {
+  return building[exact ? 'exact' : 'folded'].peek(owner, col);
+}
+
+function* exactIndex(spec: ColumnSpec): Steps<ColumnIndex> {
   const { owner, rowCount, col, read } = spec;
   const cached = caches.exact.peek(owner, col);
   if (cached) return cached;
@@ -56,14 +104,15 @@ function* exactIndex(spec: Omit<MatchSpec, 'exact' | 'value'>): Steps<ColumnInde
 
 /**
  * The rows whose value's text form is one of `forms`, ascending, through the column's exact index (a hash look-up
- * per form once it is built): `where`'s `=` and `in`, which then keep the rows of the literal's type.
+ * per form) once it is built, else a scan: `where`'s `=` and `in`, which then keep the rows of the literal's type.
  */
-export function* rowsWithForms(
-  spec: Omit<MatchSpec, 'exact' | 'value'>,
-  forms: readonly string[],
-): Steps<Uint32Array> {
+export function* rowsWithForms(spec: ColumnSpec, forms: readonly string[]): Steps<Uint32Array> {
   if (spec.rowCount === 0) return NONE;
-  const index = yield* exactIndex(spec);
+  const index = yield* builtIndex('exact', spec);
+  if (index === null) {
+    const wanted = new Set(forms);
+    return yield* scanRows(spec.rowCount, spec.col, spec.read, stringForm, (s) => wanted.has(s));
+  }
   const ids = new Set<number>();
   for (const form of forms) {
     const v = findValue(index, form);
@@ -76,7 +125,7 @@ export function* rowsWithForms(
  * The folded index. A column whose every value folds to itself (numbers, lower-case codes and addresses) has
  * one index for both kinds of search: it is built once and kept once.
  */
-function* foldedIndex(spec: Omit<MatchSpec, 'exact' | 'value'>): Steps<ColumnIndex> {
+function* foldedIndex(spec: ColumnSpec): Steps<ColumnIndex> {
   const { owner, rowCount, col, read } = spec;
   const cached = caches.folded.peek(owner, col);
   if (cached) return cached;
@@ -128,30 +177,30 @@ function valuesContaining(index: ColumnIndex, needle: string): Uint32Array {
   return Uint32Array.from(found);
 }
 
-/** The rows matching, ascending. The result may be shared: callers must not change it. */
-export function matchRows(spec: MatchSpec): Uint32Array {
-  return runNow(matchRowsSteps(spec));
-}
-
-/** `matchRows`, a step at a time (lib/steps.ts): a first search of a column builds its index paced. */
+/**
+ * The rows matching, ascending, a step at a time (lib/steps.ts): by the column's index, or by a scan before
+ * it is built. The result may be shared: callers must not change it.
+ */
 export function* matchRowsSteps(spec: MatchSpec): Steps<Uint32Array> {
   if (spec.rowCount === 0) return NONE;
   if (spec.exact) return yield* rowsWithForms(spec, [spec.value]);
-  const index = yield* foldedIndex(spec);
+  const needle = foldText(spec.value);
+  const index = yield* builtIndex('folded', spec);
+  if (index === null)
+    return yield* scanRows(spec.rowCount, spec.col, spec.read, foldedForm, (s) => s.includes(needle));
   yield;
-  return rowsOfValues(index, valuesContaining(index, foldText(spec.value)));
+  return rowsOfValues(index, valuesContaining(index, needle));
 }
 
 /**
  * The rows whose value, as text and folded as `search` folds it (empty cells as ''), passes `test`, ascending:
- * each distinct value of the column is tested once (`where`'s `starts with`, `ends with`).
+ * each distinct value of the column is tested once when it has an index, each row otherwise (`where`'s
+ * `starts with`, `ends with`).
  */
-export function* rowsWhereFolded(
-  spec: Omit<MatchSpec, 'exact' | 'value'>,
-  test: (folded: string) => boolean,
-): Steps<Uint32Array> {
+export function* rowsWhereFolded(spec: ColumnSpec, test: (folded: string) => boolean): Steps<Uint32Array> {
   if (spec.rowCount === 0) return NONE;
-  const index = yield* foldedIndex(spec);
+  const index = yield* builtIndex('folded', spec);
+  if (index === null) return yield* scanRows(spec.rowCount, spec.col, spec.read, foldedForm, test);
   const found: number[] = [];
   for (let v = 0; v < index.valueCount; v++) {
     if ((v & STEP_MASK) === STEP_MASK) yield;

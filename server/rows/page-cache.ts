@@ -1,7 +1,7 @@
 import { OwnerCache } from '../lib/owner-cache.ts';
 import { rowsComplete, rowsOwner } from '../sources/tab-rows.ts';
 import type { TabRows } from './engine.ts';
-import { runQuery } from './engine.ts';
+import { prepareQuery, runQuery } from './engine.ts';
 import { type Rendered, renderList } from './formats/index.ts';
 import type { ListQuery } from './query.ts';
 import { whereHits } from './where/where-hits.ts';
@@ -27,6 +27,7 @@ export async function renderPage(tab: TabRows, query: ListQuery): Promise<Render
   // A tab just read answers a plain page from the rows made so far; a filter or a sort reads every row.
   if (!readsRowsAsMade(query)) await rowsComplete([tab]);
   const hits = query.where ? await whereHits(tab, query.where) : undefined;
+  await prepareQuery(tab, query);
   return pages.get(rowsOwner(tab), key, () => {
     const result = runQuery(tab, query, hits);
     return { rendered: renderList(result, query), total: result.total };
