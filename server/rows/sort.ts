@@ -12,9 +12,10 @@
  */
 import { lowerBound } from '../lib/lower-bound.ts';
 import { OwnerCache } from '../lib/owner-cache.ts';
+import { sortedIndexSteps } from '../lib/sort-steps.ts';
 import { runNow, STEP_MASK, type Steps } from '../lib/steps.ts';
 import type { CellValue } from '../sources/source.ts';
-import { compareFolded, foldText } from './collation.ts';
+import { compareFolded, foldText, sortKey } from './collation.ts';
 import { numberOrderSteps } from './number-order.ts';
 
 export type ValueMode = 'typed' | 'formatted';
@@ -31,7 +32,7 @@ export interface ColumnRanks {
   ranks: Uint32Array;
   /** Ranks are 0..count-1 (in formatted mode a number shown as '' leaves its rank unused). */
   count: number;
-  /** The column's distinct folded texts in sort order; the i-th has rank `firstText + i`. */
+  /** One folded text per text rank, in sort order: the i-th has rank `firstText + i`. */
   texts: string[];
   firstText: number;
 }
@@ -53,27 +54,34 @@ function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): b
 }
 
 /**
- * A column's ranks, a step at a time (lib/steps.ts): the passes over the rows yield; the text sort does not.
- * Numbers take their ranks from the column's number order (number-order.ts: a radix sort, cached for `where`'s
- * ranges too), equal numbers one rank: no set or map of a million numbers.
+ * A column's ranks, a step at a time (lib/steps.ts): every pass yields, the sort of the texts too. Numbers take
+ * their ranks from the column's number order (number-order.ts: a radix sort, cached for `where`'s ranges too),
+ * equal numbers one rank; texts from textOrderSteps. No map of a million numbers, one of the distinct texts.
  */
 function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<ColumnRanks> {
   const n = tab.typed.length;
-  const texts = new Set<string>();
+  const ranks = new Uint32Array(n);
+  // Each text row holds its text's index among the distinct texts until their ranks are known.
+  const textIndex = new Map<string, number>();
   let hasFalse = false;
   let hasTrue = false;
   for (let r = 0; r < n; r++) {
     if ((r & STEP_MASK) === STEP_MASK) yield;
     if (isEmpty(tab, r, col, mode)) continue;
     const v = tab.typed[r]![col];
-    if (typeof v === 'string') texts.add(v);
-    else if (v === true) hasTrue = true;
+    if (typeof v === 'string') {
+      let index = textIndex.get(v);
+      if (index === undefined) {
+        index = textIndex.size;
+        textIndex.set(v, index);
+      }
+      ranks[r] = index;
+    } else if (v === true) hasTrue = true;
     else if (v === false) hasFalse = true;
   }
 
   // Numbers first, ascending. (In formatted mode a number displayed as '' is empty: its rank is overwritten
   // below, and goes unused.)
-  const ranks = new Uint32Array(n);
   const { values, rows } = yield* numberOrderSteps(tab.typed, col);
   let next = 0;
   for (let i = 0; i < values.length; i++) {
@@ -82,25 +90,11 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
     ranks[rows[i]!] = next;
   }
   if (values.length > 0) next++;
-  yield;
 
-  // Then text; strings that fold alike ('zoe' / 'Zoë', what search calls equal) share a rank, so they keep
-  // sheet order.
-  const foldRank = new Map<string, number>();
-  const folds = new Map<string, string>();
-  for (const s of texts) {
-    const folded = foldText(s);
-    folds.set(s, folded);
-    foldRank.set(folded, 0);
-  }
-  yield;
   const firstText = next;
-  const sortedTexts = [...foldRank.keys()].sort(compareFolded);
-  for (const folded of sortedTexts) foldRank.set(folded, next++);
-  const textRank = new Map<string, number>();
-  for (const [s, folded] of folds) textRank.set(s, foldRank.get(folded)!);
-  yield;
-
+  const { rankOf, texts } = yield* textOrderSteps([...textIndex.keys()]);
+  textIndex.clear();
+  next += texts.length;
   const falseRank = next;
   if (hasFalse) next++;
   const trueRank = next;
@@ -114,11 +108,44 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
     }
     const v = tab.typed[r]![col];
     if (typeof v === 'number') continue; // ranked above
-    if (typeof v === 'string') ranks[r] = textRank.get(v)!;
+    if (typeof v === 'string') ranks[r] = firstText + rankOf[ranks[r]!]!;
     else ranks[r] = v ? trueRank : falseRank;
   }
-  return { ranks, count: next, texts: sortedTexts, firstText };
+  return { ranks, count: next, texts, firstText };
 }
+
+/**
+ * The order of distinct texts: folded, then sorted by the collation (collation.ts), through plain keys where the
+ * text allows. Texts the collation calls equal ('zoe' / 'Zoë', 'a01' / 'a1') share a rank, so they keep sheet
+ * order. Answers each text's rank and, for each rank, the first of its folded texts.
+ */
+function* textOrderSteps(distinct: string[]): Steps<{ rankOf: Uint32Array; texts: string[] }> {
+  const folded = new Array<string>(distinct.length);
+  const keys = new Array<string | null>(distinct.length);
+  for (let i = 0; i < distinct.length; i++) {
+    if ((i & TEXT_STEP_MASK) === TEXT_STEP_MASK) yield;
+    folded[i] = foldText(distinct[i]!);
+    keys[i] = sortKey(folded[i]!);
+  }
+  const compare = (a: number, b: number): number => {
+    const ka = keys[a]!;
+    const kb = keys[b]!;
+    return ka !== null && kb !== null ? codeUnitOrder(ka, kb) : compareFolded(folded[a]!, folded[b]!);
+  };
+  const order = yield* sortedIndexSteps(distinct.length, compare);
+  const rankOf = new Uint32Array(distinct.length);
+  const texts: string[] = [];
+  for (let i = 0; i < order.length; i++) {
+    if ((i & STEP_MASK) === STEP_MASK) yield;
+    if (i === 0 || compare(order[i - 1]!, order[i]!) !== 0) texts.push(folded[order[i]!]!);
+    rankOf[order[i]!] = texts.length - 1;
+  }
+  return { rankOf, texts };
+}
+
+/** Folding a text and making its key is about a microsecond: a step of them is shorter than a step of rows. */
+const TEXT_STEP_MASK = 4_095;
+const codeUnitOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A column's ranks (cached per snapshot): the order `sort` gives it, which `where`'s text ranges follow too. */
 export function columnRanks(tab: SortableTab, col: number, mode: ValueMode): ColumnRanks {
