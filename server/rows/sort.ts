@@ -56,13 +56,18 @@ function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): b
 /**
  * A column's ranks, a step at a time (lib/steps.ts): every pass yields, the sort of the texts too. Numbers take
  * their ranks from the column's number order (number-order.ts: a radix sort, cached for `where`'s ranges too),
- * equal numbers one rank; texts from textOrderSteps. No map of a million numbers, one of the distinct texts.
+ * equal numbers one rank; texts from textOrderSteps. No map of a million numbers; one of texts only where they repeat.
  */
 function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<ColumnRanks> {
   const n = tab.typed.length;
   const ranks = new Uint32Array(n);
-  // Each text row holds its text's index among the distinct texts until their ranks are known.
-  const textIndex = new Map<string, number>();
+  // Each text row holds its text's index in `texts` until their ranks are known. A text seen again takes the
+  // index it has, until the column shows that its texts hardly repeat (over 15 in 16 of its first ones are
+  // distinct): then the map would cost more than sorting the repeats (a million distinct e-mails: 0.9 s and its
+  // collection), and each text takes a new index.
+  const texts: string[] = [];
+  let seen: Map<string, number> | null = new Map();
+  let textRows = 0;
   let hasFalse = false;
   let hasTrue = false;
   for (let r = 0; r < n; r++) {
@@ -70,12 +75,14 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
     if (isEmpty(tab, r, col, mode)) continue;
     const v = tab.typed[r]![col];
     if (typeof v === 'string') {
-      let index = textIndex.get(v);
+      let index = seen?.get(v);
       if (index === undefined) {
-        index = textIndex.size;
-        textIndex.set(v, index);
+        index = texts.length;
+        texts.push(v);
+        seen?.set(v, index);
       }
       ranks[r] = index;
+      if (++textRows === REPEATS_SAMPLE && texts.length > (REPEATS_SAMPLE * 15) / 16) seen = null;
     } else if (v === true) hasTrue = true;
     else if (v === false) hasFalse = true;
   }
@@ -92,9 +99,9 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
   if (values.length > 0) next++;
 
   const firstText = next;
-  const { rankOf, texts } = yield* textOrderSteps([...textIndex.keys()]);
-  textIndex.clear();
-  next += texts.length;
+  seen = null;
+  const order = yield* textOrderSteps(texts);
+  next += order.texts.length;
   const falseRank = next;
   if (hasFalse) next++;
   const trueRank = next;
@@ -108,14 +115,17 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
     }
     const v = tab.typed[r]![col];
     if (typeof v === 'number') continue; // ranked above
-    if (typeof v === 'string') ranks[r] = firstText + rankOf[ranks[r]!]!;
+    if (typeof v === 'string') ranks[r] = firstText + order.rankOf[ranks[r]!]!;
     else ranks[r] = v ? trueRank : falseRank;
   }
-  return { ranks, count: next, texts, firstText };
+  return { ranks, count: next, texts: order.texts, firstText };
 }
 
+/** Text cells a column's map takes before it is judged (see rankSteps). */
+const REPEATS_SAMPLE = 4_096;
+
 /**
- * The order of distinct texts: folded, then sorted by the collation (collation.ts), through plain keys where the
+ * The order of texts (repeats allowed): folded, then sorted by the collation (collation.ts), through plain keys where the
  * text allows. Texts the collation calls equal ('zoe' / 'Zoë', 'a01' / 'a1') share a rank, so they keep sheet
  * order. Answers each text's rank and, for each rank, the first of its folded texts.
  */

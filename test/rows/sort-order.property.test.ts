@@ -88,6 +88,38 @@ describe('sort order', () => {
     );
   });
 
+  it('orders a long column of texts that hardly repeat, and one whose texts repeat, as a plain comparison does', () => {
+    // Over a few thousand text cells a column is judged: mostly distinct texts are sorted with their repeats,
+    // repeating ones through a map of the distinct. Both must give the plain order, ties in sheet order.
+    const word = fc.oneof(
+      fc.stringMatching(/^[0-9a-cA-C é.-]{0,7}$/),
+      fc.constantFrom('a01', 'a1', 'Zoë', 'zoe', 'ZOE', 'Ωmega', '\u0001b', 'b'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 6_000, maxLength: 6_000 }),
+        fc.integer({ min: 1, max: 6_000 }),
+        fc.boolean(),
+        (words, distinct, descending) => {
+          // `distinct` words cycled: from a column of a few texts to one of all different texts.
+          const column: CellValue[] = words.map((_, r) => words[r % distinct]!);
+          const tab: TabRows = {
+            header: ['v'],
+            typed: column.map((v) => [v]),
+            formatted: column.map((v) => [String(v)]),
+          };
+          const query = parseListQuery(
+            { sort: descending ? '-v' : 'v', limit: '1000', offset: '2500' },
+            OPTS,
+          );
+          const order = runQuery(tab, query).rows.map((r) => r.index);
+          expect(order).toEqual(expectedOrder(column, () => false, descending).slice(2500, 3500));
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
   it('answers a prepared query as one run at once, the event loop getting turns while it is prepared', async () => {
     const rows = STEP_ROWS * 3 + 17;
     const header = ['id', 'name', 'amount'];
