@@ -5,7 +5,7 @@
  * values give their rows. A long column's index is not built at its first search on a snapshot, which reads
  * the column's rows instead (column-scan.ts); the second scans too and starts building the index behind
  * (paced), and the searches after it is built use it. A snapshot searched once (a search after each write)
- * never pays for an index. The result is the matching rows, ascending.
+ * never pays for an index; at most MAX_BUILDS builds run at once. The result is the matching rows, ascending.
  */
 import { OwnerCache } from '../lib/owner-cache.ts';
 import { runPaced, STEP_MASK, type Steps } from '../lib/steps.ts';
@@ -80,13 +80,40 @@ function* builtIndex(kind: Kind, spec: ColumnSpec): Steps<ColumnIndex | null> {
     return null;
   }
   if (building[kind].peek(owner, col) === undefined) {
-    // A build that fails is not kept: a later search scans and tries again.
-    const built: Promise<unknown> = runPaced(kind === 'exact' ? exactIndex(spec) : foldedIndex(spec)).catch(
-      (): void => building[kind].forget(owner, col, built),
-    );
+    const run = { stopped: false };
+    const steps = kind === 'exact' ? exactIndex(spec) : foldedIndex(spec);
+    // A build that fails or is stopped is not kept: a later search scans and may start it again.
+    const built: Promise<unknown> = runPaced(stoppable(steps, run))
+      .catch((): void => building[kind].forget(owner, col, built))
+      .finally(() => running.delete(run));
     building[kind].get(owner, col, () => built);
+    running.add(run);
+    // The oldest build goes first: most likely its snapshot is gone (a write came), and only the build holds it.
+    if (running.size > MAX_BUILDS) {
+      const oldest = running.values().next().value as { stopped: boolean };
+      oldest.stopped = true;
+      running.delete(oldest);
+    }
   }
   return null;
+}
+
+/**
+ * Index builds running behind searches at most. A build holds its snapshot's rows until it ends, and a script
+ * that writes and searches twice in a loop would start one per write: past this many, the oldest is stopped.
+ */
+const MAX_BUILDS = 2;
+const running = new Set<{ stopped: boolean }>();
+
+class BuildStopped extends Error {}
+
+/** `steps`, ended by a throw at the first step after `run.stopped` is set. */
+function* stoppable<T>(steps: Steps<T>, run: { stopped: boolean }): Steps<T> {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    if (run.stopped) throw new BuildStopped('an index build stopped for a newer one');
+    yield;
+  }
 }
 
 /** The build of the column's index started behind a search, if one was (tests and benchmarks wait for it). */

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runNow } from '../../server/lib/steps.ts';
+import { runNow, STEP_ROWS } from '../../server/lib/steps.ts';
 import { foldText } from '../../server/rows/collation.ts';
 import {
   type CellReader,
@@ -109,5 +109,33 @@ describe('a long column, scanned first, then through its index', () => {
       }),
       { numRuns: 30 },
     );
+  });
+
+  it('stops the oldest of three index builds running at once; its column is scanned again, rightly', async () => {
+    // Columns long enough that no build ends within one slice of the event loop (lib/pacer.ts), so the three run
+    // at once: a script that writes and searches twice in a loop starts one per snapshot.
+    const rows = STEP_ROWS * 5;
+    const tabs = [0, 1, 2].map((t) => {
+      const values: CellValue[] = Array.from({ length: rows }, (_, r) => `v${t}-${(r * 7919) % rows}`);
+      let reads = 0;
+      const read: CellReader = (row) => {
+        reads++;
+        return values[row]!;
+      };
+      return { spec: { owner: {}, rowCount: rows, col: 0, read }, values, reads: () => reads };
+    });
+    const ask = (spec: Spec) => runNow(matchRowsSteps({ ...spec, exact: false, value: '-12' }));
+    for (const tab of tabs) for (let i = 0; i < 2; i++) ask(tab.spec); // the second ask starts the build
+    const builds = tabs.map((tab) => indexBuilding(false, tab.spec.owner, 0));
+    expect(builds.every((b) => b !== undefined)).toBe(true);
+    await Promise.all(builds);
+    // The first was stopped and forgotten: a search scans its rows again, and finds what a plain reading finds.
+    expect(indexBuilding(false, tabs[0]!.spec.owner, 0)).toBeUndefined();
+    for (const [t, tab] of tabs.entries()) {
+      const before = tab.reads();
+      const found = [...ask(tab.spec)];
+      expect(found).toEqual(rowsWhere(tab.values, (v) => v.includes('-12')));
+      expect(tab.reads() > before, `tab ${t} read its rows`).toBe(t === 0);
+    }
   });
 });
