@@ -18,33 +18,23 @@
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 10),
  * BENCH_ROWS (default 1,048,575), BENCH_CPU_PROF (a directory: the server runs with --cpu-prof into it).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { seededRandom } from '../server/lib/seeded-random.ts';
-import { writeFastXlsx } from './scale/fast-xlsx.ts';
-import { SCALE_COLUMNS, scaleRows } from './scale/scale-data.ts';
+import { SCALE_COLUMNS } from './scale/scale-data.ts';
+import { cli, readKey, scaleWorkbook, serve, TAB } from './scale-serve.ts';
 
-const exec = promisify(execFile);
 const HERE = path.resolve(import.meta.dirname, '..');
 const env = (name: string, fallback: number): number => Number(process.env[name] || fallback);
 const ROWS = env('BENCH_ROWS', 1_048_575);
 const DURATION = env('BENCH_DURATION', 10);
 const WARMUP = env('BENCH_WARMUP', 2);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 10);
-const TAB = 'Orders';
-/** The default file limits refuse this workbook; raised here so the benchmark measures reads, not the guard. */
-const LIMITS = {
-  SHEETPORT_MAX_INFLATED_MB: '4096',
-  SHEETPORT_MAX_CELLS: '100000000',
-  SHEETPORT_MAX_FILE_MB: '1024',
-};
-
 /** Names as bench/data.ts makes them (the e-mail is `first.last{0..99}@example.com`, lower case). */
 const FIRST = [
   'ada',
@@ -88,26 +78,6 @@ function caseQueries(): Record<string, () => string> {
     'search_exact (text)': () => q('search_exact', 'Email', `${address()}@example.com`),
     'search_exact (number)': () => q('search_exact', 'Order ID', String(100_001 + Math.floor(rnd() * ROWS))),
   };
-}
-
-function workbook(): string {
-  const file = path.join(os.tmpdir(), `sheetport-search-scale-${ROWS}.xlsx`);
-  if (existsSync(file)) return file;
-  const started = performance.now();
-  const partial = `${file}.${process.pid}.tmp`;
-  writeFastXlsx(partial, TAB, SCALE_COLUMNS, scaleRows(ROWS));
-  renameSync(partial, file);
-  console.log(`wrote ${file} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return file;
-}
-
-async function cli(tree: string, dataDir: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const bin = path.join(tree, 'bin', 'sheetport.js');
-  const { stdout } = await exec(process.execPath, [bin, '--data-dir', dataDir, ...args, '--json'], {
-    env: { ...process.env, ...LIMITS },
-    maxBuffer: 1 << 24,
-  });
-  return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 function rssMb(pid: number): number {
@@ -157,49 +127,12 @@ interface TreeResult {
   cases: CaseResult[];
 }
 
-async function serve(tree: string, dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const profDir = process.env.BENCH_CPU_PROF;
-  const node = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-  const bin = path.join(tree, 'bin', 'sheetport.js');
-  const child = spawn(
-    process.execPath,
-    [...node, bin, 'serve', '--data-dir', dataDir, '--port', '0', '--json'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, ...LIMITS },
-    },
-  );
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  for (;;) {
-    const url = /"url":"([^"]+)"/.exec(out)?.[1];
-    if (url) return { child, url };
-    if (child.exitCode !== null) throw new Error(`sheetport serve exited: ${out}`);
-    out += (await once(child.stdout!, 'data'))[0];
-  }
-}
-
 async function runTree(tree: string, file: string): Promise<TreeResult> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sheetport-search-scale-'));
   let server: ChildProcess | undefined;
   try {
     const userKey = (await cli(tree, dataDir, 'connect', file)).user_key as string;
-    const key = (
-      await cli(
-        tree,
-        dataDir,
-        'keys',
-        'create',
-        '--scope',
-        'read',
-        '--plan',
-        'enterprise',
-        '--per-second',
-        '1000000',
-        '--daily',
-        '1000000000',
-      )
-    ).key as string;
+    const key = await readKey(tree, dataDir);
     const started = await serve(tree, dataDir);
     server = started.child;
     const headers = { authorization: `Bearer ${key}` };
@@ -254,7 +187,7 @@ async function runTree(tree: string, file: string): Promise<TreeResult> {
   }
 }
 
-const file = workbook();
+const file = scaleWorkbook(ROWS);
 const trees = process.argv.length > 2 ? process.argv.slice(2).map((t) => path.resolve(t)) : [HERE];
 const results: TreeResult[] = [];
 console.log(

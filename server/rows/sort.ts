@@ -56,7 +56,8 @@ function isEmpty(tab: SortableTab, row: number, col: number, mode: ValueMode): b
 /**
  * A column's ranks, a step at a time (lib/steps.ts): every pass yields, the sort of the texts too. Numbers take
  * their ranks from the column's number order (number-order.ts: a radix sort, cached for `where`'s ranges too),
- * equal numbers one rank; texts from textOrderSteps. No map of a million numbers; one of texts only where they repeat.
+ * equal numbers one rank; texts from textOrderSteps. No map of a million numbers; one of texts only where they
+ * repeat.
  */
 function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<ColumnRanks> {
   const n = tab.typed.length;
@@ -125,16 +126,16 @@ function* rankSteps(tab: SortableTab, col: number, mode: ValueMode): Steps<Colum
 const REPEATS_SAMPLE = 4_096;
 
 /**
- * The order of texts (repeats allowed): folded, then sorted by the collation (collation.ts), through plain keys where the
- * text allows. Texts the collation calls equal ('zoe' / 'Zoë', 'a01' / 'a1') share a rank, so they keep sheet
- * order. Answers each text's rank and, for each rank, the first of its folded texts.
+ * The order of texts (repeats allowed): folded, then sorted by the collation (collation.ts), through plain keys
+ * where the text allows. Texts the collation calls equal ('zoe' / 'Zoë', 'a01' / 'a1') share a rank, so they keep
+ * sheet order. Answers each text's rank and, for each rank, the first of its folded texts.
  */
-function* textOrderSteps(distinct: string[]): Steps<{ rankOf: Uint32Array; texts: string[] }> {
-  const folded = new Array<string>(distinct.length);
-  const keys = new Array<string | null>(distinct.length);
-  for (let i = 0; i < distinct.length; i++) {
+function* textOrderSteps(values: string[]): Steps<{ rankOf: Uint32Array; texts: string[] }> {
+  const folded = new Array<string>(values.length);
+  const keys = new Array<string | null>(values.length);
+  for (let i = 0; i < values.length; i++) {
     if ((i & TEXT_STEP_MASK) === TEXT_STEP_MASK) yield;
-    folded[i] = foldText(distinct[i]!);
+    folded[i] = foldText(values[i]!);
     keys[i] = sortKey(folded[i]!);
   }
   const compare = (a: number, b: number): number => {
@@ -142,8 +143,8 @@ function* textOrderSteps(distinct: string[]): Steps<{ rankOf: Uint32Array; texts
     const kb = keys[b]!;
     return ka !== null && kb !== null ? codeUnitOrder(ka, kb) : compareFolded(folded[a]!, folded[b]!);
   };
-  const order = yield* sortedIndexSteps(distinct.length, compare);
-  const rankOf = new Uint32Array(distinct.length);
+  const order = yield* sortedIndexSteps(values.length, compare);
+  const rankOf = new Uint32Array(values.length);
   const texts: string[] = [];
   for (let i = 0; i < order.length; i++) {
     if ((i & STEP_MASK) === STEP_MASK) yield;
