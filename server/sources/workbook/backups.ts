@@ -82,7 +82,7 @@ interface KnownFolder {
  * Keeps, before each replace of a file, the version it replaces (handed to `replaceFileAtomically`).
  *
  * It sits on every write's path, so it remembers each folder's versions instead of listing and statting the
- * folder at every write: a write costs a link (or copy), a chmod and the removal of what pruning drops. Every
+ * folder at every write: a write costs a link (or copy) and a chmod; what pruning drops is removed behind it. Every
  * RESCAN_EVERY versions, and after any failure, it reads the folder again, which also picks up versions another
  * process kept there and sweeps copies a crash left half-made.
  */
@@ -95,6 +95,8 @@ export class BackupKeeper implements PreviousVersionKeeper {
   readonly #folders = new Map<string, KnownFolder>();
   /** The last version this keeper kept (what a restore reports). */
   lastKept: BackupEntry | null = null;
+  /** The removal of the versions pruning dropped, one after another (see `#prune`). */
+  #dropping: Promise<void> = Promise.resolve();
 
   constructor(policy: BackupPolicy, options: KeeperOptions = {}) {
     this.#policy = policy;
@@ -146,6 +148,18 @@ export class BackupKeeper implements PreviousVersionKeeper {
         this.#log(`Could not finish the backup of ${name} (${kept.file})`, err);
       }
     };
+  }
+
+  /** The versions pruning has dropped are gone from the disk (their removal runs behind the writes). */
+  dropped(): Promise<void> {
+    return this.#dropping;
+  }
+
+  async #remove(files: readonly string[]): Promise<void> {
+    for (const file of files)
+      await fs
+        .rm(file, { force: true })
+        .catch((err) => this.#log(`Could not remove the old backup ${file}`, err));
   }
 
   /** The folder of a file, created and named on first use, with the versions it holds. */
@@ -200,12 +214,16 @@ export class BackupKeeper implements PreviousVersionKeeper {
     const now = this.#now();
     const rescan = ++folder.keptSinceScan >= RESCAN_EVERY;
     if (rescan) {
+      await this.#dropping; // a version still being removed would count against the limits again
       folder.versions = await versionsIn(folderPath);
       folder.keptSinceScan = 0;
     }
     const drop = new Set(versionsToDrop(folder.versions, this.#policy, now, protect));
-    for (const v of drop) fsSync.rmSync(path.join(folderPath, v.name), { force: true });
     folder.versions = folder.versions.filter((v) => !drop.has(v));
+    // A dropped version is usually its file's last name, and freeing a large file's blocks takes tens of ms: off
+    // the service's thread and off the write's answer. One that stays (a crash) is dropped at the next rescan.
+    const files = [...drop].map((v) => path.join(folderPath, v.name));
+    if (files.length > 0) this.#dropping = this.#dropping.then(() => this.#remove(files));
     if (!rescan) return;
     for (const name of await fs.readdir(folderPath)) {
       if (!PARTIAL.test(name)) continue;

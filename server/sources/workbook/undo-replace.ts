@@ -28,7 +28,11 @@ type Held =
     }
   | { appendedTo: number; filePath: string; left: string };
 
-const removeQuietly = (file: string) => fsSync.rmSync(file, { force: true });
+/**
+ * The link goes in the background: it is often the replaced version's last name, and freeing a large file's
+ * blocks would hold the service's thread for tens of ms. A link a crash leaves is swept as a temp file.
+ */
+const removeQuietly = (file: string) => void fsSync.promises.rm(file, { force: true }).catch(() => {});
 
 export class LastReplaceUndo implements PreviousVersionKeeper {
   readonly #inner: PreviousVersionKeeper | null;

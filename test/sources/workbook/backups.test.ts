@@ -149,6 +149,7 @@ describe('BackupKeeper around a replace', () => {
     const { file, policy } = await setup();
     const keeper = new BackupKeeper({ ...policy, keep: 3 }, { now: () => NOW });
     for (let i = 0; i < 5; i++) await replaceFileAtomically(file, Buffer.from(`v${i + 1}\n`), { keeper });
+    await keeper.dropped(); // removed behind the writes
     const kept = await listBackups(policy);
     expect(kept.map((b) => fs.readFileSync(b.file, 'utf8'))).toEqual(['v4\n', 'v3\n', 'v2\n']);
     expect(kept.map((b) => b.time)).toEqual([NOW + 4, NOW + 3, NOW + 2]);
