@@ -10,12 +10,15 @@ import type { ComparedTab, RowEdit, TabContent } from '../repositories/baselines
 import type { PlannedNotification, RowChanges, TabRecording } from '../repositories/change-log.ts';
 import type { WebhookCondition } from '../repositories/webhooks.ts';
 import { rowObject } from '../rows/formats/index.ts';
+import { readIdentityOf } from '../sources/read-identity.ts';
 import type { SpreadsheetSnapshot, TabSnapshot } from '../sources/source.ts';
 import { qualifyingChanges } from '../webhooks/conditions.ts';
 import { buildNotifications, type EventRules, payloadJson } from '../webhooks/events.ts';
 
 export function tabContent(tab: TabSnapshot): TabContent {
-  return { name: tab.name, header: tab.header, typed: tab.typed };
+  const content = { name: tab.name, header: tab.header, typed: tab.typed };
+  const readIdentity = readIdentityOf(content.typed);
+  return readIdentity === undefined ? content : { ...content, readIdentity };
 }
 
 /** A snapshot recorded in this process as what the next one is compared with. */

@@ -10,6 +10,11 @@ export interface TabContent {
   name: string;
   header: string[];
   typed: CellValue[][];
+  /**
+   * What the rows were read from, where that alone says what they hold (sources/read-identity.ts): a checkpoint
+   * stores it, and a restart that reads the same takes the checkpoint as holding its rows without comparing them.
+   */
+  readIdentity?: string;
 }
 
 /** A tab as the recorder compares a new snapshot with: in-process content, or a baseline restored. */

@@ -8,7 +8,6 @@ import type { Baselines, ComparedTab } from '../repositories/baselines.ts';
 import {
   type CheckpointPartRow,
   type CurrentContent,
-  checkpointsOf,
   type RedoRow,
   restoreBaselinesPaced,
 } from '../repositories/rules/baseline-restore.ts';
@@ -23,18 +22,22 @@ export class PgBaselines implements Baselines {
   }
 
   async load(spreadsheetId: string, current?: CurrentContent): Promise<Map<string, ComparedTab>> {
-    const checkpoints = await this.#db.query<CheckpointPartRow>(
-      `SELECT b.source_sheet_id, b.source_version, p.content
-       FROM tab_baselines b JOIN tab_checkpoints c
-         ON c.spreadsheet_id = b.spreadsheet_id AND c.source_sheet_id = b.source_sheet_id
-       JOIN checkpoint_parts p ON p.checkpoint_id = c.checkpoint_id
-       WHERE b.spreadsheet_id = $1 ORDER BY b.source_sheet_id, p.part`,
-      [spreadsheetId],
-    );
+    const parts = async (which: string) =>
+      (
+        await this.#db.query<CheckpointPartRow>(
+          `SELECT b.source_sheet_id, b.source_version, p.content
+           FROM tab_baselines b JOIN tab_checkpoints c
+             ON c.spreadsheet_id = b.spreadsheet_id AND c.source_sheet_id = b.source_sheet_id
+           JOIN checkpoint_parts p ON p.checkpoint_id = c.checkpoint_id
+           WHERE b.spreadsheet_id = $1 ${which} ORDER BY b.source_sheet_id, p.part`,
+          [spreadsheetId],
+        )
+      ).rows;
     const redo = await this.#db.query<RedoRow>(
       'SELECT source_sheet_id, content FROM baseline_redo WHERE spreadsheet_id = $1 ORDER BY seq',
       [spreadsheetId],
     );
-    return restoreBaselinesPaced(checkpointsOf(checkpoints.rows), redo.rows, current);
+    const stored = { heads: () => parts('AND p.part = 0'), whole: () => parts('') };
+    return restoreBaselinesPaced(stored, redo.rows, current);
   }
 }

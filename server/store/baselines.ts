@@ -16,18 +16,20 @@ import {
   restoreBaselinesPaced,
 } from '../repositories/rules/baseline-restore.ts';
 
+const CHECKPOINT_PARTS = `SELECT b.source_sheet_id, b.source_version, p.content
+  FROM tab_baselines b JOIN tab_checkpoints c
+    ON c.spreadsheet_id = b.spreadsheet_id AND c.source_sheet_id = b.source_sheet_id
+  JOIN checkpoint_parts p ON p.checkpoint_id = c.checkpoint_id
+  WHERE b.spreadsheet_id = ?`;
+
 export class SqliteBaselines implements Baselines {
   readonly #checkpoints: Database.Statement<[string], CheckpointPartRow>;
+  readonly #heads: Database.Statement<[string], CheckpointPartRow>;
   readonly #redo: Database.Statement<[string], RedoRow>;
 
   constructor(db: Database.Database) {
-    this.#checkpoints = db.prepare(
-      `SELECT b.source_sheet_id, b.source_version, p.content
-       FROM tab_baselines b JOIN tab_checkpoints c
-         ON c.spreadsheet_id = b.spreadsheet_id AND c.source_sheet_id = b.source_sheet_id
-       JOIN checkpoint_parts p ON p.checkpoint_id = c.checkpoint_id
-       WHERE b.spreadsheet_id = ? ORDER BY b.source_sheet_id, p.part`,
-    );
+    this.#checkpoints = db.prepare(`${CHECKPOINT_PARTS} ORDER BY b.source_sheet_id, p.part`);
+    this.#heads = db.prepare(`${CHECKPOINT_PARTS} AND p.part = 0 ORDER BY b.source_sheet_id`);
     this.#redo = db.prepare(
       'SELECT source_sheet_id, content FROM baseline_redo WHERE spreadsheet_id = ? ORDER BY seq',
     );
@@ -35,11 +37,11 @@ export class SqliteBaselines implements Baselines {
 
   /** `loadNow`, each checkpoint decoded a slice at a time (the service answers meanwhile). */
   async load(spreadsheetId: string, current?: CurrentContent): Promise<Map<string, ComparedTab>> {
-    return restoreBaselinesPaced(
-      checkpointsOf(this.#checkpoints.all(spreadsheetId)),
-      this.#redo.all(spreadsheetId),
-      current,
-    );
+    const stored = {
+      heads: async () => this.#heads.all(spreadsheetId),
+      whole: async () => this.#checkpoints.all(spreadsheetId),
+    };
+    return restoreBaselinesPaced(stored, this.#redo.all(spreadsheetId), current);
   }
 
   /** Every baseline of the spreadsheet, decoded at once (inside a transaction, which must not pause). */

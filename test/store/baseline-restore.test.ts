@@ -4,8 +4,10 @@
  * (nothing decoded, so the plan has nothing to diff), while a checkpoint of another version, one with row edits
  * after it, or one that differs (an engine reading the same file differently) is decoded and restored as stored.
  * `checkpointHolds` compares rows as the row diff does (a stored -0 is the 0 read), and says false at any difference,
- * first or last in a stored frame of rows.
+ * first or last in a stored frame of rows. A checkpoint made from a read that names what it read (its identity,
+ * sources/read-identity.ts) holds content read under the same name without its rows being read.
  */
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TabContent } from '../../server/repositories/baselines.ts';
 import {
@@ -13,6 +15,7 @@ import {
   encodeCheckpoint,
   encodeCheckpointPaced,
   encodeRedo,
+  type Parts,
 } from '../../server/repositories/rules/baseline-format.ts';
 import { restoreBaselinesPaced } from '../../server/repositories/rules/baseline-restore.ts';
 
@@ -45,11 +48,50 @@ describe('checkpointHolds', () => {
     expect(await checkpointHolds(blob, { ...tab(), header: ['n', 'text', 'other'] })).toBe(false);
   });
 
+  it('takes a checkpoint made from a read with the same name as holding its rows, without reading them', async () => {
+    const blob = await encodeCheckpointPaced({ ...tab(), readIdentity: 'key-1 1' });
+    const other = rows(5_000);
+    other[4_321]![1] = 'changed behind the name';
+    // The same name: the rows are not read (a difference in them is not seen).
+    expect(await checkpointHolds(blob, { ...tab(other), readIdentity: 'key-1 1' })).toBe(true);
+    // Another name, or none: the rows are compared as before.
+    expect(await checkpointHolds(blob, { ...tab(other), readIdentity: 'key-2 1' })).toBe(false);
+    expect(await checkpointHolds(blob, tab(other))).toBe(false);
+    expect(await checkpointHolds(blob, { ...tab(), readIdentity: 'key-2 1' })).toBe(true);
+    // The name stands only for the rows: another row count, name or header is still no match.
+    expect(await checkpointHolds(blob, { ...tab(rows(4_999)), readIdentity: 'key-1 1' })).toBe(false);
+    expect(await checkpointHolds(blob, { ...tab(), name: 'Renamed', readIdentity: 'key-1 1' })).toBe(false);
+    // Encoded at once or paced, the name is the same field of the first frame.
+    const whole = encodeCheckpoint({ ...tab(), readIdentity: 'key-1 1' });
+    expect(await checkpointHolds(whole, { ...tab(other), readIdentity: 'key-1 1' })).toBe(true);
+  });
+
   it('says null for what is not a readable checkpoint', async () => {
     expect(await checkpointHolds([encodeRedo([])], tab())).toBeNull();
     expect(await checkpointHolds([Buffer.from('not gzip')], tab())).toBeNull();
   });
 });
+
+type Checkpoint = { source_sheet_id: string; parts: Parts; source_version: string };
+
+/** Checkpoints as a database hands them over: each by its first part, or whole (how often, counted). */
+function storedAs(...checkpoints: Checkpoint[]) {
+  const rowsOf = (c: Checkpoint, parts: Parts) =>
+    parts.map((content) => ({
+      source_sheet_id: c.source_sheet_id,
+      source_version: c.source_version,
+      content,
+    }));
+  const stored = {
+    wholeReads: 0,
+    heads: async () => checkpoints.flatMap((c) => rowsOf(c, c.parts.slice(0, 1))),
+    whole: async () => {
+      stored.wholeReads++;
+      return checkpoints.flatMap((c) => rowsOf(c, c.parts));
+    },
+  };
+  return stored;
+}
 
 describe('restoreBaselinesPaced with what was just read', () => {
   const stored = tab();
@@ -58,7 +100,7 @@ describe('restoreBaselinesPaced with what was just read', () => {
 
   it('restores an unchanged tab of the same version as the content read, without decoding it', async () => {
     const read = tab();
-    const out = await restoreBaselinesPaced([checkpoint], [], {
+    const out = await restoreBaselinesPaced(storedAs(checkpoint), [], {
       version: 'v1',
       tabs: new Map([['1', read]]),
     });
@@ -74,11 +116,46 @@ describe('restoreBaselinesPaced with what was just read', () => {
       { version: 'v1', redo: [] },
     ];
     for (const { version, redo } of cases) {
-      const out = await restoreBaselinesPaced([checkpoint], redo, { version, tabs: new Map([['1', read]]) });
+      const out = await restoreBaselinesPaced(storedAs(checkpoint), redo, {
+        version,
+        tabs: new Map([['1', read]]),
+      });
       expect(out.get('1')?.typed).not.toBe(read.typed);
       expect(out.get('1')?.typed).toEqual(stored.typed);
     }
     // Without what was read, as before.
-    expect((await restoreBaselinesPaced([checkpoint], []))?.get('1')?.typed).toEqual(stored.typed);
+    expect((await restoreBaselinesPaced(storedAs(checkpoint), []))?.get('1')?.typed).toEqual(stored.typed);
+  });
+
+  it('takes a checkpoint made from the very read of now by its first part, and reads no other', async () => {
+    // Text that does not compress: a checkpoint of several parts.
+    const big = (identity?: string): TabContent => ({
+      name: 'Orders',
+      header: ['n', 'text'],
+      typed: Array.from({ length: 40_000 }, (_, i) => [i, randomBytes(24).toString('hex')]),
+      ...(identity ? { readIdentity: identity } : {}),
+    });
+    const named = big('key-1 1');
+    const parts = await encodeCheckpointPaced(named);
+    expect(parts.length).toBeGreaterThan(1);
+    const read = { ...big('key-1 1'), typed: named.typed };
+    const current = { version: 'v1', tabs: new Map([['1', read]]) };
+    const one = storedAs({ source_sheet_id: '1', parts, source_version: 'v1' });
+    const out = await restoreBaselinesPaced(one, [], current);
+    expect(out.get('1')?.typed).toBe(read.typed);
+    expect(one.wholeReads).toBe(0);
+
+    // Read under another name, or edited since: the checkpoint is read whole, and compared or decoded.
+    const other = storedAs({ source_sheet_id: '1', parts, source_version: 'v1' });
+    const renamed = { version: 'v1', tabs: new Map([['1', { ...read, readIdentity: 'key-2 1' }]]) };
+    expect((await restoreBaselinesPaced(other, [], renamed)).get('1')?.typed).toBe(read.typed);
+    expect(other.wholeReads).toBe(1);
+    const edited = storedAs({ source_sheet_id: '1', parts, source_version: 'v1' });
+    const redo = [
+      { source_sheet_id: '1', content: encodeRedo([{ change: 'deleted', row: 1, cells: null }]) },
+    ];
+    const restored = (await restoreBaselinesPaced(edited, redo, current)).get('1')!;
+    expect(edited.wholeReads).toBe(1);
+    expect(restored.typed).toEqual(named.typed.slice(1));
   });
 });

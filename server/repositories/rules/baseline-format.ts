@@ -6,7 +6,8 @@
  *   gzip( "SPB" | format version (1 byte) | kind (1 byte: C checkpoint, R redo) | body )
  *
  * Format 2 (written now): a checkpoint's body is frames, each a 4-byte little-endian length and a V8 structured
- * clone: first `{ name, header, rows: count }`, then the rows (positional, one typed cell per header column:
+ * clone: first `{ name, header, rows: count }` (and `read`, the identity of the read the rows came from, when
+ * known: an optional field, so the format stays 2), then the rows (positional, one typed cell per header column:
  * string, number, boolean or null) a slice of up to 2,000 at a time, so a tab of a million rows is encoded and
  * decoded a slice at a time between other work (`encodeCheckpointPaced`, `decodeCheckpointPaced`) and
  * compressed on the thread pool. A redo's body is one structured clone of `[change, row, cells | null][]` in the
@@ -87,8 +88,17 @@ function structured(bytes: Buffer): unknown {
   }
 }
 
+/**
+ * A checkpoint's first frame: its name, header and row count, and what the rows were read from when that is
+ * known (`read`, TabContent's `readIdentity`; a reader that does not know the field skips it).
+ */
+function firstFrame(content: TabContent): Buffer[] {
+  const { name, header, typed, readIdentity } = content;
+  return frame({ name, header, rows: typed.length, ...(readIdentity ? { read: readIdentity } : {}) });
+}
+
 export function encodeCheckpoint(content: TabContent): Parts {
-  const frames = frame({ name: content.name, header: content.header, rows: content.typed.length });
+  const frames = firstFrame(content);
   for (let at = 0; at < content.typed.length; at += SLICE)
     frames.push(...frame(content.typed.slice(at, at + SLICE)));
   const bytes = packed(CHECKPOINT, frames);
@@ -123,10 +133,7 @@ export async function encodeCheckpointPaced(content: TabContent): Promise<Parts>
   const put = async (frames: Buffer[]) => {
     for (const f of frames) if (!gzip.write(f)) await once(gzip, 'drain');
   };
-  await put([
-    head(CHECKPOINT),
-    ...frame({ name: content.name, header: content.header, rows: content.typed.length }),
-  ]);
+  await put([head(CHECKPOINT), ...firstFrame(content)]);
   for (let at = 0; at < content.typed.length; at += SLICE) {
     await put(frame(content.typed.slice(at, at + SLICE)));
     await pace();
@@ -218,20 +225,53 @@ export function decodeCheckpointPaced(parts: Parts): Promise<TabContent | null> 
 
 /**
  * Whether a stored checkpoint holds exactly `content` (rows compared as the row diff compares them), read as it
- * inflates and never decoded whole: false at the first difference. Null when the blob is not a readable
- * checkpoint of format 2 (the caller decodes it the usual way).
+ * inflates and never decoded whole: false at the first difference. A checkpoint made from a read with the
+ * identity `content` was read with holds it without its rows being read (sources/read-identity.ts). Null when the
+ * blob is not a readable checkpoint of format 2 (the caller decodes it the usual way).
  */
 export function checkpointHolds(parts: Parts, content: TabContent): Promise<boolean | null> {
   return feedPaced(parts, checkpointComparer(content), () => null);
 }
 
-function* checkpointComparer(content: TabContent): Generator<void, boolean, unknown> {
-  const first = (yield) as { name?: unknown; header?: unknown; rows?: unknown } | typeof END | undefined;
+/**
+ * Whether a stored checkpoint was made from a read with the identity `content` was read with (and the same name,
+ * header and row count): its first frame alone is read, so its first part is all it needs. False for any other
+ * checkpoint, or one whose first frame is not whole in `parts`.
+ */
+export async function checkpointNamed(parts: Parts, content: TabContent): Promise<boolean> {
+  return (await feedPaced(parts, checkpointNamer(content), () => false)) === true;
+}
+
+type FirstFrame =
+  | { name?: unknown; header?: unknown; rows?: unknown; read?: unknown }
+  | typeof END
+  | undefined;
+
+/** Whether a checkpoint's first frame names the same tab, header and row count as `content`. */
+function sameHead(
+  first: FirstFrame,
+  content: TabContent,
+): first is Exclude<FirstFrame, typeof END | undefined> {
   if (first === END || !first || first.name !== content.name || first.rows !== content.typed.length)
     return false;
   const { header } = first;
   if (!isStringArray(header) || header.length !== content.header.length) return false;
-  if (header.some((h, i) => h !== content.header[i])) return false;
+  return header.every((h, i) => h === content.header[i]);
+}
+
+/** Made from a read of the very bytes, by the same code under the same limits: the same rows. */
+const sameRead = (first: Exclude<FirstFrame, typeof END | undefined>, content: TabContent) =>
+  content.readIdentity !== undefined && first.read === content.readIdentity;
+
+function* checkpointNamer(content: TabContent): Generator<void, boolean, unknown> {
+  const first = (yield) as FirstFrame;
+  return sameHead(first, content) && sameRead(first, content);
+}
+
+function* checkpointComparer(content: TabContent): Generator<void, boolean, unknown> {
+  const first = (yield) as FirstFrame;
+  if (!sameHead(first, content)) return false;
+  if (sameRead(first, content)) return true; // the same rows: not compared
   let at = 0;
   for (;;) {
     const rows = yield;

@@ -25,6 +25,7 @@ import { freeBytes } from '../../lib/free-buffer.ts';
 import type { KeptReadsPolicy } from '../kept-reads.ts';
 import type { SourceOptions } from '../kind.ts';
 import { planWrite, type WritePlan } from '../plan.ts';
+import { markReadTabs } from '../read-identity.ts';
 import { assertTabFits } from '../sheet-limits.ts';
 import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from '../source.ts';
 import { rowsComplete } from '../tab-rows.ts';
@@ -191,7 +192,7 @@ export class WorkbookFile {
       const after = signature;
       const size = bytes.byteLength; // before the bytes go to the worker
       try {
-        const payload = await this.#reads.read({
+        const { payload, identity } = await this.#reads.read({
           engine: this.#engine.name,
           filePath: this.path,
           bytes,
@@ -199,9 +200,10 @@ export class WorkbookFile {
           ...(this.#onReadProgress ? { onProgress: this.#onReadProgress } : {}),
         });
         this.#bytes.readable();
-        this.#cache = { signature: after, read: await this.#engine.received(payload), doc: null };
-        const read = this.#cache;
-        this.#ahead.afterRead(after, size, () => this.#prepareDocument(read));
+        const read = markReadTabs(await this.#engine.received(payload), identity);
+        this.#cache = { signature: after, read, doc: null };
+        const loaded = this.#cache;
+        this.#ahead.afterRead(after, size, () => this.#prepareDocument(loaded));
         return this.#cache;
       } catch (e) {
         this.#bytes.refused(after, e);

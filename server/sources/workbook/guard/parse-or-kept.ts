@@ -6,6 +6,8 @@
  * that has closed keeps nothing more, and its close waits for a keep under way, so nothing of a stopped
  * service is written into its data dir afterwards. Without a place to keep reads (a test, a caller without a
  * data dir), always the parse.
+ *
+ * A read that has a kept-read key is named by it (`identity`): the same key, the same rows (read-identity.ts).
  */
 import { freeBytes, holdBytes } from '../../../lib/free-buffer.ts';
 import type { KeptReadsPolicy } from '../../kept-reads.ts';
@@ -22,9 +24,9 @@ export class FileReads {
     this.#kept = kept;
   }
 
-  async read(request: OffThreadParse): Promise<unknown> {
+  async read(request: OffThreadParse): Promise<{ payload: unknown; identity: string | null }> {
     const kept = this.#closed ? undefined : this.#kept;
-    if (!kept) return parseOffThread(request);
+    if (!kept) return { payload: await parseOffThread(request), identity: null };
     const key = await keptReadKey(request.bytes, request.engine, request.limits);
     const file = keptReadFile(kept, request.filePath);
     const payload = await readKept(file, key);
@@ -32,12 +34,12 @@ export class FileReads {
       // The bytes are taken over, as a parse moves them to its thread: given back now, not at a full collection
       // (the whole file, 48 MB at a million rows, held for seconds after a start from a kept read).
       freeBytes(request.bytes);
-      return payload;
+      return { payload, identity: key };
     }
     const read = await parseOffThreadRead(request);
     // Closed meanwhile (its service stopping): nothing more goes into the data dir.
     if (!this.#closed) this.#keep({ file, key, minFreeBytes: kept.minFreeBytes }, read);
-    return read.payload;
+    return { payload: read.payload, identity: key };
   }
 
   #keep(as: KeepAs, read: ReadToKeep): void {
