@@ -12,8 +12,6 @@ import { describe, expect, it } from 'vitest';
 import { diffRows } from '../../server/diff/row-diff.ts';
 import type { RowEdit } from '../../server/repositories/baselines.ts';
 import {
-  applyEdits,
-  applyEditsInPlace,
   decodeCheckpoint,
   decodeCheckpointPaced,
   encodeCheckpoint,
@@ -21,6 +19,7 @@ import {
   encodeRedo,
   PART_BYTES,
 } from '../../server/repositories/rules/baseline-format.ts';
+import { applyEdits, applyEditsInPlace } from '../../server/repositories/rules/row-edits.ts';
 import type { CellValue } from '../../server/sources/source.ts';
 import { editRows, type RowEdit as ScriptEdit } from '../helpers/row-edits.ts';
 

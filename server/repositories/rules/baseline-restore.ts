@@ -12,7 +12,6 @@
  */
 import type { ComparedTab, CurrentContent } from '../baselines.ts';
 import {
-  applyEditsInPlace,
   checkpointHolds,
   checkpointNamed,
   decodeCheckpoint,
@@ -20,6 +19,7 @@ import {
   decodeRedo,
   type Parts,
 } from './baseline-format.ts';
+import { applyEditsInPlace } from './row-edits.ts';
 
 export type { CurrentContent } from '../baselines.ts';
 
