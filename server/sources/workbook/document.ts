@@ -27,6 +27,16 @@ export interface WorkbookDocument {
    */
   releasePrepared?(): boolean;
   /**
+   * What `prepare` made, as data to keep on disk for a later start on the very same bytes (`payload` and the
+   * buffers under its typed arrays), or null when there is nothing worth keeping.
+   */
+  preparedForm?(): { payload: unknown; buffers: ArrayBuffer[] } | null;
+  /**
+   * Takes back a `preparedForm` made from the very same bytes, before any `prepare`, which then has nothing
+   * left to do; false (nothing taken) when the form does not fit.
+   */
+  takePreparedForm?(payload: unknown): boolean;
+  /**
    * Which cells of a write to the tab show a number as a date, for planning (sources/date-cells.ts); a file type
    * without date cells (.csv) leaves this out.
    */

@@ -60,7 +60,9 @@ export const workbookKind: SourceKind = {
   warmUp: (options) => warmParseWorker(sourceFileLimits(options)),
   stopWork: cancelAllParses,
   async forgetKept(location, options) {
-    if (options.keptReads) await fs.rm(keptReadFile(options.keptReads, location), { force: true });
+    if (!options.keptReads) return;
+    await fs.rm(keptReadFile(options.keptReads, location), { force: true });
+    await fs.rm(keptReadFile(options.keptReads, location, 'prepared'), { force: true });
   },
   readOnly: isReadOnlyFile,
   backups: workbookBackups,

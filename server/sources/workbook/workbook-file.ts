@@ -32,7 +32,7 @@ import { rowsComplete } from '../tab-rows.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
-import { DocumentAhead } from './document-ahead.ts';
+import { DocumentAhead, prepareEveryTab } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { statSignature } from './file-signature.ts';
 import { CheckedBytes } from './guard/checked-bytes.ts';
@@ -203,7 +203,7 @@ export class WorkbookFile {
         const read = markReadTabs(await this.#engine.received(payload), identity);
         this.#cache = { signature: after, read, doc: null };
         const loaded = this.#cache;
-        this.#ahead.afterRead(after, size, () => this.#prepareDocument(loaded));
+        this.#ahead.afterRead(after, size, () => this.#prepareDocument(loaded, identity));
         return this.#cache;
       } catch (e) {
         this.#bytes.refused(after, e);
@@ -212,13 +212,13 @@ export class WorkbookFile {
     }
   }
 
-  /** The document of the version `loaded` was read from, its sheets cut into pieces; null if the file changed. */
-  async #prepareDocument(loaded: Loaded & { read: ReceivedRead }): Promise<WorkbookDocument | null> {
+  /** The document of the version `loaded` (read as `identity`) was read from, prepared; null if the file changed. */
+  async #prepareDocument(loaded: Loaded & { read: ReceivedRead }, identity: string | null) {
     if (isReadOnlyFile(this.path)) return null; // never written: nothing to prepare
     const { bytes, signature } = await this.#bytes.read(); // again: the worker was given the first bytes
     if (signature !== loaded.signature) return null;
     const doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
-    for (const tab of loaded.read.tabs) await doc.prepare?.(tab.sourceSheetId, { ahead: true });
+    await prepareEveryTab(doc, loaded.read.tabs, { reads: this.#reads, path: this.path, identity });
     if (doc.releasePrepared?.()) freeBytes(bytes); // now, not at a full collection seconds later
     return doc;
   }

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { crc32 } from 'node:zlib';
 import type { FileLimits } from '../../../config.ts';
+import { freeBytes } from '../../../lib/free-buffer.ts';
 import { pacer } from '../../../lib/pacer.ts';
 import { packageVersion, runningFromSource } from '../../../lib/package-file.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../../lib/private-files.ts';
@@ -43,6 +44,8 @@ const PART_HOURS = 1;
 const HOUR_MS = 3_600_000;
 /** Hashed a slice at a time, the event loop let go between slices: 48 MB of a million-row file take 27 ms. */
 const HASH_SLICE = 4 * 1024 * 1024;
+/** Segments read back together up to this many bytes (`readSegments`). */
+const RUN_BYTES = 8 * 1024 * 1024;
 
 /** Where one parse's result goes to be kept. */
 export interface KeepAs {
@@ -68,10 +71,17 @@ interface Header {
   crcs: number[];
 }
 
-/** The kept read's file for the workbook at `filePath`. */
-export function keptReadFile(kept: KeptReadsPolicy, filePath: string): string {
+/**
+ * The kept read's file for the workbook at `filePath`; `what: 'prepared'`, the file of what a write prepared
+ * from the same bytes (parse-or-kept.ts `keepPrepared`), kept the same way under the same key.
+ */
+export function keptReadFile(
+  kept: KeptReadsPolicy,
+  filePath: string,
+  what: 'read' | 'prepared' = 'read',
+): string {
   const name = createHash('sha256').update(path.resolve(filePath)).digest('hex').slice(0, 32);
-  return path.join(kept.dir, `${name}.read`);
+  return path.join(kept.dir, `${name}.${what}`);
 }
 
 /** The key of a read of `bytes` by `engine` under `limits`. */
@@ -123,16 +133,19 @@ export async function readKept(file: string, key: string): Promise<unknown> {
     const header = JSON.parse(headerBytes.toString('utf8')) as Header;
     if (header.key !== key || header.crcs.length !== header.buffers.length + 1) return null;
     const lengths = [header.skeleton, ...header.buffers];
-    let at = padded(start.length + headerLength);
-    if (lengths.reduce((end, length) => padded(end + length), at) !== size) return null;
-    const segments: ArrayBuffer[] = [];
-    for (const [i, length] of lengths.entries()) {
-      const segment = new ArrayBuffer(length);
-      const view = new Uint8Array(segment);
-      const { bytesRead } = await handle.read(view, 0, length, at);
-      if (bytesRead !== length || crc32(view) !== header.crcs[i]) return null;
-      segments.push(segment);
-      at = padded(at + length);
+    const offsets: number[] = [];
+    let end = padded(start.length + headerLength);
+    for (const length of lengths) {
+      offsets.push(end);
+      end = padded(end + length);
+    }
+    if (end !== size) return null;
+    const segments = await readSegments(handle, offsets, lengths);
+    if (
+      segments === null ||
+      segments.some((segment, i) => crc32(new Uint8Array(segment)) !== header.crcs[i])
+    ) {
+      return null;
     }
     const payload = payloadOf(new Uint8Array(segments[0]!), segments.slice(1));
     // Used: a kept read is removed only after a month without use.
@@ -144,6 +157,40 @@ export async function readKept(file: string, key: string): Promise<unknown> {
   } finally {
     await handle?.close().catch(() => {});
   }
+}
+
+/**
+ * The segments at `offsets`, each in an ArrayBuffer of its own (what `payloadOf` takes over). Small ones are read
+ * a run at a time and copied out: a sheet's kept pieces are thousands of 30 KB segments, and one read each took a
+ * million-row sheet's a second of round trips to the thread pool. Null when the file ends early.
+ */
+async function readSegments(
+  handle: Awaited<ReturnType<typeof open>>,
+  offsets: readonly number[],
+  lengths: readonly number[],
+): Promise<ArrayBuffer[] | null> {
+  const segments: ArrayBuffer[] = [];
+  for (let i = 0; i < lengths.length; ) {
+    const from = offsets[i] as number;
+    let next = i + 1;
+    while (next < lengths.length && (offsets[next] as number) + (lengths[next] as number) - from <= RUN_BYTES)
+      next++;
+    const runLength = (offsets[next - 1] as number) + (lengths[next - 1] as number) - from;
+    // One segment (a large one, or one alone) is read straight into its own buffer; a run, into one read then copied.
+    const run = new Uint8Array(new ArrayBuffer(runLength));
+    const { bytesRead } = await handle.read(run, 0, runLength, from);
+    if (bytesRead !== runLength) return null;
+    if (next === i + 1) segments.push(run.buffer);
+    else {
+      for (let k = i; k < next; k++) {
+        const at = (offsets[k] as number) - from;
+        segments.push(run.slice(at, at + (lengths[k] as number)).buffer);
+      }
+      freeBytes(run);
+    }
+    i = next;
+  }
+  return segments;
 }
 
 /** The CRC-32 of the skeleton then of each buffer, taken by the parse thread before it sends them (a million rows: 30 ms). */

@@ -11,7 +11,16 @@
  */
 import { freeBytes, holdBytes } from '../../../lib/free-buffer.ts';
 import type { KeptReadsPolicy } from '../../kept-reads.ts';
-import { type KeepAs, keepRead, keptReadFile, keptReadKey, type ReadToKeep, readKept } from './kept-read.ts';
+import {
+  crcsOf,
+  type KeepAs,
+  keepRead,
+  keptReadFile,
+  keptReadKey,
+  type ReadToKeep,
+  readKept,
+  skeletonOf,
+} from './kept-read.ts';
 import { type OffThreadParse, parseOffThread, parseOffThreadRead } from './parse-off-thread.ts';
 
 export class FileReads {
@@ -40,6 +49,25 @@ export class FileReads {
     // Closed meanwhile (its service stopping): nothing more goes into the data dir.
     if (!this.#closed) this.#keep({ file, key, minFreeBytes: kept.minFreeBytes }, read);
     return { payload: read.payload, identity: key };
+  }
+
+  /**
+   * What a write prepared from the bytes of the read named `identity`, kept by `keepPrepared` (a large sheet cut
+   * into pieces: seconds of work a restart on the same bytes need not do again), or null.
+   */
+  async keptPrepared(filePath: string, identity: string): Promise<unknown> {
+    const kept = this.#closed ? undefined : this.#kept;
+    return kept ? readKept(keptReadFile(kept, filePath, 'prepared'), identity) : null;
+  }
+
+  /** Keeps `form` (a document's `preparedForm`) as what was prepared from the read named `identity`, behind the caller. */
+  keepPrepared(filePath: string, identity: string, form: { payload: unknown; buffers: ArrayBuffer[] }): void {
+    const kept = this.#closed ? undefined : this.#kept;
+    if (!kept) return;
+    const skeleton = skeletonOf(form.payload, form.buffers);
+    const file = keptReadFile(kept, filePath, 'prepared');
+    const read = { skeleton, buffers: form.buffers, crcs: crcsOf(skeleton, form.buffers) };
+    this.#keep({ file, key: identity, minFreeBytes: kept.minFreeBytes }, read);
   }
 
   #keep(as: KeepAs, read: ReadToKeep): void {

@@ -17,6 +17,7 @@ import type { WorkbookDocument } from '../document.ts';
 import { xlsxDateTargets } from './date-targets.ts';
 import { warmFormulas } from './formula-warm.ts';
 import { HeldTabs, type KnownTab } from './held-tabs.ts';
+import { type KeptForm, keptSheetsOf, takeKeptSheets } from './kept-sheets.ts';
 import { OoxmlPackage } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { serializePackage } from './package-serialize.ts';
@@ -84,6 +85,14 @@ export class OoxmlDocument implements WorkbookDocument {
   releasePrepared(): boolean {
     endIdlePieceThreads();
     return this.#wb.pkg.releaseHeldSheets();
+  }
+
+  preparedForm(): KeptForm | null {
+    return keptSheetsOf(this.#wb.pkg);
+  }
+
+  takePreparedForm(payload: unknown): boolean {
+    return takeKeptSheets(this.#wb.pkg, payload);
   }
 
   /** Which cells of a write to the tab show a number as a date (date-targets.ts); after `prepare`. */

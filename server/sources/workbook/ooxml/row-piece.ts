@@ -89,6 +89,22 @@ export class RowPiece {
     return this.#closed === null || this.#closed.shared;
   }
 
+  /**
+   * The piece as it was made closed, when nothing moved or opened it since (what a kept document stores of it:
+   * kept-sheets.ts); else null.
+   */
+  get closedAsMade(): {
+    deflated: DeflatedPiece;
+    numbers: Int32Array;
+    lengths: Int32Array;
+    facts: FormulaFacts;
+  } | null {
+    const closed = this.#closed;
+    if (!closed || closed.pending.length > 0 || closed.current !== closed.numbers) return null;
+    const { deflated, numbers, lengths, formulas, reach, shared } = closed;
+    return { deflated, numbers, lengths, facts: { formulas, reach, shared } };
+  }
+
   /** Closed with rewrites still to apply: closing it again must rewrite and recompress it. */
   get moved(): boolean {
     return (this.#closed?.pending.length ?? 0) > 0;

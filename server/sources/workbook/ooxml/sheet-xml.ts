@@ -105,6 +105,11 @@ export class SheetXml {
     this.#pieces = intoPieces(rows);
   }
 
+  /** The rows' pieces, in sheet order (to keep them as they are: kept-sheets.ts). */
+  get pieces(): readonly RowPiece[] {
+    return this.#pieces;
+  }
+
   /** The piece holding row `number` (the first such, when a file repeats a number), if any could. */
   #pieceFor(number: number): RowPiece | undefined {
     let low = 0;
