@@ -8,6 +8,12 @@ import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
 import type { GridLimits } from '../tab.ts';
 
+/** What a document prepared, as data to keep on disk: the form, and the buffers under its typed arrays. */
+export interface PreparedForm {
+  payload: unknown;
+  buffers: ArrayBuffer[];
+}
+
 export interface WorkbookDocument {
   /** The tab's current content, or undefined when no tab has that id. Treat the result as read-only. */
   tab(sourceSheetId: string): TabSnapshot | undefined;
@@ -27,10 +33,10 @@ export interface WorkbookDocument {
    */
   releasePrepared?(): boolean;
   /**
-   * What `prepare` made, as data to keep on disk for a later start on the very same bytes (`payload` and the
-   * buffers under its typed arrays), or null when there is nothing worth keeping.
+   * What `prepare` made, to keep on disk for a later start on the very same bytes, or null when there is nothing
+   * worth keeping.
    */
-  preparedForm?(): { payload: unknown; buffers: ArrayBuffer[] } | null;
+  preparedForm?(): PreparedForm | null;
   /**
    * Takes back a `preparedForm` made from the very same bytes, before any `prepare`, which then has nothing
    * left to do; false (nothing taken) when the form does not fit.

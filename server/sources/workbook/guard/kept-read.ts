@@ -161,8 +161,8 @@ export async function readKept(file: string, key: string): Promise<unknown> {
 
 /**
  * The segments at `offsets`, each in an ArrayBuffer of its own (what `payloadOf` takes over). Small ones are read
- * a run at a time and copied out: a sheet's kept pieces are thousands of 30 KB segments, and one read each took a
- * million-row sheet's a second of round trips to the thread pool. Null when the file ends early.
+ * a run at a time and copied out: a sheet's kept pieces are thousands of 30 KB segments, and one read each cost a
+ * million-row sheet about a second of round trips to the thread pool. Null when the file ends early.
  */
 async function readSegments(
   handle: Awaited<ReturnType<typeof open>>,

@@ -11,6 +11,7 @@
  */
 import { freeBytes, holdBytes } from '../../../lib/free-buffer.ts';
 import type { KeptReadsPolicy } from '../../kept-reads.ts';
+import type { PreparedForm } from '../document.ts';
 import {
   crcsOf,
   type KeepAs,
@@ -60,8 +61,11 @@ export class FileReads {
     return kept ? readKept(keptReadFile(kept, filePath, 'prepared'), identity) : null;
   }
 
-  /** Keeps `form` (a document's `preparedForm`) as what was prepared from the read named `identity`, behind the caller. */
-  keepPrepared(filePath: string, identity: string, form: { payload: unknown; buffers: ArrayBuffer[] }): void {
+  /**
+   * Keeps `form` (a document's `preparedForm`) as what was prepared from the read named `identity`, behind the
+   * caller. Its skeleton and CRCs are taken here, on the service's thread (a million rows: about 13 ms).
+   */
+  keepPrepared(filePath: string, identity: string, form: PreparedForm): void {
     const kept = this.#closed ? undefined : this.#kept;
     if (!kept) return;
     const skeleton = skeletonOf(form.payload, form.buffers);

@@ -13,11 +13,11 @@ import type { DateTargets } from '../../date-cells.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../../source.ts';
 import type { GridLimits } from '../../tab.ts';
-import type { WorkbookDocument } from '../document.ts';
+import type { PreparedForm, WorkbookDocument } from '../document.ts';
 import { xlsxDateTargets } from './date-targets.ts';
 import { warmFormulas } from './formula-warm.ts';
 import { HeldTabs, type KnownTab } from './held-tabs.ts';
-import { type KeptForm, keptSheetsOf, takeKeptSheets } from './kept-sheets.ts';
+import { keptSheetsOf, takeKeptSheets } from './kept-sheets.ts';
 import { OoxmlPackage } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { serializePackage } from './package-serialize.ts';
@@ -87,7 +87,7 @@ export class OoxmlDocument implements WorkbookDocument {
     return this.#wb.pkg.releaseHeldSheets();
   }
 
-  preparedForm(): KeptForm | null {
+  preparedForm(): PreparedForm | null {
     return keptSheetsOf(this.#wb.pkg);
   }
 
