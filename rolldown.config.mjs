@@ -18,6 +18,7 @@ export default {
     'parse-worker': 'dist/server/sources/workbook/guard/parse-worker.js',
     'piece-thread': 'dist/server/sources/workbook/ooxml/piece-thread.js',
     'csv-part-thread': 'dist/server/sources/workbook/csv-part-thread.js',
+    'kept-segments-thread': 'dist/server/sources/workbook/guard/kept-segments-thread.js',
   },
   platform: 'node',
   // Only SheetPort's own modules are bundled: packages (and Node's own) are imported from where they are installed.

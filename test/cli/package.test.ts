@@ -39,6 +39,7 @@ describe('the installable package', () => {
     for (const entry of ['cli', 'small-footprint-first', 'stop-with-parent', 'parse-worker', 'piece-thread'])
       expect(files).toContain(`dist/bundle/${entry}.js`);
     expect(files).toContain('dist/bundle/csv-part-thread.js');
+    expect(files).toContain('dist/bundle/kept-segments-thread.js');
     expect(files.filter((f) => f.startsWith('dist/server/'))).toEqual([]);
     expect(files).toContain('docs/openapi.json');
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('server/'))).toEqual([]);

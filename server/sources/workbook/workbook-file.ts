@@ -32,7 +32,7 @@ import { rowsComplete } from '../tab-rows.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import { appendInPlace } from './csv-append.ts';
 import type { WorkbookDocument } from './document.ts';
-import { DocumentAhead, prepareEveryTab } from './document-ahead.ts';
+import { DocumentAhead, preparedKeep, prepareEveryTab } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { statSignature } from './file-signature.ts';
 import { CheckedBytes } from './guard/checked-bytes.ts';
@@ -215,10 +215,11 @@ export class WorkbookFile {
   /** The document of the version `loaded` (read as `identity`) was read from, prepared; null if the file changed. */
   async #prepareDocument(loaded: Loaded & { read: ReceivedRead }, identity: string | null) {
     if (isReadOnlyFile(this.path)) return null; // never written: nothing to prepare
+    const keep = preparedKeep(this.#reads, this.path, identity);
     const { bytes, signature } = await this.#bytes.read(); // again: the worker was given the first bytes
     if (signature !== loaded.signature) return null;
     const doc = await loaded.read.documentFor(bytes, this.path, this.#documentLimits());
-    await prepareEveryTab(doc, loaded.read.tabs, { reads: this.#reads, path: this.path, identity });
+    await prepareEveryTab(doc, loaded.read.tabs, keep);
     if (doc.releasePrepared?.()) freeBytes(bytes); // now, not at a full collection seconds later
     return doc;
   }
@@ -338,8 +339,7 @@ export class WorkbookFile {
       try {
         doc.apply(job.sourceSheetId, plan, job.options);
       } catch (error) {
-        // Half-applied: the document is no longer trustworthy. Fail this job alone and redo the others
-        // from the file.
+        // Half-applied: the document is no longer trustworthy. This job fails alone; the others are redone.
         this.#cache = null;
         failed.set(
           job,

@@ -20,13 +20,18 @@ import { mkdir, open, readdir, rename, rm, stat, statfs, utimes } from 'node:fs/
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
+import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
 import type { FileLimits } from '../../../config.ts';
-import { freeBytes } from '../../../lib/free-buffer.ts';
+import { workerScriptUrl } from '../../../lib/archive-path.ts';
 import { pacer } from '../../../lib/pacer.ts';
 import { packageVersion, runningFromSource } from '../../../lib/package-file.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../../lib/private-files.ts';
 import type { KeptReadsPolicy } from '../../kept-reads.ts';
+import { readCheckedSegments, type SegmentLayout } from './kept-segments.ts';
+import type { SegmentsJob, SegmentsReply } from './kept-segments-thread.ts';
+
+const SEGMENTS_THREAD_URL = workerScriptUrl('kept-segments-thread', import.meta.url);
 
 /**
  * What is kept, in which form. Raise it whenever a payload an engine sends changes shape (cell-tab.ts
@@ -44,8 +49,12 @@ const PART_HOURS = 1;
 const HOUR_MS = 3_600_000;
 /** Hashed a slice at a time, the event loop let go between slices: 48 MB of a million-row file take 27 ms. */
 const HASH_SLICE = 4 * 1024 * 1024;
-/** Segments read back together up to this many bytes (`readSegments`). */
-const RUN_BYTES = 8 * 1024 * 1024;
+/**
+ * A kept file this large is read back on a thread of its own (`readSegmentsOffThread`): its page faults and CRCs
+ * would hold the service's thread a few milliseconds a megabyte. A smaller one is read inline, sooner than a thread
+ * starts (a 100,000-row read keeps 11 MB).
+ */
+const OFF_THREAD_FROM_BYTES = 16 * 1024 * 1024;
 
 /** Where one parse's result goes to be kept. */
 export interface KeepAs {
@@ -140,13 +149,12 @@ export async function readKept(file: string, key: string): Promise<unknown> {
       end = padded(end + length);
     }
     if (end !== size) return null;
-    const segments = await readSegments(handle, offsets, lengths);
-    if (
-      segments === null ||
-      segments.some((segment, i) => crc32(new Uint8Array(segment)) !== header.crcs[i])
-    ) {
-      return null;
-    }
+    const layout = { offsets, lengths, crcs: header.crcs };
+    const segments =
+      size >= OFF_THREAD_FROM_BYTES
+        ? await readSegmentsOffThread(handle.fd, layout)
+        : await readCheckedSegments(handle.fd, layout);
+    if (segments === null) return null;
     const payload = payloadOf(new Uint8Array(segments[0]!), segments.slice(1));
     // Used: a kept read is removed only after a month without use.
     const now = new Date();
@@ -160,37 +168,19 @@ export async function readKept(file: string, key: string): Promise<unknown> {
 }
 
 /**
- * The segments at `offsets`, each in an ArrayBuffer of its own (what `payloadOf` takes over). Small ones are read
- * a run at a time and copied out: a sheet's kept pieces are thousands of 30 KB segments, and one read each cost a
- * million-row sheet about a second of round trips to the thread pool. Null when the file ends early.
+ * `readCheckedSegments` on the kept-segments thread, from `fd` (open here until it answers), or null when it cannot
+ * (the thread failed to start or ended).
  */
-async function readSegments(
-  handle: Awaited<ReturnType<typeof open>>,
-  offsets: readonly number[],
-  lengths: readonly number[],
-): Promise<ArrayBuffer[] | null> {
-  const segments: ArrayBuffer[] = [];
-  for (let i = 0; i < lengths.length; ) {
-    const from = offsets[i] as number;
-    let next = i + 1;
-    while (next < lengths.length && (offsets[next] as number) + (lengths[next] as number) - from <= RUN_BYTES)
-      next++;
-    const runLength = (offsets[next - 1] as number) + (lengths[next - 1] as number) - from;
-    // One segment (a large one, or one alone) is read straight into its own buffer; a run, into one read then copied.
-    const run = new Uint8Array(new ArrayBuffer(runLength));
-    const { bytesRead } = await handle.read(run, 0, runLength, from);
-    if (bytesRead !== runLength) return null;
-    if (next === i + 1) segments.push(run.buffer);
-    else {
-      for (let k = i; k < next; k++) {
-        const at = (offsets[k] as number) - from;
-        segments.push(run.slice(at, at + (lengths[k] as number)).buffer);
-      }
-      freeBytes(run);
-    }
-    i = next;
-  }
-  return segments;
+function readSegmentsOffThread(fd: number, layout: SegmentLayout): Promise<ArrayBuffer[] | null> {
+  return new Promise((resolve) => {
+    const worker = new Worker(SEGMENTS_THREAD_URL);
+    worker.once('message', (reply: SegmentsReply) => resolve(reply.segments));
+    worker.once('error', () => resolve(null));
+    // After its answer this settles nothing: a promise takes its first answer only.
+    worker.once('exit', () => resolve(null));
+    const job: SegmentsJob = { fd, layout };
+    worker.postMessage(job);
+  });
 }
 
 /** The CRC-32 of the skeleton then of each buffer, taken by the parse thread before it sends them (a million rows: 30 ms). */
