@@ -36,6 +36,8 @@ export async function connectSpreadsheet(
   let snapshot: SpreadsheetSnapshot;
   try {
     snapshot = await source.read();
+    // Only described (names, headers, row counts): its rows need not be made behind.
+    for (const tab of snapshot.tabs) tab.onDemand?.stopBehind();
   } finally {
     await source.close().catch(() => {});
   }

@@ -34,8 +34,13 @@ export interface RowsOnDemand {
   row(index: number): CellValue[];
   /** The array `typed` is once every row is made (the same array from the start): caches key by it. */
   readonly owner: CellValue[][];
-  /** Settles once every row is made. */
+  /**
+   * Settles once every row is made, or once the rows are no longer made behind (`stopBehind`): those not made yet
+   * are then made when read (`typed` makes them all at once).
+   */
   readonly complete: Promise<void>;
+  /** No more rows made behind the first answers: a read that answers once and is dropped (a connect) needs none. */
+  stopBehind(): void;
 }
 
 export interface SpreadsheetSnapshot {

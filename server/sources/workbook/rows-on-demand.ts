@@ -25,6 +25,8 @@ export class DecodingRows implements RowsOnDemand {
   #maker: RowMaker | null;
   /** Every row below this one is made. */
   #next = 0;
+  /** Whether rows are still made behind (until `stopBehind`). */
+  #behind = true;
 
   constructor(maker: RowMaker) {
     this.rowCount = maker.rows;
@@ -49,6 +51,14 @@ export class DecodingRows implements RowsOnDemand {
     return row;
   }
 
+  /**
+   * The paced pass ends at its next step: a million rows made over a second, and the collections they cost, are
+   * of no use to a read that answers once (a connect, which exits or drops the read).
+   */
+  stopBehind(): void {
+    this.#behind = false;
+  }
+
   /** Every row, made now where the paced pass has not reached them. */
   all(): CellValue[][] {
     if (this.#maker !== null) this.#makeUpTo(this.rowCount);
@@ -57,7 +67,7 @@ export class DecodingRows implements RowsOnDemand {
 
   async #makeAllPaced(): Promise<void> {
     const pace = pacer();
-    while (this.#maker !== null) {
+    while (this.#maker !== null && this.#behind) {
       this.#makeUpTo(Math.min(this.rowCount, this.#next + STEP_ROWS));
       await pace();
     }

@@ -94,6 +94,22 @@ describe('rows made on demand', () => {
     expect(tab.typed).toEqual(whole);
   });
 
+  it('makes no more rows behind once told to stop (a connect), and still answers every row when read', async () => {
+    const whole = await wholeRows();
+    const tab = await freshTab();
+    const owner = rowsOwner(tab);
+    tab.onDemand!.stopBehind();
+    await rowsComplete([tab]); // the paced pass has ended
+    // Long enough for the pass to have made every row had it gone on (30,000 rows: tens of milliseconds).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Only the pass's first steps were made (those before the stop): the rest is still to make.
+    expect(tab.onDemand).toBeDefined();
+    expect(owner.filter((row) => row !== undefined).length).toBeLessThanOrEqual(ROWS / 4);
+    expect(rowOf(tab, 25_000)).toEqual(whole[25_000]);
+    expect(tab.typed).toEqual(whole);
+    expect(tab.onDemand).toBeUndefined();
+  });
+
   it('gives the columns back once every row is made', async () => {
     const doc = await OoxmlDocument.parse(await workbookBytes(), {
       maxCells: 1_000_000,
