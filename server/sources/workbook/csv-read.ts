@@ -82,7 +82,7 @@ export class ReadSink implements FieldSink {
     this.builder.bytes(buf, start, end);
   }
   endRecord(start: number, end: number): void {
-    this.builder.endRecord();
+    this.builder.endRecord(start, end);
     this.starts.push(start);
     this.ends.push(end);
     // Counted every few thousand records: a million-row file says how far it is without a call per row.

@@ -49,6 +49,10 @@ export interface CsvTabPart {
   shownTexts: string[];
 }
 
+/** Records read before the rest is expected (`#expectTheRest`), and the margin over what they suggest. */
+const EXPECT_AFTER_RECORDS = 4096;
+const EXPECT_MARGIN = 1.03;
+
 export class CsvTabBuilder implements FieldSink {
   readonly #name: string;
   readonly #limits: GridLimits | undefined;
@@ -75,6 +79,9 @@ export class CsvTabBuilder implements FieldSink {
   #used = 0;
   #first = 0;
   #candidate: string[] = [];
+  /** The bytes the builder's records lie in, and where its first data record starts (-1 before it). */
+  readonly #bytes: number;
+  #dataFrom = -1;
 
   /**
    * `buf` holds the bytes the fields given by place are in. A builder that `continues` another reads the records
@@ -82,6 +89,7 @@ export class CsvTabBuilder implements FieldSink {
    */
   constructor(buf: Buffer, name: string, limits: GridLimits | undefined, continues = false) {
     this.#table = new TextTable(buf);
+    this.#bytes = buf.length;
     this.#name = name;
     this.#limits = limits;
     if (!continues) return;
@@ -209,8 +217,8 @@ export class CsvTabBuilder implements FieldSink {
     this.#push(Kind.Text, id);
   }
 
-  /** The record's fields are all given. */
-  endRecord(): void {
+  /** The record's fields are all given; its text is `[start, end)` of the builder's bytes. */
+  endRecord(start: number, end: number): void {
     const index = this.#records++;
     const used = this.#used;
     const first = this.#first;
@@ -235,11 +243,27 @@ export class CsvTabBuilder implements FieldSink {
       this.#cellStart.push(first + used);
       this.#first = first + used;
     }
+    if (this.#dataFrom < 0) this.#dataFrom = start;
+    else if (index - this.#headerIndex === EXPECT_AFTER_RECORDS) this.#expectTheRest(end);
     if (used === 0) return;
     this.#lastIndex = index;
     this.#cellsAtLast = first + used;
     if (used > this.#columns) this.#columns = used;
     this.#checkGrowth();
+  }
+
+  /**
+   * The cells and records of the whole bytes expected from those up to `end` (the rest of the file is assumed as
+   * dense), and room made for them now rather than by doublings, never beyond the cells the limits let a tab hold.
+   */
+  #expectTheRest(end: number): void {
+    const read = end - this.#dataFrom;
+    if (read <= 0 || this.#over) return;
+    const scale = ((this.#bytes - this.#dataFrom) / read) * EXPECT_MARGIN;
+    const cells = Math.min(Math.ceil(this.#kinds.length * scale), this.#limits?.maxCells ?? Infinity);
+    this.#kinds.expect(cells);
+    this.#values.expect(cells);
+    this.#cellStart.expect(Math.ceil(this.#cellStart.length * scale));
   }
 
   /** A field typed by `readCsvCell` itself. */
