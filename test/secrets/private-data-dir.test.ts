@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { writePeopleWorkbook } from '../helpers/fixtures.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 
@@ -17,11 +17,24 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function filesUnder(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name));
+type FileSeen = { file: string; mode: number; text: string };
+
+/** Every file under `dir` with its mode and bytes. The service keeps writing behind its answers (a read's kept
+ *  form goes to a `.part` then is renamed), so a file listed may be gone a moment later: it is skipped, and its
+ *  renamed successor is in the next walk. */
+function filesUnder(dir: string): FileSeen[] {
+  const seen: FileSeen[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    try {
+      const mode = fs.statSync(file).mode & 0o777;
+      seen.push({ file, mode, text: fs.readFileSync(file).toString('latin1') });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return seen;
 }
 
 describe('a pre-existing 0755 data dir', () => {
@@ -49,8 +62,13 @@ describe('a pre-existing 0755 data dir', () => {
     expect(repeat.status).toBe(201);
     expect((await repeat.json()).secret).toBe(secret); // the stored answer opens again, secret included
 
-    const files = filesUnder(dataDir);
-    expect(files.map((f) => path.basename(f))).toEqual(
+    // Once the writes behind the answers are done (no `.part` left), the whole dir is walked again.
+    const during = filesUnder(dataDir);
+    await vi.waitFor(() => expect(filesUnder(dataDir).filter((f) => f.file.endsWith('.part'))).toEqual([]), {
+      timeout: 10_000,
+    });
+    const files = [...during, ...filesUnder(dataDir)];
+    expect(files.map((f) => path.basename(f.file))).toEqual(
       expect.arrayContaining([
         'sheetport.db',
         'sheetport.db-wal',
@@ -59,10 +77,10 @@ describe('a pre-existing 0755 data dir', () => {
         'secrets-provider.json',
       ]),
     );
-    for (const file of files) expect(fs.statSync(file).mode & 0o777, file).toBe(0o600);
+    for (const { file, mode } of files) expect(mode, file).toBe(0o600);
 
     const key = (secret as string).slice('whsec_'.length);
-    const onDisk = files.map((f) => fs.readFileSync(f).toString('latin1')).join('\n');
+    const onDisk = files.map((f) => f.text).join('\n');
     expect(onDisk).not.toContain(key);
   });
 });
