@@ -36,8 +36,8 @@ export function readCsvPart(job: PartJob): { reply: PartReply; transfer: ArrayBu
   if (!scanCommon(buf, 0, buf.length, job.delimiter.charCodeAt(0), sink))
     return { reply: { read: null }, transfer: [] };
   const tab = sink.builder.part();
-  const starts = Float64Array.from(sink.starts);
-  const ends = Float64Array.from(sink.ends);
+  const starts = sink.starts.done();
+  const ends = sink.ends.done();
   const transfer = [tab.cellStart, tab.kinds, tab.values, tab.shownAt, starts, ends].map(
     (a) => a.buffer as ArrayBuffer,
   );

@@ -11,6 +11,7 @@ import { type CsvLayout, layoutOf } from './csv-layout.ts';
 import { type FieldSink, scanRecords } from './csv-scan.ts';
 import { type EncodedCsvTab, transferablesOfCsvTab } from './csv-tab.ts';
 import { CsvTabBuilder } from './csv-tab-builder.ts';
+import { Growing } from './growing-array.ts';
 
 /** A read file: record i's text is `bytes[starts[i], ends[i])` (line ending excluded). */
 export interface CsvRead {
@@ -46,12 +47,18 @@ export function readCsv(
   return sink.read(layout);
 }
 
-/** The tab builder, and where each record is. */
+/**
+ * The tab builder, and where each record is. Typed arrays grown by doubling: arrays of numbers pushed a record at a
+ * time were copied as they grew, collected, and copied once more at the end (a file of a million blank lines cost
+ * about 0.9 s and 220 MB; fifty million, 18 s and 3.3 GB).
+ */
 export class ReadSink implements FieldSink {
   readonly builder: CsvTabBuilder;
-  readonly starts: number[] = [];
-  readonly ends: number[] = [];
+  readonly starts = new Growing((n) => new Float64Array(n));
+  readonly ends = new Growing((n) => new Float64Array(n));
   readonly #progress: Pick<ByteProgress, 'add'> | undefined;
+  /** The record positions are sized for the whole file (as soon as the builder expects its size). */
+  #sized = false;
   /** Where the bytes counted on `#progress` end. */
   #counted = 0;
   constructor(builder: CsvTabBuilder, progress?: Pick<ByteProgress, 'add'>) {
@@ -61,17 +68,22 @@ export class ReadSink implements FieldSink {
 
   /** Records another sink found, `offset` bytes further on in the file (csv-read-split.ts). */
   appendRecords(starts: Float64Array, ends: Float64Array, offset: number): void {
-    for (let i = 0; i < starts.length; i++) {
-      this.starts.push(starts[i]! + offset);
-      this.ends.push(ends[i]! + offset);
+    for (const [mine, theirs] of [
+      [this.starts, starts],
+      [this.ends, ends],
+    ] as const) {
+      const from = mine.length;
+      mine.append(theirs);
+      const array = mine.array;
+      for (let i = from; i < mine.length; i++) array[i]! += offset;
     }
   }
 
   read(layout: CsvLayout): CsvRead {
     return {
       layout,
-      starts: Float64Array.from(this.starts),
-      ends: Float64Array.from(this.ends),
+      starts: this.starts.done(),
+      ends: this.ends.done(),
       tab: this.builder.finish(),
     };
   }
@@ -85,11 +97,20 @@ export class ReadSink implements FieldSink {
     this.builder.endRecord(start, end);
     this.starts.push(start);
     this.ends.push(end);
+    if (!this.#sized) this.#sizeForTheRest();
     // Counted every few thousand records: a million-row file says how far it is without a call per row.
     if (this.#progress && (this.ends.length & 4095) === 0) {
       this.#progress.add(end - this.#counted);
       this.#counted = end;
     }
+  }
+
+  #sizeForTheRest(): void {
+    const expected = this.builder.recordsExpected(this.ends.length);
+    if (expected === 0) return;
+    this.starts.expect(expected);
+    this.ends.expect(expected);
+    this.#sized = true;
   }
 }
 

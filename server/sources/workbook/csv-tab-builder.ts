@@ -53,6 +53,26 @@ export interface CsvTabPart {
 const EXPECT_AFTER_RECORDS = 4096;
 const EXPECT_MARGIN = 1.03;
 
+/**
+ * Room for `cells` cells and `rowStarts` row starts read so far, scaled by `scale`, never beyond what `limits` let
+ * a tab hold: its cells, and as many rows as cells (every row counts its width in cells, at least one). A file of
+ * tiny records (`1\n` a billion times) would otherwise have its row starts expected past any limit before the
+ * limit refuses it.
+ */
+export function expectedRoom(
+  cells: number,
+  rowStarts: number,
+  scale: number,
+  limits: GridLimits | undefined,
+): { cells: number; rowStarts: number } {
+  const most = limits?.maxCells ?? Number.POSITIVE_INFINITY;
+  return {
+    cells: Math.min(Math.ceil(cells * scale), most),
+    // The header's start is one of them.
+    rowStarts: Math.min(Math.ceil(rowStarts * scale), most + 1),
+  };
+}
+
 export class CsvTabBuilder implements FieldSink {
   readonly #name: string;
   readonly #limits: GridLimits | undefined;
@@ -82,6 +102,8 @@ export class CsvTabBuilder implements FieldSink {
   /** The bytes the builder's records lie in, and where its first data record starts (-1 before it). */
   readonly #bytes: number;
   #dataFrom = -1;
+  /** How many times what was read the whole bytes are expected to hold, once expected (`#expectTheRest`); 0 before. */
+  #scale = 0;
 
   /**
    * `buf` holds the bytes the fields given by place are in. A builder that `continues` another reads the records
@@ -260,10 +282,19 @@ export class CsvTabBuilder implements FieldSink {
     const read = end - this.#dataFrom;
     if (read <= 0 || this.#over) return;
     const scale = ((this.#bytes - this.#dataFrom) / read) * EXPECT_MARGIN;
-    const cells = Math.min(Math.ceil(this.#kinds.length * scale), this.#limits?.maxCells ?? Infinity);
-    this.#kinds.expect(cells);
-    this.#values.expect(cells);
-    this.#cellStart.expect(Math.ceil(this.#cellStart.length * scale));
+    this.#scale = scale;
+    const room = expectedRoom(this.#kinds.length, this.#cellStart.length, scale, this.#limits);
+    this.#kinds.expect(room.cells);
+    this.#values.expect(room.cells);
+    this.#cellStart.expect(room.rowStarts);
+  }
+
+  /**
+   * The records `count` records read so far are expected to grow to, within the limits (the sink's record
+   * positions are sized by it, as the cells are); 0 until the rest is expected.
+   */
+  recordsExpected(count: number): number {
+    return this.#scale === 0 ? 0 : expectedRoom(0, count, this.#scale, this.#limits).rowStarts;
   }
 
   /** A field typed by `readCsvCell` itself. */

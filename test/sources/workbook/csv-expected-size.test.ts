@@ -8,6 +8,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CellValue } from '../../../server/sources/source.ts';
+import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
+import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
+import { expectedRoom } from '../../../server/sources/workbook/csv-tab-builder.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 
@@ -24,10 +27,26 @@ function rowOf(id: number, dense: boolean): { line: string; typed: CellValue[] }
   return { line: `${id},,,,,,,,${note}`, typed: [id, null, null, null, null, null, null, null, note] };
 }
 
+const fileOf = (rows: { line: string }[]) =>
+  `${HEADER.join(',')}\n${rows.map((row) => row.line).join('\n')}\n`;
+
+/** Where each line of `text` (LF line breaks, ASCII) starts and ends, its break excluded: what a read must say. */
+function linePlaces(text: string): { starts: number[]; ends: number[] } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf('\n', at);
+    starts.push(at);
+    ends.push(end);
+    at = end + 1;
+  }
+  return { starts, ends };
+}
+
 async function readBack(firstDense: boolean) {
   const rows = Array.from({ length: 2 * HALF }, (_, i) => rowOf(i + 1, i < HALF === firstDense));
   const file = path.join(await tempDir(), 'orders.csv');
-  await fs.writeFile(file, `${HEADER.join(',')}\n${rows.map((row) => row.line).join('\n')}\n`);
+  await fs.writeFile(file, fileOf(rows));
   const source = createWorkbookSource(file);
   try {
     const [tab] = (await source.read()).tabs;
@@ -48,5 +67,38 @@ describe('a .csv tab read into arrays sized from its start', () => {
     const { tab, expected } = await readBack(false);
     expect(tab.header).toEqual(HEADER);
     expect(tab.typed).toEqual(expected);
+  });
+
+  it('places every record where its line is, the file denser or sparser past its start', () => {
+    for (const firstDense of [true, false]) {
+      const text = fileOf(Array.from({ length: 2 * HALF }, (_, i) => rowOf(i + 1, i < HALF === firstDense)));
+      const read = readCsv(new TextEncoder().encode(text), 'orders.csv');
+      const places = linePlaces(text);
+      expect([...read.starts]).toEqual(places.starts);
+      expect([...read.ends]).toEqual(places.ends);
+    }
+  });
+
+  it('reads a few rows followed by many blank lines as those rows, every line placed', () => {
+    const text = `id,name\n1,a\n2,b\n${'\n'.repeat(300_000)}`;
+    const read = readCsv(new TextEncoder().encode(text), 'blank.csv');
+    const places = linePlaces(text);
+    expect(read.starts.length).toBe(300_003);
+    expect([...read.starts]).toEqual(places.starts);
+    expect([...read.ends]).toEqual(places.ends);
+    expect(decodeCsvTab(read.tab).typed).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+  });
+});
+
+describe('the room expected for the rest of a .csv file', () => {
+  it('scales what was read, never past the cells the limits let a tab hold, nor more rows than cells', () => {
+    expect(expectedRoom(100, 11, 10, undefined)).toEqual({ cells: 1000, rowStarts: 110 });
+    const limits = { maxCells: 5000, maxTextChars: 1e9 };
+    expect(expectedRoom(100, 11, 10, limits)).toEqual({ cells: 1000, rowStarts: 110 });
+    // `1\n` repeated: tiny records scaled by a huge factor.
+    expect(expectedRoom(4096, 4097, 250_000, limits)).toEqual({ cells: 5000, rowStarts: 5001 });
   });
 });
