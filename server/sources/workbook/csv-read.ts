@@ -59,15 +59,18 @@ export class ReadSink implements FieldSink {
   readonly #progress: Pick<ByteProgress, 'add'> | undefined;
   /** The record positions are sized for the whole file (as soon as the builder expects its size). */
   #sized = false;
+  readonly #maxLines: number;
   /** Where the bytes counted on `#progress` end. */
   #counted = 0;
   constructor(builder: CsvTabBuilder, progress?: Pick<ByteProgress, 'add'>) {
     this.builder = builder;
     this.#progress = progress;
+    this.#maxLines = builder.maxLines;
   }
 
   /** Records another sink found, `offset` bytes further on in the file (csv-read-split.ts). */
   appendRecords(starts: Float64Array, ends: Float64Array, offset: number): void {
+    if (this.ends.length + ends.length > this.#maxLines) throw this.builder.tooManyLines();
     for (const [mine, theirs] of [
       [this.starts, starts],
       [this.ends, ends],
@@ -94,6 +97,7 @@ export class ReadSink implements FieldSink {
     this.builder.bytes(buf, start, end);
   }
   endRecord(start: number, end: number): void {
+    if (this.ends.length === this.#maxLines) throw this.builder.tooManyLines();
     this.builder.endRecord(start, end);
     this.starts.push(start);
     this.ends.push(end);

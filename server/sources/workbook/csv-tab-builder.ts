@@ -290,6 +290,22 @@ export class CsvTabBuilder implements FieldSink {
   }
 
   /**
+   * The most lines (records, blank ones too) a read may have: as many as the rows a tab may hold, and the header.
+   * Each line's place is kept, so a file of blank lines (which are no rows) would otherwise cost its 24 bytes a
+   * line past every limit: half a gigabyte of line breaks, 12 GB.
+   */
+  get maxLines(): number {
+    return this.#limits ? this.#limits.maxCells + 1 : Number.POSITIVE_INFINITY;
+  }
+
+  /** The refusal of a read past `maxLines`. */
+  tooManyLines(): GridTooLarge {
+    return new GridTooLarge(
+      `has more than ${this.maxLines} lines, blank ones included: more than the rows a tab may hold within the limit of ${this.#limits?.maxCells} cells (SHEETPORT_MAX_CELLS).`,
+    );
+  }
+
+  /**
    * The records `count` records read so far are expected to grow to, within the limits (the sink's record
    * positions are sized by it, as the cells are); 0 until the rest is expected.
    */

@@ -90,6 +90,29 @@ describe('a .csv file read in two halves', () => {
     expect(counts.read).toBeGreaterThan(counts.parts / 3);
   });
 
+  it('refuses a file of more lines than a tab may hold rows, blank ones too, as one thread does', async () => {
+    const grid: GridLimits = { maxCells: 1000, maxTextChars: 1e9 };
+    const { options } = inThread();
+    const onHelper = { splitFrom: 0, readPart: readOnHelperThread };
+    // Over in the first half, in the second, only once the halves are put together; and just within.
+    for (const [text, refused] of [
+      [`id,name\n1,a\n${'\n'.repeat(1500)}2,b\n`, true],
+      [`id,name\n1,a\n2,b\n${'\n'.repeat(1500)}`, true],
+      [`id\n${'1\n'.repeat(300)}${'\n'.repeat(400)}${'2\n'.repeat(100)}${'\n'.repeat(400)}`, true],
+      [`id,name\n1,a\n${'\n'.repeat(999)}`, false],
+    ] as const) {
+      const file = Buffer.from(text);
+      const one = await outcome(() => readCsv(bytesOf(file), 'x.csv', grid));
+      expect('refused' in one, text.slice(0, 30)).toBe(refused);
+      if (refused)
+        expect(one).toEqual({ refused: expect.stringMatching(/more than 1001 lines, blank ones included/) });
+      for (const split of [options, onHelper])
+        expect(await outcome(() => readCsvSplit(bytesOf(file), 'x.csv', grid, undefined, split))).toEqual(
+          one,
+        );
+    }
+  });
+
   it('reads a file whose first half has no header (blank lines) as one thread does', async () => {
     const file = Buffer.from(`${'\n'.repeat(40)}id,name\n1,a\n2,b\n`);
     const { counts, options } = inThread();
