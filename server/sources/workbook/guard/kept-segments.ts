@@ -47,7 +47,8 @@ function callsFor(layout: SegmentLayout, segments: readonly Uint8Array[]): Call[
       call.bytes += gap;
     }
     const segment = segments[i] as Uint8Array;
-    for (let at = 0; at < segment.length || (at === 0 && segment.length === 0); ) {
+    // An empty segment has nothing to read (its CRC is that of no bytes: 0).
+    for (let at = 0; at < segment.length; ) {
       if (!call || call.bytes >= CALL_BYTES || call.buffers.length >= CALL_BUFFERS - 1) {
         call = { from: offset + at, buffers: [], parts: [], bytes: 0 };
         calls.push(call);
@@ -57,7 +58,6 @@ function callsFor(layout: SegmentLayout, segments: readonly Uint8Array[]): Call[
       call.parts.push({ segment: i, bytes });
       call.bytes += bytes.length;
       at += bytes.length;
-      if (segment.length === 0) break;
     }
   }
   return calls;
