@@ -28,13 +28,18 @@ export function resolveHeader(rawNames: readonly string[]): string[] {
   });
   const real = new Set(base);
   const used = new Set<string>();
+  // Per name, the suffix to try next. The suffixes a name is given rise, and a suffix is never another name's
+  // (`X_j` = `Y_k` only when X = Y and j = k), so the next free one is never below it: linear in the row, where
+  // starting each duplicate at `_2` took 18 s for a header of 16,384 equal names.
+  const next = new Map<string, number>();
   return base.map((name) => {
     if (!used.has(name)) {
       used.add(name);
       return name;
     }
-    let k = 2;
+    let k = next.get(name) ?? 2;
     while (real.has(`${name}_${k}`) || used.has(`${name}_${k}`)) k++;
+    next.set(name, k + 1);
     const unique = `${name}_${k}`;
     used.add(unique);
     return unique;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import ExcelJS from 'exceljs';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { columnLetter, resolveHeader } from '../../../server/sources/header.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
@@ -26,6 +27,34 @@ describe('resolveHeader', () => {
 
   it('handles a blank column whose letter is also a real header', () => {
     expect(resolveHeader(['B', ''])).toEqual(['B', 'B_2']);
+  });
+
+  it('gives what trying every suffix from _2 gives, for rows of repeated and suffix-like names', () => {
+    /** The rule as first written: each repeat tries `_2`, `_3`... until one is free (quadratic in the repeats). */
+    const byTryingEach = (raw: string[]) => {
+      const base = raw.map((r, i) => (r.trim() === '' ? columnLetter(i + 1) : r.trim()));
+      const real = new Set(base);
+      const used = new Set<string>();
+      return base.map((name) => {
+        if (!used.has(name)) return used.add(name) && name;
+        let k = 2;
+        while (real.has(`${name}_${k}`) || used.has(`${name}_${k}`)) k++;
+        used.add(`${name}_${k}`);
+        return `${name}_${k}`;
+      });
+    };
+    const name = fc.constantFrom('a', 'a_2', 'a_3', 'a_2_2', 'b', 'B', 'b_1', '', ' a ', 'A_2');
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 60 }), (raw) => {
+        expect(resolveHeader(raw)).toEqual(byTryingEach(raw));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("names a row of Excel's 16,384 equal headers at once, each with its own suffix", () => {
+    const names = resolveHeader(new Array(16_384).fill('Name'));
+    expect(names).toEqual(['Name', ...Array.from({ length: 16_383 }, (_, i) => `Name_${i + 2}`)]);
   });
 
   it('letters columns like a spreadsheet', () => {
