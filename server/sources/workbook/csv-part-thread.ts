@@ -33,7 +33,8 @@ export function readCsvPart(job: PartJob): { reply: PartReply; transfer: ArrayBu
   const buf = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
   const progress = { add: (n: number) => void Atomics.add(job.counted, 0, n) };
   const sink = new ReadSink(new CsvTabBuilder(buf, '', job.limits, true), progress);
-  if (!scanCommon(buf, 0, buf.length, job.delimiter.charCodeAt(0), sink))
+  // Past the lines a tab may hold, the reading thread reads this half too, and refuses the file as one thread would.
+  if (!scanCommon(buf, 0, buf.length, job.delimiter.charCodeAt(0), sink) || sink.linesOver)
     return { reply: { read: null }, transfer: [] };
   const tab = sink.builder.part();
   const starts = sink.starts.done();

@@ -65,14 +65,7 @@ export async function readCsvSplit(
   const both = progress && { add: (n: number) => progress.add(n + Atomics.exchange(counted, 0, 0)) };
   const sink = new ReadSink(new CsvTabBuilder(buf, csvNameOf(fileName), limits), both);
   const delimiter = layout.delimiter.charCodeAt(0);
-  let scanned: boolean;
-  try {
-    scanned = scanCommon(buf, from, split, delimiter, sink);
-  } catch (e) {
-    helper.cancel(); // refused (csv-read.ts: more lines than a tab may hold)
-    throw e;
-  }
-  if (!scanned || !sink.builder.hasHeader) {
+  if (!scanCommon(buf, from, split, delimiter, sink) || !sink.builder.hasHeader) {
     helper.cancel();
     return alone();
   }

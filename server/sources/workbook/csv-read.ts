@@ -60,6 +60,9 @@ export class ReadSink implements FieldSink {
   /** The record positions are sized for the whole file (as soon as the builder expects its size). */
   #sized = false;
   readonly #maxLines: number;
+  /** Lines (records) read, kept or not: past `#maxLines` they are only counted, and the read is refused at its
+   * end (`read`), so a file that also cannot be read says that first, as csv-parse would. */
+  #lines = 0;
   /** Where the bytes counted on `#progress` end. */
   #counted = 0;
   constructor(builder: CsvTabBuilder, progress?: Pick<ByteProgress, 'add'>) {
@@ -70,7 +73,11 @@ export class ReadSink implements FieldSink {
 
   /** Records another sink found, `offset` bytes further on in the file (csv-read-split.ts). */
   appendRecords(starts: Float64Array, ends: Float64Array, offset: number): void {
-    if (this.ends.length + ends.length > this.#maxLines) throw this.builder.tooManyLines();
+    this.#lines += ends.length;
+    if (this.linesOver) {
+      this.builder.stopKeepingCells();
+      return;
+    }
     for (const [mine, theirs] of [
       [this.starts, starts],
       [this.ends, ends],
@@ -82,7 +89,13 @@ export class ReadSink implements FieldSink {
     }
   }
 
+  /** More lines than a tab may hold rows (csv-tab-builder.ts `maxLines`): the read is refused. */
+  get linesOver(): boolean {
+    return this.#lines > this.#maxLines;
+  }
+
   read(layout: CsvLayout): CsvRead {
+    if (this.linesOver) throw this.builder.tooManyLines();
     return {
       layout,
       starts: this.starts.done(),
@@ -97,13 +110,14 @@ export class ReadSink implements FieldSink {
     this.builder.bytes(buf, start, end);
   }
   endRecord(start: number, end: number): void {
-    if (this.ends.length === this.#maxLines) throw this.builder.tooManyLines();
     this.builder.endRecord(start, end);
-    this.starts.push(start);
-    this.ends.push(end);
-    if (!this.#sized) this.#sizeForTheRest();
+    if (++this.#lines <= this.#maxLines) {
+      this.starts.push(start);
+      this.ends.push(end);
+      if (!this.#sized) this.#sizeForTheRest();
+    } else if (this.#lines === this.#maxLines + 1) this.builder.stopKeepingCells();
     // Counted every few thousand records: a million-row file says how far it is without a call per row.
-    if (this.#progress && (this.ends.length & 4095) === 0) {
+    if (this.#progress && (this.#lines & 4095) === 0) {
       this.#progress.add(end - this.#counted);
       this.#counted = end;
     }

@@ -298,6 +298,11 @@ export class CsvTabBuilder implements FieldSink {
     return this.#limits ? this.#limits.maxCells + 1 : Number.POSITIVE_INFINITY;
   }
 
+  /** No more cells kept (a read past `maxLines`, which is then refused): its lines are only scanned to the end. */
+  stopKeepingCells(): void {
+    this.#over = true;
+  }
+
   /** The refusal of a read past `maxLines`. */
   tooManyLines(): GridTooLarge {
     return new GridTooLarge(

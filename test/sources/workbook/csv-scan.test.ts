@@ -1,7 +1,7 @@
 /**
  * The CSV reader (csv-read.ts: the byte scanner, its csv-parse fallback, the flat tab) reads every file as csv-parse
  * and the tab builder read it before: the same records at the same places, the same tab (header, rows, values,
- * displayed texts), and the same refusal past the grid limits. Random files of tricky fields, against that
+ * displayed texts), and the same refusal past the grid limits (and past the lines a tab may hold). Random files of tricky fields, against that
  * reference computed here from csv-parse and `buildTab` directly.
  */
 import { parse } from 'csv-parse/sync';
@@ -28,6 +28,11 @@ function reference(bytes: Buffer, limits?: GridLimits) {
   } catch (e) {
     throw new Error(`Could not read CSV file: ${(e as Error).message}`);
   }
+  // A file may have no more lines than a tab may hold rows, and its header (csv-tab-builder.ts `maxLines`).
+  if (limits && parsed.length > limits.maxCells + 1)
+    throw new Error(
+      `has more than ${limits.maxCells + 1} lines, blank ones included: more than the rows a tab may hold within the limit of ${limits.maxCells} cells (SHEETPORT_MAX_CELLS).`,
+    );
   const ranges: [number, number][] = [];
   let offset = 0;
   for (const { info } of parsed) {
