@@ -24,6 +24,13 @@ import {
   UPPER,
   ZERO,
 } from './csv-field-type.ts';
+import {
+  EXPECT_AFTER_RECORDS,
+  EXPECT_MARGIN,
+  expectedRoom,
+  maxLinesOf,
+  tooManyLinesFor,
+} from './csv-read-bounds.ts';
 import type { FieldSink } from './csv-scan.ts';
 import { type EncodedCsvTab, emptyTab, Kind, shownOf } from './csv-tab.ts';
 import { TextTable } from './csv-text-table.ts';
@@ -47,30 +54,6 @@ export interface CsvTabPart {
   strings: string[];
   shownAt: Float64Array;
   shownTexts: string[];
-}
-
-/** Records read before the rest is expected (`#expectTheRest`), and the margin over what they suggest. */
-const EXPECT_AFTER_RECORDS = 4096;
-const EXPECT_MARGIN = 1.03;
-
-/**
- * Room for `cells` cells and `rowStarts` row starts read so far, scaled by `scale`, never beyond what `limits` let
- * a tab hold: its cells, and as many rows as cells (every row counts its width in cells, at least one). A file of
- * tiny records (`1\n` a billion times) would otherwise have its row starts expected past any limit before the
- * limit refuses it.
- */
-export function expectedRoom(
-  cells: number,
-  rowStarts: number,
-  scale: number,
-  limits: GridLimits | undefined,
-): { cells: number; rowStarts: number } {
-  const most = limits?.maxCells ?? Number.POSITIVE_INFINITY;
-  return {
-    cells: Math.min(Math.ceil(cells * scale), most),
-    // The header's start is one of them.
-    rowStarts: Math.min(Math.ceil(rowStarts * scale), most + 1),
-  };
 }
 
 export class CsvTabBuilder implements FieldSink {
@@ -289,13 +272,9 @@ export class CsvTabBuilder implements FieldSink {
     this.#cellStart.expect(room.rowStarts);
   }
 
-  /**
-   * The most lines (records, blank ones too) a read may have: as many as the rows a tab may hold, and the header.
-   * Each line's place is kept, so a file of blank lines (which are no rows) would otherwise cost its 24 bytes a
-   * line past every limit: half a gigabyte of line breaks, 12 GB.
-   */
+  /** The most lines a read may have (csv-read-bounds.ts). */
   get maxLines(): number {
-    return this.#limits ? this.#limits.maxCells + 1 : Number.POSITIVE_INFINITY;
+    return maxLinesOf(this.#limits);
   }
 
   /** No more cells kept (a read past `maxLines`, which is then refused): its lines are only scanned to the end. */
@@ -305,9 +284,7 @@ export class CsvTabBuilder implements FieldSink {
 
   /** The refusal of a read past `maxLines`. */
   tooManyLines(): GridTooLarge {
-    return new GridTooLarge(
-      `has more than ${this.maxLines} lines, blank ones included: more than the rows a tab may hold within the limit of ${this.#limits?.maxCells} cells (SHEETPORT_MAX_CELLS).`,
-    );
+    return tooManyLinesFor(this.#limits);
   }
 
   /**

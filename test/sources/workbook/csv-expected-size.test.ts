@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CellValue } from '../../../server/sources/source.ts';
 import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
+import { expectedRoom } from '../../../server/sources/workbook/csv-read-bounds.ts';
 import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
-import { expectedRoom } from '../../../server/sources/workbook/csv-tab-builder.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 
