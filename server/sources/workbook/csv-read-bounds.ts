@@ -8,24 +8,18 @@ import { type GridLimits, GridTooLarge } from '../tab.ts';
 export const EXPECT_AFTER_RECORDS = 4096;
 export const EXPECT_MARGIN = 1.03;
 
+/** Room for the `count` cells read so far, scaled by `scale`, never beyond the cells `limits` let a tab hold. */
+export function expectedCells(count: number, scale: number, limits: GridLimits | undefined): number {
+  return Math.min(Math.ceil(count * scale), limits?.maxCells ?? Number.POSITIVE_INFINITY);
+}
+
 /**
- * Room for `cells` cells and `rowStarts` row starts read so far, scaled by `scale`, never beyond what `limits` let
- * a tab hold: its cells, and as many rows as cells (every row counts its width in cells, at least one). A file of
- * tiny records (`1\n` a billion times) would otherwise have its row starts expected past any limit before the
- * limit refuses it.
+ * Room for the `count` lines (row starts, records) read so far, scaled by `scale`, never beyond the most lines a
+ * read may have. A file of tiny records (`1\n` a billion times) would otherwise have them expected past any limit
+ * before the limit refuses it.
  */
-export function expectedRoom(
-  cells: number,
-  rowStarts: number,
-  scale: number,
-  limits: GridLimits | undefined,
-): { cells: number; rowStarts: number } {
-  const most = limits?.maxCells ?? Number.POSITIVE_INFINITY;
-  return {
-    cells: Math.min(Math.ceil(cells * scale), most),
-    // The header's start is one of them.
-    rowStarts: Math.min(Math.ceil(rowStarts * scale), most + 1),
-  };
+export function expectedLines(count: number, scale: number, limits: GridLimits | undefined): number {
+  return Math.min(Math.ceil(count * scale), maxLinesOf(limits));
 }
 
 /**

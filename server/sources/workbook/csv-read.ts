@@ -89,7 +89,7 @@ export class ReadSink implements FieldSink {
     }
   }
 
-  /** More lines than a tab may hold rows (csv-tab-builder.ts `maxLines`): the read is refused. */
+  /** More lines than a tab may hold rows (csv-read-bounds.ts `maxLinesOf`): the read is refused. */
   get linesOver(): boolean {
     return this.#lines > this.#maxLines;
   }

@@ -27,7 +27,8 @@ import {
 import {
   EXPECT_AFTER_RECORDS,
   EXPECT_MARGIN,
-  expectedRoom,
+  expectedCells,
+  expectedLines,
   maxLinesOf,
   tooManyLinesFor,
 } from './csv-read-bounds.ts';
@@ -266,10 +267,10 @@ export class CsvTabBuilder implements FieldSink {
     if (read <= 0 || this.#over) return;
     const scale = ((this.#bytes - this.#dataFrom) / read) * EXPECT_MARGIN;
     this.#scale = scale;
-    const room = expectedRoom(this.#kinds.length, this.#cellStart.length, scale, this.#limits);
-    this.#kinds.expect(room.cells);
-    this.#values.expect(room.cells);
-    this.#cellStart.expect(room.rowStarts);
+    const cells = expectedCells(this.#kinds.length, scale, this.#limits);
+    this.#kinds.expect(cells);
+    this.#values.expect(cells);
+    this.#cellStart.expect(expectedLines(this.#cellStart.length, scale, this.#limits));
   }
 
   /** The most lines a read may have (csv-read-bounds.ts). */
@@ -292,7 +293,7 @@ export class CsvTabBuilder implements FieldSink {
    * positions are sized by it, as the cells are); 0 until the rest is expected.
    */
   recordsExpected(count: number): number {
-    return this.#scale === 0 ? 0 : expectedRoom(0, count, this.#scale, this.#limits).rowStarts;
+    return this.#scale === 0 ? 0 : expectedLines(count, this.#scale, this.#limits);
   }
 
   /** A field typed by `readCsvCell` itself. */

@@ -8,8 +8,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CellValue } from '../../../server/sources/source.ts';
+import type { GridLimits } from '../../../server/sources/tab.ts';
 import { readCsv } from '../../../server/sources/workbook/csv-read.ts';
-import { expectedRoom } from '../../../server/sources/workbook/csv-read-bounds.ts';
+import { expectedCells, expectedLines } from '../../../server/sources/workbook/csv-read-bounds.ts';
 import { decodeCsvTab } from '../../../server/sources/workbook/csv-tab.ts';
 import { createWorkbookSource } from '../../../server/sources/workbook/index.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
@@ -95,10 +96,14 @@ describe('a .csv tab read into arrays sized from its start', () => {
 
 describe('the room expected for the rest of a .csv file', () => {
   it('scales what was read, never past the cells the limits let a tab hold, nor more rows than cells', () => {
-    expect(expectedRoom(100, 11, 10, undefined)).toEqual({ cells: 1000, rowStarts: 110 });
+    const room = (cells: number, lines: number, scale: number, limits?: GridLimits) => ({
+      cells: expectedCells(cells, scale, limits),
+      rowStarts: expectedLines(lines, scale, limits),
+    });
+    expect(room(100, 11, 10)).toEqual({ cells: 1000, rowStarts: 110 });
     const limits = { maxCells: 5000, maxTextChars: 1e9 };
-    expect(expectedRoom(100, 11, 10, limits)).toEqual({ cells: 1000, rowStarts: 110 });
+    expect(room(100, 11, 10, limits)).toEqual({ cells: 1000, rowStarts: 110 });
     // `1\n` repeated: tiny records scaled by a huge factor.
-    expect(expectedRoom(4096, 4097, 250_000, limits)).toEqual({ cells: 5000, rowStarts: 5001 });
+    expect(room(4096, 4097, 250_000, limits)).toEqual({ cells: 5000, rowStarts: 5001 });
   });
 });

@@ -353,3 +353,33 @@ wb.save(sys.argv[1])`,
     }
   }, 120_000);
 });
+
+describe('a .csv file of more lines than a tab may hold rows', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    // A low cell limit, so the line limit it sets (its cells and the header) is reached by a small file.
+    h = await startHarness({ fileLimits: { maxCells: 10_000 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('is refused as too_large, blank lines counted, and one within the limit is read', async () => {
+    const at = (name: string) => path.join(h.dir, name);
+    // Two rows, then blank lines: 3 + 20,000 lines, over the 10,001 allowed; and 3 + 9,000, within.
+    await fs.writeFile(at('over.csv'), `id,name\n1,a\n2,b\n${'\n'.repeat(20_000)}`);
+    await fs.writeFile(at('within.csv'), `id,name\n1,a\n2,b\n${'\n'.repeat(9_000)}`);
+    const over = await h.connect(at('over.csv'));
+    const bad = await h.fetch(rowsPath(over, 'over'));
+    expect(bad.status).toBe(502);
+    const { error } = await bad.json();
+    expect(error.reason).toBe('too_large');
+    expect(error.message).toMatch(/more than 10001 lines, blank ones included.*SHEETPORT_MAX_CELLS/);
+
+    const within = await h.connect(at('within.csv'));
+    const ok = await h.fetch(rowsPath(within, 'within'));
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).map((row: Record<string, unknown>) => row.name)).toEqual(['a', 'b']);
+  });
+});
