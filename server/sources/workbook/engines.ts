@@ -17,6 +17,7 @@ import { type CsvRead, transferablesOfCsvRead } from './csv-read.ts';
 import { readCsvSplit } from './csv-read-split.ts';
 import type { DocumentParser } from './document.ts';
 import { transferablesOf } from './encoded-tab.ts';
+import { EXCEL_MAX_CELL_CHARS, EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS } from './excel-grid.ts';
 import { type KnownTab, OoxmlDocument, type ReadTab } from './ooxml/ooxml-document.ts';
 
 /** `xlsx`: the OOXML engine, for every zip-packaged workbook (`.xlsx` and `.xlsm`). */
@@ -26,7 +27,11 @@ export type EngineName = 'xlsx' | 'csv';
 const ENGINE_OF: Record<WorkbookExtension, EngineName> = { '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.csv': 'csv' };
 
 /** Excel's own limits: 32,767 characters in a cell, 1,048,576 rows and 16,384 columns (A..XFD) in a sheet. */
-const EXCEL_LIMITS: CellLimits = { maxCellChars: 32_767, maxColumns: 16_384, maxRows: 1_048_576 };
+const EXCEL_LIMITS: CellLimits = {
+  maxCellChars: EXCEL_MAX_CELL_CHARS,
+  maxColumns: EXCEL_MAX_COLUMNS,
+  maxRows: EXCEL_MAX_ROWS,
+};
 
 /**
  * A `.csv` file has no limit of its own, but Excel, which is what opens it, reads at most Excel's rows and

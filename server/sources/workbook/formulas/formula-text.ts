@@ -11,6 +11,7 @@
  * reference to a deleted cell becomes #REF!; a moved formula's relative references (no `$`) move with it.
  */
 import { columnLetter } from '../../header.ts';
+import { EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS } from '../excel-grid.ts';
 import { columnNumber } from '../ooxml/cell-ref.ts';
 import type { RowMap } from '../row-map.ts';
 
@@ -184,7 +185,6 @@ const READ_REF = new RegExp(
 );
 /** Functions whose inputs are computed, or whose result changes without any input changing. */
 const DYNAMIC = /\b(?:INDIRECT|OFFSET|NOW|TODAY|RAND|RANDBETWEEN|CELL|INFO)\s*\(/i;
-const MAX_ROW = 1_048_576;
 
 /**
  * What a formula reads, as row spans per tab, so a write recomputes only the formulas it can have changed.
@@ -205,14 +205,14 @@ export function precedentsOf(formula: string, sheet: string, names: ReadonlySet<
       const first = Number(m[4]);
       const last = m[6] === undefined ? first : Number(m[6]);
       // A column reference that is not one (`LOG10` is a function, caught by the lookahead) needs no care here.
-      if (columnNumber(m[3]!) > 16_384) continue;
+      if (columnNumber(m[3]!) > EXCEL_MAX_COLUMNS) continue;
       spans.push({ sheet: tab, top: Math.min(first, last), bottom: Math.max(first, last) });
     } else if (m[7] !== undefined) {
       const a = Number(m[7]);
       const b = Number(m[8]);
       spans.push({ sheet: tab, top: Math.min(a, b), bottom: Math.max(a, b) });
     } else if (m[9] !== undefined) {
-      spans.push({ sheet: tab, top: 1, bottom: MAX_ROW });
+      spans.push({ sheet: tab, top: 1, bottom: EXCEL_MAX_ROWS });
     }
   }
   return spans;

@@ -11,6 +11,7 @@ import { rowsPastLimit } from '../../sheet-limits.ts';
 import type { WriteOptions } from '../../source.ts';
 import type { CellTab } from '../cell-tab.ts';
 import { columnDateFormat } from '../date-column.ts';
+import { EXCEL_MAX_ROWS } from '../excel-grid.ts';
 import { RowMap } from '../row-map.ts';
 import { isDateFormat } from '../values.ts';
 import { parseArea } from './cell-area.ts';
@@ -22,9 +23,6 @@ import type { SheetEdit } from './sheet-edit-target.ts';
 import type { SheetXml } from './sheet-xml.ts';
 import { setTableArea, type TablePart } from './table-parts.ts';
 import { getAttr, setAttr } from './xml-text.ts';
-
-/** The last row of an OOXML worksheet (Excel's 1,048,576): no write puts a row past it. */
-const SHEET_ROWS = 1_048_576;
 
 export interface EditResult {
   changed: boolean;
@@ -305,8 +303,8 @@ export function applyPlanToSheet(
   const place = appendPlace(headerRow, tab.typed.length - deletes.remove.length, kept);
   let last = place.last;
   // A table emptied by the deletes keeps a row, which the plan's check (sheet-limits.ts) cannot see.
-  if (last + plan.appends.length > SHEET_ROWS)
-    throw rowsPastLimit(tab, last + plan.appends.length, SHEET_ROWS);
+  if (last + plan.appends.length > EXCEL_MAX_ROWS)
+    throw rowsPastLimit(tab, last + plan.appends.length, EXCEL_MAX_ROWS);
   const before = last;
   const appended: number[] = [];
   const template =

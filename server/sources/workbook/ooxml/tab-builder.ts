@@ -7,6 +7,7 @@
 import { resolveHeader } from '../../header.ts';
 import { type GridLimits, GridTooLarge } from '../../tab.ts';
 import { type EncodedTab, Kind } from '../encoded-tab.ts';
+import { EXCEL_MAX_COLUMNS } from '../excel-grid.ts';
 import type { FormulaInput, FormulaResult, SheetCells } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
 import { AS_IS, BOOLEAN, displayText, NumberFormatTable } from '../number-formats.ts';
@@ -24,9 +25,6 @@ import { FormulaCells } from './formula-cells.ts';
 import { mergeCover } from './merged-cells.ts';
 import type { FastCellSink, ScannedCell } from './scanned-cell.ts';
 import { TextIds } from './text-ids.ts';
-
-/** Excel's widest row (XFD); a reference past it is no cell of a sheet. */
-const MAX_COLUMNS = 16_384;
 
 export class TabBuilder implements FastCellSink {
   readonly #ctx: ReadContext;
@@ -62,7 +60,8 @@ export class TabBuilder implements FastCellSink {
   }
 
   cell(cell: ScannedCell): void {
-    if (cell.column > MAX_COLUMNS) return;
+    // A reference past XFD is no cell of a sheet (Excel never writes one): it is not read.
+    if (cell.column > EXCEL_MAX_COLUMNS) return;
     if (cell.formula !== undefined) {
       this.formulas++;
       this.formulaCells.add(cell);
@@ -76,7 +75,7 @@ export class TabBuilder implements FastCellSink {
   }
 
   sharedStringCell(row: number, column: number, index: number): void {
-    if (column > MAX_COLUMNS) return;
+    if (column > EXCEL_MAX_COLUMNS) return;
     let id = this.#sst[index] ?? -1;
     if (id < 0) {
       const text = this.#ctx.sharedString(index);
@@ -88,12 +87,12 @@ export class TabBuilder implements FastCellSink {
   }
 
   booleanCell(row: number, column: number, value: boolean): void {
-    if (column > MAX_COLUMNS) return;
+    if (column > EXCEL_MAX_COLUMNS) return;
     this.#cells.push(row, column, Kind.Boolean, value ? 1 : 0, BOOLEAN);
   }
 
   numberCell(row: number, column: number, style: number, value: number): void {
-    if (column > MAX_COLUMNS) return;
+    if (column > EXCEL_MAX_COLUMNS) return;
     let format = this.#styleFormats[style];
     if (!format) {
       format = styleFormat(style, this.#ctx);
