@@ -1,8 +1,9 @@
 /**
  * How far a .csv read goes and how much room it makes: the room its arrays are given once its first records are
- * read, and the most lines it may have. Each within the grid limits (SHEETPORT_MAX_CELLS).
+ * read, the most lines it may have (within the grid limits, SHEETPORT_MAX_CELLS) and the most columns.
  */
 import { type GridLimits, GridTooLarge } from '../tab.ts';
+import { EXCEL_MAX_COLUMNS } from './excel-grid.ts';
 
 /** Records read before the rest is expected (`#expectTheRest`), and the margin over what they suggest. */
 export const EXPECT_AFTER_RECORDS = 4096;
@@ -35,5 +36,20 @@ export function maxLinesOf(limits: GridLimits | undefined): number {
 export function tooManyLinesFor(limits: GridLimits | undefined): GridTooLarge {
   return new GridTooLarge(
     `has more than ${maxLinesOf(limits)} lines, blank ones included: more than the rows a tab may hold within the limit of ${limits?.maxCells} cells (SHEETPORT_MAX_CELLS).`,
+  );
+}
+
+/**
+ * The most columns a .csv tab may have: Excel's sheet's, the tab's write limit too (engines.ts), so every tab
+ * read can be written. A file with a cell further right is refused whole, never cut: Excel would open it cut.
+ * Past it, fields are only scanned, so a line of ten million commas costs its scan, not a header of ten million
+ * names (40 s and 1.8 GB before this rule).
+ */
+export const MAX_CSV_COLUMNS = EXCEL_MAX_COLUMNS;
+
+/** The refusal of a read with a cell past `MAX_CSV_COLUMNS`, the widest at column `columns`. */
+export function tooWideFor(name: string, columns: number): GridTooLarge {
+  return new GridTooLarge(
+    `has a tab ("${name}") with a cell in column ${columns}: a tab holds at most ${MAX_CSV_COLUMNS} columns (A to XFD), as Excel's sheet does, and a wider file is refused rather than cut.`,
   );
 }

@@ -29,8 +29,10 @@ import {
   EXPECT_MARGIN,
   expectedCells,
   expectedLines,
+  MAX_CSV_COLUMNS,
   maxLinesOf,
   tooManyLinesFor,
+  tooWideFor,
 } from './csv-read-bounds.ts';
 import type { FieldSink } from './csv-scan.ts';
 import { type EncodedCsvTab, emptyTab, Kind, shownOf } from './csv-tab.ts';
@@ -171,7 +173,11 @@ export class CsvTabBuilder implements FieldSink {
 
   text(field: string): void {
     if (this.#headerIndex < 0) {
-      this.#candidate.push(readCsvCell(field)?.formatted ?? '');
+      const c = this.#column++;
+      const shown = readCsvCell(field)?.formatted ?? '';
+      // Past the widest tab only its width is measured (`#used`): the header is refused (`finish`).
+      if (c < MAX_CSV_COLUMNS) this.#candidate.push(shown);
+      else if (shown !== '') this.#used = c + 1;
       return;
     }
     this.#cell(this.#column++, field);
@@ -184,6 +190,7 @@ export class CsvTabBuilder implements FieldSink {
     }
     const c = this.#column++;
     this.#used = c + 1; // a field with a character always is a cell
+    if (c >= MAX_CSV_COLUMNS) this.#over = true; // refused at the finish: the cells need not be kept
     if (this.#over) return;
     const b0 = buf[start]!;
     if (b0 === QUOTE_MARK) {
@@ -233,11 +240,12 @@ export class CsvTabBuilder implements FieldSink {
     if (this.#headerIndex < 0) {
       const texts = this.#candidate;
       this.#candidate = [];
-      const width = usedWidth(texts);
+      const width = used || usedWidth(texts); // `used`: a cell past the widest tab's
       if (width === 0) return;
       this.#headerIndex = this.#lastIndex = index;
       this.#columns = width;
       this.#headerTexts = texts.slice(0, width);
+      this.#over ||= width > MAX_CSV_COLUMNS;
       this.#cellStart.push(0);
       this.#first = 0;
       return;
@@ -300,10 +308,11 @@ export class CsvTabBuilder implements FieldSink {
   #cell(c: number, field: string): void {
     const cell = readCsvCell(field);
     if (cell === null) {
-      if (!this.#over) this.#push(Kind.Empty, 0);
+      if (!this.#over && c < MAX_CSV_COLUMNS) this.#push(Kind.Empty, 0);
       return;
     }
     this.#used = c + 1;
+    if (c >= MAX_CSV_COLUMNS) this.#over = true;
     if (!this.#over) this.#slow(c, field);
   }
 
@@ -341,6 +350,7 @@ export class CsvTabBuilder implements FieldSink {
     if (this.#headerIndex < 0) return emptyTab(name);
     const rows = this.#lastIndex - this.#headerIndex;
     const columns = this.#columns;
+    if (columns > MAX_CSV_COLUMNS) throw tooWideFor(name, columns);
     const cells = (rows + 1) * columns;
     const limits = this.#limits;
     if (limits && cells > limits.maxCells) {

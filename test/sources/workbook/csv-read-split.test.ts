@@ -113,6 +113,40 @@ describe('a .csv file read in two halves', () => {
     }
   });
 
+  it('refuses a file with a cell past column 16,384 whole, wherever it is, as one thread does', async () => {
+    const { counts, options } = inThread();
+    const onHelper = { splitFrom: 0, readPart: readOnHelperThread };
+    /** A record whose `n`-th field is `last`, every field before it empty. */
+    const wide = (n: number, last: string) => `${','.repeat(n - 1)}${last}`;
+    const rows = (k: number) => Array.from({ length: k }, (_, i) => `${i},r${i}`).join('\n');
+    // The header, a row in the first half, one in the second, one csv-parse reads (a quote inside a field).
+    for (const [text, widest] of [
+      [`${wide(16_385, 'x')}\n1\n`, 16_385],
+      [`id,name\n${rows(50)}\n${wide(16_385, '7')}\n${rows(4000)}\n`, 16_385],
+      [`id,name\n${rows(4000)}\n${wide(20_000, 'z')}\n${rows(4000)}\n`, 20_000],
+      [`id,a"b\n${wide(16_390, 'q')}\n`, 16_390],
+    ] as const) {
+      const file = Buffer.from(text);
+      const one = await outcome(() => readCsv(bytesOf(file), 'x.csv'));
+      expect(one).toEqual({
+        refused: `has a tab ("x") with a cell in column ${widest}: a tab holds at most 16384 columns (A to XFD), as Excel's sheet does, and a wider file is refused rather than cut.`,
+      });
+      for (const split of [options, onHelper])
+        expect(
+          await outcome(() => readCsvSplit(bytesOf(file), 'x.csv', undefined, undefined, split)),
+        ).toEqual(one);
+    }
+    expect(counts.read).toBeGreaterThan(0); // a second half was read whole, its wide row in it
+    // Empty fields past the widest column are no cells, and a tab exactly that wide is read.
+    const trailing = readCsv(bytesOf(Buffer.from(`id,name\n1,a${','.repeat(30_000)}\n2,b\n`)), 'x.csv');
+    expect(decodeCsvTab(trailing.tab).typed).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    const widest = decodeCsvTab(readCsv(bytesOf(Buffer.from(`${wide(16_384, 'last')}\n1\n`)), 'x.csv').tab);
+    expect([widest.header.length, widest.header[16_383], widest.header[0]]).toEqual([16_384, 'last', 'A']);
+  });
+
   it('reads a file whose first half has no header (blank lines) as one thread does', async () => {
     const file = Buffer.from(`${'\n'.repeat(40)}id,name\n1,a\n2,b\n`);
     const { counts, options } = inThread();

@@ -383,3 +383,47 @@ describe('a .csv file of more lines than a tab may hold rows', () => {
     expect((await ok.json()).map((row: Record<string, unknown>) => row.name)).toEqual(['a', 'b']);
   });
 });
+
+describe("a .csv file wider than a tab may be (16,384 columns, Excel's)", () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('is refused whole as too_large, a header of two million names too; one exactly that wide is read', async () => {
+    const at = (name: string) => path.join(h.dir, name);
+    // Written by Python's csv module: a header of 2,000,000 names (16 MB), a row with a cell in column 16,385 under
+    // a 3-column header, and a tab of exactly 16,384 columns.
+    await runPython(
+      `import sys, csv
+def write(name, rows):
+  with open(name, 'w', newline='') as f: csv.writer(f).writerows(rows)
+write(sys.argv[1], [[f"c{i}" for i in range(2_000_000)], [1]])
+write(sys.argv[2], [["id", "name", "note"], [1, "a"], [2, "b"] + [""] * 16_382 + ["past"]])
+write(sys.argv[3], [[f"c{i}" for i in range(16_384)], list(range(16_384))])`,
+      [at('names.csv'), at('cell.csv'), at('widest.csv')],
+    );
+    for (const [name, column] of [
+      ['names', 2_000_000],
+      ['cell', 16_385],
+    ] as const) {
+      const connection = await h.connect(at(`${name}.csv`));
+      const res = await h.fetch(rowsPath(connection, name));
+      expect(res.status, name).toBe(502);
+      const { error } = await res.json();
+      expect(error.reason, name).toBe('too_large');
+      expect(error.message, name).toContain(
+        `with a cell in column ${column}: a tab holds at most 16384 columns (A to XFD)`,
+      );
+    }
+    const widest = await h.connect(at('widest.csv'));
+    const res = await h.fetch(rowsPath(widest, 'widest'));
+    expect(res.status).toBe(200);
+    const [row] = await res.json();
+    expect([Object.keys(row).length, row.c0, row.c16383]).toEqual([16_384, 0, 16_383]);
+  }, 60_000);
+});
