@@ -53,8 +53,20 @@ export function formulaLibrary(): FormulaLibrary {
   if (!loaded) {
     const parser = require('fast-formula-parser') as FormulaLibrary['FormulaParser'] & {
       FormulaError: FormulaErrorClass;
+      FormulaHelpers: { flattenDeep: (values: unknown[]) => unknown[] };
     };
+    parser.FormulaHelpers.flattenDeep = linearFlatten;
     loaded = { FormulaParser: parser, FormulaError: parser.FormulaError };
   }
   return loaded;
+}
+
+/**
+ * The values of nested arrays in order, as the library's `flattenDeep` gives them (holes skipped), in one pass.
+ * Its own (which every SUM, AVERAGE, COUNT... over a range goes through) concatenates one value at a time onto a
+ * copy of all before it: quadratic, 11 s for a range of 30,000 cells and minutes for a column of 100,000 rows,
+ * on the service's thread when a write computes a formula again. 1.0.19 is the library's latest release.
+ */
+export function linearFlatten(values: unknown[]): unknown[] {
+  return values.flat(Number.POSITIVE_INFINITY);
 }
