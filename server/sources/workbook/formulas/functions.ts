@@ -15,8 +15,11 @@ interface Param {
   omitted?: boolean;
 }
 
-/** The names the parser lacks, each served by Formula.js's function of the same name. */
-const FROM_FORMULAJS = [
+/**
+ * The names the parser lacks, each served by Formula.js's function of the same name. Those of `OVER_RANGES`
+ * flatten every range they are given into one list of values, and are given it flat already (`wrap`).
+ */
+export const OVER_RANGES = [
   'COUNTA',
   'COUNTBLANK',
   'COUNTIFS',
@@ -39,12 +42,9 @@ const FROM_FORMULAJS = [
   'RANK.EQ',
   'MATCH',
   'LOOKUP',
-  'SWITCH',
-  'UPPER',
-  'SUBSTITUTE',
   'TEXTJOIN',
-  'VALUE',
 ] as const;
+const ON_VALUES = ['SWITCH', 'UPPER', 'SUBSTITUTE', 'VALUE'] as const;
 
 /** Older names Excel still accepts, served by the function they were renamed to. */
 const ALIASES: Record<string, string> = {
@@ -58,7 +58,7 @@ const ALIASES: Record<string, string> = {
 
 type Fn = (...args: unknown[]) => unknown;
 
-function formulajsFunction(formulajs: unknown, name: string): Fn | undefined {
+export function formulajsFunction(formulajs: unknown, name: string): Fn | undefined {
   let at: unknown = formulajs;
   for (const part of name.split('.')) at = (at as Record<string, unknown> | undefined)?.[part];
   return typeof at === 'function' ? (at as Fn) : undefined;
@@ -73,9 +73,20 @@ function toParserValue(result: unknown): unknown {
   return result;
 }
 
-function wrap(fn: Fn) {
+/**
+ * A Formula.js function as the parser calls it. `flatRanges`: each range (a 2-D array) goes in as the one list
+ * of its values, row by row, which is what the function makes of it itself, but Formula.js's own flattening
+ * concatenates row onto row, a copy of all before each: 9 s for MAX over 30,000 rows, minutes over 100,000.
+ */
+function wrap(fn: Fn, flatRanges: boolean) {
   return (...params: Param[]) => {
-    const args = params.map((p) => (p.omitted ? undefined : p.value));
+    const args = params.map((p) =>
+      p.omitted
+        ? undefined
+        : flatRanges && Array.isArray(p.value)
+          ? p.value.flat(Number.POSITIVE_INFINITY)
+          : p.value,
+    );
     for (const arg of args) if (arg instanceof formulaLibrary().FormulaError) return arg;
     return toParserValue(fn(...args));
   };
@@ -109,9 +120,14 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
 export function extraFunctions(): Record<string, (...params: Param[]) => unknown> {
   const table: Record<string, (...params: Param[]) => unknown> = {};
   const formulajs: unknown = require('@formulajs/formulajs');
-  for (const name of FROM_FORMULAJS) {
-    const fn = formulajsFunction(formulajs, name);
-    if (fn) table[name] = wrap(fn);
+  for (const [names, flatRanges] of [
+    [OVER_RANGES, true],
+    [ON_VALUES, false],
+  ] as const) {
+    for (const name of names) {
+      const fn = formulajsFunction(formulajs, name);
+      if (fn) table[name] = wrap(fn, flatRanges);
+    }
   }
   Object.assign(table, OWN);
   for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
