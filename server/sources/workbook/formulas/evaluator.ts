@@ -111,8 +111,16 @@ export class WorkbookEvaluator {
   }
 
   #cell(sheetName: string | undefined, row: number, column: number): FormulaInput {
+    return this.#valueIn(this.#sheetOf(sheetName), row, column);
+  }
+
+  #sheetOf(sheetName: string | undefined): SheetCells {
     const cells = this.#sheets.get((sheetName || this.#position.sheet).toLowerCase());
     if (!cells) throw formulaLibrary().FormulaError.REF;
+    return cells;
+  }
+
+  #valueIn(cells: SheetCells, row: number, column: number): FormulaInput {
     if (cells.pending(row, column) !== undefined) {
       const computed = this.result(cells.name, row, column);
       if (!computed) throw formulaLibrary().FormulaError.NA;
@@ -121,17 +129,21 @@ export class WorkbookEvaluator {
     return cells.value(row, column);
   }
 
+  /**
+   * The tab is looked up once, and each row made at its width: a range of a whole column is every row of it.
+   * Made afresh at every call, never shared between formulas: the library's SUMPRODUCT writes into its arguments.
+   */
   #range(ref: RangeRef): FormulaInput[][] {
-    const cells = this.#sheets.get((ref.sheet || this.#position.sheet).toLowerCase());
-    if (!cells) throw formulaLibrary().FormulaError.REF;
+    const cells = this.#sheetOf(ref.sheet);
     // A whole column or row (`A:A`) goes to the sheet's edge: stop where its cells stop.
     const bottom = Math.min(ref.to.row, Math.max(cells.bottom, ref.from.row));
     const right = Math.min(ref.to.col, Math.max(cells.right, ref.from.col));
-    const out: FormulaInput[][] = [];
-    for (let r = ref.from.row; r <= bottom; r++) {
-      const line: FormulaInput[] = [];
-      for (let c = ref.from.col; c <= right; c++) line.push(this.#cell(cells.name, r, c));
-      out.push(line);
+    const left = ref.from.col;
+    const out: FormulaInput[][] = new Array(Math.max(0, bottom - ref.from.row + 1));
+    for (let r = ref.from.row, i = 0; r <= bottom; r++, i++) {
+      const line: FormulaInput[] = new Array(Math.max(0, right - left + 1));
+      for (let c = left; c <= right; c++) line[c - left] = this.#valueIn(cells, r, c);
+      out[i] = line;
     }
     return out;
   }
