@@ -5,7 +5,7 @@
  * plain values and answers its own error objects, which become the parser's errors here.
  */
 import { createRequire } from 'node:module';
-import { formulaLibrary } from './parser.ts';
+import { formulaLibrary, linearFlatten } from './parser.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -81,11 +81,7 @@ function toParserValue(result: unknown): unknown {
 function wrap(fn: Fn, flatRanges: boolean) {
   return (...params: Param[]) => {
     const args = params.map((p) =>
-      p.omitted
-        ? undefined
-        : flatRanges && Array.isArray(p.value)
-          ? p.value.flat(Number.POSITIVE_INFINITY)
-          : p.value,
+      p.omitted ? undefined : flatRanges && Array.isArray(p.value) ? linearFlatten(p.value) : p.value,
     );
     for (const arg of args) if (arg instanceof formulaLibrary().FormulaError) return arg;
     return toParserValue(fn(...args));
