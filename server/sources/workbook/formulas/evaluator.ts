@@ -50,11 +50,63 @@ type Ref = CellPosition | RangeRef;
 
 const key = (row: number, column: number) => row * 16_384 + column;
 
+/**
+ * How deep a formula reading one not computed yet computes it within itself. Deeper (a running balance computed
+ * from its far end, a summary on the first tab reading the end of a long chain), the work starts over from the
+ * deepest formula reached, a stretch at a time (`result`): never deep enough to run out of stack, where a chain
+ * of about 450 did and left every formula along it unread.
+ */
+const MAX_DEPTH = 24;
+
+interface CellAt {
+  sheet: string;
+  row: number;
+  column: number;
+}
+
+/** What a parser asks of the evaluator computing at the time. */
+interface Hooks {
+  cell(ref: CellPosition): FormulaInput;
+  range(ref: RangeRef): FormulaInput[][];
+  variable(name: string, sheet: string | undefined): Ref | undefined;
+}
+
+let active: Hooks | undefined;
+
+/**
+ * One parser per depth, shared by every evaluator (each costs 5-8 ms to make), asking the one computing at the
+ * time (`active`). One per depth: the library's parser is not re-entrant (a parse inside another replaces the
+ * outer's tokens and position, so the outer one went on reading the inner formula's).
+ */
+const parsers: Parser[] = [];
+
+function parserAt(depth: number): Parser {
+  let parser = parsers[depth];
+  if (!parser) {
+    const { FormulaParser } = formulaLibrary();
+    parser = new FormulaParser({
+      functions: extraFunctions(),
+      onCell: (ref) => (active as Hooks).cell(ref),
+      onRange: (ref) => (active as Hooks).range(ref),
+      onVariable: (name, sheet) => (active as Hooks).variable(name, sheet),
+    });
+    parsers[depth] = parser;
+  }
+  return parser;
+}
+
 export class WorkbookEvaluator {
   readonly #sheets = new Map<string, SheetCells>();
   readonly #names: DefinedName[];
   readonly #tables: readonly TableInfo[];
-  readonly #parser: Parser;
+  readonly #hooks: Hooks = {
+    cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
+    range: (ref) => this.#range(ref),
+    variable: (name, sheet) => this.#variable(name, sheet),
+  };
+  #depth = 0;
+  /** Set when a formula MAX_DEPTH deep needs one not computed yet: every formula under way gives up, unsaved. */
+  #deferred: CellAt | undefined;
   /** Results so far, per tab; `null` marks a cell being computed (a cycle) or one that cannot be. */
   readonly #results = new Map<string, Map<number, FormulaResult | null>>();
   #position = { sheet: '', row: 1, col: 1 };
@@ -63,17 +115,47 @@ export class WorkbookEvaluator {
     for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
     this.#names = [...names];
     this.#tables = tables;
-    const { FormulaParser } = formulaLibrary();
-    this.#parser = new FormulaParser({
-      functions: extraFunctions(),
-      onCell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
-      onRange: (ref) => this.#range(ref),
-      onVariable: (name, sheet) => this.#variable(name, sheet),
-    });
   }
 
-  /** The result of the formula at (row, column) of `sheet`, computed once (undefined: cannot be computed). */
+  /**
+   * The result of the formula at (row, column) of `sheet`, computed once (undefined: cannot be computed). A chain
+   * deeper than MAX_DEPTH is computed from the deepest formula reached back up, a stack of cells to compute; one
+   * met again on that stack is a cycle, and reads as "cannot compute".
+   */
   result(sheet: string, row: number, column: number): FormulaResult | undefined {
+    if (this.#depth > 0) return this.#resultOnce(sheet, row, column);
+    const outer = active;
+    active = this.#hooks;
+    try {
+      return this.#resultFromTop(sheet, row, column);
+    } finally {
+      active = outer;
+    }
+  }
+
+  #resultFromTop(sheet: string, row: number, column: number): FormulaResult | undefined {
+    const stack: CellAt[] = [{ sheet, row, column }];
+    const onStack = new Set([`${sheet.toLowerCase()}!${key(row, column)}`]);
+    while (stack.length > 0) {
+      const cell = stack.at(-1)!;
+      this.#resultOnce(cell.sheet, cell.row, cell.column);
+      const deferred = this.#deferred;
+      if (!deferred) {
+        stack.pop();
+        continue;
+      }
+      this.#deferred = undefined;
+      const id = `${deferred.sheet.toLowerCase()}!${key(deferred.row, deferred.column)}`;
+      if (onStack.has(id)) this.#resultsOf(deferred.sheet).set(key(deferred.row, deferred.column), null);
+      else {
+        onStack.add(id);
+        stack.push(deferred);
+      }
+    }
+    return this.#resultOnce(sheet, row, column);
+  }
+
+  #resultOnce(sheet: string, row: number, column: number): FormulaResult | undefined {
     const cells = this.#sheets.get(sheet.toLowerCase());
     if (!cells) return undefined;
     const results = this.#resultsOf(cells.name);
@@ -83,6 +165,10 @@ export class WorkbookEvaluator {
     if (formula === undefined) return undefined;
     results.set(k, null); // a cycle reaching this cell again reads it as "cannot compute"
     const computed = this.#compute(cells.name, row, column, formula);
+    if (this.#deferred) {
+      results.delete(k); // given up, to be computed again once what it waits for is
+      return undefined;
+    }
     results.set(k, computed ?? null);
     return computed;
   }
@@ -100,12 +186,15 @@ export class WorkbookEvaluator {
     const outer = this.#position;
     const position = { sheet, row, col: column };
     this.#position = position;
+    const parser = parserAt(this.#depth);
+    this.#depth++;
     try {
       const text = resolveStructuredRefs(formula, { sheet, row, column }, this.#tables);
-      return toResult(this.#parser.parse(text, position, true));
+      return toResult(parser.parse(text, position, true));
     } catch {
       return undefined; // a function it lacks, a syntax it does not read: the cell reads as null
     } finally {
+      this.#depth--;
       this.#position = outer;
     }
   }
@@ -122,6 +211,11 @@ export class WorkbookEvaluator {
 
   #valueIn(cells: SheetCells, row: number, column: number): FormulaInput {
     if (cells.pending(row, column) !== undefined) {
+      if (this.#deferred) throw formulaLibrary().FormulaError.NA; // giving up: no more work
+      if (this.#depth >= MAX_DEPTH && !this.#resultsOf(cells.name).has(key(row, column))) {
+        this.#deferred = { sheet: cells.name, row, column };
+        throw formulaLibrary().FormulaError.NA;
+      }
       const computed = this.result(cells.name, row, column);
       if (!computed) throw formulaLibrary().FormulaError.NA;
       return computed.kind === 'error' ? errorValue(computed.value) : computed.value;

@@ -54,11 +54,33 @@ export function formulaLibrary(): FormulaLibrary {
     const parser = require('fast-formula-parser') as FormulaLibrary['FormulaParser'] & {
       FormulaError: FormulaErrorClass;
       FormulaHelpers: { flattenDeep: (values: unknown[]) => unknown[] };
+      prototype: ResultCheck;
     };
     parser.FormulaHelpers.flattenDeep = linearFlatten;
+    errorsThroughReferences(parser.prototype, parser.FormulaError);
     loaded = { FormulaParser: parser, FormulaError: parser.FormulaError };
   }
   return loaded;
+}
+
+interface ResultCheck {
+  checkFormulaResult(result: unknown, allowReturnArray?: boolean): unknown;
+  retrieveRef(result: unknown): unknown;
+}
+
+/**
+ * A formula that is only a reference (`=Ledger!B40`, `=A2`) to a cell holding an error gives that error, as in
+ * Excel: the library, asked for arrays as we ask it, took the error it read for "an object" and answered #VALUE!.
+ */
+function errorsThroughReferences(proto: ResultCheck, FormulaError: FormulaErrorClass): void {
+  const check = proto.checkFormulaResult;
+  proto.checkFormulaResult = function (this: ResultCheck, result, allowReturnArray) {
+    if (allowReturnArray && typeof result === 'object' && result !== null && 'ref' in result) {
+      const value = this.retrieveRef(result);
+      return value instanceof FormulaError ? value : check.call(this, value, allowReturnArray);
+    }
+    return check.call(this, result, allowReturnArray);
+  };
 }
 
 /**
