@@ -31,6 +31,8 @@ export interface GridLimits {
   maxCells: number;
   /** Characters of all text, typed and displayed, in the tab. */
   maxTextChars: number;
+  /** Longest a write may spend computing again the formulas it reaches, in ms (ooxml/recalc-time.ts). */
+  computeTimeoutMs?: number;
   /**
    * Cells the workbook's tabs read before this one span: `maxCells` holds for them and this tab together, since
    * one read holds them all (a file of many small tabs that each describe a huge grid is one huge grid).

@@ -47,8 +47,11 @@ export interface WorkbookDocument {
    * without date cells (.csv) leaves this out.
    */
   dateTargets?(sourceSheetId: string): DateTargets | undefined;
-  /** Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content. */
-  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void;
+  /**
+   * Apply a plan validated against `tab(sourceSheetId)`; must not be called with a plan for other content.
+   * Nothing else may use the document until it settles (it may give reads a turn while it computes formulas).
+   */
+  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void | Promise<void>;
   /**
    * What `apply` left to make when first asked for (a large tab's new rows: a copy of every row), made now. The
    * file layer calls it while the saved file is flushed to disk, so the copy and the flush overlap; `tab` and

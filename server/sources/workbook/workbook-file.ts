@@ -224,7 +224,11 @@ export class WorkbookFile {
     return doc;
   }
 
-  #documentLimits = () => ({ maxCells: this.#limits.maxCells, maxTextChars: this.#limits.maxTextChars });
+  #documentLimits = () => ({
+    maxCells: this.#limits.maxCells,
+    maxTextChars: this.#limits.maxTextChars,
+    computeTimeoutMs: this.#limits.parseTimeoutMs,
+  });
 
   /**
    * The document for a write, parsed in this thread from the version the worker has read successfully
@@ -337,7 +341,7 @@ export class WorkbookFile {
         continue;
       }
       try {
-        doc.apply(job.sourceSheetId, plan, job.options);
+        await doc.apply(job.sourceSheetId, plan, job.options);
       } catch (error) {
         // Half-applied: the document is no longer trustworthy. This job fails alone; the others are redone.
         this.#cache = null;

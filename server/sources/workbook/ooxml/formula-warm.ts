@@ -1,7 +1,7 @@
 /**
  * What each formula of a tab reads, worked out before the write that needs it, a slice at a time. The first
  * write to a tab with a formula in every row of 100,000 looked every formula over in one go on the service's
- * thread (the recalculation's index and its bounds, about 250 ms, and the formula library's load, about 55 ms),
+ * thread (the recalculation's index and what each formula reads, about 250 ms, and the formula library's load, about 55 ms),
  * and every read arriving then waited for it. The write's preparation (OoxmlDocument.prepare) now does it in
  * slices of a few milliseconds with reads answered between them; the recalculation finds it done, and a delete
  * carries it over to the tab's new map of formulas (formula-index-carry.ts). Not behind a read (a document
@@ -10,7 +10,8 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import { formulaLibrary } from '../formulas/parser.ts';
-import { boundsOf, type FormulaIndex, formulaIndex } from './formula-index.ts';
+import { type FormulaIndex, formulaIndex } from './formula-index.ts';
+import { readersMade, readersOf } from './formula-readers.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { formulaContext } from './recalc-after-write.ts';
 import { type PrecedentsFinder, precedentsFinder } from './recalculation.ts';
@@ -34,7 +35,7 @@ export async function warmFormulas(wb: OpenWorkbook, sourceSheetId: string): Pro
     if (snapshot.formulas.size + snapshot.headerFormulas.size === 0) continue;
     const sheet = tab.entry.name.toLowerCase();
     const index = formulaIndex(snapshot, sheet);
-    if (index.bounds) continue;
+    if (readersMade(index)) continue;
     if (!precedents) {
       formulaLibrary();
       await setImmediate();
@@ -45,7 +46,7 @@ export async function warmFormulas(wb: OpenWorkbook, sourceSheetId: string): Pro
   }
 }
 
-/** What each formula of the index reads, a slice at a time, then the index's bounds. */
+/** What each formula of the index reads, a slice at a time, then the index's readers (formula-readers.ts). */
 async function lookOver(index: FormulaIndex, sheet: string, precedents: PrecedentsFinder): Promise<void> {
   let sliceStart = performance.now();
   for (let i = 0; i < index.cells.length; i++) {
@@ -55,5 +56,5 @@ async function lookOver(index: FormulaIndex, sheet: string, precedents: Preceden
       sliceStart = performance.now();
     }
   }
-  boundsOf(index, (cell) => precedents(cell, sheet));
+  readersOf(index, (cell) => precedents(cell, sheet));
 }

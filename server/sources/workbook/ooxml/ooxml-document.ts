@@ -36,7 +36,8 @@ export class OoxmlDocument implements WorkbookDocument {
   private constructor(archive: ZipArchive, limits: GridLimits | undefined, known: readonly KnownTab[]) {
     const pkg = new OoxmlPackage(archive);
     const book = new WorkbookTabs(pkg);
-    this.#wb = { pkg, book, held: new HeldTabs({ pkg, book, limits }, known), precedents: new Map() };
+    const held = new HeldTabs({ pkg, book, limits }, known);
+    this.#wb = { pkg, book, held, precedents: new Map(), limits };
   }
 
   /**
@@ -102,8 +103,8 @@ export class OoxmlDocument implements WorkbookDocument {
     return tab && snapshot ? xlsxDateTargets(this.#wb, tab, snapshot) : undefined;
   }
 
-  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): void {
-    applyPlan(this.#wb, sourceSheetId, plan, options);
+  apply(sourceSheetId: string, plan: WritePlan, options: WriteOptions): Promise<void> {
+    return applyPlan(this.#wb, sourceSheetId, plan, options);
   }
 
   makeLater(): void {

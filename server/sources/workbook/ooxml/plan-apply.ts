@@ -47,12 +47,12 @@ function editTarget(wb: OpenWorkbook, tab: Tab): SheetEdit {
 }
 
 /** Applies a plan validated against the tab's current version (OoxmlDocument.apply). */
-export function applyPlan(
+export async function applyPlan(
   wb: OpenWorkbook,
   sourceSheetId: string,
   plan: WritePlan,
   options: WriteOptions,
-): void {
+): Promise<void> {
   const { pkg, book, held } = wb;
   const tab = book.find(sourceSheetId);
   const snapshot = held.get(sourceSheetId);
@@ -71,7 +71,7 @@ export function applyPlan(
   else held.set(sourceSheetId, editedTab(snapshot, result.rows, reread, shift));
   if (deleted) shiftOtherTabsFormulas(wb, tab, deleted);
   if (result.formulas) held.withFormulas.add(sourceSheetId);
-  if (held.withFormulas.size > 0) recalculateAfterWrite(wb, tab, result.rows, deleted);
+  if (held.withFormulas.size > 0) await recalculateAfterWrite(wb, tab, result.rows, deleted);
   if (held.uncomputed.size > 0) cacheUncomputed(wb);
   markRecalculation(wb, held.withFormulas.has(sourceSheetId));
 }

@@ -2,12 +2,14 @@
  * What a write leaves for formulas: the ones it reached computed again (recalculation.ts) with the tabs
  * read back from the rewritten rows, and the workbook told to recalculate on open (its calcChain dropped).
  */
+import { pacer } from '../../../lib/pacer.ts';
 import type { CellTab } from '../cell-tab.ts';
 import type { RowMap } from '../row-map.ts';
-import { editedTab } from './edited-tab.ts';
+import { editedTab, type ReadRow } from './edited-tab.ts';
 import { CONTENT_TYPES } from './ooxml-package.ts';
 import type { OpenWorkbook } from './open-workbook.ts';
 import { relsNameOf, removeOverrides, removeRelsTo } from './package-parts.ts';
+import { recalcStopAt } from './recalc-time.ts';
 import { type RecalcInput, type RecalcTab, recalculate, type Spans } from './recalculation.ts';
 import type { SheetRowChanges } from './sheet-edit.ts';
 import { readSheetRow } from './sheet-row-read.ts';
@@ -51,26 +53,33 @@ export function formulaContext(wb: OpenWorkbook): Pick<RecalcInput, 'names' | 't
   return { names: definedNames(info), tables: tableInfos(pkg, book), precedents: wb.precedents };
 }
 
-/** The formulas the write reached computed again, their results cached in the sheets and in the tabs. */
-export function recalculateAfterWrite(
+/**
+ * The formulas the write reached computed again, their results cached in the sheets and in the tabs; reads are
+ * answered between formulas, and past the file's time limit the write is refused (recalc-time.ts).
+ */
+export async function recalculateAfterWrite(
   wb: OpenWorkbook,
   written: Tab,
   rows: SheetRowChanges,
   deleted: RowMap | undefined,
-): void {
+): Promise<void> {
   const { pkg, book, held } = wb;
+  const stopAt = recalcStopAt(wb.limits);
+  const pace = pacer();
   held.all();
   const tabs: RecalcTab[] = book.list.map((t) => ({
     name: t.entry.name,
     snapshot: held.peek(t.entry.sheetId) as CellTab,
     sheet: () => pkg.sheetXml(t.part),
   }));
-  const rewritten = recalculate({
+  const rewritten = await recalculate({
     tabs,
     changed: new Map([[written.entry.name.toLowerCase(), changedSpans(rows, deleted)]]),
     ...formulaContext(wb),
     date1904: book.date1904,
     rowsMoved: deleted !== undefined,
+    pace,
+    stopAt,
   });
   for (const [tab, rowList] of rewritten) {
     const t = book.named(tab.name) as Tab;
@@ -83,7 +92,17 @@ export function recalculateAfterWrite(
       header: rowList.includes(tab.snapshot.headerRow),
       appended: [],
     };
-    const reread = (row: number) => readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904);
+    // Read back a slice at a time too: a running balance changed in every row rewrites them all.
+    const read = new Map<number, ReadRow | null>();
+    for (const row of changes.updated) {
+      read.set(row, readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904));
+      const turn = pace();
+      if (turn) await turn;
+    }
+    const reread = (row: number) =>
+      read.has(row)
+        ? (read.get(row) ?? null)
+        : readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904);
     // Results rewritten in place leave every formula where it was: the common write's copy, made later.
     const later = tabAfterSimpleWrite(tab.snapshot, changes, reread);
     if (later) held.setLater(t.entry.sheetId, later);

@@ -6,13 +6,16 @@
  * name, a table, INDIRECT, TODAY) is always computed again. Every other cell, and every other row's bytes,
  * stay as they were.
  */
+import type { Pace } from '../../../lib/pacer.ts';
 import type { CellTab } from '../cell-tab.ts';
 import { type DefinedName, type FormulaResult, WorkbookEvaluator } from '../formulas/evaluator.ts';
 import { type Precedents, precedentsOf } from '../formulas/formula-text.ts';
 import { snapshotCells } from '../formulas/snapshot-cells.ts';
 import type { TableInfo } from '../formulas/structured-refs.ts';
 import { withCachedResult } from './cached-result.ts';
-import { boundsOf, type FormulaIndex, formulaIndex, type IndexedFormula } from './formula-index.ts';
+import { type FormulaIndex, formulaIndex, type IndexedFormula } from './formula-index.ts';
+import { formulasInRows, readersOf } from './formula-readers.ts';
+import { recalcTimeUp } from './recalc-time.ts';
 import { cellAt, parseRow, putCell, rowToXml } from './row-xml.ts';
 import type { SheetXml } from './sheet-xml.ts';
 
@@ -42,6 +45,10 @@ export interface RecalcInput {
    * (ROW) is computed again too, wherever it is.
    */
   rowsMoved?: boolean;
+  /** Asked between formulas: a turn for the reads waiting (lib/pacer.ts). */
+  pace: Pace;
+  /** When (performance.now()) the recalculation is given up, the write refused: recalcTimeUp. */
+  stopAt: number;
 }
 
 interface FormulaCell {
@@ -52,8 +59,12 @@ interface FormulaCell {
   text: string;
 }
 
-/** Rewrites the cached results of the formulas the write reached; answers the sheet rows rewritten per tab. */
-export function recalculate(input: RecalcInput): Map<RecalcTab, number[]> {
+/**
+ * Rewrites the cached results of the formulas the write reached; answers the sheet rows rewritten per tab.
+ * Formula by formula with reads answered between (`pace`): linear in what the formulas read, but what they read
+ * is the file's to say (a "share of the total" in every row of a large tab reads the column once per row).
+ */
+export async function recalculate(input: RecalcInput): Promise<Map<RecalcTab, number[]>> {
   const tabs = input.tabs.map((tab) => {
     const sheet = tab.name.toLowerCase();
     return { tab, sheet, index: formulaIndex(tab.snapshot, sheet) };
@@ -76,6 +87,9 @@ export function recalculate(input: RecalcInput): Map<RecalcTab, number[]> {
     input.tables,
   );
   for (const cell of dirty) {
+    const turn = input.pace();
+    if (turn) await turn;
+    if (performance.now() > input.stopAt) throw recalcTimeUp();
     const result = evaluator.result(cell.tab.name, cell.row, cell.column);
     if (result && writeResult(cell.tab.sheet(), cell.row, cell.column, result)) {
       const rows = rewritten.get(cell.tab) ?? [];
@@ -93,61 +107,56 @@ interface IndexedTab {
 }
 
 /**
- * The formulas the change reaches, directly or through other formulas, in the order found (sheet order within
- * a round). Each round looks only at the rows the round before reached (a formula not reached yet cannot be
- * reached by rows it already saw). A formula that reads only its own tab is first held against the rows it
- * reads at most (formula-index.ts `boundsOf`): most are passed over on two numbers.
+ * The formulas the change reaches, directly or through other formulas, in the order reached: a formula comes
+ * after those it was reached through, so the evaluator (which computes a formula's inputs first, recursively)
+ * seldom goes deep, even where a summary on an earlier tab reads the end of a long chain. A formula is reached
+ * when a row it reads, or its own row, changed or holds a formula reached; one whose inputs its text cannot show
+ * always is, and after a delete so is one whose result rows moving changes (these last). Each changed row is
+ * followed once, through the tabs' readers (formula-readers.ts), which hand each formula over once: linear in
+ * the formulas reached.
  */
 function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCell[] {
-  let frontier = new Map<string, Spans>();
-  for (const [sheet, spans] of input.changed) frontier.set(sheet, merge(spans));
   const precedents = precedentsFinder(input);
+  const readers = tabs.map(({ index, sheet }) => readersOf(index, (cell) => precedents(cell, sheet)));
   const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
-  const dirty: FormulaCell[] = [];
-  let firstRound = true;
-  while (frontier.size > 0) {
-    const reached = new Map<string, Spans>();
-    tabs.forEach(({ tab, sheet, index }, t) => {
-      const done = taken[t]!;
-      const bounds = boundsOf(index, (cell) => precedents(cell, sheet));
-      const own = frontier.get(sheet);
-      const moved = firstRound && input.rowsMoved === true;
-      for (let i = 0; i < index.cells.length; i++) {
-        if (done[i]) continue;
-        const cell = index.cells[i]!;
-        let hit: boolean;
-        if (moved && bounds.readsPlaces[i]) hit = true;
-        else if (bounds.elsewhere[i]) hit = reaches(cell, sheet, frontier, precedents(cell, sheet));
-        else
-          hit =
-            own !== undefined &&
-            (overlaps(own, cell.row, cell.row) ||
-              (overlaps(own, bounds.top[i]!, bounds.bottom[i]!) &&
-                reaches(cell, sheet, frontier, precedents(cell, sheet))));
-        if (!hit) continue;
-        done[i] = 1;
-        dirty.push({ tab, sheet, row: cell.row, column: cell.column, text: cell.text });
-        const spans = reached.get(sheet) ?? [];
-        spans.push([cell.row, cell.row]);
-        reached.set(sheet, spans);
-      }
-    });
-    frontier = new Map([...reached].map(([sheet, spans]) => [sheet, merge(spans)]));
-    firstRound = false;
+  const changed = new Map([...input.changed].map(([sheet, spans]) => [sheet, merge(spans)]));
+  // Rows to follow, first in first out, and (beside the changed spans) those followed already, per tab name.
+  const toFollow: [sheet: string, top: number, bottom: number][] = [];
+  for (const [sheet, spans] of changed)
+    for (const [top, bottom] of spans) toFollow.push([sheet, top, bottom]);
+  const followed = new Map<string, Set<number>>();
+  const reached: FormulaCell[] = [];
+  const seeds: FormulaCell[] = [];
+  const reach = (t: number, i: number, into: FormulaCell[] = reached) => {
+    const done = taken[t]!;
+    if (done[i]) return;
+    done[i] = 1;
+    const { tab, sheet, index } = tabs[t]!;
+    const { row, column, text } = index.cells[i]!;
+    into.push({ tab, sheet, row, column, text });
+    const rows = followed.get(sheet) ?? new Set<number>();
+    followed.set(sheet, rows);
+    if (rows.has(row) || overlaps(changed.get(sheet), row, row)) return;
+    rows.add(row);
+    toFollow.push([sheet, row, row]);
+  };
+  readers.forEach((r, t) => {
+    for (const i of r.always) reach(t, i, seeds);
+    if (input.rowsMoved) for (const i of r.readsPlaces) reach(t, i, seeds);
+  });
+  try {
+    for (let at = 0; at < toFollow.length; at++) {
+      const [sheet, top, bottom] = toFollow[at]!;
+      tabs.forEach(({ sheet: own, index }, t) => {
+        if (own === sheet) formulasInRows(index, top, bottom, (i) => reach(t, i));
+        readers[t]!.byTab.get(sheet)?.take(top, bottom, (i) => reach(t, i));
+      });
+    }
+  } finally {
+    for (const r of readers) for (const pool of r.byTab.values()) pool.restore();
   }
-  return dirty;
-}
-
-function reaches(
-  cell: IndexedFormula,
-  sheet: string,
-  changed: Map<string, Spans>,
-  precedents: Precedents,
-): boolean {
-  if (overlaps(changed.get(sheet), cell.row, cell.row)) return true;
-  if (precedents === 'always') return true;
-  for (const p of precedents) if (overlaps(changed.get(p.sheet), p.top, p.bottom)) return true;
-  return false;
+  // Those reached from them come first: what a seed reads is then mostly computed when it is.
+  return reached.concat(seeds);
 }
 
 /** What a formula of a tab (its lower-cased name) reads, kept on the formula once worked out. */

@@ -191,7 +191,9 @@ function sameFormulas(old: CellTab, index: number, formulas: readonly (string | 
 function withWritten(old: CellTab, rows: readonly ReadBack[]): CellTab {
   const width = old.header.length;
   const before = old.typed.length;
-  const count = Math.max(before, ...rows.map((row) => row.index + 1));
+  // A loop, not a spread: a running balance changed at its top rewrites every row, past what a call can take.
+  let count = before;
+  for (const row of rows) count = Math.max(count, row.index + 1);
   // One copy of the old rows, made at its final length: pushing onto a copy of a million rows would grow it
   // again (another 12 MB a write).
   const added: CellValue[][] = [];

@@ -99,14 +99,14 @@ describe('the surgical engine on the Excel corpus', () => {
       let mutations = batch(tab);
       let plan = planWrite(tab, mutations);
       try {
-        doc.apply(tab.sourceSheetId, plan, { allowFormulas: false, userEntered: false });
+        await doc.apply(tab.sourceSheetId, plan, { allowFormulas: false, userEntered: false });
       } catch (e) {
         // Deleting a table's header row is refused (as today); write the rest to a fresh document.
         if (!(e instanceof AppError) || e.code !== 'conflict') throw e;
         mutations = mutations.filter((m) => m.op !== 'delete');
         plan = planWrite(tab, mutations);
         const fresh = await OoxmlDocument.parse(bytes);
-        fresh.apply(tab.sourceSheetId, plan, { allowFormulas: false, userEntered: false });
+        await fresh.apply(tab.sourceSheetId, plan, { allowFormulas: false, userEntered: false });
         written.push(await save(fresh, file, tab, false));
         continue;
       }

@@ -110,7 +110,7 @@ async function write(
   const doc = await OoxmlDocument.parse(bytes);
   const tab = doc.tabs()[0];
   if (!tab) throw new Error('no tab');
-  doc.apply(tab.sourceSheetId, planWrite(tab, mutations), { allowFormulas: true, userEntered: false });
+  await doc.apply(tab.sourceSheetId, planWrite(tab, mutations), { allowFormulas: true, userEntered: false });
   const out = Buffer.concat(await doc.serialize());
   fs.writeFileSync(file, out);
   return { before: ZipArchive.open(bytes), after: ZipArchive.open(out) };

@@ -32,10 +32,10 @@ async function fixtures(): Promise<Record<string, Uint8Array>> {
   };
 }
 
-function write(doc: WorkbookDocument, mutations: Mutation[], options: WriteOptions) {
+async function write(doc: WorkbookDocument, mutations: Mutation[], options: WriteOptions) {
   const tab = doc.tabs()[0];
   if (!tab) throw new Error('no tab');
-  doc.apply(tab.sourceSheetId, planWrite(tab, mutations), options);
+  await doc.apply(tab.sourceSheetId, planWrite(tab, mutations), options);
 }
 
 /** A batch touching every value kind, with fields that exist in whichever tab it is given. */
@@ -85,8 +85,8 @@ describe('the surgical .xlsx engine against the ExcelJS engine', () => {
       const surgical = await OoxmlDocument.parse(bytes);
       const exceljs = await XlsxDocument.parse(bytes);
       const batch = batchFor(exceljs);
-      write(surgical, batch, USER);
-      write(exceljs, batch, USER);
+      await write(surgical, batch, USER);
+      await write(exceljs, batch, USER);
       // The surgical engine computes again the formulas a write reaches; the ExcelJS reference keeps their
       // stale cached results. Everything but formula results must match (formulas.test.ts checks those).
       const formulas = surgical.tabs().map((t) => (t as CellTab).formulas);
@@ -112,8 +112,8 @@ describe('the surgical .xlsx engine against the ExcelJS engine', () => {
       { op: 'append', values: { Name: 'Ann', When: '2024-01-02', Share: '50%' } },
       { op: 'append', values: { Name: 'Bob', Paid: true } },
     ];
-    write(surgical, batch, USER);
-    write(exceljs, batch, USER);
+    await write(surgical, batch, USER);
+    await write(exceljs, batch, USER);
     expect(surgical.tabs()).toEqual(exceljs.tabs());
     expect(surgical.tabs()[0]?.header).toEqual(['Name', 'When', 'Share', 'Paid']);
     expect((await OoxmlDocument.parse(Buffer.concat(await surgical.serialize()))).tabs()).toEqual(

@@ -104,10 +104,10 @@ describe('formulas looked over before a write', () => {
     const doc = await OoxmlDocument.parse(await workbook());
     const id = doc.tabs()[0]!.sourceSheetId;
     await doc.prepare(id);
-    doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'update', row: 4, values: { A: 100 } }]), PLAIN);
-    doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'delete', row: 2 }]), PLAIN);
+    await doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'update', row: 4, values: { A: 100 } }]), PLAIN);
+    await doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'delete', row: 2 }]), PLAIN);
     await doc.prepare(id);
-    doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'update', row: 3, values: { B: 10 } }]), PLAIN);
+    await doc.apply(id, planWrite(doc.tab(id)!, [{ op: 'update', row: 3, values: { B: 10 } }]), PLAIN);
     const file = path.join(dir, 'written.xlsx');
     fs.writeFileSync(file, Buffer.concat(await doc.serialize()));
     // Row 4 of the file was data row 3 (row 5 before the delete): A 100, B 10, its total cached as 1000.

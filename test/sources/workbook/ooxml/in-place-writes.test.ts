@@ -60,7 +60,7 @@ describe('writes that delete no row', () => {
       ],
     ];
     for (const mutations of writes) {
-      doc.apply(tab.sourceSheetId, planWrite(doc.tab(tab.sourceSheetId)!, mutations), FORMULAS);
+      await doc.apply(tab.sourceSheetId, planWrite(doc.tab(tab.sourceSheetId)!, mutations), FORMULAS);
       await expectSameAsFresh(doc, JSON.stringify(mutations));
     }
     const after = doc.tab(tab.sourceSheetId)! as CellTab;
@@ -78,7 +78,7 @@ describe('writes that delete no row', () => {
       const tab = doc.tabs()[0];
       if (!tab || tab.header.length === 0 || tab.typed.length < 1) continue;
       const [first] = tab.header as [string];
-      doc.apply(
+      await doc.apply(
         tab.sourceSheetId,
         planWrite(tab, [
           { op: 'update', row: 1, values: { [first]: 'updated' } },

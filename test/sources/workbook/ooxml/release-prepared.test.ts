@@ -67,7 +67,7 @@ describe('a write document that let go of the file’s bytes', () => {
     bytes.fill(0);
 
     // A write to A alone: B, held and unchanged, is written from its pieces.
-    doc.apply(
+    await doc.apply(
       a,
       planWrite(doc.tab(a)!, [
         { op: 'update', row: 700, values: { Name: 'changed' } },
@@ -80,7 +80,7 @@ describe('a write document that let go of the file’s bytes', () => {
     expect(first).toEqual({ A: [...a1, ['new', 0]], B: expectedB, title: 'kept as it was' });
 
     // Then a delete in B, which moves its rows below: A, unchanged this time, is written from its pieces.
-    doc.apply(b, planWrite(doc.tab(b)!, [{ op: 'delete', row: 300 }]), PLAIN);
+    await doc.apply(b, planWrite(doc.tab(b)!, [{ op: 'delete', row: 300 }]), PLAIN);
     const second = await save(doc, 'second.xlsx');
     expect(second).toEqual({
       A: [...a1, ['new', 0]],
