@@ -6,6 +6,7 @@
  */
 import { parseArea } from '../ooxml/cell-area.ts';
 import { parseCellRef } from '../ooxml/cell-ref.ts';
+import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import { extraFunctions } from './functions.ts';
 import {
   type CellPosition,
@@ -64,11 +65,15 @@ interface CellAt {
   column: number;
 }
 
+type Call = (name: string, args: unknown[]) => unknown;
+
 /** What a parser asks of the evaluator computing at the time. */
 interface Hooks {
   cell(ref: CellPosition): FormulaInput;
   range(ref: RangeRef): FormulaInput[][];
   variable(name: string, sheet: string | undefined): Ref | undefined;
+  /** A function called, which `call` (the library's own) computes. */
+  call(name: string, args: unknown[], call: Call): unknown;
 }
 
 let active: Hooks | undefined;
@@ -90,6 +95,9 @@ function parserAt(depth: number): Parser {
       onRange: (ref) => (active as Hooks).range(ref),
       onVariable: (name, sheet) => (active as Hooks).variable(name, sheet),
     });
+    const withCalls = parser as Parser & { callFunction: Call };
+    const call = withCalls.callFunction.bind(parser);
+    withCalls.callFunction = (name, args) => (active as Hooks).call(name, args, call);
     parsers[depth] = parser;
   }
   return parser;
@@ -103,7 +111,10 @@ export class WorkbookEvaluator {
     cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
     range: (ref) => this.#range(ref),
     variable: (name, sheet) => this.#variable(name, sheet),
+    call: (name, args, call) => this.#call(name, args, call),
   };
+  /** Calls answered so far, by call-memo.ts `callKey`. */
+  readonly #calls = new Map<string, unknown>();
   #depth = 0;
   /** Set when a formula MAX_DEPTH deep needs one not computed yet: every formula under way gives up, unsaved. */
   #deferred: CellAt | undefined;
@@ -240,6 +251,20 @@ export class WorkbookEvaluator {
       out[i] = line;
     }
     return out;
+  }
+
+  /**
+   * A call over ranges answered once (call-memo.ts). A call that reads a formula with no result to give (being
+   * computed: a cycle; or given up: a deferral) ends in a throw as its ranges are read, so is never kept: what a
+   * call answers, it answers from final values.
+   */
+  #call(name: string, args: unknown[], call: Call): unknown {
+    const key = callKey(name, args, this.#position.sheet);
+    if (key === undefined) return call(name, args);
+    if (this.#calls.has(key)) return this.#calls.get(key);
+    const result = call(name, args);
+    if (keepable(result) && this.#calls.size < MAX_KEPT_CALLS) this.#calls.set(key, result);
+    return result;
   }
 
   /** A defined name (local to the formula's tab first, then workbook-wide) or a table's name alone. */
