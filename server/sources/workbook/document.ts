@@ -3,6 +3,7 @@
  * locks) only talks to this, so .xlsx and .csv share all of it.
  */
 
+import type { FileLimits } from '../../config.ts';
 import type { DateTargets } from '../date-cells.ts';
 import type { WritePlan } from '../plan.ts';
 import type { TabSnapshot, WriteOptions } from '../source.ts';
@@ -79,3 +80,9 @@ export type DocumentParser = (
   fileName: string,
   limits?: GridLimits,
 ) => Promise<WorkbookDocument>;
+
+/** What of a file's limits its document is held to: its grid, and the time a write may spend on its formulas. */
+export function documentLimits(limits: FileLimits): GridLimits {
+  const { maxCells, maxTextChars, parseTimeoutMs } = limits;
+  return { maxCells, maxTextChars, computeTimeoutMs: parseTimeoutMs };
+}

@@ -31,7 +31,7 @@ import type { SourceWrite, SpreadsheetSnapshot, TabSnapshot, WriteResult } from 
 import { rowsComplete } from '../tab-rows.ts';
 import { ChangedMeanwhile, type PreviousVersionKeeper, replaceFileAtomically } from './atomic-file.ts';
 import { appendInPlace } from './csv-append.ts';
-import type { WorkbookDocument } from './document.ts';
+import { documentLimits, type WorkbookDocument } from './document.ts';
 import { DocumentAhead, preparedKeep, prepareEveryTab } from './document-ahead.ts';
 import type { ReceivedRead, WorkbookEngine } from './engines.ts';
 import { statSignature } from './file-signature.ts';
@@ -224,11 +224,7 @@ export class WorkbookFile {
     return doc;
   }
 
-  #documentLimits = () => ({
-    maxCells: this.#limits.maxCells,
-    maxTextChars: this.#limits.maxTextChars,
-    computeTimeoutMs: this.#limits.parseTimeoutMs,
-  });
+  #documentLimits = () => documentLimits(this.#limits);
 
   /**
    * The document for a write, parsed in this thread from the version the worker has read successfully
