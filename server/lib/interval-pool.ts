@@ -62,6 +62,11 @@ export class IntervalPool {
     return this.#starts.length;
   }
 
+  /** Every interval of the pool, taken or not, as [start, end, owner], by start (ties in the order given). */
+  intervals(): [start: number, end: number, owner: number][] {
+    return Array.from(this.#starts, (start, at) => [start, this.#ends[at]!, this.#owners[at]!]);
+  }
+
   /** Hands over (to `onTaken`, by owner) and removes every interval in the pool overlapping [a, b]. */
   take(a: number, b: number, onTaken: (owner: number) => void): void {
     // Only intervals starting at or before b can overlap: a prefix of the sorted starts.

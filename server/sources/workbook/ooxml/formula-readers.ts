@@ -11,14 +11,14 @@ import { IntervalPool } from '../../../lib/interval-pool.ts';
 import { lowerBound } from '../../../lib/lower-bound.ts';
 import { EXCEL_MAX_ROWS } from '../excel-grid.ts';
 import type { Precedents } from '../formulas/formula-text.ts';
-import { boundsOf, type FormulaIndex, type IndexedFormula } from './formula-index.ts';
+import type { FormulaIndex, IndexedFormula } from './formula-index.ts';
 
 export interface FormulaReaders {
   /** Per tab read (its lower-cased name): the row spans each formula reads there, owned by its place in `cells`. */
   byTab: Map<string, IntervalPool>;
   /** Formulas whose inputs their text cannot show ('always'): computed again after every write. */
   always: readonly number[];
-  /** Formulas a delete changes without changing what they read (FormulaBounds.readsPlaces). */
+  /** Formulas a delete changes without changing what they read: a reference cut to #REF!, or ROW. */
   readsPlaces: readonly number[];
 }
 
@@ -30,9 +30,12 @@ interface Spans {
 
 const made = new WeakMap<FormulaIndex, FormulaReaders>();
 
+/** What a delete changes the result of without changing what it reads. */
+const READS_PLACES = /#REF!|\bROW\s*\(/i;
+
 /** Whether the index's readers are made (and so the first write to use them finds them). */
 export function readersMade(index: FormulaIndex): boolean {
-  return made.has(index) && !index.toBound?.length;
+  return made.has(index);
 }
 
 /** The index's readers, made the first time a recalculation follows a write through them. */
@@ -41,8 +44,7 @@ export function readersOf(
   precedentsOf: (cell: IndexedFormula) => Precedents,
 ): FormulaReaders {
   const kept = made.get(index);
-  if (kept && readersMade(index)) return kept;
-  const bounds = boundsOf(index, precedentsOf);
+  if (kept) return kept;
   const spans = new Map<string, Spans>();
   const always: number[] = [];
   const readsPlaces: number[] = [];
@@ -51,7 +53,7 @@ export function readersOf(
   let last: Spans | undefined;
   const { cells } = index;
   for (let i = 0; i < cells.length; i++) {
-    if (bounds.readsPlaces[i]) readsPlaces.push(i);
+    if (READS_PLACES.test(cells[i]!.text)) readsPlaces.push(i);
     const precedents = precedentsOf(cells[i]!);
     if (precedents === 'always') {
       always.push(i);
@@ -69,8 +71,13 @@ export function readersOf(
         }
         lastSheet = sheet;
       }
-      last.starts.push(Math.max(0, top));
-      last.ends.push(Math.min(EXCEL_MAX_ROWS, bottom));
+      const start = Math.max(0, top);
+      const end = Math.min(EXCEL_MAX_ROWS, bottom);
+      const n = last.owners.length - 1;
+      // `=A5*B5` reads row 5 twice: one interval.
+      if (n >= 0 && last.owners[n] === i && last.starts[n] === start && last.ends[n] === end) continue;
+      last.starts.push(start);
+      last.ends.push(end);
       last.owners.push(i);
     }
   }

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { planWrite } from '../../../../server/sources/plan.ts';
 import type { CellTab } from '../../../../server/sources/workbook/cell-tab.ts';
 import { keptIndex } from '../../../../server/sources/workbook/ooxml/formula-index.ts';
+import { readersMade, readersOf } from '../../../../server/sources/workbook/ooxml/formula-readers.ts';
 import { warmFormulas } from '../../../../server/sources/workbook/ooxml/formula-warm.ts';
 import { HeldTabs } from '../../../../server/sources/workbook/ooxml/held-tabs.ts';
 import { OoxmlDocument } from '../../../../server/sources/workbook/ooxml/ooxml-document.ts';
@@ -78,16 +79,24 @@ describe('formulas looked over before a write', () => {
     const tab = wb.held.get(id) as CellTab;
     const index = keptIndex(tab.formulas)!;
     expect(index.cells).toHaveLength(ROWS + 1);
-    const bounds = index.bounds!;
+    expect(readersMade(index)).toBe(true);
+    const readers = readersOf(index, () => {
+      throw new Error('made already: nothing to work out');
+    });
     const at = (row: number, column: number) =>
       index.cells.findIndex((cell) => cell.row === row && cell.column === column);
     // C5 reads row 5 alone; D2 names a defined name, which the text cannot follow: always computed again.
-    expect([bounds.top[at(5, 3)], bounds.bottom[at(5, 3)], bounds.elsewhere[at(5, 3)]]).toEqual([5, 5, 0]);
-    expect(bounds.elsewhere[at(2, 4)]).toBe(1);
-    // The other tab's formulas too, which the recalculation after a write looks over as well.
+    const ofC5 = readers.byTab
+      .get('t')!
+      .intervals()
+      .filter(([, , owner]) => owner === at(5, 3));
+    expect(ofC5).toEqual([[5, 5, at(5, 3)]]);
+    expect(readers.always).toEqual([at(2, 4)]);
+    // The other tab's formulas too, which the recalculation after a write looks over as well: each reads T.
     const other = wb.held.get(book.list[1]!.entry.sheetId) as CellTab;
-    const otherBounds = keptIndex(other.formulas)?.bounds;
-    expect(otherBounds?.elsewhere).toEqual(new Uint8Array(50).fill(1));
+    const otherIndex = keptIndex(other.formulas)!;
+    expect(readersMade(otherIndex)).toBe(true);
+    expect(readersOf(otherIndex, () => 'always').byTab.get('t')?.size).toBe(50);
   });
 
   it('waits for a write: a document prepared behind a read holds nothing of it', async () => {
@@ -97,7 +106,7 @@ describe('formulas looked over before a write', () => {
     await doc.prepare(id, { ahead: true });
     expect(keptIndex(tab.formulas)).toBeUndefined();
     await doc.prepare(id);
-    expect(keptIndex(tab.formulas)?.bounds).toBeDefined();
+    expect(readersMade(keptIndex(tab.formulas)!)).toBe(true);
   });
 
   it('leaves the writes after it computing what a full computation gives', async () => {
