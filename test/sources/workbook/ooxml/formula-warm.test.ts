@@ -22,6 +22,7 @@ import type { OpenWorkbook } from '../../../../server/sources/workbook/ooxml/ope
 import { WorkbookTabs } from '../../../../server/sources/workbook/ooxml/workbook-tabs.ts';
 import { ZipArchive } from '../../../../server/sources/workbook/ooxml/zip-archive.ts';
 import { runPython } from '../../../helpers/openpyxl.ts';
+import { turnsDuring } from '../../../helpers/turns-during.ts';
 import { PLAIN } from '../helpers.ts';
 
 const ROWS = 30_000;
@@ -64,17 +65,7 @@ describe('formulas looked over before a write', () => {
     };
     const id = book.list[0]!.entry.sheetId;
     // Turns of the event loop taken while the formulas are looked over: a read would be answered in each.
-    let turns = 0;
-    let warming = true;
-    const turn = () => {
-      if (!warming) return;
-      turns++;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-    await warmFormulas(wb, id);
-    warming = false;
-    expect(turns).toBeGreaterThan(2);
+    expect(await turnsDuring(warmFormulas(wb, id))).toBeGreaterThan(2);
 
     const tab = wb.held.get(id) as CellTab;
     const index = keptIndex(tab.formulas)!;

@@ -12,6 +12,7 @@ import { AppError } from '../../../../server/errors.ts';
 import { planWrite } from '../../../../server/sources/plan.ts';
 import { OoxmlDocument } from '../../../../server/sources/workbook/ooxml/ooxml-document.ts';
 import { runPython } from '../../../helpers/openpyxl.ts';
+import { turnsDuring } from '../../../helpers/turns-during.ts';
 import { PLAIN } from '../helpers.ts';
 
 const ROWS = 2_000;
@@ -43,21 +44,12 @@ describe('the recalculation after a write', () => {
     expect(doc.tab(id)!.typed[0]).toEqual([1, ROWS]);
     await doc.prepare(id);
     // Turns of the event loop taken while the write computes: a read waiting would be answered in each.
-    let turns = 0;
-    let writing = true;
-    const turn = () => {
-      if (!writing) return;
-      turns++;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-    await doc.apply(
+    const write = doc.apply(
       id,
       planWrite(doc.tab(id)!, [{ op: 'update', row: 1, values: { Amount: ROWS + 1 } }]),
       PLAIN,
     );
-    writing = false;
-    expect(turns).toBeGreaterThan(5);
+    expect(await turnsDuring(Promise.resolve(write))).toBeGreaterThan(5);
     const typed = doc.tab(id)!.typed;
     expect(typed[0]).toEqual([ROWS + 1, 1]);
     expect(typed[ROWS - 1]).toEqual([1, ROWS - 1]);
