@@ -146,7 +146,8 @@ export class WorkbookEvaluator {
 
   #resultFromTop(sheet: string, row: number, column: number): FormulaResult | undefined {
     const stack: CellAt[] = [{ sheet, row, column }];
-    const onStack = new Set([`${sheet.toLowerCase()}!${key(row, column)}`]);
+    const idOf = (cell: CellAt) => `${cell.sheet.toLowerCase()}!${key(cell.row, cell.column)}`;
+    const onStack = new Set([idOf(stack[0]!)]);
     while (stack.length > 0) {
       const cell = stack.at(-1)!;
       this.#resultOnce(cell.sheet, cell.row, cell.column);
@@ -156,7 +157,7 @@ export class WorkbookEvaluator {
         continue;
       }
       this.#deferred = undefined;
-      const id = `${deferred.sheet.toLowerCase()}!${key(deferred.row, deferred.column)}`;
+      const id = idOf(deferred);
       if (onStack.has(id)) this.#resultsOf(deferred.sheet).set(key(deferred.row, deferred.column), null);
       else {
         onStack.add(id);

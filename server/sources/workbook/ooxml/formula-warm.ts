@@ -1,8 +1,8 @@
 /**
  * What each formula of a tab reads, worked out before the write that needs it, a slice at a time. The first
  * write to a tab with a formula in every row of 100,000 looked every formula over in one go on the service's
- * thread (the recalculation's index and what each formula reads, about 250 ms, and the formula library's load, about 55 ms),
- * and every read arriving then waited for it. The write's preparation (OoxmlDocument.prepare) now does it in
+ * thread (the recalculation's index and what each formula reads, about 250 ms, and the formula library's load,
+ * about 55 ms), and every read arriving then waited for it. The write's preparation (OoxmlDocument.prepare) now does it in
  * slices of a few milliseconds with reads answered between them; the recalculation finds it done, and a delete
  * carries it over to the tab's new map of formulas (formula-index-carry.ts). Not behind a read (a document
  * prepared ahead): what each formula reads is held per formula (an array of row spans), which a file that is only

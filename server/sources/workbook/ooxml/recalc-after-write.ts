@@ -92,17 +92,14 @@ export async function recalculateAfterWrite(
       header: rowList.includes(tab.snapshot.headerRow),
       appended: [],
     };
+    const readRow = (row: number) => readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904);
     // Read back a slice at a time too: a running balance changed in every row rewrites them all.
     const read = new Map<number, ReadRow | null>();
     for (const row of changes.updated) {
-      read.set(row, readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904));
-      const turn = pace();
-      if (turn) await turn;
+      read.set(row, readRow(row));
+      await pace();
     }
-    const reread = (row: number) =>
-      read.has(row)
-        ? (read.get(row) ?? null)
-        : readSheetRow(sheet, row, tab.snapshot, pkg.styles(), book.date1904);
+    const reread = (row: number) => (read.has(row) ? (read.get(row) ?? null) : readRow(row));
     // Results rewritten in place leave every formula where it was: the common write's copy, made later.
     const later = tabAfterSimpleWrite(tab.snapshot, changes, reread);
     if (later) held.setLater(t.entry.sheetId, later);

@@ -87,8 +87,7 @@ export async function recalculate(input: RecalcInput): Promise<Map<RecalcTab, nu
     input.tables,
   );
   for (const cell of dirty) {
-    const turn = input.pace();
-    if (turn) await turn;
+    await input.pace();
     if (performance.now() > input.stopAt) throw recalcTimeUp();
     const result = evaluator.result(cell.tab.name, cell.row, cell.column);
     if (result && writeResult(cell.tab.sheet(), cell.row, cell.column, result)) {
