@@ -2,9 +2,9 @@
  * A write whose formulas take longer than the file's time limit (SHEETPORT_PARSE_TIMEOUT_MS) to compute again is
  * refused, over HTTP: 502 `upstream_error`, `reason: "too_large"`, the file's bytes as they were, the rows as they
  * were, and the service answering. The workbook is openpyxl's: a count of each row's value in its column in every
- * row (`=COUNTIF(A:A,A2)`), which reads the column once per row. A first service, with the default limit, stores
- * the results in the file at a first write, so the service under the short limit reads the file without computing
- * anything; an update of one amount then reaches every count.
+ * row (`=COUNTIFS(A:A,A2)`, which no index answers), which reads the column once per row. A first service, with
+ * the default limit, stores the results in the file at a first write, so the service under the short limit reads
+ * the file without computing anything; an update of one amount then reaches every count.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -23,7 +23,7 @@ wb = openpyxl.Workbook(write_only=True)
 ws = wb.create_sheet('Counts')
 ws.append(['Amount', 'Alike', 'Note'])
 for r in range(2, ${ROWS} + 2):
-    ws.append([r % 7, f'=COUNTIF(A:A,A{r})', None])
+    ws.append([r % 7, f'=COUNTIFS(A:A,A{r})', None])
 wb.save(sys.argv[1])
 `;
 

@@ -8,17 +8,18 @@ import { parseArea } from '../ooxml/cell-area.ts';
 import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import { extraFunctions } from './functions.ts';
+import { LookupIndexes } from './lookup-index.ts';
 import {
   type CellPosition,
   type FormulaErrorValue,
+  type FormulaInput,
   formulaLibrary,
   type Parser,
   type RangeRef,
 } from './parser.ts';
 import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
 
-/** A value as a formula sees it: a date is its serial number, an error is the parser's error value. */
-export type FormulaInput = number | string | boolean | null | FormulaErrorValue;
+export type { FormulaInput } from './parser.ts';
 
 /** A computed result: a value, an error text (`#DIV/0!`), or nothing when the formula cannot be computed. */
 export type FormulaResult =
@@ -115,6 +116,11 @@ export class WorkbookEvaluator {
   };
   /** Calls answered so far, by call-memo.ts `callKey`. */
   readonly #calls = new Map<string, unknown>();
+  /** Per-row lookups over whole ranges (lookup-index.ts), reading arguments as the library does. */
+  readonly #lookups = new LookupIndexes({
+    range: (ref) => this.#range({ sheet: ref.sheet ?? '', from: ref.from, to: ref.to }),
+    cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
+  });
   #depth = 0;
   /** Set when a formula MAX_DEPTH deep needs one not computed yet: every formula under way gives up, unsaved. */
   #deferred: CellAt | undefined;
@@ -122,10 +128,19 @@ export class WorkbookEvaluator {
   readonly #results = new Map<string, Map<number, FormulaResult | null>>();
   #position = { sheet: '', row: 1, col: 1 };
 
-  constructor(sheets: readonly SheetCells[], names: readonly DefinedName[], tables: readonly TableInfo[]) {
+  readonly #indexing: boolean;
+
+  /** `lookupIndexes: false` leaves every lookup to its function (what the indexes are checked against). */
+  constructor(
+    sheets: readonly SheetCells[],
+    names: readonly DefinedName[],
+    tables: readonly TableInfo[],
+    options: { lookupIndexes?: boolean } = {},
+  ) {
     for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
     this.#names = [...names];
     this.#tables = tables;
+    this.#indexing = options.lookupIndexes ?? true;
   }
 
   /**
@@ -260,6 +275,8 @@ export class WorkbookEvaluator {
    * call answers, it answers from final values.
    */
   #call(name: string, args: unknown[], call: Call): unknown {
+    const indexed = this.#indexing ? this.#lookups.answer(name, args, this.#position.sheet) : undefined;
+    if (indexed) return indexed.value;
     const key = callKey(name, args, this.#position.sheet);
     if (key === undefined) return call(name, args);
     if (this.#calls.has(key)) return this.#calls.get(key);

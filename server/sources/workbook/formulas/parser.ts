@@ -22,6 +22,9 @@ export interface FormulaErrorValue extends Error {
   readonly error: string;
 }
 
+/** A value as a formula sees it: a date is its serial number, an error is the parser's error value. */
+export type FormulaInput = number | string | boolean | null | FormulaErrorValue;
+
 export interface ParserOptions {
   functions?: Record<string, (...params: never[]) => unknown>;
   onCell: (ref: CellPosition) => unknown;
@@ -41,9 +44,19 @@ interface FormulaErrorClass {
   readonly NUM: FormulaErrorValue;
 }
 
+/** A COUNTIF/SUMIF criterion as the library reads it: `op` '=' with a value is an equality. */
+export interface Criterion {
+  op: string;
+  value: unknown;
+}
+
 interface FormulaLibrary {
   FormulaParser: new (options: ParserOptions) => Parser;
   FormulaError: FormulaErrorClass;
+  /** The library's reading of a criterion (`">5"`, `"a*"`, `7`). */
+  parseCriterion(value: unknown): Criterion;
+  /** What the library makes of a function's return value (null: #NULL!, NaN: #VALUE!, infinite: #NUM!). */
+  checkFunctionResult(value: unknown): unknown;
 }
 
 const require = createRequire(import.meta.url);
@@ -53,12 +66,22 @@ export function formulaLibrary(): FormulaLibrary {
   if (!loaded) {
     const parser = require('fast-formula-parser') as FormulaLibrary['FormulaParser'] & {
       FormulaError: FormulaErrorClass;
-      FormulaHelpers: { flattenDeep: (values: unknown[]) => unknown[] };
+      FormulaHelpers: {
+        flattenDeep: (values: unknown[]) => unknown[];
+        checkFunctionResult: (value: unknown) => unknown;
+      };
+      Criteria: { parse: (value: unknown) => Criterion };
       prototype: ResultCheck;
     };
-    parser.FormulaHelpers.flattenDeep = linearFlatten;
+    const helpers = parser.FormulaHelpers;
+    helpers.flattenDeep = linearFlatten;
     errorsThroughReferences(parser.prototype, parser.FormulaError);
-    loaded = { FormulaParser: parser, FormulaError: parser.FormulaError };
+    loaded = {
+      FormulaParser: parser,
+      FormulaError: parser.FormulaError,
+      parseCriterion: (value) => parser.Criteria.parse(value),
+      checkFunctionResult: (value) => helpers.checkFunctionResult(value),
+    };
   }
   return loaded;
 }

@@ -1,6 +1,7 @@
 /**
  * What a write's formulas cost is the file's to say: a count of each row's value in its column, in every row
- * (`=COUNTIF(A:A,A2)`), reads the whole column once per row. The recalculation after a write gives reads a turn between formulas, so it holds
+ * (`=COUNTIFS(A:A,A2)`: COUNTIF, in that form, is answered from an index, lookup-index.ts), reads the whole
+ * column once per row. The recalculation after a write gives reads a turn between formulas, so it holds
  * none up for long, and past the file's time limit it gives up and the write is refused (recalc-time.ts). The
  * workbook is openpyxl's (no cached results).
  */
@@ -25,7 +26,7 @@ wb = openpyxl.Workbook(write_only=True)
 ws = wb.create_sheet('Counts')
 ws.append(['Amount', 'Alike'])
 for r in range(2, ${ROWS} + 2):
-    ws.append([1, f'=COUNTIF(A:A,A{r})'])
+    ws.append([1, f'=COUNTIFS(A:A,A{r})'])
 wb.save(sys.argv[1])
 `;
 

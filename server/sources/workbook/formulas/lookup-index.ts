@@ -1,0 +1,257 @@
+/**
+ * Lookups of one row's value in a whole range, answered from an index of the range made once per computation
+ * (WorkbookEvaluator): `VLOOKUP(A2,Rates!A:B,2,FALSE)`, `MATCH(A2,Ids!A:A,0)`, `XLOOKUP(A2,...)`,
+ * `COUNTIF(A:A,A2)` and `SUMIF(A:A,A2,B:B)` in every row of a tab read the range once, not once per row (which
+ * is 10^10 reads at 100,000 rows). Each answer is the one the function itself gives, by its own equality (type
+ * and case as it compares them, a blank as 0 where it counts one so, the first match, sums added in row order);
+ * a call in any other form (a wildcard, an approximate match, a criterion with an operator, a blank or an error
+ * looked up) goes to the function. A range is indexed at its second call, so one read once (a running count,
+ * `COUNTIF($A$2:A2,A2)`) costs nothing more; and a call that cannot read its ranges (a cycle, a chain computed a
+ * stretch at a time) goes to the function, which meets the same.
+ */
+import type { FormulaInput, Point } from './parser.ts';
+import { formulaLibrary } from './parser.ts';
+
+export interface RangeArg {
+  sheet?: string;
+  from: Point;
+  to: Point;
+}
+
+export interface CellArg extends Point {
+  sheet?: string;
+}
+
+/** How the evaluator reads a call's arguments, as it hands them to the function. */
+export interface ArgumentReader {
+  range(ref: RangeArg): FormulaInput[][];
+  cell(ref: CellArg): FormulaInput;
+}
+
+/** Most cells read into indexes per computation (a 1,048,576-row lookup table of two columns is 2M). */
+export const MAX_INDEXED_CELLS = 4_000_000;
+/** Most distinct lookups counted per computation. */
+const MAX_SEEN = 10_000;
+
+type Key = string | number | boolean;
+interface Index {
+  positions: Map<Key, number>;
+  /** The ranges' values where the answer is read from them (VLOOKUP's table, XLOOKUP's results). */
+  values: FormulaInput[][][];
+}
+type Build = (ranges: FormulaInput[][][]) => Map<Key, number>;
+type Lookup = (
+  lookups: LookupIndexes,
+  args: readonly unknown[],
+  sheet: string,
+) => { value: unknown } | undefined;
+
+export class LookupIndexes {
+  readonly #reader: ArgumentReader;
+  readonly #seen = new Map<string, number>();
+  readonly #indexes = new Map<string, Index>();
+  #cells = 0;
+
+  constructor(reader: ArgumentReader) {
+    this.#reader = reader;
+  }
+
+  /** The result of the call answered from an index, or undefined when the function is to compute it. */
+  answer(name: string, args: readonly unknown[], sheet: string): { value: unknown } | undefined {
+    const lookup = LOOKUPS[name.toUpperCase().replace(/^_XLFN\./, '')];
+    if (!lookup) return undefined;
+    try {
+      const answered = lookup(this, args, sheet);
+      return answered && { value: formulaLibrary().checkFunctionResult(answered.value) };
+    } catch {
+      return undefined; // an argument that cannot be read: the function meets the same, its own way
+    }
+  }
+
+  /** A plain value looked up (a constant, or one cell's value); undefined for a blank, an error, a range. */
+  value(arg: unknown): Key | undefined {
+    const v = isCell(arg) ? this.#reader.cell(arg.ref) : arg;
+    return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
+  }
+
+  /** The index `kind` of `ranges`, made at its second call; undefined before, or past the limits. */
+  index(kind: string, ranges: readonly RangeArg[], sheet: string, build: Build): Index | undefined {
+    const key = `${kind}|${ranges.map((r) => rangeKey(r, sheet)).join('|')}`;
+    const made = this.#indexes.get(key);
+    if (made) return made;
+    const calls = (this.#seen.get(key) ?? 0) + 1;
+    if (calls === 1) {
+      if (this.#seen.size < MAX_SEEN) this.#seen.set(key, calls);
+      return undefined;
+    }
+    if (this.#cells >= MAX_INDEXED_CELLS) return undefined;
+    const values = ranges.map((r) => this.#reader.range(r));
+    const index = { positions: build(values), values };
+    for (const rows of values) this.#cells += rows.length * (rows[0]?.length ?? 0);
+    if (this.#cells <= MAX_INDEXED_CELLS) this.#indexes.set(key, index);
+    return index;
+  }
+}
+
+function rangeKey(ref: RangeArg, sheet: string): string {
+  return `${(ref.sheet || sheet).toLowerCase()}!${ref.from.row},${ref.from.col}:${ref.to.row},${ref.to.col}`;
+}
+
+function isCell(arg: unknown): arg is { ref: CellArg } {
+  const ref = (arg as { ref?: Partial<CellArg & RangeArg> } | null)?.ref;
+  return typeof ref?.row === 'number' && typeof ref.col === 'number' && ref.from === undefined;
+}
+
+function rangeOf(arg: unknown): RangeArg | undefined {
+  const ref = (arg as { ref?: Partial<RangeArg> } | null)?.ref;
+  return ref?.from && ref.to ? (ref as RangeArg) : undefined;
+}
+
+const isPlain = (v: unknown): v is Key =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/** Text compared without case, as MATCH (exact) and XLOOKUP compare it; other values as they are. */
+const folded = (v: Key): Key => (typeof v === 'string' ? v.toLowerCase() : v);
+
+/** The first row of each value in the first column: VLOOKUP's exact match (`===`). */
+const firstColumn: Build = ([rows]) => {
+  const positions = new Map<Key, number>();
+  rows!.forEach((row, i) => {
+    const v = row[0];
+    if (isPlain(v) && !positions.has(v)) positions.set(v, i);
+  });
+  return positions;
+};
+
+/** The first place, row by row, of each value folded: MATCH's and XLOOKUP's exact match. */
+const firstFolded: Build = ([rows]) => {
+  const positions = new Map<Key, number>();
+  let at = 0;
+  for (const row of rows!)
+    for (const v of row) {
+      if (isPlain(v) && !positions.has(folded(v))) positions.set(folded(v), at);
+      at++;
+    }
+  return positions;
+};
+
+/** How many cells equal each value, a blank counting as 0: COUNTIF's `=` criterion. */
+const counts: Build = ([rows]) => {
+  const positions = new Map<Key, number>();
+  for (const row of rows!)
+    for (const cell of row) {
+      const v = cell ?? 0;
+      if (isPlain(v)) positions.set(v, (positions.get(v) ?? 0) + 1);
+    }
+  return positions;
+};
+
+/** The sum of the numbers beside each value, added in row order as SUMIF adds them. */
+const sums: Build = ([rows, toAdd]) => {
+  const positions = new Map<Key, number>();
+  rows!.forEach((row, r) => {
+    const adding = toAdd![r]!; // present: the caller saw the sums' range is as tall
+    row.forEach((cell, c) => {
+      const v = cell ?? 0;
+      const add = adding[c];
+      if (isPlain(v) && typeof add === 'number') positions.set(v, (positions.get(v) ?? 0) + add);
+    });
+  });
+  return positions;
+};
+
+/** The library's criterion when it is an equality with a plain value (`A2`, `"x"`, `7`); undefined otherwise. */
+function equalityCriterion(lookups: LookupIndexes, arg: unknown): Key | undefined {
+  const v = lookups.value(arg);
+  if (v === undefined) return undefined;
+  const criterion = formulaLibrary().parseCriterion(v);
+  return criterion.op === '=' && isPlain(criterion.value) ? criterion.value : undefined;
+}
+
+const hasWildcard = (v: Key) => typeof v === 'string' && /[*?]/.test(v);
+
+const LOOKUPS: Record<string, Lookup> = {
+  /** VLOOKUP(value, table, column, FALSE or 0). */
+  VLOOKUP: (lookups, args, sheet) => {
+    const [look, tableArg, column, approximate] = args;
+    const table = rangeOf(tableArg);
+    if (args.length !== 4 || !table || !(approximate === false || approximate === 0)) return undefined;
+    if (typeof column !== 'number' || !Number.isInteger(column) || column < 1) return undefined;
+    const v = lookups.value(look);
+    if (v === undefined || hasWildcard(v)) return undefined;
+    const index = lookups.index('first-column', [table], sheet, firstColumn);
+    const rows = index?.values[0];
+    if (!index || !rows || rows.length === 0) return undefined;
+    const { NA, REF } = formulaLibrary().FormulaError;
+    if (rows[0]![column - 1] === undefined) return { value: REF };
+    const at = index.positions.get(v);
+    return { value: at === undefined ? NA : rows[at]![column - 1] };
+  },
+
+  /** MATCH(value, range, 0): Formula.js reads text as a pattern, so text with a pattern's signs goes to it. */
+  MATCH: (lookups, args, sheet) => {
+    const range = rangeOf(args[1]);
+    if (args.length !== 3 || !range || args[2] !== 0) return undefined;
+    const v = lookups.value(args[0]);
+    if (v === undefined || v === '' || v === false) return undefined;
+    if (typeof v === 'string' && /[*?~.^$|{}\\]/.test(v)) return undefined;
+    const index = lookups.index('first-folded', [range], sheet, firstFolded);
+    if (!index) return undefined;
+    const at = index.positions.get(folded(v));
+    return { value: at === undefined ? formulaLibrary().FormulaError.NA : at + 1 };
+  },
+
+  /** XLOOKUP(value, range, results, [if not found]): functions.ts's own, exact match. */
+  XLOOKUP: (lookups, args, sheet) => {
+    const [look, inArg, resultsArg, notFound] = args;
+    const range = rangeOf(inArg);
+    const results = rangeOf(resultsArg);
+    if (args.length < 3 || args.length > 4 || !range || !results) return undefined;
+    const { NA } = formulaLibrary().FormulaError;
+    if (args.length === 4 && notFound !== null && !isPlain(notFound)) return undefined;
+    const v = lookups.value(look);
+    if (v === undefined) return undefined;
+    const index = lookups.index('first-folded+results', [range, results], sheet, firstFolded);
+    if (!index) return undefined;
+    const at = index.positions.get(folded(v));
+    if (at === undefined) return { value: args.length === 4 && notFound !== null ? notFound : NA };
+    const resultRows = index.values[1]!;
+    const width = resultRows[0]?.length ?? 0;
+    const found = width > 0 ? resultRows[Math.floor(at / width)]?.[at % width] : undefined;
+    return { value: found ?? NA };
+  },
+
+  /** COUNTIF(range, value). */
+  COUNTIF: (lookups, args, sheet) => {
+    const range = rangeOf(args[0]);
+    if (args.length !== 2 || !range) return undefined;
+    const v = equalityCriterion(lookups, args[1]);
+    if (v === undefined) return undefined;
+    const index = lookups.index('counts', [range], sheet, counts);
+    return index && { value: index.positions.get(v) ?? 0 };
+  },
+
+  /** SUMIF(range, value, [sums]): the sums' range taken as large as the first, from its top left, as SUMIF does. */
+  SUMIF: (lookups, args, sheet) => {
+    const range = rangeOf(args[0]);
+    if (args.length < 2 || args.length > 3 || !range) return undefined;
+    const sumsArg = args[2] ?? null;
+    const toAdd = sumsArg === null ? range : rangeOf(sumsArg);
+    if (!toAdd) return undefined;
+    const sized: RangeArg = {
+      sheet: toAdd.sheet,
+      from: toAdd.from,
+      to: {
+        row: toAdd.from.row + (range.to.row - range.from.row),
+        col: toAdd.from.col + (range.to.col - range.from.col),
+      },
+    };
+    const v = equalityCriterion(lookups, args[1]);
+    if (v === undefined) return undefined;
+    const index = lookups.index('sums', [range, sized], sheet, (ranges) => {
+      if (ranges[1]!.length < ranges[0]!.length) throw new RangeError('shorter sums'); // the library fails here
+      return sums(ranges);
+    });
+    return index && { value: index.positions.get(v) ?? 0 };
+  },
+};
