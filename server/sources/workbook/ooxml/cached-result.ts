@@ -45,6 +45,22 @@ export function rowWithResults(
   return changed ? rowToXml(row, prefix) : xml;
 }
 
+/** A cell's `<v>` and the end of its `<f>`, for one namespace prefix: made once (a write may set 100,000). */
+const patterns = new Map<string, { value: RegExp; formulaEnd: RegExp }>();
+
+function patternsOf(prefix: string): { value: RegExp; formulaEnd: RegExp } {
+  let made = patterns.get(prefix);
+  if (!made) {
+    const p = prefix.replace('.', '\\.');
+    made = {
+      value: new RegExp(`<${p}v(?:\\s[^>]*)?(?:/>|>[\\s\\S]*?</${p}v>)`),
+      formulaEnd: new RegExp(`(<${p}f\\b[^>]*/>|</${p}f>)`),
+    };
+    patterns.set(prefix, made);
+  }
+  return made;
+}
+
 export function withCachedResult(cellXml: string, result: FormulaResult, prefix: string): string {
   const start = /^<[^>]*>/.exec(cellXml)?.[0];
   if (!start || start.endsWith('/>')) return cellXml;
@@ -64,12 +80,10 @@ export function withCachedResult(cellXml: string, result: FormulaResult, prefix:
           ? '1'
           : '0'
         : escapeXml(result.kind === 'text' ? encodeCellText(result.value) : result.value);
-  const p = prefix.replace('.', '\\.');
-  const body = cellXml
-    .slice(start.length)
-    .replace(new RegExp(`<${p}v(?:\\s[^>]*)?(?:/>|>[\\s\\S]*?</${p}v>)`), '');
+  const { value, formulaEnd: end } = patternsOf(prefix);
+  const body = cellXml.slice(start.length).replace(value, '');
   const v = `<${prefix}v>${text}</${prefix}v>`;
-  const formulaEnd = new RegExp(`(<${p}f\\b[^>]*/>|</${p}f>)`).exec(body);
+  const formulaEnd = end.exec(body);
   if (!formulaEnd) return cellXml;
   const at = formulaEnd.index + formulaEnd[0].length;
   return setAttr(start, 't', type) + body.slice(0, at) + v + body.slice(at);

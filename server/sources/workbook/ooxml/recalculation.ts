@@ -86,17 +86,34 @@ export async function recalculate(input: RecalcInput): Promise<Map<RecalcTab, nu
     input.names,
     input.tables,
   );
+  // Results gathered by row, each row then rewritten once (a row of three lookups was parsed three times).
+  const results = new Map<RecalcTab, Map<number, CellResult[]>>();
   for (const cell of dirty) {
     await input.pace();
     if (performance.now() > input.stopAt) throw recalcTimeUp();
     const result = evaluator.result(cell.tab.name, cell.row, cell.column);
-    if (result && writeResult(cell.tab.sheet(), cell.row, cell.column, result)) {
-      const rows = rewritten.get(cell.tab) ?? [];
-      if (rows.at(-1) !== cell.row) rows.push(cell.row);
-      rewritten.set(cell.tab, rows);
+    if (!result) continue;
+    const rows = results.get(cell.tab) ?? new Map<number, CellResult[]>();
+    results.set(cell.tab, rows);
+    const cells = rows.get(cell.row) ?? [];
+    rows.set(cell.row, cells);
+    cells.push({ column: cell.column, result });
+  }
+  for (const [tab, rows] of results) {
+    const sheet = tab.sheet();
+    const changedRows: number[] = [];
+    for (const [row, cells] of rows) {
+      await input.pace();
+      if (writeResults(sheet, row, cells)) changedRows.push(row);
     }
+    if (changedRows.length > 0) rewritten.set(tab, changedRows);
   }
   return rewritten;
+}
+
+interface CellResult {
+  column: number;
+  result: FormulaResult;
 }
 
 interface IndexedTab {
@@ -216,16 +233,21 @@ function merge(spans: Spans): Spans {
   return out;
 }
 
-/** Sets the cell's cached result in its row; false when the row already held exactly that. */
-function writeResult(sheet: SheetXml, row: number, column: number, result: FormulaResult): boolean {
+/** Sets the cells' cached results in their row; false when the row already held exactly those. */
+function writeResults(sheet: SheetXml, row: number, cells: readonly CellResult[]): boolean {
   const slot = sheet.row(row);
   if (!slot) return false;
   const parsed = parseRow(slot.xml, sheet.prefix);
-  const cell = cellAt(parsed, column);
-  if (!cell) return false;
-  const next = withCachedResult(cell.xml, result, sheet.prefix);
-  if (next === cell.xml) return false;
-  putCell(parsed, column, next);
+  let changed = false;
+  for (const { column, result } of cells) {
+    const cell = cellAt(parsed, column);
+    if (!cell) continue;
+    const next = withCachedResult(cell.xml, result, sheet.prefix);
+    if (next === cell.xml) continue;
+    putCell(parsed, column, next);
+    changed = true;
+  }
+  if (!changed) return false;
   slot.xml = rowToXml(parsed, sheet.prefix);
   sheet.changed = true;
   return true;
