@@ -115,7 +115,6 @@ describe('Formula.js functions over ranges', () => {
     'VAR.P': (a) => [a],
     LARGE: (a) => [a, 2],
     SMALL: (a) => [a, 1],
-    'RANK.EQ': (a) => [2, a, 0],
     MATCH: (a) => [2, a, 0],
     LOOKUP: (a, b) => [3, a, b],
     TEXTJOIN: (a, b) => ['-', true, a, b],

@@ -39,7 +39,6 @@ export const OVER_RANGES = [
   'VAR.P',
   'LARGE',
   'SMALL',
-  'RANK.EQ',
   'MATCH',
   'LOOKUP',
   'TEXTJOIN',
@@ -93,8 +92,32 @@ const flat = (value: unknown): unknown[] => (Array.isArray(value) ? value.flat(2
 const same = (a: unknown, b: unknown) =>
   typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
 
+/**
+ * RANK.EQ(number, ref, [order]) as Excel ranks: among the numbers of `ref` (text, booleans and blanks ignored,
+ * an error given back), 1 + how many are greater (smaller with an order other than 0), #N/A when the number is
+ * not among them. Formula.js's refused any ref with text in it (`RANK(B2,B:B)` over a column with its header
+ * read #VALUE!), counted blanks as 0, answered 0 for a number not found, and sorted the ref at every call.
+ */
+export function rankEq(number: unknown, ref: unknown, order: unknown): unknown {
+  const { FormulaError } = formulaLibrary();
+  const n = number ?? 0;
+  if (n instanceof FormulaError) return n;
+  if (typeof n !== 'number') return FormulaError.VALUE;
+  const ascending = Boolean(order);
+  let found = false;
+  let before = 0;
+  for (const v of flat(ref)) {
+    if (v instanceof FormulaError) return v;
+    if (typeof v !== 'number') continue;
+    if (v === n) found = true;
+    else if (ascending ? v < n : v > n) before++;
+  }
+  return found ? before + 1 : FormulaError.NA;
+}
+
 /** Functions neither library has, in their common form. */
 const OWN: Record<string, (...params: Param[]) => unknown> = {
+  'RANK.EQ': (number, ref, order) => rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value),
   /** CHOOSE(index, value1, value2, ...). */
   CHOOSE: (index, ...choices) => {
     const n = Math.trunc(Number(index.value));

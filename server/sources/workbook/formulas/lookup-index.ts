@@ -34,12 +34,12 @@ export const MAX_INDEXED_CELLS = 4_000_000;
 const MAX_SEEN = 10_000;
 
 type Key = string | number | boolean;
-interface Index {
-  positions: Map<Key, number>;
+interface Index<T = Map<Key, number>> {
+  positions: T;
   /** The ranges' values where the answer is read from them (VLOOKUP's table, XLOOKUP's results). */
   values: FormulaInput[][][];
 }
-type Build = (ranges: FormulaInput[][][]) => Map<Key, number>;
+type Build<T = Map<Key, number>> = (ranges: FormulaInput[][][]) => T;
 type Lookup = (
   lookups: LookupIndexes,
   args: readonly unknown[],
@@ -49,7 +49,7 @@ type Lookup = (
 export class LookupIndexes {
   readonly #reader: ArgumentReader;
   readonly #seen = new Map<string, number>();
-  readonly #indexes = new Map<string, Index>();
+  readonly #indexes = new Map<string, Index<unknown>>();
   #cells = 0;
 
   constructor(reader: ArgumentReader) {
@@ -75,10 +75,10 @@ export class LookupIndexes {
   }
 
   /** The index `kind` of `ranges`, made at its second call; undefined before, or past the limits. */
-  index(kind: string, ranges: readonly RangeArg[], sheet: string, build: Build): Index | undefined {
+  index<T>(kind: string, ranges: readonly RangeArg[], sheet: string, build: Build<T>): Index<T> | undefined {
     const key = `${kind}|${ranges.map((r) => rangeKey(r, sheet)).join('|')}`;
     const made = this.#indexes.get(key);
-    if (made) return made;
+    if (made) return made as Index<T>;
     const calls = (this.#seen.get(key) ?? 0) + 1;
     if (calls === 1) {
       if (this.#seen.size < MAX_SEEN) this.#seen.set(key, calls);
@@ -170,7 +170,46 @@ function equalityCriterion(lookups: LookupIndexes, arg: unknown): Key | undefine
 
 const hasWildcard = (v: Key) => typeof v === 'string' && /[*?]/.test(v);
 
+/** The numbers of a range in ascending order, or the first error in it (which RANK gives back). */
+const sortedNumbers: Build<Float64Array | FormulaInput> = ([rows]) => {
+  const numbers: number[] = [];
+  for (const row of rows!)
+    for (const v of row) {
+      if (v instanceof formulaLibrary().FormulaError) return v;
+      if (typeof v === 'number') numbers.push(v);
+    }
+  return Float64Array.from(numbers).sort();
+};
+
+/** The first place in `sorted` holding a number above `n` (or at or above it, `orEqual`). */
+function above(sorted: Float64Array, n: number, orEqual: boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! > n || (orEqual && sorted[mid] === n)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** RANK(number, ref, [order]), RANK.EQ: functions.ts `rankEq`, by binary search. */
+const rank: Lookup = (lookups, args, sheet) => {
+  const [numberArg, refArg, order = null] = args;
+  const ref = rangeOf(refArg);
+  if (args.length < 2 || args.length > 3 || !ref || !(order === null || isPlain(order))) return undefined;
+  const n = lookups.value(numberArg);
+  if (typeof n !== 'number') return undefined;
+  const sorted = lookups.index('sorted-numbers', [ref], sheet, sortedNumbers)?.positions;
+  if (!(sorted instanceof Float64Array)) return undefined; // not indexed yet, or an error for the function to give
+  const from = above(sorted, n, true);
+  if (from === sorted.length || sorted[from] !== n) return { value: formulaLibrary().FormulaError.NA };
+  return { value: order ? from + 1 : sorted.length - above(sorted, n, false) + 1 };
+};
+
 const LOOKUPS: Record<string, Lookup> = {
+  RANK: rank,
+  'RANK.EQ': rank,
   /** VLOOKUP(value, table, column, FALSE or 0). */
   VLOOKUP: (lookups, args, sheet) => {
     const [look, tableArg, column, approximate] = args;

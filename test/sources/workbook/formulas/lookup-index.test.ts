@@ -64,6 +64,9 @@ const TEMPLATES = [
   'SUMIF(L!A1:A10,A{r},L!B5:B5)',
   'SUMIF(L!A:B,A{r},L!C:C)',
   'IFERROR(VLOOKUP(A{r},L!A:C,3,FALSE),"-")&"|"&COUNTIF(L!C:C,A{r})',
+  'RANK(A{r},L!A:C)',
+  'RANK.EQ(A{r},L!B:B,1)',
+  'RANK(A{r},L!A1:A12,0)',
 ];
 
 function tab(name: string, rows: readonly (readonly Cell[])[]): SheetCells {
