@@ -24,6 +24,8 @@ export class IntervalPool {
   readonly #leaf: number;
   /** Leaves taken since the last `restore`. */
   #taken: number[] = [];
+  /** How many more the query under way may hand over. */
+  #left = 0;
 
   /**
    * Intervals [starts[i], ends[i]] owned by owners[i], integers from 0 to MAX_POINT; an interval with its end
@@ -67,11 +69,16 @@ export class IntervalPool {
     return Array.from(this.#starts, (start, at) => [start, this.#ends[at]!, this.#owners[at]!]);
   }
 
-  /** Hands over (to `onTaken`, by owner) and removes every interval in the pool overlapping [a, b]. */
-  take(a: number, b: number, onTaken: (owner: number) => void): void {
+  /**
+   * Hands over (to `onTaken`, by owner) and removes every interval in the pool overlapping [a, b], or the first
+   * `limit` of them: true when it stopped there, with more maybe left (the same query again hands over the rest).
+   */
+  take(a: number, b: number, onTaken: (owner: number) => void, limit = Number.POSITIVE_INFINITY): boolean {
     // Only intervals starting at or before b can overlap: a prefix of the sorted starts.
     const reach = countBelow(this.#starts, b + 1);
+    this.#left = limit;
     if (reach > 0) this.#takeUnder(1, 0, this.#leaf, reach, a, onTaken);
+    return this.#left === 0;
   }
 
   /** Every interval taken since the last restore back in the pool. */
@@ -95,9 +102,10 @@ export class IntervalPool {
     onTaken: (owner: number) => void,
   ): void {
     const tree = this.#tree;
-    if (lo >= reach || tree[node]! < a) return;
+    if (this.#left === 0 || lo >= reach || tree[node]! < a) return;
     if (hi - lo === 1) {
       tree[node] = NONE;
+      this.#left--;
       this.#taken.push(lo);
       onTaken(this.#owners[lo]!);
       return;

@@ -1,6 +1,7 @@
 /**
  * The interval pool against the plain rule it stands for: a query hands over every interval still in the pool
- * that overlaps it, once, and `restore` puts them all back.
+ * that overlaps it, once (or a few at a time, as asked, the same query asked again for the rest), and
+ * `restore` puts them all back.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +14,18 @@ const query = fc
   .tuple(fc.integer({ min: 0, max: 70 }), fc.integer({ min: 0, max: 15 }))
   .map(([a, length]) => [a, a + length] as const);
 
-function taken(pool: IntervalPool, a: number, b: number): number[] {
+/** What a query hands over: at once, or (`limit`) a few at a time, the query asked again while it says more. */
+function taken(pool: IntervalPool, a: number, b: number, limit?: number): number[] {
   const owners: number[] = [];
-  pool.take(a, b, (owner) => owners.push(owner));
+  let asked = 0;
+  for (;;) {
+    const before = owners.length;
+    const more = pool.take(a, b, (owner) => owners.push(owner), limit);
+    asked++;
+    if (limit !== undefined) expect(owners.length - before).toBeLessThanOrEqual(limit);
+    if (!more) break;
+  }
+  if (limit === undefined) expect(asked).toBe(1);
   return owners.sort((x, y) => x - y);
 }
 
@@ -25,7 +35,8 @@ describe('IntervalPool', () => {
       fc.property(
         fc.array(interval, { maxLength: 40 }),
         fc.array(query, { maxLength: 12 }),
-        (intervals, queries) => {
+        fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+        (intervals, queries, limit) => {
           const pool = new IntervalPool(
             intervals.map(([s]) => s),
             intervals.map(([, e]) => e),
@@ -37,7 +48,7 @@ describe('IntervalPool', () => {
             for (const [a, b] of queries) {
               const expected = [...left].filter((i) => intervals[i]![0] <= b && intervals[i]![1] >= a);
               for (const i of expected) left.delete(i);
-              expect(taken(pool, a, b)).toEqual(expected.sort((x, y) => x - y));
+              expect(taken(pool, a, b, limit)).toEqual(expected.sort((x, y) => x - y));
             }
             pool.restore();
           }

@@ -69,7 +69,7 @@ export async function recalculate(input: RecalcInput): Promise<Map<RecalcTab, nu
     const sheet = tab.name.toLowerCase();
     return { tab, sheet, index: formulaIndex(tab.snapshot, sheet) };
   });
-  const dirty = dirtyCells(tabs, input);
+  const dirty = await dirtyCells(tabs, input);
   const rewritten = new Map<RecalcTab, number[]>();
   if (dirty.length === 0) return rewritten;
   const pending = new Map<string, Map<number, string>>();
@@ -116,6 +116,9 @@ interface CellResult {
   result: FormulaResult;
 }
 
+/** Most formulas one row's readers hand over between turns (a column's every COUNTIF reads each of its rows). */
+const TAKE_AT_ONCE = 4_096;
+
 interface IndexedTab {
   tab: RecalcTab;
   sheet: string;
@@ -131,13 +134,14 @@ interface IndexedTab {
  * followed once, through the tabs' readers (formula-readers.ts), which hand each formula over once: linear in
  * the formulas reached.
  */
-function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCell[] {
+async function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): Promise<FormulaCell[]> {
   const precedents = precedentsFinder(input);
   const readers = tabs.map(({ index, sheet }) => readersOf(index, (cell) => precedents(cell, sheet)));
   const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
   const changed = new Map([...input.changed].map(([sheet, spans]) => [sheet, merge(spans)]));
-  // Rows to follow, first in first out, and (beside the changed spans) those followed already, per tab name.
-  const toFollow: [sheet: string, top: number, bottom: number][] = [];
+  // Rows to follow, first in first out, and (beside the changed spans) those followed already, per tab name. A
+  // span followed in part (a take stopped at TAKE_AT_ONCE) comes again for that tab's readers alone.
+  const toFollow: [sheet: string, top: number, bottom: number, readersOf?: number][] = [];
   for (const [sheet, spans] of changed)
     for (const [top, bottom] of spans) toFollow.push([sheet, top, bottom]);
   const followed = new Map<string, Set<number>>();
@@ -161,11 +165,16 @@ function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): FormulaCel
     if (input.rowsMoved) for (const i of r.readsPlaces) reach(t, i, seeds);
   });
   try {
+    // Paced too (100,000 rows of lookups reach 500,000 formulas): a write of its document is one at a time, so
+    // the pools, taken from meanwhile, are this recalculation's alone until restored.
     for (let at = 0; at < toFollow.length; at++) {
-      const [sheet, top, bottom] = toFollow[at]!;
+      await input.pace();
+      const [sheet, top, bottom, only] = toFollow[at]!;
       tabs.forEach(({ sheet: own, index }, t) => {
-        if (own === sheet) formulasInRows(index, top, bottom, (i) => reach(t, i));
-        readers[t]!.byTab.get(sheet)?.take(top, bottom, (i) => reach(t, i));
+        if (only !== undefined && only !== t) return;
+        if (own === sheet && only === undefined) formulasInRows(index, top, bottom, (i) => reach(t, i));
+        const more = readers[t]!.byTab.get(sheet)?.take(top, bottom, (i) => reach(t, i), TAKE_AT_ONCE);
+        if (more) toFollow.push([sheet, top, bottom, t]);
       });
     }
   } finally {
