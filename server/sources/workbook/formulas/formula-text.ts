@@ -166,15 +166,18 @@ export function translateFormula(formula: string, rows: number, columns: number)
 
 // --- what a formula reads -----------------------------------------------------------------------------
 
-export interface RowSpan {
+/** An area a formula reads: rows top..bottom, columns left..right (1-based, inclusive). */
+export interface ReadArea {
   /** Lower-cased tab name. */
   sheet: string;
   top: number;
   bottom: number;
+  left: number;
+  right: number;
 }
 
-/** Row spans read, or 'always' when the text cannot tell. */
-export type Precedents = RowSpan[] | 'always';
+/** Areas read, or 'always' when the text cannot tell. */
+export type Precedents = ReadArea[] | 'always';
 
 /** As REF, the sheet's name captured (quoted 1, bare 2), whole columns too: 3-6 cells, 7-8 rows, 9-10 columns. */
 const NAMED_SHEET = String.raw`(?:'((?:[^']|'')+)'|([A-Za-z_\u00C0-\uFFFF][A-Za-z0-9_.\u00C0-\uFFFF]*))!`;
@@ -187,7 +190,7 @@ const READ_REF = new RegExp(
 const DYNAMIC = /\b(?:INDIRECT|OFFSET|NOW|TODAY|RAND|RANDBETWEEN|CELL|INFO)\s*\(/i;
 
 /**
- * What a formula reads, as row spans per tab, so a write recomputes only the formulas it can have changed.
+ * What a formula reads, as areas per tab, so a write recomputes only the formulas it can have changed.
  * A formula whose inputs the text does not show (a defined name, a table, INDIRECT, OFFSET, a volatile
  * function such as TODAY) is recomputed after every write. `names`: defined names and table names,
  * lower-cased.
@@ -198,24 +201,35 @@ export function precedentsOf(formula: string, sheet: string, names: ReadonlySet<
   for (const word of code.match(/[A-Za-z_\\\u00C0-\uFFFF][A-Za-z0-9_.\\\u00C0-\uFFFF]*/g) ?? []) {
     if (names.has(word.toLowerCase())) return 'always';
   }
-  const spans: RowSpan[] = [];
+  const areas: ReadArea[] = [];
   for (const m of code.matchAll(READ_REF)) {
     const tab = (m[1]?.replace(/''/g, "'") ?? m[2] ?? sheet).toLowerCase();
     if (m[4] !== undefined) {
       const first = Number(m[4]);
       const last = m[6] === undefined ? first : Number(m[6]);
       // A column reference that is not one (`LOG10` is a function, caught by the lookahead) needs no care here.
-      if (columnNumber(m[3]!) > EXCEL_MAX_COLUMNS) continue;
-      spans.push({ sheet: tab, top: Math.min(first, last), bottom: Math.max(first, last) });
+      const a = columnNumber(m[3]!);
+      const b = m[5] === undefined ? a : columnNumber(m[5]);
+      if (a > EXCEL_MAX_COLUMNS) continue;
+      const [left, right] = [Math.min(a, b), Math.min(EXCEL_MAX_COLUMNS, Math.max(a, b))];
+      areas.push({ sheet: tab, top: Math.min(first, last), bottom: Math.max(first, last), left, right });
     } else if (m[7] !== undefined) {
       const a = Number(m[7]);
       const b = Number(m[8]);
-      spans.push({ sheet: tab, top: Math.min(a, b), bottom: Math.max(a, b) });
+      areas.push({
+        sheet: tab,
+        top: Math.min(a, b),
+        bottom: Math.max(a, b),
+        left: 1,
+        right: EXCEL_MAX_COLUMNS,
+      });
     } else if (m[9] !== undefined) {
-      spans.push({ sheet: tab, top: 1, bottom: EXCEL_MAX_ROWS });
+      const a = Math.min(EXCEL_MAX_COLUMNS, columnNumber(m[9]));
+      const b = Math.min(EXCEL_MAX_COLUMNS, columnNumber(m[10]!));
+      areas.push({ sheet: tab, top: 1, bottom: EXCEL_MAX_ROWS, left: Math.min(a, b), right: Math.max(a, b) });
     }
   }
-  return spans;
+  return areas;
 }
 
 /** The formula with every "string literal" blanked (same length), so nothing inside one reads as a reference. */

@@ -4,6 +4,7 @@
  * from the rows it rewrote, then what formulas need (recalc-after-write.ts).
  */
 import { AppError } from '../../../errors.ts';
+import { pacer } from '../../../lib/pacer.ts';
 import type { WritePlan } from '../../plan.ts';
 import type { WriteOptions } from '../../source.ts';
 import { shiftFormula } from '../formulas/formula-text.ts';
@@ -71,19 +72,21 @@ export async function applyPlan(
   else held.set(sourceSheetId, editedTab(snapshot, result.rows, reread, shift));
   if (deleted) shiftOtherTabsFormulas(wb, tab, deleted);
   if (result.formulas) held.withFormulas.add(sourceSheetId);
+  // Held results first: a row the recalculation rewrites is read back whole, its formulas not reached too.
+  if (held.uncomputed.size > 0) await cacheUncomputed(wb);
   if (held.withFormulas.size > 0) await recalculateAfterWrite(wb, tab, result.rows, deleted);
-  if (held.uncomputed.size > 0) cacheUncomputed(wb);
   markRecalculation(wb, held.withFormulas.has(sourceSheetId));
 }
 
 /** Formulas the file holds without a result get the held ones (uncomputed-results.ts), once. */
-function cacheUncomputed({ pkg, book, held }: OpenWorkbook): void {
+async function cacheUncomputed({ pkg, book, held }: OpenWorkbook): Promise<void> {
   held.all();
+  const pace = pacer();
   for (const t of book.list) {
     const id = t.entry.sheetId;
     if (!held.uncomputed.delete(id)) continue;
     const snapshot = held.peek(id);
-    if (snapshot) cacheUncomputedResults(pkg.sheetXml(t.part), snapshot, book.date1904);
+    if (snapshot) await cacheUncomputedResults(pkg.sheetXml(t.part), snapshot, book.date1904, pace);
   }
 }
 

@@ -129,22 +129,24 @@ interface IndexedTab {
  * The formulas the change reaches, directly or through other formulas, in the order reached: a formula comes
  * after those it was reached through, so the evaluator (which computes a formula's inputs first, recursively)
  * seldom goes deep, even where a summary on an earlier tab reads the end of a long chain. A formula is reached
- * when a row it reads, or its own row, changed or holds a formula reached; one whose inputs its text cannot show
- * always is, and after a delete so is one whose result rows moving changes (these last). Each changed row is
- * followed once, through the tabs' readers (formula-readers.ts), which hand each formula over once: linear in
- * the formulas reached.
+ * when a row the write changed holds it or a cell it reads, or when a cell it reads holds a formula reached; one
+ * whose inputs its text cannot show always is, and after a delete so is one whose result rows moving changes
+ * (these last). Each changed row, and each reached formula's cell, is followed once, through the tabs' readers
+ * (formula-readers.ts), which hand each formula over once: linear in the formulas reached.
  */
 async function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): Promise<FormulaCell[]> {
   const precedents = precedentsFinder(input);
   const readers = tabs.map(({ index, sheet }) => readersOf(index, (cell) => precedents(cell, sheet)));
   const taken = tabs.map(({ index }) => new Uint8Array(index.cells.length));
   const changed = new Map([...input.changed].map(([sheet, spans]) => [sheet, merge(spans)]));
-  // Rows to follow, first in first out, and (beside the changed spans) those followed already, per tab name. A
-  // span followed in part (a take stopped at TAKE_AT_ONCE) comes again for that tab's readers alone.
-  const toFollow: [sheet: string, top: number, bottom: number, readersOf?: number][] = [];
+  // What to follow, first in first out: the changed spans (every column), then each reached formula's cell
+  // (followed once, per tab name). One followed in part (a take stopped at TAKE_AT_ONCE) comes again for that
+  // tab's band of readers alone.
+  const toFollow: Follow[] = [];
   for (const [sheet, spans] of changed)
-    for (const [top, bottom] of spans) toFollow.push([sheet, top, bottom]);
+    for (const [top, bottom] of spans) toFollow.push([sheet, top, bottom, EVERY_COLUMN, -1, -1]);
   const followed = new Map<string, Set<number>>();
+  const headerReached = new Uint8Array(tabs.length);
   const reached: FormulaCell[] = [];
   const seeds: FormulaCell[] = [];
   const reach = (t: number, i: number, into: FormulaCell[] = reached) => {
@@ -154,11 +156,18 @@ async function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): Prom
     const { tab, sheet, index } = tabs[t]!;
     const { row, column, text } = index.cells[i]!;
     into.push({ tab, sheet, row, column, text });
-    const rows = followed.get(sheet) ?? new Set<number>();
-    followed.set(sheet, rows);
-    if (rows.has(row) || overlaps(changed.get(sheet), row, row)) return;
-    rows.add(row);
-    toFollow.push([sheet, row, row]);
+    // A header rewritten is read back whole, and the file may hold no result for its other formulas (only the
+    // data rows' held results are stored, uncomputed-results.ts): its every formula is computed with it.
+    if (row === tab.snapshot.headerRow && !headerReached[t]) {
+      headerReached[t] = 1;
+      formulasInRows(index, row, row, (j) => reach(t, j, into));
+    }
+    const cells = followed.get(sheet) ?? new Set<number>();
+    followed.set(sheet, cells);
+    const cell = row * 16_384 + column;
+    if (cells.has(cell) || overlaps(changed.get(sheet), row, row)) return;
+    cells.add(cell);
+    toFollow.push([sheet, row, row, column, -1, -1]);
   };
   readers.forEach((r, t) => {
     for (const i of r.always) reach(t, i, seeds);
@@ -169,20 +178,33 @@ async function dirtyCells(tabs: readonly IndexedTab[], input: RecalcInput): Prom
     // the pools, taken from meanwhile, are this recalculation's alone until restored.
     for (let at = 0; at < toFollow.length; at++) {
       await input.pace();
-      const [sheet, top, bottom, only] = toFollow[at]!;
+      const [sheet, top, bottom, column, onlyTab, onlyBand] = toFollow[at]!;
       tabs.forEach(({ sheet: own, index }, t) => {
-        if (only !== undefined && only !== t) return;
-        if (own === sheet && only === undefined) formulasInRows(index, top, bottom, (i) => reach(t, i));
-        const more = readers[t]!.byTab.get(sheet)?.take(top, bottom, (i) => reach(t, i), TAKE_AT_ONCE);
-        if (more) toFollow.push([sheet, top, bottom, t]);
+        if (onlyTab >= 0 && onlyTab !== t) return;
+        if (own === sheet && column === EVERY_COLUMN && onlyTab < 0)
+          formulasInRows(index, top, bottom, (i) => reach(t, i));
+        readers[t]!.byTab.get(sheet)?.forEach(({ left, right, pool }, b) => {
+          if (
+            (onlyBand >= 0 && onlyBand !== b) ||
+            (column !== EVERY_COLUMN && (column < left || column > right))
+          )
+            return;
+          if (pool.take(top, bottom, (i) => reach(t, i), TAKE_AT_ONCE))
+            toFollow.push([sheet, top, bottom, column, t, b]);
+        });
       });
     }
   } finally {
-    for (const r of readers) for (const pool of r.byTab.values()) pool.restore();
+    for (const r of readers)
+      for (const bands of r.byTab.values()) for (const { pool } of bands) pool.restore();
   }
   // Those reached from them come first: what a seed reads is then mostly computed when it is.
   return reached.concat(seeds);
 }
+
+/** Rows of a tab to follow, in one column or EVERY_COLUMN; with a tab's (index) band of readers alone, or -1. */
+type Follow = [sheet: string, top: number, bottom: number, column: number, onlyTab: number, onlyBand: number];
+const EVERY_COLUMN = 0;
 
 /** What a formula of a tab (its lower-cased name) reads, kept on the formula once worked out. */
 export type PrecedentsFinder = (cell: IndexedFormula, sheet: string) => Precedents;

@@ -9,6 +9,7 @@
  * open takes them now, a closed one when it is next written, on a piece thread (piece-rewrite.ts). A tab with a
  * formula in every row of 100,000 held the service's thread a second and more when every piece was opened here.
  */
+import type { Pace } from '../../../lib/pacer.ts';
 import type { CellTab } from '../cell-tab.ts';
 import type { FormulaResult } from '../formulas/evaluator.ts';
 import { formulaLibrary } from '../formulas/parser.ts';
@@ -27,19 +28,27 @@ function asResult(value: unknown): FormulaResult | undefined {
 }
 
 /** Stores the held results of the data rows' formulas that have none in the sheet; true when there were any. */
-export function cacheUncomputedResults(sheet: SheetXml, tab: CellTab, date1904: boolean): boolean {
+export async function cacheUncomputedResults(
+  sheet: SheetXml,
+  tab: CellTab,
+  date1904: boolean,
+  pace: Pace,
+): Promise<boolean> {
   const results = heldResults(tab, date1904);
   if (results.length === 0) return false;
   const { prefix } = sheet;
-  sheet.moveRows({
-    rewrite: resultsRowRewrite(prefix, results),
-    numbering: (number) => number,
-    unchangedAbove: 0,
-    portable: (first, last) => {
-      const within = results.slice(firstOfRow(results, first), firstOfRow(results, last + 1));
-      return within.length === 0 ? null : ({ kind: 'results', prefix, results: within } as PortableRewrite);
+  await sheet.moveRowsPaced(
+    {
+      rewrite: resultsRowRewrite(prefix, results),
+      numbering: (number) => number,
+      unchangedAbove: 0,
+      portable: (first, last) => {
+        const within = results.slice(firstOfRow(results, first), firstOfRow(results, last + 1));
+        return within.length === 0 ? null : ({ kind: 'results', prefix, results: within } as PortableRewrite);
+      },
     },
-  });
+    pace,
+  );
   sheet.changed = true;
   return true;
 }

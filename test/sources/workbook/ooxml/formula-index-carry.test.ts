@@ -58,7 +58,12 @@ function looked(index: FormulaIndex) {
   const readers = readersOf(index, (cell) => (cell.precedents ??= precedentsOf(cell.text, SHEET, new Set())));
   return {
     cells: index.cells.map(({ row, column, text }) => ({ row, column, text })),
-    byTab: [...readers.byTab].map(([tab, pool]) => [tab, pool.intervals()]).sort(),
+    byTab: [...readers.byTab]
+      .map(([tab, bands]) => [
+        tab,
+        bands.map(({ left, right, pool }) => [`${left}:${right}`, pool.intervals()]).sort(),
+      ])
+      .sort(),
     always: readers.always,
     readsPlaces: readers.readsPlaces,
   };

@@ -76,18 +76,23 @@ describe('formulas looked over before a write', () => {
     });
     const at = (row: number, column: number) =>
       index.cells.findIndex((cell) => cell.row === row && cell.column === column);
-    // C5 reads row 5 alone; D2 names a defined name, which the text cannot follow: always computed again.
+    // C5 reads row 5 alone, in columns A and B; D2 names a defined name, which the text cannot follow: always
+    // computed again.
     const ofC5 = readers.byTab
       .get('t')!
-      .intervals()
-      .filter(([, , owner]) => owner === at(5, 3));
-    expect(ofC5).toEqual([[5, 5, at(5, 3)]]);
+      .flatMap(({ left, right, pool }) => pool.intervals().map((interval) => [left, right, ...interval]))
+      .filter(([, , , , owner]) => owner === at(5, 3));
+    expect(ofC5).toEqual([
+      [1, 1, 5, 5, at(5, 3)],
+      [2, 2, 5, 5, at(5, 3)],
+    ]);
     expect(readers.always).toEqual([at(2, 4)]);
     // The other tab's formulas too, which the recalculation after a write looks over as well: each reads T.
     const other = wb.held.get(book.list[1]!.entry.sheetId) as CellTab;
     const otherIndex = keptIndex(other.formulas)!;
     expect(readersMade(otherIndex)).toBe(true);
-    expect(readersOf(otherIndex, () => 'always').byTab.get('t')?.size).toBe(50);
+    const bands = readersOf(otherIndex, () => 'always').byTab.get('t')!;
+    expect(bands.map(({ left, right, pool }) => [left, right, pool.size])).toEqual([[3, 3, 50]]);
   });
 
   it('waits for a write: a document prepared behind a read holds nothing of it', async () => {
