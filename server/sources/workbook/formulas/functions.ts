@@ -115,6 +115,32 @@ export function rankEq(number: unknown, ref: unknown, order: unknown): unknown {
   return found ? before + 1 : FormulaError.NA;
 }
 
+/**
+ * VLOOKUP matching text exactly as Excel does, without regard to case (`"apple"` finds `Apple`): the library's
+ * exact match compared text as it is. Any other form (an approximate match, a wildcard, a number or a logical
+ * value looked up, an odd column) is the library's own.
+ */
+function caseBlindVlookup(library: (...params: Param[]) => unknown) {
+  return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown => {
+    const exact =
+      approximate !== undefined && !approximate.omitted && [false, 0].includes(approximate.value as never);
+    const v = lookup.value;
+    const rows = table.value;
+    const n = column.value;
+    if (!exact || typeof v !== 'string' || /[*?]/.test(v) || !Array.isArray(rows) || rows.length === 0)
+      return library(lookup, table, column, approximate as Param);
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+      return library(lookup, table, column, approximate);
+    const { REF, NA } = formulaLibrary().FormulaError;
+    if ((rows as unknown[][])[0]![n - 1] === undefined) return REF;
+    const folded = v.toLowerCase();
+    const found = (rows as unknown[][]).find(
+      (row) => typeof row[0] === 'string' && row[0].toLowerCase() === folded,
+    );
+    return found === undefined ? NA : found[n - 1];
+  };
+}
+
 /** Functions neither library has, in their common form. */
 const OWN: Record<string, (...params: Param[]) => unknown> = {
   'RANK.EQ': (number, ref, order) => rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value),
@@ -149,6 +175,11 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
     }
   }
   Object.assign(table, OWN);
+  const reference = require('fast-formula-parser/formulas/functions/reference.js') as Record<
+    string,
+    (...params: Param[]) => unknown
+  >;
+  table.VLOOKUP = caseBlindVlookup(reference.VLOOKUP!);
   for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
   return table;
 }

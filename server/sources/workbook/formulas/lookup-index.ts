@@ -113,12 +113,12 @@ const isPlain = (v: unknown): v is Key =>
 /** Text compared without case, as MATCH (exact) and XLOOKUP compare it; other values as they are. */
 const folded = (v: Key): Key => (typeof v === 'string' ? v.toLowerCase() : v);
 
-/** The first row of each value in the first column: VLOOKUP's exact match (`===`). */
+/** The first row of each value folded in the first column: VLOOKUP's exact match (functions.ts). */
 const firstColumn: Build = ([rows]) => {
   const positions = new Map<Key, number>();
   rows!.forEach((row, i) => {
     const v = row[0];
-    if (isPlain(v) && !positions.has(v)) positions.set(v, i);
+    if (isPlain(v) && !positions.has(folded(v))) positions.set(folded(v), i);
   });
   return positions;
 };
@@ -223,7 +223,7 @@ const LOOKUPS: Record<string, Lookup> = {
     if (!index || !rows || rows.length === 0) return undefined;
     const { NA, REF } = formulaLibrary().FormulaError;
     if (rows[0]![column - 1] === undefined) return { value: REF };
-    const at = index.positions.get(v);
+    const at = index.positions.get(folded(v));
     return { value: at === undefined ? NA : rows[at]![column - 1] };
   },
 
