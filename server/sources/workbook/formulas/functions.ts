@@ -118,9 +118,16 @@ export function rankEq(number: unknown, ref: unknown, order: unknown): unknown {
 /**
  * VLOOKUP matching text exactly as Excel does, without regard to case (`"apple"` finds `Apple`): the library's
  * exact match compared text as it is. Any other form (an approximate match, a wildcard, a number or a logical
- * value looked up, an odd column) is the library's own.
+ * value looked up, an odd column) is the library's own. A blank cell found gives 0, as in Excel (the library's
+ * null read as #NULL!).
  */
 function caseBlindVlookup(library: (...params: Param[]) => unknown) {
+  const vlookup = caseBlind(library);
+  return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown =>
+    vlookup(lookup, table, column, approximate) ?? 0;
+}
+
+function caseBlind(library: (...params: Param[]) => unknown) {
   return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown => {
     const exact =
       approximate !== undefined && !approximate.omitted && [false, 0].includes(approximate.value as never);
@@ -157,7 +164,9 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
     const found = keys.findIndex((k) => same(k, value.value));
     const { NA } = formulaLibrary().FormulaError;
     if (found < 0) return notFound && !notFound.omitted ? notFound.value : NA;
-    return flat(returns.value)[found] ?? NA;
+    // A blank cell found gives 0, as in Excel; past the end of a shorter results range, #N/A.
+    const results = flat(returns.value);
+    return found < results.length ? (results[found] ?? 0) : NA;
   },
 };
 

@@ -224,7 +224,7 @@ const LOOKUPS: Record<string, Lookup> = {
     const { NA, REF } = formulaLibrary().FormulaError;
     if (rows[0]![column - 1] === undefined) return { value: REF };
     const at = index.positions.get(folded(v));
-    return { value: at === undefined ? NA : rows[at]![column - 1] };
+    return { value: at === undefined ? NA : (rows[at]![column - 1] ?? 0) };
   },
 
   /** MATCH(value, range, 0): Formula.js reads text as a pattern, so text with a pattern's signs goes to it. */
@@ -256,8 +256,8 @@ const LOOKUPS: Record<string, Lookup> = {
     if (at === undefined) return { value: args.length === 4 && notFound !== null ? notFound : NA };
     const resultRows = index.values[1]!;
     const width = resultRows[0]?.length ?? 0;
-    const found = width > 0 ? resultRows[Math.floor(at / width)]?.[at % width] : undefined;
-    return { value: found ?? NA };
+    const row = width > 0 ? resultRows[Math.floor(at / width)] : undefined;
+    return { value: row === undefined ? NA : (row[at % width] ?? 0) };
   },
 
   /** COUNTIF(range, value). */

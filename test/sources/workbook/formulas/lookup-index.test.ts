@@ -109,6 +109,29 @@ describe('lookups answered from an index', () => {
     );
   });
 
+  it('give 0 for a blank cell found, as Excel does, with an index or without', () => {
+    // L: a, (blank); b, 7. Each formula twice, so the second call is answered from the index.
+    const lookup = tab('L', [
+      ['a', null],
+      ['b', 7],
+    ]);
+    const formulas = [
+      'VLOOKUP("A",L!A:B,2,FALSE)',
+      'VLOOKUP(A1,L!A:B,2,FALSE)+1',
+      'XLOOKUP(A1,L!A:A,L!B:B)',
+      'XLOOKUP("b",L!A:A,L!B:B)',
+      'VLOOKUP("c",L!A:B,2,FALSE)',
+    ];
+    for (const indexes of [true, false]) {
+      const t = tab('T', [['a', ...formulas.flatMap((f) => [`=${f}`, `=${f}`])]]);
+      const evaluator = new WorkbookEvaluator([t, lookup], [], [], { lookupIndexes: indexes });
+      const got = formulas.flatMap((_, i) => [2 + 2 * i, 3 + 2 * i].map((c) => evaluator.result('T', 1, c)));
+      const number = (value: number): FormulaResult => ({ kind: 'number', value });
+      const notFound: FormulaResult = { kind: 'error', value: '#N/A' };
+      expect(got).toEqual([...[0, 1, 0, 7].flatMap((v) => [number(v), number(v)]), notFound, notFound]);
+    }
+  });
+
   it('read the table once, not once per row: 3,000 VLOOKUPs over a 3,000-row table', () => {
     const ROWS = 3_000;
     let reads = 0;
