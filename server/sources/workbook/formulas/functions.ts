@@ -116,19 +116,13 @@ export function rankEq(number: unknown, ref: unknown, order: unknown): unknown {
 }
 
 /**
- * VLOOKUP matching text exactly as Excel does, without regard to case (`"apple"` finds `Apple`): the library's
- * exact match compared text as it is. Any other form (an approximate match, a wildcard, a number or a logical
- * value looked up, an odd column) is the library's own. A blank cell found gives 0, as in Excel (the library's
- * null read as #NULL!).
+ * VLOOKUP as Excel matches: text exactly, without regard to case (`"apple"` finds `Apple`), where the library's
+ * exact match compared text as it is; and a blank cell found gives 0, where the library's null read as #NULL!.
+ * Any other form (an approximate match, a wildcard, a number or a logical value looked up, an odd column) is the
+ * library's own.
  */
-function caseBlindVlookup(library: (...params: Param[]) => unknown) {
-  const vlookup = caseBlind(library);
-  return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown =>
-    vlookup(lookup, table, column, approximate) ?? 0;
-}
-
-function caseBlind(library: (...params: Param[]) => unknown) {
-  return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown => {
+function excelVlookup(library: (...params: Param[]) => unknown) {
+  const found = (lookup: Param, table: Param, column: Param, approximate?: Param): unknown => {
     const exact =
       approximate !== undefined && !approximate.omitted && [false, 0].includes(approximate.value as never);
     const v = lookup.value;
@@ -141,11 +135,11 @@ function caseBlind(library: (...params: Param[]) => unknown) {
     const { REF, NA } = formulaLibrary().FormulaError;
     if ((rows as unknown[][])[0]![n - 1] === undefined) return REF;
     const folded = v.toLowerCase();
-    const found = (rows as unknown[][]).find(
-      (row) => typeof row[0] === 'string' && row[0].toLowerCase() === folded,
-    );
-    return found === undefined ? NA : found[n - 1];
+    const row = (rows as unknown[][]).find((r) => typeof r[0] === 'string' && r[0].toLowerCase() === folded);
+    return row === undefined ? NA : row[n - 1];
   };
+  return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown =>
+    found(lookup, table, column, approximate) ?? 0;
 }
 
 /** Functions neither library has, in their common form. */
@@ -188,7 +182,7 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
     string,
     (...params: Param[]) => unknown
   >;
-  table.VLOOKUP = caseBlindVlookup(reference.VLOOKUP!);
+  table.VLOOKUP = excelVlookup(reference.VLOOKUP!);
   for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
   return table;
 }

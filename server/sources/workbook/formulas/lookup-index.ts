@@ -71,7 +71,7 @@ export class LookupIndexes {
   /** A plain value looked up (a constant, or one cell's value); undefined for a blank, an error, a range. */
   value(arg: unknown): Key | undefined {
     const v = isCell(arg) ? this.#reader.cell(arg.ref) : arg;
-    return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
+    return isPlain(v) ? v : undefined;
   }
 
   /** The index `kind` of `ranges`, made at its second call; undefined before, or past the limits. */
