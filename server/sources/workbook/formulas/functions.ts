@@ -5,7 +5,9 @@
  * plain values and answers its own error objects, which become the parser's errors here.
  */
 import { createRequire } from 'node:module';
+import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
+import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -22,15 +24,10 @@ interface Param {
 export const OVER_RANGES = [
   'COUNTA',
   'COUNTBLANK',
-  'COUNTIFS',
-  'SUMIFS',
-  'AVERAGEIFS',
   'MAX',
   'MAXA',
   'MIN',
   'MINA',
-  'MAXIFS',
-  'MINIFS',
   'MEDIAN',
   'MODE.SNGL',
   'STDEV.S',
@@ -39,7 +36,6 @@ export const OVER_RANGES = [
   'VAR.P',
   'LARGE',
   'SMALL',
-  'MATCH',
   'LOOKUP',
   'TEXTJOIN',
 ] as const;
@@ -142,6 +138,25 @@ function excelVlookup(library: (...params: Param[]) => unknown) {
     found(lookup, table, column, approximate) ?? 0;
 }
 
+/**
+ * MATCH(text, range, 0) as Excel matches: without regard to case, with wildcards (wildcard.ts). Formula.js made
+ * the text into a RegExp as it was (`.`, `^`, `{` its own signs, `*` a backtracking `.*`). Any other MATCH is
+ * Formula.js's own.
+ */
+function excelMatch(formulajs: Fn) {
+  return (lookup: Param, range: Param, type?: Param): unknown => {
+    const text = lookup.value;
+    if (type?.value !== 0 || type.omitted || typeof text !== 'string' || text === '')
+      return wrap(formulajs, true)(...[lookup, range, type].filter((p): p is Param => p !== undefined));
+    const pattern = hasWildcard(text) ? wildcard(text) : null;
+    const lower = withoutEscapes(text).toLowerCase();
+    const at = flat(range.value).findIndex(
+      (v) => typeof v === 'string' && (pattern ? pattern.matches(v) : v.toLowerCase() === lower),
+    );
+    return at < 0 ? formulaLibrary().FormulaError.NA : at + 1;
+  };
+}
+
 /** Functions neither library has, in their common form. */
 const OWN: Record<string, (...params: Param[]) => unknown> = {
   'RANK.EQ': (number, ref, order) => rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value),
@@ -177,7 +192,8 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
       if (fn) table[name] = wrap(fn, flatRanges);
     }
   }
-  Object.assign(table, OWN);
+  Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS);
+  table.MATCH = excelMatch(formulajsFunction(formulajs, 'MATCH')!);
   const reference = require('fast-formula-parser/formulas/functions/reference.js') as Record<
     string,
     (...params: Param[]) => unknown

@@ -3,12 +3,13 @@
  * (WorkbookEvaluator): `VLOOKUP(A2,Rates!A:B,2,FALSE)`, `MATCH(A2,Ids!A:A,0)`, `XLOOKUP(A2,...)`,
  * `COUNTIF(A:A,A2)` and `SUMIF(A:A,A2,B:B)` in every row of a tab read the range once, not once per row (which
  * is 10^10 reads at 100,000 rows). Each answer is the one the function itself gives, by its own equality (type
- * and case as it compares them, a blank as 0 where it counts one so, the first match, sums added in row order);
+ * and case as it compares them, criteria.ts for COUNTIF and SUMIF, the first match, sums added in row order);
  * a call in any other form (a wildcard, an approximate match, a criterion with an operator, a blank or an error
  * looked up) goes to the function. A range is indexed at its second call, so one read once (a running count,
  * `COUNTIF($A$2:A2,A2)`) costs nothing more; and a call that cannot read its ranges (a cycle, a chain computed a
  * stretch at a time) goes to the function, which meets the same.
  */
+import { type Criterion, equalityKey, readCriterion } from './criteria.ts';
 import type { FormulaInput, Point } from './parser.ts';
 import { formulaLibrary } from './parser.ts';
 
@@ -135,37 +136,44 @@ const firstFolded: Build = ([rows]) => {
   return positions;
 };
 
-/** How many cells equal each value, a blank counting as 0: COUNTIF's `=` criterion. */
+/** How many cells match each equality criterion, by criteria.ts `equalityKey`: COUNTIF's `=`. */
 const counts: Build = ([rows]) => {
   const positions = new Map<Key, number>();
   for (const row of rows!)
     for (const cell of row) {
-      const v = cell ?? 0;
-      if (isPlain(v)) positions.set(v, (positions.get(v) ?? 0) + 1);
+      const key = equalityKey(cell);
+      if (key !== undefined) positions.set(key, (positions.get(key) ?? 0) + 1);
     }
   return positions;
 };
 
-/** The sum of the numbers beside each value, added in row order as SUMIF adds them. */
-const sums: Build = ([rows, toAdd]) => {
-  const positions = new Map<Key, number>();
+/**
+ * The sum of the numbers beside the cells each equality criterion matches, added in row order as SUMIF adds,
+ * or the first error beside one (which SUMIF gives).
+ */
+const sums: Build<Map<Key, FormulaInput>> = ([rows, toAdd]) => {
+  const positions = new Map<Key, FormulaInput>();
+  const { FormulaError } = formulaLibrary();
   rows!.forEach((row, r) => {
-    const adding = toAdd![r]!; // present: the caller saw the sums' range is as tall
+    const adding = toAdd![r]; // absent past the sheet's last row: blanks, as SUMIF reads them
     row.forEach((cell, c) => {
-      const v = cell ?? 0;
-      const add = adding[c];
-      if (isPlain(v) && typeof add === 'number') positions.set(v, (positions.get(v) ?? 0) + add);
+      const key = equalityKey(cell);
+      const add = adding?.[c];
+      const sum = key === undefined ? undefined : positions.get(key);
+      if (key === undefined || sum instanceof FormulaError) return;
+      if (add instanceof FormulaError) positions.set(key, add);
+      else if (typeof add === 'number') positions.set(key, ((sum as number | undefined) ?? 0) + add);
     });
   });
   return positions;
 };
 
-/** The library's criterion when it is an equality with a plain value (`A2`, `"x"`, `7`); undefined otherwise. */
+/** The key of the cells a criterion matches when it is an equality an index answers (criteria.ts); else undefined. */
 function equalityCriterion(lookups: LookupIndexes, arg: unknown): Key | undefined {
   const v = lookups.value(arg);
   if (v === undefined) return undefined;
-  const criterion = formulaLibrary().parseCriterion(v);
-  return criterion.op === '=' && isPlain(criterion.value) ? criterion.value : undefined;
+  const criterion = readCriterion(v);
+  return criterion instanceof formulaLibrary().FormulaError ? undefined : (criterion as Criterion).key;
 }
 
 const hasWildcard = (v: Key) => typeof v === 'string' && /[*?]/.test(v);
@@ -227,13 +235,13 @@ const LOOKUPS: Record<string, Lookup> = {
     return { value: at === undefined ? NA : (rows[at]![column - 1] ?? 0) };
   },
 
-  /** MATCH(value, range, 0): Formula.js reads text as a pattern, so text with a pattern's signs goes to it. */
+  /** MATCH(value, range, 0): text with a wildcard or `~` goes to the function (functions.ts `excelMatch`). */
   MATCH: (lookups, args, sheet) => {
     const range = rangeOf(args[1]);
     if (args.length !== 3 || !range || args[2] !== 0) return undefined;
     const v = lookups.value(args[0]);
     if (v === undefined || v === '' || v === false) return undefined;
-    if (typeof v === 'string' && /[*?~.^$|{}\\]/.test(v)) return undefined;
+    if (typeof v === 'string' && /[*?~]/.test(v)) return undefined;
     const index = lookups.index('first-folded', [range], sheet, firstFolded);
     if (!index) return undefined;
     const at = index.positions.get(folded(v));
@@ -287,10 +295,7 @@ const LOOKUPS: Record<string, Lookup> = {
     };
     const v = equalityCriterion(lookups, args[1]);
     if (v === undefined) return undefined;
-    const index = lookups.index('sums', [range, sized], sheet, (ranges) => {
-      if (ranges[1]!.length < ranges[0]!.length) throw new RangeError('shorter sums'); // the library fails here
-      return sums(ranges);
-    });
+    const index = lookups.index('sums', [range, sized], sheet, sums);
     return index && { value: index.positions.get(v) ?? 0 };
   },
 };

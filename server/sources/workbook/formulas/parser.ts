@@ -4,6 +4,7 @@
  * first use: a service whose workbooks need no formula computed never pays for the parser.
  */
 import { createRequire } from 'node:module';
+import { regExpLike } from './wildcard.ts';
 
 export interface Point {
   row: number;
@@ -42,19 +43,19 @@ interface FormulaErrorClass {
   readonly REF: FormulaErrorValue;
   readonly NA: FormulaErrorValue;
   readonly NUM: FormulaErrorValue;
-}
-
-/** A COUNTIF/SUMIF criterion as the library reads it: `op` '=' with a value is an equality. */
-export interface Criterion {
-  op: string;
-  value: unknown;
+  readonly DIV0: FormulaErrorValue;
 }
 
 interface FormulaLibrary {
   FormulaParser: new (options: ParserOptions) => Parser;
   FormulaError: FormulaErrorClass;
-  /** The library's reading of a criterion (`">5"`, `"a*"`, `7`). */
-  parseCriterion(value: unknown): Criterion;
+  /**
+   * For a function the parser calls with its context and unread references (SUMIF, AVERAGEIF): the values of
+   * `range` and of `sized` taken as large as `range` from its top left cell (`range`'s own when null).
+   */
+  sizedRanges(context: unknown, range: unknown, sized: unknown): [unknown, unknown];
+  /** Such a function's unread argument's value. */
+  argumentValue(context: unknown, argument: unknown): unknown;
   /** What the library makes of a function's return value (null: #NULL!, NaN: #VALUE!, infinite: #NUM!). */
   checkFunctionResult(value: unknown): unknown;
 }
@@ -69,21 +70,50 @@ export function formulaLibrary(): FormulaLibrary {
       FormulaHelpers: {
         flattenDeep: (values: unknown[]) => unknown[];
         checkFunctionResult: (value: unknown) => unknown;
+        retrieveArg: (context: unknown, arg: unknown) => { value: unknown };
       };
-      Criteria: { parse: (value: unknown) => Criterion };
+      WildCard: { toRegex: unknown };
       prototype: ResultCheck;
     };
     const helpers = parser.FormulaHelpers;
     helpers.flattenDeep = linearFlatten;
+    // Its wildcards became a backtracking RegExp matched anywhere in a cell (wildcard.ts says why not).
+    parser.WildCard.toRegex = regExpLike;
     errorsThroughReferences(parser.prototype, parser.FormulaError);
     loaded = {
       FormulaParser: parser,
       FormulaError: parser.FormulaError,
-      parseCriterion: (value) => parser.Criteria.parse(value),
+      sizedRanges: (context, range, sized) => [
+        helpers.retrieveArg(context, range).value,
+        helpers.retrieveArg(context, sizedLike(range, sized, parser.FormulaError)).value,
+      ],
+      argumentValue: (context, argument) => helpers.retrieveArg(context, argument).value,
       checkFunctionResult: (value) => helpers.checkFunctionResult(value),
     };
   }
   return loaded;
+}
+
+interface Ref {
+  ref?: { sheet?: string; row?: number; col?: number; from?: Point; to?: Point };
+}
+
+/**
+ * `sized` (a cell or a range; `range` itself when null) as a reference as large as `range` from its top left
+ * cell. The library's own (`Address.extend`) dropped a cell's tab, so `SUMIF(Data!A:A,"x",Data!B1)` added the
+ * formula's own tab's column instead, and edited the parsed reference in place.
+ */
+function sizedLike(range: unknown, sized: unknown, errors: FormulaErrorClass): unknown {
+  const r = (range as Ref | null)?.ref;
+  if (!r) throw errors.VALUE;
+  if (sized === null || sized === undefined) return range;
+  const s = (sized as Ref).ref;
+  const top =
+    s?.from ?? (typeof s?.row === 'number' && typeof s.col === 'number' ? { row: s.row, col: s.col } : null);
+  if (!top) throw errors.VALUE;
+  const rows = r.from && r.to ? r.to.row - r.from.row : 0;
+  const columns = r.from && r.to ? r.to.col - r.from.col : 0;
+  return { ref: { sheet: s!.sheet, from: top, to: { row: top.row + rows, col: top.col + columns } } };
 }
 
 interface ResultCheck {

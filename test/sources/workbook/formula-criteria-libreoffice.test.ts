@@ -1,0 +1,121 @@
+/**
+ * Criteria and wildcards (formulas/criteria.ts, formulas/wildcard.ts) computed by the service agree with an
+ * independent spreadsheet: openpyxl writes a workbook of formulas without results, the service computes them
+ * when the tab is read over HTTP, and LibreOffice computes the same file. Only forms where LibreOffice reads
+ * criteria as Excel does are compared: LibreOffice has no logical type (TRUE is 1 to it), counts numbers for
+ * `"*"`, keeps a number criterion from matching text that reads as it, and knows MAXIFS only by its `_xlfn.`
+ * name; those are covered against Excel's rules in formulas/criteria.test.ts.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Harness, rowsPath, startHarness } from '../../helpers/harness.ts';
+import { runPython } from '../../helpers/openpyxl.ts';
+
+const FORMULAS = [
+  'COUNTIF(Data!A:A,"apple")',
+  'COUNTIF(Data!A:A,"=APPLE")',
+  'COUNTIF(Data!A:A,"a*")',
+  'COUNTIF(Data!A:A,"?pple")',
+  'COUNTIF(Data!A:A,"*an*")',
+  'COUNTIF(Data!A:A,"a~*c")',
+  'COUNTIF(Data!A:A,"b?x")',
+  'COUNTIF(Data!A:A,"5")',
+  'COUNTIF(Data!A:A,">4")',
+  'COUNTIF(Data!A:A,"<=5")',
+  'COUNTIF(Data!A:A,">b")',
+  'COUNTIF(Data!A:A,">=2024-03-01")',
+  'COUNTIF(Data!A2:A13,"")',
+  'COUNTIF(Data!A2:A13,"=")',
+  'COUNTIF(Data!A2:A13,"<>")',
+  'COUNTIF(Data!A2:A13,0)',
+  'COUNTIF(Data!A2:A13,"<>apple")',
+  'SUMIF(Data!A:A,"apple",Data!B:B)',
+  'SUMIF(Data!A:A,"apple",Data!B1)',
+  'SUMIF(Data!C:C,"x",Data!B:B)',
+  'SUMIF(Data!B:B,">100")',
+  'AVERAGEIF(Data!A:A,"5",Data!B:B)',
+  'AVERAGEIF(Data!A:A,"pear",Data!B:B)',
+  'COUNTIFS(Data!A:A,"a*",Data!C:C,"x")',
+  'SUMIFS(Data!B:B,Data!A:A,"a*",Data!C:C,"X")',
+  'AVERAGEIFS(Data!B:B,Data!A:A,">4",Data!C:C,"x")',
+  'COUNTIFS(Data!A2:A13,"a*",Data!C2:C12,"x")',
+  'VLOOKUP("?anana",Data!A:B,2,FALSE)',
+  'VLOOKUP("an*",Data!A:B,2,FALSE)',
+  'MATCH("BAN*",Data!A:A,0)',
+  'MATCH("A~*C",Data!A:A,0)',
+  'SEARCH("n?n","banana")',
+  'SEARCH("A*N","xbanana")',
+];
+
+const MAKE = `
+import sys, openpyxl
+wb = openpyxl.Workbook()
+d = wb.active
+d.title = 'Data'
+d.append(['Name', 'Amount', 'Kind'])
+names = ['Apple', 'apple', 'APPLES', 5, '5', 12, 'banana', None, 'TRUE', 45352, 'a*c', 'Box']
+kinds = ['x', 'y', 'x', 'x', 'y', 'x', 'x', 'y', 'x', 'x', 'y', 'x']
+for i, (name, kind) in enumerate(zip(names, kinds)):
+    d.append([name, 2 ** i, kind])
+s = wb.create_sheet('Summary')
+s.append(['Formula', 'Value'])
+for f in sys.argv[2:]:
+    s.append([f, '=' + f])
+wb.save(sys.argv[1])
+`;
+
+const VALUES = `
+import json, sys, openpyxl
+wb = openpyxl.load_workbook(sys.argv[1], data_only=True)
+print(json.dumps([r[1] for r in wb['Summary'].iter_rows(min_row=2, values_only=True)]))
+`;
+
+let h: Harness;
+let made: string;
+let computedByLibreOffice: unknown[];
+
+beforeAll(async () => {
+  h = await startHarness();
+  made = path.join(h.dir, 'criteria.xlsx');
+  await runPython(MAKE, [made, ...FORMULAS]);
+  const lo = path.join(h.dir, 'lo');
+  await promisify(execFile)(
+    'soffice',
+    [
+      '--headless',
+      `-env:UserInstallation=file://${lo}/profile`,
+      '--convert-to',
+      'xlsx',
+      '--outdir',
+      lo,
+      made,
+    ],
+    { timeout: 120_000 },
+  );
+  computedByLibreOffice = JSON.parse(await runPython(VALUES, [path.join(lo, 'criteria.xlsx')]));
+  await fs.rm(lo, { recursive: true, force: true });
+}, 150_000);
+afterAll(async () => {
+  await h.close();
+});
+
+it('computes every criterion and wildcard as LibreOffice does', async () => {
+  const book = await h.connect(made);
+  const res = await h.fetch(rowsPath(book, 'Summary'));
+  expect(res.status).toBe(200);
+  const rows = (await res.json()) as { Formula: string; Value: unknown }[];
+  const ours = rows.map((r) => r.Value);
+  // LibreOffice writes an error's text as the cached value; the service reads it the same way.
+  expect(ours.length).toBe(FORMULAS.length);
+  expect(Object.fromEntries(FORMULAS.map((f, i) => [f, ours[i]]))).toEqual(
+    Object.fromEntries(
+      FORMULAS.map((f, i) => {
+        const v = computedByLibreOffice[i];
+        return [f, typeof v === 'number' ? Number(v.toPrecision(15)) : v];
+      }),
+    ),
+  );
+});
