@@ -5,12 +5,11 @@
  * LibreOffice from it, and by a generator writing hex references, after a row delete through the API, and
  * read back by openpyxl.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, rowsPath, startHarness } from '../../helpers/harness.ts';
+import { convertWithLibreOffice } from '../../helpers/libreoffice.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 
 const MAKE = `
@@ -72,22 +71,11 @@ beforeAll(async () => {
   await runPython(MAKE, [files.openpyxl]);
   files.hex = path.join(h.dir, 'hex.xlsx');
   await runPython(HEX, [files.openpyxl, files.hex]);
-  const lo = path.join(h.dir, 'lo');
-  await promisify(execFile)(
-    'soffice',
-    [
-      '--headless',
-      `-env:UserInstallation=file://${lo}/profile`,
-      '--convert-to',
-      'xlsx',
-      '--outdir',
-      lo,
-      files.openpyxl,
-    ],
-    { timeout: 120_000 },
-  );
   files.libreoffice = path.join(h.dir, 'libreoffice.xlsx');
-  await fs.rename(path.join(lo, 'openpyxl.xlsx'), files.libreoffice);
+  await fs.rename(
+    await convertWithLibreOffice(files.openpyxl, 'xlsx', path.join(h.dir, 'lo')),
+    files.libreoffice,
+  );
 }, 150_000);
 afterAll(async () => {
   await h.close();

@@ -6,12 +6,11 @@
  * `"*"`, keeps a number criterion from matching text that reads as it, and knows MAXIFS only by its `_xlfn.`
  * name; those are covered against Excel's rules in formulas/criteria.test.ts.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Harness, rowsPath, startHarness } from '../../helpers/harness.ts';
+import { convertWithLibreOffice } from '../../helpers/libreoffice.ts';
 import { runPython } from '../../helpers/openpyxl.ts';
 
 const FORMULAS = [
@@ -82,20 +81,9 @@ beforeAll(async () => {
   made = path.join(h.dir, 'criteria.xlsx');
   await runPython(MAKE, [made, ...FORMULAS]);
   const lo = path.join(h.dir, 'lo');
-  await promisify(execFile)(
-    'soffice',
-    [
-      '--headless',
-      `-env:UserInstallation=file://${lo}/profile`,
-      '--convert-to',
-      'xlsx',
-      '--outdir',
-      lo,
-      made,
-    ],
-    { timeout: 120_000 },
+  computedByLibreOffice = JSON.parse(
+    await runPython(VALUES, [await convertWithLibreOffice(made, 'xlsx', lo)]),
   );
-  computedByLibreOffice = JSON.parse(await runPython(VALUES, [path.join(lo, 'criteria.xlsx')]));
   await fs.rm(lo, { recursive: true, force: true });
 }, 150_000);
 afterAll(async () => {
