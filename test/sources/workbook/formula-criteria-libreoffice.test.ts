@@ -47,6 +47,17 @@ const FORMULAS = [
   'MATCH("A~*C",Data!A:A,0)',
   'SEARCH("n?n","banana")',
   'SEARCH("A*N","xbanana")',
+  'VLOOKUP(25,Rates!A:B,2,TRUE)',
+  'VLOOKUP(99,Rates!A:B,2)',
+  'VLOOKUP(10,Rates!A:B,2,1)',
+  'VLOOKUP(-1,Rates!A:B,2,TRUE)',
+  'VLOOKUP("BZ",Rates!D2:E4,2,TRUE)',
+  'VLOOKUP("zzz",Rates!D2:E4,2)',
+  'VLOOKUP("BANANA",Rates!D2:E4,2,FALSE)',
+  'HLOOKUP(15,Rates!G1:J2,2,TRUE)',
+  'HLOOKUP(99,Rates!G1:J2,2)',
+  'HLOOKUP("c*",Rates!D2:E4,1,FALSE)',
+  'HLOOKUP("CHERRY",Rates!G4:I5,2,FALSE)',
 ];
 
 const MAKE = `
@@ -59,6 +70,12 @@ names = ['Apple', 'apple', 'APPLES', 5, '5', 12, 'banana', None, 'TRUE', 45352, 
 kinds = ['x', 'y', 'x', 'x', 'y', 'x', 'x', 'y', 'x', 'x', 'y', 'x']
 for i, (name, kind) in enumerate(zip(names, kinds)):
     d.append([name, 2 ** i, kind])
+r = wb.create_sheet('Rates')
+r.append(['Key', 'Rate', None, 'Fruit', 'Price', None, 0, 10, 20, 30])
+r.append([0, 'none', None, 'apple', 1, None, 'a', 'b', 'c', 'd'])
+r.append([10, 'low', None, 'Banana', 2])
+r.append([20, 'mid', None, 'cherry', 3, None, 'apple', 'Banana', 'cherry'])
+r.append([30, 'high', None, None, None, None, 1, 2, 3])
 s = wb.create_sheet('Summary')
 s.append(['Formula', 'Value'])
 for f in sys.argv[2:]:

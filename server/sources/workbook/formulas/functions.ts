@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
+import { tableLookup } from './table-lookups.ts';
 import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
 
 const require = createRequire(import.meta.url);
@@ -112,33 +113,6 @@ export function rankEq(number: unknown, ref: unknown, order: unknown): unknown {
 }
 
 /**
- * VLOOKUP as Excel matches: text exactly, without regard to case (`"apple"` finds `Apple`), where the library's
- * exact match compared text as it is; and a blank cell found gives 0, where the library's null read as #NULL!.
- * Any other form (an approximate match, a wildcard, a number or a logical value looked up, an odd column) is the
- * library's own.
- */
-function excelVlookup(library: (...params: Param[]) => unknown) {
-  const found = (lookup: Param, table: Param, column: Param, approximate?: Param): unknown => {
-    const exact =
-      approximate !== undefined && !approximate.omitted && [false, 0].includes(approximate.value as never);
-    const v = lookup.value;
-    const rows = table.value;
-    const n = column.value;
-    if (!exact || typeof v !== 'string' || /[*?]/.test(v) || !Array.isArray(rows) || rows.length === 0)
-      return library(lookup, table, column, approximate as Param);
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
-      return library(lookup, table, column, approximate);
-    const { REF, NA } = formulaLibrary().FormulaError;
-    if ((rows as unknown[][])[0]![n - 1] === undefined) return REF;
-    const folded = v.toLowerCase();
-    const row = (rows as unknown[][]).find((r) => typeof r[0] === 'string' && r[0].toLowerCase() === folded);
-    return row === undefined ? NA : row[n - 1];
-  };
-  return (lookup: Param, table: Param, column: Param, approximate?: Param): unknown =>
-    found(lookup, table, column, approximate) ?? 0;
-}
-
-/**
  * MATCH(text, range, 0) as Excel matches: without regard to case, with wildcards (wildcard.ts). Formula.js made
  * the text into a RegExp as it was (`.`, `^`, `{` its own signs, `*` a backtracking `.*`). Any other MATCH is
  * Formula.js's own.
@@ -196,9 +170,10 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
   table.MATCH = excelMatch(formulajsFunction(formulajs, 'MATCH')!);
   const reference = require('fast-formula-parser/formulas/functions/reference.js') as Record<
     string,
-    (...params: Param[]) => unknown
+    (...params: (Param | undefined)[]) => unknown
   >;
-  table.VLOOKUP = excelVlookup(reference.VLOOKUP!);
+  table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
+  table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);
   for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
   return table;
 }

@@ -176,7 +176,8 @@ function equalityCriterion(lookups: LookupIndexes, arg: unknown): Key | undefine
   return criterion instanceof formulaLibrary().FormulaError ? undefined : (criterion as Criterion).key;
 }
 
-const hasWildcard = (v: Key) => typeof v === 'string' && /[*?]/.test(v);
+/** Text a wildcard or a `~` escape makes a pattern of: left to the function (table-lookups.ts). */
+const hasWildcard = (v: Key) => typeof v === 'string' && /[*?~]/.test(v);
 
 /** The numbers of a range in ascending order, or the first error in it (which RANK gives back). */
 const sortedNumbers: Build<Float64Array | FormulaInput> = ([rows]) => {
