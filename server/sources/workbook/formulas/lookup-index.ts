@@ -10,6 +10,7 @@
  * stretch at a time) goes to the function, which meets the same.
  */
 import { type Criterion, equalityKey, readCriterion } from './criteria.ts';
+import { ifsAnswer, ifsTallies, joinedKey } from './ifs-index.ts';
 import type { FormulaInput, Point } from './parser.ts';
 import { formulaLibrary } from './parser.ts';
 
@@ -216,7 +217,37 @@ const rank: Lookup = (lookups, args, sheet) => {
   return { value: order ? from + 1 : sorted.length - above(sorted, n, false) + 1 };
 };
 
+/**
+ * COUNTIFS (`withValues` false) or SUMIFS, AVERAGEIFS, MAXIFS, MINIFS: ranges, and criteria that are all
+ * equalities an index answers (ifs-index.ts).
+ */
+function ifs(name: string, withValues: boolean): Lookup {
+  return (lookups, args, sheet) => {
+    const ranges: RangeArg[] = [];
+    const keys: Key[] = [];
+    const valuesRange = withValues ? rangeOf(args[0]) : undefined;
+    if (withValues && !valuesRange) return undefined;
+    if (valuesRange) ranges.push(valuesRange);
+    const pairs = withValues ? args.slice(1) : args;
+    if (pairs.length === 0 || pairs.length % 2 !== 0) return undefined;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const range = rangeOf(pairs[i]);
+      const key = equalityCriterion(lookups, pairs[i + 1]);
+      if (!range || key === undefined) return undefined;
+      ranges.push(range);
+      keys.push(key);
+    }
+    const index = lookups.index(withValues ? 'ifs+values' : 'ifs', ranges, sheet, ifsTallies(withValues));
+    return index && { value: ifsAnswer(name, index.positions.get(joinedKey(keys))) };
+  };
+}
+
 const LOOKUPS: Record<string, Lookup> = {
+  COUNTIFS: ifs('COUNTIFS', false),
+  SUMIFS: ifs('SUMIFS', true),
+  AVERAGEIFS: ifs('AVERAGEIFS', true),
+  MAXIFS: ifs('MAXIFS', true),
+  MINIFS: ifs('MINIFS', true),
   RANK: rank,
   'RANK.EQ': rank,
   /** VLOOKUP(value, table, column, FALSE or 0). */
