@@ -1,6 +1,7 @@
 /**
- * Criteria and wildcards (formulas/criteria.ts, formulas/wildcard.ts) computed by the service agree with an
- * independent spreadsheet: openpyxl writes a workbook of formulas without results, the service computes them
+ * Criteria and wildcards (formulas/criteria.ts, formulas/wildcard.ts), VLOOKUP and HLOOKUP
+ * (formulas/table-lookups.ts) and REPT, TRIM and SUBSTITUTE (formulas/text-functions.ts) computed by the service
+ * agree with an independent spreadsheet: openpyxl writes a workbook of formulas without results, the service computes them
  * when the tab is read over HTTP, and LibreOffice computes the same file. Only forms where LibreOffice reads
  * criteria as Excel does are compared: LibreOffice has no logical type (TRUE is 1 to it), counts numbers for
  * `"*"`, keeps a number criterion from matching text that reads as it, and knows MAXIFS only by its `_xlfn.`
@@ -58,6 +59,14 @@ const FORMULAS = [
   'HLOOKUP(99,Rates!G1:J2,2)',
   'HLOOKUP("c*",Rates!D2:E4,1,FALSE)',
   'HLOOKUP("CHERRY",Rates!G4:I5,2,FALSE)',
+  'REPT("ab",3)',
+  'REPT("ab",2.9)',
+  'TRIM("  a   b  ")',
+  'SUBSTITUTE("a-b-c","-","+")',
+  'SUBSTITUTE("aXa","a","b",1)',
+  'SUBSTITUTE("aXa","a","b",2)',
+  'SUBSTITUTE("aaa","aa","b",2)',
+  'SUBSTITUTE(Data!B3,"4","x")',
 ];
 
 const MAKE = `

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
 import { tableLookup } from './table-lookups.ts';
+import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
 
 const require = createRequire(import.meta.url);
@@ -40,7 +41,7 @@ export const OVER_RANGES = [
   'LOOKUP',
   'TEXTJOIN',
 ] as const;
-const ON_VALUES = ['SWITCH', 'UPPER', 'SUBSTITUTE', 'VALUE'] as const;
+const ON_VALUES = ['SWITCH', 'UPPER', 'VALUE'] as const;
 
 /** Older names Excel still accepts, served by the function they were renamed to. */
 const ALIASES: Record<string, string> = {
@@ -166,7 +167,7 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
       if (fn) table[name] = wrap(fn, flatRanges);
     }
   }
-  Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS);
+  Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS, TEXT_FUNCTIONS);
   table.MATCH = excelMatch(formulajsFunction(formulajs, 'MATCH')!);
   const reference = require('fast-formula-parser/formulas/functions/reference.js') as Record<
     string,

@@ -1,0 +1,84 @@
+/**
+ * REPT, TRIM and SUBSTITUTE as Excel computes them, each in one pass over its text. The libraries' versions could
+ * hold the service's thread on a value written through the API: fast-formula-parser's REPT added the text a
+ * time at once up to the count (`=REPT("|",B2)` with B2 set to 10^12 never ended), its TRIM used a pattern that
+ * backtracks (616 ms for one cell of 32,000 spaces between two letters) and kept the spaces inside the text,
+ * which Excel reduces to one; Formula.js's SUBSTITUTE with an instance skipped a match at the start (the first
+ * "a" of "aXa" was the second's) and failed on a number.
+ */
+import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
+
+interface Param {
+  value: unknown;
+  omitted?: boolean;
+}
+
+/** Excel's longest text in a cell: a text function whose result would be longer gives #VALUE!, as in Excel. */
+export const MAX_TEXT_LENGTH = 32_767;
+
+const errors = () => formulaLibrary().FormulaError;
+
+/** A single value as text, as Excel's text functions read it, or the error it is (a range is #VALUE!). */
+function textOf(param: Param | undefined): string | FormulaErrorValue {
+  const v = param?.value;
+  if (v instanceof errors()) return v as FormulaErrorValue;
+  if (Array.isArray(v)) return errors().VALUE;
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  return String(v);
+}
+
+function countOf(param: Param | undefined): number | FormulaErrorValue {
+  const v = param?.value;
+  if (v instanceof errors()) return v as FormulaErrorValue;
+  const n = typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : v == null ? 0 : Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : errors().VALUE;
+}
+
+const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
+const bounded = (text: string) => (text.length > MAX_TEXT_LENGTH ? errors().VALUE : text);
+
+export const TEXT_FUNCTIONS = {
+  /** REPT(text, times): #VALUE! for a negative count or a result past Excel's longest text. */
+  REPT: (text: Param, times: Param): unknown => {
+    const t = textOf(text);
+    const n = countOf(times);
+    if (isError(t)) return t;
+    if (isError(n)) return n;
+    if (n < 0 || t.length * n > MAX_TEXT_LENGTH) return errors().VALUE;
+    return t.repeat(n);
+  },
+
+  /** TRIM(text): no space (character 32) before or after, and one between words; other white space kept. */
+  TRIM: (text: Param): unknown => {
+    const t = textOf(text);
+    return isError(t)
+      ? t
+      : t
+          .split(' ')
+          .filter((word) => word !== '')
+          .join(' ');
+  },
+
+  /** SUBSTITUTE(text, old, new, [instance]): every `old`, or its instance-th (counted without overlaps). */
+  SUBSTITUTE: (text: Param, old: Param, replacement: Param, instance?: Param): unknown => {
+    const t = textOf(text);
+    const o = textOf(old);
+    const r = textOf(replacement);
+    if (isError(t)) return t;
+    if (isError(o)) return o;
+    if (isError(r)) return r;
+    const [within, find, put] = [t, o, r];
+    if (find === '') return within;
+    if (instance === undefined || instance.omitted) return bounded(within.split(find).join(put));
+    const k = countOf(instance);
+    if (isError(k)) return k;
+    if (k < 1) return errors().VALUE;
+    let at = -find.length;
+    for (let seen = 0; seen < k; seen++) {
+      at = within.indexOf(find, at + find.length);
+      if (at < 0) return within;
+    }
+    return bounded(within.slice(0, at) + put + within.slice(at + find.length));
+  },
+};

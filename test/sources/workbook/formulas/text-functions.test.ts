@@ -1,0 +1,68 @@
+/**
+ * REPT, TRIM and SUBSTITUTE as Excel computes them (formulas/text-functions.ts), in one pass whatever the cells
+ * hold: a count or a text written through the API cannot hold the service. Each expectation is Excel's answer;
+ * LibreOffice agrees on the plain ones (formula-criteria-libreoffice.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type FormulaResult,
+  type SheetCells,
+  WorkbookEvaluator,
+} from '../../../../server/sources/workbook/formulas/evaluator.ts';
+
+function evaluate(formula: string, a1: unknown = null): FormulaResult | undefined {
+  const cells: SheetCells = {
+    name: 'T',
+    bottom: 1,
+    right: 2,
+    value: (row, column) => (row === 1 && column === 1 ? a1 : null) as never,
+    pending: (row, column) => (row === 1 && column === 2 ? formula : undefined),
+  };
+  return new WorkbookEvaluator([cells], [], []).result('T', 1, 2);
+}
+
+const text = (value: string) => ({ kind: 'text', value });
+const VALUE = { kind: 'error', value: '#VALUE!' };
+
+describe('REPT', () => {
+  it('repeats a whole number of times', () => {
+    expect(evaluate('REPT("ab",3)')).toEqual(text('ababab'));
+    expect(evaluate('REPT("ab",2.9)')).toEqual(text('abab'));
+    expect(evaluate('REPT(7,A1)', '2')).toEqual(text('77'));
+  });
+
+  it("refuses a negative count and a result past Excel's longest text, at once", () => {
+    expect(evaluate('REPT("a",-1)')).toEqual(VALUE);
+    expect(evaluate('REPT("|",A1)', 1e12)).toEqual(VALUE); // the library looped 10^12 times
+    expect(evaluate('REPT("a",32768)')).toEqual(VALUE);
+    expect(evaluate('REPT("a",32767)')).toEqual(text('a'.repeat(32_767)));
+    expect(evaluate('REPT("",A1)', 1e15)).toEqual({ kind: 'text', value: '' });
+  });
+});
+
+describe('TRIM', () => {
+  it('drops the spaces around the text and keeps one between words, as Excel does (the library kept them)', () => {
+    expect(evaluate('TRIM("  a   b  ")')).toEqual(text('a b'));
+    expect(evaluate('TRIM(A1)', '\ta  b\n')).toEqual(text('\ta b\n')); // only spaces are Excel's to trim
+  });
+
+  it('answers a cell of 32,000 spaces between two letters at once (the library backtracked 616 ms)', () => {
+    expect(evaluate('TRIM(A1)', `a${' '.repeat(32_000)}x`)).toEqual(text('a x'));
+  });
+});
+
+describe('SUBSTITUTE', () => {
+  it('replaces every match, or the instance-th counted from the start', () => {
+    expect(evaluate('SUBSTITUTE("a-b-c","-","+")')).toEqual(text('a+b+c'));
+    expect(evaluate('SUBSTITUTE("aXa","a","b",1)')).toEqual(text('bXa')); // Formula.js: aXb
+    expect(evaluate('SUBSTITUTE("aXa","a","b",2)')).toEqual(text('aXb'));
+    expect(evaluate('SUBSTITUTE("aaa","aa","b",2)')).toEqual(text('aaa'));
+    expect(evaluate('SUBSTITUTE("abc","x","y",1)')).toEqual(text('abc'));
+  });
+
+  it('reads numbers as text, leaves the text as it is for an empty match, refuses an instance below 1', () => {
+    expect(evaluate('SUBSTITUTE(A1,"2","x")', 123)).toEqual(text('1x3'));
+    expect(evaluate('SUBSTITUTE("abc","","x")')).toEqual(text('abc'));
+    expect(evaluate('SUBSTITUTE("abc","b","x",0)')).toEqual(VALUE);
+  });
+});
