@@ -1,7 +1,7 @@
 /**
  * Criteria and wildcards (formulas/criteria.ts, formulas/wildcard.ts), VLOOKUP and HLOOKUP
- * (formulas/table-lookups.ts) and REPT, TRIM and SUBSTITUTE (formulas/text-functions.ts) computed by the service
- * agree with an independent spreadsheet: openpyxl writes a workbook of formulas without results, the service computes them
+ * (formulas/table-lookups.ts), REPT, TRIM and SUBSTITUTE (formulas/text-functions.ts) and the working-day
+ * functions (formulas/workday-functions.ts) computed by the service agree with an independent spreadsheet: openpyxl writes a workbook of formulas without results, the service computes them
  * when the tab is read over HTTP, and LibreOffice computes the same file. Only forms where LibreOffice reads
  * criteria as Excel does are compared: LibreOffice has no logical type (TRUE is 1 to it), counts numbers for
  * `"*"`, keeps a number criterion from matching text that reads as it, and knows MAXIFS only by its `_xlfn.`
@@ -67,6 +67,13 @@ const FORMULAS = [
   'SUBSTITUTE("aXa","a","b",2)',
   'SUBSTITUTE("aaa","aa","b",2)',
   'SUBSTITUTE(Data!B3,"4","x")',
+  'WORKDAY(DATE(2024,3,1),5)',
+  'WORKDAY(DATE(2024,3,1),-5)',
+  'WORKDAY(DATE(2024,3,1),3,Rates!L1:L2)',
+  'NETWORKDAYS(DATE(2024,3,1),DATE(2024,3,31))',
+  'NETWORKDAYS(DATE(2024,3,31),DATE(2024,3,1),Rates!L1:L2)',
+  'NETWORKDAYS.INTL(DATE(2024,3,1),DATE(2024,3,31),11)',
+  'WORKDAY.INTL(DATE(2024,3,1),3,"0000110")',
 ];
 
 const MAKE = `
@@ -80,8 +87,8 @@ kinds = ['x', 'y', 'x', 'x', 'y', 'x', 'x', 'y', 'x', 'x', 'y', 'x']
 for i, (name, kind) in enumerate(zip(names, kinds)):
     d.append([name, 2 ** i, kind])
 r = wb.create_sheet('Rates')
-r.append(['Key', 'Rate', None, 'Fruit', 'Price', None, 0, 10, 20, 30])
-r.append([0, 'none', None, 'apple', 1, None, 'a', 'b', 'c', 'd'])
+r.append(['Key', 'Rate', None, 'Fruit', 'Price', None, 0, 10, 20, 30, None, 45355])
+r.append([0, 'none', None, 'apple', 1, None, 'a', 'b', 'c', 'd', None, 45356])
 r.append([10, 'low', None, 'Banana', 2])
 r.append([20, 'mid', None, 'cherry', 3, None, 'apple', 'Banana', 'cherry'])
 r.append([30, 'high', None, None, None, None, 1, 2, 3])
@@ -95,7 +102,11 @@ wb.save(sys.argv[1])
 const VALUES = `
 import json, sys, openpyxl
 wb = openpyxl.load_workbook(sys.argv[1], data_only=True)
-print(json.dumps([r[1] for r in wb['Summary'].iter_rows(min_row=2, values_only=True)]))
+import datetime
+def plain(v):
+    # LibreOffice formats a date function's cell as a date: its serial number, as the service gives it.
+    return (v - datetime.datetime(1899, 12, 30)).days if isinstance(v, datetime.datetime) else v
+print(json.dumps([plain(r[1]) for r in wb['Summary'].iter_rows(min_row=2, values_only=True)]))
 `;
 
 let h: Harness;

@@ -10,6 +10,7 @@ import { formulaLibrary, linearFlatten } from './parser.ts';
 import { tableLookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
+import { WORKDAY_FUNCTIONS } from './workday-functions.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -167,7 +168,7 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
       if (fn) table[name] = wrap(fn, flatRanges);
     }
   }
-  Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS, TEXT_FUNCTIONS);
+  Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS, TEXT_FUNCTIONS, WORKDAY_FUNCTIONS);
   table.MATCH = excelMatch(formulajsFunction(formulajs, 'MATCH')!);
   const reference = require('fast-formula-parser/formulas/functions/reference.js') as Record<
     string,
