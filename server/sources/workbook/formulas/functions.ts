@@ -133,6 +133,33 @@ function excelMatch(formulajs: Fn) {
   };
 }
 
+/** The largest identity matrix MUNIT makes. */
+export const MAX_UNIT_MATRIX = 1_024;
+
+/** The base conversions that take `places` (`DEC2BIN(5,8)`). */
+const WITH_PLACES = [
+  'BIN2HEX',
+  'BIN2OCT',
+  'DEC2BIN',
+  'DEC2HEX',
+  'DEC2OCT',
+  'HEX2BIN',
+  'HEX2OCT',
+  'OCT2BIN',
+  'OCT2HEX',
+];
+
+/**
+ * A base conversion with more than 10 places is #NUM!, as in Excel: the library padded one "0" at a time up to
+ * any count, so `DEC2BIN(1,A1)` with A1 written as 10^12 held the thread without end.
+ */
+function placesAtMostTen(library: (...params: (Param | undefined)[]) => unknown) {
+  return (number: Param, places?: Param): unknown =>
+    places && !places.omitted && Number(places.value) > 10
+      ? formulaLibrary().FormulaError.NUM
+      : library(number, places);
+}
+
 /** Functions neither library has, in their common form. */
 const OWN: Record<string, (...params: Param[]) => unknown> = {
   'RANK.EQ': (number, ref, order) => rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value),
@@ -174,6 +201,19 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
     string,
     (...params: (Param | undefined)[]) => unknown
   >;
+  const engineering = require('fast-formula-parser/formulas/functions/engineering.js') as Record<
+    string,
+    (...params: (Param | undefined)[]) => unknown
+  >;
+  for (const name of WITH_PLACES) table[name] = placesAtMostTen(engineering[name]!);
+  const math = require('fast-formula-parser/formulas/functions/math.js') as Record<
+    string,
+    (p: Param) => unknown
+  >;
+  // MUNIT(n) makes all n² cells of its matrix: past 1,024 (a million cells), #NUM!, never a matrix of a count a
+  // cell was written with (10^5 would be 10^10 cells, more memory than the service has).
+  table.MUNIT = (n: Param) =>
+    Number(n.value) > MAX_UNIT_MATRIX ? formulaLibrary().FormulaError.NUM : math.MUNIT!(n);
   table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
   table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);
   for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
