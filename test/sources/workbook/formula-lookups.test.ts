@@ -1,7 +1,8 @@
 /**
  * Lookups in every row, the commonest formulas of an order sheet: each order's rate from a rates tab
  * (`VLOOKUP(A2,Rates!A:B,2,FALSE)`, `MATCH(A2,Rates!A:A,0)`), how often its code is ordered
- * (`COUNTIF(A:A,A2)`) and its code's total (`SUMIF(A:A,A2,B:B)`). Each read its whole range once per row:
+ * (`COUNTIF(A:A,A2)`), its code's total (`SUMIF(A:A,A2,B:B)`) and its code's total in its month
+ * (`SUMIFS(B:B,A:A,A2,H:H,H2)`). Each read its whole range once per row:
  * 30,000 rows of them were minutes of the service's thread to open or to write. They are answered from an index
  * of the range (formulas/lookup-index.ts). Checked over HTTP on a file openpyxl writes (no cached results): when
  * the file is read, after a rate changes and after an order's code changes, through the API and as the cached
@@ -20,12 +21,13 @@ const MAKE = `
 import sys, openpyxl
 wb = openpyxl.Workbook(write_only=True)
 orders = wb.create_sheet('Orders')
-orders.append(['Code', 'Qty', 'Rate', 'Line', 'Seen', 'CodeQty', 'Where'])
+orders.append(['Code', 'Qty', 'Rate', 'Line', 'Seen', 'CodeQty', 'Where', 'Month', 'MonthQty'])
 for j in range(1, ${ORDERS} + 1):
     r = j + 1
     code = 'NOPE' if j % 1000 == 0 else f'C{(j * 7919) % ${RATES} % 5000 + 1}'
     orders.append([code, j % 5 + 1, f'=VLOOKUP(A{r},Rates!A:B,2,FALSE)', f'=B{r}*C{r}',
-                   f'=COUNTIF(A:A,A{r})', f'=SUMIF(A:A,A{r},B:B)', f'=MATCH(A{r},Rates!A:A,0)'])
+                   f'=COUNTIF(A:A,A{r})', f'=SUMIF(A:A,A{r},B:B)', f'=MATCH(A{r},Rates!A:A,0)',
+                   j % 12 + 1, f'=SUMIFS(B:B,A:A,A{r},H:H,H{r})'])
 rates = wb.create_sheet('Rates')
 rates.append(['Code', 'Rate'])
 for i in range(1, ${RATES} + 1):
@@ -48,6 +50,8 @@ interface Order {
   Seen: number;
   CodeQty: number;
   Where: number | string;
+  Month: number;
+  MonthQty: number;
 }
 
 /** The workbook as a model: what every formula should give. */
@@ -55,6 +59,7 @@ const codes = Array.from({ length: ORDERS }, (_, k) =>
   (k + 1) % 1000 === 0 ? 'NOPE' : `C${((((k + 1) * 7919) % RATES) % 5000) + 1}`,
 );
 const qty = (k: number) => ((k + 1) % 5) + 1;
+const month = (k: number) => ((k + 1) % 12) + 1;
 const rates = new Map(Array.from({ length: RATES }, (_, i) => [`C${i + 1}`, ((i + 1) % 97) + 0.5]));
 
 function expected(k: number): Order {
@@ -62,10 +67,12 @@ function expected(k: number): Order {
   const rate = rates.get(code);
   let seen = 0;
   let total = 0;
+  let inMonth = 0;
   codes.forEach((c, i) => {
     if (c === code) {
       seen++;
       total += qty(i);
+      if (month(i) === month(k)) inMonth += qty(i);
     }
   });
   return {
@@ -76,6 +83,8 @@ function expected(k: number): Order {
     Seen: seen,
     CodeQty: total,
     Where: rate === undefined ? '#N/A' : Number(code.slice(1)) + 1,
+    Month: month(k),
+    MonthQty: inMonth,
   };
 }
 
