@@ -1,6 +1,6 @@
 /**
  * Criteria and wildcards (formulas/criteria.ts, formulas/wildcard.ts), VLOOKUP and HLOOKUP
- * (formulas/table-lookups.ts), REPT, TRIM and SUBSTITUTE (formulas/text-functions.ts) and the working-day
+ * (formulas/table-lookups.ts), REPT, TRIM, SUBSTITUTE and TEXT (formulas/text-functions.ts) and the working-day
  * functions (formulas/workday-functions.ts) computed by the service agree with an independent spreadsheet: openpyxl writes a workbook of formulas without results, the service computes them
  * when the tab is read over HTTP, and LibreOffice computes the same file. Only forms where LibreOffice reads
  * criteria as Excel does are compared: LibreOffice has no logical type (TRUE is 1 to it), counts numbers for
@@ -67,6 +67,9 @@ const FORMULAS = [
   'SUBSTITUTE("aXa","a","b",2)',
   'SUBSTITUTE("aaa","aa","b",2)',
   'SUBSTITUTE(Data!B3,"4","x")',
+  'TEXT(1234.5,"#,##0.00")',
+  'TEXT(DATE(2024,3,1),"yyyy-mm-dd")',
+  'TEXT(0.5,"0%")',
   'WORKDAY(DATE(2024,3,1),5)',
   'WORKDAY(DATE(2024,3,1),-5)',
   'WORKDAY(DATE(2024,3,1),3,Rates!L1:L2)',

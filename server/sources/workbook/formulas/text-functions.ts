@@ -4,14 +4,25 @@
  * time at once up to the count (`=REPT("|",B2)` with B2 set to 10^12 never ended), its TRIM used a pattern that
  * backtracks (616 ms for one cell of 32,000 spaces between two letters) and kept the spaces inside the text,
  * which Excel reduces to one; Formula.js's SUBSTITUTE with an instance skipped a match at the start (the first
- * "a" of "aXa" was the second's) and failed on a number.
+ * "a" of "aXa" was the second's) and failed on a number. TEXT is the library's formatter (SSF), without the
+ * stack trace the library printed for every format it cannot read (a format written into a cell repeated it at
+ * every computation).
  */
+import { createRequire } from 'node:module';
+import { numberFromText } from './criteria.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
+
+const require = createRequire(import.meta.url);
 
 interface Param {
   value: unknown;
   omitted?: boolean;
 }
+
+/** Excel's longest number format. */
+const MAX_FORMAT_LENGTH = 255;
+
+let formatter: { format(format: string, value: number): string } | undefined;
 
 /** Excel's longest text in a cell: a text function whose result would be longer gives #VALUE!, as in Excel. */
 export const MAX_TEXT_LENGTH = 32_767;
@@ -39,6 +50,23 @@ const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
 const bounded = (text: string) => (text.length > MAX_TEXT_LENGTH ? errors().VALUE : text);
 
 export const TEXT_FUNCTIONS = {
+  /** TEXT(value, format): a number (or text that reads as one) formatted; other text as it is. */
+  TEXT: (value: Param, format: Param): unknown => {
+    const f = textOf(format);
+    const v = value.value ?? 0;
+    if (isError(f)) return f;
+    if (isError(v)) return v;
+    if (f.length > MAX_FORMAT_LENGTH || Array.isArray(v)) return errors().VALUE;
+    const n = typeof v === 'number' ? v : typeof v === 'string' ? numberFromText(v) : undefined;
+    if (n === undefined) return textOf(value);
+    formatter ??= require('fast-formula-parser/ssf/ssf.js') as typeof formatter;
+    try {
+      return bounded(formatter!.format(f, n));
+    } catch {
+      return errors().VALUE; // a format SSF cannot read
+    }
+  },
+
   /** REPT(text, times): #VALUE! for a negative count or a result past Excel's longest text. */
   REPT: (text: Param, times: Param): unknown => {
     const t = textOf(text);

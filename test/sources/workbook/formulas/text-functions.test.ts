@@ -3,7 +3,7 @@
  * hold: a count or a text written through the API cannot hold the service. Each expectation is Excel's answer;
  * LibreOffice agrees on the plain ones (formula-criteria-libreoffice.test.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type FormulaResult,
   type SheetCells,
@@ -64,5 +64,25 @@ describe('SUBSTITUTE', () => {
     expect(evaluate('SUBSTITUTE(A1,"2","x")', 123)).toEqual(text('1x3'));
     expect(evaluate('SUBSTITUTE("abc","","x")')).toEqual(text('abc'));
     expect(evaluate('SUBSTITUTE("abc","b","x",0)')).toEqual(VALUE);
+  });
+});
+
+describe('TEXT', () => {
+  it('formats a number, or text that reads as one, and gives other text as it is', () => {
+    expect(evaluate('TEXT(1234.5,"#,##0.00")')).toEqual(text('1,234.50'));
+    expect(evaluate('TEXT(45352,"yyyy-mm-dd")')).toEqual(text('2024-03-01'));
+    expect(evaluate('TEXT(A1,"000")', '12')).toEqual(text('012'));
+    expect(evaluate('TEXT(A1,"0")', 'abc')).toEqual(text('abc'));
+  });
+
+  it('gives #VALUE! for a format it cannot read or longer than 255 characters, printing nothing', () => {
+    const printed = vi.spyOn(console, 'error');
+    try {
+      expect(evaluate('TEXT(1,A1)', '[[[')).toEqual(VALUE);
+      expect(evaluate('TEXT(1,A1)', '0'.repeat(256))).toEqual(VALUE);
+      expect(printed).not.toHaveBeenCalled(); // the library printed a stack trace per computation
+    } finally {
+      printed.mockRestore();
+    }
   });
 });
