@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
-import { tableLookup } from './table-lookups.ts';
+import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
 import { WORKDAY_FUNCTIONS } from './workday-functions.ts';
@@ -88,9 +88,6 @@ function wrap(fn: Fn, flatRanges: boolean) {
 
 const flat = (value: unknown): unknown[] => (Array.isArray(value) ? value.flat(2) : [value]);
 
-const same = (a: unknown, b: unknown) =>
-  typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
-
 /**
  * RANK.EQ(number, ref, [order]) as Excel ranks: among the numbers of `ref` (text, booleans and blanks ignored,
  * an error given back), 1 + how many are greater (smaller with an order other than 0), #N/A when the number is
@@ -170,16 +167,7 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
     if (!choice || !Number.isFinite(n)) return formulaLibrary().FormulaError.VALUE;
     return choice.value;
   },
-  /** XLOOKUP(value, lookup range, return range, [if not found]): exact match, first found. */
-  XLOOKUP: (value, lookIn, returns, notFound) => {
-    const keys = flat(lookIn.value);
-    const found = keys.findIndex((k) => same(k, value.value));
-    const { NA } = formulaLibrary().FormulaError;
-    if (found < 0) return notFound && !notFound.omitted ? notFound.value : NA;
-    // A blank cell found gives 0, as in Excel; past the end of a shorter results range, #N/A.
-    const results = flat(returns.value);
-    return found < results.length ? (results[found] ?? 0) : NA;
-  },
+  XLOOKUP: xlookup,
 };
 
 /** The function table to hand to `new FormulaParser({ functions })`. */

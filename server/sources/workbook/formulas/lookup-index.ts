@@ -13,6 +13,7 @@ import { type Criterion, equalityKey, readCriterion } from './criteria.ts';
 import { ifsAnswer, ifsTallies, joinedKey } from './ifs-index.ts';
 import type { FormulaInput, Point } from './parser.ts';
 import { formulaLibrary } from './parser.ts';
+import { xlookupResult } from './table-lookups.ts';
 
 export interface RangeArg {
   sheet?: string;
@@ -280,24 +281,24 @@ const LOOKUPS: Record<string, Lookup> = {
     return { value: at === undefined ? formulaLibrary().FormulaError.NA : at + 1 };
   },
 
-  /** XLOOKUP(value, range, results, [if not found]): functions.ts's own, exact match. */
+  /** XLOOKUP(value, range, results, [if not found]): table-lookups.ts `xlookup`, exact, first to last. */
   XLOOKUP: (lookups, args, sheet) => {
     const [look, inArg, resultsArg, notFound] = args;
     const range = rangeOf(inArg);
     const results = rangeOf(resultsArg);
     if (args.length < 3 || args.length > 4 || !range || !results) return undefined;
-    const { NA } = formulaLibrary().FormulaError;
     if (args.length === 4 && notFound !== null && !isPlain(notFound)) return undefined;
     const v = lookups.value(look);
     if (v === undefined) return undefined;
     const index = lookups.index('first-folded+results', [range, results], sheet, firstFolded);
     if (!index) return undefined;
+    const [keys, resultRows] = index.values as [FormulaInput[][], FormulaInput[][]];
+    const vertical = (keys[0]?.length ?? 0) === 1;
+    const matching = vertical ? resultRows.length === keys.length : resultRows[0]?.length === keys[0]?.length;
+    if ((keys.length > 1 && !vertical) || !matching) return undefined; // #VALUE!, the function's to give
     const at = index.positions.get(folded(v));
-    if (at === undefined) return { value: args.length === 4 && notFound !== null ? notFound : NA };
-    const resultRows = index.values[1]!;
-    const width = resultRows[0]?.length ?? 0;
-    const row = width > 0 ? resultRows[Math.floor(at / width)] : undefined;
-    return { value: row === undefined ? NA : (row[at % width] ?? 0) };
+    if (at !== undefined) return { value: xlookupResult(resultRows, vertical, at) };
+    return { value: args.length === 4 && notFound !== null ? notFound : formulaLibrary().FormulaError.NA };
   },
 
   /** COUNTIF(range, value). */

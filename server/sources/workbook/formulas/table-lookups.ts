@@ -70,3 +70,87 @@ export function tableLookup(vertical: boolean, library: Lookup): Lookup {
   };
   return (lookup, table, index, approximate) => found(lookup, table, index, approximate) ?? 0;
 }
+
+const given = (p: Param | undefined): p is Param => p !== undefined && !p.omitted;
+const gridOf = (v: unknown): unknown[][] => (Array.isArray(v) ? (v as unknown[][]) : [[v]]);
+const same = (a: unknown, b: unknown) =>
+  typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+/**
+ * Where XLOOKUP finds `v` in `keys`, searching from the first (`forward`) or from the last: exactly (match mode
+ * 0), with wildcards (2), or else the next smaller (-1) or larger (1) key of `v`'s kind (text without regard to
+ * case); the first found in the search's order among equal ones. -1 when none.
+ */
+export function xlookupPosition(
+  keys: readonly unknown[],
+  v: unknown,
+  mode: number,
+  forward: boolean,
+): number {
+  const order = (i: number) => (forward ? i : keys.length - 1 - i);
+  const pattern = mode === 2 && typeof v === 'string' && hasWildcard(v) ? wildcard(v) : null;
+  const literal = typeof v === 'string' && mode === 2 ? withoutEscapes(v) : v;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[order(i)];
+    if (pattern ? typeof k === 'string' && pattern.matches(k) : same(k, literal)) return order(i);
+  }
+  if (mode !== -1 && mode !== 1) return -1;
+  // Keys of `v`'s kind only, compared folded: number with number, text with text, logical with logical.
+  const key = fold(v) as string;
+  const folded = (i: number) => fold(keys[i]) as string;
+  let best = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const at = order(i);
+    if (typeof keys[at] !== typeof v) continue;
+    const k = folded(at);
+    const beyond = mode === -1 ? k < key : k > key;
+    if (beyond && (best < 0 || (mode === -1 ? k > folded(best) : k < folded(best)))) best = at;
+  }
+  return best;
+}
+
+/**
+ * What XLOOKUP answers for the key at `at`: the row of `results` there for a lookup down a column (`vertical`),
+ * the column for one along a row; a blank cell 0; one cell as itself, several as the array Excel spills.
+ */
+export function xlookupResult(
+  results: readonly (readonly unknown[])[],
+  vertical: boolean,
+  at: number,
+): unknown {
+  const cells = (vertical ? (results[at] ?? []) : results.map((row) => row[at])).map((v) => v ?? 0);
+  if (cells.length === 1) return cells[0];
+  return vertical ? [cells] : cells.map((v) => [v]);
+}
+
+/**
+ * XLOOKUP(value, lookup range, return range, [if not found], [match mode], [search mode]). The lookup range is
+ * one row or one column, and the return range as tall (or as wide): #VALUE! otherwise. A binary search mode (2,
+ * -2) searches as 1 and -1 do, which on a sorted range finds the same.
+ */
+export function xlookup(
+  value: Param,
+  lookIn: Param,
+  returns: Param,
+  notFound?: Param,
+  matchMode?: Param,
+  searchMode?: Param,
+): unknown {
+  const { NA, VALUE } = formulaLibrary().FormulaError;
+  const v = value.value ?? '';
+  if (v instanceof formulaLibrary().FormulaError) return v;
+  const keysGrid = gridOf(lookIn.value);
+  const rows = keysGrid.length;
+  const columns = keysGrid[0]?.length ?? 0;
+  const results = gridOf(returns.value);
+  const vertical = columns === 1;
+  if (rows > 1 && columns > 1) return VALUE;
+  if (vertical ? results.length !== rows : (results[0]?.length ?? 0) !== columns) return VALUE;
+  const mode = given(matchMode) ? Math.trunc(Number(matchMode.value)) : 0;
+  const search = given(searchMode) ? Math.trunc(Number(searchMode.value)) : 1;
+  if (![0, -1, 1, 2].includes(mode) || ![1, -1, 2, -2].includes(search)) return VALUE;
+  const keys = vertical ? keysGrid.map((row) => row[0]) : keysGrid[0]!;
+  const at = xlookupPosition(keys, v, mode, search > 0);
+  if (at < 0) return given(notFound) ? notFound.value : NA;
+  return xlookupResult(results, vertical, at);
+}

@@ -1,5 +1,5 @@
 /**
- * VLOOKUP and HLOOKUP as Excel looks up (formulas/table-lookups.ts). The library's approximate match answered
+ * VLOOKUP, HLOOKUP and XLOOKUP as Excel looks up (formulas/table-lookups.ts). The library's approximate match answered
  * the key past the last one instead of the table's cell, the row before a skipped one, and a one-row table's
  * key above the value; its exact match compared text with regard to case. LibreOffice agrees with these on
  * sorted tables (formula-criteria-libreoffice.test.ts).
@@ -25,6 +25,12 @@ const GRID: Record<string, unknown> = {
   B5: null,
   A6: 30,
   B6: 'high',
+  C1: 100,
+  C2: 200,
+  C3: 300,
+  C4: 400,
+  C5: 500,
+  C6: 600,
   D1: 'apple',
   E1: 'Banana',
   F1: 'cherry',
@@ -86,5 +92,40 @@ describe('an exact match', () => {
     expect(evaluate('HLOOKUP("~~",D1:G2,2,FALSE)')).toEqual(error('#N/A'));
     expect(evaluate('VLOOKUP(10,A1:B6,3,FALSE)')).toEqual(error('#REF!'));
     expect(evaluate('HLOOKUP("apple",D1:G2,3,FALSE)')).toEqual(error('#REF!'));
+  });
+});
+
+describe('XLOOKUP', () => {
+  it('finds exactly by default, text without regard to case, and answers "if not found" or #N/A', () => {
+    expect(evaluate('XLOOKUP(20,A1:A6,C1:C6)')).toEqual(number(500));
+    expect(evaluate('XLOOKUP("NOTE",A1:A6,B1:B6)')).toEqual(text('skipped'));
+    expect(evaluate('XLOOKUP(15,A1:A6,B1:B6)')).toEqual(error('#N/A'));
+    expect(evaluate('XLOOKUP(15,A1:A6,B1:B6,"none here")')).toEqual(text('none here'));
+  });
+
+  it('takes the next smaller (-1) or larger (1) key of the same kind when none is equal', () => {
+    expect(evaluate('XLOOKUP(15,A1:A6,B1:B6,,-1)')).toEqual(text('low'));
+    expect(evaluate('XLOOKUP(15,A1:A6,C1:C6,,1)')).toEqual(number(500));
+    expect(evaluate('XLOOKUP(99,A1:A6,B1:B6,"past",1)')).toEqual(text('past'));
+    expect(evaluate('XLOOKUP("BZ",D1:G1,D2:G2,,-1)')).toEqual(number(2));
+  });
+
+  it('matches wildcards in match mode 2 only, and searches from the last in search mode -1', () => {
+    expect(evaluate('XLOOKUP("ch*",D1:G1,D2:G2,,2)')).toEqual(number(3));
+    expect(evaluate('XLOOKUP("ch*",D1:G1,D2:G2)')).toEqual(error('#N/A'));
+    expect(evaluate('XLOOKUP("*",A1:A6,C1:C6,,2,-1)')).toEqual(number(300));
+    expect(evaluate('XLOOKUP(TRUE,D1:G1,D2:G2,,0,-1)')).toEqual(number(4));
+  });
+
+  it('answers the whole row of a wider return range, which SUM adds up', () => {
+    expect(evaluate('XLOOKUP(10,A1:A6,B1:C6)')).toEqual(text('low'));
+    expect(evaluate('SUM(XLOOKUP(30,A1:A6,A1:C6))')).toEqual(number(630));
+  });
+
+  it('refuses a two-dimensional lookup range, a return range of another length and an unknown mode', () => {
+    expect(evaluate('XLOOKUP(10,A1:B6,C1:C6)')).toEqual(error('#VALUE!'));
+    expect(evaluate('XLOOKUP(10,A1:A6,C1:C5)')).toEqual(error('#VALUE!'));
+    expect(evaluate('XLOOKUP(10,A1:A6,C1:C6,,3)')).toEqual(error('#VALUE!'));
+    expect(evaluate('XLOOKUP(10,A1:A6,C1:C6,,0,0)')).toEqual(error('#VALUE!'));
   });
 });
