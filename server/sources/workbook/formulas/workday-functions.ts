@@ -26,25 +26,8 @@ const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
 /** Monday 0 ... Sunday 6 for a serial (serial 2 is a Monday to Excel). */
 const weekday = (serial: number) => (((serial + 5) % 7) + 7) % 7;
 
-/** A value as a whole serial day, or the error Excel gives for it. */
-function dayOf(v: unknown): number | FormulaErrorValue {
-  if (isError(v)) return v;
-  if (Array.isArray(v)) return errors().VALUE;
-  const n =
-    v === null || v === undefined
-      ? 0
-      : typeof v === 'number'
-        ? v
-        : typeof v === 'string'
-          ? numberFromText(v)
-          : undefined;
-  if (n === undefined) return errors().VALUE;
-  const day = Math.trunc(n);
-  return day < 0 || day > LAST_SERIAL ? errors().NUM : day;
-}
-
-/** A count of days, whole (toward zero), or the error Excel gives for it. */
-function countOf(v: unknown): number | FormulaErrorValue {
+/** A value as a whole number (toward zero), as these functions read dates and counts, or #VALUE!. */
+function wholeOf(v: unknown): number | FormulaErrorValue {
   if (isError(v)) return v;
   const n =
     v === null || v === undefined
@@ -55,6 +38,12 @@ function countOf(v: unknown): number | FormulaErrorValue {
           ? numberFromText(v)
           : undefined;
   return n === undefined || !Number.isFinite(n) ? errors().VALUE : Math.trunc(n);
+}
+
+/** A value as a serial day, or the error Excel gives for it (#NUM! outside 0 to 9999-12-31). */
+function dayOf(v: unknown): number | FormulaErrorValue {
+  const day = wholeOf(v);
+  return isError(day) || (day >= 0 && day <= LAST_SERIAL) ? day : errors().NUM;
 }
 
 /** The weekend of a *.INTL call: a code (1-7: two days, 11-17: one) or seven 0/1 characters, Monday first. */
@@ -139,47 +128,46 @@ function workdayFrom(start: number, days: number, weekend: Weekend, holidays: re
   return lo;
 }
 
-function workday(
-  start: Param,
-  days: Param,
-  weekendParam: Param | undefined,
-  holidayParam: Param | undefined,
-) {
+interface Calendar {
+  from: number;
+  weekend: Weekend;
+  holidays: number[];
+}
+
+/** What every one of the four reads: its start date, its weekend and its holidays, or the first error. */
+function calendarOf(start: Param, weekendParam?: Param, holidayParam?: Param): Calendar | FormulaErrorValue {
   const from = dayOf(start.value);
   if (isError(from)) return from;
-  const count = countOf(days.value);
-  if (isError(count)) return count;
   const weekend = weekendOf(weekendParam);
   if (isError(weekend)) return weekend;
   const holidays = holidaysOf(holidayParam, weekend);
-  if (isError(holidays)) return holidays;
+  return isError(holidays) ? holidays : { from, weekend, holidays };
+}
+
+function workday(calendar: Calendar | FormulaErrorValue, days: Param): unknown {
+  if (isError(calendar)) return calendar;
+  const count = wholeOf(days.value);
+  if (isError(count)) return count;
   if (Math.abs(count) > LAST_SERIAL) return errors().NUM;
-  const day = workdayFrom(from, count, weekend, holidays);
+  const day = workdayFrom(calendar.from, count, calendar.weekend, calendar.holidays);
   return day < 0 || day > LAST_SERIAL ? errors().NUM : day;
 }
 
-function networkdays(
-  start: Param,
-  end: Param,
-  weekendParam: Param | undefined,
-  holidayParam: Param | undefined,
-) {
-  const from = dayOf(start.value);
-  if (isError(from)) return from;
+function networkdays(calendar: Calendar | FormulaErrorValue, end: Param): unknown {
+  if (isError(calendar)) return calendar;
   const to = dayOf(end.value);
   if (isError(to)) return to;
-  const weekend = weekendOf(weekendParam);
-  if (isError(weekend)) return weekend;
-  const holidays = holidaysOf(holidayParam, weekend);
-  if (isError(holidays)) return holidays;
+  const { from, weekend, holidays } = calendar;
   return from <= to ? workingDays(from, to, weekend, holidays) : -workingDays(to, from, weekend, holidays);
 }
 
 export const WORKDAY_FUNCTIONS = {
-  WORKDAY: (start: Param, days: Param, holidays?: Param) => workday(start, days, undefined, holidays),
+  WORKDAY: (start: Param, days: Param, holidays?: Param) =>
+    workday(calendarOf(start, undefined, holidays), days),
   'WORKDAY.INTL': (start: Param, days: Param, weekend?: Param, holidays?: Param) =>
-    workday(start, days, weekend, holidays),
-  NETWORKDAYS: (start: Param, end: Param, holidays?: Param) => networkdays(start, end, undefined, holidays),
+    workday(calendarOf(start, weekend, holidays), days),
+  NETWORKDAYS: (start: Param, end: Param, holidays?: Param) =>
+    networkdays(calendarOf(start, undefined, holidays), end),
   'NETWORKDAYS.INTL': (start: Param, end: Param, weekend?: Param, holidays?: Param) =>
-    networkdays(start, end, weekend, holidays),
+    networkdays(calendarOf(start, weekend, holidays), end),
 };

@@ -6,22 +6,7 @@
  * working-day functions: text-functions.test.ts, workday-functions.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type FormulaResult,
-  type SheetCells,
-  WorkbookEvaluator,
-} from '../../../../server/sources/workbook/formulas/evaluator.ts';
-
-function evaluate(formula: string, a1: unknown): FormulaResult | undefined {
-  const cells: SheetCells = {
-    name: 'T',
-    bottom: 1,
-    right: 2,
-    value: (row, column) => (row === 1 && column === 1 ? a1 : null) as never,
-    pending: (row, column) => (row === 1 && column === 2 ? formula : undefined),
-  };
-  return new WorkbookEvaluator([cells], [], []).result('T', 1, 2);
-}
+import { evaluateBesideA1 as evaluate } from './one-cell.ts';
 
 const NUM = { kind: 'error', value: '#NUM!' };
 
