@@ -18,7 +18,7 @@
 import { parseIsoDateTime } from '../../input.ts';
 import { workbookDateSystem } from '../../serial-dates.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
-import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
+import { hasWildcard, textMatcher, withoutEscapes } from './wildcard.ts';
 
 export interface Criterion {
   /** Whether a cell's value (null: blank) meets it. */
@@ -80,12 +80,8 @@ function equalTo(value: unknown, asTyped?: string): Criterion {
     return { test: (cell) => cell instanceof FormulaError && (cell as FormulaErrorValue).error === error };
   }
   const text = String(asTyped ?? value);
-  if (hasWildcard(text)) {
-    const pattern = wildcard(text);
-    return { test: (cell) => typeof cell === 'string' && pattern.matches(cell) };
-  }
-  const lower = withoutEscapes(text).toLowerCase();
-  return { test: (cell) => typeof cell === 'string' && cell.toLowerCase() === lower, key: lower };
+  const test = textMatcher(text);
+  return hasWildcard(text) ? { test } : { test, key: withoutEscapes(text).toLowerCase() };
 }
 
 function ordered(operator: Operator, value: unknown): Criterion {

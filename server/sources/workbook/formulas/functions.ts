@@ -9,7 +9,7 @@ import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functio
 import { formulaLibrary, linearFlatten } from './parser.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
-import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
+import { textMatcher } from './wildcard.ts';
 import { WORKDAY_FUNCTIONS } from './workday-functions.ts';
 
 const require = createRequire(import.meta.url);
@@ -121,11 +121,7 @@ function excelMatch(formulajs: Fn) {
     const text = lookup.value;
     if (type?.value !== 0 || type.omitted || typeof text !== 'string' || text === '')
       return wrap(formulajs, true)(...[lookup, range, type].filter((p): p is Param => p !== undefined));
-    const pattern = hasWildcard(text) ? wildcard(text) : null;
-    const lower = withoutEscapes(text).toLowerCase();
-    const at = flat(range.value).findIndex(
-      (v) => typeof v === 'string' && (pattern ? pattern.matches(v) : v.toLowerCase() === lower),
-    );
+    const at = flat(range.value).findIndex(textMatcher(text));
     return at < 0 ? formulaLibrary().FormulaError.NA : at + 1;
   };
 }

@@ -12,7 +12,7 @@
 import { type Criterion, equalityKey, readCriterion } from './criteria.ts';
 import { ifsAnswer, ifsTallies, joinedKey } from './ifs-index.ts';
 import type { FormulaInput, Point } from './parser.ts';
-import { formulaLibrary } from './parser.ts';
+import { formulaLibrary, sizedLike } from './parser.ts';
 import { xlookupResult } from './table-lookups.ts';
 
 export interface RangeArg {
@@ -274,7 +274,7 @@ const LOOKUPS: Record<string, Lookup> = {
     if (args.length !== 3 || !range || args[2] !== 0) return undefined;
     const v = lookups.value(args[0]);
     if (v === undefined || v === '' || v === false) return undefined;
-    if (typeof v === 'string' && /[*?~]/.test(v)) return undefined;
+    if (hasWildcard(v)) return undefined;
     const index = lookups.index('first-folded', [range], sheet, firstFolded);
     if (!index) return undefined;
     const at = index.positions.get(folded(v));
@@ -315,17 +315,8 @@ const LOOKUPS: Record<string, Lookup> = {
   SUMIF: (lookups, args, sheet) => {
     const range = rangeOf(args[0]);
     if (args.length < 2 || args.length > 3 || !range) return undefined;
-    const sumsArg = args[2] ?? null;
-    const toAdd = sumsArg === null ? range : rangeOf(sumsArg);
-    if (!toAdd) return undefined;
-    const sized: RangeArg = {
-      sheet: toAdd.sheet,
-      from: toAdd.from,
-      to: {
-        row: toAdd.from.row + (range.to.row - range.from.row),
-        col: toAdd.from.col + (range.to.col - range.from.col),
-      },
-    };
+    const sized = rangeOf(sizedLike(args[0], args[2] ?? null)); // as the function sizes them (parser.ts)
+    if (!sized) return undefined;
     const v = equalityCriterion(lookups, args[1]);
     if (v === undefined) return undefined;
     const index = lookups.index('sums', [range, sized], sheet, sums);

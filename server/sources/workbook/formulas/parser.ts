@@ -103,7 +103,11 @@ interface Ref {
  * cell. The library's own (`Address.extend`) dropped a cell's tab, so `SUMIF(Data!A:A,"x",Data!B1)` added the
  * formula's own tab's column instead, and edited the parsed reference in place.
  */
-function sizedLike(range: unknown, sized: unknown, errors: FormulaErrorClass): unknown {
+export function sizedLike(
+  range: unknown,
+  sized: unknown,
+  errors: FormulaErrorClass = formulaLibrary().FormulaError,
+): unknown {
   const r = (range as Ref | null)?.ref;
   if (!r) throw errors.VALUE;
   if (sized === null || sized === undefined) return range;

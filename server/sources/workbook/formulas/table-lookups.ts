@@ -12,7 +12,7 @@
  * table that is not a range) is the library's.
  */
 import { formulaLibrary } from './parser.ts';
-import { hasWildcard, wildcard, withoutEscapes } from './wildcard.ts';
+import { textMatcher } from './wildcard.ts';
 
 interface Param {
   value: unknown;
@@ -24,13 +24,7 @@ const fold = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
 
 /** Where `keys` hold `v` exactly, or -1. */
 export function exactPosition(keys: readonly unknown[], v: string | number | boolean): number {
-  if (typeof v !== 'string') return keys.indexOf(v);
-  if (hasWildcard(v)) {
-    const pattern = wildcard(v);
-    return keys.findIndex((k) => typeof k === 'string' && pattern.matches(k));
-  }
-  const lower = withoutEscapes(v).toLowerCase();
-  return keys.findIndex((k) => typeof k === 'string' && k.toLowerCase() === lower);
+  return typeof v === 'string' ? keys.findIndex(textMatcher(v)) : keys.indexOf(v);
 }
 
 /** The last key of `v`'s kind not above it, before the first key of that kind above it; -1 when none. */
@@ -88,12 +82,8 @@ export function xlookupPosition(
   forward: boolean,
 ): number {
   const order = (i: number) => (forward ? i : keys.length - 1 - i);
-  const pattern = mode === 2 && typeof v === 'string' && hasWildcard(v) ? wildcard(v) : null;
-  const literal = typeof v === 'string' && mode === 2 ? withoutEscapes(v) : v;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[order(i)];
-    if (pattern ? typeof k === 'string' && pattern.matches(k) : same(k, literal)) return order(i);
-  }
+  const matches = mode === 2 && typeof v === 'string' ? textMatcher(v) : (k: unknown) => same(k, v);
+  for (let i = 0; i < keys.length; i++) if (matches(keys[order(i)])) return order(i);
   if (mode !== -1 && mode !== 1) return -1;
   // Keys of `v`'s kind only, compared folded: number with number, text with text, logical with logical.
   const key = fold(v) as string;

@@ -31,6 +31,19 @@ export function hasWildcard(text: string): boolean {
 /** Text without a wildcard as the characters it stands for: `~*`, `~?` and `~~` read as `*`, `?` and `~`. */
 export const withoutEscapes = (text: string): string => text.replace(/~([*?~])/g, '$1');
 
+/**
+ * Whether a cell is text matching `text` as Excel's lookups and criteria match it: without regard to case, with
+ * wildcards when it has any, its `~` escapes read.
+ */
+export function textMatcher(text: string): (cell: unknown) => boolean {
+  if (hasWildcard(text)) {
+    const pattern = wildcard(text);
+    return (cell) => typeof cell === 'string' && pattern.matches(cell);
+  }
+  const lower = withoutEscapes(text).toLowerCase();
+  return (cell) => typeof cell === 'string' && cell.toLowerCase() === lower;
+}
+
 function piecesOf(pattern: string): Piece[] {
   const pieces: Piece[] = [];
   const lower = pattern.toLowerCase();
