@@ -7,12 +7,10 @@
  * `"*"`, keeps a number criterion from matching text that reads as it, and knows MAXIFS only by its `_xlfn.`
  * name; those are covered against Excel's rules in formulas/criteria.test.ts.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Harness, rowsPath, startHarness } from '../../helpers/harness.ts';
-import { convertWithLibreOffice } from '../../helpers/libreoffice.ts';
-import { runPython } from '../../helpers/openpyxl.ts';
+import { afterAll, beforeAll, it } from 'vitest';
+import { type Harness, startHarness } from '../../helpers/harness.ts';
+import { expectServiceAgrees, formulasByLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'COUNTIF(Data!A:A,"apple")',
@@ -79,10 +77,7 @@ const FORMULAS = [
   'WORKDAY.INTL(DATE(2024,3,1),3,"0000110")',
 ];
 
-const MAKE = `
-import sys, openpyxl
-wb = openpyxl.Workbook()
-d = wb.active
+const DATA = `
 d.title = 'Data'
 d.append(['Name', 'Amount', 'Kind'])
 names = ['Apple', 'apple', 'APPLES', 5, '5', 12, 'banana', None, 'TRUE', 45352, 'a*c', 'Box']
@@ -95,21 +90,6 @@ r.append([0, 'none', None, 'apple', 1, None, 'a', 'b', 'c', 'd', None, 45356])
 r.append([10, 'low', None, 'Banana', 2])
 r.append([20, 'mid', None, 'cherry', 3, None, 'apple', 'Banana', 'cherry'])
 r.append([30, 'high', None, None, None, None, 1, 2, 3])
-s = wb.create_sheet('Summary')
-s.append(['Formula', 'Value'])
-for f in sys.argv[2:]:
-    s.append([f, '=' + f])
-wb.save(sys.argv[1])
-`;
-
-const VALUES = `
-import json, sys, openpyxl
-wb = openpyxl.load_workbook(sys.argv[1], data_only=True)
-import datetime
-def plain(v):
-    # LibreOffice formats a date function's cell as a date: its serial number, as the service gives it.
-    return (v - datetime.datetime(1899, 12, 30)).days if isinstance(v, datetime.datetime) else v
-print(json.dumps([plain(r[1]) for r in wb['Summary'].iter_rows(min_row=2, values_only=True)]))
 `;
 
 let h: Harness;
@@ -119,31 +99,12 @@ let computedByLibreOffice: unknown[];
 beforeAll(async () => {
   h = await startHarness();
   made = path.join(h.dir, 'criteria.xlsx');
-  await runPython(MAKE, [made, ...FORMULAS]);
-  const lo = path.join(h.dir, 'lo');
-  computedByLibreOffice = JSON.parse(
-    await runPython(VALUES, [await convertWithLibreOffice(made, 'xlsx', lo)]),
-  );
-  await fs.rm(lo, { recursive: true, force: true });
+  computedByLibreOffice = await formulasByLibreOffice(made, DATA, FORMULAS);
 }, 150_000);
 afterAll(async () => {
   await h.close();
 });
 
 it('computes every criterion and wildcard as LibreOffice does', async () => {
-  const book = await h.connect(made);
-  const res = await h.fetch(rowsPath(book, 'Summary'));
-  expect(res.status).toBe(200);
-  const rows = (await res.json()) as { Formula: string; Value: unknown }[];
-  const ours = rows.map((r) => r.Value);
-  // LibreOffice writes an error's text as the cached value; the service reads it the same way.
-  expect(ours.length).toBe(FORMULAS.length);
-  expect(Object.fromEntries(FORMULAS.map((f, i) => [f, ours[i]]))).toEqual(
-    Object.fromEntries(
-      FORMULAS.map((f, i) => {
-        const v = computedByLibreOffice[i];
-        return [f, typeof v === 'number' ? Number(v.toPrecision(15)) : v];
-      }),
-    ),
-  );
+  await expectServiceAgrees(h, made, FORMULAS, computedByLibreOffice);
 });

@@ -7,6 +7,7 @@
  */
 import { type Criterion, readCriterion } from './criteria.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
+import { cellOf, extentOf, unreadCells } from './range-extent.ts';
 
 interface Param {
   value: unknown;
@@ -29,19 +30,24 @@ interface Tally {
  * Tallies the cells of `values` (null: count only) at the places where every range meets its criterion, or the
  * error the arguments make: ranges of unequal shapes (`sized`: `values` may be shorter or narrower, their cells
  * past the end blank, as SUMIF's beyond the sheet's last row), a value to add that is an error where the
- * criteria match (Excel gives it back).
+ * criteria match (Excel gives it back). Ranges are compared by the size they were written with, and cells past
+ * what was read of them are blank (range-extent.ts): where every criterion matches a blank, a count counts them.
  */
 function tally(
   values: Grid | null,
   tests: readonly { range: Grid; criterion: Criterion }[],
   sized = false,
 ): Tally | FormulaErrorValue {
-  const shape = tests[0]!.range;
-  const rows = shape.length;
-  const columns = shape[0]?.length ?? 0;
-  const same = (g: Grid) => g.length === rows && (g[0]?.length ?? 0) === columns;
+  const shape = extentOf(tests[0]!.range);
+  const same = (g: Grid) => {
+    const e = extentOf(g);
+    return e.rows === shape.rows && e.columns === shape.columns;
+  };
   if (!tests.every((t) => same(t.range)) || (values && !sized && !same(values)))
     return formulaLibrary().FormulaError.VALUE;
+  const read = [...tests.map((t) => t.range), ...(values ? [values] : [])];
+  const rows = Math.min(shape.rows, Math.max(...read.map((g) => g.length)));
+  const columns = Math.min(shape.columns, Math.max(...read.map((g) => g[0]?.length ?? 0)));
   const result: Tally = { count: 0, sum: 0, max: Number.NEGATIVE_INFINITY, min: Number.POSITIVE_INFINITY };
   for (let r = 0; r < rows; r++)
     for (let c = 0; c < columns; c++) {
@@ -50,7 +56,7 @@ function tally(
         result.count++;
         continue;
       }
-      const v = values[r]?.[c];
+      const v = cellOf(values, r, c);
       if (isError(v)) return v;
       if (typeof v !== 'number') continue;
       result.count++;
@@ -58,11 +64,13 @@ function tally(
       if (v > result.max) result.max = v;
       if (v < result.min) result.min = v;
     }
+  if (!values && tests.every((t) => t.criterion.test(null)))
+    result.count += shape.rows * shape.columns - rows * columns;
   return result;
 }
 
 function allMatch(tests: readonly { range: Grid; criterion: Criterion }[], r: number, c: number): boolean {
-  for (const { range, criterion } of tests) if (!criterion.test(range[r]![c] ?? null)) return false;
+  for (const { range, criterion } of tests) if (!criterion.test(cellOf(range, r, c))) return false;
   return true;
 }
 
@@ -106,7 +114,19 @@ function withSizedValues(answer: (t: Tally) => unknown) {
   };
 }
 
+/** COUNTBLANK(range): its blank cells and empty texts, those past what was read of it included. */
+function countBlank(range: Param): unknown {
+  const value = range.value;
+  if (isError(value)) return value;
+  if (!Array.isArray(value)) return value === null || value === undefined || value === '' ? 1 : 0;
+  const grid = value as Grid;
+  let blank = unreadCells(grid);
+  for (const line of grid) for (const v of line) if (v === null || v === undefined || v === '') blank++;
+  return blank;
+}
+
 export const CRITERIA_FUNCTIONS = {
+  COUNTBLANK: countBlank,
   COUNTIF: (range: Param, criterion: Param) => overPairs(false, (t) => t.count)(range, criterion),
   COUNTIFS: overPairs(false, (t) => t.count),
   SUMIFS: overPairs(true, (t) => t.sum),

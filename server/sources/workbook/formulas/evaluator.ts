@@ -17,6 +17,7 @@ import {
   type Parser,
   type RangeRef,
 } from './parser.ts';
+import { withExtent } from './range-extent.ts';
 import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
 
 export type { FormulaInput } from './parser.ts';
@@ -59,6 +60,9 @@ const key = (row: number, column: number) => row * 16_384 + column;
  * of about 450 did and left every formula along it unread.
  */
 const MAX_DEPTH = 24;
+
+/** A range of at most this many cells is read whole, however far past the sheet's cells it goes. */
+const MAX_WHOLE_RANGE_CELLS = 65_536;
 
 interface CellAt {
   sheet: string;
@@ -256,17 +260,20 @@ export class WorkbookEvaluator {
    */
   #range(ref: RangeRef): FormulaInput[][] {
     const cells = this.#sheetOf(ref.sheet);
-    // A whole column or row (`A:A`) goes to the sheet's edge: stop where its cells stop.
-    const bottom = Math.min(ref.to.row, Math.max(cells.bottom, ref.from.row));
-    const right = Math.min(ref.to.col, Math.max(cells.right, ref.from.col));
     const left = ref.from.col;
+    const extent = { rows: ref.to.row - ref.from.row + 1, columns: ref.to.col - left + 1 };
+    // A range of a few cells is read whole, blanks past the sheet's last row included. A larger one (`A:A` goes to
+    // the sheet's edge) stops where its cells stop, the rest marked blank (range-extent.ts).
+    const whole = extent.rows * extent.columns <= MAX_WHOLE_RANGE_CELLS;
+    const bottom = whole ? ref.to.row : Math.min(ref.to.row, Math.max(cells.bottom, ref.from.row));
+    const right = whole ? ref.to.col : Math.min(ref.to.col, Math.max(cells.right, ref.from.col));
     const out: FormulaInput[][] = new Array(Math.max(0, bottom - ref.from.row + 1));
     for (let r = ref.from.row, i = 0; r <= bottom; r++, i++) {
       const line: FormulaInput[] = new Array(Math.max(0, right - left + 1));
       for (let c = left; c <= right; c++) line[c - left] = this.#valueIn(cells, r, c);
       out[i] = line;
     }
-    return out;
+    return withExtent(out, extent);
   }
 
   /**

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
+import { cellOf, extentOf } from './range-extent.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { textMatcher } from './wildcard.ts';
@@ -26,7 +27,6 @@ interface Param {
  */
 export const OVER_RANGES = [
   'COUNTA',
-  'COUNTBLANK',
   'MAX',
   'MAXA',
   'MIN',
@@ -126,6 +126,53 @@ function excelMatch(formulajs: Fn) {
   };
 }
 
+/**
+ * SUMPRODUCT(array1, [array2], ...) as Excel computes it: arrays of one shape (#VALUE! otherwise), the first
+ * error in them given back, anything but a number counted as 0. The library's added text to its sum as text
+ * (`SUMPRODUCT(1/{1,0,2})` was "1#DIV/0!0.5") and wrote into its arguments.
+ */
+export function sumProduct(...params: Param[]): unknown {
+  const { FormulaError } = formulaLibrary();
+  const grids = params.map((p) => (Array.isArray(p.value) ? (p.value as unknown[][]) : [[p.value]]));
+  const shape = grids[0] && extentOf(grids[0]);
+  const sameShape = (g: unknown[][]) => {
+    const e = extentOf(g);
+    return e.rows === shape!.rows && e.columns === shape!.columns;
+  };
+  if (!shape || !grids.every(sameShape)) return FormulaError.VALUE;
+  for (const grid of grids)
+    for (const line of grid) for (const v of line) if (v instanceof FormulaError) return v;
+  // Past every grid's read cells, within the ranges' extent, all cells are blank: their products are 0.
+  const rows = Math.max(...grids.map((g) => g.length));
+  const columns = Math.max(...grids.map((g) => g[0]?.length ?? 0));
+  let sum = 0;
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < columns; c++) {
+      let product = 1;
+      for (const grid of grids) {
+        const v = cellOf(grid, r, c);
+        product *= typeof v === 'number' ? v : 0;
+      }
+      sum += product;
+    }
+  return sum;
+}
+
+/**
+ * INDEX over a range of another tab answers that tab's cell. The library's answered a reference without its tab,
+ * which then read the formula's own tab: `INDEX(Data!B:B,MATCH(...))` gave the cell of the formula's tab.
+ */
+function indexOnItsTab(library: (...params: never[]) => unknown) {
+  return (context: unknown, ranges: unknown, ...rest: unknown[]): unknown => {
+    const answer = (library as (...params: unknown[]) => unknown)(context, ranges, ...rest) as
+      | { ref?: { sheet?: string } }
+      | undefined;
+    const sheet = (ranges as { ref?: { sheet?: string } } | null)?.ref?.sheet;
+    if (!answer?.ref || answer.ref.sheet || !sheet) return answer;
+    return { ...answer, ref: { ...answer.ref, sheet } };
+  };
+}
+
 /** The largest identity matrix MUNIT makes. */
 export const MAX_UNIT_MATRIX = 1_024;
 
@@ -164,6 +211,7 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
     return choice.value;
   },
   XLOOKUP: xlookup,
+  SUMPRODUCT: sumProduct,
 };
 
 /** The function table to hand to `new FormulaParser({ functions })`. */
@@ -198,6 +246,7 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
   // cell was written with (10^5 would be 10^10 cells, more memory than the service has).
   table.MUNIT = (n: Param) =>
     Number(n.value) > MAX_UNIT_MATRIX ? formulaLibrary().FormulaError.NUM : math.MUNIT!(n);
+  table.INDEX = indexOnItsTab(reference.INDEX!);
   table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
   table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);
   for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;

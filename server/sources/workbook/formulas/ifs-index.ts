@@ -7,6 +7,7 @@
  */
 import { equalityKey } from './criteria.ts';
 import { type FormulaInput, formulaLibrary } from './parser.ts';
+import { cellOf, extentOf } from './range-extent.ts';
 
 type Key = string | number | boolean;
 
@@ -34,14 +35,16 @@ export function joinedKey(keys: readonly Key[]): string {
 
 /**
  * The tallies by joined key of `ranges`: the values to add first when `withValues`, then each criteria range.
- * Ranges of unequal shapes throw: the function answers those (#VALUE!).
+ * Ranges of unequal shapes (as written: range-extent.ts) throw: the function answers those (#VALUE!).
  */
 export function ifsTallies(withValues: boolean) {
   return (ranges: FormulaInput[][][]): Map<string, KeyTally> => {
-    const rows = ranges[0]!.length;
-    const columns = ranges[0]![0]?.length ?? 0;
-    if (ranges.some((g) => g.length !== rows || (g[0]?.length ?? 0) !== columns))
+    const shape = extentOf(ranges[0]!);
+    if (ranges.some((g) => extentOf(g).rows !== shape.rows || extentOf(g).columns !== shape.columns))
       throw new RangeError('shapes');
+    // Past what was read of a range its cells are blank, which no equality matches (range-extent.ts).
+    const rows = Math.max(...ranges.map((g) => g.length));
+    const columns = Math.max(...ranges.map((g) => g[0]?.length ?? 0));
     const criteria = withValues ? ranges.slice(1) : ranges;
     const values = withValues ? ranges[0]! : null;
     const tallies = new Map<string, KeyTally>();
@@ -63,7 +66,7 @@ export function ifsTallies(withValues: boolean) {
           tallies.set(joined, tally);
         }
         tally.matched++;
-        const v = values ? values[r]![c] : undefined;
+        const v = values ? cellOf(values, r, c) : undefined;
         if (tally.error !== undefined || typeof v !== 'number') {
           if (v instanceof FormulaError && tally.error === undefined) tally.error = v;
           continue;
@@ -80,7 +83,7 @@ export function ifsTallies(withValues: boolean) {
 /** Each criteria range's key at (r, c) into `keys`; false where a cell has none (no equality matches it). */
 function keysAt(criteria: readonly FormulaInput[][][], r: number, c: number, keys: Key[]): boolean {
   for (let i = 0; i < criteria.length; i++) {
-    const key = equalityKey(criteria[i]![r]![c]);
+    const key = equalityKey(cellOf(criteria[i]!, r, c));
     if (key === undefined) return false;
     keys[i] = key;
   }

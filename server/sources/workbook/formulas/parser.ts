@@ -4,6 +4,7 @@
  * first use: a service whose workbooks need no formula computed never pays for the parser.
  */
 import { createRequire } from 'node:module';
+import { installExcelOperators, type LibraryOperators } from './operators.ts';
 import { regExpLike } from './wildcard.ts';
 
 export interface Point {
@@ -67,7 +68,7 @@ export function formulaLibrary(): FormulaLibrary {
   if (!loaded) {
     const parser = require('fast-formula-parser') as FormulaLibrary['FormulaParser'] & {
       FormulaError: FormulaErrorClass;
-      FormulaHelpers: {
+      FormulaHelpers: AcceptHelper & {
         flattenDeep: (values: unknown[]) => unknown[];
         checkFunctionResult: (value: unknown) => unknown;
         retrieveArg: (context: unknown, arg: unknown) => { value: unknown };
@@ -80,6 +81,11 @@ export function formulaLibrary(): FormulaLibrary {
     // Its wildcards became a backtracking RegExp matched anywhere in a cell (wildcard.ts says why not).
     parser.WildCard.toRegex = regExpLike;
     errorsThroughReferences(parser.prototype, parser.FormulaError);
+    blanksAsNothing(helpers);
+    installExcelOperators(
+      require('fast-formula-parser/formulas/operators') as LibraryOperators,
+      parser.FormulaError,
+    );
     loaded = {
       FormulaParser: parser,
       FormulaError: parser.FormulaError,
@@ -120,20 +126,53 @@ export function sizedLike(
   return { ref: { sheet: s!.sheet, from: top, to: { row: top.row + rows, col: top.col + columns } } };
 }
 
+/** The library's reading of one argument as the type a function wants (its `Types`: 0 number, 3 text...). */
+interface AcceptHelper {
+  accept(param: unknown, type?: number | null, ...rest: unknown[]): unknown;
+}
+
+/** The `Types` a blank cell reads as nothing in: a number (0), a logical value (FALSE), text (""). */
+const BLANK_AS: Record<number, unknown> = { 0: 0, 2: false, 3: '', 10: 0 };
+
+/**
+ * A blank cell (or an omitted argument) given where a function wants one number, logical value or text reads as
+ * 0, FALSE or "", as in Excel. The library kept the argument's wrapper when its value was blank and read that:
+ * `LEN(A2)` of a blank cell was 15 (the length of "[object Object]"), `UPPER(A2)` that text in capitals.
+ */
+function blanksAsNothing(helpers: AcceptHelper): void {
+  const accept = helpers.accept.bind(helpers);
+  helpers.accept = (param, type = null, ...rest) => {
+    if (type !== null && type in BLANK_AS && isBlankArgument(param)) return BLANK_AS[type];
+    return accept(param, type, ...rest);
+  };
+}
+
+function isBlankArgument(param: unknown): boolean {
+  if (param === null || typeof param !== 'object' || Array.isArray(param) || !('value' in param))
+    return false;
+  const { value, isArray } = param as { value: unknown; isArray?: boolean };
+  if (value === null || value === undefined) return true;
+  // An array where one value is wanted is read by its first cell.
+  return isArray === true && Array.isArray(value) && (value[0]?.[0] ?? null) === null;
+}
+
 interface ResultCheck {
   checkFormulaResult(result: unknown, allowReturnArray?: boolean): unknown;
   retrieveRef(result: unknown): unknown;
 }
 
 /**
- * A formula that is only a reference (`=Ledger!B40`, `=A2`) to a cell holding an error gives that error, as in
- * Excel: the library, asked for arrays as we ask it, took the error it read for "an object" and answered #VALUE!.
+ * A formula that is only a reference (`=Ledger!B40`, `=A2`, `=INDEX(B:B,9)`) to a cell holding an error gives that
+ * error, as in Excel: the library, asked for arrays as we ask it, took the error it read for "an object" and
+ * answered #VALUE!. One to a blank cell is 0: the library failed on it, and the cell read as not computed.
  */
 function errorsThroughReferences(proto: ResultCheck, FormulaError: FormulaErrorClass): void {
   const check = proto.checkFormulaResult;
   proto.checkFormulaResult = function (this: ResultCheck, result, allowReturnArray) {
     if (allowReturnArray && typeof result === 'object' && result !== null && 'ref' in result) {
       const value = this.retrieveRef(result);
+      // A blank cell is 0 to the cell showing it; the library's check read the blank's null as an object.
+      if (value === null || value === undefined) return null;
       return value instanceof FormulaError ? value : check.call(this, value, allowReturnArray);
     }
     return check.call(this, result, allowReturnArray);

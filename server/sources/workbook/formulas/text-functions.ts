@@ -9,7 +9,7 @@
  * every computation).
  */
 import { createRequire } from 'node:module';
-import { numberFromText } from './criteria.ts';
+import { numberFromText } from './number-text.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
 
 const require = createRequire(import.meta.url);

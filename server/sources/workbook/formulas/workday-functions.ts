@@ -6,7 +6,7 @@
  * Dates are serial numbers (Excel's 1900 system: serial 1 is a Sunday to it), whole days, from 0 to 2958465
  * (9999-12-31); a date or a result outside that is #NUM!, as in Excel.
  */
-import { numberFromText } from './criteria.ts';
+import { numberFromText } from './number-text.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
 
 interface Param {
