@@ -171,6 +171,8 @@ function blankLike(other: unknown): number | string | boolean {
 
 function compareNumbers(x: number, y: number): number {
   if (x === y) return 0;
+  // Apart by more than their 15th significant digit: no rounding can make them equal.
+  if (Math.abs(x - y) > 1e-13 * Math.max(Math.abs(x), Math.abs(y))) return x < y ? -1 : 1;
   const rx = Number(x.toPrecision(15));
   const ry = Number(y.toPrecision(15));
   return rx === ry ? 0 : rx < ry ? -1 : 1;
@@ -226,6 +228,7 @@ export function textOf(v: unknown): string {
 
 /** A number as Excel's General format writes it: 15 significant digits, exponent form past them. */
 export function generalNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e15) return String(n === 0 ? 0 : n);
   const rounded = Number(n.toPrecision(15));
   if (rounded === 0) return '0';
   const size = Math.abs(rounded);
