@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
-import { cellOf, extentOf } from './range-extent.ts';
+import { extentOf } from './range-extent.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { textMatcher } from './wildcard.ts';
@@ -140,22 +140,23 @@ export function sumProduct(...params: Param[]): unknown {
     return e.rows === shape!.rows && e.columns === shape!.columns;
   };
   if (!shape || !grids.every(sameShape)) return FormulaError.VALUE;
-  for (const grid of grids)
-    for (const line of grid) for (const v of line) if (v instanceof FormulaError) return v;
   // Past every grid's read cells, within the ranges' extent, all cells are blank: their products are 0.
   const rows = Math.max(...grids.map((g) => g.length));
   const columns = Math.max(...grids.map((g) => g[0]?.length ?? 0));
   let sum = 0;
+  let error: unknown;
   for (let r = 0; r < rows; r++)
     for (let c = 0; c < columns; c++) {
       let product = 1;
       for (const grid of grids) {
-        const v = cellOf(grid, r, c);
-        product *= typeof v === 'number' ? v : 0;
+        const v = grid[r]?.[c];
+        if (typeof v === 'number') product *= v;
+        else if (v instanceof FormulaError) error ??= v;
+        else product = 0;
       }
       sum += product;
     }
-  return sum;
+  return error ?? sum;
 }
 
 /**

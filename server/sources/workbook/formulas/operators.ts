@@ -54,7 +54,11 @@ export function installExcelOperators(library: LibraryOperators, errors: ErrorCl
     eachCell(value, (v) => (isError(v) ? v : op(v)));
   const number = (v: unknown): number | FormulaErrorValue => toNumber(v) ?? errors.VALUE;
 
-  library.Infix.compareOp = binary((a, b, infix) => holds(infix, compareValues(a, b)));
+  library.Infix.compareOp = binary((a, b, infix) => {
+    if (infix === '=') return equalValues(a, b);
+    if (infix === '<>') return !equalValues(a, b);
+    return holds(infix, compareValues(a, b));
+  });
   library.Infix.concatOp = binary((a, b) => textOf(a) + textOf(b));
   library.Infix.mathOp = binary((a, b, infix) => {
     const x = number(a);
@@ -176,6 +180,34 @@ function compareNumbers(x: number, y: number): number {
   const rx = Number(x.toPrecision(15));
   const ry = Number(y.toPrecision(15));
   return rx === ry ? 0 : rx < ry ? -1 : 1;
+}
+
+/**
+ * Whether `a = b`: what `compareValues` calls 0, without ordering texts (a `=` over two ranges of a thousand
+ * rows each is a million of these).
+ */
+function equalValues(a: unknown, b: unknown): boolean {
+  const x = a ?? blankLike(b);
+  const y = b ?? blankLike(a);
+  if (x === y) return true;
+  if (typeof x === 'string' && typeof y === 'string') return sameText(x, y);
+  return typeof x === 'number' && typeof y === 'number' && compareNumbers(x, y) === 0;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Text equal without regard to case: ASCII letter by letter, anything else as lower case. */
+function sameText(x: string, y: string): boolean {
+  if (x.length !== y.length) return !(ASCII.test(x) && ASCII.test(y)) && x.toLowerCase() === y.toLowerCase();
+  for (let i = 0; i < x.length; i++) {
+    const a = x.charCodeAt(i);
+    const b = y.charCodeAt(i);
+    if (a === b) continue;
+    if (a > 127 || b > 127) return x.toLowerCase() === y.toLowerCase();
+    const lower = a | 32;
+    if (lower !== (b | 32) || lower < 97 || lower > 122) return false;
+  }
+  return true;
 }
 
 function compareTexts(x: string, y: string): number {
