@@ -1,6 +1,7 @@
 /**
  * The formula operators over blank cells, text and whole ranges (formulas/operators.ts), blank cells given to
- * functions (parser.ts `blanksAsNothing`), and ranges past a tab's last row (formulas/range-extent.ts), computed by the service as LibreOffice computes the same file
+ * functions (parser.ts `blanksAsNothing`), functions of one value over ranges (formulas/lifted-calls.ts), and ranges
+ * past a tab's last row (formulas/range-extent.ts), computed by the service as LibreOffice computes the same file
  * (helpers/libreoffice-formulas.ts). Arrays are compared inside SUMPRODUCT, where Excel and LibreOffice alike take
  * every cell of a range (elsewhere an older spreadsheet takes the cell of the formula's own row). Logical values
  * are left out of comparisons with text: LibreOffice has no logical type (TRUE is 1 to it).
@@ -60,6 +61,13 @@ const FORMULAS = [
   'INDEX(Other!A:A,MATCH(7,Other!A:A,0))',
   'INDEX(Data!A1:D6,3,4)',
   'Data!A20',
+  'SUMPRODUCT(LEN(Data!D2:D6))',
+  'SUMPRODUCT(--ISNUMBER(SEARCH("p",Data!D2:D6)))',
+  'SUMPRODUCT(IF(Data!A2:A6>2,Data!C2:C6,0))',
+  'SUMPRODUCT(IFERROR(1/Data!A2:A6,0))',
+  'SUMPRODUCT(ROUND(Data!C2:C6/3,0))',
+  'SUMPRODUCT(--(LEFT(Data!D2:D6,1)="a"))',
+  'SUMPRODUCT(MOD(Data!C2:C6,{3,4}))',
 ];
 
 const DATA = `

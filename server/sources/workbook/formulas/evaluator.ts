@@ -8,6 +8,7 @@ import { parseArea } from '../ooxml/cell-area.ts';
 import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import { extraFunctions } from './functions.ts';
+import { liftedCall } from './lifted-calls.ts';
 import { LookupIndexes } from './lookup-index.ts';
 import {
   type CellPosition,
@@ -282,6 +283,9 @@ export class WorkbookEvaluator {
    * call answers, it answers from final values.
    */
   #call(name: string, args: unknown[], call: Call): unknown {
+    const NA = formulaLibrary().FormulaError.NA;
+    const lifted = liftedCall(name, args, call, (ref) => this.#range(ref), NA);
+    if (lifted !== undefined) return lifted;
     const indexed = this.#indexing ? this.#lookups.answer(name, args, this.#position.sheet) : undefined;
     if (indexed) return indexed.value;
     const key = callKey(name, args, this.#position.sheet);

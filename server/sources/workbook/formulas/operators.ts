@@ -87,7 +87,7 @@ export function installExcelOperators(library: LibraryOperators, errors: ErrorCl
  * `op` over two values, or over every pair of cells when either is an array (Excel's broadcasting), as far as
  * either array's cells were read: past that, within a range's extent (range-extent.ts), the cells are blank.
  */
-function pairwise(
+export function pairwise(
   a: unknown,
   b: unknown,
   outside: unknown,

@@ -78,3 +78,17 @@ describe('& writes a number as the General format does', () => {
     expect(value(formula)).toBe(text);
   });
 });
+
+describe('functions of one value given arrays (lifted-calls.ts)', () => {
+  it('are called once per cell, paired as the operators pair arrays', () => {
+    expect(value('SUMPRODUCT(LEN({"ab","c",""}))')).toBe(3);
+    expect(value('SUMPRODUCT(IF({1,0,1}>0,{2,3,4},0))')).toBe(6);
+    expect(value('SUMPRODUCT(MOD({10;20},{3,4}))')).toBe(1 + 2 + 2 + 0);
+    expect(value('SUMPRODUCT(IFERROR(1/{1,0,4},0))')).toBe(1.25);
+    expect(value('SUMPRODUCT(LEN({"a","b","c"}&{"x","y"}))')).toBe('#N/A');
+  });
+  it('leave a call of single values as it is', () => {
+    expect(value('LEN(A1)', 'abc')).toBe(3);
+    expect(value('IF(A1>1,"big","small")', 5)).toBe('big');
+  });
+});
