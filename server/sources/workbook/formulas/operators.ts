@@ -102,6 +102,18 @@ export function pairwise(
   const rows = Math.min(extent.rows, Math.max(left.length, right.length));
   const columns = Math.min(extent.columns, Math.max(left[0]?.length ?? 0, right[0]?.length ?? 0));
   const out: unknown[][] = new Array(rows);
+  if (covers(l, extent) && covers(r, extent)) {
+    // Neither array ends before the other (the common case: ranges of one size, or one value along a range).
+    const [lr, lc, rr, rc] = [step(l.rows), step(l.columns), step(r.rows), step(r.columns)];
+    for (let i = 0; i < rows; i++) {
+      const x = left[i * lr];
+      const y = right[i * rr];
+      const line: unknown[] = new Array(columns);
+      for (let j = 0; j < columns; j++) line[j] = op(x?.[j * lc] ?? null, y?.[j * rc] ?? null);
+      out[i] = line;
+    }
+    return withExtent(out, extent);
+  }
   for (let i = 0; i < rows; i++) {
     const line: unknown[] = new Array(columns);
     for (let j = 0; j < columns; j++) {
@@ -115,6 +127,13 @@ export function pairwise(
 }
 
 const OUTSIDE = Symbol('outside the array');
+
+/** Whether an array of extent `e` reaches every cell of `whole`, repeated along a dimension of one. */
+const covers = (e: Extent, whole: Extent): boolean =>
+  (e.rows === 1 || e.rows === whole.rows) && (e.columns === 1 || e.columns === whole.columns);
+
+/** How far along an array a step of the result moves: not at all along a dimension of one. */
+const step = (size: number): number => (size === 1 ? 0 : 1);
 
 const gridOf = (v: unknown): Grid => (Array.isArray(v) ? (v as Grid) : [[v]]);
 
