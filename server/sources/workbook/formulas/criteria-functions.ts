@@ -7,7 +7,7 @@
  */
 import { type Criterion, readCriterion } from './criteria.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
-import { cellOf, extentOf, unreadCells } from './range-extent.ts';
+import { cellOf, extentOf, sameExtent, unreadCells } from './range-extent.ts';
 
 interface Param {
   value: unknown;
@@ -38,11 +38,9 @@ function tally(
   tests: readonly { range: Grid; criterion: Criterion }[],
   sized = false,
 ): Tally | FormulaErrorValue {
-  const shape = extentOf(tests[0]!.range);
-  const same = (g: Grid) => {
-    const e = extentOf(g);
-    return e.rows === shape.rows && e.columns === shape.columns;
-  };
+  const first = tests[0]!.range;
+  const shape = extentOf(first);
+  const same = (g: Grid) => sameExtent(g, first);
   if (!tests.every((t) => same(t.range)) || (values && !sized && !same(values)))
     return formulaLibrary().FormulaError.VALUE;
   const read = [...tests.map((t) => t.range), ...(values ? [values] : [])];

@@ -257,7 +257,7 @@ export class WorkbookEvaluator {
 
   /**
    * The tab is looked up once, and each row made at its width: a range of a whole column is every row of it.
-   * Made afresh at every call, never shared between formulas: the library's SUMPRODUCT writes into its arguments.
+   * Made afresh at every call, never shared between formulas: a library function may write into its arguments.
    */
   #range(ref: RangeRef): FormulaInput[][] {
     const cells = this.#sheetOf(ref.sheet);

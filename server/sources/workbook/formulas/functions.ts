@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
-import { extentOf } from './range-extent.ts';
+import { sameExtent } from './range-extent.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { textMatcher } from './wildcard.ts';
@@ -134,12 +134,8 @@ function excelMatch(formulajs: Fn) {
 export function sumProduct(...params: Param[]): unknown {
   const { FormulaError } = formulaLibrary();
   const grids = params.map((p) => (Array.isArray(p.value) ? (p.value as unknown[][]) : [[p.value]]));
-  const shape = grids[0] && extentOf(grids[0]);
-  const sameShape = (g: unknown[][]) => {
-    const e = extentOf(g);
-    return e.rows === shape!.rows && e.columns === shape!.columns;
-  };
-  if (!shape || !grids.every(sameShape)) return FormulaError.VALUE;
+  const first = grids[0];
+  if (!first || !grids.every((g) => sameExtent(g, first))) return FormulaError.VALUE;
   // Past every grid's read cells, within the ranges' extent, all cells are blank: their products are 0.
   const rows = Math.max(...grids.map((g) => g.length));
   const columns = Math.max(...grids.map((g) => g[0]?.length ?? 0));

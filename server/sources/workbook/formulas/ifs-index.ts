@@ -7,7 +7,7 @@
  */
 import { equalityKey } from './criteria.ts';
 import { type FormulaInput, formulaLibrary } from './parser.ts';
-import { cellOf, extentOf } from './range-extent.ts';
+import { cellOf, sameExtent } from './range-extent.ts';
 
 type Key = string | number | boolean;
 
@@ -39,9 +39,7 @@ export function joinedKey(keys: readonly Key[]): string {
  */
 export function ifsTallies(withValues: boolean) {
   return (ranges: FormulaInput[][][]): Map<string, KeyTally> => {
-    const shape = extentOf(ranges[0]!);
-    if (ranges.some((g) => extentOf(g).rows !== shape.rows || extentOf(g).columns !== shape.columns))
-      throw new RangeError('shapes');
+    if (ranges.some((g) => !sameExtent(g, ranges[0]!))) throw new RangeError('shapes');
     // Past what was read of a range its cells are blank, which no equality matches (range-extent.ts).
     const rows = Math.max(...ranges.map((g) => g.length));
     const columns = Math.max(...ranges.map((g) => g[0]?.length ?? 0));

@@ -5,7 +5,7 @@
  * the operators pair them (operators.ts `pairwise`): a row or column repeated along a larger one, #N/A past the
  * end of one. Only the functions named here, whose every argument is one value, are called so.
  */
-import { pairwise } from './operators.ts';
+import { eachCell, pairwise } from './operators.ts';
 import type { RangeRef } from './parser.ts';
 
 const OF_SINGLE_VALUES = new Set([
@@ -65,11 +65,10 @@ export function liftedCall(
   const arrays = read.map((v, i) => (Array.isArray(v) ? i : -1)).filter((i) => i >= 0);
   if (arrays.length === 0) return undefined;
   // Pair every array argument's cells into one grid of argument lists, then call once per cell.
-  let lists: unknown = read[arrays[0]!] as unknown[][];
-  lists = pairwise(lists, [[0]], outside, (v) => [v]);
+  let lists = eachCell(read[arrays[0]!], (v) => [v]);
   for (const i of arrays.slice(1))
     lists = pairwise(lists, read[i], outside, (list, v) => (Array.isArray(list) ? [...list, v] : list));
-  return pairwise(lists, [[0]], outside, (list) => {
+  return eachCell(lists, (list) => {
     if (!Array.isArray(list)) return list; // past the end of an array: #N/A
     const cells = list as unknown[];
     let next = 0;

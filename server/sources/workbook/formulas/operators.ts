@@ -11,8 +11,8 @@
  * - a blank cell is compared as the other side's kind of nothing (0, "", FALSE), is 0 to arithmetic and "" to `&`;
  * - comparisons order numbers before text before logical values; text compares without regard to case, numbers
  *   to Excel's 15 significant digits;
- * - arithmetic reads logical values as 1 and 0 and text that reads as a number as that number (criteria.ts
- *   `numberFromText`), other text is #VALUE!; a result no number can hold is #NUM!, a division by zero #DIV/0!;
+ * - arithmetic reads logical values as 1 and 0 and text that reads as a number as that number
+ *   (number-text.ts), other text is #VALUE!; a result no number can hold is #NUM!, a division by zero #DIV/0!;
  * - `&` writes a number as Excel's General format does (15 significant digits) and a logical value as TRUE or
  *   FALSE.
  */
@@ -145,7 +145,7 @@ function cellAt(grid: Grid, extent: Extent, r: number, c: number): unknown {
   return cellOf(grid, row, column);
 }
 
-function eachCell(value: unknown, op: (v: unknown) => unknown): unknown {
+export function eachCell(value: unknown, op: (v: unknown) => unknown): unknown {
   if (!Array.isArray(value)) return op(value);
   const grid = value as Grid;
   return withExtent(
@@ -154,12 +154,9 @@ function eachCell(value: unknown, op: (v: unknown) => unknown): unknown {
   );
 }
 
+/** Whether an ordering operator holds for `order` (`=` and `<>` are `equalValues`). */
 function holds(infix: string, order: number): boolean {
   switch (infix) {
-    case '=':
-      return order === 0;
-    case '<>':
-      return order !== 0;
     case '<':
       return order < 0;
     case '<=':

@@ -25,6 +25,13 @@ export function extentOf(grid: readonly (readonly unknown[])[]): Extent {
   return extents.get(grid) ?? { rows: grid.length, columns: grid[0]?.length ?? 0 };
 }
 
+/** Whether two grids stand for ranges (or arrays) of one size. */
+export function sameExtent(a: readonly (readonly unknown[])[], b: readonly (readonly unknown[])[]): boolean {
+  const x = extentOf(a);
+  const y = extentOf(b);
+  return x.rows === y.rows && x.columns === y.columns;
+}
+
 /** The cell at (r, c), blank (null) past the grid's end within its extent. */
 export function cellOf(grid: readonly (readonly unknown[])[], r: number, c: number): unknown {
   return grid[r]?.[c] ?? null;
