@@ -4,9 +4,12 @@
  * fast-formula-parser's (plus functions.ts); which cells to compute, where their inputs come from, and the
  * order (a cell's inputs before the cell, cycles cut) are ours.
  */
+
+import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { parseArea } from '../ooxml/cell-area.ts';
 import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
+import { budgetSpent, DEFAULT_CELL_BUDGET, spendCells, spendOn, withCellBudget } from './cell-budget.ts';
 import { extraFunctions } from './functions.ts';
 import { liftedCall } from './lifted-calls.ts';
 import { LookupIndexes } from './lookup-index.ts';
@@ -134,18 +137,23 @@ export class WorkbookEvaluator {
   #position = { sheet: '', row: 1, col: 1 };
 
   readonly #indexing: boolean;
+  readonly #cellBudget: number;
 
-  /** `lookupIndexes: false` leaves every lookup to its function (what the indexes are checked against). */
+  /**
+   * `lookupIndexes: false` leaves every lookup to its function (what the indexes are checked against);
+   * `cellBudget` is what one formula may read and make (cell-budget.ts).
+   */
   constructor(
     sheets: readonly SheetCells[],
     names: readonly DefinedName[],
     tables: readonly TableInfo[],
-    options: { lookupIndexes?: boolean } = {},
+    options: { lookupIndexes?: boolean; cellBudget?: number } = {},
   ) {
     for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
     this.#names = [...names];
     this.#tables = tables;
     this.#indexing = options.lookupIndexes ?? true;
+    this.#cellBudget = options.cellBudget ?? DEFAULT_CELL_BUDGET;
   }
 
   /**
@@ -197,8 +205,10 @@ export class WorkbookEvaluator {
     if (formula === undefined) return undefined;
     results.set(k, null); // a cycle reaching this cell again reads it as "cannot compute"
     const computed = this.#compute(cells.name, row, column, formula);
-    if (this.#deferred) {
-      results.delete(k); // given up, to be computed again once what it waits for is
+    if (this.#deferred || budgetSpent()) {
+      // Given up: to be computed again once what it waits for is, or, when the formula that read it ran out of
+      // its budget, when it is asked for with a budget of its own.
+      results.delete(k);
       return undefined;
     }
     results.set(k, computed ?? null);
@@ -222,7 +232,8 @@ export class WorkbookEvaluator {
     this.#depth++;
     try {
       const text = resolveStructuredRefs(formula, { sheet, row, column }, this.#tables);
-      return toResult(parser.parse(text, position, true));
+      const { value, spent } = withCellBudget(this.#cellBudget, () => parser.parse(text, position, true));
+      return spent ? undefined : toResult(value);
     } catch {
       return undefined; // a function it lacks, a syntax it does not read: the cell reads as null
     } finally {
@@ -269,6 +280,7 @@ export class WorkbookEvaluator {
     const bottom = whole ? ref.to.row : Math.min(ref.to.row, Math.max(cells.bottom, ref.from.row));
     const right = whole ? ref.to.col : Math.min(ref.to.col, Math.max(cells.right, ref.from.col));
     const out: FormulaInput[][] = new Array(Math.max(0, bottom - ref.from.row + 1));
+    spendCells(out.length, Math.max(0, right - left + 1));
     for (let r = ref.from.row, i = 0; r <= bottom; r++, i++) {
       const line: FormulaInput[] = new Array(Math.max(0, right - left + 1));
       for (let c = left; c <= right; c++) line[c - left] = this.#valueIn(cells, r, c);
@@ -289,10 +301,10 @@ export class WorkbookEvaluator {
     const indexed = this.#indexing ? this.#lookups.answer(name, args, this.#position.sheet) : undefined;
     if (indexed) return indexed.value;
     const key = callKey(name, args, this.#position.sheet);
-    if (key === undefined) return call(name, args);
+    if (key === undefined) return bounded(call(name, args));
     if (this.#calls.has(key)) return this.#calls.get(key);
-    const result = call(name, args);
-    if (keepable(result) && this.#calls.size < MAX_KEPT_CALLS) this.#calls.set(key, result);
+    const result = bounded(call(name, args));
+    if (keepable(result) && !budgetSpent() && this.#calls.size < MAX_KEPT_CALLS) this.#calls.set(key, result);
     return result;
   }
 
@@ -334,6 +346,18 @@ function refFromText(formula: string, defaultSheet: string): Ref | undefined {
   }
   const cell = parseCellRef(target);
   return cell ? { sheet, row: cell.row, col: cell.column } : undefined;
+}
+
+/**
+ * A function's answer held to what a cell can hold: an array it made counts against the formula's budget (the
+ * library's MMULT of a column by a row makes every cell), and a text longer than Excel's longest is #VALUE!, as
+ * Excel answers CONCAT or TEXTJOIN past it.
+ */
+function bounded(result: unknown): unknown {
+  spendOn(result);
+  if (typeof result === 'string' && result.length > EXCEL_MAX_CELL_CHARS)
+    return formulaLibrary().FormulaError.VALUE;
+  return result;
 }
 
 function errorValue(text: string): FormulaErrorValue {

@@ -5,6 +5,7 @@
  * plain values and answers its own error objects, which become the parser's errors here.
  */
 import { createRequire } from 'node:module';
+import { spendCells } from './cell-budget.ts';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
 import { sameExtent } from './range-extent.ts';
@@ -243,6 +244,16 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
   // cell was written with (10^5 would be 10^10 cells, more memory than the service has).
   table.MUNIT = (n: Param) =>
     Number(n.value) > MAX_UNIT_MATRIX ? formulaLibrary().FormulaError.NUM : math.MUNIT!(n);
+  // MMULT makes a cell for each row of its first array by each column of its second (a column by a row is every
+  // cell of both): counted against the formula's budget before it is made (cell-budget.ts).
+  const mmult = math.MMULT as unknown as (a: Param, b: Param) => unknown;
+  table.MMULT = (a: Param, b: Param) => {
+    spendCells(
+      Array.isArray(a.value) ? a.value.length : 1,
+      Array.isArray(b.value) ? (b.value[0]?.length ?? 1) : 1,
+    );
+    return mmult(a, b);
+  };
   table.INDEX = indexOnItsTab(reference.INDEX!);
   table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
   table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);

@@ -14,8 +14,10 @@
  * - arithmetic reads logical values as 1 and 0 and text that reads as a number as that number
  *   (number-text.ts), other text is #VALUE!; a result no number can hold is #NUM!, a division by zero #DIV/0!;
  * - `&` writes a number as Excel's General format does (15 significant digits) and a logical value as TRUE or
- *   FALSE.
+ *   FALSE; a text longer than a cell may hold (32,767 characters) is #VALUE!.
  */
+import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
+import { spendCells } from './cell-budget.ts';
 import { numberFromText } from './number-text.ts';
 import { cellOf, type Extent, extentOf, withExtent } from './range-extent.ts';
 
@@ -59,7 +61,10 @@ export function installExcelOperators(library: LibraryOperators, errors: ErrorCl
     if (infix === '<>') return !equalValues(a, b);
     return holds(infix, compareValues(a, b));
   });
-  library.Infix.concatOp = binary((a, b) => textOf(a) + textOf(b));
+  library.Infix.concatOp = binary((a, b) => {
+    const text = textOf(a) + textOf(b);
+    return text.length > EXCEL_MAX_CELL_CHARS ? errors.VALUE : text; // Excel's longest text
+  });
   library.Infix.mathOp = binary((a, b, infix) => {
     const x = number(a);
     const y = number(b);
@@ -101,6 +106,7 @@ export function pairwise(
   const extent = { rows: Math.max(l.rows, r.rows), columns: Math.max(l.columns, r.columns) };
   const rows = Math.min(extent.rows, Math.max(left.length, right.length));
   const columns = Math.min(extent.columns, Math.max(left[0]?.length ?? 0, right[0]?.length ?? 0));
+  spendCells(rows, columns); // a column paired with a row makes every cell of both (cell-budget.ts)
   const out: unknown[][] = new Array(rows);
   if (covers(l, extent) && covers(r, extent)) {
     // Neither array ends before the other (the common case: ranges of one size, or one value along a range).
@@ -148,6 +154,7 @@ function cellAt(grid: Grid, extent: Extent, r: number, c: number): unknown {
 export function eachCell(value: unknown, op: (v: unknown) => unknown): unknown {
   if (!Array.isArray(value)) return op(value);
   const grid = value as Grid;
+  spendCells(grid.length, grid[0]?.length ?? 0);
   return withExtent(
     grid.map((line) => line.map((v) => op(v ?? null))),
     extentOf(grid),

@@ -9,6 +9,7 @@
  * every computation).
  */
 import { createRequire } from 'node:module';
+import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { numberFromText } from './number-text.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
 
@@ -23,9 +24,6 @@ interface Param {
 const MAX_FORMAT_LENGTH = 255;
 
 let formatter: { format(format: string, value: number): string } | undefined;
-
-/** Excel's longest text in a cell: a text function whose result would be longer gives #VALUE!, as in Excel. */
-export const MAX_TEXT_LENGTH = 32_767;
 
 const errors = () => formulaLibrary().FormulaError;
 
@@ -47,7 +45,7 @@ function countOf(param: Param | undefined): number | FormulaErrorValue {
 }
 
 const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
-const bounded = (text: string) => (text.length > MAX_TEXT_LENGTH ? errors().VALUE : text);
+const bounded = (text: string) => (text.length > EXCEL_MAX_CELL_CHARS ? errors().VALUE : text);
 
 export const TEXT_FUNCTIONS = {
   /** TEXT(value, format): a number (or text that reads as one) formatted; other text as it is. */
@@ -73,7 +71,7 @@ export const TEXT_FUNCTIONS = {
     const n = countOf(times);
     if (isError(t)) return t;
     if (isError(n)) return n;
-    if (n < 0 || t.length * n > MAX_TEXT_LENGTH) return errors().VALUE;
+    if (n < 0 || t.length * n > EXCEL_MAX_CELL_CHARS) return errors().VALUE;
     return t.repeat(n);
   },
 
@@ -98,7 +96,12 @@ export const TEXT_FUNCTIONS = {
     if (isError(r)) return r;
     const [within, find, put] = [t, o, r];
     if (find === '') return within;
-    if (instance === undefined || instance.omitted) return bounded(within.split(find).join(put));
+    if (instance === undefined || instance.omitted) {
+      // Sized before it is made: 32,767 replacements of 32,767 characters each would be a billion.
+      const parts = within.split(find);
+      const length = within.length + (parts.length - 1) * (put.length - find.length);
+      return length > EXCEL_MAX_CELL_CHARS ? errors().VALUE : parts.join(put);
+    }
     const k = countOf(instance);
     if (isError(k)) return k;
     if (k < 1) return errors().VALUE;

@@ -50,6 +50,33 @@ describe('SUBSTITUTE', () => {
     expect(evaluate('SUBSTITUTE("abc","","x")')).toEqual(text('abc'));
     expect(evaluate('SUBSTITUTE("abc","b","x",0)')).toEqual(VALUE);
   });
+
+  it("refuses a result past Excel's longest text before making it", () => {
+    // 30,000 matches of one character each replaced by 30,000: 900 million characters, never made.
+    expect(evaluate('SUBSTITUTE(A1,"a",A1)', 'a'.repeat(30_000))).toEqual(VALUE);
+    expect(evaluate('LEN(SUBSTITUTE(A1,"a","bb"))', 'a'.repeat(16_383))).toEqual({
+      kind: 'number',
+      value: 32_766,
+    });
+    expect(evaluate('SUBSTITUTE(A1,"a","bb")', 'a'.repeat(16_384))).toEqual(VALUE);
+  });
+});
+
+describe("Excel's longest text", () => {
+  const half = 'x'.repeat(16_384); // twice is one past 32,767
+  const length = (n: number) => ({ kind: 'number', value: n });
+  it('is #VALUE! past 32,767 characters from `&` and from any function, as in Excel', () => {
+    expect(evaluate('LEN(A1&LEFT(A1,16383))', half)).toEqual(length(32_767));
+    expect(evaluate('ISERROR(A1&A1)', half)).toEqual({ kind: 'boolean', value: true });
+    expect(evaluate('LEN(CONCAT(A1,LEFT(A1,16383)))', half)).toEqual(length(32_767));
+    expect(evaluate('ISERROR(CONCAT(A1,A1))', half)).toEqual({ kind: 'boolean', value: true });
+    expect(evaluate('ISERROR(CONCATENATE(A1,A1))', half)).toEqual({ kind: 'boolean', value: true });
+    expect(evaluate('LEN(TEXTJOIN("-",TRUE,A1,LEFT(A1,16382)))', half)).toEqual(length(32_767));
+    expect(evaluate('ISERROR(TEXTJOIN("-",TRUE,A1,LEFT(A1,16383)))', half)).toEqual({
+      kind: 'boolean',
+      value: true,
+    });
+  });
 });
 
 describe('TEXT', () => {
