@@ -295,8 +295,7 @@ export class WorkbookEvaluator {
    * call answers, it answers from final values.
    */
   #call(name: string, args: unknown[], call: Call): unknown {
-    const NA = formulaLibrary().FormulaError.NA;
-    const lifted = liftedCall(name, args, call, (ref) => this.#range(ref), NA);
+    const lifted = liftedCall(name, args, call, (ref) => this.#range(ref), formulaLibrary().FormulaError);
     if (lifted !== undefined) return lifted;
     const indexed = this.#indexing ? this.#lookups.answer(name, args, this.#position.sheet) : undefined;
     if (indexed) return indexed.value;

@@ -254,6 +254,15 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
     );
     return mmult(a, b);
   };
+  const information = require('fast-formula-parser/formulas/functions/information.js') as Record<
+    string,
+    (p: Param) => unknown
+  >;
+  // ISODD, which the parser lacks, as its ISEVEN's opposite (#VALUE! for text, as Excel; Formula.js said FALSE).
+  table.ISODD = (n: Param) => {
+    const even = information.ISEVEN!(n);
+    return typeof even === 'boolean' ? !even : even;
+  };
   table.INDEX = indexOnItsTab(reference.INDEX!);
   table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
   table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);

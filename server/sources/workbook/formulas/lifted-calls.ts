@@ -10,40 +10,87 @@ import type { RangeRef } from './parser.ts';
 
 const OF_SINGLE_VALUES = new Set([
   'ABS',
+  'CEILING',
+  'CHAR',
+  'CLEAN',
+  'CODE',
+  'DATE',
+  'DATEVALUE',
   'DAY',
+  'EDATE',
+  'EOMONTH',
+  'EVEN',
   'EXACT',
+  'EXP',
   'FIND',
+  'FLOOR',
+  'HOUR',
   'IF',
   'IFERROR',
+  'IFNA',
   'INT',
+  'ISBLANK',
   'ISERR',
   'ISERROR',
+  'ISEVEN',
   'ISLOGICAL',
   'ISNA',
+  'ISNONTEXT',
   'ISNUMBER',
+  'ISODD',
   'ISTEXT',
   'LEFT',
   'LEN',
+  'LN',
+  'LOG',
+  'LOG10',
   'LOWER',
   'MID',
+  'MINUTE',
   'MOD',
   'MONTH',
+  'MROUND',
   'NOT',
+  'ODD',
+  'POWER',
   'PROPER',
+  'QUOTIENT',
+  'REPLACE',
+  'REPT',
   'RIGHT',
   'ROUND',
   'ROUNDDOWN',
   'ROUNDUP',
   'SEARCH',
+  'SECOND',
   'SIGN',
   'SQRT',
+  'SUBSTITUTE',
+  'TEXT',
+  'TIMEVALUE',
   'TRIM',
+  'TRUNC',
   'UPPER',
   'VALUE',
   'WEEKDAY',
+  'WEEKNUM',
   'YEAR',
 ]);
 
+/**
+ * Functions that came to Excel from its Analysis ToolPak take one cell where they take a range: given a range they
+ * are #VALUE! (Excel and LibreOffice alike), and only an array (`EDATE(A2,B2:B9+0)`) is taken cell by cell.
+ */
+/**
+ * What a function asks of a blank cell, answered here: the library's takes a blank it is given as an omitted
+ * argument, and ISBLANK of anything but a reference is FALSE to it.
+ */
+const OF_A_CELL: Record<string, (v: unknown) => boolean> = {
+  ISBLANK: (v) => v === null,
+  ISNONTEXT: (v) => typeof v !== 'string',
+};
+
+const NO_RANGES = new Set(['EDATE', 'EOMONTH', 'MROUND', 'QUOTIENT']);
 type Call = (name: string, args: unknown[]) => unknown;
 
 /**
@@ -55,19 +102,24 @@ export function liftedCall(
   args: readonly unknown[],
   call: Call,
   readRange: (ref: RangeRef) => unknown[][],
-  outside: unknown,
+  errors: { NA: unknown; VALUE: unknown },
 ): unknown {
-  if (!OF_SINGLE_VALUES.has(name.toUpperCase())) return undefined;
-  const read = args.map((arg) => {
+  const upper = name.toUpperCase();
+  if (!OF_SINGLE_VALUES.has(upper)) return undefined;
+  const ranges = args.map((arg) => {
     const ref = (arg as { ref?: Partial<RangeRef> } | null)?.ref;
-    return ref?.from && ref.to ? readRange(ref as RangeRef) : arg;
+    return ref?.from && ref.to ? (ref as RangeRef) : undefined;
   });
+  if (NO_RANGES.has(upper) && ranges.some((ref) => ref !== undefined)) return errors.VALUE;
+  const read = args.map((arg, i) => (ranges[i] ? readRange(ranges[i]) : arg));
   const arrays = read.map((v, i) => (Array.isArray(v) ? i : -1)).filter((i) => i >= 0);
   if (arrays.length === 0) return undefined;
+  const ofACell = OF_A_CELL[upper];
+  if (ofACell && read.length === 1) return eachCell(read[0], ofACell);
   // Pair every array argument's cells into one grid of argument lists, then call once per cell.
   let lists = eachCell(read[arrays[0]!], (v) => [v]);
   for (const i of arrays.slice(1))
-    lists = pairwise(lists, read[i], outside, (list, v) => (Array.isArray(list) ? [...list, v] : list));
+    lists = pairwise(lists, read[i], errors.NA, (list, v) => (Array.isArray(list) ? [...list, v] : list));
   return eachCell(lists, (list) => {
     if (!Array.isArray(list)) return list; // past the end of an array: #N/A
     const cells = list as unknown[];
