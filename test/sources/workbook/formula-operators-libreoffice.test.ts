@@ -68,6 +68,13 @@ const FORMULAS = [
   'SUMPRODUCT(ROUND(Data!C2:C6/3,0))',
   'SUMPRODUCT(--(LEFT(Data!D2:D6,1)="a"))',
   'SUMPRODUCT(MOD(Data!C2:C6,{3,4}))',
+  'SUMPRODUCT((Data!A:A="")*1)',
+  'SUMPRODUCT(--(Data!B:B<>"x"))',
+  'SUMPRODUCT((Data!A:A=0)+(Other!A:A>5))',
+  'SUMPRODUCT(--ISBLANK(Data!C:C))',
+  'SUMPRODUCT(LEN(Data!B:B&"ab"))',
+  'SUMPRODUCT(1/Data!C:C)',
+  'SUMPRODUCT((Data!A:A="")*1,Other!A:A+1)',
 ];
 
 const DATA = `

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { spendCells } from './cell-budget.ts';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
-import { sameExtent } from './range-extent.ts';
+import { extentOf, fillOf, sameExtent } from './range-extent.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { textMatcher } from './wildcard.ts';
@@ -137,22 +137,30 @@ export function sumProduct(...params: Param[]): unknown {
   const grids = params.map((p) => (Array.isArray(p.value) ? (p.value as unknown[][]) : [[p.value]]));
   const first = grids[0];
   if (!first || !grids.every((g) => sameExtent(g, first))) return FormulaError.VALUE;
-  // Past every grid's read cells, within the ranges' extent, all cells are blank: their products are 0.
+  // Past a grid's cells, within the ranges' extent, each cell is the grid's fill (range-extent.ts): blank for a
+  // range, so 0, but `A:A=""` is TRUE there.
+  const fills = grids.map(fillOf);
   const rows = Math.max(...grids.map((g) => g.length));
   const columns = Math.max(...grids.map((g) => g[0]?.length ?? 0));
   let sum = 0;
   let error: unknown;
+  const times = (v: unknown, product: number): number => {
+    if (typeof v === 'number') return product * v;
+    if (v instanceof FormulaError) error ??= v;
+    return 0;
+  };
   for (let r = 0; r < rows; r++)
     for (let c = 0; c < columns; c++) {
       let product = 1;
-      for (const grid of grids) {
-        const v = grid[r]?.[c];
-        if (typeof v === 'number') product *= v;
-        else if (v instanceof FormulaError) error ??= v;
-        else product = 0;
+      for (let i = 0; i < grids.length; i++) {
+        const line = grids[i]![r];
+        product = times(line !== undefined && c < line.length ? line[c] : fills[i], product);
       }
       sum += product;
     }
+  const { rows: allRows, columns: allColumns } = extentOf(first);
+  const past = allRows * allColumns - rows * columns;
+  if (past > 0) sum += fills.reduce((product: number, v) => times(v, product), 1) * past;
   return error ?? sum;
 }
 

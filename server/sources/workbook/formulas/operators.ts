@@ -19,7 +19,7 @@
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { spendCells } from './cell-budget.ts';
 import { numberFromText } from './number-text.ts';
-import { cellOf, type Extent, extentOf, withExtent } from './range-extent.ts';
+import { cellOf, type Extent, extentOf, fillOf, isExtended, withExtent } from './range-extent.ts';
 
 /** The library's error values (parser.ts, which installs these operators, says so in full). */
 type FormulaErrorValue = Error & { readonly error: string };
@@ -104,21 +104,31 @@ export function pairwise(
   const l = extentOf(left);
   const r = extentOf(right);
   const extent = { rows: Math.max(l.rows, r.rows), columns: Math.max(l.columns, r.columns) };
-  const rows = Math.min(extent.rows, Math.max(left.length, right.length));
-  const columns = Math.min(extent.columns, Math.max(left[0]?.length ?? 0, right[0]?.length ?? 0));
+  let rows = Math.min(extent.rows, Math.max(left.length, right.length));
+  let columns = Math.min(extent.columns, Math.max(left[0]?.length ?? 0, right[0]?.length ?? 0));
+  const past =
+    rows < extent.rows || columns < extent.columns ? fillPast(left, l, right, r, extent, op) : { fill: null };
+  if (!past) [rows, columns] = [extent.rows, extent.columns]; // cells past the arrays' own differ: all made
   spendCells(rows, columns); // a column paired with a row makes every cell of both (cell-budget.ts)
   const out: unknown[][] = new Array(rows);
+  const fill = past?.fill ?? null;
   if (covers(l, extent) && covers(r, extent)) {
     // Neither array ends before the other (the common case: ranges of one size, or one value along a range).
     const [lr, lc, rr, rc] = [step(l.rows), step(l.columns), step(r.rows), step(r.columns)];
+    const [lw, rw] = [left[0]?.length ?? 0, right[0]?.length ?? 0];
+    const [lf, rf] = [fillOf(left), fillOf(right)];
     for (let i = 0; i < rows; i++) {
       const x = left[i * lr];
       const y = right[i * rr];
       const line: unknown[] = new Array(columns);
-      for (let j = 0; j < columns; j++) line[j] = op(x?.[j * lc] ?? null, y?.[j * rc] ?? null);
+      for (let j = 0; j < columns; j++) {
+        const a = x !== undefined && j * lc < lw ? (x[j * lc] ?? null) : lf;
+        const b = y !== undefined && j * rc < rw ? (y[j * rc] ?? null) : rf;
+        line[j] = op(a, b);
+      }
       out[i] = line;
     }
-    return withExtent(out, extent);
+    return withExtent(out, extent, fill);
   }
   for (let i = 0; i < rows; i++) {
     const line: unknown[] = new Array(columns);
@@ -129,7 +139,30 @@ export function pairwise(
     }
     out[i] = line;
   }
-  return withExtent(out, extent);
+  return withExtent(out, extent, fill);
+}
+
+/**
+ * What every cell of a pairing past its own cells holds, when that is one value: each side is one value, or
+ * stands for the whole result with its own fill there (`A:A=""` past the column's last row). Undefined when a side
+ * repeated along the other makes those cells differ (a row paired with a whole column).
+ */
+function fillPast(
+  left: Grid,
+  l: Extent,
+  right: Grid,
+  r: Extent,
+  whole: Extent,
+  op: (x: unknown, y: unknown) => unknown,
+): { fill: unknown } | undefined {
+  const one = (grid: Grid, e: Extent): { value: unknown } | undefined => {
+    if (e.rows === 1 && e.columns === 1) return { value: cellOf(grid, 0, 0) };
+    if (e.rows === whole.rows && e.columns === whole.columns) return { value: fillOf(grid) };
+    return undefined;
+  };
+  const x = one(left, l);
+  const y = one(right, r);
+  return x && y ? { fill: op(x.value, y.value) } : undefined;
 }
 
 const OUTSIDE = Symbol('outside the array');
@@ -158,6 +191,7 @@ export function eachCell(value: unknown, op: (v: unknown) => unknown): unknown {
   return withExtent(
     grid.map((line) => line.map((v) => op(v ?? null))),
     extentOf(grid),
+    isExtended(grid) ? op(fillOf(grid)) : null,
   );
 }
 

@@ -92,3 +92,19 @@ describe('functions of one value given arrays (lifted-calls.ts)', () => {
     expect(value('IF(A1>1,"big","small")', 5)).toBe('big');
   });
 });
+
+describe('whole columns past the last row (range-extent.ts fills)', () => {
+  const ROWS = 1_048_576;
+  it('count every cell of the column, as the operators and functions make of a blank', () => {
+    expect(value('SUMPRODUCT((A:A="")*1)', 'x')).toBe(ROWS - 1);
+    expect(value('SUMPRODUCT(-(A:A<>"x"))', 'x')).toBe(-(ROWS - 1));
+    expect(value('SUMPRODUCT(IF(A:A="",2,0))', 'x')).toBe(2 * (ROWS - 1));
+    expect(value('SUMPRODUCT((A:A="")*1,A:A+1)', 4)).toBe(ROWS - 1);
+  });
+  it('give the error a blank makes, as Excel does', () => {
+    expect(value('SUMPRODUCT(1/A:A)', 4)).toBe('#DIV/0!');
+  });
+  it('make every cell where a column is paired with a row', () => {
+    expect(value('SUMPRODUCT((A:A="")*{1,2})', 'x')).toBe(3 * (ROWS - 1));
+  });
+});
