@@ -10,6 +10,8 @@ import { parseArea } from '../ooxml/cell-area.ts';
 import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import { budgetSpent, DEFAULT_CELL_BUDGET, spendCells, spendOn, withCellBudget } from './cell-budget.ts';
+import { type FormulaResult, implicitIntersection, toResult } from './formula-result.ts';
+import { spellShortNames } from './formula-text.ts';
 import { extraFunctions } from './functions.ts';
 import { liftedCall } from './lifted-calls.ts';
 import { LookupIndexes } from './lookup-index.ts';
@@ -21,17 +23,11 @@ import {
   type Parser,
   type RangeRef,
 } from './parser.ts';
-import { withExtent } from './range-extent.ts';
+import { withExtent, withOrigin } from './range-extent.ts';
 import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
 
+export type { FormulaResult } from './formula-result.ts';
 export type { FormulaInput } from './parser.ts';
-
-/** A computed result: a value, an error text (`#DIV/0!`), or nothing when the formula cannot be computed. */
-export type FormulaResult =
-  | { kind: 'number'; value: number }
-  | { kind: 'text'; value: string }
-  | { kind: 'boolean'; value: boolean }
-  | { kind: 'error'; value: string };
 
 /** One tab as the evaluator reads it. */
 export interface SheetCells {
@@ -43,6 +39,12 @@ export interface SheetCells {
   value(row: number, column: number): FormulaInput;
   /** The formula (no `=`) of a cell whose result is to be computed here, if it is one. */
   pending(row: number, column: number): string | undefined;
+  /**
+   * Whether the cell's formula is an array formula (`<f t="array">`: entered with Ctrl+Shift+Enter, or a dynamic
+   * array), whose result shows its first value; any other formula reads its own row of a column it gives
+   * (`toResult`). Unknown: not one.
+   */
+  arrayFormula?(row: number, column: number): boolean;
 }
 
 export interface DefinedName {
@@ -231,9 +233,16 @@ export class WorkbookEvaluator {
     const parser = parserAt(this.#depth);
     this.#depth++;
     try {
-      const text = resolveStructuredRefs(formula, { sheet, row, column }, this.#tables);
+      const text = spellShortNames(
+        resolveStructuredRefs(formula, { sheet, row, column }, this.#tables),
+        (word) => this.#shortName(word, sheet),
+      );
       const { value, spent } = withCellBudget(this.#cellBudget, () => parser.parse(text, position, true));
-      return spent ? undefined : toResult(value);
+      if (spent) return undefined;
+      // Asked only of a result that is a range's cells: whether the cell is an array formula costs a write a
+      // look at the sheet's row.
+      const plain = () => !this.#sheets.get(sheet.toLowerCase())?.arrayFormula?.(row, column);
+      return toResult(implicitIntersection(value, row, column, plain));
     } catch {
       return undefined; // a function it lacks, a syntax it does not read: the cell reads as null
     } finally {
@@ -286,7 +295,7 @@ export class WorkbookEvaluator {
       for (let c = left; c <= right; c++) line[c - left] = this.#valueIn(cells, r, c);
       out[i] = line;
     }
-    return withExtent(out, extent);
+    return withOrigin(withExtent(out, extent), { row: ref.from.row, column: left });
   }
 
   /**
@@ -307,13 +316,29 @@ export class WorkbookEvaluator {
     return result;
   }
 
+  /** The defined name `name` as the formula's tab sees it: local to the tab first, then workbook-wide. */
+  #definedName(name: string, sheetName: string): DefinedName | undefined {
+    const lower = name.toLowerCase();
+    const here = sheetName.toLowerCase();
+    return (
+      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet?.toLowerCase() === here) ??
+      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet === undefined)
+    );
+  }
+
+  /**
+   * A defined name of one to three letters (`Qty`, `Tax`), which the parser would read as a column, spelled out
+   * as its definition (formula-text.ts `spellShortNames`); undefined for any other word.
+   */
+  #shortName(word: string, sheet: string): string | undefined {
+    const defined = this.#definedName(word, sheet);
+    return defined ? `(${defined.formula.trim().replace(/^=/, '')})` : undefined;
+  }
+
   /** A defined name (local to the formula's tab first, then workbook-wide) or a table's name alone. */
   #variable(name: string, sheetName: string | undefined): Ref | undefined {
     const lower = name.toLowerCase();
-    const here = (sheetName || this.#position.sheet).toLowerCase();
-    const defined =
-      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet?.toLowerCase() === here) ??
-      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet === undefined);
+    const defined = this.#definedName(name, sheetName || this.#position.sheet);
     if (defined) return refFromText(defined.formula, this.#position.sheet);
     const table = this.#tables.find((t) => t.name.toLowerCase() === lower);
     if (!table) return undefined;
@@ -361,21 +386,4 @@ function bounded(result: unknown): unknown {
 
 function errorValue(text: string): FormulaErrorValue {
   return new (formulaLibrary().FormulaError)(text);
-}
-
-/** The parser's answer as a cell result: the top-left of an array, an empty result as 0 (as Excel shows it). */
-function toResult(value: unknown): FormulaResult | undefined {
-  let v = value;
-  while (Array.isArray(v)) v = v[0];
-  if (v instanceof formulaLibrary().FormulaError)
-    return { kind: 'error', value: (v as FormulaErrorValue).error };
-  if (v === null || v === undefined) return { kind: 'number', value: 0 };
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) return { kind: 'error', value: '#NUM!' };
-    // Excel keeps 15 significant digits: 1.5*2.4 is 3.6 there, not 3.5999999999999996.
-    return { kind: 'number', value: Number(v.toPrecision(15)) };
-  }
-  if (typeof v === 'boolean') return { kind: 'boolean', value: v };
-  if (typeof v === 'string') return { kind: 'text', value: v };
-  return undefined;
 }

@@ -42,6 +42,35 @@ function outsideStrings(formula: string, edit: (code: string) => string): string
   return out;
 }
 
+/**
+ * A word of one to three letters standing alone: the parser reads it as a column (`QTY` is one, as in `QTY:QTY`),
+ * never as the name it may be. Not after a sheet, a `$`, a `:` or inside a table's `[...]`, nor before `(` (a
+ * function), `!` or `:`.
+ */
+const SHORT_WORD =
+  /(?<![A-Za-z0-9_.$!'@[\]:\u00C0-\uFFFF])[A-Za-z]{1,3}(?![A-Za-z0-9_([\]!.:$\u00C0-\uFFFF])/g;
+
+/**
+ * The formula with each short word that `spell` knows (a defined name such as `Qty` or `Tax`) replaced by what
+ * it answers, outside string literals and quoted sheet names.
+ */
+export function spellShortNames(formula: string, spell: (word: string) => string | undefined): string {
+  let out = '';
+  let i = 0;
+  const edit = (code: string) => code.replace(SHORT_WORD, (word) => spell(word) ?? word);
+  const quotes = /["']/g;
+  while (i < formula.length) {
+    quotes.lastIndex = i;
+    const quote = quotes.exec(formula)?.index;
+    if (quote === undefined) return out + edit(formula.slice(i));
+    out += edit(formula.slice(i, quote));
+    const end = quotedEnd(formula, quote);
+    out += formula.slice(quote, end);
+    i = end;
+  }
+  return out;
+}
+
 /** Index after the quote that closes the one at `start` (`"` or `'`; doubled, it stands for itself). */
 export function quotedEnd(text: string, start: number): number {
   const quote = text[start];

@@ -19,7 +19,17 @@
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { spendCells } from './cell-budget.ts';
 import { numberFromText } from './number-text.ts';
-import { cellOf, type Extent, extentOf, fillOf, isExtended, withExtent } from './range-extent.ts';
+import {
+  cellOf,
+  type Extent,
+  extentOf,
+  fillOf,
+  isExtended,
+  type Origin,
+  originOf,
+  withExtent,
+  withOrigin,
+} from './range-extent.ts';
 
 /** The library's error values (parser.ts, which installs these operators, says so in full). */
 type FormulaErrorValue = Error & { readonly error: string };
@@ -128,7 +138,7 @@ export function pairwise(
       }
       out[i] = line;
     }
-    return withExtent(out, extent, fill);
+    return withOrigin(withExtent(out, extent, fill), pairedOrigin(a, l, b, r));
   }
   for (let i = 0; i < rows; i++) {
     const line: unknown[] = new Array(columns);
@@ -139,7 +149,25 @@ export function pairwise(
     }
     out[i] = line;
   }
-  return withExtent(out, extent, fill);
+  return withOrigin(withExtent(out, extent, fill), pairedOrigin(a, l, b, r));
+}
+
+/**
+ * Where a pairing's cells lie on the tab, when its ranges line up (columns on the same rows, rows on the same
+ * columns, or one range beside single values): what a formula's own row reads of it (evaluator.ts, Excel's
+ * implicit intersection).
+ */
+function pairedOrigin(a: unknown, l: Extent, b: unknown, r: Extent): Origin | undefined {
+  const x = Array.isArray(a) ? originOf(a) : undefined;
+  const y = Array.isArray(b) ? originOf(b) : undefined;
+  if (!Array.isArray(a)) return y;
+  if (!Array.isArray(b)) return x;
+  if (!x || !y) return undefined;
+  const rows = x.row === y.row && l.rows === r.rows;
+  const columns = x.column === y.column && l.columns === r.columns;
+  if (rows && (columns || (l.columns === 1 && r.columns === 1))) return x;
+  if (columns && l.rows === 1 && r.rows === 1) return x;
+  return undefined;
 }
 
 /**
@@ -188,11 +216,12 @@ export function eachCell(value: unknown, op: (v: unknown) => unknown): unknown {
   if (!Array.isArray(value)) return op(value);
   const grid = value as Grid;
   spendCells(grid.length, grid[0]?.length ?? 0);
-  return withExtent(
+  const cells = withExtent(
     grid.map((line) => line.map((v) => op(v ?? null))),
     extentOf(grid),
     isExtended(grid) ? op(fillOf(grid)) : null,
   );
+  return withOrigin(cells, originOf(grid));
 }
 
 /** Whether an ordering operator holds for `order` (`=` and `<>` are `equalValues`). */

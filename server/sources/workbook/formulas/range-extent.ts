@@ -67,3 +67,20 @@ export function unreadCells(grid: readonly (readonly unknown[])[]): number {
   const { rows, columns } = extentOf(grid);
   return rows * columns - grid.length * (grid[0]?.length ?? 0);
 }
+
+/** Where a range begins on its tab: row and column, 1-based. */
+export interface Origin {
+  row: number;
+  column: number;
+}
+
+const origins = new WeakMap<object, Origin>();
+
+/** Marks `grid` as read from a range whose top-left cell is `origin` (or made cell by cell from such ranges). */
+export function withOrigin<T extends object>(grid: T, origin: Origin | undefined): T {
+  if (origin) origins.set(grid, origin);
+  return grid;
+}
+
+/** Where the range `grid` was read from begins, if it was read from one. */
+export const originOf = (grid: object): Origin | undefined => origins.get(grid);

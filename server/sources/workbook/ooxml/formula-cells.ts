@@ -13,6 +13,8 @@ export class FormulaCells {
   styles: number[] = [];
   /** False where the file has no result for the formula (openpyxl, pandas and most generators). */
   cached: boolean[] = [];
+  /** Where the formulas are array formulas (`t="array"`), by index. */
+  arrays = new Set<number>();
   /** Shared formulas' masters by `si`: their text and cell. */
   #masters = new Map<string, { text: string; row: number; column: number }>();
   /** Index of the formula at (row, column), built on first use. */
@@ -41,6 +43,7 @@ export class FormulaCells {
     this.texts.push(text);
     this.styles.push(cell.style);
     this.cached.push(hasCachedValue(cell));
+    if (cell.formulaType === 'array') this.arrays.add(this.rows.length - 1);
     this.#index = null;
   }
 
@@ -65,6 +68,7 @@ export class FormulaCells {
     this.texts = [];
     this.styles = [];
     this.cached = [];
+    this.arrays = new Set();
     this.#masters = new Map();
     this.#index = null;
   }

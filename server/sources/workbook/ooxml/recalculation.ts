@@ -81,7 +81,13 @@ export async function recalculate(input: RecalcInput): Promise<Map<RecalcTab, nu
   const evaluator = new WorkbookEvaluator(
     input.tabs.map((tab) => {
       const mine = pending.get(tab.name.toLowerCase());
-      return snapshotCells(tab.snapshot, input.date1904, (row, column) => mine?.get(row * 16_384 + column));
+      const cells = snapshotCells(tab.snapshot, input.date1904, (row, column) =>
+        mine?.get(row * 16_384 + column),
+      );
+      return {
+        ...cells,
+        arrayFormula: (row: number, column: number) => isArrayFormula(tab.sheet(), row, column),
+      };
     }),
     input.names,
     input.tables,
@@ -265,6 +271,13 @@ function merge(spans: Spans): Spans {
 }
 
 /** Sets the cells' cached results in their row; false when the row already held exactly those. */
+/** Whether the cell's `<f>` is an array formula's (`t="array"`), as the sheet's row holds it. */
+function isArrayFormula(sheet: SheetXml, row: number, column: number): boolean {
+  const slot = sheet.row(row);
+  const cell = slot && cellAt(parseRow(slot.xml, sheet.prefix), column);
+  return cell !== undefined && /<(?:[\w.-]+:)?f\b[^>]*\bt="array"/.test(cell.xml);
+}
+
 function writeResults(sheet: SheetXml, row: number, cells: readonly CellResult[]): boolean {
   const slot = sheet.row(row);
   if (!slot) return false;

@@ -191,6 +191,7 @@ export class TabBuilder implements FastCellSink {
         const i = formulas.find(row, column);
         return i >= 0 && !formulas.cached[i] ? formulas.texts[i] : undefined;
       },
+      arrayFormula: (row, column) => formulas.arrays.has(formulas.find(row, column)),
     };
   }
 
