@@ -19,6 +19,7 @@ const FORMULAS: Record<string, string> = {
   Named: '=Qty*Price',
   Length: '=LEN(C2:C6)',
   Whole: '=$B$2:$B$6+1',
+  Outside: '=$B$3:$B$5*2',
 };
 
 const MAKE = `
@@ -31,10 +32,10 @@ d.title = 'Data'
 d.append(['Qty', 'Price', 'Name'] + list(formulas) + ['Array'])
 for r, (qty, price, name) in enumerate([(1, 10, 'a'), (2, 20, 'bb'), (3, 30, 'ccc'), (4, 40, 'dd'), (5, 50, 'e')], 2):
     d.append([qty, price, name] + list(formulas.values()))
-d['K4'] = '=B2:B6*10'
-d.formula_attributes['K4'] = {'t': 'array', 'ref': 'K4'}
-d['K5'] = '=A2:A6*100'
-d.formula_attributes['K5'] = {'t': 'array', 'ref': 'K5'}
+d['L4'] = '=B2:B6*10'
+d.formula_attributes['L4'] = {'t': 'array', 'ref': 'L4'}
+d['L5'] = '=A2:A6*100'
+d.formula_attributes['L5'] = {'t': 'array', 'ref': 'L5'}
 wb.defined_names.append(DefinedName('Qty', attr_text='Data!$A$2:$A$6'))
 wb.defined_names.append(DefinedName('Price', attr_text='Data!$B$2:$B$6'))
 wb.save(sys.argv[1])
@@ -43,7 +44,7 @@ wb.save(sys.argv[1])
 const VALUES = `
 import json, sys, openpyxl
 d = openpyxl.load_workbook(sys.argv[1], data_only=True)['Data']
-print(json.dumps([[c.value for c in row] for row in d.iter_rows(min_row=2, max_row=6, min_col=4, max_col=11)]))
+print(json.dumps([[c.value for c in row] for row in d.iter_rows(min_row=2, max_row=6, min_col=4, max_col=12)]))
 `;
 
 let h: Harness;

@@ -16,7 +16,7 @@ export type FormulaResult =
  * What a formula that is not an array formula shows of a column (or row) of cells it gives: the cell on its own
  * row (or column), as Excel reads `=B:B*2` or `=IF(A:A>5,"big","small")` written down a column, or `=Price*Qty`
  * over named columns. Excel's implicit intersection, for results whose cells come from ranges that line up
- * (operators.ts `pairedOrigin`); a formula outside their rows shows the first cell (Excel: #VALUE!).
+ * (operators.ts `pairedOrigin`); a formula outside their rows is #VALUE!, as in Excel.
  */
 export function implicitIntersection(
   value: unknown,
@@ -31,7 +31,7 @@ export function implicitIntersection(
   const extent = extentOf(grid);
   const r = extent.rows === 1 ? 0 : row - origin.row;
   const c = extent.columns === 1 ? 0 : column - origin.column;
-  if (r < 0 || r >= extent.rows || c < 0 || c >= extent.columns) return value;
+  if (r < 0 || r >= extent.rows || c < 0 || c >= extent.columns) return formulaLibrary().FormulaError.VALUE;
   return cellOf(grid, r, c);
 }
 
