@@ -51,22 +51,41 @@ const SHORT_WORD =
   /(?<![A-Za-z0-9_.$!'@[\]:\u00C0-\uFFFF])[A-Za-z]{1,3}(?![A-Za-z0-9_([\]!.:$\u00C0-\uFFFF])/g;
 
 /**
+ * The longest formula the spelling may make: eight times Excel's longest formula (8,192 characters). Past it a
+ * file's names (one of thousands of characters, used a thousand times) would make text of megabytes to parse;
+ * the formula is then left as written.
+ */
+const MAX_SPELLED_LENGTH = 65_536;
+const TOO_LONG = Symbol('spelled past its length');
+
+/**
  * The formula with each short word that `spell` knows (a defined name such as `Qty` or `Tax`) replaced by what
  * it answers, outside string literals and quoted sheet names.
  */
 export function spellShortNames(formula: string, spell: (word: string) => string | undefined): string {
+  let grown = 0;
+  const edit = (code: string) =>
+    code.replace(SHORT_WORD, (word) => {
+      const spelled = spell(word);
+      if (spelled === undefined) return word;
+      grown += spelled.length - word.length;
+      if (formula.length + grown > MAX_SPELLED_LENGTH) throw TOO_LONG;
+      return spelled;
+    });
   let out = '';
-  let i = 0;
-  const edit = (code: string) => code.replace(SHORT_WORD, (word) => spell(word) ?? word);
   const quotes = /["']/g;
-  while (i < formula.length) {
-    quotes.lastIndex = i;
-    const quote = quotes.exec(formula)?.index;
-    if (quote === undefined) return out + edit(formula.slice(i));
-    out += edit(formula.slice(i, quote));
-    const end = quotedEnd(formula, quote);
-    out += formula.slice(quote, end);
-    i = end;
+  try {
+    for (let i = 0; i < formula.length; ) {
+      quotes.lastIndex = i;
+      const quote = quotes.exec(formula)?.index ?? formula.length;
+      out += edit(formula.slice(i, quote));
+      const end = quote < formula.length ? quotedEnd(formula, quote) : quote;
+      out += formula.slice(quote, end);
+      i = end;
+    }
+  } catch (e) {
+    if (e !== TOO_LONG) throw e;
+    return formula;
   }
   return out;
 }

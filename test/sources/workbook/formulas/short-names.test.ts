@@ -24,6 +24,12 @@ describe('spellShortNames', () => {
     expect(spell('TAX(1)+Tax!A1+SUM(Tax:Tax)+$Tax+Taxes')).toBe('TAX(1)+Tax!A1+SUM(Tax:Tax)+$Tax+Taxes');
     expect(spell('Tbl[Tax]+Tax2')).toBe('Tbl[Tax]+Tax2');
   });
+  it('leaves a formula as written when spelling it would pass 65,536 characters', () => {
+    const long = (word: string) => (word === 'Big' ? `(${'1+'.repeat(5_000)}1)` : undefined);
+    expect(spellShortNames('Big+Big', long)).toBe(`(${'1+'.repeat(5_000)}1)+(${'1+'.repeat(5_000)}1)`);
+    const many = Array.from({ length: 7 }, () => 'Big').join('+');
+    expect(spellShortNames(many, long)).toBe(many);
+  });
 });
 
 describe('a short name in a formula', () => {
