@@ -10,8 +10,9 @@ import { parseArea } from '../ooxml/cell-area.ts';
 import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import { budgetSpent, DEFAULT_CELL_BUDGET, spendCells, spendOn, withCellBudget } from './cell-budget.ts';
+import { type DefinedName, DefinedNames } from './defined-names.ts';
 import { type FormulaResult, implicitIntersection, toResult } from './formula-result.ts';
-import { spellShortNames } from './formula-text.ts';
+import { withoutAbsoluteMarks } from './formula-text.ts';
 import { extraFunctions } from './functions.ts';
 import { liftedCall } from './lifted-calls.ts';
 import { LookupIndexes } from './lookup-index.ts';
@@ -47,13 +48,7 @@ export interface SheetCells {
   arrayFormula?(row: number, column: number): boolean;
 }
 
-export interface DefinedName {
-  name: string;
-  /** The definition as the workbook holds it (`Sheet1!$B$2`, `'My Tab'!$A$1:$A$9`, `0.2`). */
-  formula: string;
-  /** The tab the name is local to (its name), or undefined for a workbook-wide name. */
-  sheet?: string;
-}
+export type { DefinedName } from './defined-names.ts';
 
 type Ref = CellPosition | RangeRef;
 
@@ -106,6 +101,10 @@ function parserAt(depth: number): Parser {
       onRange: (ref) => (active as Hooks).range(ref),
       onVariable: (name, sheet) => (active as Hooks).variable(name, sheet),
     });
+    // OFFSET is handed its first argument as the reference itself, as INDEX is (offset.ts).
+    (
+      parser as unknown as { funsNeedContextAndNoDataRetrieve: string[] }
+    ).funsNeedContextAndNoDataRetrieve.push('OFFSET');
     const withCalls = parser as Parser & { callFunction: Call };
     const call = withCalls.callFunction.bind(parser);
     withCalls.callFunction = (name, args) => (active as Hooks).call(name, args, call);
@@ -116,7 +115,7 @@ function parserAt(depth: number): Parser {
 
 export class WorkbookEvaluator {
   readonly #sheets = new Map<string, SheetCells>();
-  readonly #names: DefinedName[];
+  readonly #names: DefinedNames;
   readonly #tables: readonly TableInfo[];
   readonly #hooks: Hooks = {
     cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
@@ -152,7 +151,7 @@ export class WorkbookEvaluator {
     options: { lookupIndexes?: boolean; cellBudget?: number } = {},
   ) {
     for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
-    this.#names = [...names];
+    this.#names = new DefinedNames(names, (definition) => refFromText(definition, '') !== undefined);
     this.#tables = tables;
     this.#indexing = options.lookupIndexes ?? true;
     this.#cellBudget = options.cellBudget ?? DEFAULT_CELL_BUDGET;
@@ -233,10 +232,8 @@ export class WorkbookEvaluator {
     const parser = parserAt(this.#depth);
     this.#depth++;
     try {
-      const text = spellShortNames(
-        resolveStructuredRefs(formula, { sheet, row, column }, this.#tables),
-        (word) => this.#shortName(word, sheet),
-      );
+      const refs = resolveStructuredRefs(formula, { sheet, row, column }, this.#tables);
+      const text = withoutAbsoluteMarks(this.#names.spelled(refs, sheet));
       const { value, spent } = withCellBudget(this.#cellBudget, () => parser.parse(text, position, true));
       if (spent) return undefined;
       // Asked only of a result that is a range's cells: whether the cell is an array formula costs a write a
@@ -316,29 +313,10 @@ export class WorkbookEvaluator {
     return result;
   }
 
-  /** The defined name `name` as the formula's tab sees it: local to the tab first, then workbook-wide. */
-  #definedName(name: string, sheetName: string): DefinedName | undefined {
-    const lower = name.toLowerCase();
-    const here = sheetName.toLowerCase();
-    return (
-      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet?.toLowerCase() === here) ??
-      this.#names.find((n) => n.name.toLowerCase() === lower && n.sheet === undefined)
-    );
-  }
-
-  /**
-   * A defined name of one to three letters (`Qty`, `Tax`), which the parser would read as a column, spelled out
-   * as its definition (formula-text.ts `spellShortNames`); undefined for any other word.
-   */
-  #shortName(word: string, sheet: string): string | undefined {
-    const defined = this.#definedName(word, sheet);
-    return defined ? `(${defined.formula.trim().replace(/^=/, '')})` : undefined;
-  }
-
   /** A defined name (local to the formula's tab first, then workbook-wide) or a table's name alone. */
   #variable(name: string, sheetName: string | undefined): Ref | undefined {
     const lower = name.toLowerCase();
-    const defined = this.#definedName(name, sheetName || this.#position.sheet);
+    const defined = this.#names.find(name, sheetName || this.#position.sheet);
     if (defined) return refFromText(defined.formula, this.#position.sheet);
     const table = this.#tables.find((t) => t.name.toLowerCase() === lower);
     if (!table) return undefined;

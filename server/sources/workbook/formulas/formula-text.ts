@@ -43,12 +43,12 @@ function outsideStrings(formula: string, edit: (code: string) => string): string
 }
 
 /**
- * A word of one to three letters standing alone: the parser reads it as a column (`QTY` is one, as in `QTY:QTY`),
- * never as the name it may be. Not after a sheet, a `$`, a `:` or inside a table's `[...]`, nor before `(` (a
- * function), `!` or `:`.
+ * A word standing alone as a defined name does (letters, digits, `_`, `.`; not a cell's address, which no name may
+ * be): not after a sheet, a `$`, a `:` or inside a table's `[...]`, nor before `(` (a function), `!` (a sheet),
+ * `:` or `[`.
  */
-const SHORT_WORD =
-  /(?<![A-Za-z0-9_.$!'@[\]:\u00C0-\uFFFF])[A-Za-z]{1,3}(?![A-Za-z0-9_([\]!.:$\u00C0-\uFFFF])/g;
+const NAME_WORD =
+  /(?<![A-Za-z0-9_.$!'@[\]:\\\u00C0-\uFFFF])[A-Za-z_\\\u00C0-\uFFFF][A-Za-z0-9_.?\\\u00C0-\uFFFF]*(?![A-Za-z0-9_([\]!.:$\\\u00C0-\uFFFF])/g;
 
 /**
  * The longest formula the spelling may make: eight times Excel's longest formula (8,192 characters). Past it a
@@ -59,33 +59,46 @@ const MAX_SPELLED_LENGTH = 65_536;
 const TOO_LONG = Symbol('spelled past its length');
 
 /**
- * The formula with each short word that `spell` knows (a defined name such as `Qty` or `Tax`) replaced by what
- * it answers, outside string literals and quoted sheet names.
+ * The formula with each word that `spell` knows (a defined name: `Qty`, `TaxRate`) replaced by what it answers,
+ * outside string literals and quoted sheet names.
  */
-export function spellShortNames(formula: string, spell: (word: string) => string | undefined): string {
+export function spellNames(formula: string, spell: (word: string) => string | undefined): string {
   let grown = 0;
-  const edit = (code: string) =>
-    code.replace(SHORT_WORD, (word) => {
-      const spelled = spell(word);
-      if (spelled === undefined) return word;
-      grown += spelled.length - word.length;
-      if (formula.length + grown > MAX_SPELLED_LENGTH) throw TOO_LONG;
-      return spelled;
-    });
-  let out = '';
-  const quotes = /["']/g;
   try {
-    for (let i = 0; i < formula.length; ) {
-      quotes.lastIndex = i;
-      const quote = quotes.exec(formula)?.index ?? formula.length;
-      out += edit(formula.slice(i, quote));
-      const end = quote < formula.length ? quotedEnd(formula, quote) : quote;
-      out += formula.slice(quote, end);
-      i = end;
-    }
+    return outsideQuotes(formula, (code) =>
+      code.replace(NAME_WORD, (word) => {
+        const spelled = spell(word);
+        if (spelled === undefined) return word;
+        grown += spelled.length - word.length;
+        if (formula.length + grown > MAX_SPELLED_LENGTH) throw TOO_LONG;
+        return spelled;
+      }),
+    );
   } catch (e) {
     if (e !== TOO_LONG) throw e;
     return formula;
+  }
+}
+
+/**
+ * The formula without its `$` marks, which only say how a reference moves when the formula is copied: the parser
+ * read `$B:$B` (and `$2:$2`) as no cells at all, so `SUMIF($A:$A,...)` and `VLOOKUP(x,$A:$B,2,0)` answered 0.
+ */
+export function withoutAbsoluteMarks(formula: string): string {
+  return formula.includes('$') ? outsideQuotes(formula, (code) => code.replaceAll('$', '')) : formula;
+}
+
+/** The formula with `edit` applied to every stretch outside its string literals and quoted sheet names. */
+function outsideQuotes(formula: string, edit: (code: string) => string): string {
+  let out = '';
+  const quotes = /["']/g;
+  for (let i = 0; i < formula.length; ) {
+    quotes.lastIndex = i;
+    const quote = quotes.exec(formula)?.index ?? formula.length;
+    out += edit(formula.slice(i, quote));
+    const end = quote < formula.length ? quotedEnd(formula, quote) : quote;
+    out += formula.slice(quote, end);
+    i = end;
   }
   return out;
 }

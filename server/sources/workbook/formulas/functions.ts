@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { spendCells } from './cell-budget.ts';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
+import { offset } from './offset.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
 import { extentOf, fillOf, sameExtent } from './range-extent.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
@@ -217,6 +218,7 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
     return choice.value;
   },
   XLOOKUP: xlookup,
+  OFFSET: offset as never,
   SUMPRODUCT: sumProduct,
 };
 

@@ -1,6 +1,6 @@
 /**
  * Defined names of one to three letters (`Qty`, `Tax`), which fast-formula-parser reads as a column letter and
- * answered 0 for: spelled out as their definition before the parse (formulas/formula-text.ts `spellShortNames`),
+ * answered 0 for: spelled out as their definition before the parse (formulas/formula-text.ts `spellNames`),
  * only where the word stands alone as a name would.
  */
 import { describe, expect, it } from 'vitest';
@@ -8,12 +8,12 @@ import {
   type SheetCells,
   WorkbookEvaluator,
 } from '../../../../server/sources/workbook/formulas/evaluator.ts';
-import { spellShortNames } from '../../../../server/sources/workbook/formulas/formula-text.ts';
+import { spellNames } from '../../../../server/sources/workbook/formulas/formula-text.ts';
 
 const spell = (formula: string) =>
-  spellShortNames(formula, (word) => (word.toLowerCase() === 'tax' ? '(Rates!$B$1)' : undefined));
+  spellNames(formula, (word) => (word.toLowerCase() === 'tax' ? '(Rates!$B$1)' : undefined));
 
-describe('spellShortNames', () => {
+describe('spellNames', () => {
   it('spells a short name standing alone, whatever its case', () => {
     expect(spell('A2*Tax')).toBe('A2*(Rates!$B$1)');
     expect(spell('SUM(A2,TAX,tax)')).toBe('SUM(A2,(Rates!$B$1),(Rates!$B$1))');
@@ -26,9 +26,9 @@ describe('spellShortNames', () => {
   });
   it('leaves a formula as written when spelling it would pass 65,536 characters', () => {
     const long = (word: string) => (word === 'Big' ? `(${'1+'.repeat(5_000)}1)` : undefined);
-    expect(spellShortNames('Big+Big', long)).toBe(`(${'1+'.repeat(5_000)}1)+(${'1+'.repeat(5_000)}1)`);
+    expect(spellNames('Big+Big', long)).toBe(`(${'1+'.repeat(5_000)}1)+(${'1+'.repeat(5_000)}1)`);
     const many = Array.from({ length: 7 }, () => 'Big').join('+');
-    expect(spellShortNames(many, long)).toBe(many);
+    expect(spellNames(many, long)).toBe(many);
   });
 });
 
@@ -49,5 +49,20 @@ describe('a short name in a formula', () => {
     ];
     const e = new WorkbookEvaluator([cells], names, []);
     expect([1, 2, 3, 4].map((row) => e.result('T', row, 3)?.value)).toEqual([11, 40, 100, 20]);
+  });
+});
+
+describe('OFFSET', () => {
+  it('is #REF! past the edge of the sheet, as Excel documents, and #VALUE! for a count that is not a number', () => {
+    const cells: SheetCells = {
+      name: 'T',
+      bottom: 3,
+      right: 2,
+      value: (row, column) => (column === 1 ? row : null) as never,
+      pending: (row, column) =>
+        column === 2 ? ['OFFSET(A1,-1,0)', 'OFFSET(A1,0,16384)', 'OFFSET(A1,"x",0)'][row - 1] : undefined,
+    };
+    const e = new WorkbookEvaluator([cells], [], []);
+    expect([1, 2, 3].map((row) => e.result('T', row, 2)?.value)).toEqual(['#REF!', '#REF!', '#VALUE!']);
   });
 });
