@@ -111,6 +111,21 @@ describe('Formula.js functions over ranges', () => {
     SMALL: (a) => [a, 1],
     LOOKUP: (a, b) => [3, a, b],
     TEXTJOIN: (a, b) => ['-', true, a, b],
+    NPV: (a) => [0.1, a],
+    IRR: (a) => [a],
+    XNPV: (a, b) => [0.1, a, b],
+    XIRR: (a, b) => [a, b],
+    'PERCENTILE.INC': (a) => [a, 0.5],
+    'PERCENTILE.EXC': (a) => [a, 0.5],
+    'QUARTILE.INC': (a) => [a, 1],
+    'QUARTILE.EXC': (a) => [a, 1],
+    CORREL: (a, b) => [a, b],
+    SLOPE: (a, b) => [a, b],
+    RSQ: (a, b) => [a, b],
+    FORECAST: (a, b) => [1, a, b],
+    'COVARIANCE.P': (a, b) => [a, b],
+    'COVARIANCE.S': (a, b) => [a, b],
+    GEOMEAN: (a) => [a],
   };
   const answer = (f: () => unknown) => {
     try {

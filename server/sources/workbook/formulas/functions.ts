@@ -10,6 +10,7 @@ import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functio
 import { offset } from './offset.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
 import { extentOf, fillOf, sameExtent } from './range-extent.ts';
+import { rangeNumbers } from './range-numbers.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { textMatcher } from './wildcard.ts';
@@ -43,8 +44,40 @@ export const OVER_RANGES = [
   'SMALL',
   'LOOKUP',
   'TEXTJOIN',
+  'NPV',
+  'IRR',
+  'XNPV',
+  'XIRR',
+  'PERCENTILE.INC',
+  'PERCENTILE.EXC',
+  'QUARTILE.INC',
+  'QUARTILE.EXC',
+  'CORREL',
+  'SLOPE',
+  'RSQ',
+  'FORECAST',
+  'COVARIANCE.P',
+  'COVARIANCE.S',
+  'GEOMEAN',
 ] as const;
-const ON_VALUES = ['SWITCH', 'UPPER', 'VALUE'] as const;
+/** The payment and depreciation functions, of single values. */
+const ON_VALUES = [
+  'SWITCH',
+  'UPPER',
+  'VALUE',
+  'PMT',
+  'FV',
+  'PV',
+  'RATE',
+  'NPER',
+  'IPMT',
+  'PPMT',
+  'SLN',
+  'DB',
+  'DDB',
+  'EFFECT',
+  'NOMINAL',
+] as const;
 
 /** Older names Excel still accepts, served by the function they were renamed to. */
 const ALIASES: Record<string, string> = {
@@ -54,6 +87,9 @@ const ALIASES: Record<string, string> = {
   VAR: 'VAR.S',
   VARP: 'VAR.P',
   RANK: 'RANK.EQ',
+  PERCENTILE: 'PERCENTILE.INC',
+  QUARTILE: 'QUARTILE.INC',
+  COVAR: 'COVARIANCE.P',
 };
 
 type Fn = (...args: unknown[]) => unknown;
@@ -78,13 +114,15 @@ function toParserValue(result: unknown): unknown {
  * of its values, row by row, which is what the function makes of it itself, but Formula.js's own flattening
  * concatenates row onto row, a copy of all before each: 9 s for MAX over 30,000 rows, minutes over 100,000.
  */
-function wrap(fn: Fn, flatRanges: boolean) {
+function wrap(name: string, fn: Fn, flatRanges: boolean) {
   return (...params: Param[]) => {
-    const args = params.map((p) =>
-      p.omitted ? undefined : flatRanges && Array.isArray(p.value) ? linearFlatten(p.value) : p.value,
+    const flat = params.map((p) => !p.omitted && flatRanges && Array.isArray(p.value));
+    const given = params.map((p, i) =>
+      p.omitted ? undefined : flat[i] ? linearFlatten(p.value as unknown[]) : p.value,
     );
-    for (const arg of args) if (arg instanceof formulaLibrary().FormulaError) return arg;
-    return toParserValue(fn(...args));
+    for (const arg of given) if (arg instanceof formulaLibrary().FormulaError) return arg;
+    const args = rangeNumbers(name, given, flat);
+    return Array.isArray(args) ? toParserValue(fn(...args)) : args;
   };
 }
 
@@ -122,7 +160,11 @@ function excelMatch(formulajs: Fn) {
   return (lookup: Param, range: Param, type?: Param): unknown => {
     const text = lookup.value;
     if (type?.value !== 0 || type.omitted || typeof text !== 'string' || text === '')
-      return wrap(formulajs, true)(...[lookup, range, type].filter((p): p is Param => p !== undefined));
+      return wrap(
+        'MATCH',
+        formulajs,
+        true,
+      )(...[lookup, range, type].filter((p): p is Param => p !== undefined));
     const at = flat(range.value).findIndex(textMatcher(text));
     return at < 0 ? formulaLibrary().FormulaError.NA : at + 1;
   };
@@ -210,8 +252,8 @@ function placesAtMostTen(library: (...params: (Param | undefined)[]) => unknown)
 /** Functions neither library has, in their common form. */
 const OWN: Record<string, (...params: Param[]) => unknown> = {
   'RANK.EQ': (number, ref, order) => rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value),
-  /** CHOOSE(index, value1, value2, ...). */
-  CHOOSE: (index, ...choices) => {
+  /** CHOOSE(index, value1, value2, ...); the parser hands it its context first, as to INDEX. */
+  CHOOSE: (_context, index, ...choices) => {
     const n = Math.trunc(Number(index.value));
     const choice = choices[n - 1];
     if (!choice || !Number.isFinite(n)) return formulaLibrary().FormulaError.VALUE;
@@ -232,7 +274,7 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
   ] as const) {
     for (const name of names) {
       const fn = formulajsFunction(formulajs, name);
-      if (fn) table[name] = wrap(fn, flatRanges);
+      if (fn) table[name] = wrap(name, fn, flatRanges);
     }
   }
   Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS, TEXT_FUNCTIONS, WORKDAY_FUNCTIONS);
