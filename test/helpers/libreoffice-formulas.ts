@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { expect } from 'vitest';
-import { type Harness, rowsPath } from './harness.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Harness, rowsPath, startHarness } from './harness.ts';
 import { convertWithLibreOffice } from './libreoffice.ts';
 import { runPython } from './openpyxl.ts';
 
@@ -67,4 +67,30 @@ export async function expectServiceAgrees(
   expect(Object.fromEntries(formulas.map((f, i) => [f, rows[i]!.Value]))).toEqual(
     Object.fromEntries(byLibreOffice),
   );
+}
+
+/**
+ * One test: the service's results for `formulas` over the tabs `dataScript` makes equal LibreOffice's, in a file
+ * named `file` of a harness of its own.
+ */
+export function itComputesAsLibreOffice(
+  title: string,
+  file: string,
+  dataScript: string,
+  formulas: readonly string[],
+): void {
+  let h: Harness;
+  let made: string;
+  let byLibreOffice: unknown[];
+  beforeAll(async () => {
+    h = await startHarness();
+    made = path.join(h.dir, file);
+    byLibreOffice = await formulasByLibreOffice(made, dataScript, formulas);
+  }, 150_000);
+  afterAll(async () => {
+    await h.close();
+  });
+  it(title, async () => {
+    await expectServiceAgrees(h, made, formulas, byLibreOffice);
+  });
 }

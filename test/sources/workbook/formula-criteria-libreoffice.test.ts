@@ -7,10 +7,7 @@
  * `"*"`, keeps a number criterion from matching text that reads as it, and knows MAXIFS only by its `_xlfn.`
  * name; those are covered against Excel's rules in formulas/criteria.test.ts.
  */
-import path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/harness.ts';
-import { expectServiceAgrees, formulasByLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'COUNTIF(Data!A:A,"apple")',
@@ -92,19 +89,9 @@ r.append([20, 'mid', None, 'cherry', 3, None, 'apple', 'Banana', 'cherry'])
 r.append([30, 'high', None, None, None, None, 1, 2, 3])
 `;
 
-let h: Harness;
-let made: string;
-let computedByLibreOffice: unknown[];
-
-beforeAll(async () => {
-  h = await startHarness();
-  made = path.join(h.dir, 'criteria.xlsx');
-  computedByLibreOffice = await formulasByLibreOffice(made, DATA, FORMULAS);
-}, 150_000);
-afterAll(async () => {
-  await h.close();
-});
-
-it('computes every criterion and wildcard as LibreOffice does', async () => {
-  await expectServiceAgrees(h, made, FORMULAS, computedByLibreOffice);
-});
+itComputesAsLibreOffice(
+  'computes every criterion and wildcard as LibreOffice does',
+  'criteria.xlsx',
+  DATA,
+  FORMULAS,
+);

@@ -5,10 +5,7 @@
  * answered #VALUE!; MEDIAN and PERCENTILE took a range's text in (formulas/range-numbers.ts). Results with long
  * fractions are rounded in the formula: the two compute them with different floating-point steps.
  */
-import path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/harness.ts';
-import { expectServiceAgrees, formulasByLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'AVERAGE(Data!$C:$C)',
@@ -78,19 +75,9 @@ for row in [[1, 'a', 10, 'hello world', datetime.datetime(2024, 1, 15), -100], [
     d.append(row)
 `;
 
-let h: Harness;
-let made: string;
-let byLibreOffice: unknown[];
-
-beforeAll(async () => {
-  h = await startHarness();
-  made = path.join(h.dir, 'functions.xlsx');
-  byLibreOffice = await formulasByLibreOffice(made, DATA, FORMULAS);
-}, 150_000);
-afterAll(async () => {
-  await h.close();
-});
-
-it('computes everyday, payment and statistical functions as LibreOffice does', async () => {
-  await expectServiceAgrees(h, made, FORMULAS, byLibreOffice);
-});
+itComputesAsLibreOffice(
+  'computes everyday, payment and statistical functions as LibreOffice does',
+  'functions.xlsx',
+  DATA,
+  FORMULAS,
+);

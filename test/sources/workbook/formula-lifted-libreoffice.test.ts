@@ -6,10 +6,7 @@
  * both; over an array (`EDATE(A2,B2:B9+0)`) Excel takes each cell and LibreOffice answers #VALUE!, so that case is
  * Excel's in formulas/lifted-calls.test.ts, with IFNA (LibreOffice's takes no array).
  */
-import path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/harness.ts';
-import { expectServiceAgrees, formulasByLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'SUMPRODUCT(--ISBLANK(Data!A2:A6))',
@@ -57,19 +54,9 @@ for row in [[1, 'a', 10, 'Apple', 1.25, '2024-03-01', '06:30'], [2, 'b', 20, 'ap
     d.append(row)
 `;
 
-let h: Harness;
-let made: string;
-let byLibreOffice: unknown[];
-
-beforeAll(async () => {
-  h = await startHarness();
-  made = path.join(h.dir, 'lifted.xlsx');
-  byLibreOffice = await formulasByLibreOffice(made, DATA, FORMULAS);
-}, 150_000);
-afterAll(async () => {
-  await h.close();
-});
-
-it('computes functions of one value over ranges, cell by cell, as LibreOffice does', async () => {
-  await expectServiceAgrees(h, made, FORMULAS, byLibreOffice);
-});
+itComputesAsLibreOffice(
+  'computes functions of one value over ranges, cell by cell, as LibreOffice does',
+  'lifted.xlsx',
+  DATA,
+  FORMULAS,
+);

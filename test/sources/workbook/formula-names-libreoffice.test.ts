@@ -5,10 +5,7 @@
  * and `$2:$2` (formula-text.ts `withoutAbsoluteMarks`), and had no OFFSET (formulas/offset.ts; past the sheet's
  * edge it is #REF!, as Excel documents, where LibreOffice says #VALUE!: short-names.test.ts).
  */
-import path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/harness.ts';
-import { expectServiceAgrees, formulasByLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'TaxRate*100',
@@ -42,19 +39,9 @@ for name, text in [('TaxRate', '0.2'), ('Gross', '100*(1+TaxRate)'), ('Greeting'
     wb.defined_names.append(DefinedName(name, attr_text=text))
 `;
 
-let h: Harness;
-let made: string;
-let byLibreOffice: unknown[];
-
-beforeAll(async () => {
-  h = await startHarness();
-  made = path.join(h.dir, 'names.xlsx');
-  byLibreOffice = await formulasByLibreOffice(made, DATA, FORMULAS);
-}, 150_000);
-afterAll(async () => {
-  await h.close();
-});
-
-it('computes defined names, absolute whole columns and OFFSET as LibreOffice does', async () => {
-  await expectServiceAgrees(h, made, FORMULAS, byLibreOffice);
-});
+itComputesAsLibreOffice(
+  'computes defined names, absolute whole columns and OFFSET as LibreOffice does',
+  'names.xlsx',
+  DATA,
+  FORMULAS,
+);

@@ -6,10 +6,7 @@
  * every cell of a range (elsewhere an older spreadsheet takes the cell of the formula's own row). Logical values
  * are left out of comparisons with text: LibreOffice has no logical type (TRUE is 1 to it).
  */
-import path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/harness.ts';
-import { expectServiceAgrees, formulasByLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'SUMPRODUCT((Data!A2:A6>2)*Data!C2:C6)',
@@ -88,19 +85,9 @@ for n in range(1, 11):
     o.append([n])
 `;
 
-let h: Harness;
-let made: string;
-let byLibreOffice: unknown[];
-
-beforeAll(async () => {
-  h = await startHarness();
-  made = path.join(h.dir, 'operators.xlsx');
-  byLibreOffice = await formulasByLibreOffice(made, DATA, FORMULAS);
-}, 150_000);
-afterAll(async () => {
-  await h.close();
-});
-
-it('computes operators over blanks, text and ranges, and ranges past the last row, as LibreOffice does', async () => {
-  await expectServiceAgrees(h, made, FORMULAS, byLibreOffice);
-});
+itComputesAsLibreOffice(
+  'computes operators over blanks, text and ranges, and ranges past the last row, as LibreOffice does',
+  'operators.xlsx',
+  DATA,
+  FORMULAS,
+);
