@@ -6,8 +6,6 @@
  */
 
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
-import { parseArea } from '../ooxml/cell-area.ts';
-import { parseCellRef } from '../ooxml/cell-ref.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import { budgetSpent, DEFAULT_CELL_BUDGET, spendCells, spendOn, withCellBudget } from './cell-budget.ts';
 import { type DefinedName, DefinedNames } from './defined-names.ts';
@@ -25,6 +23,7 @@ import {
   type RangeRef,
 } from './parser.ts';
 import { withExtent, withOrigin } from './range-extent.ts';
+import { type Ref, refFromText } from './reference-text.ts';
 import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
 
 export type { FormulaResult } from './formula-result.ts';
@@ -49,8 +48,6 @@ export interface SheetCells {
 }
 
 export type { DefinedName } from './defined-names.ts';
-
-type Ref = CellPosition | RangeRef;
 
 const key = (row: number, column: number) => row * 16_384 + column;
 
@@ -331,24 +328,6 @@ export class WorkbookEvaluator {
 }
 
 export { key as cellKey };
-
-/** `Sheet1!$B$2` or `'My Tab'!$A$1:$C$9` -> the parser's reference; anything else (a constant) undefined. */
-function refFromText(formula: string, defaultSheet: string): Ref | undefined {
-  const m = /^(?:(?:'((?:[^']|'')+)'|([^'!]+))!)?(.+)$/.exec(formula.trim().replace(/^=/, ''));
-  if (!m) return undefined;
-  const sheet = (m[1]?.replace(/''/g, "'") ?? m[2] ?? defaultSheet).trim();
-  const target = m[3]!.replace(/\$/g, '');
-  const area = parseArea(target);
-  if (area) {
-    return {
-      sheet,
-      from: { row: area.top, col: area.left },
-      to: { row: area.bottom, col: area.right },
-    };
-  }
-  const cell = parseCellRef(target);
-  return cell ? { sheet, row: cell.row, col: cell.column } : undefined;
-}
 
 /**
  * A function's answer held to what a cell can hold: an array it made counts against the formula's budget (the

@@ -11,6 +11,7 @@ import { offset } from './offset.ts';
 import { formulaLibrary, linearFlatten } from './parser.ts';
 import { extentOf, fillOf, sameExtent } from './range-extent.ts';
 import { rangeNumbers } from './range-numbers.ts';
+import { refFromText } from './reference-text.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
 import { textMatcher } from './wildcard.ts';
@@ -64,7 +65,6 @@ export const OVER_RANGES = [
 const ON_VALUES = [
   'SWITCH',
   'UPPER',
-  'VALUE',
   'PMT',
   'FV',
   'PV',
@@ -261,6 +261,16 @@ const OWN: Record<string, (...params: Param[]) => unknown> = {
   },
   XLOOKUP: xlookup,
   OFFSET: offset as never,
+  /**
+   * INDIRECT(text, [a1]): the reference the text names (`INDIRECT("Data!C"&3)`), `#REF!` for text that names
+   * none; R1C1 text (a1 FALSE) is not read. The parser hands it its context first.
+   */
+  INDIRECT: (_context, text, a1) => {
+    const ref =
+      typeof text?.value === 'string' && a1?.value !== false ? refFromText(text.value, '') : undefined;
+    if (!ref) return formulaLibrary().FormulaError.REF;
+    return { ref: { ...ref, sheet: ref.sheet || undefined } };
+  },
   SUMPRODUCT: sumProduct,
 };
 

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { numberFromText } from './number-text.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
+import { wildcard } from './wildcard.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -48,6 +49,35 @@ const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
 const bounded = (text: string) => (text.length > EXCEL_MAX_CELL_CHARS ? errors().VALUE : text);
 
 export const TEXT_FUNCTIONS = {
+  /**
+   * SEARCH(find, within, [start]): where `find` first stands in `within` from `start` on, without regard to case,
+   * with wildcards (wildcard.ts). The library's searched text without wildcards as a RegExp of it, with regard to
+   * case: `SEARCH("M","good morning")` was #VALUE!, `SEARCH(".","abc")` 1.
+   */
+  SEARCH: (find: Param, within: Param, start?: Param): unknown => {
+    const f = textOf(find);
+    const w = textOf(within);
+    const from = start === undefined || start.omitted ? 1 : countOf(start);
+    if (isError(f)) return f;
+    if (isError(w)) return w;
+    if (isError(from)) return from;
+    if (from < 1 || from > w.length + (f === '' ? 1 : 0)) return errors().VALUE;
+    const at = wildcard(f).find(w, from - 1);
+    return at < 0 ? errors().VALUE : at + 1;
+  },
+
+  /** VALUE(text): the number a text reads as (`"1,000"`, `"50%"`, a date `"3/15/2024"`), as Excel reads it. */
+  VALUE: (text: Param): unknown => {
+    const v = text.value ?? '';
+    if (isError(v) || typeof v === 'number') return v;
+    if (typeof v !== 'string') return errors().VALUE;
+    if (v.trim() === '') return 0;
+    return numberFromText(v.trim()) ?? errors().VALUE;
+  },
+
+  /** HYPERLINK(link, [name]): what the cell shows, its name or else the link. */
+  HYPERLINK: (link: Param, name?: Param): unknown => (name && !name.omitted ? name.value : link.value),
+
   /** TEXT(value, format): a number (or text that reads as one) formatted; other text as it is. */
   TEXT: (value: Param, format: Param): unknown => {
     const f = textOf(format);
