@@ -6,6 +6,7 @@
  * it answered as #NAME?, and a name of one to three letters (`Qty`, `Tax`), which it read as a column's letters.
  */
 import { spellNames } from './formula-text.ts';
+import { refFromText } from './reference-text.ts';
 
 export interface DefinedName {
   name: string;
@@ -26,11 +27,8 @@ interface Scopes {
 export class DefinedNames {
   /** By lower-cased name: the workbook-wide one and those local to a tab (by its lower-cased name). */
   readonly #byName = new Map<string, Scopes>();
-  /** Whether a definition is a plain reference (a range or a cell), which the parser takes as a name. */
-  readonly #isReference: (definition: string) => boolean;
 
-  constructor(names: readonly DefinedName[], isReference: (definition: string) => boolean) {
-    this.#isReference = isReference;
+  constructor(names: readonly DefinedName[]) {
     for (const name of names) {
       const key = name.name.toLowerCase();
       const entry: Scopes = this.#byName.get(key) ?? { local: new Map() };
@@ -56,7 +54,8 @@ export class DefinedNames {
       const defined = this.find(word, sheet);
       if (!defined || depth >= MAX_NAME_DEPTH) return undefined;
       const definition = defined.formula.trim().replace(/^=/, '');
-      if (word.length > 3 && this.#isReference(definition)) return undefined;
+      // A plain reference (a range or a cell), which the parser takes as a name, unless it reads like a column.
+      if (word.length > 3 && refFromText(definition, '') !== undefined) return undefined;
       return `(${this.#spell(definition, sheet, depth + 1)})`;
     });
   }

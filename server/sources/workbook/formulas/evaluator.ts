@@ -148,7 +148,7 @@ export class WorkbookEvaluator {
     options: { lookupIndexes?: boolean; cellBudget?: number } = {},
   ) {
     for (const sheet of sheets) this.#sheets.set(sheet.name.toLowerCase(), sheet);
-    this.#names = new DefinedNames(names, (definition) => refFromText(definition, '') !== undefined);
+    this.#names = new DefinedNames(names);
     this.#tables = tables;
     this.#indexing = options.lookupIndexes ?? true;
     this.#cellBudget = options.cellBudget ?? DEFAULT_CELL_BUDGET;

@@ -25,22 +25,8 @@ const AFTER = String.raw`(?![A-Za-z0-9_(\[!.])`;
 const REF = new RegExp(`${BEFORE}(${SHEET})?(?:${CELL}(?::${CELL})?|${ROWS})${AFTER}`, 'g');
 
 /** The formula with `edit` applied to every stretch outside its string literals ("" escapes a quote). */
-function outsideStrings(formula: string, edit: (code: string) => string): string {
-  let out = '';
-  let i = 0;
-  while (i < formula.length) {
-    const quote = formula.indexOf('"', i);
-    if (quote < 0) {
-      out += edit(formula.slice(i));
-      break;
-    }
-    out += edit(formula.slice(i, quote));
-    const end = quotedEnd(formula, quote);
-    out += formula.slice(quote, end);
-    i = end;
-  }
-  return out;
-}
+const outsideStrings = (formula: string, edit: (code: string) => string): string =>
+  outside(formula, /"/g, edit);
 
 /**
  * A word standing alone as a defined name does (letters, digits, `_`, `.`; not a cell's address, which no name may
@@ -89,9 +75,12 @@ export function withoutAbsoluteMarks(formula: string): string {
 }
 
 /** The formula with `edit` applied to every stretch outside its string literals and quoted sheet names. */
-function outsideQuotes(formula: string, edit: (code: string) => string): string {
+const outsideQuotes = (formula: string, edit: (code: string) => string): string =>
+  outside(formula, /["']/g, edit);
+
+/** `edit` applied to every stretch of `formula` outside the quoted parts that begin with a match of `quotes`. */
+function outside(formula: string, quotes: RegExp, edit: (code: string) => string): string {
   let out = '';
-  const quotes = /["']/g;
   for (let i = 0; i < formula.length; ) {
     quotes.lastIndex = i;
     const quote = quotes.exec(formula)?.index ?? formula.length;
