@@ -96,7 +96,6 @@ describe('Formula.js functions over ranges', () => {
     (typeof OVER_RANGES)[number],
     (a: unknown[][], b: unknown[][], c: string) => unknown[]
   > = {
-    COUNTA: (a, b) => [a, b],
     MAX: (a, b) => [a, b],
     MAXA: (a, b) => [a, b],
     MIN: (a, b) => [a, b],
@@ -126,6 +125,13 @@ describe('Formula.js functions over ranges', () => {
     'COVARIANCE.P': (a, b) => [a, b],
     'COVARIANCE.S': (a, b) => [a, b],
     GEOMEAN: (a) => [a],
+    SKEW: (a) => [a],
+    'SKEW.P': (a) => [a],
+    TRIMMEAN: (a) => [a, 0.2],
+    'PERCENTRANK.INC': (a) => [a, 2],
+    'PERCENTRANK.EXC': (a) => [a, 2],
+    PEARSON: (a, b) => [a, b],
+    STEYX: (a, b) => [a, b],
   };
   const answer = (f: () => unknown) => {
     try {

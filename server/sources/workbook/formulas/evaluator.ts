@@ -25,6 +25,7 @@ import {
 import { withExtent, withOrigin } from './range-extent.ts';
 import { type Ref, refFromText } from './reference-text.ts';
 import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
+import { isSubtotalFormula, subtotalCall } from './subtotal.ts';
 
 export type { FormulaResult } from './formula-result.ts';
 export type { FormulaInput } from './parser.ts';
@@ -45,6 +46,8 @@ export interface SheetCells {
    * (`toResult`). Unknown: not one.
    */
   arrayFormula?(row: number, column: number): boolean;
+  /** The formula (no `=`) of any cell holding one, computed here or not (SUBTOTAL leaves out its kind). */
+  formula?(row: number, column: number): string | undefined;
 }
 
 export type { DefinedName } from './defined-names.ts';
@@ -292,12 +295,30 @@ export class WorkbookEvaluator {
     return withOrigin(withExtent(out, extent), { row: ref.from.row, column: left });
   }
 
+  #rangeWithoutSubtotals(ref: RangeRef): FormulaInput[][] {
+    const grid = this.#range(ref); // made afresh: blanked in place
+    const cells = this.#sheetOf(ref.sheet);
+    if (!cells.formula) return grid;
+    grid.forEach((line, i) => {
+      for (let j = 0; j < line.length; j++)
+        if (isSubtotalFormula(cells.formula!(ref.from.row + i, ref.from.col + j))) line[j] = null;
+    });
+    return grid;
+  }
+
   /**
    * A call over ranges answered once (call-memo.ts). A call that reads a formula with no result to give (being
    * computed: a cycle; or given up: a deferral) ends in a throw as its ranges are read, so is never kept: what a
    * call answers, it answers from final values.
    */
   #call(name: string, args: unknown[], call: Call): unknown {
+    if (name.toUpperCase() === 'SUBTOTAL') {
+      const sub = subtotalCall(args, {
+        cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
+        rangeWithoutSubtotals: (ref) => this.#rangeWithoutSubtotals(ref),
+      });
+      return sub instanceof formulaLibrary().FormulaError ? sub : this.#call(sub.name, sub.args, call);
+    }
     const lifted = liftedCall(name, args, call, (ref) => this.#range(ref), formulaLibrary().FormulaError);
     if (lifted !== undefined) return lifted;
     const indexed = this.#indexing ? this.#lookups.answer(name, args, this.#position.sheet) : undefined;

@@ -12,8 +12,10 @@ import { formulaLibrary, linearFlatten } from './parser.ts';
 import { extentOf, fillOf, sameExtent } from './range-extent.ts';
 import { rangeNumbers } from './range-numbers.ts';
 import { refFromText } from './reference-text.ts';
+import { ROUNDING_FUNCTIONS } from './rounding-functions.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
 import { TEXT_FUNCTIONS } from './text-functions.ts';
+import { TIME_FUNCTIONS } from './time-functions.ts';
 import { textMatcher } from './wildcard.ts';
 import { WORKDAY_FUNCTIONS } from './workday-functions.ts';
 
@@ -30,7 +32,6 @@ interface Param {
  * flatten every range they are given into one list of values, and are given it flat already (`wrap`).
  */
 export const OVER_RANGES = [
-  'COUNTA',
   'MAX',
   'MAXA',
   'MIN',
@@ -60,6 +61,13 @@ export const OVER_RANGES = [
   'COVARIANCE.P',
   'COVARIANCE.S',
   'GEOMEAN',
+  'SKEW',
+  'SKEW.P',
+  'TRIMMEAN',
+  'PERCENTRANK.INC',
+  'PERCENTRANK.EXC',
+  'PEARSON',
+  'STEYX',
 ] as const;
 /** The payment and depreciation functions, of single values. */
 const ON_VALUES = [
@@ -77,6 +85,8 @@ const ON_VALUES = [
   'DDB',
   'EFFECT',
   'NOMINAL',
+  'PERMUT',
+  'PERMUTATIONA',
 ] as const;
 
 /** Older names Excel still accepts, served by the function they were renamed to. */
@@ -90,6 +100,7 @@ const ALIASES: Record<string, string> = {
   PERCENTILE: 'PERCENTILE.INC',
   QUARTILE: 'QUARTILE.INC',
   COVAR: 'COVARIANCE.P',
+  PERCENTRANK: 'PERCENTRANK.INC',
 };
 
 type Fn = (...args: unknown[]) => unknown;
@@ -133,22 +144,35 @@ const flat = (value: unknown): unknown[] => (Array.isArray(value) ? value.flat(2
  * an error given back), 1 + how many are greater (smaller with an order other than 0), #N/A when the number is
  * not among them. Formula.js's refused any ref with text in it (`RANK(B2,B:B)` over a column with its header
  * read #VALUE!), counted blanks as 0, answered 0 for a number not found, and sorted the ref at every call.
+ * RANK.AVG (`average`) gives numbers that tie the mean of the ranks they share.
  */
-export function rankEq(number: unknown, ref: unknown, order: unknown): unknown {
+export function rankEq(number: unknown, ref: unknown, order: unknown, average = false): unknown {
   const { FormulaError } = formulaLibrary();
   const n = number ?? 0;
   if (n instanceof FormulaError) return n;
   if (typeof n !== 'number') return FormulaError.VALUE;
   const ascending = Boolean(order);
-  let found = false;
+  let ties = 0;
   let before = 0;
   for (const v of flat(ref)) {
     if (v instanceof FormulaError) return v;
     if (typeof v !== 'number') continue;
-    if (v === n) found = true;
+    if (v === n) ties++;
     else if (ascending ? v < n : v > n) before++;
   }
-  return found ? before + 1 : FormulaError.NA;
+  if (ties === 0) return FormulaError.NA;
+  return average ? before + (ties + 1) / 2 : before + 1;
+}
+
+/** COUNTA as Excel counts: every value that is not blank, errors and empty text ("") included. */
+function countA(...params: Param[]): number {
+  let count = 0;
+  for (const p of params) {
+    if (p.omitted) continue;
+    if (!Array.isArray(p.value)) count += p.value === null || p.value === undefined ? 0 : 1;
+    else for (const v of linearFlatten(p.value)) if (v !== null && v !== undefined) count++;
+  }
+  return count;
 }
 
 /**
@@ -252,6 +276,9 @@ function placesAtMostTen(library: (...params: (Param | undefined)[]) => unknown)
 /** Functions neither library has, in their common form. */
 const OWN: Record<string, (...params: Param[]) => unknown> = {
   'RANK.EQ': (number, ref, order) => rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value),
+  'RANK.AVG': (number, ref, order) =>
+    rankEq(number.value, ref.value, order?.omitted ? 0 : order?.value, true),
+  COUNTA: countA,
   /** CHOOSE(index, value1, value2, ...); the parser hands it its context first, as to INDEX. */
   CHOOSE: (_context, index, ...choices) => {
     const n = Math.trunc(Number(index.value));
@@ -287,7 +314,16 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
       if (fn) table[name] = wrap(name, fn, flatRanges);
     }
   }
-  Object.assign(table, OWN, CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS, TEXT_FUNCTIONS, WORKDAY_FUNCTIONS);
+  Object.assign(
+    table,
+    OWN,
+    CRITERIA_FUNCTIONS,
+    SIZED_CRITERIA_FUNCTIONS,
+    TEXT_FUNCTIONS,
+    WORKDAY_FUNCTIONS,
+    ROUNDING_FUNCTIONS,
+    TIME_FUNCTIONS,
+  );
   table.MATCH = excelMatch(formulajsFunction(formulajs, 'MATCH')!);
   const reference = require('fast-formula-parser/formulas/functions/reference.js') as Record<
     string,
@@ -325,6 +361,18 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
     const even = information.ISEVEN!(n);
     return typeof even === 'boolean' ? !even : even;
   };
+  const statistical = require('fast-formula-parser/formulas/functions/statistical.js') as Record<
+    string,
+    (...params: Param[]) => unknown
+  >;
+  // The mean of no numbers is #DIV/0!, as in Excel: the library's 0/0 read as #VALUE!.
+  for (const name of ['AVERAGE', 'AVERAGEA']) {
+    const mean = statistical[name]!;
+    table[name] = (...params: Param[]) => {
+      const result = mean(...params);
+      return Number.isNaN(result) ? formulaLibrary().FormulaError.DIV0 : result;
+    };
+  }
   table.INDEX = indexOnItsTab(reference.INDEX!);
   table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
   table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);

@@ -4,7 +4,7 @@
  * first use: a service whose workbooks need no formula computed never pays for the parser.
  */
 import { createRequire } from 'node:module';
-import { installExcelOperators, type LibraryOperators } from './operators.ts';
+import { generalNumber, installExcelOperators, type LibraryOperators } from './operators.ts';
 import { regExpLike } from './wildcard.ts';
 
 export interface Point {
@@ -143,8 +143,27 @@ function blanksAsNothing(helpers: AcceptHelper): void {
   const accept = helpers.accept.bind(helpers);
   helpers.accept = (param, type = null, ...rest) => {
     if (type !== null && type in BLANK_AS && isBlankArgument(param)) return BLANK_AS[type];
+    // A number where text is wanted is written as Excel's General format writes it (15 significant digits):
+    // `LEN(1/3)` is 17 there, not the 18 of JavaScript's 0.3333333333333333.
+    if (type === TEXT) {
+      const n = singleNumber(param);
+      if (n !== undefined) return generalNumber(n);
+    }
     return accept(param, type, ...rest);
   };
+}
+
+/** The library's `Types.STRING`. */
+const TEXT = 3;
+
+/** The number an argument given where one value is wanted holds (a range's first cell), if it is one. */
+function singleNumber(param: unknown): number | undefined {
+  if (typeof param === 'number') return param;
+  if (param === null || typeof param !== 'object' || Array.isArray(param) || !('value' in param))
+    return undefined;
+  const { value, isArray } = param as { value: unknown; isArray?: boolean };
+  const single = isArray === true && Array.isArray(value) ? value[0]?.[0] : value;
+  return typeof single === 'number' ? single : undefined;
 }
 
 function isBlankArgument(param: unknown): boolean {

@@ -26,6 +26,11 @@ const OF_NUMBERS = new Set([
   'QUARTILE.INC',
   'QUARTILE.EXC',
   'GEOMEAN',
+  'SKEW',
+  'SKEW.P',
+  'TRIMMEAN',
+  'PERCENTRANK.INC',
+  'PERCENTRANK.EXC',
 ]);
 
 /** Two or more ranges read in pairs. */
@@ -38,6 +43,8 @@ const OF_NUMBER_PAIRS = new Set([
   'COVARIANCE.S',
   'XNPV',
   'XIRR',
+  'PEARSON',
+  'STEYX',
 ]);
 
 /**

@@ -24,6 +24,11 @@ export function snapshotCells(
     bottom: tab.headerRow + tab.typed.length,
     right: width,
     pending,
+    formula: (row, column) => {
+      const r = row - tab.headerRow - 1;
+      if (r === -1) return tab.headerFormulas.get(column - 1);
+      return r < 0 ? undefined : tab.formulas.get(r * width + column - 1);
+    },
     value: (row, column) => {
       const r = row - tab.headerRow - 1;
       if (r === -1) return tab.headerTexts[column - 1] || null;

@@ -6,16 +6,13 @@
  * Dates are serial numbers (Excel's 1900 system: serial 1 is a Sunday to it), whole days, from 0 to 2958465
  * (9999-12-31); a date or a result outside that is #NUM!, as in Excel.
  */
-import { numberFromText } from './number-text.ts';
+import { dayOf, LAST_SERIAL, wholeOf } from './number-argument.ts';
 import { type FormulaErrorValue, formulaLibrary } from './parser.ts';
 
 interface Param {
   value: unknown;
   omitted?: boolean;
 }
-
-/** The last day Excel holds, 9999-12-31. */
-const LAST_SERIAL = 2_958_465;
 
 /** Which weekdays, Monday first, are weekend days. */
 type Weekend = readonly boolean[];
@@ -25,26 +22,6 @@ const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
 
 /** Monday 0 ... Sunday 6 for a serial (serial 2 is a Monday to Excel). */
 const weekday = (serial: number) => (((serial + 5) % 7) + 7) % 7;
-
-/** A value as a whole number (toward zero), as these functions read dates and counts, or #VALUE!. */
-function wholeOf(v: unknown): number | FormulaErrorValue {
-  if (isError(v)) return v;
-  const n =
-    v === null || v === undefined
-      ? 0
-      : typeof v === 'number'
-        ? v
-        : typeof v === 'string'
-          ? numberFromText(v)
-          : undefined;
-  return n === undefined || !Number.isFinite(n) ? errors().VALUE : Math.trunc(n);
-}
-
-/** A value as a serial day, or the error Excel gives for it (#NUM! outside 0 to 9999-12-31). */
-function dayOf(v: unknown): number | FormulaErrorValue {
-  const day = wholeOf(v);
-  return isError(day) || (day >= 0 && day <= LAST_SERIAL) ? day : errors().NUM;
-}
 
 /** The weekend of a *.INTL call: a code (1-7: two days, 11-17: one) or seven 0/1 characters, Monday first. */
 function weekendOf(param: Param | undefined): Weekend | FormulaErrorValue {

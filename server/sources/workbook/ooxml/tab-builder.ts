@@ -192,6 +192,10 @@ export class TabBuilder implements FastCellSink {
         return i >= 0 && !formulas.cached[i] ? formulas.texts[i] : undefined;
       },
       arrayFormula: (row, column) => formulas.arrays.has(formulas.find(row, column)),
+      formula: (row, column) => {
+        const i = formulas.find(row, column);
+        return i >= 0 ? formulas.texts[i] : undefined;
+      },
     };
   }
 
