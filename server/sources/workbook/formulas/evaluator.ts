@@ -7,6 +7,7 @@
 
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
+import type { CallReader } from './call-reader.ts';
 import { budgetSpent, DEFAULT_CELL_BUDGET, spendCells, spendOn, withCellBudget } from './cell-budget.ts';
 import { type DefinedName, DefinedNames } from './defined-names.ts';
 import { type FormulaResult, implicitIntersection, toResult } from './formula-result.ts';
@@ -24,8 +25,9 @@ import {
 } from './parser.ts';
 import { withExtent, withOrigin } from './range-extent.ts';
 import { type Ref, refFromText } from './reference-text.ts';
+import { rewrittenCall } from './renamed-calls.ts';
 import { resolveStructuredRefs, type TableInfo } from './structured-refs.ts';
-import { isSubtotalFormula, subtotalCall } from './subtotal.ts';
+import { isSubtotalFormula } from './subtotal.ts';
 
 export type { FormulaResult } from './formula-result.ts';
 export type { FormulaInput } from './parser.ts';
@@ -122,6 +124,10 @@ export class WorkbookEvaluator {
     range: (ref) => this.#range(ref),
     variable: (name, sheet) => this.#variable(name, sheet),
     call: (name, args, call) => this.#call(name, args, call),
+  };
+  readonly #callReader: CallReader = {
+    cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
+    rangeWithoutSubtotals: (ref) => this.#rangeWithoutSubtotals(ref),
   };
   /** Calls answered so far, by call-memo.ts `callKey`. */
   readonly #calls = new Map<string, unknown>();
@@ -312,12 +318,11 @@ export class WorkbookEvaluator {
    * call answers, it answers from final values.
    */
   #call(name: string, args: unknown[], call: Call): unknown {
-    if (name.toUpperCase() === 'SUBTOTAL') {
-      const sub = subtotalCall(args, {
-        cell: (ref) => this.#cell(ref.sheet, ref.row, ref.col),
-        rangeWithoutSubtotals: (ref) => this.#rangeWithoutSubtotals(ref),
-      });
-      return sub instanceof formulaLibrary().FormulaError ? sub : this.#call(sub.name, sub.args, call);
+    const rewritten = rewrittenCall(name, args, this.#callReader);
+    if (rewritten) {
+      return rewritten instanceof formulaLibrary().FormulaError
+        ? rewritten
+        : this.#call(rewritten.name, rewritten.args, call);
     }
     const lifted = liftedCall(name, args, call, (ref) => this.#range(ref), formulaLibrary().FormulaError);
     if (lifted !== undefined) return lifted;

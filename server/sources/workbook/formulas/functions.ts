@@ -89,20 +89,6 @@ const ON_VALUES = [
   'PERMUTATIONA',
 ] as const;
 
-/** Older names Excel still accepts, served by the function they were renamed to. */
-const ALIASES: Record<string, string> = {
-  MODE: 'MODE.SNGL',
-  STDEV: 'STDEV.S',
-  STDEVP: 'STDEV.P',
-  VAR: 'VAR.S',
-  VARP: 'VAR.P',
-  RANK: 'RANK.EQ',
-  PERCENTILE: 'PERCENTILE.INC',
-  QUARTILE: 'QUARTILE.INC',
-  COVAR: 'COVARIANCE.P',
-  PERCENTRANK: 'PERCENTRANK.INC',
-};
-
 type Fn = (...args: unknown[]) => unknown;
 
 export function formulajsFunction(formulajs: unknown, name: string): Fn | undefined {
@@ -376,6 +362,5 @@ export function extraFunctions(): Record<string, (...params: Param[]) => unknown
   table.INDEX = indexOnItsTab(reference.INDEX!);
   table.VLOOKUP = tableLookup(true, reference.VLOOKUP!);
   table.HLOOKUP = tableLookup(false, reference.HLOOKUP!);
-  for (const [alias, name] of Object.entries(ALIASES)) if (table[name]) table[alias] = table[name]!;
   return table;
 }

@@ -1,5 +1,5 @@
 /**
- * ROUND, ROUNDUP, ROUNDDOWN, FIXED and DOLLAR as Excel computes them: on the number as it shows it (15
+ * ROUND, ROUNDUP, ROUNDDOWN, TRUNC, CEILING.MATH, FLOOR.MATH, FIXED and DOLLAR as Excel computes them: on the number as it shows it (15
  * significant digits), shifting its decimal digits rather than multiplying by a power of ten. fast-formula-parser's
  * multiplied: ROUND(0.285,2) was 0.28 (0.285 * 100 is 28.499999999999996), where Excel gives 0.29. Its FIXED
  * and DOLLAR wrote through a number format made of the decimals, so no decimals (`DOLLAR(-0.5,0)`) gave "($.)"
@@ -75,10 +75,37 @@ function formatArguments(number: Param, decimals: Param | undefined): [number, n
   return Math.trunc(d) > MAX_DECIMALS ? formulaLibrary().FormulaError.VALUE : [n, Math.trunc(d)];
 }
 
+/**
+ * CEILING.MATH or FLOOR.MATH(number, [significance], [mode]): the multiple of |significance| (1 when left out)
+ * above (`up`) or below it; a negative number goes toward zero unless `mode` is not 0. The parser's CEILING.MATH
+ * took -2.5 away from zero (-3) where Excel gives -2.
+ */
+function toMultiple(up: boolean) {
+  return (number: Param, significance?: Param, mode?: Param): unknown => {
+    const given = (p: Param | undefined, otherwise: number) =>
+      p === undefined || p.omitted ? otherwise : numberOf(p.value);
+    const n = numberOf(number.value);
+    const step = given(significance, 1);
+    const away = given(mode, 0);
+    for (const v of [n, step, away]) if (isFormulaError(v)) return v;
+    const size = Math.abs(step as number);
+    if (size === 0) return 0;
+    const times = Number((Math.abs(n as number) / size).toPrecision(15));
+    // For a negative number, "above" is toward zero: the size rounds down, unless away from zero is asked.
+    const larger = (n as number) >= 0 ? up : up === (away !== 0);
+    const multiple = (larger ? Math.ceil(times) : Math.floor(times)) * size;
+    return Number(((n as number) < 0 ? -multiple : multiple).toPrecision(15));
+  };
+}
+
 export const ROUNDING_FUNCTIONS: Record<string, (...params: Param[]) => unknown> = {
   ROUND: rounding('nearest'),
   ROUNDUP: rounding('up'),
   ROUNDDOWN: rounding('down'),
+  /** TRUNC(number, [digits]): toward zero, to `digits` decimals (the parser's dropped its digits: 3.14159 -> 3). */
+  TRUNC: rounding('down'),
+  'CEILING.MATH': toMultiple(true),
+  'FLOOR.MATH': toMultiple(false),
   /** FIXED(number, [decimals], [no_commas]): "-1,234.57"; the sign of what shows, "-" before it. */
   FIXED: (number, decimals, noCommas) => {
     const args = formatArguments(number, decimals);

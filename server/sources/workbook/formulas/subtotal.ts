@@ -4,8 +4,10 @@
  * leaving out the cells of the refs that hold a SUBTOTAL or AGGREGATE themselves, so a grand total over a list
  * with subtotal rows counts each row once. The parser had SUBTOTAL as a stub: no answer at all.
  */
+
+import { argumentValue, type CallReader } from './call-reader.ts';
 import { isFormulaError, numberOf } from './number-argument.ts';
-import { type FormulaErrorValue, type FormulaInput, formulaLibrary, type RangeRef } from './parser.ts';
+import { type FormulaErrorValue, formulaLibrary, type RangeRef } from './parser.ts';
 
 const BY_NUMBER = [
   'AVERAGE',
@@ -27,22 +29,15 @@ const SUBTOTAL_FORMULA = /^\s*(?:_xlfn\.)?(?:SUBTOTAL|AGGREGATE)\s*\(/i;
 export const isSubtotalFormula = (text: string | undefined): boolean =>
   text !== undefined && SUBTOTAL_FORMULA.test(text);
 
-interface Reader {
-  cell(ref: { sheet?: string; row: number; col: number }): FormulaInput;
-  /** A range's values, the cells holding a SUBTOTAL or AGGREGATE blank. */
-  rangeWithoutSubtotals(ref: RangeRef): FormulaInput[][];
-}
-
 type Ref = { sheet?: string; row?: number; col?: number; from?: RangeRef['from']; to?: RangeRef['to'] };
 
 /** The call SUBTOTAL stands for (its refs read, as arrays), or the error it answers. */
 export function subtotalCall(
   args: unknown[],
-  read: Reader,
+  read: CallReader,
 ): { name: string; args: unknown[] } | FormulaErrorValue {
   const [which, ...refs] = args;
-  const ref = (which as { ref?: Ref } | null)?.ref;
-  const n = numberOf(ref?.row !== undefined && ref.col !== undefined ? read.cell(ref as never) : which);
+  const n = numberOf(argumentValue(which, read));
   if (isFormulaError(n)) return n;
   const code = Math.trunc(n);
   const name = BY_NUMBER[(code > 100 ? code - 100 : code) - 1];

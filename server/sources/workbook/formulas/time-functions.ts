@@ -1,5 +1,5 @@
 /**
- * TIME, HOUR, MINUTE, SECOND and EDATE as Excel computes them. fast-formula-parser's TIME answered past a day
+ * TIME, HOUR, MINUTE, SECOND, EDATE and YEARFRAC as Excel computes them. fast-formula-parser's TIME answered past a day
  * (`TIME(25,70,0)` was 1.09, Excel's is the time of day 02:10, 0.09); its HOUR, MINUTE and SECOND cut the
  * fraction of a second off where Excel rounds to the nearest second (SECOND of 12:00:00.864 is 1); its EDATE went
  * past the end of a shorter month (`EDATE("2024-01-31",1)` was March 2nd, Excel's is February 29th).
@@ -46,6 +46,80 @@ function serialOfDate(ms: number): number {
   return serial < PLAIN_FROM ? serial - 1 : serial;
 }
 
+interface Day {
+  year: number;
+  month: number; // 1-12
+  day: number;
+  serial: number;
+}
+
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const lastOfMonth = (d: Day) => d.day === new Date(Date.UTC(d.year, d.month, 0)).getUTCDate();
+
+function dayParts(serial: number): Day {
+  const date = dateOfSerial(serial);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), serial };
+}
+
+/** Days between two dates counted 30 to a month (Excel's US (NASD) rule, basis 0, or the European, basis 4). */
+function days360(a: Day, b: Day, european: boolean): number {
+  let d1 = a.day;
+  let d2 = b.day;
+  if (european) {
+    d1 = Math.min(d1, 30);
+    d2 = Math.min(d2, 30);
+  } else if (d1 === 31 && d2 === 31) {
+    d1 = 30;
+    d2 = 30;
+  } else if (d1 === 31) d1 = 30;
+  else if (d1 === 30 && d2 === 31) d2 = 30;
+  else if (a.month === 2 && b.month === 2 && lastOfMonth(a) && lastOfMonth(b)) {
+    d1 = 30;
+    d2 = 30;
+  } else if (a.month === 2 && lastOfMonth(a)) d1 = 30;
+  return d2 + b.month * 30 + b.year * 360 - (d1 + a.month * 30 + a.year * 360);
+}
+
+/** Actual/actual (basis 1) as Excel takes it: a year of 365 or 366 days within a year, else their mean. */
+function actualYears(a: Day, b: Day): number {
+  const days = b.serial - a.serial;
+  const withinAYear =
+    a.year === b.year ||
+    (a.year + 1 === b.year && (a.month > b.month || (a.month === b.month && a.day >= b.day)));
+  if (withinAYear) {
+    const feb29 =
+      (a.year === b.year && isLeap(a.year)) ||
+      (isLeap(a.year) && a.month < 3) ||
+      (isLeap(b.year) && (b.month > 2 || (b.month === 2 && b.day === 29)));
+    return days / (feb29 ? 366 : 365);
+  }
+  const span = (Date.UTC(b.year + 1, 0, 1) - Date.UTC(a.year, 0, 1)) / MS_PER_DAY;
+  return days / (span / (b.year - a.year + 1));
+}
+
+/**
+ * YEARFRAC(start, end, [basis]) as Excel counts (the parser's let a 31st end a European 30/360 count, and took a
+ * period within a year as the start year's length).
+ */
+function yearFrac(start: Param, end: Param, basis?: Param): unknown {
+  const from = dayOf(start.value);
+  const to = dayOf(end.value);
+  const rule = basis === undefined || basis.omitted ? 0 : wholeOf(basis.value);
+  for (const v of [from, to, rule]) if (isFormulaError(v)) return v;
+  if ((rule as number) < 0 || (rule as number) > 4) return errors().NUM;
+  const [a, b] = [from as number, to as number].sort((x, y) => x - y).map(dayParts) as [Day, Day];
+  switch (rule) {
+    case 1:
+      return actualYears(a, b);
+    case 2:
+      return (b.serial - a.serial) / 360;
+    case 3:
+      return (b.serial - a.serial) / 365;
+    default:
+      return days360(a, b, rule === 4) / 360;
+  }
+}
+
 export const TIME_FUNCTIONS: Record<string, (...params: Param[]) => unknown> = {
   /** TIME(hour, minute, second): a time of day; past 24 hours, the time it then is (a negative total #NUM!). */
   TIME: (hour, minute, second) => {
@@ -60,6 +134,7 @@ export const TIME_FUNCTIONS: Record<string, (...params: Param[]) => unknown> = {
   MINUTE: partOfDay((second) => Math.floor((second % 3600) / 60)),
   SECOND: partOfDay((second) => second % 60),
   /** EDATE(start, months): the same day `months` later, or the month's last day when it has fewer. */
+  YEARFRAC: yearFrac,
   EDATE: (start, months) => {
     const day = dayOf(start.value);
     const count = months === undefined ? errors().VALUE : wholeOf(months.value);

@@ -100,6 +100,66 @@ describe('numbers as text, counts and means', () => {
   });
 });
 
+describe('TRUNC, CEILING.MATH, FLOOR.MATH, YEARFRAC', () => {
+  it('TRUNC keeps its digits; a negative number goes toward zero unless a mode says otherwise', () => {
+    expect(evaluate('TRUNC(2.71828,3)')).toEqual(number(2.718));
+    expect(evaluate('TRUNC(-8.96,1)')).toEqual(number(-8.9));
+    expect(evaluate('_xlfn.CEILING.MATH(-2.5)')).toEqual(number(-2));
+    expect(evaluate('_xlfn.CEILING.MATH(-2.5,1,1)')).toEqual(number(-3));
+    expect(evaluate('_xlfn.FLOOR.MATH(-2.5)')).toEqual(number(-3));
+    expect(evaluate('_xlfn.FLOOR.MATH(-2.5,1,1)')).toEqual(number(-2));
+    expect(evaluate('_xlfn.CEILING.MATH(1.1,0.1)')).toEqual(number(1.1));
+    expect(evaluate('_xlfn.CEILING.MATH(5,0)')).toEqual(number(0));
+  });
+
+  it('YEARFRAC counts as Excel does in each basis, and refuses another', () => {
+    expect(evaluate('YEARFRAC(DATE(2024,1,15),DATE(2024,3,31),4)')).toEqual(
+      number(Number((75 / 360).toPrecision(15))),
+    );
+    expect(evaluate('YEARFRAC(DATE(2024,1,31),DATE(2024,3,31),0)')).toEqual(
+      number(Number((60 / 360).toPrecision(15))),
+    );
+    expect(evaluate('YEARFRAC(DATE(2024,1,1),DATE(2024,7,1),1)')).toEqual(
+      number(Number((182 / 366).toPrecision(15))),
+    );
+    expect(evaluate('YEARFRAC(DATE(2024,3,31),DATE(2024,1,15))')).toEqual(
+      evaluate('YEARFRAC(DATE(2024,1,15),DATE(2024,3,31))'),
+    );
+    expect(evaluate('YEARFRAC(1,2,5)')).toEqual(error('#NUM!'));
+    expect(evaluate('YEARFRAC("x",2)')).toEqual(error('#VALUE!'));
+  });
+});
+
+describe('the old names of the statistical functions', () => {
+  const close = (formula: string, expected: number) => {
+    const result = evaluate(formula) as { kind: string; value: number };
+    expect(result.kind, formula).toBe('number');
+    expect(result.value, formula).toBeCloseTo(expected, 7); // Formula.js's series: about ten digits
+  };
+
+  it('are the functions Excel renamed them to, an argument added where the new one takes more', () => {
+    close('NORMDIST(1,0,1,TRUE)', 0.841344746068543);
+    close('NORMSDIST(1)', 0.841344746068543);
+    close('NORMSINV(0.975)', 1.95996398454005);
+    close('LOGNORMDIST(2,0,1)', 0.755891404214417);
+    close('HYPGEOMDIST(1,4,8,20)', 0.363261093911249);
+    close('BETADIST(2,8,10,1,3)', 0.685470581054688);
+    close('CHIDIST(3,4)', 0.557825400371075);
+    close('BINOMDIST(3,10,0.5,FALSE)', 0.1171875);
+    close('STDEV(1,2,3,4)', 1.29099444873581);
+    expect(evaluate('RANK(20,{10,20,30})')).toEqual(number(2));
+  });
+
+  it('TDIST takes one or two tails, and refuses a negative x or other tails', () => {
+    close('TDIST(1,5,1)', 0.181608733824561);
+    close('TDIST(1,5,2)', 0.363217467649123);
+    close('TINV(0.05,10)', 2.22813885198628);
+    expect(evaluate('TDIST(-1,5,1)')).toEqual(error('#NUM!'));
+    expect(evaluate('TDIST(1,5,3)')).toEqual(error('#NUM!'));
+    expect(evaluate('TDIST(1,5)')).toEqual(error('#VALUE!'));
+  });
+});
+
 describe('SUBTOTAL', () => {
   /** Column A: 1, 2, a subtotal of them, 4; B1 the formula; A3's result cached (`cachedA3`) or computed here. */
   const grandTotal = (formula: string, cachedA3: boolean) => {
