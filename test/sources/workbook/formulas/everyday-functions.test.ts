@@ -102,7 +102,7 @@ describe('numbers as text, counts and means', () => {
 
 describe('TRUNC, CEILING.MATH, FLOOR.MATH, YEARFRAC', () => {
   it('TRUNC keeps its digits; a negative number goes toward zero unless a mode says otherwise', () => {
-    expect(evaluate('TRUNC(2.71828,3)')).toEqual(number(2.718));
+    expect(evaluate('TRUNC(1.23456,3)')).toEqual(number(1.234));
     expect(evaluate('TRUNC(-8.96,1)')).toEqual(number(-8.9));
     expect(evaluate('_xlfn.CEILING.MATH(-2.5)')).toEqual(number(-2));
     expect(evaluate('_xlfn.CEILING.MATH(-2.5,1,1)')).toEqual(number(-3));
