@@ -10,8 +10,11 @@ export interface CallReader {
   rangeWithoutSubtotals(ref: RangeRef): FormulaInput[][];
 }
 
-/** An argument's value: a literal as it is, a cell reference's cell. */
+/** An argument's value: a literal as it is, a cell reference's cell, a range's first cell (as the library reads). */
 export function argumentValue(arg: unknown, read: CallReader): unknown {
-  const ref = (arg as { ref?: { sheet?: string; row?: number; col?: number } } | null)?.ref;
-  return ref?.row !== undefined && ref.col !== undefined ? read.cell(ref as never) : arg;
+  const ref = (arg as { ref?: Partial<RangeRef> & { row?: number; col?: number } } | null)?.ref;
+  if (ref?.row !== undefined && ref.col !== undefined)
+    return read.cell({ sheet: ref.sheet, row: ref.row, col: ref.col });
+  if (ref?.from) return read.cell({ sheet: ref.sheet, row: ref.from.row, col: ref.from.col });
+  return arg;
 }

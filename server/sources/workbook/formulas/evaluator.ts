@@ -6,12 +6,13 @@
  */
 
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
+import { pastItsBound } from './argument-bounds.ts';
 import { callKey, keepable, MAX_KEPT_CALLS } from './call-memo.ts';
 import type { CallReader } from './call-reader.ts';
 import { budgetSpent, DEFAULT_CELL_BUDGET, spendCells, spendOn, withCellBudget } from './cell-budget.ts';
 import { type DefinedName, DefinedNames } from './defined-names.ts';
 import { type FormulaResult, implicitIntersection, toResult } from './formula-result.ts';
-import { withoutAbsoluteMarks } from './formula-text.ts';
+import { withoutAbsoluteMarks, withPlainNumbers } from './formula-text.ts';
 import { extraFunctions } from './functions.ts';
 import { liftedCall } from './lifted-calls.ts';
 import { LookupIndexes } from './lookup-index.ts';
@@ -239,7 +240,7 @@ export class WorkbookEvaluator {
     this.#depth++;
     try {
       const refs = resolveStructuredRefs(formula, { sheet, row, column }, this.#tables);
-      const text = withoutAbsoluteMarks(this.#names.spelled(refs, sheet));
+      const text = withPlainNumbers(withoutAbsoluteMarks(this.#names.spelled(refs, sheet)));
       const { value, spent } = withCellBudget(this.#cellBudget, () => parser.parse(text, position, true));
       if (spent) return undefined;
       // Asked only of a result that is a range's cells: whether the cell is an array formula costs a write a
@@ -324,6 +325,8 @@ export class WorkbookEvaluator {
         ? rewritten
         : this.#call(rewritten.name, rewritten.args, call);
     }
+    const refused = pastItsBound(name, args, this.#callReader);
+    if (refused) return refused;
     const lifted = liftedCall(name, args, call, (ref) => this.#range(ref), formulaLibrary().FormulaError);
     if (lifted !== undefined) return lifted;
     const indexed = this.#indexing ? this.#lookups.answer(name, args, this.#position.sheet) : undefined;

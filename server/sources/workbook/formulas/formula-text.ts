@@ -74,6 +74,20 @@ export function withoutAbsoluteMarks(formula: string): string {
   return formula.includes('$') ? outsideQuotes(formula, (code) => code.replaceAll('$', '')) : formula;
 }
 
+/** A number with an exponent and no sign after its E (`1E3`), and one that starts at its point (`.5`). */
+const BARE_EXPONENT = /(?<![\w.])(\d+(?:\.\d*)?|\.\d+)[eE](?=\d)/g;
+const LEADING_POINT = /(?<![\w.)\]}])\.(?=\d)/g;
+
+/**
+ * The formula's numbers as the parser reads them: `1E3` as `1E+3` and `.5` as `0.5`. Excel reads both as typed
+ * and saves them in the second form, but a formula written through the API or by a program keeps what was
+ * written, and the parser took `=A2*1E3` or `=.5*B2` for a syntax error (the cell read as not computed).
+ */
+export function withPlainNumbers(formula: string): string {
+  if (!/\d[eE]\d|\.\d/.test(formula)) return formula;
+  return outsideQuotes(formula, (code) => code.replace(BARE_EXPONENT, '$1E+').replace(LEADING_POINT, '0.'));
+}
+
 /** The formula with `edit` applied to every stretch outside its string literals and quoted sheet names. */
 const outsideQuotes = (formula: string, edit: (code: string) => string): string =>
   outside(formula, /["']/g, edit);

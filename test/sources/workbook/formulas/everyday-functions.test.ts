@@ -80,6 +80,16 @@ describe('EDATE', () => {
   });
 });
 
+describe('numbers written as Excel reads them', () => {
+  it('takes an exponent without its sign and a number that starts at its point (the parser read neither)', () => {
+    expect(evaluate('A1*1E3', 2)).toEqual(number(2000));
+    expect(evaluate('1e-3+0')).toEqual(number(0.001));
+    expect(evaluate('SUM(.1,.2)')).toEqual(number(0.3));
+    expect(evaluate('-.25*A1', 4)).toEqual(number(-1));
+    expect(evaluate('"1E3"&".5"')).toEqual(text('1E3.5')); // text is left as written
+  });
+});
+
 describe('numbers as text, counts and means', () => {
   it('a number given to a text function is written with 15 significant digits', () => {
     expect(evaluate('LEN(1/3)')).toEqual(number(17));
