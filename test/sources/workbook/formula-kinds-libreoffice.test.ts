@@ -4,7 +4,8 @@
  * (helpers/libreoffice-formulas.ts): lookups, criteria, dates, text, statistics and finance. Among them what was
  * wrong before: YEARFRAC's European and actual/actual counts (time-functions.ts), TRUNC's digits, CEILING.MATH of a
  * negative number (rounding-functions.ts), and the old names of the statistical functions (renamed-calls.ts:
- * NORMDIST, BINOMDIST, CHIDIST, ... were not computed): 23 of these 213 differed before. Left out: the distributions whose last digits differ
+ * NORMDIST, BINOMDIST, CHIDIST, ... were not computed): 23 of these 213 differed before, and FREQUENCY, TEXTJOIN and
+ * SUBSTITUTE of a number (frequency.ts, text-functions.ts). Left out: the distributions whose last digits differ
  * from LibreOffice's (Formula.js's series agree to about ten; formulas/everyday-functions.test.ts holds them
  * nearly), IRR (the same), and where LibreOffice is not Excel: DATEDIF of a start after its end (Excel #NUM!),
  * CONCAT of TRUE (Excel "TRUE").
@@ -12,6 +13,14 @@
 import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
+  'INDEX(FREQUENCY(Data!C2:C6,{25,45,10}),1)',
+  'INDEX(FREQUENCY(Data!C2:C6,{25,45,10}),2)',
+  'INDEX(FREQUENCY(Data!C2:C6,{25,45,10}),3)',
+  'INDEX(FREQUENCY(Data!C2:C6,{25,45,10}),4)',
+  'SUM(FREQUENCY(Data!A2:D6,Data!A2:A3))',
+  '_xlfn.TEXTJOIN(Data!B2:B3,TRUE,Data!D2:D6)',
+  '_xlfn.TEXTJOIN("-",FALSE,Data!A2:A6,1/3)',
+  'SUBSTITUTE(1/3,"3","x")',
   '_xlfn.IFS(Data!A2>3,"big",Data!A2>0,"small")',
   '_xlfn.IFS(FALSE,1)',
   '_xlfn.SWITCH(Data!B3,"a",1,"b",2,0)',

@@ -1,7 +1,7 @@
 /**
  * Functions whose work grows with one of their numbers, held to a bound past which they answer #NUM! at once.
  * The libraries' binomial, Poisson and negative binomial counts add up one term per unit of their count, DB and
- * DDB step through every period, GAMMA.INV and CHISQ.INV search longer as the shape grows, and the Bessel
+ * DDB step through every period, the gamma and chi-squared functions sum a series as long as their shape, and the Bessel
  * functions recur once per order: `CRITBINOM(A2,0.5,0.999)` with A2 written as 10^9 held the service's thread for
  * 124 s, `POISSON(A2,A2,TRUE)` 23 s, `DB(1000,10,A2,A2)` 21 s. Each bound keeps a call within a few
  * milliseconds; the binomial and Poisson counts already answered #VALUE! well below theirs (the libraries' terms
@@ -18,8 +18,12 @@ const BOUNDS: Record<string, { at: number; most: number }> = {
   'NEGBINOM.DIST': { at: 0, most: 100_000 },
   DB: { at: 3, most: 100_000 },
   DDB: { at: 3, most: 100_000 },
+  'GAMMA.DIST': { at: 1, most: 1_000_000 },
   'GAMMA.INV': { at: 1, most: 1_000_000 },
+  'CHISQ.DIST': { at: 1, most: 2_000_000 },
+  'CHISQ.DIST.RT': { at: 1, most: 2_000_000 },
   'CHISQ.INV': { at: 1, most: 2_000_000 },
+  'CHISQ.INV.RT': { at: 1, most: 2_000_000 },
   BESSELI: { at: 1, most: 100_000 },
   BESSELJ: { at: 1, most: 100_000 },
   BESSELK: { at: 1, most: 100_000 },
