@@ -77,6 +77,8 @@ export function withoutAbsoluteMarks(formula: string): string {
 /** A number with an exponent and no sign after its E (`1E3`), and one that starts at its point (`.5`). */
 const BARE_EXPONENT = /(?<![\w.])(\d+(?:\.\d*)?|\.\d+)[eE](?=\d)/g;
 const LEADING_POINT = /(?<![\w.)\]}])\.(?=\d)/g;
+/** Either of them anywhere (in a string too): most formulas have neither, and are left as they are at once. */
+const MAY_NEED_PLAIN_NUMBERS = /(?<![\w.])(?:\d+(?:\.\d*)?|\.\d+)[eE]\d|(?<![\w.)\]}])\.\d/;
 
 /**
  * The formula's numbers as the parser reads them: `1E3` as `1E+3` and `.5` as `0.5`. Excel reads both as typed
@@ -84,7 +86,7 @@ const LEADING_POINT = /(?<![\w.)\]}])\.(?=\d)/g;
  * written, and the parser took `=A2*1E3` or `=.5*B2` for a syntax error (the cell read as not computed).
  */
 export function withPlainNumbers(formula: string): string {
-  if (!/\d[eE]\d|\.\d/.test(formula)) return formula;
+  if (!MAY_NEED_PLAIN_NUMBERS.test(formula)) return formula;
   return outsideQuotes(formula, (code) => code.replace(BARE_EXPONENT, '$1E+').replace(LEADING_POINT, '0.'));
 }
 

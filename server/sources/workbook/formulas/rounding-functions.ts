@@ -24,11 +24,33 @@ function shifted(n: number, places: number): number {
   return Number(`${mantissa}e${Number(exponent) + places}`);
 }
 
+/**
+ * The rounding by arithmetic, when it cannot differ from the rounding of the number as shown: the scaled number is
+ * not within a hair of where the rounding turns (a half, or a whole for up and down). Most calls end here, without
+ * writing the number as text.
+ */
+function quickRound(n: number, places: number, way: Way): number | undefined {
+  if (places < -15 || places > 15) return undefined;
+  const size = Math.abs(n);
+  const power = 10 ** Math.abs(places);
+  const scaled = places >= 0 ? size * power : size / power;
+  if (!(scaled < 2 ** 52)) return undefined;
+  const fraction = scaled - Math.floor(scaled);
+  const edge = way === 'nearest' ? Math.abs(fraction - 0.5) < 1e-6 : fraction < 1e-6 || fraction > 1 - 1e-6;
+  if (edge) return undefined;
+  const whole =
+    way === 'nearest' ? Math.round(scaled) : way === 'up' ? Math.ceil(scaled) : Math.floor(scaled);
+  const rounded = places >= 0 ? whole / power : whole * power;
+  return n < 0 ? -rounded : rounded;
+}
+
 /** `n` rounded to `digits` decimals (tens, hundreds... when negative), away from zero at a half. */
 export function roundTo(n: number, digits: number, way: Way): number {
+  const places = Math.trunc(digits);
+  const quick = quickRound(n, places, way);
+  if (quick !== undefined) return quick;
   const shown = Number(n.toPrecision(15));
   const size = Math.abs(shown);
-  const places = Math.trunc(digits);
   const scaled = shifted(size, places);
   if (!Number.isFinite(scaled)) return shown; // decimals past what the number holds: nothing to round
   const whole =
