@@ -32,6 +32,19 @@ def plain(v):
 print(json.dumps([plain(r[1]) for r in wb['Summary'].iter_rows(min_row=2, values_only=True)]))
 `;
 
+/** A `Data` tab of five rows: numbers, tags, amounts, texts and dates (the last row's text and date blank). */
+export const DATED_ROWS = `
+import datetime
+d.title = 'Data'
+d.append(['N', 'Tag', 'Amount', 'Text', 'When'])
+for row in [[1, 'a', 10, 'hello world', datetime.datetime(2024, 1, 15)],
+            [2, 'b', 20, 'good morning', datetime.datetime(2024, 3, 31)],
+            [3, 'a', 30, 'foo', datetime.datetime(2024, 12, 31)],
+            [4, 'c', 40, 'boo', datetime.datetime(2024, 2, 29)],
+            [5, 'a', 50, None, None]]:
+    d.append(row)
+`;
+
 /** Writes the workbook at `file` and answers LibreOffice's results, one per formula. */
 export async function formulasByLibreOffice(
   file: string,

@@ -10,7 +10,7 @@
  * nearly), IRR (the same), and where LibreOffice is not Excel: DATEDIF of a start after its end (Excel #NUM!),
  * CONCAT of TRUE (Excel "TRUE").
  */
-import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { DATED_ROWS, itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'INDEX(FREQUENCY(Data!C2:C6,{25,45,10}),1)',
@@ -236,21 +236,9 @@ const FORMULAS = [
   'ROMAN(1999)',
 ];
 
-const DATA = `
-import datetime
-d.title = 'Data'
-d.append(['N', 'Tag', 'Amount', 'Text', 'When'])
-for row in [[1, 'a', 10, 'hello world', datetime.datetime(2024, 1, 15)],
-            [2, 'b', 20, 'good morning', datetime.datetime(2024, 3, 31)],
-            [3, 'a', 30, 'foo', datetime.datetime(2024, 12, 31)],
-            [4, 'c', 40, 'boo', datetime.datetime(2024, 2, 29)],
-            [5, 'a', 50, None, None]]:
-    d.append(row)
-`;
-
 itComputesAsLibreOffice(
   'computes lookups, criteria, dates, text, statistics and finance as LibreOffice does',
   'functions-by-kind.xlsx',
-  DATA,
+  DATED_ROWS,
   FORMULAS,
 );

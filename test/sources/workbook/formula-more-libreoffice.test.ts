@@ -5,7 +5,7 @@
  * functions.ts). Left out, where LibreOffice is not Excel: IFNA around MATCH (LibreOffice: #N/A), SUM of a literal
  * "5" (Excel counts it), and the functions LibreOffice answers #NAME? for in a file openpyxl wrote.
  */
-import { itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
+import { DATED_ROWS, itComputesAsLibreOffice } from '../../helpers/libreoffice-formulas.ts';
 
 const FORMULAS = [
   'VLOOKUP(25,Data!C2:D6,2,TRUE)',
@@ -64,21 +64,9 @@ const FORMULAS = [
   'ROUND(RAND(),0)<2',
 ];
 
-const DATA = `
-import datetime
-d.title = 'Data'
-d.append(['N', 'Tag', 'Amount', 'Text', 'When'])
-for row in [[1, 'a', 10, 'hello world', datetime.datetime(2024, 1, 15)],
-            [2, 'b', 20, 'good morning', datetime.datetime(2024, 3, 31)],
-            [3, 'a', 30, 'foo', datetime.datetime(2024, 12, 31)],
-            [4, 'c', 40, 'boo', datetime.datetime(2024, 2, 29)],
-            [5, 'a', 50, None, None]]:
-    d.append(row)
-`;
-
 itComputesAsLibreOffice(
   'computes lookups, dates, text and references as LibreOffice does',
   'more.xlsx',
-  DATA,
+  DATED_ROWS,
   FORMULAS,
 );
