@@ -6,13 +6,11 @@
  * past it; here the bins are sorted once and each number finds its bin by binary search.
  */
 import { isFormulaError } from './number-argument.ts';
-import { linearFlatten } from './parser.ts';
+import { valuesOf } from './parser.ts';
 
 interface Param {
   value: unknown;
 }
-
-const valuesOf = (p: Param): unknown[] => (Array.isArray(p.value) ? linearFlatten(p.value) : [p.value]);
 
 export function frequency(data: Param, bins: Param): unknown {
   const numbers: number[] = [];
@@ -21,7 +19,7 @@ export function frequency(data: Param, bins: Param): unknown {
     [data, numbers],
     [bins, binList],
   ] as const) {
-    for (const v of valuesOf(from)) {
+    for (const v of valuesOf([from])) {
       if (isFormulaError(v)) return v;
       if (typeof v === 'number') into.push(v);
     }

@@ -9,9 +9,9 @@ import { spendCells } from './cell-budget.ts';
 import { CRITERIA_FUNCTIONS, SIZED_CRITERIA_FUNCTIONS } from './criteria-functions.ts';
 import { frequency } from './frequency.ts';
 import { offset } from './offset.ts';
-import { formulaLibrary, linearFlatten } from './parser.ts';
+import { formulaLibrary, linearFlatten, valuesOf } from './parser.ts';
 import { extentOf, fillOf, sameExtent } from './range-extent.ts';
-import { rangeNumbers } from './range-numbers.ts';
+import { NUMBER_PAIRS, NUMBERS_ONLY, rangeNumbers } from './range-numbers.ts';
 import { refFromText } from './reference-text.ts';
 import { ROUNDING_FUNCTIONS } from './rounding-functions.ts';
 import { tableLookup, xlookup } from './table-lookups.ts';
@@ -30,45 +30,10 @@ interface Param {
 
 /**
  * The names the parser lacks, each served by Formula.js's function of the same name. Those of `OVER_RANGES`
- * flatten every range they are given into one list of values, and are given it flat already (`wrap`).
+ * flatten every range they are given into one list of values, and are given it flat already (`wrap`): MAXA, MINA,
+ * LOOKUP, and the statistical functions range-numbers.ts holds to a range's numbers.
  */
-export const OVER_RANGES = [
-  'MAX',
-  'MAXA',
-  'MIN',
-  'MINA',
-  'MEDIAN',
-  'MODE.SNGL',
-  'STDEV.S',
-  'STDEV.P',
-  'VAR.S',
-  'VAR.P',
-  'LARGE',
-  'SMALL',
-  'LOOKUP',
-  'NPV',
-  'IRR',
-  'XNPV',
-  'XIRR',
-  'PERCENTILE.INC',
-  'PERCENTILE.EXC',
-  'QUARTILE.INC',
-  'QUARTILE.EXC',
-  'CORREL',
-  'SLOPE',
-  'RSQ',
-  'FORECAST',
-  'COVARIANCE.P',
-  'COVARIANCE.S',
-  'GEOMEAN',
-  'SKEW',
-  'SKEW.P',
-  'TRIMMEAN',
-  'PERCENTRANK.INC',
-  'PERCENTRANK.EXC',
-  'PEARSON',
-  'STEYX',
-] as const;
+export const OVER_RANGES = ['MAXA', 'MINA', 'LOOKUP', ...NUMBERS_ONLY, ...NUMBER_PAIRS] as const;
 /** The payment and depreciation functions, of single values. */
 const ON_VALUES = [
   'SWITCH',
@@ -152,13 +117,7 @@ export function rankEq(number: unknown, ref: unknown, order: unknown, average = 
 
 /** COUNTA as Excel counts: every value that is not blank, errors and empty text ("") included. */
 function countA(...params: Param[]): number {
-  let count = 0;
-  for (const p of params) {
-    if (p.omitted) continue;
-    if (!Array.isArray(p.value)) count += p.value === null || p.value === undefined ? 0 : 1;
-    else for (const v of linearFlatten(p.value)) if (v !== null && v !== undefined) count++;
-  }
-  return count;
+  return valuesOf(params).filter((v) => v !== null && v !== undefined).length;
 }
 
 /**

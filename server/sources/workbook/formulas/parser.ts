@@ -147,8 +147,8 @@ function blanksAsNothing(helpers: AcceptHelper): void {
     // A number where text is wanted is written as Excel's General format writes it (15 significant digits):
     // `LEN(1/3)` is 17 there, not the 18 of JavaScript's 0.3333333333333333.
     if (type === TEXT) {
-      const n = singleNumber(param);
-      if (n !== undefined) return generalNumber(n);
+      const n = singleValue(param);
+      if (typeof n === 'number') return generalNumber(n);
     }
     return accept(param, type, ...rest);
   };
@@ -157,24 +157,20 @@ function blanksAsNothing(helpers: AcceptHelper): void {
 /** The library's `Types.STRING`. */
 const TEXT = 3;
 
-/** The number an argument given where one value is wanted holds (a range's first cell), if it is one. */
-function singleNumber(param: unknown): number | undefined {
+/** Not an argument as the library wraps one (`{ value, isArray }`), nor a plain number. */
+const NOT_ONE = Symbol('not an argument');
+
+/** The one value an argument holds where one is wanted (an array's first cell), a blank as null. */
+function singleValue(param: unknown): unknown {
   if (typeof param === 'number') return param;
   if (param === null || typeof param !== 'object' || Array.isArray(param) || !('value' in param))
-    return undefined;
+    return NOT_ONE;
   const { value, isArray } = param as { value: unknown; isArray?: boolean };
-  const single = isArray === true && Array.isArray(value) ? value[0]?.[0] : value;
-  return typeof single === 'number' ? single : undefined;
+  if (value === null || value === undefined) return null;
+  return isArray === true && Array.isArray(value) ? (value[0]?.[0] ?? null) : value;
 }
 
-function isBlankArgument(param: unknown): boolean {
-  if (param === null || typeof param !== 'object' || Array.isArray(param) || !('value' in param))
-    return false;
-  const { value, isArray } = param as { value: unknown; isArray?: boolean };
-  if (value === null || value === undefined) return true;
-  // An array where one value is wanted is read by its first cell.
-  return isArray === true && Array.isArray(value) && (value[0]?.[0] ?? null) === null;
-}
+const isBlankArgument = (param: unknown): boolean => singleValue(param) === null;
 
 /**
  * The error of a call missing an argument, the one shared #N/A: the library made a new error at every call and
@@ -217,3 +213,7 @@ function errorsThroughReferences(proto: ResultCheck, FormulaError: FormulaErrorC
 export function linearFlatten(values: unknown[]): unknown[] {
   return values.flat(Number.POSITIVE_INFINITY);
 }
+
+/** Every value of a function's arguments, ranges and arrays cell by cell, omitted ones left out. */
+export const valuesOf = (params: readonly { value: unknown; omitted?: boolean }[]): unknown[] =>
+  params.flatMap((p) => (p.omitted ? [] : Array.isArray(p.value) ? linearFlatten(p.value) : [p.value]));

@@ -8,7 +8,7 @@
 import { formulaLibrary } from './parser.ts';
 
 /** Each range a list of numbers. */
-const OF_NUMBERS = new Set([
+export const NUMBERS_ONLY = [
   'MAX',
   'MIN',
   'MEDIAN',
@@ -31,10 +31,11 @@ const OF_NUMBERS = new Set([
   'TRIMMEAN',
   'PERCENTRANK.INC',
   'PERCENTRANK.EXC',
-]);
+] as const;
+const OF_NUMBERS = new Set<string>(NUMBERS_ONLY);
 
 /** Two or more ranges read in pairs. */
-const OF_NUMBER_PAIRS = new Set([
+export const NUMBER_PAIRS = [
   'CORREL',
   'SLOPE',
   'RSQ',
@@ -45,7 +46,8 @@ const OF_NUMBER_PAIRS = new Set([
   'XIRR',
   'PEARSON',
   'STEYX',
-]);
+] as const;
+const OF_NUMBER_PAIRS = new Set<string>(NUMBER_PAIRS);
 
 /**
  * The arguments of `name` with each range (given flat: `flat[i]` is true) held to its numbers; an error the

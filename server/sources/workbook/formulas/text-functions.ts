@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { EXCEL_MAX_CELL_CHARS } from '../excel-grid.ts';
 import { numberFromText } from './number-text.ts';
 import { generalNumber } from './operators.ts';
-import { type FormulaErrorValue, formulaLibrary, linearFlatten } from './parser.ts';
+import { type FormulaErrorValue, formulaLibrary, linearFlatten, valuesOf } from './parser.ts';
 import { wildcard } from './wildcard.ts';
 
 const require = createRequire(import.meta.url);
@@ -48,10 +48,6 @@ function countOf(param: Param | undefined): number | FormulaErrorValue {
 
 const isError = (v: unknown): v is FormulaErrorValue => v instanceof errors();
 const bounded = (text: string) => (text.length > EXCEL_MAX_CELL_CHARS ? errors().VALUE : text);
-
-/** Every value of the arguments, ranges and arrays cell by cell. */
-const valuesOf = (params: readonly Param[]): unknown[] =>
-  params.flatMap((p) => (p.omitted ? [] : Array.isArray(p.value) ? linearFlatten(p.value) : [p.value]));
 
 /**
  * TEXTJOIN(delimiter, ignore_empty, text1, ...): the texts joined, the delimiters (a range of them is taken in
